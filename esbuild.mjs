@@ -1,0 +1,56 @@
+// Bundles the extension into dist/extension.js.
+//   node esbuild.mjs               development build with sourcemaps
+//   node esbuild.mjs --production  minified build, prints the bundle size
+//   node esbuild.mjs --watch       rebuild on change
+import * as esbuild from 'esbuild';
+import { statSync } from 'node:fs';
+
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+
+/** @type {import('esbuild').BuildOptions} */
+const options = {
+  entryPoints: ['src/extension.ts'],
+  outfile: 'dist/extension.js',
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  external: ['vscode'],
+  minify: production,
+  sourcemap: production ? false : 'linked',
+  sourcesContent: false,
+  legalComments: 'none',
+  logLevel: 'warning',
+  metafile: true,
+};
+
+function reportSize(result) {
+  const bytes = statSync(options.outfile).size;
+  const inputs = Object.keys(result.metafile?.inputs ?? {}).length;
+  console.log(
+    `${options.outfile}: ${(bytes / 1024).toFixed(1)} KiB (${production ? 'production' : 'development'}, ${inputs} inputs)`,
+  );
+}
+
+if (watch) {
+  const ctx = await esbuild.context({
+    ...options,
+    plugins: [
+      {
+        name: 'report',
+        setup(build) {
+          build.onEnd((result) => {
+            if (result.errors.length === 0) reportSize(result);
+            else console.error(`build failed with ${result.errors.length} error(s)`);
+          });
+        },
+      },
+    ],
+  });
+  await ctx.watch();
+  console.log('watching src/ for changes (Ctrl-C to stop)');
+} else {
+  const result = await esbuild.build(options);
+  reportSize(result);
+}

@@ -1,0 +1,24 @@
+/** The offer-search vocabulary shared by the query language, the API client and the views. */
+
+export const FILTER_OPS = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'notin'] as const;
+export type FilterOp = (typeof FILTER_OPS)[number];
+
+export type FilterScalar = string | number | boolean | null;
+/** `in` and `notin` take a list; every other operator takes a scalar. */
+export type FieldFilter = Partial<Record<FilterOp, FilterScalar | FilterScalar[]>>;
+/** Wire form: `{ "<field>": { "<op>": value, ... }, ... }`, field names and units as the API has them. */
+export type OfferFilters = Record<string, FieldFilter>;
+
+/** `on-demand` is the default; `bid` is interruptible (spot) pricing; `reserved` is prepaid. */
+export const OFFER_TYPES = ['on-demand', 'bid', 'reserved'] as const;
+export type OfferType = (typeof OFFER_TYPES)[number];
+
+export type SortDirection = 'asc' | 'desc';
+export type OfferOrder = Array<[field: string, direction: SortDirection]>;
+
+/** A parsed search: what the user asked for, before `limit` and paging are added. */
+export interface OfferQuery {
+  filters: OfferFilters;
+  order: OfferOrder;
+  type: OfferType;
+}
