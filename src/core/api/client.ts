@@ -1,0 +1,54 @@
+import { AccountApi, ApiKeysApi, SshKeysApi } from './account';
+import { BillingApi } from './billing';
+import { InstancesApi } from './instances';
+import { OffersApi } from './offers';
+import { ServerlessApi } from './serverless';
+import { TeamApi } from './team';
+import { TemplatesApi } from './templates';
+import { Transport, type TransportOptions } from './transport';
+import { VolumesApi } from './volumes';
+
+export const DEFAULT_BASE_URL = 'https://console.vast.ai';
+
+export type ClientOptions = TransportOptions;
+
+/**
+ * The typed client for the marketplace API: one method per endpoint, grouped by area.
+ * It holds no key: it asks `getApiKey` for one per request, so the key lives only in SecretStorage.
+ */
+export class GpuRentalClient {
+  readonly account: AccountApi;
+  readonly apiKeys: ApiKeysApi;
+  readonly sshKeys: SshKeysApi;
+  readonly offers: OffersApi;
+  readonly instances: InstancesApi;
+  readonly templates: TemplatesApi;
+  readonly volumes: VolumesApi;
+  readonly serverless: ServerlessApi;
+  readonly team: TeamApi;
+  readonly billing: BillingApi;
+  private readonly transport: Transport;
+
+  constructor(options: ClientOptions) {
+    this.transport = new Transport(options);
+    const t = this.transport;
+    this.account = new AccountApi(t);
+    this.apiKeys = new ApiKeysApi(t);
+    this.sshKeys = new SshKeysApi(t);
+    this.offers = new OffersApi(t);
+    this.instances = new InstancesApi(t);
+    this.templates = new TemplatesApi(t);
+    this.volumes = new VolumesApi(t);
+    this.serverless = new ServerlessApi(t);
+    this.team = new TeamApi(t);
+    this.billing = new BillingApi(t);
+  }
+
+  get baseUrl(): string {
+    return this.transport.baseUrl;
+  }
+
+  toString(): string {
+    return `GpuRentalClient(${this.baseUrl})`;
+  }
+}

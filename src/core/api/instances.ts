@@ -1,0 +1,251 @@
+import { z } from 'zod';
+import { ApiError } from './errors';
+import { anyOk, nullableString, optBool, optInt, optNumber, optString, optTime, type RequestOptions } from './fields';
+import type { Transport } from './transport';
+
+/** The service rejects longer start-up scripts; larger ones must be compressed by the caller. */
+export const ONSTART_MAX_CHARS = 4048;
+export const LABEL_MAX_CHARS = 1024;
+
+const PortMapSchema = z
+  .record(z.string(), z.array(z.object({ HostIp: optString, HostPort: z.union([z.string(), z.number()]).transform(Number) })).nullable())
+  .optional()
+  .catch(undefined);
+
+/**
+ * A rented machine. `actual_status` is null while provisioning, then `loading`, `running`;
+ * `stopped` after a stop; `exited`, `offline` and `unknown` are failures that never reach running.
+ */
+export const InstanceSchema = z.object({
+  id: z.int(),
+  actual_status: nullableString,
+  intended_status: optString,
+  cur_state: optString,
+  next_state: optString,
+  status_msg: optString,
+  label: optString,
+  machine_id: optInt,
+  host_id: optInt,
+  image_uuid: optString,
+  image_runtype: optString,
+  template_hash_id: optString,
+  template_name: optString,
+  onstart: optString,
+  ssh_host: optString,
+  ssh_port: optNumber,
+  public_ipaddr: optString,
+  ports: PortMapSchema,
+  direct_port_count: optNumber,
+  num_gpus: optNumber,
+  gpu_name: optString,
+  gpu_ram: optNumber,
+  gpu_util: optNumber,
+  gpu_temp: optNumber,
+  cpu_util: optNumber,
+  cpu_cores_effective: optNumber,
+  cpu_ram: optNumber,
+  disk_space: optNumber,
+  disk_usage: optNumber,
+  start_date: optNumber,
+  duration: optNumber,
+  uptime_mins: optNumber,
+  dph_base: optNumber,
+  dph_total: optNumber,
+  storage_cost: optNumber,
+  storage_total_cost: optNumber,
+  inet_up_cost: optNumber,
+  inet_down_cost: optNumber,
+  is_bid: optBool,
+  geolocation: optString,
+  reliability2: optNumber,
+  verification: optString,
+  cuda_max_good: optNumber,
+  created_at: optTime,
+});
+export type Instance = z.output<typeof InstanceSchema>;
+
+export interface VolumeAttachment {
+  create_new: boolean;
+  /** An existing volume id, or a volume offer id when `create_new` is true. */
+  volume_id: number;
+  size?: number;
+  mount_path: string;
+  name?: string;
+}
+
+export interface CreateInstanceRequest {
+  /** Either a template, or an image (with an optional start-up script). */
+  template_hash_id?: string;
+  image?: string;
+  onstart?: string;
+  /** GB. */
+  disk: number;
+  /** `ssh_direct` (direct port), `ssh_proxy`/`ssh` (through the service's proxy), `jupyter_*`, `args`. */
+  runtype?: string;
+  label?: string;
+  env?: Record<string, string>;
+  args?: string[];
+  /** A bid in $/hour; its presence makes the instance interruptible. */
+  price?: number;
+  image_login?: string;
+  target_state?: 'running' | 'stopped';
+  cancel_unavail?: boolean;
+  volume_info?: VolumeAttachment;
+}
+
+const CreatedInstanceSchema = z
+  .object({ new_contract: z.int(), instance_api_key: optString })
+  .transform((v) => ({ instanceId: v.new_contract, instanceApiKey: v.instance_api_key }));
+export type CreatedInstance = z.output<typeof CreatedInstanceSchema>;
+
+/** Show returns `{"instances": record}`; a missing instance comes back as null (some versions: a list). */
+const ShowInstanceSchema = z
+  .object({ instances: z.union([InstanceSchema, z.array(InstanceSchema)]).nullish() })
+  .transform((v) => (Array.isArray(v.instances) ? (v.instances[0] ?? null) : (v.instances ?? null)));
+
+const InstancePageSchema = z.object({
+  instances: z.array(InstanceSchema).nullish().transform((v) => v ?? []),
+  next_token: z.string().nullish().catch(undefined),
+  total_instances: optNumber,
+});
+export type InstancePage = z.output<typeof InstancePageSchema>;
+
+const LogRequestSchema = z.object({ result_url: z.url() });
+
+export interface ListPageRequest {
+  limit?: number;
+  afterToken?: string;
+  orderBy?: Array<{ col: string; dir: 'asc' | 'desc' }>;
+  selectFilters?: Record<string, Record<string, unknown>>;
+}
+
+/** Upper bound on pages followed by `list()`: 100 pages of 25 is far beyond any real account. */
+const MAX_PAGES = 100;
+
+export class InstancesApi {
+  private v1Missing = false;
+
+  constructor(private readonly t: Transport) {}
+
+  /**
+   * Rents an offer. Never retried: when the answer is lost (`outcomeUnknown`), the caller must
+   * list instances and look for the one it asked for before trying again.
+   */
+  create(offerId: number, request: CreateInstanceRequest, o: RequestOptions = {}): Promise<CreatedInstance> {
+    const action = `rent offer ${offerId}`;
+    const path = `/api/v0/asks/${offerId}/`;
+    const problem = checkCreate(request);
+    if (problem) throw new ApiError({ kind: 'bad_request', action, method: 'PUT', path, serverMessage: problem });
+    return this.t.send({ action, method: 'PUT', path, body: { client_id: 'me', ...request }, schema: CreatedInstanceSchema, permission: 'instance_write', retry: 'never', ...o });
+  }
+
+  /** One page of the current list endpoint (keyset pages of at most 25). */
+  listPage(request: ListPageRequest = {}, o: RequestOptions = {}): Promise<InstancePage> {
+    const query = {
+      limit: request.limit,
+      after_token: request.afterToken,
+      order_by: request.orderBy,
+      select_filters: request.selectFilters,
+    };
+    return this.t.send({ action: 'list instances', method: 'GET', path: '/api/v1/instances/', query, schema: InstancePageSchema, permission: 'instance_read', retry: 'read', ...o });
+  }
+
+  /** Every instance of the account, following pages; falls back to the older list where v1 is absent. */
+  async list(o: RequestOptions = {}): Promise<Instance[]> {
+    if (!this.v1Missing) {
+      try {
+        const all: Instance[] = [];
+        let afterToken: string | undefined;
+        for (let page = 0; page < MAX_PAGES; page++) {
+          const res = await this.listPage({ limit: 25, afterToken, orderBy: [{ col: 'id', dir: 'asc' }] }, o);
+          all.push(...res.instances);
+          if (!res.next_token || res.instances.length === 0) return all;
+          afterToken = res.next_token;
+        }
+        return all;
+      } catch (error) {
+        if (!(error instanceof ApiError && error.kind === 'not_found')) throw error;
+        this.v1Missing = true;
+      }
+    }
+    const res = await this.t.send({
+      action: 'list instances',
+      method: 'GET',
+      path: '/api/v0/instances/',
+      query: { owner: 'me' },
+      schema: z.object({ instances: z.array(InstanceSchema).nullish() }),
+      permission: 'instance_read',
+      retry: 'read',
+      ...o,
+    });
+    return res.instances ?? [];
+  }
+
+  /** One instance; a `not_found` error when it does not exist (any more) or is not this account's. */
+  async show(id: number, o: RequestOptions = {}): Promise<Instance> {
+    const call = { action: `show instance ${id}`, method: 'GET', path: `/api/v0/instances/${id}/` } as const;
+    const instance = await this.t.send({ ...call, query: { owner: 'me' }, schema: ShowInstanceSchema, permission: 'instance_read', retry: 'read', ...o });
+    if (!instance) throw new ApiError({ ...call, kind: 'not_found', status: 200, serverMessage: `instance ${id} does not exist or was destroyed` });
+    return instance;
+  }
+
+  /** Resumes a stopped instance; billing for the GPU starts again once it runs. */
+  start(id: number, o: RequestOptions = {}): Promise<void> {
+    return this.setState(id, 'running', `start instance ${id}`, o);
+  }
+
+  /** Stops compute billing; disk storage is still billed until the instance is destroyed. */
+  stop(id: number, o: RequestOptions = {}): Promise<void> {
+    return this.setState(id, 'stopped', `stop instance ${id}`, o);
+  }
+
+  setLabel(id: number, label: string, o: RequestOptions = {}): Promise<void> {
+    const action = `label instance ${id}`;
+    const path = `/api/v0/instances/${id}/`;
+    if (label.length > LABEL_MAX_CHARS) throw new ApiError({ kind: 'bad_request', action, method: 'PUT', path, serverMessage: `a label may have at most ${LABEL_MAX_CHARS} characters` });
+    return this.t.send({ action, method: 'PUT', path, body: { label }, schema: anyOk, permission: 'instance_write', retry: 'read', ...o });
+  }
+
+  reboot(id: number, o: RequestOptions = {}): Promise<void> {
+    return this.t.send({ action: `reboot instance ${id}`, method: 'PUT', path: `/api/v0/instances/reboot/${id}/`, schema: anyOk, permission: 'instance_write', retry: 'write', ...o });
+  }
+
+  /** Ends all billing and deletes the instance and its disk. */
+  destroy(id: number, o: RequestOptions = {}): Promise<void> {
+    return this.t.send({ action: `destroy instance ${id}`, method: 'DELETE', path: `/api/v0/instances/${id}/`, schema: anyOk, permission: 'instance_write', retry: 'write', ...o });
+  }
+
+  /**
+   * The container's log. The service writes it to a URL of its own (no key is sent there), which is
+   * polled until it exists.
+   */
+  async logs(id: number, request: { tail?: number; filter?: string } = {}, o: RequestOptions & { attempts?: number; intervalMs?: number } = {}): Promise<string> {
+    const body: Record<string, string> = { tail: String(request.tail ?? 1000) };
+    if (request.filter) body.filter = request.filter;
+    const { result_url } = await this.t.send({ action: `request the log of instance ${id}`, method: 'PUT', path: `/api/v0/instances/request_logs/${id}/`, body, schema: LogRequestSchema, permission: 'instance_read', retry: 'write', ...o });
+    const attempts = o.attempts ?? 30;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.t.send({ action: `read the log of instance ${id}`, method: 'GET', path: '', absoluteUrl: result_url, responseType: 'text', schema: z.string(), permission: null, retry: 'read', signal: o.signal });
+      } catch (error) {
+        const notYet = error instanceof ApiError && (error.kind === 'not_found' || error.kind === 'forbidden');
+        if (!notYet || attempt >= attempts) throw error;
+        await this.t.wait(o.intervalMs ?? 500, o.signal);
+      }
+    }
+  }
+
+  private setState(id: number, state: 'running' | 'stopped', action: string, o: RequestOptions): Promise<void> {
+    return this.t.send({ action, method: 'PUT', path: `/api/v0/instances/${id}/`, body: { state }, schema: anyOk, permission: 'instance_write', retry: 'read', ...o });
+  }
+}
+
+/** Client-side checks that save a round trip and give a clearer message than the service. */
+export function checkCreate(request: CreateInstanceRequest): string | undefined {
+  if (!request.template_hash_id && !request.image) return 'choose an image or a template';
+  if (!(request.disk > 0)) return 'the disk size must be a positive number of GB';
+  if (request.onstart && request.onstart.length > ONSTART_MAX_CHARS)
+    return `the start-up script has ${request.onstart.length} characters; the service accepts at most ${ONSTART_MAX_CHARS}`;
+  if (request.label && request.label.length > LABEL_MAX_CHARS) return `a label may have at most ${LABEL_MAX_CHARS} characters`;
+  return undefined;
+}

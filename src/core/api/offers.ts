@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import type { OfferQuery } from '../offers/types';
+import { optBool, optInt, optNumber, optString, type RequestOptions } from './fields';
+import type { Transport } from './transport';
+
+const PriceBreakdownSchema = z
+  .object({ gpuCostPerHour: optNumber, diskHour: optNumber, totalHour: optNumber })
+  .optional()
+  .catch(undefined);
+
+/**
+ * A machine listing. Units as on the wire: `gpu_ram`, `gpu_total_ram` and `cpu_ram` in MB,
+ * `disk_space` in GB, `dph_*` in $/hour, `storage_cost` in $/GB/month, `inet_*` in Mb/s.
+ */
+export const OfferSchema = z.object({
+  id: z.int(),
+  num_gpus: z.number(),
+  gpu_name: z.string(),
+  gpu_ram: z.number(),
+  dph_total: z.number(),
+  machine_id: optInt,
+  host_id: optInt,
+  cpu_name: optString,
+  cpu_cores_effective: optNumber,
+  cpu_ram: optNumber,
+  disk_space: optNumber,
+  inet_up: optNumber,
+  inet_down: optNumber,
+  direct_port_count: optNumber,
+  dph_base: optNumber,
+  min_bid: optNumber,
+  storage_cost: optNumber,
+  storage_total_cost: optNumber,
+  dlperf: optNumber,
+  dlperf_per_dphtotal: optNumber,
+  reliability2: optNumber,
+  verification: optString,
+  verified: optBool,
+  rentable: optBool,
+  geolocation: optString,
+  cuda_max_good: optNumber,
+  search: PriceBreakdownSchema,
+});
+export type Offer = z.output<typeof OfferSchema>;
+
+export const OfferListSchema = z.object({ offers: z.array(OfferSchema) }).transform((v) => v.offers);
+
+export interface SearchOffersRequest {
+  query: OfferQuery;
+  limit?: number;
+  /** GB of disk to price into `dph_total`. */
+  allocatedStorage?: number;
+}
+
+/** Builds the wire body of a search: each filter at the top level, then order, type and limit. */
+export function searchBody(request: SearchOffersRequest): Record<string, unknown> {
+  const body: Record<string, unknown> = { ...request.query.filters };
+  if (request.query.order.length > 0) body.order = request.query.order;
+  body.type = request.query.type;
+  if (request.limit !== undefined) body.limit = request.limit;
+  if (request.allocatedStorage !== undefined) body.allocated_storage = request.allocatedStorage;
+  return body;
+}
+
+export class OffersApi {
+  constructor(private readonly t: Transport) {}
+
+  search(request: SearchOffersRequest, o: RequestOptions = {}): Promise<Offer[]> {
+    return this.t.send({ action: 'search offers', method: 'POST', path: '/api/v0/bundles/', body: searchBody(request), schema: OfferListSchema, permission: 'misc', retry: 'read', ...o });
+  }
+}

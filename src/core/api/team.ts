@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import { ApiError } from './errors';
+import { listOf, optInt, optString, type RequestOptions } from './fields';
+import type { Permissions } from './permissions';
+import type { Transport } from './transport';
+
+export const TeamMemberSchema = z.object({
+  id: z.int(),
+  email: optString,
+  username: optString,
+  fullname: optString,
+  roles: z.array(z.string()).nullish().transform((v) => v ?? []),
+});
+export type TeamMember = z.output<typeof TeamMemberSchema>;
+
+export const TeamRoleSchema = z.object({
+  id: optInt,
+  name: z.string(),
+  identifier: optString,
+  permissions: z.record(z.string(), z.unknown()).nullish(),
+});
+export type TeamRole = z.output<typeof TeamRoleSchema>;
+
+/** Team routes answer `{status: "success"|"failure", message}`, a bare message string, or `{msg}`. */
+const TeamAnswer = z.union([z.string(), z.object({ status: optString, message: optString, msg: optString })]);
+
+export class TeamApi {
+  constructor(private readonly t: Transport) {}
+
+  members(o: RequestOptions = {}): Promise<TeamMember[]> {
+    return this.t.send({ action: 'list team members', method: 'GET', path: '/api/v0/team/members/', schema: listOf(TeamMemberSchema, 'members'), permission: 'team_read', retry: 'read', ...o });
+  }
+
+  /** The CLI sends email and role in the query and the reference documents a body; both are sent. */
+  async invite(email: string, role: string, o: RequestOptions = {}): Promise<void> {
+    await this.t.send({ action: `invite ${email}`, method: 'POST', path: '/api/v0/team/invite/', query: { email, role }, body: { email, role }, schema: TeamAnswer, permission: 'team_write', retry: 'write', ...o });
+  }
+
+  async removeMember(userId: number, o: RequestOptions = {}): Promise<void> {
+    const call = { action: `remove team member ${userId}`, method: 'DELETE', path: `/api/v0/team/members/${userId}/` } as const;
+    const res = await this.t.send({ ...call, schema: TeamAnswer, permission: 'team_write', retry: 'write', ...o });
+    failOnTeamFailure(res, call);
+  }
+
+  roles(o: RequestOptions = {}): Promise<TeamRole[]> {
+    return this.t.send({ action: 'list team roles', method: 'GET', path: '/api/v0/team/roles-full/', schema: listOf(TeamRoleSchema, 'roles'), permission: 'team_read', retry: 'read', ...o });
+  }
+
+  async createRole(name: string, permissions: Permissions, o: RequestOptions = {}): Promise<void> {
+    await this.t.send({ action: `create role "${name}"`, method: 'POST', path: '/api/v0/team/roles/', body: { name, permissions }, schema: TeamAnswer, permission: 'team_write', retry: 'write', ...o });
+  }
+
+  /** Roles are updated by numeric id and deleted by name, as the service routes them. */
+  async updateRole(id: number, name: string, permissions: Permissions, o: RequestOptions = {}): Promise<void> {
+    await this.t.send({ action: `update role "${name}"`, method: 'PUT', path: `/api/v0/team/roles/${id}/`, body: { name, permissions }, schema: TeamAnswer, permission: 'team_write', retry: 'read', ...o });
+  }
+
+  async deleteRole(name: string, o: RequestOptions = {}): Promise<void> {
+    const call = { action: `delete role "${name}"`, method: 'DELETE', path: `/api/v0/team/roles/${encodeURIComponent(name)}/` } as const;
+    const res = await this.t.send({ ...call, schema: TeamAnswer, permission: 'team_write', retry: 'write', ...o });
+    failOnTeamFailure(res, call);
+  }
+}
+
+function failOnTeamFailure(res: z.output<typeof TeamAnswer>, call: { action: string; method: string; path: string }): void {
+  if (typeof res === 'object' && res.status === 'failure') {
+    throw new ApiError({ ...call, kind: 'bad_request', status: 200, serverMessage: res.message ?? res.msg ?? undefined });
+  }
+}

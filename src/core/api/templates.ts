@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import { anyOk, optBool, optInt, optNumber, optString, optTime, type RequestOptions } from './fields';
+import type { Transport } from './transport';
+
+/**
+ * A saved launch configuration. `hash_id` is what an instance is created from; it changes on
+ * every edit while `id` stays. `env` is a docker-flag string here (`-e A=1 -p 8000:8000`).
+ */
+export const TemplateSchema = z.object({
+  id: z.int(),
+  hash_id: z.string(),
+  name: z.string(),
+  image: optString,
+  tag: optString,
+  desc: optString,
+  env: optString,
+  onstart: optString,
+  runtype: optString,
+  args_str: optString,
+  ssh_direct: optBool,
+  use_ssh: optBool,
+  jup_direct: optBool,
+  recommended_disk_space: optNumber,
+  private: optBool,
+  creator_id: optInt,
+  created_at: optTime,
+  count_created: optNumber,
+  extra_filters: z.record(z.string(), z.unknown()).nullish(),
+});
+export type Template = z.output<typeof TemplateSchema>;
+
+export interface TemplateFields {
+  name: string;
+  image: string;
+  tag?: string;
+  desc?: string;
+  env?: string;
+  onstart?: string;
+  runtype?: 'ssh' | 'jupyter' | 'args';
+  args_str?: string;
+  ssh_direct?: boolean;
+  use_ssh?: boolean;
+  recommended_disk_space?: number;
+  private?: boolean;
+  extra_filters?: Record<string, Record<string, unknown>>;
+}
+
+export interface TemplateSearch {
+  selectFilters?: Record<string, Record<string, unknown>>;
+  orderBy?: Array<{ col: string; dir: 'asc' | 'desc' }>;
+}
+
+const TemplateListSchema = z.object({ templates: z.array(TemplateSchema).nullish() }).transform((v) => v.templates ?? []);
+const TemplateResultSchema = z.object({ template: TemplateSchema }).transform((v) => v.template);
+/** An edit answers with the id and the new hash; the other fields may be left out. */
+const EditedTemplateSchema = z
+  .object({ template: z.object({ id: z.int(), hash_id: z.string() }) })
+  .transform((v) => v.template);
+
+export class TemplatesApi {
+  constructor(private readonly t: Transport) {}
+
+  /** Public templates and the account's own. */
+  search(request: TemplateSearch = {}, o: RequestOptions = {}): Promise<Template[]> {
+    const query = { select_filters: request.selectFilters, order_by: request.orderBy };
+    return this.t.send({ action: 'search templates', method: 'GET', path: '/api/v0/template/', query, schema: TemplateListSchema, permission: 'user_read', retry: 'read', ...o });
+  }
+
+  create(fields: TemplateFields, o: RequestOptions = {}): Promise<Template> {
+    return this.t.send({ action: `create template "${fields.name}"`, method: 'POST', path: '/api/v0/template/', body: fields, schema: TemplateResultSchema, permission: 'user_write', retry: 'write', ...o });
+  }
+
+  /** Changes a template. The answer carries the new `hash_id`; anything that stored the old one must follow. */
+  edit(hashId: string, changes: Partial<TemplateFields>, o: RequestOptions = {}): Promise<{ id: number; hash_id: string }> {
+    return this.t.send({ action: 'edit the template', method: 'PUT', path: '/api/v0/template/', body: { hash_id: hashId, ...changes }, schema: EditedTemplateSchema, permission: 'user_write', retry: 'write', ...o });
+  }
+
+  delete(id: number, o: RequestOptions = {}): Promise<void> {
+    return this.t.send({ action: `delete template ${id}`, method: 'DELETE', path: '/api/v0/template/', body: { template_id: id }, schema: anyOk, permission: 'user_write', retry: 'write', ...o });
+  }
+}

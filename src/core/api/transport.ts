@@ -1,0 +1,353 @@
+import type { Dispatcher } from 'undici';
+import type { z } from 'zod';
+import type { Logger } from '../log';
+import { ApiError, type ApiErrorDetails } from './errors';
+import type { PermissionCategory } from './permissions';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/**
+ * How a call may be repeated after a failure:
+ * - `read`: safe to repeat (reads, and writes that set a state): network errors, timeouts, 429, 502-504.
+ * - `write`: repeat only when the service certainly did nothing (429, or a connection never made).
+ * - `never`: renting; a lost answer is reconciled by the caller, never retried blindly.
+ */
+export type RetryPolicy = 'read' | 'write' | 'never';
+
+export interface Call<S extends z.ZodType> {
+  /** What the user is doing, in words: "list instances". Starts every error message. */
+  action: string;
+  method: HttpMethod;
+  /** Path under the base URL, e.g. `/api/v0/instances/12/`. */
+  path: string;
+  /** Values that are not strings are JSON-encoded, as the service expects. */
+  query?: Record<string, unknown>;
+  body?: unknown;
+  schema: S;
+  /** The category a scoped key needs; named in `forbidden` errors. */
+  permission: PermissionCategory | null;
+  retry: RetryPolicy;
+  /** A URL outside the API (such as a presigned log URL): fetched without the key. */
+  absoluteUrl?: string;
+  /** Overrides the account key, e.g. with an instance API key. */
+  apiKey?: string;
+  /** `text` hands the raw body to the schema instead of parsed JSON (log files). */
+  responseType?: 'json' | 'text';
+  signal?: AbortSignal;
+}
+
+export interface TransportOptions {
+  dispatcher: Dispatcher;
+  baseUrl: string;
+  getApiKey: () => string | undefined | Promise<string | undefined>;
+  logger: Logger;
+  /** Whole-request limit, headers and body, per attempt. */
+  timeoutMs: number;
+  maxAttempts?: number;
+  retryBaseMs?: number;
+  retryMaxMs?: number;
+  /** A Retry-After longer than this is not waited for; the error carries it instead. */
+  maxRetryAfterMs?: number;
+  userAgent?: string;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  random?: () => number;
+}
+
+interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+/** Errors whose request never reached the service, so nothing can have been done. */
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+const LOOPBACK_HOSTS = new Set(['localhost', '::1', '[::1]']);
+
+export function isLoopbackHost(hostname: string): boolean {
+  return LOOPBACK_HOSTS.has(hostname) || /^127(\.\d{1,3}){3}$/.test(hostname);
+}
+
+/**
+ * Checks a base URL before any key goes near it: https anywhere, plain http only to this machine.
+ * Returns the URL without a trailing slash.
+ */
+export function checkBaseUrl(baseUrl: string): string {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new Error(`The base URL "${baseUrl}" is not a valid URL. Use a full address such as https://console.vast.ai.`);
+  }
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+    throw new Error(
+      `Refusing to send the API key over plain http to ${url.host}. Use an https:// base URL (plain http is allowed only for 127.0.0.1 and localhost).`,
+    );
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new Error(`The base URL must start with https:// (got ${url.protocol}).`);
+  }
+  if (url.search || url.hash) throw new Error('The base URL must not contain a query or a fragment.');
+  return url.href.replace(/\/+$/, '');
+}
+
+const defaultSleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+
+/** Owns the wire: URL, bearer auth, timeouts, retries, error mapping, validation and redaction. */
+export class Transport {
+  private readonly base: string;
+  private readonly maxAttempts: number;
+  private readonly retryBaseMs: number;
+  private readonly retryMaxMs: number;
+  private readonly maxRetryAfterMs: number;
+  private readonly sleep: NonNullable<TransportOptions['sleep']>;
+  private readonly random: () => number;
+  private readonly userAgent: string;
+
+  constructor(private readonly options: TransportOptions) {
+    this.base = checkBaseUrl(options.baseUrl);
+    this.maxAttempts = Math.max(1, options.maxAttempts ?? 4);
+    this.retryBaseMs = options.retryBaseMs ?? 250;
+    this.retryMaxMs = options.retryMaxMs ?? 8_000;
+    this.maxRetryAfterMs = options.maxRetryAfterMs ?? 30_000;
+    this.sleep = options.sleep ?? defaultSleep;
+    this.random = options.random ?? Math.random;
+    this.userAgent = options.userAgent ?? 'gpu-rental-vscode';
+  }
+
+  get baseUrl(): string {
+    return this.base;
+  }
+
+  /** Waits, or rejects when the signal aborts; tests replace it to run without real delays. */
+  wait(ms: number, signal?: AbortSignal): Promise<void> {
+    return this.sleep(ms, signal);
+  }
+
+  async send<S extends z.ZodType>(call: Call<S>): Promise<z.output<S>> {
+    const key = call.absoluteUrl ? undefined : (call.apiKey ?? (await this.options.getApiKey()));
+    const pathAndQuery = call.path + encodeQuery(call.query);
+    const where: Pick<ApiErrorDetails, 'action' | 'method' | 'path'> = {
+      action: call.action,
+      method: call.method,
+      path: call.absoluteUrl ? new URL(call.absoluteUrl).pathname : pathAndQuery,
+    };
+    if (!call.absoluteUrl && !key) throw new ApiError({ ...where, kind: 'auth' });
+    const redact = makeRedactor(key);
+    const url = new URL(call.absoluteUrl ?? this.base + pathAndQuery);
+
+    for (let attempt = 1; ; attempt++) {
+      let failure: ApiError;
+      let retryable: boolean;
+      let delayMs: number | undefined;
+      const started = Date.now();
+      try {
+        const res = await this.once(call, url, key);
+        const ms = Date.now() - started;
+        this.options.logger.debug(`${call.method} ${where.path} -> ${res.status} (${ms} ms)`);
+        if (res.status >= 200 && res.status < 300) return this.accept(call, where, res, redact);
+        failure = statusError(call, where, res, redact);
+        const retryAfterMs = parseRetryAfter(res.headers['retry-after']);
+        retryable =
+          (res.status === 429 && call.retry !== 'never') ||
+          (call.retry === 'read' && (res.status === 502 || res.status === 503 || res.status === 504));
+        if (retryAfterMs !== undefined) {
+          if (retryAfterMs > this.maxRetryAfterMs) retryable = false;
+          delayMs = retryAfterMs;
+        }
+      } catch (error) {
+        if (call.signal?.aborted) throw call.signal.reason;
+        if (error instanceof ApiError) throw error;
+        const timedOut = isTimeout(error);
+        const code = errorCode(error);
+        const notSent = code !== undefined && NOT_SENT_CODES.has(code);
+        failure = new ApiError({
+          ...where,
+          kind: timedOut ? 'timeout' : 'network',
+          serverMessage: timedOut ? undefined : redact(code ?? (error instanceof Error ? error.message : String(error))),
+          outcomeUnknown: call.method !== 'GET' && !notSent,
+        });
+        this.options.logger.debug(`${call.method} ${where.path} -> ${failure.kind}${code ? ` ${code}` : ''}`);
+        retryable = call.retry === 'read' || (call.retry === 'write' && notSent);
+      }
+      if (!retryable || attempt >= this.maxAttempts) throw failure;
+      const wait = delayMs ?? this.backoff(attempt);
+      this.options.logger.warn(
+        `${call.method} ${where.path}: ${failure.kind}${failure.status ? ` ${failure.status}` : ''}; retry ${attempt}/${this.maxAttempts - 1} in ${wait} ms`,
+      );
+      await this.sleep(wait, call.signal);
+    }
+  }
+
+  /** Exponential backoff with equal jitter: half of each step fixed, half random. */
+  private backoff(attempt: number): number {
+    const step = Math.min(this.retryMaxMs, this.retryBaseMs * 2 ** (attempt - 1));
+    return Math.round(step / 2 + this.random() * (step / 2));
+  }
+
+  private async once(call: Call<z.ZodType>, url: URL, key: string | undefined): Promise<RawResponse> {
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.userAgent };
+    if (key) headers.authorization = `Bearer ${key}`;
+    let body: string | undefined;
+    if (call.body !== undefined || call.method === 'POST' || call.method === 'PUT') {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(call.body ?? {});
+    }
+    const timeout = AbortSignal.timeout(this.options.timeoutMs);
+    const signal = call.signal ? AbortSignal.any([call.signal, timeout]) : timeout;
+    try {
+      const res = await this.options.dispatcher.request({
+        origin: url.origin,
+        path: url.pathname + url.search,
+        method: call.method,
+        headers,
+        body,
+        signal,
+      });
+      const text = await res.body.text();
+      return { status: res.statusCode, headers: res.headers, text };
+    } catch (error) {
+      if (timeout.aborted && !call.signal?.aborted) throw new TimeoutMarker();
+      throw error;
+    }
+  }
+
+  private accept<S extends z.ZodType>(
+    call: Call<S>,
+    where: Pick<ApiErrorDetails, 'action' | 'method' | 'path'>,
+    res: RawResponse,
+    redact: (text: string) => string,
+  ): z.output<S> {
+    let json: unknown = null;
+    if (call.responseType === 'text') json = res.text;
+    else if (res.text.trim() !== '') {
+      try {
+        json = JSON.parse(res.text);
+      } catch {
+        throw new ApiError({ ...where, kind: 'invalid_response', status: res.status, serverMessage: 'the body is not valid JSON' });
+      }
+    }
+    if (isRecord(json) && json.success === false) {
+      const said = serverSays(json);
+      throw new ApiError({ ...where, kind: 'bad_request', status: res.status, code: said.code, serverMessage: redact(said.message ?? '') || undefined });
+    }
+    const parsed = call.schema.safeParse(json);
+    if (parsed.success) return parsed.data;
+    const issue = parsed.error.issues[0];
+    throw new ApiError({
+      ...where,
+      kind: 'invalid_response',
+      status: res.status,
+      fieldPath: issue ? formatPath(issue.path) : undefined,
+      serverMessage: issue?.message,
+    });
+  }
+}
+
+class TimeoutMarker extends Error {}
+
+function isTimeout(error: unknown): boolean {
+  if (error instanceof TimeoutMarker) return true;
+  const code = errorCode(error);
+  return code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
+}
+
+function errorCode(error: unknown): string | undefined {
+  for (let e: unknown = error, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+  }
+  return undefined;
+}
+
+function statusError(
+  call: Call<z.ZodType>,
+  where: Pick<ApiErrorDetails, 'action' | 'method' | 'path'>,
+  res: RawResponse,
+  redact: (text: string) => string,
+): ApiError {
+  let json: unknown;
+  try {
+    json = JSON.parse(res.text);
+  } catch {
+    json = undefined;
+  }
+  const said = isRecord(json) ? serverSays(json) : { message: typeof json === 'string' ? json : res.text.slice(0, 200) };
+  const message = said.message ? redact(said.message.trim()) : undefined;
+  const base = { ...where, status: res.status, code: said.code, serverMessage: message || undefined };
+  const status = res.status;
+  const authish = said.code === 'auth_error' || /requires login|invalid user key|not provided as bearer/i.test(message ?? '');
+  if (status === 401 || ((status === 403 || status === 404 || status === 400) && authish)) return new ApiError({ ...base, kind: 'auth' });
+  if (status === 403) return new ApiError({ ...base, kind: 'forbidden', permission: call.permission ?? undefined });
+  if (status === 404 || status === 410) return new ApiError({ ...base, kind: 'not_found' });
+  if (status === 429) return new ApiError({ ...base, kind: 'rate_limited', retryAfterMs: parseRetryAfter(res.headers['retry-after']) });
+  if (status >= 500) return new ApiError({ ...base, kind: 'server', outcomeUnknown: call.method !== 'GET' && status !== 503 });
+  return new ApiError({ ...base, kind: 'bad_request' });
+}
+
+/** The service puts its words in `msg`, `message`, `error` or `detail`, depending on the endpoint. */
+function serverSays(body: Record<string, unknown>): { message?: string; code?: string } {
+  const text = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
+  return {
+    message: text(body.msg) ?? text(body.message) ?? text(body.detail) ?? text(body.error),
+    code: text(body.error),
+  };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function parseRetryAfter(header: string | string[] | undefined): number | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined || value.trim() === '') return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return Math.round(seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+/** Query values that are not strings travel JSON-encoded, then URL-encoded. */
+export function encodeQuery(query: Record<string, unknown> | undefined): string {
+  if (!query) return '';
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    if (value === undefined) continue;
+    params.append(name, typeof value === 'string' ? value : JSON.stringify(value));
+  }
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
+export function formatPath(path: ReadonlyArray<PropertyKey>): string {
+  let out = '';
+  for (const part of path) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else out += out ? `.${String(part)}` : String(part);
+  }
+  return out || '(root)';
+}
+
+function makeRedactor(key: string | undefined): (text: string) => string {
+  if (!key || key.length < 4) return (text) => text;
+  return (text) => text.split(key).join('[redacted]');
+}

@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import type { OfferFilters, OfferOrder } from '../offers/types';
+import { anyOk, optBool, optInt, optNumber, optString, optTime, type RequestOptions } from './fields';
+import type { Transport } from './transport';
+
+/** Storage for rent on a host. `storage_cost` is $/GB/month, `disk_space` GB. */
+export const VolumeOfferSchema = z.object({
+  id: z.int(),
+  disk_space: z.number(),
+  storage_cost: optNumber,
+  machine_id: optInt,
+  host_id: optInt,
+  geolocation: optString,
+  reliability2: optNumber,
+  verification: optString,
+  inet_up: optNumber,
+  inet_down: optNumber,
+  disk_bw: optNumber,
+  cuda_max_good: optNumber,
+});
+export type VolumeOffer = z.output<typeof VolumeOfferSchema>;
+
+export const VolumeSchema = z.object({
+  id: z.int(),
+  label: optString,
+  status: optString,
+  disk_space: optNumber,
+  /** Ids of the instances that use it; a volume in use cannot be deleted. */
+  instances: z.array(z.number()).nullish(),
+  machine_id: optInt,
+  geolocation: optString,
+  storage_total_cost: optNumber,
+  start_date: optTime,
+  static_ip: optBool,
+});
+export type Volume = z.output<typeof VolumeSchema>;
+
+export interface VolumeSearch {
+  filters: OfferFilters;
+  order?: OfferOrder;
+  limit?: number;
+  /** GB to price. */
+  allocatedStorage?: number;
+}
+
+export class VolumesApi {
+  constructor(private readonly t: Transport) {}
+
+  search(request: VolumeSearch, o: RequestOptions = {}): Promise<VolumeOffer[]> {
+    const body: Record<string, unknown> = { ...request.filters };
+    if (request.order?.length) body.order = request.order;
+    if (request.limit !== undefined) body.limit = request.limit;
+    if (request.allocatedStorage !== undefined) body.allocated_storage = request.allocatedStorage;
+    const schema = z.object({ offers: z.array(VolumeOfferSchema) }).transform((v) => v.offers);
+    return this.t.send({ action: 'search volume offers', method: 'POST', path: '/api/v0/volumes/search/', body, schema, permission: 'misc', retry: 'read', ...o });
+  }
+
+  /** Rents a volume from a volume offer; answers with its name, `V.<id>`. */
+  async create(request: { offerId: number; sizeGb: number; name?: string }, o: RequestOptions = {}): Promise<{ volumeName: string | undefined }> {
+    const body = { id: request.offerId, size: request.sizeGb, ...(request.name ? { name: request.name } : {}) };
+    const schema = z.object({ volume_name: optString });
+    const res = await this.t.send({ action: 'create a volume', method: 'PUT', path: '/api/v0/volumes/', body, schema, permission: 'instance_write', retry: 'write', ...o });
+    return { volumeName: res.volume_name ?? undefined };
+  }
+
+  list(o: RequestOptions = {}): Promise<Volume[]> {
+    const schema = z.object({ volumes: z.array(VolumeSchema).nullish() }).transform((v) => v.volumes ?? []);
+    return this.t.send({ action: 'list volumes', method: 'GET', path: '/api/v0/volumes/', query: { owner: 'me', type: 'all_volume' }, schema, permission: 'instance_read', retry: 'read', ...o });
+  }
+
+  /** The id travels in the query (as the CLI sends it) and in the body (as documented). */
+  delete(id: number, o: RequestOptions = {}): Promise<void> {
+    return this.t.send({ action: `delete volume ${id}`, method: 'DELETE', path: '/api/v0/volumes/', query: { id: String(id) }, body: { id }, schema: anyOk, permission: 'instance_write', retry: 'write', ...o });
+  }
+}
