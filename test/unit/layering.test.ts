@@ -1,0 +1,26 @@
+import assert from 'node:assert/strict';
+import { ESLint } from 'eslint';
+
+/** src/core is tested in plain Node, so the lint config must keep runtime vscode imports out of it. */
+describe('layering rule', function () {
+  this.timeout(60_000);
+  const eslint = new ESLint();
+  const lint = async (filePath: string, code: string) => {
+    const [result] = await eslint.lintText(code, { filePath });
+    return result!.messages.filter((m) => m.ruleId === '@typescript-eslint/no-restricted-imports');
+  };
+
+  it('rejects a runtime vscode import in src/core', async () => {
+    const messages = await lint('src/core/example.ts', "import * as vscode from 'vscode';\nexport const w = vscode.window;\n");
+    assert.equal(messages.length, 1);
+    assert.match(messages[0]!.message, /src\/core must not import vscode at runtime/);
+  });
+
+  it('allows a type-only vscode import in src/core', async () => {
+    assert.deepEqual(await lint('src/core/example.ts', "import type { Uri } from 'vscode';\nexport type U = Uri;\n"), []);
+  });
+
+  it('allows vscode outside src/core', async () => {
+    assert.deepEqual(await lint('src/ui/example.ts', "import * as vscode from 'vscode';\nexport const w = vscode.window;\n"), []);
+  });
+});
