@@ -1,0 +1,101 @@
+/**
+ * npm run marketplace -- --port 0 --api-key KEY --boot-seconds N [--state FILE] [--seed N]
+ *                        [--credit N] [--latency MS] [--fault KIND[:COUNT[:PARAM]]]... [--offers N]
+ *
+ * Prints one line, `Marketplace listening on http://127.0.0.1:PORT`, once it listens.
+ * SIGINT or SIGTERM stops it (state saved) and exits 0.
+ */
+import { parseFaultFlag, type FaultRuleInput } from './faults';
+import { startMarketplace, type MarketplaceOptions } from './server';
+
+const USAGE = `usage: marketplace [--port N] [--api-key KEY] [--boot-seconds N] [--state FILE] [--seed N]
+                   [--credit USD] [--latency MS] [--fault KIND[:COUNT[:PARAM]]]... [--offers N] [--log-ready-ms MS]
+fault kinds: latency, rate_limit (429), server_error (500/502/503/504), reset, truncated, malformed,
+             slow_boot, boot_failure; COUNT 0 = until cleared; PARAM = ms, status or Retry-After seconds`;
+
+function parse(argv: string[]): MarketplaceOptions {
+  const options: MarketplaceOptions = {};
+  const faults: FaultRuleInput[] = [];
+  const number = (flag: string, value: string | undefined): number => {
+    const n = Number(value);
+    if (value === undefined || value === '' || !Number.isFinite(n)) throw new Error(`${flag} needs a number`);
+    return n;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const value = () => inline ?? argv[++i];
+    switch (flag) {
+      case '--port':
+        options.port = number(flag, value());
+        break;
+      case '--api-key':
+        options.apiKey = value();
+        break;
+      case '--boot-seconds':
+        options.bootSeconds = number(flag, value());
+        break;
+      case '--state':
+        options.stateFile = value();
+        break;
+      case '--seed':
+        options.seed = number(flag, value());
+        break;
+      case '--credit':
+        options.credit = number(flag, value());
+        break;
+      case '--latency':
+        options.latencyMs = number(flag, value());
+        break;
+      case '--fault':
+        faults.push(parseFaultFlag(value() ?? ''));
+        break;
+      case '--offers':
+        options.offerCount = number(flag, value());
+        break;
+      case '--log-ready-ms':
+        options.logReadyMs = number(flag, value());
+        break;
+      case '--help':
+      case '-h':
+        console.log(USAGE);
+        process.exit(0);
+        break;
+      default:
+        throw new Error(`unknown option ${arg}`);
+    }
+  }
+  options.faults = faults;
+  return options;
+}
+
+async function main(): Promise<void> {
+  let options: MarketplaceOptions;
+  try {
+    options = parse(process.argv.slice(2));
+  } catch (error) {
+    console.error(`marketplace: ${(error as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+  const sim = await startMarketplace(options);
+  let stopping = false;
+  const shutdown = () => {
+    if (stopping) return;
+    stopping = true;
+    sim.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error('marketplace: failed to stop cleanly:', error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+  console.log(`Marketplace listening on ${sim.url}`);
+}
+
+main().catch((error: unknown) => {
+  console.error('marketplace:', error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,230 @@
+/** The simulator's stored records. Everything here is plain JSON so that state files round-trip. */
+import type { Permissions } from '../../src/core/api/permissions';
+
+/** Times are epoch milliseconds of the simulator's clock unless a name says otherwise. */
+export type Ms = number;
+
+export interface Account {
+  id: number;
+  email: string;
+  username: string;
+  fullname: string | null;
+  createdAt: Ms;
+}
+
+export interface ApiKeyRecord {
+  id: number;
+  accountId: number;
+  key: string;
+  name: string | null;
+  /** null: full access. */
+  permissions: Permissions | null;
+  keyParams: unknown;
+  /** Set for an instance API key: it works only on that instance. */
+  instanceId: number | null;
+  createdAt: Ms;
+  deletedAt: Ms | null;
+}
+
+export interface SshKeyRecord {
+  id: number;
+  accountId: number;
+  publicKey: string;
+  createdAt: Ms;
+  deletedAt: Ms | null;
+}
+
+/** A credit top-up; the opening credit of an account is one. */
+export interface TopUp {
+  id: number;
+  accountId: number;
+  at: Ms;
+  amount: number;
+  service: string;
+  description: string;
+}
+
+/** A stretch of billing at a fixed $/hour; `end` null while it runs. */
+export interface Segment {
+  kind: 'gpu' | 'disk';
+  rate: number;
+  start: Ms;
+  end: Ms | null;
+}
+
+/** What is billed for one instance or volume, kept after it is destroyed. */
+export interface Contract {
+  id: number;
+  accountId: number;
+  type: 'instance' | 'volume';
+  start: Ms;
+  end: Ms | null;
+  label: string | null;
+  templateId: number | null;
+  segments: Segment[];
+}
+
+/**
+ * Where an instance is in its life. `provisioning`, `scheduling` (restart waiting for the GPU)
+ * and `rebooting` lead to `loading`, which leads to `running`, or to `failed` when the instance is
+ * doomed by a boot-failure fault.
+ */
+export type Phase = 'provisioning' | 'scheduling' | 'rebooting' | 'loading' | 'running' | 'stopped' | 'failed';
+export type FailureStatus = 'exited' | 'offline' | 'unknown';
+
+export interface SshEndpoint {
+  sshHost: string;
+  sshIdx: string;
+  sshPort: number;
+  publicIp: string;
+  directPortStart: number;
+  directPortEnd: number;
+  /** Container port ("22/tcp") -> host port, exposed once the instance runs. */
+  portMap: Record<string, number>;
+}
+
+export interface InstanceSshKey {
+  id: number;
+  name: string;
+  publicKey: string;
+}
+
+export interface LogLine {
+  at: Ms;
+  text: string;
+}
+
+export interface InstanceState {
+  id: number;
+  accountId: number;
+  offerId: number;
+  phase: Phase;
+  phaseSince: Ms;
+  /** Why it stopped, when it did. */
+  stopReason: string | null;
+  failure: FailureStatus | null;
+  /** A boot-failure fault marked it: every boot ends in this status. */
+  doom: FailureStatus | null;
+  bootMs: number;
+  bootCount: number;
+  createdAt: Ms;
+  runningSince: Ms | null;
+  image: string;
+  onstart: string | null;
+  env: Array<[string, string]>;
+  args: string[];
+  runtype: string;
+  label: string | null;
+  templateId: number | null;
+  templateHashId: string | null;
+  templateName: string | null;
+  diskGb: number;
+  isBid: boolean;
+  gpuRate: number;
+  diskRate: number;
+  apiKeyId: number;
+  clientId: string | null;
+  sshKeys: InstanceSshKey[];
+  endpoint: SshEndpoint;
+  volumeIds: number[];
+  jupyterToken: string;
+  log: LogLine[];
+}
+
+export interface TemplateRecord {
+  id: number;
+  hash_id: string;
+  creator_id: number;
+  name: string;
+  image: string;
+  tag: string;
+  desc: string | null;
+  readme: string | null;
+  readme_visible: boolean;
+  env: string;
+  onstart: string | null;
+  runtype: string;
+  args_str: string | null;
+  ssh_direct: boolean;
+  use_ssh: boolean;
+  jup_direct: boolean;
+  jupyter_dir: string | null;
+  use_jupyter_lab: boolean;
+  docker_login_repo: string | null;
+  docker_login_user: string | null;
+  docker_login_pass: string | null;
+  href: string | null;
+  repo: string | null;
+  extra_filters: Record<string, unknown>;
+  recommended_disk_space: number;
+  private: boolean;
+  volume_info: unknown;
+  created_at: number;
+  count_created: number;
+  recommended: boolean;
+}
+
+export interface VolumeRecord {
+  id: number;
+  accountId: number;
+  offerId: number;
+  machineId: number;
+  name: string | null;
+  sizeGb: number;
+  rate: number;
+  createdAt: Ms;
+  instanceIds: number[];
+}
+
+export interface EndpointRecord {
+  id: number;
+  accountId: number;
+  fields: Record<string, unknown>;
+  apiKey: string;
+  createdAt: Ms;
+}
+
+export interface WorkerGroupRecord {
+  id: number;
+  accountId: number;
+  endpointId: number;
+  fields: Record<string, unknown>;
+  apiKey: string;
+  createdAt: Ms;
+}
+
+export interface RoleRecord {
+  id: number;
+  accountId: number;
+  name: string;
+  permissions: Permissions | Record<string, unknown>;
+}
+
+export interface MemberRecord {
+  id: number;
+  teamAccountId: number;
+  username: string;
+  email: string;
+  fullname: string | null;
+  roles: string[];
+}
+
+export interface StoreData {
+  version: 1;
+  seed: number;
+  ids: Record<string, number>;
+  bootSeconds: number;
+  clockOffsetMs: number;
+  accounts: Account[];
+  keys: ApiKeyRecord[];
+  sshKeys: SshKeyRecord[];
+  topUps: TopUp[];
+  contracts: Contract[];
+  instances: InstanceState[];
+  templates: TemplateRecord[];
+  volumes: VolumeRecord[];
+  endpoints: EndpointRecord[];
+  workerGroups: WorkerGroupRecord[];
+  roles: RoleRecord[];
+  members: MemberRecord[];
+}

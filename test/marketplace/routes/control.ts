@@ -1,0 +1,179 @@
+/**
+ * Test controls, in process (`sim.control`) and over HTTP under `/__control/` (no key; real
+ * clients never call it):
+ *
+ *   POST   /__control/faults                 rule, [rules] or {rules: [...]}  -> {success, faults}
+ *   GET    /__control/faults                 -> {faults}
+ *   DELETE /__control/faults                 -> {success}
+ *   POST   /__control/accounts               {email?, credit?, key?} -> {id, key}
+ *   POST   /__control/accounts/{id}/credit   {amount} -> {success, credit}
+ *   POST   /__control/instances/{id}/status  {status} -> {success, instance}
+ *   POST   /__control/boot                   {seconds} -> {success, boot_seconds}
+ *   POST   /__control/clock                  {advance_seconds} -> {success, now}
+ *   GET    /__control/state                  -> summary
+ */
+import { FaultError, type FaultRule, type FaultRuleInput } from '../faults';
+import { instanceRecord } from '../instance-record';
+import { forceStatus, statusFields } from '../lifecycle';
+import { round } from '../random';
+import { HttpError, fail, isObject, num, ok, type Reply, type Sim } from '../router';
+
+export interface StateSummary {
+  now: number;
+  /** API requests received so far (control requests not counted). */
+  requestCount: number;
+  seed: number;
+  boot_seconds: number;
+  offers: number;
+  rented_offers: number[];
+  accounts: Array<{ id: number; email: string; credit: number; keys: number }>;
+  instances: Array<{ id: number; account_id: number; offer_id: number; actual_status: string | null; phase: string; label: string | null; dph_total: number }>;
+  volumes: number;
+  templates: number;
+  faults: FaultRule[];
+}
+
+export interface MarketplaceControl {
+  /** A new funded account with a full-access key. */
+  addAccount(o?: { email?: string; credit?: number; key?: string }): { id: number; key: string };
+  /** Adds a credit top-up (it shows up as an invoice). */
+  addCredit(accountId: number, amount: number): number;
+  addFault(rule: FaultRuleInput): FaultRule;
+  clearFaults(): void;
+  faults(): FaultRule[];
+  /** Forces `actual_status`: null, loading, running, stopped, rebooting, scheduling, exited, offline, unknown. */
+  setInstanceStatus(id: number, status: string | null): void;
+  /** Boot time of instances created from now on. */
+  setBootSeconds(seconds: number): void;
+  /** Moves the simulator's clock forward (on top of any injected clock). */
+  advanceClock(seconds: number): void;
+  state(): StateSummary;
+  /** An instance as `GET /api/v0/instances/{id}/` would show it, whoever owns it. */
+  instance(id: number): Record<string, unknown> | null;
+  /** Writes the state file now. */
+  flush(): void;
+}
+
+export function createControl(sim: Sim): MarketplaceControl {
+  const store = sim.store;
+  return {
+    addAccount(o = {}) {
+      const { account, key } = store.createAccount({ email: o.email, credit: o.credit ?? 250, key: o.key, now: sim.now() });
+      return { id: account.id, key: key.key };
+    },
+    addCredit(accountId, amount) {
+      if (!store.account(accountId)) throw fail(404, 'not_found', `No account ${accountId}.`);
+      if (!(amount > 0)) throw fail(400, 'invalid_args', 'amount must be positive.');
+      store.addCredit(accountId, amount, sim.now());
+      return round(store.balance(accountId, sim.now()), 6);
+    },
+    addFault: (rule) => sim.faults.add(rule),
+    clearFaults: () => sim.faults.clear(),
+    faults: () => sim.faults.list(),
+    setInstanceStatus(id, status) {
+      const found = sim.live(id);
+      if (!found) throw fail(404, 'not_found', `Instance ${id} not found.`);
+      try {
+        forceStatus(found.inst, found.contract, status, sim.now(), sim.network);
+      } catch (error) {
+        throw fail(400, 'invalid_args', (error as Error).message);
+      }
+      store.changed();
+    },
+    setBootSeconds(seconds) {
+      if (!(seconds >= 0)) throw fail(400, 'invalid_args', 'seconds must be >= 0.');
+      store.data.bootSeconds = seconds;
+      store.changed();
+    },
+    advanceClock(seconds) {
+      if (!(seconds >= 0)) throw fail(400, 'invalid_args', 'the clock only moves forward.');
+      store.data.clockOffsetMs += seconds * 1000;
+      sim.tick();
+      store.changed();
+    },
+    state() {
+      sim.tick();
+      const now = sim.now();
+      return {
+        now: now / 1000,
+        requestCount: sim.requestCount,
+        seed: store.data.seed,
+        boot_seconds: store.data.bootSeconds,
+        offers: sim.offers.length,
+        rented_offers: [...store.rentedOfferIds()],
+        accounts: store.data.accounts.map((a) => ({
+          id: a.id,
+          email: a.email,
+          credit: round(store.balance(a.id, now), 6),
+          keys: store.data.keys.filter((k) => k.accountId === a.id && k.deletedAt === null && k.instanceId === null).length,
+        })),
+        instances: store.data.instances.map((i) => ({
+          id: i.id,
+          account_id: i.accountId,
+          offer_id: i.offerId,
+          actual_status: statusFields(i).actual_status,
+          phase: i.phase,
+          label: i.label,
+          dph_total: round(i.gpuRate + i.diskRate, 6),
+        })),
+        volumes: store.data.volumes.length,
+        templates: store.data.templates.length,
+        faults: sim.faults.list(),
+      };
+    },
+    instance(id) {
+      const found = sim.live(id);
+      const offer = found && sim.offerById.get(found.inst.offerId);
+      return found && offer ? instanceRecord(found.inst, offer, store.data, sim.now()) : null;
+    },
+    flush: () => store.flush(),
+  };
+}
+
+function faultInputs(body: unknown): FaultRuleInput[] {
+  const list = Array.isArray(body) ? body : isObject(body) && Array.isArray(body.rules) ? body.rules : [body];
+  return list.map((r) => {
+    if (!isObject(r) || typeof r.kind !== 'string') throw fail(400, 'invalid_args', 'A fault rule needs a kind.');
+    return r as unknown as FaultRuleInput;
+  });
+}
+
+/** Serves `/__control/...`. */
+export function handleControl(control: MarketplaceControl, method: string, path: string, body: unknown): Reply {
+  const b = isObject(body) ? body : {};
+  const parts = path.split('/').filter(Boolean).slice(1);
+  const [area, id, sub] = parts;
+  try {
+    if (area === 'faults' && parts.length === 1) {
+      if (method === 'GET') return ok({ faults: control.faults() });
+      if (method === 'DELETE') {
+        control.clearFaults();
+        return ok({ success: true });
+      }
+      if (method === 'POST') return ok({ success: true, faults: faultInputs(body).map((r) => control.addFault(r)) });
+    }
+    if (area === 'accounts' && method === 'POST' && parts.length === 1) {
+      return ok(control.addAccount({ email: typeof b.email === 'string' ? b.email : undefined, credit: num(b.credit), key: typeof b.key === 'string' ? b.key : undefined }));
+    }
+    if (area === 'accounts' && sub === 'credit' && method === 'POST') return ok({ success: true, credit: control.addCredit(Number(id), num(b.amount) ?? NaN) });
+    if (area === 'instances' && sub === 'status' && method === 'POST') {
+      if (!('status' in b)) throw fail(400, 'invalid_args', 'Give a status (null is allowed).');
+      control.setInstanceStatus(Number(id), b.status === null ? null : String(b.status));
+      return ok({ success: true, instance: control.instance(Number(id)) });
+    }
+    if (area === 'boot' && method === 'POST') {
+      control.setBootSeconds(num(b.seconds) ?? NaN);
+      return ok({ success: true, boot_seconds: num(b.seconds) });
+    }
+    if (area === 'clock' && method === 'POST') {
+      control.advanceClock(num(b.advance_seconds) ?? NaN);
+      return ok({ success: true, now: control.state().now });
+    }
+    if (area === 'state' && method === 'GET') return ok(control.state());
+    return { status: 404, json: { success: false, error: 'not_found', msg: `No control route ${method} ${path}` } };
+  } catch (error) {
+    if (error instanceof HttpError) return { status: error.status, json: error.body };
+    if (error instanceof FaultError) return { status: 400, json: { success: false, error: 'invalid_args', msg: error.message } };
+    throw error;
+  }
+}

@@ -1,0 +1,315 @@
+/**
+ * The local marketplace: an HTTP server on 127.0.0.1 that behaves like the real GPU marketplace
+ * API (paths, envelopes, units, errors), with real state: offers, instances that boot, credit that
+ * drains, keys with permissions, and faults on demand.
+ *
+ *   const sim = await startMarketplace({ port: 0, apiKey: 'KEY', bootSeconds: 0.3, seed: 1 });
+ *   sim.url; sim.control; await sim.stop();
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { authenticate, authorise, bearer } from './auth';
+import { generateOffers, type Offer } from './catalogue';
+import { Faults, writeFault, type Captured, type FaultRuleInput } from './faults';
+import { kindsOf } from './filters';
+import { balance } from './ledger';
+import { advance, stop as stopInstance } from './lifecycle';
+import type { Account, ApiKeyRecord, Contract, InstanceState } from './model';
+import { Network } from './network';
+import { HttpError, matchRoute, normalisePath, type Ctx, type Method, type Reply, type RouteDef, type Sim } from './router';
+import { accountRoutes } from './routes/account';
+import { billingRoutes } from './routes/billing';
+import { createControl, handleControl, type MarketplaceControl } from './routes/control';
+import { instanceRoutes } from './routes/instances';
+import { keyRoutes } from './routes/keys';
+import { offerRoutes } from './routes/offers';
+import { rentRoutes } from './routes/rent';
+import { serverlessRoutes } from './routes/serverless';
+import { sshRoutes } from './routes/ssh';
+import { teamRoutes } from './routes/team';
+import { templateRoutes } from './routes/templates';
+import { volumeRoutes } from './routes/volumes';
+import { Store } from './state';
+
+export interface MarketplaceOptions {
+  /** 0 (default) picks a free port. */
+  port?: number;
+  /** Full-access key of the first (funded) account; random when not given. */
+  apiKey?: string;
+  /** Boot time of new instances; 40% provisioning, 60% loading. Default 20. */
+  bootSeconds?: number;
+  /** Catalogue seed. Default 1. A state file keeps the seed it was made with. */
+  seed?: number;
+  /** Number of offers in the catalogue. Default 300. */
+  offerCount?: number;
+  /** Keeps state across restarts: loaded at start, saved (debounced) on change and at stop. */
+  stateFile?: string;
+  /** Opening credit of the first account, in dollars. Default 250. */
+  credit?: number;
+  /** Email of the first account. */
+  email?: string;
+  /** Clock in epoch ms (default Date.now); billing and boots follow it. */
+  now?: () => number;
+  /** Latency added to every API request. */
+  latencyMs?: number;
+  /** Fault rules active from the start. */
+  faults?: FaultRuleInput[];
+  /** How long a requested log URL answers 404 before the log is there (wall-clock ms). Default 300. */
+  logReadyMs?: number;
+}
+
+export interface Marketplace {
+  url: string;
+  port: number;
+  /** The first account and its key (the `apiKey` option). */
+  accountId: number;
+  apiKey: string;
+  control: MarketplaceControl;
+  stop(): Promise<void>;
+}
+
+const ROUTES: RouteDef[] = [
+  ...accountRoutes,
+  ...keyRoutes,
+  ...sshRoutes,
+  ...offerRoutes,
+  ...rentRoutes,
+  ...instanceRoutes,
+  ...templateRoutes,
+  ...volumeRoutes,
+  ...serverlessRoutes,
+  ...teamRoutes,
+  ...billingRoutes,
+];
+
+const MAX_BODY = 5 * 1024 * 1024;
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY) req.destroy(new Error('body too large'));
+      else chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function capture(reply: Reply): Captured {
+  const status = reply.status ?? 200;
+  const text = reply.text ?? JSON.stringify(reply.json ?? null);
+  const contentType = reply.contentType ?? (reply.text !== undefined ? 'text/plain; charset=utf-8' : 'application/json');
+  return { status, headers: { 'content-type': contentType, ...reply.headers }, body: Buffer.from(text) };
+}
+
+function send(res: ServerResponse, c: Captured): void {
+  if (res.destroyed) return;
+  res.writeHead(c.status, { ...c.headers, 'content-length': String(c.body.length) }).end(c.body);
+}
+
+function errorReply(error: unknown): Reply {
+  if (error instanceof HttpError) return { status: error.status, json: error.body };
+  console.error('marketplace: handler failed:', error);
+  return { status: 500, json: { success: false, error: 'server_error', msg: error instanceof Error ? error.message : String(error) } };
+}
+
+class Simulator implements Sim {
+  readonly store: Store;
+  readonly faults = new Faults();
+  readonly network: Network;
+  readonly offers: Offer[];
+  readonly offerById: Map<number, Offer>;
+  readonly offerKinds: Record<string, string>;
+  readonly logs = new Map<string, { readyAt: number; text: string }>();
+  readonly logReadyDelayMs: number;
+  readonly server: Server;
+  private readonly sockets = new Set<Socket>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly clock: () => number;
+  private port = 0;
+  requestCount = 0;
+
+  constructor(readonly options: MarketplaceOptions) {
+    this.store = new Store(options.seed ?? 1, options.bootSeconds ?? 20, options.stateFile);
+    if (options.bootSeconds !== undefined) this.store.data.bootSeconds = options.bootSeconds;
+    this.network = new Network(this.store.data.seed);
+    this.offers = generateOffers(options.offerCount ?? 300, this.store.data.seed);
+    this.offerById = new Map(this.offers.map((o) => [o.id, o]));
+    this.offerKinds = kindsOf(this.offers[0]);
+    this.logReadyDelayMs = options.logReadyMs ?? 300;
+    this.clock = options.now ?? Date.now;
+    if (options.latencyMs) this.faults.add({ kind: 'latency', ms: options.latencyMs, count: 0 });
+    for (const rule of options.faults ?? []) this.faults.add(rule);
+    this.server = createServer((req, res) => {
+      this.handle(req, res).catch((error: unknown) => {
+        console.error('marketplace: request failed:', error);
+        if (!res.headersSent && !res.destroyed) send(res, capture(errorReply(error)));
+      });
+    });
+    this.server.on('connection', (socket) => {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+    });
+  }
+
+  now(): number {
+    return this.clock() + this.store.data.clockOffsetMs;
+  }
+
+  baseUrl(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  async listen(port: number): Promise<number> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, '127.0.0.1', () => resolve());
+    });
+    this.port = (this.server.address() as AddressInfo).port;
+    return this.port;
+  }
+
+  live(id: number): { inst: InstanceState; contract: Contract } | undefined {
+    this.tick();
+    const inst = this.store.instance(id);
+    return inst ? { inst, contract: this.store.contract(id) } : undefined;
+  }
+
+  /**
+   * Applies due transitions, then stops the running instances of accounts whose credit ran out,
+   * at the moment it ran out (estimated from the current burn rate).
+   */
+  tick(): void {
+    const now = this.now();
+    let changed = false;
+    for (const inst of this.store.data.instances) changed = advance(inst, this.store.contract(inst.id), now, this.network) || changed;
+    for (const account of this.store.data.accounts) {
+      const running = this.store.data.instances.filter((i) => i.accountId === account.id && i.phase === 'running');
+      if (running.length === 0) continue;
+      const left = balance(this.store.data, account.id, now);
+      if (left > 0) continue;
+      const burn = this.store.data.contracts
+        .filter((c) => c.accountId === account.id)
+        .flatMap((c) => c.segments.filter((s) => s.end === null))
+        .reduce((sum, s) => sum + s.rate, 0);
+      const ranOut = burn > 0 ? now + (left / burn) * 3_600_000 : now;
+      for (const inst of running) stopInstance(inst, this.store.contract(inst.id), Math.max(inst.phaseSince, ranOut), 'Stopped: out of credit', this.network);
+      changed = true;
+    }
+    if (changed) this.store.changed();
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.timers.delete(timer);
+        resolve();
+      }, ms);
+      this.timers.add(timer);
+    });
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const path = normalisePath(url.pathname);
+    const method = (req.method ?? 'GET').toUpperCase();
+    const raw = await readBody(req);
+    if (path === '/__control' || path.startsWith('/__control/')) {
+      let body: unknown;
+      try {
+        body = raw.length ? JSON.parse(raw.toString('utf8')) : {};
+      } catch {
+        return send(res, capture({ status: 400, json: { success: false, error: 'invalid_request', msg: 'Body is not valid JSON.' } }));
+      }
+      let reply: Reply;
+      try {
+        reply = handleControl(this.control, method, path, body);
+      } catch (error) {
+        reply = errorReply(error);
+      }
+      return send(res, capture(reply));
+    }
+    this.requestCount += 1;
+    const faults = this.faults.forRequest(method, path + url.search);
+    if (faults.delayBeforeMs > 0) await this.sleep(faults.delayBeforeMs);
+    if (faults.before) return writeFault(faults.before, res);
+    const captured = capture(this.dispatch(req, method, path, url.searchParams, raw));
+    if (faults.delayAfterMs > 0) await this.sleep(faults.delayAfterMs);
+    if (faults.after) return writeFault(faults.after, res, captured);
+    send(res, captured);
+  }
+
+  private dispatch(req: IncomingMessage, method: string, path: string, query: URLSearchParams, raw: Buffer): Reply {
+    try {
+      const { match, allowed } = matchRoute(ROUTES, method, path);
+      if (!match) {
+        if (allowed.length > 0) return { status: 405, json: { success: false, error: 'method_not_allowed', msg: `${method} is not allowed here.` }, headers: { allow: allowed.join(', ') } };
+        return { status: 404, json: { success: false, error: 'not_found', msg: `No such endpoint: ${method} ${path}` } };
+      }
+      let rawBody: unknown;
+      const text = raw.toString('utf8').trim();
+      try {
+        rawBody = text ? JSON.parse(text) : undefined;
+      } catch {
+        return { status: 400, json: { success: false, error: 'invalid_request', msg: 'The request body is not valid JSON.' } };
+      }
+      const body = rawBody !== null && typeof rawBody === 'object' && !Array.isArray(rawBody) ? (rawBody as Record<string, unknown>) : {};
+      let key: ApiKeyRecord | undefined;
+      let account: Account | undefined;
+      if (match.route.category) {
+        key = authenticate(this.store, bearer(req, query));
+        account = this.store.account(key.accountId);
+      }
+      this.tick();
+      const ctx = { sim: this, method: method as Method, path, params: match.params, query, body, rawBody, account, key, now: this.now() } as Ctx;
+      if (key) authorise(key, match.route, ctx);
+      return match.route.handler(ctx);
+    } catch (error) {
+      return errorReply(error);
+    }
+  }
+
+  control!: MarketplaceControl;
+
+  async close(): Promise<void> {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    for (const socket of this.sockets) socket.destroy();
+    this.server.closeAllConnections();
+    await closed;
+    await this.network.close();
+    this.store.flush();
+  }
+}
+
+/** Starts the marketplace on 127.0.0.1. */
+export async function startMarketplace(options: MarketplaceOptions = {}): Promise<Marketplace> {
+  const sim = new Simulator(options);
+  sim.control = createControl(sim);
+  const now = sim.now();
+  let accountId: number;
+  let apiKey: string;
+  if (sim.store.fresh) {
+    const created = sim.store.createAccount({ email: options.email ?? 'demo@example.test', credit: options.credit ?? 250, key: options.apiKey, now });
+    accountId = created.account.id;
+    apiKey = created.key.key;
+  } else {
+    // Restarted from a state file: the key given now must work on the first account.
+    const first = sim.store.data.accounts[0]!;
+    accountId = first.id;
+    const existing = options.apiKey ? sim.store.liveKey(options.apiKey) : sim.store.data.keys.find((k) => k.accountId === first.id && k.deletedAt === null && k.instanceId === null && k.permissions === null);
+    if (existing) {
+      accountId = existing.accountId;
+      apiKey = existing.key;
+    } else {
+      apiKey = sim.store.addKey({ accountId, key: options.apiKey, name: 'restart', permissions: null, now }).key;
+    }
+  }
+  sim.store.flush();
+  const port = await sim.listen(options.port ?? 0);
+  return { url: sim.baseUrl(), port, accountId, apiKey, control: sim.control, stop: () => sim.close() };
+}
