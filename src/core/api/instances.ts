@@ -131,7 +131,7 @@ export class InstancesApi {
    * Rents an offer. Never retried: when the answer is lost (`outcomeUnknown`), the caller must
    * list instances and look for the one it asked for before trying again.
    */
-  create(offerId: number, request: CreateInstanceRequest, o: RequestOptions = {}): Promise<CreatedInstance> {
+  async create(offerId: number, request: CreateInstanceRequest, o: RequestOptions = {}): Promise<CreatedInstance> {
     const action = `rent offer ${offerId}`;
     const path = `/api/v0/asks/${offerId}/`;
     const problem = checkCreate(request);
@@ -199,7 +199,7 @@ export class InstancesApi {
     return this.setState(id, 'stopped', `stop instance ${id}`, o);
   }
 
-  setLabel(id: number, label: string, o: RequestOptions = {}): Promise<void> {
+  async setLabel(id: number, label: string, o: RequestOptions = {}): Promise<void> {
     const action = `label instance ${id}`;
     const path = `/api/v0/instances/${id}/`;
     if (label.length > LABEL_MAX_CHARS) throw new ApiError({ kind: 'bad_request', action, method: 'PUT', path, serverMessage: `a label may have at most ${LABEL_MAX_CHARS} characters` });
