@@ -1,8 +1,15 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// `import { z } from 'zod'` pulls every zod locale into the bundle (about 350 KB); the namespace
+// import lets esbuild drop what is unused.
+const zodNamespaceOnly = {
+  selector: "ImportDeclaration[source.value='zod'] > ImportSpecifier[imported.name='z']",
+  message: "Use `import * as z from 'zod'`: the named `z` export defeats tree-shaking.",
+};
+
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.vscode-test/**', 'out/**', '*.vsix'] },
+  { ignores: ['.scratch/**', 'dist/**', 'node_modules/**', '.vscode-test/**', 'out/**', '*.vsix'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -13,6 +20,10 @@ export default tseslint.config(
       eqeqeq: ['error', 'smart'],
       'no-console': 'off',
     },
+  },
+  {
+    files: ['src/**/*.ts'],
+    rules: { 'no-restricted-syntax': ['error', zodNamespaceOnly] },
   },
   {
     // src/core must stay testable in plain Node: type-only imports of vscode are fine, runtime ones are not.

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /*
  * Building blocks for tolerant schemas. The service adds fields over time and leaves some out, so

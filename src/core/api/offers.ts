@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { OfferQuery } from '../offers/types';
 import { optBool, optInt, optNumber, optString, type RequestOptions } from './fields';
 import type { Transport } from './transport';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ApiError } from './errors';
 import { listOf, optInt, optString, type RequestOptions } from './fields';
 import type { Permissions } from './permissions';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { anyOk, optBool, optInt, optNumber, optString, optTime, type RequestOptions } from './fields';
 import type { Transport } from './transport';
 

@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { Logger } from '../log';
 import { ApiError, type ApiErrorDetails } from './errors';
 import type { PermissionCategory } from './permissions';
@@ -36,8 +36,17 @@ export interface Call<S extends z.ZodType> {
   signal?: AbortSignal;
 }
 
+/**
+ * The one thing the client needs from an undici `Dispatcher`: its promise form of `request`. Any
+ * Dispatcher (Agent, EnvHttpProxyAgent, MockAgent) fits; the extension passes one that loads
+ * undici only when the first request is made.
+ */
+export interface RequestDispatcher {
+  request(options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData>;
+}
+
 export interface TransportOptions {
-  dispatcher: Dispatcher;
+  dispatcher: RequestDispatcher;
   baseUrl: string;
   getApiKey: () => string | undefined | Promise<string | undefined>;
   logger: Logger;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { inspect } from 'node:util';
 import { MockAgent } from 'undici';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ApiError, type ApiErrorKind } from '../../../src/core/api/errors';
 import { Transport, checkBaseUrl, encodeQuery, type TransportOptions } from '../../../src/core/api/transport';
 import type { Logger } from '../../../src/core/log';
