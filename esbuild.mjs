@@ -1,4 +1,5 @@
-// Bundles the extension into dist/extension.js.
+// Bundles the extension into dist/extension.js, and the HTTP stack (undici) into dist/undici.js,
+// which the extension loads on its first request so that activation does not parse it.
 //   node esbuild.mjs               development build with sourcemaps
 //   node esbuild.mjs --production  minified build, prints the bundle size
 //   node esbuild.mjs --watch       rebuild on change
@@ -10,8 +11,8 @@ const watch = process.argv.includes('--watch');
 
 /** @type {import('esbuild').BuildOptions} */
 const options = {
-  entryPoints: ['src/extension.ts'],
-  outfile: 'dist/extension.js',
+  entryPoints: { extension: 'src/extension.ts', undici: 'src/ui/net/undici.ts' },
+  outdir: 'dist',
   bundle: true,
   format: 'cjs',
   platform: 'node',
@@ -26,11 +27,12 @@ const options = {
 };
 
 function reportSize(result) {
-  const bytes = statSync(options.outfile).size;
-  const inputs = Object.keys(result.metafile?.inputs ?? {}).length;
-  console.log(
-    `${options.outfile}: ${(bytes / 1024).toFixed(1)} KiB (${production ? 'production' : 'development'}, ${inputs} inputs)`,
-  );
+  for (const [file, output] of Object.entries(result.metafile?.outputs ?? {})) {
+    if (!file.endsWith('.js')) continue;
+    const bytes = statSync(file).size;
+    const inputs = Object.keys(output.inputs).length;
+    console.log(`${file}: ${(bytes / 1024).toFixed(1)} KiB (${production ? 'production' : 'development'}, ${inputs} inputs)`);
+  }
 }
 
 if (watch) {
