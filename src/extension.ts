@@ -1,7 +1,22 @@
-import type * as vscode from 'vscode';
+import * as vscode from 'vscode';
+import { registerSessionCommands } from './ui/commands/session';
+import { Services } from './ui/services';
 
-export function activate(_context: vscode.ExtensionContext): void {
-  // Views and commands are wired here as they are built.
+/** What `activate` returns: read by the integration tests, not a public API. */
+export interface ExtensionApi {
+  readonly services: Services;
+  readonly activationMs: number;
+}
+
+export function activate(context: vscode.ExtensionContext): ExtensionApi {
+  const started = performance.now();
+  const services = new Services(context);
+  context.subscriptions.push(services, ...registerSessionCommands(services));
+  // Reading the key and asking the service about it happen after activation returns.
+  void services.start().catch((error: unknown) => services.logger.error(`Start-up failed: ${String(error)}`));
+  const activationMs = performance.now() - started;
+  services.logger.info(`Activated in ${activationMs.toFixed(1)} ms (GPU Rental ${String(context.extension.packageJSON.version)}, VS Code ${vscode.version}).`);
+  return { services, activationMs };
 }
 
 export function deactivate(): void {}

@@ -1,0 +1,33 @@
+/**
+ * Every id the extension contributes, in one place. A unit test checks these lists against
+ * package.json, so a command cannot be declared without being registered, or the other way round.
+ */
+export const COMMANDS = {
+  setApiKey: 'gpuRental.setApiKey',
+  signOut: 'gpuRental.signOut',
+  refresh: 'gpuRental.refresh',
+  showLogs: 'gpuRental.showLogs',
+} as const;
+
+export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];
+export const COMMAND_IDS: readonly CommandId[] = Object.values(COMMANDS);
+
+export const VIEWS = {
+  container: 'gpuRental',
+  instances: 'gpuRental.instances',
+  offers: 'gpuRental.offers',
+} as const;
+
+export const SETTINGS = {
+  apiUrl: 'gpuRental.apiUrl',
+  pollIntervalSeconds: 'gpuRental.pollIntervalSeconds',
+} as const;
+
+/** Context keys that `when` clauses in package.json read. */
+export const CONTEXT = {
+  /** The session's state kind: noKey, checking, ready, rejected or unreachable. */
+  state: 'gpuRental.state',
+} as const;
+
+/** Set by `npm start` and automation: a key imported into SecretStorage once, when none is stored. */
+export const API_KEY_ENV = 'GPU_RENTAL_API_KEY';

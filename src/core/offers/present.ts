@@ -1,0 +1,75 @@
+import type { Offer } from '../api/offers';
+import type { OfferFilters } from './types';
+
+/** The real CLI's defaults: offers that can be rented now, on verified machines, not listed externally. */
+export const DEFAULT_OFFER_FILTERS: OfferFilters = Object.freeze({
+  verified: { eq: true },
+  external: { eq: false },
+  rentable: { eq: true },
+  rented: { eq: false },
+});
+
+/** Pure presentation of an offer: what the tree shows, so it can be tested without VS Code. */
+export interface OfferPresentation {
+  label: string;
+  description: string;
+  /** Markdown. */
+  tooltip: string;
+}
+
+export function presentOffer(offer: Offer): OfferPresentation {
+  const gpus = offer.num_gpus > 1 ? ` ×${offer.num_gpus}` : '';
+  const vramGb = formatGb(offer.gpu_ram);
+  const region = countryCode(offer.geolocation);
+  const description = [`${formatDollars(offer.dph_total)}/h`, `${vramGb} GB`, region].filter(Boolean).join(' · ');
+  return {
+    label: `${offer.gpu_name}${gpus}`,
+    description,
+    tooltip: offerTooltip(offer),
+  };
+}
+
+function offerTooltip(offer: Offer): string {
+  const gpuPerHour = offer.search?.gpuCostPerHour ?? offer.dph_base;
+  const diskPerHour = offer.search?.diskHour;
+  const rows: Array<[string, string | undefined]> = [
+    ['Price', `${formatDollars(offer.dph_total)}/h`],
+    ['GPU', gpuPerHour === null || gpuPerHour === undefined ? undefined : `${formatDollars(gpuPerHour)}/h`],
+    ['Disk', diskPerHour === null || diskPerHour === undefined ? undefined : `${formatDollars(diskPerHour)}/h`],
+    ['VRAM', `${formatGb(offer.gpu_ram)} GB per GPU`],
+    ['Reliability', offer.reliability2 === null || offer.reliability2 === undefined ? undefined : `${(offer.reliability2 * 100).toFixed(1)} %`],
+    ['DLPerf per $/h', offer.dlperf_per_dphtotal?.toFixed(1)],
+    ['CUDA', offer.cuda_max_good?.toString()],
+    ['Internet', offer.inet_down === null || offer.inet_down === undefined ? undefined : `↓ ${Math.round(offer.inet_down)} / ↑ ${Math.round(offer.inet_up ?? 0)} Mb/s`],
+    ['Disk space', offer.disk_space === null || offer.disk_space === undefined ? undefined : `${Math.round(offer.disk_space)} GB`],
+    ['Direct ports', offer.direct_port_count?.toString()],
+    ['Location', offer.geolocation ?? undefined],
+    ['Verified', offer.verified === null || offer.verified === undefined ? offer.verification ?? undefined : offer.verified ? 'yes' : 'no'],
+    ['Host / machine', `${offer.host_id ?? '?'} / ${offer.machine_id ?? '?'}`],
+    ['Offer', String(offer.id)],
+  ];
+  const lines = rows.filter((r): r is [string, string] => r[1] !== undefined).map(([k, v]) => `| ${k} | ${escapeCell(v)} |`);
+  return [`**${offer.gpu_name}${offer.num_gpus > 1 ? ` ×${offer.num_gpus}` : ''}**`, '', '| | |', '|---|---|', ...lines].join('\n');
+}
+
+export function formatDollars(amount: number): string {
+  const abs = Math.abs(amount);
+  const digits = abs !== 0 && abs < 1 ? 3 : 2;
+  return `${amount < 0 ? '-' : ''}$${abs.toFixed(digits)}`;
+}
+
+function formatGb(mb: number): string {
+  const gb = mb / 1024;
+  return gb >= 10 ? String(Math.round(gb)) : gb.toFixed(1);
+}
+
+/** "Texas, US" → "US"; a bare code stays as it is. */
+export function countryCode(geolocation: string | null | undefined): string | undefined {
+  if (!geolocation) return undefined;
+  const match = /(?:^|,\s*)([A-Za-z]{2})\s*$/.exec(geolocation);
+  return match ? match[1]!.toUpperCase() : geolocation;
+}
+
+function escapeCell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+}

@@ -1,0 +1,208 @@
+import type { User } from '../api/account';
+import { GpuRentalClient } from '../api/client';
+import { ApiError } from '../api/errors';
+import { checkBaseUrl } from '../api/transport';
+import { Emitter, type Disposable, type Event } from '../events';
+import type { Logger } from '../log';
+
+/**
+ * Where the API key lives. Keys are stored per base URL, so a key set for one service is never
+ * sent to another when the base URL setting changes. The extension backs this with SecretStorage.
+ */
+export interface KeyStore {
+  get(baseUrl: string): Promise<string | undefined>;
+  store(baseUrl: string, key: string): Promise<void>;
+  delete(baseUrl: string): Promise<void>;
+  /** Fires with the base URL whose key changed, also when another window changed it. */
+  readonly onDidChange: Event<string>;
+}
+
+export type SessionState =
+  | { kind: 'noKey' }
+  | { kind: 'checking' }
+  /** `user` is undefined when the key is valid but may not read the account (a scoped key). */
+  | { kind: 'ready'; user: User | undefined }
+  | { kind: 'rejected'; error: ApiError }
+  | { kind: 'unreachable'; error: ApiError }
+  | { kind: 'badUrl'; message: string };
+
+export type SessionStateKind = SessionState['kind'];
+
+export type ClientFactory = (baseUrl: string, getApiKey: () => string | undefined) => GpuRentalClient;
+
+export interface SessionOptions {
+  keys: KeyStore;
+  createClient: ClientFactory;
+  logger: Logger;
+}
+
+/**
+ * The signed-in state of one window: base URL, key, the client that uses them, and whether the
+ * service accepts the key. Views and commands read `state` and `client`; nothing else holds a key.
+ */
+export class Session implements Disposable {
+  private readonly changed = new Emitter<SessionState>();
+  readonly onDidChangeState = this.changed.event;
+
+  private current: SessionState = { kind: 'checking' };
+  private key: string | undefined;
+  private baseUrlValue: string;
+  private clientValue: GpuRentalClient | undefined;
+  /** Bumped by every check so that an older, slower answer never overwrites a newer one. */
+  private generation = 0;
+  private readonly subscription: Disposable;
+
+  constructor(
+    baseUrl: string,
+    private readonly options: SessionOptions,
+  ) {
+    this.baseUrlValue = baseUrl;
+    this.clientValue = this.makeClient(baseUrl);
+    this.subscription = options.keys.onDidChange((changedUrl) => {
+      if (changedUrl === this.normalizedUrl()) void this.reloadKey();
+    });
+  }
+
+  get state(): SessionState {
+    return this.current;
+  }
+
+  get baseUrl(): string {
+    return this.baseUrlValue;
+  }
+
+  get hasKey(): boolean {
+    return this.key !== undefined;
+  }
+
+  /** The client for the current base URL; throws a readable error when that URL is unusable. */
+  get client(): GpuRentalClient {
+    if (!this.clientValue) throw new Error(this.current.kind === 'badUrl' ? this.current.message : 'The base URL is not usable.');
+    return this.clientValue;
+  }
+
+  /** Reads the stored key and checks it. Cheap to call again. */
+  async start(): Promise<void> {
+    await this.reloadKey(true);
+  }
+
+  async setBaseUrl(baseUrl: string): Promise<void> {
+    if (baseUrl === this.baseUrlValue) return;
+    this.baseUrlValue = baseUrl;
+    this.clientValue = this.makeClient(baseUrl);
+    this.key = undefined;
+    await this.reloadKey(true);
+  }
+
+  /**
+   * Asks the service whether `key` works, without storing it. Resolves with the account, or with
+   * undefined when the key is valid but may not read the account; rejects with an ApiError.
+   */
+  async verifyKey(key: string): Promise<User | undefined> {
+    const client = this.options.createClient(this.client.baseUrl, () => key);
+    try {
+      return await client.account.currentUser();
+    } catch (error) {
+      if (error instanceof ApiError && error.kind === 'forbidden') return undefined;
+      throw error;
+    }
+  }
+
+  /** Verifies the key, then stores it. A key the service refuses is never stored. */
+  async signIn(key: string): Promise<User | undefined> {
+    const trimmed = key.trim();
+    const user = await this.verifyKey(trimmed);
+    this.generation++;
+    this.key = trimmed;
+    await this.options.keys.store(this.normalizedUrl(), trimmed);
+    this.setState({ kind: 'ready', user });
+    this.options.logger.info(`Signed in to ${this.baseUrlValue}${user?.email ? ` as ${user.email}` : ''}.`);
+    return user;
+  }
+
+  async signOut(): Promise<void> {
+    this.generation++;
+    this.key = undefined;
+    await this.options.keys.delete(this.normalizedUrl());
+    this.setState({ kind: 'noKey' });
+    this.options.logger.info(`Signed out of ${this.baseUrlValue}.`);
+  }
+
+  /** Checks the key against the service again (the Retry of the unreachable state). */
+  async refresh(): Promise<void> {
+    if (!this.clientValue) return;
+    if (this.key === undefined) {
+      this.setState({ kind: 'noKey' });
+      return;
+    }
+    const generation = ++this.generation;
+    if (this.current.kind !== 'ready') this.setState({ kind: 'checking' });
+    let next: SessionState;
+    try {
+      next = { kind: 'ready', user: await this.clientValue.account.currentUser() };
+    } catch (error) {
+      next = this.stateForError(error);
+    }
+    if (generation === this.generation) this.setState(next);
+  }
+
+  /**
+   * Views report failed calls here, so that a revoked key or a lost connection shows as the
+   * session's state (and its welcome content) rather than as a silently empty tree.
+   */
+  reportError(error: unknown): void {
+    if (!(error instanceof ApiError)) return;
+    if (error.kind === 'auth' || error.kind === 'network' || error.kind === 'timeout') {
+      this.generation++;
+      this.setState(this.stateForError(error));
+    }
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    this.changed.dispose();
+  }
+
+  private async reloadKey(force = false): Promise<void> {
+    if (!this.clientValue) return;
+    const url = this.normalizedUrl();
+    const key = await this.options.keys.get(url);
+    if (url !== this.normalizedUrl()) return; // the base URL changed meanwhile
+    if (!force && key === this.key) return;
+    this.key = key;
+    if (key === undefined) {
+      this.generation++;
+      this.setState({ kind: 'noKey' });
+      return;
+    }
+    await this.refresh();
+  }
+
+  private stateForError(error: unknown): SessionState {
+    if (error instanceof ApiError) {
+      if (error.kind === 'auth') return { kind: 'rejected', error };
+      if (error.kind === 'forbidden') return { kind: 'ready', user: undefined };
+      return { kind: 'unreachable', error };
+    }
+    throw error;
+  }
+
+  private makeClient(baseUrl: string): GpuRentalClient | undefined {
+    try {
+      checkBaseUrl(baseUrl);
+    } catch (error) {
+      this.setState({ kind: 'badUrl', message: (error as Error).message });
+      return undefined;
+    }
+    return this.options.createClient(baseUrl, () => this.key);
+  }
+
+  private normalizedUrl(): string {
+    return this.clientValue?.baseUrl ?? this.baseUrlValue;
+  }
+
+  private setState(state: SessionState): void {
+    this.current = state;
+    this.changed.fire(state);
+  }
+}

@@ -1,0 +1,108 @@
+import * as vscode from 'vscode';
+import { GpuRentalClient } from '../core/api/client';
+import { API_KEY_ENV, CONTEXT, SETTINGS, VIEWS } from '../core/ids';
+import type { Logger } from '../core/log';
+import { Session } from '../core/session/session';
+import { AccountStatus } from './accountStatus';
+import { config } from './config';
+import { channelLogger } from './log';
+import { VsCodeDispatcher } from './net/dispatcher';
+import { SecretKeyStore } from './secrets';
+import { InstancesView } from './views/instancesView';
+import { OffersView } from './views/offersView';
+
+const SIGNED_OUT_KEY = 'gpuRental.signedOut';
+const REQUEST_TIMEOUT_MS = 30_000;
+
+/**
+ * Every long-lived object of the extension, built once in `activate` and handed to the command
+ * modules. Nothing here talks to the network until a view or command asks.
+ */
+export class Services implements vscode.Disposable {
+  readonly log: vscode.LogOutputChannel;
+  readonly logger: Logger;
+  readonly session: Session;
+  readonly instancesView: InstancesView;
+  readonly offersView: OffersView;
+  readonly accountStatus: AccountStatus;
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly keys: SecretKeyStore;
+
+  constructor(private readonly context: vscode.ExtensionContext) {
+    this.log = this.own(vscode.window.createOutputChannel('GPU Rental', { log: true }));
+    this.logger = channelLogger(this.log);
+    const dispatcher = this.own(new VsCodeDispatcher(context.asAbsolutePath('dist')));
+    const keys = (this.keys = this.own(new SecretKeyStore(context.secrets)));
+    const userAgent = `gpu-rental-vscode/${String(context.extension.packageJSON.version)} vscode/${vscode.version}`;
+    this.session = this.own(
+      new Session(config.apiUrl(), {
+        keys,
+        logger: this.logger,
+        createClient: (baseUrl, getApiKey) =>
+          new GpuRentalClient({ dispatcher, baseUrl, getApiKey, logger: this.logger, timeoutMs: REQUEST_TIMEOUT_MS, userAgent }),
+      }),
+    );
+    this.instancesView = this.own(new InstancesView(this.session));
+    this.offersView = this.own(new OffersView(this.session));
+    this.instancesView.attach(this.own(vscode.window.createTreeView(VIEWS.instances, { treeDataProvider: this.instancesView })));
+    this.offersView.attach(this.own(vscode.window.createTreeView(VIEWS.offers, { treeDataProvider: this.offersView })));
+    this.accountStatus = this.own(new AccountStatus(this.session));
+
+    this.own(
+      this.session.onDidChangeState((state) => {
+        void vscode.commands.executeCommand('setContext', CONTEXT.state, state.kind);
+        if (state.kind === 'unreachable' || state.kind === 'rejected') this.logger.warn(state.error.toLogString());
+        if (state.kind === 'badUrl') this.logger.warn(state.message);
+        if (state.kind !== 'checking') this.refreshViews();
+      }),
+    );
+    this.own(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration(SETTINGS.apiUrl)) void this.session.setBaseUrl(config.apiUrl());
+      }),
+    );
+  }
+
+  /** Imports the environment's key if there is one to import, then checks the stored key. */
+  async start(): Promise<void> {
+    void vscode.commands.executeCommand('setContext', CONTEXT.state, this.session.state.kind);
+    await this.importEnvironmentKey();
+    await this.session.start();
+  }
+
+  refreshViews(): void {
+    this.instancesView.refresh();
+    this.offersView.refresh();
+  }
+
+  /** After an explicit sign-out, the environment's key is not imported again for that service. */
+  async rememberSignOut(): Promise<void> {
+    const baseUrl = this.session.client.baseUrl;
+    const signedOut = new Set(this.context.globalState.get<string[]>(SIGNED_OUT_KEY, []));
+    signedOut.add(baseUrl);
+    await this.context.globalState.update(SIGNED_OUT_KEY, [...signedOut]);
+  }
+
+  dispose(): void {
+    for (const d of this.disposables.reverse()) d.dispose();
+  }
+
+  /**
+   * `npm start` and automation pass a key in GPU_RENTAL_API_KEY. It is copied into SecretStorage
+   * once, when no key is stored for the service and the user has not signed out of it.
+   */
+  private async importEnvironmentKey(): Promise<void> {
+    const key = process.env[API_KEY_ENV]?.trim();
+    if (!key || this.session.state.kind === 'badUrl') return;
+    const baseUrl = this.session.client.baseUrl;
+    if (this.context.globalState.get<string[]>(SIGNED_OUT_KEY, []).includes(baseUrl)) return;
+    if (await this.keys.get(baseUrl)) return;
+    await this.keys.store(baseUrl, key);
+    this.logger.info(`Imported the API key from ${API_KEY_ENV} for ${baseUrl}.`);
+  }
+
+  private own<T extends vscode.Disposable>(disposable: T): T {
+    this.disposables.push(disposable);
+    return disposable;
+  }
+}

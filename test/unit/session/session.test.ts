@@ -1,0 +1,152 @@
+import assert from 'node:assert/strict';
+import { permissionsFor } from '../../../src/core/api/permissions';
+import { Emitter } from '../../../src/core/events';
+import { Session, type KeyStore, type SessionState, type SessionStateKind } from '../../../src/core/session/session';
+import { DEMO_KEY, MemoryLogger, clientFor, eventually, startSimulator, type Marketplace } from '../support';
+
+/** SecretStorage as the extension sees it: shared by "windows", with a change event. */
+class MemoryKeyStore implements KeyStore {
+  readonly keys = new Map<string, string>();
+  private readonly changed = new Emitter<string>();
+  readonly onDidChange = this.changed.event;
+  async get(url: string) {
+    return this.keys.get(url);
+  }
+  async store(url: string, key: string) {
+    this.keys.set(url, key);
+    this.changed.fire(url);
+  }
+  async delete(url: string) {
+    this.keys.delete(url);
+    this.changed.fire(url);
+  }
+}
+
+/** Read through a function, so TypeScript does not keep an earlier assertion's narrowing. */
+const kindOf = (session: Session): SessionStateKind => session.state.kind;
+
+function newSession(url: string, keys: KeyStore, logger = new MemoryLogger()) {
+  return new Session(url, { keys, logger, createClient: (baseUrl, getApiKey) => clientFor(baseUrl, undefined, { getApiKey, maxAttempts: 1 }).client });
+}
+
+describe('session', () => {
+  let sim: Marketplace;
+  before(async () => {
+    sim = await startSimulator();
+  });
+  after(() => sim.stop());
+
+  it('starts without a key, then signs in with a good one and stores it', async () => {
+    const keys = new MemoryKeyStore();
+    const session = newSession(sim.url, keys);
+    await session.start();
+    assert.equal(kindOf(session), 'noKey');
+    const user = await session.signIn(`  ${DEMO_KEY} `);
+    assert.equal(user?.id, sim.accountId);
+    assert.equal(keys.keys.get(sim.url), DEMO_KEY);
+    const state = session.state as SessionState;
+    assert.ok(state.kind === 'ready');
+    assert.ok(state.user && state.user.credit > 0);
+  });
+
+  it('refuses a wrong key and does not store it', async () => {
+    const keys = new MemoryKeyStore();
+    const logger = new MemoryLogger();
+    const session = newSession(sim.url, keys, logger);
+    await session.start();
+    await assert.rejects(session.signIn('wrong-key-123'), (e: Error & { kind?: string }) => e.kind === 'auth');
+    assert.equal(keys.keys.size, 0);
+    assert.equal(kindOf(session), 'noKey');
+    assert.ok(!logger.lines.join('\n').includes('wrong-key-123'));
+  });
+
+  it('accepts a scoped key that may not read the account, without account details', async () => {
+    const { client } = clientFor(sim.url, DEMO_KEY);
+    const scoped = await client.apiKeys.create({ name: 'offers only', permissions: permissionsFor(['misc']) });
+    const session = newSession(sim.url, new MemoryKeyStore());
+    await session.start();
+    assert.equal(await session.signIn(scoped.key), undefined);
+    assert.deepEqual(session.state, { kind: 'ready', user: undefined });
+  });
+
+  it('signs out, removing the stored key', async () => {
+    const keys = new MemoryKeyStore();
+    await keys.store(sim.url, DEMO_KEY);
+    const session = newSession(sim.url, keys);
+    await session.start();
+    assert.equal(kindOf(session), 'ready');
+    await session.signOut();
+    assert.equal(kindOf(session), 'noKey');
+    assert.equal(keys.keys.size, 0);
+  });
+
+  it('follows a key stored or removed by another window', async () => {
+    const keys = new MemoryKeyStore();
+    const a = newSession(sim.url, keys);
+    const b = newSession(sim.url, keys);
+    await Promise.all([a.start(), b.start()]);
+    await a.signIn(DEMO_KEY);
+    await eventually(async () => b.state.kind === 'ready', 5_000, 'window b to sign in');
+    await a.signOut();
+    await eventually(async () => b.state.kind === 'noKey', 5_000, 'window b to sign out');
+  });
+
+  it('shows a revoked key as rejected', async () => {
+    const { client } = clientFor(sim.url, DEMO_KEY);
+    const temp = await client.apiKeys.create({ name: 'temp', permissions: permissionsFor(['user_read']) });
+    const keys = new MemoryKeyStore();
+    await keys.store(sim.url, temp.key);
+    const session = newSession(sim.url, keys);
+    await session.start();
+    assert.equal(kindOf(session), 'ready');
+    await client.apiKeys.delete(temp.id);
+    await session.refresh();
+    assert.equal(kindOf(session), 'rejected');
+  });
+
+  it('keeps keys per base URL, so a key is never sent to another service', async () => {
+    const other = await startSimulator({ apiKey: 'other-service-key-0001' });
+    try {
+      const keys = new MemoryKeyStore();
+      await keys.store(sim.url, DEMO_KEY);
+      const session = newSession(sim.url, keys);
+      await session.start();
+      assert.equal(kindOf(session), 'ready');
+      const before = other.control.state().requestCount;
+      await session.setBaseUrl(other.url);
+      assert.equal(kindOf(session), 'noKey');
+      assert.equal(other.control.state().requestCount, before, 'no request reached the other service');
+      await session.setBaseUrl(sim.url);
+      assert.equal(kindOf(session), 'ready');
+    } finally {
+      await other.stop();
+    }
+  });
+
+  it('reports an unreachable service and recovers on refresh', async () => {
+    const down = await startSimulator();
+    const url = down.url;
+    const keys = new MemoryKeyStore();
+    await keys.store(url, DEMO_KEY);
+    await down.stop();
+    const session = newSession(url, keys);
+    await session.start();
+    assert.equal(kindOf(session), 'unreachable');
+    const port = Number(new URL(url).port);
+    const back = await startSimulator({ port });
+    try {
+      await session.refresh();
+      assert.equal(kindOf(session), 'ready');
+    } finally {
+      await back.stop();
+    }
+  });
+
+  it('explains a base URL that would send the key in the clear', async () => {
+    const session = newSession('http://example.com', new MemoryKeyStore());
+    await session.start();
+    assert.equal(kindOf(session), 'badUrl');
+    assert.match((session.state as { message: string }).message, /plain http/);
+    assert.throws(() => session.client, /plain http/);
+  });
+});
