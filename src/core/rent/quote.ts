@@ -1,0 +1,31 @@
+import type { Offer } from '../api/offers';
+
+/** The service prices disk per GB per month; a month is 720 hours there. */
+export const HOURS_PER_MONTH = 720;
+
+export interface RentQuote {
+  gpuPerHour: number;
+  diskPerHour: number;
+  totalPerHour: number;
+  perDay: number;
+  /** Credit left after a day at this rate, when the credit is known. */
+  creditAfterDay: number | undefined;
+  /** False when the credit cannot cover one hour: renting is refused. */
+  affordable: boolean;
+}
+
+/** What renting `offer` with `diskGb` of disk costs, split the way the confirmation shows it. */
+export function quoteRent(offer: Offer, diskGb: number, credit: number | undefined): RentQuote {
+  const gpuPerHour = offer.search?.gpuCostPerHour ?? offer.dph_base ?? offer.dph_total;
+  const diskPerHour = ((offer.storage_cost ?? 0) * diskGb) / HOURS_PER_MONTH;
+  const totalPerHour = gpuPerHour + diskPerHour;
+  const perDay = totalPerHour * 24;
+  return {
+    gpuPerHour,
+    diskPerHour,
+    totalPerHour,
+    perDay,
+    creditAfterDay: credit === undefined ? undefined : credit - perDay,
+    affordable: credit === undefined || credit >= totalPerHour,
+  };
+}
