@@ -41,4 +41,9 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Use this key instead of the account key, e.g. an instance API key for its own instance. */
   apiKey?: string;
+  /**
+   * Overrides the endpoint's retry policy; the poller passes `never` because it has its own
+   * backoff and must make exactly one request per interval.
+   */
+  retry?: 'never';
 }

@@ -124,6 +124,7 @@ const MAX_PAGES = 100;
 
 export class InstancesApi {
   private v1Missing = false;
+  private v0Missing = false;
 
   constructor(private readonly t: Transport) {}
 
@@ -168,17 +169,24 @@ export class InstancesApi {
         this.v1Missing = true;
       }
     }
-    const res = await this.t.send({
-      action: 'list instances',
-      method: 'GET',
-      path: '/api/v0/instances/',
-      query: { owner: 'me' },
-      schema: z.object({ instances: z.array(InstanceSchema).nullish() }),
-      permission: 'instance_read',
-      retry: 'read',
-      ...o,
-    });
-    return res.instances ?? [];
+    return this.listV0(o);
+  }
+
+  /**
+   * Every instance in one request, whatever their number: the older list endpoint, which the
+   * service still serves. The poller uses it to keep to one request per interval; where it is gone,
+   * this falls back to the paged list.
+   */
+  async listInOneRequest(o: RequestOptions = {}): Promise<Instance[]> {
+    if (!this.v0Missing) {
+      try {
+        return await this.listV0(o);
+      } catch (error) {
+        if (!(error instanceof ApiError && error.kind === 'not_found')) throw error;
+        this.v0Missing = true;
+      }
+    }
+    return this.list(o);
   }
 
   /** One instance; a `not_found` error when it does not exist (any more) or is not this account's. */
@@ -233,6 +241,20 @@ export class InstancesApi {
         await this.t.wait(o.intervalMs ?? 500, o.signal);
       }
     }
+  }
+
+  private async listV0(o: RequestOptions): Promise<Instance[]> {
+    const res = await this.t.send({
+      action: 'list instances',
+      method: 'GET',
+      path: '/api/v0/instances/',
+      query: { owner: 'me' },
+      schema: z.object({ instances: z.array(InstanceSchema).nullish() }),
+      permission: 'instance_read',
+      retry: 'read',
+      ...o,
+    });
+    return res.instances ?? [];
   }
 
   private setState(id: number, state: 'running' | 'stopped', action: string, o: RequestOptions): Promise<void> {

@@ -24,6 +24,19 @@ describe('client: instances (simulator)', () => {
     await sim.stop();
   });
 
+  it('lists every instance in one request for the poller, and does not retry when told not to', async () => {
+    const offers = await rentable(30);
+    for (const offer of offers) await client.instances.create(offer.id, { image: 'ubuntu:22.04', disk: 8 });
+    const before = sim.control.state().requestCount;
+    const all = await client.instances.listInOneRequest({ retry: 'never' });
+    assert.equal(all.length, 30);
+    assert.equal(sim.control.state().requestCount - before, 1);
+    sim.control.addFault({ kind: 'server_error', status: 503, path: '/api/v0/instances', count: 3 });
+    const failedAt = sim.control.state().requestCount;
+    await assert.rejects(client.instances.listInOneRequest({ retry: 'never' }), (e) => isApiError(e, 'server'));
+    assert.equal(sim.control.state().requestCount - failedAt, 1, 'one request, no retries');
+  });
+
   it('rents an offer and watches it boot: provisioning, loading, running', async () => {
     const [offer] = await rentable();
     const created = await client.instances.create(offer!.id, { image: 'pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime', disk: 20, label: 'boot-test', runtype: 'ssh_direct', env: { HF_HOME: '/workspace/hf' } });
