@@ -1,4 +1,8 @@
+import { dirname } from 'node:path';
 import * as vscode from 'vscode';
+import { registerInstanceCommands } from './ui/commands/instances';
+import { registerOfferCommands } from './ui/commands/offers';
+import { registerRentCommands } from './ui/commands/rent';
 import { registerSessionCommands } from './ui/commands/session';
 import { Services } from './ui/services';
 
@@ -6,17 +10,19 @@ import { Services } from './ui/services';
 export interface ExtensionApi {
   readonly services: Services;
   readonly activationMs: number;
+  /** The extension host's log folder, which holds the "GPU Rental" channel's file. */
+  readonly logDir: string;
 }
 
 export function activate(context: vscode.ExtensionContext): ExtensionApi {
   const started = performance.now();
   const services = new Services(context);
-  context.subscriptions.push(services, ...registerSessionCommands(services));
+  context.subscriptions.push(services, ...registerSessionCommands(services), ...registerInstanceCommands(services), ...registerOfferCommands(services), ...registerRentCommands(services));
   // Reading the key and asking the service about it happen after activation returns.
   void services.start().catch((error: unknown) => services.logger.error(`Start-up failed: ${String(error)}`));
   const activationMs = performance.now() - started;
   services.logger.info(`Activated in ${activationMs.toFixed(1)} ms (GPU Rental ${String(context.extension.packageJSON.version)}, VS Code ${vscode.version}).`);
-  return { services, activationMs };
+  return { services, activationMs, logDir: dirname(context.logUri.fsPath) };
 }
 
 export function deactivate(): void {}

@@ -7,6 +7,18 @@ export const COMMANDS = {
   signOut: 'gpuRental.signOut',
   refresh: 'gpuRental.refresh',
   showLogs: 'gpuRental.showLogs',
+  searchOffers: 'gpuRental.searchOffers',
+  clearOfferFilters: 'gpuRental.clearOfferFilters',
+  sortOffers: 'gpuRental.sortOffers',
+  loadMoreOffers: 'gpuRental.loadMoreOffers',
+  rentOffer: 'gpuRental.rentOffer',
+  startInstance: 'gpuRental.startInstance',
+  stopInstance: 'gpuRental.stopInstance',
+  rebootInstance: 'gpuRental.rebootInstance',
+  destroyInstance: 'gpuRental.destroyInstance',
+  labelInstance: 'gpuRental.labelInstance',
+  showInstanceLogs: 'gpuRental.showInstanceLogs',
+  copySshCommand: 'gpuRental.copySshCommand',
 } as const;
 
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];

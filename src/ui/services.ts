@@ -3,7 +3,11 @@ import { GpuRentalClient } from '../core/api/client';
 import { API_KEY_ENV, CONTEXT, SETTINGS, VIEWS } from '../core/ids';
 import type { Logger } from '../core/log';
 import { Session } from '../core/session/session';
+import { InstancePoller } from '../core/instances/poller';
+import { Renter } from '../core/rent/renter';
 import { AccountStatus } from './accountStatus';
+import { BootStatus } from './bootStatus';
+import { modalPrompts, type Prompts } from './prompts';
 import { config } from './config';
 import { channelLogger } from './log';
 import { VsCodeDispatcher } from './net/dispatcher';
@@ -22,13 +26,19 @@ export class Services implements vscode.Disposable {
   readonly log: vscode.LogOutputChannel;
   readonly logger: Logger;
   readonly session: Session;
+  readonly poller: InstancePoller;
+  readonly boots: BootStatus;
   readonly instancesView: InstancesView;
+  /** Replaced by integration tests to answer confirmations. */
+  prompts: Prompts = modalPrompts;
   readonly offersView: OffersView;
   readonly accountStatus: AccountStatus;
   private readonly disposables: vscode.Disposable[] = [];
   private readonly keys: SecretKeyStore;
 
-  constructor(private readonly context: vscode.ExtensionContext) {
+  readonly renter: Renter;
+
+  constructor(readonly context: vscode.ExtensionContext) {
     this.log = this.own(vscode.window.createOutputChannel('GPU Rental', { log: true }));
     this.logger = channelLogger(this.log);
     const dispatcher = this.own(new VsCodeDispatcher(context.asAbsolutePath('dist')));
@@ -42,8 +52,17 @@ export class Services implements vscode.Disposable {
           new GpuRentalClient({ dispatcher, baseUrl, getApiKey, logger: this.logger, timeoutMs: REQUEST_TIMEOUT_MS, userAgent }),
       }),
     );
-    this.instancesView = this.own(new InstancesView(this.session));
-    this.offersView = this.own(new OffersView(this.session));
+    this.poller = this.own(
+      new InstancePoller({
+        fetch: (signal) => this.session.client.instances.listInOneRequest({ signal, retry: 'never' }),
+        intervalMs: () => config.pollIntervalSeconds() * 1000,
+        logger: this.logger,
+      }),
+    );
+    this.boots = this.own(new BootStatus(this.poller, context.globalState));
+    this.instancesView = this.own(new InstancesView(this.session, this.poller));
+    this.offersView = this.own(new OffersView(this.session, context.globalState));
+    this.renter = new Renter({ client: () => this.session.client, logger: this.logger });
     this.instancesView.attach(this.own(vscode.window.createTreeView(VIEWS.instances, { treeDataProvider: this.instancesView })));
     this.offersView.attach(this.own(vscode.window.createTreeView(VIEWS.offers, { treeDataProvider: this.offersView })));
     this.accountStatus = this.own(new AccountStatus(this.session));
@@ -53,6 +72,7 @@ export class Services implements vscode.Disposable {
         void vscode.commands.executeCommand('setContext', CONTEXT.state, state.kind);
         if (state.kind === 'unreachable' || state.kind === 'rejected') this.logger.warn(state.error.toLogString());
         if (state.kind === 'badUrl') this.logger.warn(state.message);
+        this.poller.setEnabled(state.kind === 'ready');
         if (state.kind !== 'checking') this.refreshViews();
       }),
     );

@@ -85,6 +85,7 @@ async function signOut(s: Services): Promise<void> {
 
 async function refresh(s: Services): Promise<void> {
   await s.session.refresh();
+  await s.poller.refresh();
   s.refreshViews();
 }
 

@@ -1,31 +1,93 @@
 import * as vscode from 'vscode';
+import { ApiError } from '../../core/api/errors';
 import type { Instance } from '../../core/api/instances';
-import { formatDollars } from '../../core/offers/present';
+import { VIEWS } from '../../core/ids';
+import type { InstancePoller } from '../../core/instances/poller';
+import { presentInstance } from '../../core/instances/present';
 import type { Session } from '../../core/session/session';
-import { ListView } from './listView';
 
 export class InstanceItem extends vscode.TreeItem {
   constructor(readonly instance: Instance) {
-    const gpus = instance.gpu_name ? `${instance.gpu_name}${(instance.num_gpus ?? 1) > 1 ? ` ×${instance.num_gpus}` : ''}` : 'instance';
-    super(instance.label || gpus, vscode.TreeItemCollapsibleState.None);
+    const p = presentInstance(instance, { nowMs: Date.now() });
+    super(p.label, vscode.TreeItemCollapsibleState.None);
     this.id = `instance-${instance.id}`;
-    const status = instance.actual_status ?? 'provisioning';
-    const price = instance.dph_total === null || instance.dph_total === undefined ? undefined : `${formatDollars(instance.dph_total)}/h`;
-    this.description = [status, price].filter(Boolean).join(' · ');
-    this.tooltip = `#${instance.id} ${gpus}: ${instance.status_msg ?? status}`;
-    this.iconPath = new vscode.ThemeIcon('vm');
-    this.contextValue = 'instance';
+    this.description = p.description;
+    this.tooltip = new vscode.MarkdownString(p.tooltip);
+    this.iconPath = new vscode.ThemeIcon(p.icon.id, p.icon.color ? new vscode.ThemeColor(p.icon.color) : undefined);
+    this.contextValue = p.contextValue;
   }
 }
 
-/** The account's instances, newest last. */
-export class InstancesView extends ListView<InstanceItem> {
-  constructor(session: Session) {
-    super(session, 'list instances');
+/**
+ * The account's instances, read from the poller's snapshot (the status bar reads the same one).
+ * While the view is visible the poller keeps it fresh; a failed poll keeps the last list and says so.
+ */
+export class InstancesView implements vscode.TreeDataProvider<InstanceItem>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private readonly disposables: vscode.Disposable[] = [];
+  private view: vscode.TreeView<InstanceItem> | undefined;
+  private items: InstanceItem[] = [];
+
+  constructor(
+    private readonly session: Session,
+    private readonly poller: InstancePoller,
+  ) {
+    this.disposables.push(
+      poller.onDidUpdate(() => {
+        this.setMessage(undefined);
+        this.changed.fire();
+      }),
+      poller.onDidFail((error) => this.onPollFailed(error)),
+    );
   }
 
-  protected async load(): Promise<InstanceItem[]> {
-    const instances = await this.session.client.instances.list();
-    return instances.map((instance) => new InstanceItem(instance));
+  attach(view: vscode.TreeView<InstanceItem>): void {
+    this.view = view;
+    this.poller.setInterest(VIEWS.instances, view.visible);
+    this.disposables.push(view.onDidChangeVisibility((e) => this.poller.setInterest(VIEWS.instances, e.visible)));
+  }
+
+  /** What the view shows now; integration tests read it. */
+  get current(): readonly InstanceItem[] {
+    return this.items;
+  }
+
+  refresh(): void {
+    this.changed.fire();
+  }
+
+  getTreeItem(element: InstanceItem): vscode.TreeItem {
+    return element;
+  }
+
+  async getChildren(element?: InstanceItem): Promise<InstanceItem[]> {
+    if (element) return [];
+    if (this.session.state.kind !== 'ready') return (this.items = []);
+    if (!this.poller.snapshot) {
+      await this.poller.refresh();
+    }
+    const instances = this.poller.snapshot?.instances ?? [];
+    this.items = instances.filter((i) => i.actual_status !== 'destroyed').map((i) => new InstanceItem(i));
+    return this.items;
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+    this.changed.dispose();
+  }
+
+  private onPollFailed(error: unknown): void {
+    if (error instanceof ApiError && (error.kind === 'auth' || (!this.poller.snapshot && (error.kind === 'network' || error.kind === 'timeout')))) {
+      this.session.reportError(error);
+      return;
+    }
+    const when = this.poller.snapshot ? ` Showing the list from ${new Date(this.poller.snapshot.at).toLocaleTimeString()}.` : '';
+    this.setMessage(`${error instanceof Error ? error.message : String(error)}${when}`);
+    if (!this.poller.snapshot) this.changed.fire();
+  }
+
+  private setMessage(message: string | undefined): void {
+    if (this.view) this.view.message = message;
   }
 }

@@ -1,10 +1,14 @@
 import * as vscode from 'vscode';
+import { ApiError } from '../../core/api/errors';
 import type { Offer } from '../../core/api/offers';
-import { DEFAULT_OFFER_FILTERS, presentOffer } from '../../core/offers/present';
+import { COMMANDS } from '../../core/ids';
+import { presentOffer } from '../../core/offers/present';
+import { OFFER_PAGE_SIZE, OFFER_SORTS, describeSearch, relaxations, restoreSearch, searchRequest, type OfferSearchState } from '../../core/offers/search';
 import type { Session } from '../../core/session/session';
-import { ListView } from './listView';
 
-const PAGE_SIZE = 64;
+const STATE_KEY = 'gpuRental.offerSearch';
+/** At most this many filters are tried one by one when a search finds nothing. */
+const MAX_RELAX_PROBES = 6;
 
 export class OfferItem extends vscode.TreeItem {
   constructor(readonly offer: Offer) {
@@ -18,17 +22,126 @@ export class OfferItem extends vscode.TreeItem {
   }
 }
 
-/** Rentable offers, best performance per dollar first. */
-export class OffersView extends ListView<OfferItem> {
-  constructor(session: Session) {
-    super(session, 'search offers');
+/** Header, "load more", "no results" and "relax" rows around the offers. */
+class ActionItem extends vscode.TreeItem {
+  constructor(label: string, description: string, icon: string, command: vscode.Command | undefined, readonly kind: 'filters' | 'more' | 'empty' | 'relax', id: string) {
+    super(label, vscode.TreeItemCollapsibleState.None);
+    this.id = id;
+    this.description = description;
+    this.iconPath = new vscode.ThemeIcon(icon);
+    this.command = command;
+    this.contextValue = kind;
+  }
+}
+
+export type OffersViewItem = OfferItem | ActionItem;
+
+/**
+ * Offers for the saved search (filters in the CLI's query language, plus a sort), paged by
+ * "load more". When nothing matches it says which filter to relax, with a one-click fix.
+ */
+export class OffersView implements vscode.TreeDataProvider<OffersViewItem>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private view: vscode.TreeView<OffersViewItem> | undefined;
+  private items: OffersViewItem[] = [];
+  private searchState: OfferSearchState;
+
+  constructor(
+    private readonly session: Session,
+    private readonly memento: vscode.Memento,
+  ) {
+    this.searchState = restoreSearch(memento.get(STATE_KEY));
   }
 
-  protected async load(): Promise<OfferItem[]> {
-    const offers = await this.session.client.offers.search({
-      query: { filters: { ...DEFAULT_OFFER_FILTERS }, order: [['dlperf_per_dphtotal', 'desc']], type: 'on-demand' },
-      limit: PAGE_SIZE,
-    });
-    return offers.map((offer) => new OfferItem(offer));
+  attach(view: vscode.TreeView<OffersViewItem>): void {
+    this.view = view;
+  }
+
+  get search(): OfferSearchState {
+    return this.searchState;
+  }
+
+  /** The offers shown now (without the header rows); integration tests read it. */
+  get offers(): Offer[] {
+    return this.items.filter((i): i is OfferItem => i instanceof OfferItem).map((i) => i.offer);
+  }
+
+  get current(): readonly OffersViewItem[] {
+    return this.items;
+  }
+
+  async setSearch(next: Partial<OfferSearchState>): Promise<void> {
+    this.searchState = { ...this.searchState, pages: 1, ...next };
+    await this.memento.update(STATE_KEY, { query: this.searchState.query, sort: this.searchState.sort });
+    this.refresh();
+  }
+
+  refresh(): void {
+    this.changed.fire();
+  }
+
+  getTreeItem(element: OffersViewItem): vscode.TreeItem {
+    return element;
+  }
+
+  async getChildren(element?: OffersViewItem): Promise<OffersViewItem[]> {
+    if (element) return [];
+    this.setMessage(undefined);
+    if (this.session.state.kind !== 'ready') return (this.items = []);
+    const state = this.searchState;
+    const header = new ActionItem(
+      'Filters',
+      `${describeSearch(state)} · ${OFFER_SORTS[state.sort].label.toLowerCase()}`,
+      'filter',
+      { title: 'Search Offers', command: COMMANDS.searchOffers },
+      'filters',
+      'offers-filters',
+    );
+    header.tooltip = 'Click to change the filters. The query uses the same language as the marketplace CLI.';
+    try {
+      const request = searchRequest(state);
+      const offers = await this.session.client.offers.search(request);
+      const rows: OffersViewItem[] = [header, ...offers.map((o) => new OfferItem(o))];
+      if (offers.length >= (request.limit ?? OFFER_PAGE_SIZE)) {
+        rows.push(new ActionItem('Load more…', `showing ${offers.length}`, 'fold-down', { title: 'Load More', command: COMMANDS.loadMoreOffers }, 'more', 'offers-more'));
+      }
+      if (offers.length === 0) rows.push(...(await this.noResults(state)));
+      this.items = rows;
+    } catch (error) {
+      this.items = [];
+      if (error instanceof ApiError && (error.kind === 'auth' || error.kind === 'network' || error.kind === 'timeout')) {
+        this.session.reportError(error);
+      } else {
+        this.items = [header];
+        this.setMessage(error instanceof Error ? error.message : String(error));
+      }
+    }
+    return this.items;
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+
+  /** Tries the search without each filter in turn, and offers the ones that find something. */
+  private async noResults(state: OfferSearchState): Promise<OffersViewItem[]> {
+    const rows: OffersViewItem[] = [new ActionItem('No offers match these filters', 'relax one below', 'info', undefined, 'empty', 'offers-empty')];
+    const candidates = relaxations(state.query).slice(0, MAX_RELAX_PROBES);
+    for (const candidate of candidates) {
+      const found = await this.session.client.offers.search(searchRequest({ ...state, query: candidate.without }, 1)).catch(() => []);
+      if (found.length === 0) continue;
+      rows.push(
+        new ActionItem(`Remove ${candidate.description}`, 'finds offers', 'debug-restart', { title: 'Relax', command: COMMANDS.searchOffers, arguments: [candidate.without] }, 'relax', `offers-relax-${candidate.field}`),
+      );
+    }
+    if (rows.length === 1) {
+      rows.push(new ActionItem('Clear all filters', '', 'clear-all', { title: 'Clear', command: COMMANDS.clearOfferFilters }, 'relax', 'offers-relax-all'));
+    }
+    return rows;
+  }
+
+  private setMessage(message: string | undefined): void {
+    if (this.view) this.view.message = message;
   }
 }

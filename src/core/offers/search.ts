@@ -1,0 +1,85 @@
+import type { SearchOffersRequest } from '../api/offers';
+import { DEFAULT_OFFER_FILTERS } from './present';
+import { parseOfferQuery, printOfferQuery } from './query';
+import type { FieldFilter, OfferOrder, OfferQuery } from './types';
+
+/** The sort orders the view offers; performance per dollar first, as the default. */
+export const OFFER_SORTS = {
+  value: { label: 'Performance per dollar', order: [['dlperf_per_dphtotal', 'desc']] as OfferOrder },
+  price: { label: 'Price, lowest first', order: [['dph_total', 'asc']] as OfferOrder },
+  reliability: { label: 'Reliability, highest first', order: [['reliability2', 'desc']] as OfferOrder },
+  gpus: { label: 'GPU count, most first', order: [['num_gpus', 'desc']] as OfferOrder },
+} as const;
+
+export type OfferSort = keyof typeof OFFER_SORTS;
+
+export const OFFER_PAGE_SIZE = 50;
+
+/** What the user chose, saved across reloads: query text in the CLI's language, and a sort. */
+export interface OfferSearchState {
+  query: string;
+  sort: OfferSort;
+  /** How many pages are shown ("load more" adds one). */
+  pages: number;
+}
+
+export const DEFAULT_SEARCH: OfferSearchState = Object.freeze({ query: '', sort: 'value', pages: 1 });
+
+export function isOfferSort(value: unknown): value is OfferSort {
+  return typeof value === 'string' && Object.hasOwn(OFFER_SORTS, value);
+}
+
+/** Reads saved state defensively: anything unreadable falls back to the default. */
+export function restoreSearch(saved: unknown): OfferSearchState {
+  if (!saved || typeof saved !== 'object') return { ...DEFAULT_SEARCH };
+  const s = saved as Partial<OfferSearchState>;
+  const query = typeof s.query === 'string' ? s.query : '';
+  try {
+    parseQuery(query);
+  } catch {
+    return { ...DEFAULT_SEARCH };
+  }
+  return { query, sort: isOfferSort(s.sort) ? s.sort : 'value', pages: 1 };
+}
+
+/** Parses the query on top of the CLI's defaults (verified, rentable, not rented, not external). */
+export function parseQuery(text: string): OfferQuery {
+  return parseOfferQuery(text, { defaults: DEFAULT_OFFER_FILTERS });
+}
+
+/** The search request for a state; a sort written in the query (`order=...`) wins over the picker's. */
+export function searchRequest(state: OfferSearchState, pageSize = OFFER_PAGE_SIZE): SearchOffersRequest {
+  const query = parseQuery(state.query);
+  const order = /(^|\s)(order|-o)\b/.test(state.query) && query.order.length > 0 ? query.order : OFFER_SORTS[state.sort].order;
+  return { query: { ...query, order }, limit: pageSize * Math.max(1, state.pages) };
+}
+
+/** Sets, replaces or removes one field's filter in the query text, keeping the rest. */
+export function withFilter(text: string, field: string, filter: FieldFilter | undefined): string {
+  const query = parseQuery(text);
+  const filters = { ...query.filters };
+  // Removing a default field (verified, rentable...) means "any": the printer writes field=any.
+  if (filter) filters[field] = filter;
+  else delete filters[field];
+  return printOfferQuery({ ...query, filters }, { defaults: DEFAULT_OFFER_FILTERS });
+}
+
+/** Each filter the user added (not the defaults), as query text without it: candidates to relax. */
+export function relaxations(text: string): Array<{ field: string; without: string; description: string }> {
+  const query = parseQuery(text);
+  const out: Array<{ field: string; without: string; description: string }> = [];
+  for (const field of Object.keys(query.filters)) {
+    const isDefault = Object.hasOwn(DEFAULT_OFFER_FILTERS, field) && JSON.stringify(DEFAULT_OFFER_FILTERS[field]) === JSON.stringify(query.filters[field]);
+    if (isDefault) continue;
+    const without = withFilter(text, field, undefined);
+    const shown = printOfferQuery({ filters: { [field]: query.filters[field]! }, order: [], type: query.type }, { defaults: {} });
+    out.push({ field, without, description: shown.replace(/\s*type=\S+/, '').trim() || field });
+  }
+  return out;
+}
+
+/** The query as the view's header shows it: user filters only, or a note that only defaults apply. */
+export function describeSearch(state: OfferSearchState): string {
+  const text = printOfferQuery(parseQuery(state.query), { defaults: DEFAULT_OFFER_FILTERS });
+  return text || 'rentable, verified machines';
+}

@@ -1,0 +1,104 @@
+import * as vscode from 'vscode';
+import type { Instance } from '../core/api/instances';
+import { COMMANDS, VIEWS } from '../core/ids';
+import { BootTracker, bootStatus, type BootEntry, type Booting } from '../core/instances/boot';
+import type { InstancePoller } from '../core/instances/poller';
+import { gpuSummary } from '../core/instances/present';
+
+const STATE_KEY = 'gpuRental.boots';
+
+/**
+ * The status-bar boot watcher: phase and elapsed time while anything boots, a notification when
+ * it runs (or fails). Boots in progress are saved in global state, so a reload keeps watching.
+ */
+export class BootStatus implements vscode.Disposable {
+  private readonly item = vscode.window.createStatusBarItem('gpuRental.boot', vscode.StatusBarAlignment.Left, 49);
+  private readonly tracker: BootTracker;
+  private readonly disposables: vscode.Disposable[] = [];
+  private booting: Booting[] = [];
+  private ticker: ReturnType<typeof setInterval> | undefined;
+
+  constructor(
+    private readonly poller: InstancePoller,
+    private readonly state: vscode.Memento,
+  ) {
+    this.item.name = 'GPU Rental Boot Progress';
+    this.item.command = `${VIEWS.instances}.focus`;
+    const saved = state.get<BootEntry[]>(STATE_KEY, []);
+    this.tracker = new BootTracker(saved);
+    for (const entry of saved) poller.watch(entry.id);
+    this.disposables.push(poller.onDidUpdate((snapshot) => this.update(snapshot.instances)));
+  }
+
+  /** The status bar text now, for tests. */
+  get text(): string | undefined {
+    return this.booting.length > 0 ? this.item.text : undefined;
+  }
+
+  get tooltipText(): string {
+    const t = this.item.tooltip;
+    return typeof t === 'string' ? t : (t?.value ?? '');
+  }
+
+  /** Called when the user rents, starts or reboots an instance. */
+  track(id: number): void {
+    this.tracker.track(id, Date.now());
+    this.poller.watch(id);
+    void this.save();
+  }
+
+  dispose(): void {
+    this.stopTicker();
+    for (const d of this.disposables) d.dispose();
+    this.item.dispose();
+  }
+
+  private update(instances: readonly Instance[]): void {
+    const result = this.tracker.update(instances, Date.now());
+    this.booting = result.booting;
+    this.render();
+    void this.save();
+    for (const instance of result.booted) void this.announceRunning(instance);
+    for (const instance of result.failed) void this.announceFailed(instance);
+  }
+
+  private render(): void {
+    const status = bootStatus(this.booting, Date.now());
+    if (!status) {
+      this.item.hide();
+      this.stopTicker();
+      return;
+    }
+    this.item.text = status.text;
+    this.item.tooltip = new vscode.MarkdownString(status.tooltip);
+    this.item.show();
+    // The clock ticks between polls; the phase only changes when the poller says so.
+    this.ticker ??= setInterval(() => this.render(), 1_000);
+  }
+
+  private stopTicker(): void {
+    if (this.ticker) clearInterval(this.ticker);
+    this.ticker = undefined;
+  }
+
+  private save(): Thenable<void> {
+    return this.state.update(STATE_KEY, this.tracker.toJSON());
+  }
+
+  private async announceRunning(instance: Instance): Promise<void> {
+    const name = instance.label || `${gpuSummary(instance)} #${instance.id}`;
+    const choice = await vscode.window.showInformationMessage(`GPU Rental: ${name} is running.`, 'Copy SSH Command');
+    if (choice === 'Copy SSH Command') await vscode.commands.executeCommand(COMMANDS.copySshCommand, instance.id);
+  }
+
+  private async announceFailed(instance: Instance): Promise<void> {
+    const name = instance.label || `${gpuSummary(instance)} #${instance.id}`;
+    const choice = await vscode.window.showErrorMessage(
+      `GPU Rental: ${name} failed (${instance.actual_status ?? 'unknown'}). It will not recover, and its disk is billed until it is destroyed.`,
+      'Destroy',
+      'Show Instance Logs',
+    );
+    if (choice === 'Destroy') await vscode.commands.executeCommand(COMMANDS.destroyInstance, instance.id);
+    if (choice === 'Show Instance Logs') await vscode.commands.executeCommand(COMMANDS.showInstanceLogs, instance.id);
+  }
+}

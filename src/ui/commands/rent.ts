@@ -1,0 +1,129 @@
+import * as vscode from 'vscode';
+import type { Offer } from '../../core/api/offers';
+import { COMMANDS } from '../../core/ids';
+import { formatDollars, presentOffer } from '../../core/offers/present';
+import { searchRequest } from '../../core/offers/search';
+import { quoteRent } from '../../core/rent/quote';
+import type { Services } from '../services';
+import { rentWizard, type RentPlan } from '../rent/wizard';
+import { OfferItem } from '../views/offersView';
+import { showApiError } from './errors';
+
+const RECENT_IMAGES_KEY = 'gpuRental.recentImages';
+
+export function registerRentCommands(s: Services): vscode.Disposable[] {
+  let wizardOpen = false;
+  return [
+    vscode.commands.registerCommand(COMMANDS.rentOffer, async (target?: OfferItem | number, plan?: RentPlan) => {
+      // One rent at a time: a second click while the first is being asked for or sent does nothing but say so.
+      if (wizardOpen || s.renter.busy) {
+        void vscode.window.showInformationMessage('GPU Rental: a rent is already in progress. Wait for it to finish.');
+        return undefined;
+      }
+      wizardOpen = true;
+      try {
+        return await rentOffer(s, target, plan);
+      } catch (error) {
+        await showApiError(s, error);
+        return undefined;
+      } finally {
+        wizardOpen = false;
+      }
+    }),
+  ];
+}
+
+/** Resolves with the new instance id, or undefined when nothing was rented. */
+async function rentOffer(s: Services, target: OfferItem | number | undefined, given: RentPlan | undefined): Promise<number | undefined> {
+  const offer = await resolveOffer(s, target);
+  if (!offer) return undefined;
+  await s.session.refresh();
+  const state = s.session.state;
+  const credit = state.kind === 'ready' ? state.user?.credit : undefined;
+
+  let plan = given;
+  if (!plan) {
+    const editor = vscode.window.activeTextEditor;
+    plan = await rentWizard({
+      offer,
+      credit,
+      recentImages: s.context.globalState.get<string[]>(RECENT_IMAGES_KEY, []),
+      defaultLabel: s.renter.uniqueLabel(),
+      activeEditor: editor && editor.document.getText().trim() ? { name: editor.document.fileName.split(/[\\/]/).pop() ?? 'editor', text: editor.document.getText() } : undefined,
+    });
+    if (!plan) return undefined;
+  }
+
+  const quote = quoteRent(offer, plan.disk, credit);
+  if (!quote.affordable) {
+    void vscode.window.showErrorMessage(
+      `GPU Rental: not rented. This machine costs ${formatDollars(quote.totalPerHour)}/h and the credit left is ${formatDollars(credit ?? 0)}: not enough for one hour. Add credit, or pick a cheaper offer.`,
+    );
+    return undefined;
+  }
+  if (given) {
+    // Automation skips the wizard, not the price: the confirmation still shows it.
+    const ok = await s.prompts.confirm(
+      `Rent ${presentOffer(offer).label} for ${formatDollars(quote.totalPerHour)}/h?`,
+      `GPU ${formatDollars(quote.gpuPerHour)}/h + disk ${formatDollars(quote.diskPerHour)}/h (${plan.disk} GB). About ${formatDollars(quote.perDay)} per day.`,
+      'Rent',
+    );
+    if (!ok) return undefined;
+  }
+
+  const outcome = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `GPU Rental: renting ${presentOffer(offer).label}…` }, () =>
+    s.renter.rent(offer, {
+      image: plan.image,
+      template_hash_id: plan.template,
+      disk: plan.disk,
+      runtype: plan.runtype,
+      label: plan.label,
+      onstart: plan.onstart,
+    }),
+  );
+  switch (outcome.kind) {
+    case 'busy':
+      void vscode.window.showInformationMessage('GPU Rental: a rent is already in progress. Wait for it to finish.');
+      return undefined;
+    case 'unavailable': {
+      const choice = await vscode.window.showWarningMessage(`GPU Rental: offer ${offer.id} was taken or withdrawn meanwhile. Nothing was rented.`, 'Refresh Offers');
+      if (choice) s.offersView.refresh();
+      return undefined;
+    }
+    case 'notCreated':
+      void vscode.window.showErrorMessage(`GPU Rental: the rent failed and no instance was made (checked with the service). Nothing is billed. ${outcome.error.message}`);
+      return undefined;
+    case 'created':
+    case 'reconciled': {
+      s.boots.track(outcome.instanceId);
+      if (plan.image) await rememberImage(s, plan.image);
+      s.offersView.refresh();
+      await s.poller.refresh();
+      const lost = outcome.kind === 'reconciled' ? ' (the answer was lost, but the instance was found in your account)' : '';
+      void vscode.window.showInformationMessage(`GPU Rental: rented "${plan.label}" as instance #${outcome.instanceId}${lost}. It bills ${formatDollars(quote.totalPerHour)}/h; watch it boot in the status bar.`);
+      return outcome.instanceId;
+    }
+  }
+}
+
+async function resolveOffer(s: Services, target: OfferItem | number | undefined): Promise<Offer | undefined> {
+  if (target instanceof OfferItem) return target.offer;
+  if (typeof target === 'number') {
+    const known = s.offersView.offers.find((o) => o.id === target);
+    if (known) return known;
+    const [found] = await s.session.client.offers.search({ query: { filters: { id: { eq: target } }, order: [], type: 'on-demand' }, limit: 1 });
+    if (!found) void vscode.window.showWarningMessage(`GPU Rental: offer ${target} is not available any more.`);
+    return found;
+  }
+  const offers = s.offersView.offers.length ? s.offersView.offers : await s.session.client.offers.search(searchRequest(s.offersView.search));
+  const picked = await vscode.window.showQuickPick(
+    offers.map((offer) => ({ ...presentOffer(offer), offer })),
+    { title: 'GPU Rental: Rent which offer?', placeHolder: 'Pick an offer (the current search)', matchOnDescription: true },
+  );
+  return picked?.offer;
+}
+
+async function rememberImage(s: Services, image: string): Promise<void> {
+  const recent = s.context.globalState.get<string[]>(RECENT_IMAGES_KEY, []).filter((i) => i !== image);
+  await s.context.globalState.update(RECENT_IMAGES_KEY, [image, ...recent].slice(0, 5));
+}

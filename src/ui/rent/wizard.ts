@@ -1,0 +1,141 @@
+import * as vscode from 'vscode';
+import { ONSTART_MAX_CHARS } from '../../core/api/instances';
+import type { Offer } from '../../core/api/offers';
+import { formatDollars, presentOffer } from '../../core/offers/present';
+import { quoteRent } from '../../core/rent/quote';
+import { BACK, CANCEL, inputStep, pickStep, type PickItem, type StepContext } from './input';
+
+/** Everything a rent needs besides the offer. */
+export interface RentPlan {
+  image?: string;
+  template?: string;
+  disk: number;
+  runtype: 'ssh_direct' | 'ssh_proxy';
+  label: string;
+  onstart?: string;
+}
+
+export const IMAGE_PRESETS: ReadonlyArray<{ image: string; detail: string }> = [
+  { image: 'pytorch/pytorch:2.5.1-cuda12.4-cudnn9-devel', detail: 'PyTorch 2.5 with CUDA 12.4 and cuDNN 9' },
+  { image: 'nvidia/cuda:12.4.1-cudnn-devel-ubuntu22.04', detail: 'CUDA 12.4 toolkit on Ubuntu 22.04' },
+  { image: 'vllm/vllm-openai:latest', detail: 'vLLM with an OpenAI-compatible server' },
+  { image: 'ubuntu:22.04', detail: 'Plain Ubuntu 22.04' },
+];
+
+type Source = { image: string } | { template: string } | 'otherImage' | 'template';
+
+export interface WizardInput {
+  offer: Offer;
+  credit: number | undefined;
+  recentImages: readonly string[];
+  defaultLabel: string;
+  /** Text of the active editor, offered as a start-up script. */
+  activeEditor?: { name: string; text: string };
+}
+
+/**
+ * The rent flow's six steps, with Back on each: image or template, disk, connection, label,
+ * start-up script, confirmation with the full price. Resolves undefined when cancelled.
+ */
+export async function rentWizard(input: WizardInput): Promise<RentPlan | undefined> {
+  const { offer } = input;
+  const title = `Rent ${presentOffer(offer).label} (offer ${offer.id})`;
+  const total = 6;
+  const ctx = (step: number): StepContext => ({ title, step, totalSteps: total });
+  const plan: Partial<RentPlan> = { disk: Math.min(20, Math.max(8, Math.floor(offer.disk_space ?? 20))), label: input.defaultLabel };
+  let step = 1;
+  while (step <= total) {
+    let r: unknown;
+    switch (step) {
+      case 1: {
+        const items: PickItem<Source>[] = [
+          ...(input.recentImages.length ? [{ label: 'Recent', kind: vscode.QuickPickItemKind.Separator } as PickItem<Source>] : []),
+          ...input.recentImages.map((image) => ({ label: image, description: 'recent', value: { image } as Source })),
+          { label: 'Presets', kind: vscode.QuickPickItemKind.Separator },
+          ...IMAGE_PRESETS.map((p) => ({ label: p.image, description: p.detail, value: { image: p.image } as Source })),
+          { label: '', kind: vscode.QuickPickItemKind.Separator },
+          { label: '$(edit) Other image…', description: 'any Docker image reference', value: 'otherImage' },
+          { label: '$(symbol-class) Template by hash…', description: 'a saved template', value: 'template' },
+        ];
+        r = await pickStep(ctx(1), { placeholder: 'Image to run, or type one (e.g. python:3.12)', items, acceptTyped: (t) => ({ image: t }) });
+        if (r === 'otherImage') r = await inputStep(ctx(1), { prompt: 'Docker image to run.', value: plan.image ?? '', placeholder: 'registry/name:tag', validate: (v) => (/^\S+$/.test(v.trim()) ? undefined : 'Enter an image reference without spaces.') }).then((v) => (typeof v === 'string' ? { image: v.trim() } : v));
+        if (r === 'template') r = await inputStep(ctx(1), { prompt: 'Template hash (its settings are used; the disk size below still applies).', value: plan.template ?? '', validate: (v) => (/^[A-Za-z0-9]+$/.test(v.trim()) ? undefined : 'A template hash is letters and digits.') }).then((v) => (typeof v === 'string' ? { template: v.trim() } : v));
+        if (r && typeof r === 'object') {
+          plan.image = 'image' in r ? (r as { image: string }).image : undefined;
+          plan.template = 'template' in r ? (r as { template: string }).template : undefined;
+        }
+        break;
+      }
+      case 2: {
+        const max = Math.floor(offer.disk_space ?? 10_000);
+        r = await inputStep(ctx(2), {
+          prompt: `Disk size in GB (up to ${max}).`,
+          value: String(plan.disk),
+          validate: (v) => (Number.isInteger(Number(v)) && Number(v) >= 1 && Number(v) <= max ? undefined : `Enter a whole number of GB between 1 and ${max}.`),
+          describe: (v) => {
+            const gb = Number(v);
+            if (!(gb > 0)) return '';
+            const q = quoteRent(offer, gb, input.credit);
+            return `Disk: ${formatDollars(q.diskPerHour)}/h; total ${formatDollars(q.totalPerHour)}/h.`;
+          },
+        });
+        if (typeof r === 'string') plan.disk = Number(r);
+        break;
+      }
+      case 3: {
+        const direct = (offer.direct_port_count ?? 0) > 0;
+        const items: PickItem<RentPlan['runtype']>[] = [
+          ...(direct ? [{ label: 'Direct SSH', description: `to the machine's own address (${offer.direct_port_count} ports open)`, value: 'ssh_direct' as const }] : []),
+          { label: 'SSH through the proxy', description: direct ? 'works behind any firewall; a little slower' : 'this machine has no direct ports', value: 'ssh_proxy' },
+        ];
+        r = await pickStep(ctx(3), { placeholder: 'How to connect', items, activeValue: plan.runtype ?? (direct ? 'ssh_direct' : 'ssh_proxy') });
+        if (r === 'ssh_direct' || r === 'ssh_proxy') plan.runtype = r;
+        break;
+      }
+      case 4:
+        r = await inputStep(ctx(4), { prompt: 'A label to recognise the instance by.', value: plan.label ?? input.defaultLabel, validate: (v) => (v.trim() === '' ? 'A label is needed: it is how a lost rent is found again.' : v.length > 1024 ? 'At most 1024 characters.' : undefined) });
+        if (typeof r === 'string') plan.label = r.trim();
+        break;
+      case 5: {
+        const items: PickItem<string>[] = [
+          { label: 'No start-up script', value: '' },
+          { label: '$(edit) Type a command…', description: 'run once the container starts', value: 'type' },
+          ...(input.activeEditor ? [{ label: `$(file) Use ${input.activeEditor.name}`, description: `${input.activeEditor.text.length} characters from the active editor`, value: 'editor' }] : []),
+        ];
+        r = await pickStep(ctx(5), { placeholder: 'Start-up script (optional)', items });
+        if (r === 'type') r = await inputStep(ctx(5), { prompt: 'Shell command run at start-up (use ; or && to chain).', value: plan.onstart ?? '', validate: (v) => (v.length > ONSTART_MAX_CHARS ? `At most ${ONSTART_MAX_CHARS} characters.` : undefined) });
+        if (r === 'editor') r = input.activeEditor!.text;
+        if (typeof r === 'string') {
+          if (r.length > ONSTART_MAX_CHARS) {
+            void vscode.window.showErrorMessage(`GPU Rental: the start-up script has ${r.length} characters; the service accepts at most ${ONSTART_MAX_CHARS}.`);
+            r = BACK;
+            step++;
+          } else plan.onstart = r || undefined;
+        }
+        break;
+      }
+      case 6:
+        r = await confirmStep(ctx(6), offer, plan as RentPlan, input.credit);
+        break;
+    }
+    if (r === CANCEL || r === undefined) return undefined;
+    if (r === BACK) step = Math.max(1, step - 1);
+    else step++;
+  }
+  return plan as RentPlan;
+}
+
+async function confirmStep(ctx: StepContext, offer: Offer, plan: RentPlan, credit: number | undefined): Promise<unknown> {
+  const q = quoteRent(offer, plan.disk, credit);
+  const what = plan.template ? `template ${plan.template}` : plan.image;
+  const items: PickItem<string>[] = [
+    { label: `$(rocket) Rent for ${formatDollars(q.totalPerHour)}/h`, description: `about ${formatDollars(q.perDay)} per day`, value: 'rent' },
+    { label: '', kind: vscode.QuickPickItemKind.Separator },
+    // Information rows: accepting them does nothing.
+    { label: `GPU ${formatDollars(q.gpuPerHour)}/h`, description: `${presentOffer(offer).label}` },
+    { label: `Disk ${formatDollars(q.diskPerHour)}/h`, description: `${plan.disk} GB, billed until destroyed` },
+    ...(q.creditAfterDay === undefined ? [] : [{ label: `Credit after a day: ${formatDollars(q.creditAfterDay)}`, description: `now ${formatDollars(credit!)}` }]),
+    { label: `${what}`, description: `${plan.runtype === 'ssh_direct' ? 'direct SSH' : 'SSH via proxy'} · "${plan.label}"${plan.onstart ? ' · with start-up script' : ''}` },
+  ];
+  return pickStep(ctx, { placeholder: 'Renting starts billing once the instance runs. Press Enter to rent, Escape to cancel.', items });
+}
