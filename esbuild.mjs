@@ -3,11 +3,13 @@
 //   node esbuild.mjs               development build with sourcemaps
 //   node esbuild.mjs --production  minified build, prints the bundle size
 //   node esbuild.mjs --watch       rebuild on change
+//   node esbuild.mjs --tests       the integration suites, into out/test/integration/ (vscode and mocha stay external)
 import * as esbuild from 'esbuild';
-import { statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
+const tests = process.argv.includes('--tests');
 
 /** @type {import('esbuild').BuildOptions} */
 const options = {
@@ -35,7 +37,22 @@ function reportSize(result) {
   }
 }
 
-if (watch) {
+if (tests) {
+  const dir = 'test/integration';
+  const suites = readdirSync(dir).filter((f) => f.endsWith('.test.ts') || f === 'index.ts');
+  await esbuild.build({
+    entryPoints: suites.map((f) => `${dir}/${f}`),
+    outdir: 'out/test/integration',
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    external: ['vscode', 'mocha'],
+    sourcemap: 'inline',
+    logLevel: 'warning',
+  });
+  console.log(`out/test/integration: ${suites.length} files`);
+} else if (watch) {
   const ctx = await esbuild.context({
     ...options,
     plugins: [

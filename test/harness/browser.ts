@@ -1,0 +1,24 @@
+// Debian's Chromium driven by playwright-core (a browser download is impossible here).
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext } from 'playwright-core';
+import { CHROMIUM } from './paths';
+import { onCleanup, trackTempDir } from './processes';
+
+export async function launchBrowser(options: { headless?: boolean; viewport?: { width: number; height: number } } = {}): Promise<BrowserContext> {
+  if (!existsSync(CHROMIUM)) throw new Error(`Chromium was not found at ${CHROMIUM}. Install Debian's chromium (bash .ci/run does), or set CHROMIUM_PATH.`);
+  const profile = trackTempDir(mkdtempSync(join(tmpdir(), 'gpu-rental-chromium-')));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: options.headless ?? true,
+    // The harness stops the browser itself, after the processes that depend on it.
+    handleSIGINT: false,
+    handleSIGTERM: false,
+    handleSIGHUP: false,
+    viewport: options.viewport ?? { width: 1400, height: 900 },
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  onCleanup(() => context.close());
+  return context;
+}

@@ -1,0 +1,141 @@
+// code-server (VS Code 1.139 as a server) on loopback: installed on demand into .vscode-test/,
+// started with its own throw-away user-data and extensions folders.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CACHE_DIR, CODE_SERVER_VERSION, NODE24_DIR, NODE_BIN, REPO } from './paths';
+import { freePort, spawnTracked, trackTempDir, waitForHttp } from './processes';
+
+const INSTALL_DIR = join(CACHE_DIR, `code-server-${CODE_SERVER_VERSION}`);
+const MARKER = join(INSTALL_DIR, '.installed');
+const ENTRY = join(INSTALL_DIR, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
+
+/** Installs the pinned code-server from the npm registry once; later runs reuse it. */
+export function ensureCodeServer(): string {
+  if (existsSync(MARKER) && existsSync(ENTRY)) return ENTRY;
+  const headers = join(NODE24_DIR, 'include', 'node', 'common.gypi');
+  if (!existsSync(headers)) {
+    // A later `npm install` prunes the Node 24 headers that the `node` package installed; its install script restores them.
+    console.log('Restoring the Node 24 headers (npm rebuild node)…');
+    execFileSync('npm', ['rebuild', 'node'], { cwd: REPO, stdio: 'inherit' });
+  }
+  console.log(`Installing code-server ${CODE_SERVER_VERSION} (VS Code 1.139) into .vscode-test/ — about 2 minutes and 620 MB, once.`);
+  mkdirSync(INSTALL_DIR, { recursive: true });
+  writeFileSync(join(INSTALL_DIR, 'package.json'), JSON.stringify({ name: 'code-server-cache', private: true }));
+  const env = {
+    ...process.env,
+    // Its engines field wants Node 24, and its native modules must build against Node 24's headers.
+    PATH: `${join(REPO, 'node_modules', 'node', 'bin')}:${process.env.PATH ?? ''}`,
+    npm_config_nodedir: NODE24_DIR,
+  };
+  const result = spawnSync('npm', ['install', '--no-save', '--no-fund', '--no-audit', '--loglevel=error', `code-server@${CODE_SERVER_VERSION}`], { cwd: INSTALL_DIR, env, stdio: 'inherit' });
+  if (result.status !== 0 || !existsSync(ENTRY)) {
+    throw new Error(`Installing code-server failed (exit ${result.status}). It needs Debian's libkrb5-dev, python3, make and g++ (bash .ci/run installs them).`);
+  }
+  writeFileSync(MARKER, new Date().toISOString());
+  return ENTRY;
+}
+
+export interface CodeServerOptions {
+  /** Throw-away folders are made when these are not given. */
+  userDataDir?: string;
+  extensionsDir?: string;
+  port?: number;
+  settings?: Record<string, unknown>;
+  env?: Record<string, string>;
+  /** .vsix files installed before the server starts. */
+  install?: string[];
+}
+
+export interface CodeServer {
+  port: number;
+  origin: string;
+  userDataDir: string;
+  extensionsDir: string;
+  /** The workbench URL for a folder, optionally with an extension-development payload. */
+  url(folder: string, payload?: Array<[string, string]>): string;
+}
+
+export async function startCodeServer(options: CodeServerOptions = {}): Promise<CodeServer> {
+  const entry = ensureCodeServer();
+  const userDataDir = options.userDataDir ?? trackTempDir(mkdtempSync(join(tmpdir(), 'gpu-rental-user-')));
+  const extensionsDir = options.extensionsDir ?? trackTempDir(mkdtempSync(join(tmpdir(), 'gpu-rental-ext-')));
+  mkdirSync(join(userDataDir, 'User'), { recursive: true });
+  mkdirSync(extensionsDir, { recursive: true });
+  writeFileSync(join(userDataDir, 'User', 'settings.json'), JSON.stringify({ ...QUIET_SETTINGS, ...options.settings }, null, 2));
+  const base = ['--user-data-dir', userDataDir, '--extensions-dir', extensionsDir];
+  for (const vsix of options.install ?? []) {
+    const r = spawnSync(NODE_BIN, [entry, ...base, '--install-extension', vsix, '--force'], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`code-server could not install ${vsix}:\n${r.stdout}\n${r.stderr}`);
+  }
+  const port = options.port ?? (await freePort());
+  const args = [
+    entry,
+    ...base,
+    '--auth', 'none',
+    '--bind-addr', `127.0.0.1:${port}`,
+    '--disable-telemetry',
+    '--disable-update-check',
+    '--disable-workspace-trust',
+    '--disable-getting-started-override',
+    '--vscode-option', 'enable-smoke-test-driver',
+  ];
+  const child = spawnTracked(NODE_BIN, args, { env: { ...process.env, ...options.env } });
+  let output = '';
+  const keep = (chunk: Buffer) => (output = (output + chunk.toString('utf8')).slice(-4000));
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const origin = `http://127.0.0.1:${port}`;
+  await Promise.race([
+    waitForHttp(`${origin}/healthz`, 60_000, 'code-server'),
+    new Promise((_, reject) => child.once('exit', (code) => reject(new Error(`code-server exited (${code}):\n${output}`)))),
+  ]);
+  return {
+    port,
+    origin,
+    userDataDir,
+    extensionsDir,
+    url(folder, payload) {
+      const params = new URLSearchParams({ folder });
+      if (payload) params.set('payload', JSON.stringify(payload));
+      return `${origin}/?${params.toString()}`;
+    },
+  };
+}
+
+/** A vscode-remote URI for a path on the code-server host, as the payload needs it. */
+export function remoteUri(server: CodeServer, path: string): string {
+  return `vscode-remote://127.0.0.1:${server.port}${path}`;
+}
+
+/** The newest extension-host log, for a run that produced no results. */
+export function extensionHostLog(server: CodeServer): string {
+  const logs = join(server.userDataDir, 'logs');
+  if (!existsSync(logs)) return '(no logs folder)';
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (/exthost\.log$/.test(e.name)) found.push(p);
+    }
+  };
+  walk(logs);
+  return found.map((f) => `--- ${f}\n${readFileSync(f, 'utf8').slice(-4000)}`).join('\n') || '(no extension host log)';
+}
+
+/** Settings that keep the workbench quiet in tests and demos: no welcome page, no tours, no telemetry. */
+const QUIET_SETTINGS = {
+  'workbench.startupEditor': 'none',
+  'workbench.tips.enabled': false,
+  'workbench.welcomePage.walkthroughs.openOnInstall': false,
+  'telemetry.telemetryLevel': 'off',
+  'update.mode': 'none',
+  'extensions.autoCheckUpdates': false,
+  'extensions.autoUpdate': false,
+  'extensions.ignoreRecommendations': true,
+  'security.workspace.trust.enabled': false,
+  'chat.disableAIFeatures': true,
+  'workbench.enableExperiments': false,
+};

@@ -1,0 +1,83 @@
+// npm run test:integration: the suites in test/integration inside a real VS Code (code-server
+// 4.139.1 = VS Code 1.139), against the marketplace simulator, driven by Debian's Chromium.
+//   --grep PATTERN   run only matching tests
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { launchBrowser } from '../harness/browser';
+import { extensionHostLog, remoteUri, startCodeServer } from '../harness/codeServer';
+import { NODE_BIN, REPO } from '../harness/paths';
+import { cleanup, cleanupOnExit, trackTempDir } from '../harness/processes';
+import { followResults } from '../harness/results';
+import { startSimulator } from '../harness/simulator';
+
+const minutes = (name: string, fallback: number) => Number(process.env[name] ?? fallback) * 60_000;
+
+async function main(): Promise<number> {
+  cleanupOnExit();
+  const grepIndex = process.argv.indexOf('--grep');
+  const grep = grepIndex > 0 ? process.argv[grepIndex + 1] : undefined;
+
+  for (const args of [['esbuild.mjs'], ['esbuild.mjs', '--tests']]) {
+    const r = spawnSync(NODE_BIN, args, { cwd: REPO, stdio: 'inherit' });
+    if (r.status !== 0) throw new Error(`build failed: node ${args.join(' ')}`);
+  }
+
+  const key = `it-${randomBytes(12).toString('hex')}`;
+  const sim = await startSimulator({ key, bootSeconds: 3 });
+  const work = trackTempDir(mkdtempSync(join(tmpdir(), 'gpu-rental-it-')));
+  const results = join(work, 'results.jsonl');
+  const folder = join(work, 'workspace');
+  spawnSync('mkdir', ['-p', folder]);
+  const server = await startCodeServer({
+    settings: { 'gpuRental.apiUrl': sim.url, 'gpuRental.pollIntervalSeconds': 2 },
+    env: {
+      GPU_RENTAL_TEST_RESULTS: results,
+      GPU_RENTAL_TEST_API_URL: sim.url,
+      GPU_RENTAL_TEST_API_KEY: key,
+      ...(grep ? { GPU_RENTAL_TEST_GREP: grep } : {}),
+    },
+  });
+  console.log(`code-server ${server.origin}, simulator ${sim.url}`);
+  const browser = await launchBrowser();
+  const page = browser.pages()[0] ?? (await browser.newPage());
+  await page.goto(
+    server.url(folder, [
+      ['extensionDevelopmentPath', remoteUri(server, REPO)],
+      ['extensionTestsPath', remoteUri(server, join(REPO, 'out', 'test', 'integration', 'index.js'))],
+    ]),
+  );
+
+  const outcome = await followResults(results, {
+    timeoutMs: minutes('GPU_RENTAL_IT_TIMEOUT_MIN', 15),
+    testTimeoutMs: minutes('GPU_RENTAL_IT_TEST_TIMEOUT_MIN', 2),
+    startTimeoutMs: minutes('GPU_RENTAL_IT_START_TIMEOUT_MIN', 3),
+    onRecord: (r) => {
+      if (r.event === 'pass') console.log(`  ✔ ${r.title} (${r.durationMs ?? 0} ms)`);
+      if (r.event === 'fail') console.log(`  ✘ ${r.title}`);
+    },
+  });
+
+  for (const [i, f] of outcome.failures.entries()) console.log(`\n${i + 1}) ${f.title}\n${f.error}`);
+  if (!outcome.finished) {
+    if (outcome.stuck) console.log(`\nTimed out: the test "${outcome.stuck}" did not finish.`);
+    else console.log('\nTimed out: the suites never started in the extension host. Its log:\n' + extensionHostLog(server));
+  }
+  const failed = outcome.failed + (outcome.finished ? 0 : 1);
+  console.log(`\n${outcome.passed} passed, ${failed} failed`);
+  return failed > 0 ? 1 : 0;
+}
+
+main()
+  .then(async (code) => {
+    await cleanup();
+    process.exit(code);
+  })
+  .catch(async (error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    await cleanup();
+    console.log('0 passed, 1 failed');
+    process.exit(1);
+  });
