@@ -138,4 +138,5 @@ const QUIET_SETTINGS = {
   'security.workspace.trust.enabled': false,
   'chat.disableAIFeatures': true,
   'workbench.enableExperiments': false,
+  'workbench.secondarySideBar.defaultVisibility': 'hidden',
 };

@@ -1,0 +1,63 @@
+// npm start: try the extension now, on this machine, with no account and no internet.
+//   1. builds and packages the extension (dist/gpu-rental.vsix);
+//   2. starts the marketplace simulator with the demo key (its state kept in .vscode-test/start/);
+//   3. starts code-server (VS Code 1.139) with the extension installed, pointed at the simulator,
+//      and the demo key handed over through GPU_RENTAL_API_KEY, so nothing needs typing;
+//   4. prints the URL to open. Ctrl-C stops everything.
+// Options: --port N (code-server, default 8080), --boot-seconds N (default 20), --fresh (forget saved state).
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { startCodeServer } from './codeServer';
+import { packageExtension } from './package';
+import { CACHE_DIR } from './paths';
+import { cleanup, cleanupOnExit, freePort, portIsFree } from './processes';
+import { startSimulator } from './simulator';
+
+const DEMO_KEY = 'demo-key';
+
+function option(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : undefined;
+}
+
+async function pickPort(preferred: number): Promise<number> {
+  return (await portIsFree(preferred)) ? preferred : freePort();
+}
+
+async function main(): Promise<void> {
+  cleanupOnExit();
+  const home = join(CACHE_DIR, 'start');
+  if (process.argv.includes('--fresh')) rmSync(home, { recursive: true, force: true });
+  const workspace = join(home, 'workspace');
+  mkdirSync(workspace, { recursive: true });
+
+  console.log('Building and packaging the extension…');
+  const vsix = packageExtension({ quiet: true });
+  console.log(`  ${vsix.path} (${(vsix.bytes / 1024).toFixed(1)} KiB)`);
+
+  const sim = await startSimulator({
+    key: DEMO_KEY,
+    bootSeconds: Number(option('boot-seconds') ?? 20),
+    // A stable port keeps the API URL, and so the stored key, the same from one start to the next.
+    port: await pickPort(8790),
+    state: join(home, 'marketplace-state.json'),
+  });
+  console.log(`Marketplace simulator: ${sim.url} (demo key "${DEMO_KEY}", state in .vscode-test/start/)`);
+
+  const server = await startCodeServer({
+    userDataDir: join(home, 'user-data'),
+    extensionsDir: join(home, 'extensions'),
+    port: await pickPort(Number(option('port') ?? 8080)),
+    install: [vsix.path],
+    settings: { 'gpuRental.apiUrl': sim.url, 'workbench.activityBar.location': 'default' },
+    env: { GPU_RENTAL_API_KEY: DEMO_KEY },
+  });
+  console.log(`\nGPU Rental is ready. Open this in a browser:\n\n  ${server.url(workspace)}\n\nThe GPU Rental icon is in the activity bar. Press Ctrl-C to stop everything.`);
+  await new Promise(() => {});
+}
+
+main().catch(async (error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  await cleanup();
+  process.exit(1);
+});
