@@ -35,7 +35,7 @@ async function runOn(version: string, sim: { url: string; key: string }): Promis
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     if (/download|ENOTFOUND|EAI_AGAIN|ECONNREFUSED|getaddrinfo|fetch failed/i.test(message)) {
-      throw new Error(`Could not download VS Code ${version}: ${message}\nThis runner needs the internet. Offline, use npm run test:integration (code-server).`);
+      throw new Error(`Could not download VS Code ${version}: ${message}\nThis runner needs the internet. Offline, use npm run test:integration (code-server).`, { cause: error });
     }
     exitCode = 1;
     console.error(message);
