@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { DEFAULT_BASE_URL } from '../core/api/client';
+import { DEFAULT_BASE_URL } from '../core/api/limits';
 import { SETTINGS } from '../core/ids';
 
 /** One typed getter per setting, read fresh each time so changes apply without a reload. */

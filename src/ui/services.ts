@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { GpuRentalClient } from '../core/api/client';
+import type { GpuRentalClient } from '../core/api/client';
 import { API_KEY_ENV, CONTEXT, SETTINGS, VIEWS } from '../core/ids';
 import type { Logger } from '../core/log';
 import { Session } from '../core/session/session';
@@ -16,6 +16,15 @@ import { InstancesView } from './views/instancesView';
 import { OffersView } from './views/offersView';
 
 const SIGNED_OUT_KEY = 'gpuRental.signedOut';
+
+/**
+ * The client and its zod schemas, evaluated on the first request rather than at activation:
+ * esbuild turns a require() into a module that initialises when first called.
+ */
+function loadClient(): { GpuRentalClient: typeof GpuRentalClient } {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('../core/api/client') as { GpuRentalClient: typeof GpuRentalClient };
+}
 const REQUEST_TIMEOUT_MS = 30_000;
 
 /**
@@ -48,8 +57,10 @@ export class Services implements vscode.Disposable {
       new Session(config.apiUrl(), {
         keys,
         logger: this.logger,
-        createClient: (baseUrl, getApiKey) =>
-          new GpuRentalClient({ dispatcher, baseUrl, getApiKey, logger: this.logger, timeoutMs: REQUEST_TIMEOUT_MS, userAgent }),
+        createClient: (baseUrl, getApiKey) => {
+          const { GpuRentalClient: Client } = loadClient();
+          return new Client({ dispatcher, baseUrl, getApiKey, logger: this.logger, timeoutMs: REQUEST_TIMEOUT_MS, userAgent });
+        },
       }),
     );
     this.poller = this.own(
@@ -97,7 +108,7 @@ export class Services implements vscode.Disposable {
 
   /** After an explicit sign-out, the environment's key is not imported again for that service. */
   async rememberSignOut(): Promise<void> {
-    const baseUrl = this.session.client.baseUrl;
+    const baseUrl = this.session.normalizedBaseUrl ?? this.session.baseUrl;
     const signedOut = new Set(this.context.globalState.get<string[]>(SIGNED_OUT_KEY, []));
     signedOut.add(baseUrl);
     await this.context.globalState.update(SIGNED_OUT_KEY, [...signedOut]);
@@ -114,7 +125,8 @@ export class Services implements vscode.Disposable {
   private async importEnvironmentKey(): Promise<void> {
     const key = process.env[API_KEY_ENV]?.trim();
     if (!key || this.session.state.kind === 'badUrl') return;
-    const baseUrl = this.session.client.baseUrl;
+    const baseUrl = this.session.normalizedBaseUrl;
+    if (!baseUrl) return;
     if (this.context.globalState.get<string[]>(SIGNED_OUT_KEY, []).includes(baseUrl)) return;
     if (await this.keys.get(baseUrl)) return;
     await this.keys.store(baseUrl, key);

@@ -8,7 +8,7 @@ import { TemplatesApi } from './templates';
 import { Transport, type TransportOptions } from './transport';
 import { VolumesApi } from './volumes';
 
-export const DEFAULT_BASE_URL = 'https://console.vast.ai';
+export { DEFAULT_BASE_URL } from './limits';
 
 export type ClientOptions = TransportOptions;
 

@@ -3,9 +3,9 @@ import { ApiError } from './errors';
 import { anyOk, nullableString, optBool, optInt, optNumber, optString, optTime, type RequestOptions } from './fields';
 import type { Transport } from './transport';
 
-/** The service rejects longer start-up scripts; larger ones must be compressed by the caller. */
-export const ONSTART_MAX_CHARS = 4048;
-export const LABEL_MAX_CHARS = 1024;
+import { LABEL_MAX_CHARS, ONSTART_MAX_CHARS } from './limits';
+
+export { LABEL_MAX_CHARS, ONSTART_MAX_CHARS };
 
 const PortMapSchema = z
   .record(z.string(), z.array(z.object({ HostIp: optString, HostPort: z.union([z.string(), z.number()]).transform(Number) })).nullable())

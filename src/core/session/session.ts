@@ -1,5 +1,5 @@
 import type { User } from '../api/account';
-import { GpuRentalClient } from '../api/client';
+import type { GpuRentalClient } from '../api/client';
 import { ApiError } from '../api/errors';
 import { checkBaseUrl } from '../api/transport';
 import { Emitter, type Disposable, type Event } from '../events';
@@ -47,6 +47,9 @@ export class Session implements Disposable {
   private current: SessionState = { kind: 'checking' };
   private key: string | undefined;
   private baseUrlValue: string;
+  /** The base URL as the client will use it; undefined when the setting is unusable. */
+  private normalized: string | undefined;
+  /** Made on first use, so that nothing about the client is loaded before a request is made. */
   private clientValue: GpuRentalClient | undefined;
   /** Bumped by every check so that an older, slower answer never overwrites a newer one. */
   private generation = 0;
@@ -57,7 +60,7 @@ export class Session implements Disposable {
     private readonly options: SessionOptions,
   ) {
     this.baseUrlValue = baseUrl;
-    this.clientValue = this.makeClient(baseUrl);
+    this.normalized = this.checkUrl(baseUrl);
     this.subscription = options.keys.onDidChange((changedUrl) => {
       if (changedUrl === this.normalizedUrl()) void this.reloadKey();
     });
@@ -77,8 +80,14 @@ export class Session implements Disposable {
 
   /** The client for the current base URL; throws a readable error when that URL is unusable. */
   get client(): GpuRentalClient {
-    if (!this.clientValue) throw new Error(this.current.kind === 'badUrl' ? this.current.message : 'The base URL is not usable.');
+    if (this.normalized === undefined) throw new Error(this.current.kind === 'badUrl' ? this.current.message : 'The base URL is not usable.');
+    this.clientValue ??= this.options.createClient(this.normalized, () => this.key);
     return this.clientValue;
+  }
+
+  /** The base URL in the form keys are stored under (no trailing slash). */
+  get normalizedBaseUrl(): string | undefined {
+    return this.normalized;
   }
 
   /** Reads the stored key and checks it. Cheap to call again. */
@@ -89,7 +98,8 @@ export class Session implements Disposable {
   async setBaseUrl(baseUrl: string): Promise<void> {
     if (baseUrl === this.baseUrlValue) return;
     this.baseUrlValue = baseUrl;
-    this.clientValue = this.makeClient(baseUrl);
+    this.normalized = this.checkUrl(baseUrl);
+    this.clientValue = undefined;
     this.key = undefined;
     await this.reloadKey(true);
   }
@@ -130,7 +140,7 @@ export class Session implements Disposable {
 
   /** Checks the key against the service again (the Retry of the unreachable state). */
   async refresh(): Promise<void> {
-    if (!this.clientValue) return;
+    if (this.normalized === undefined) return;
     if (this.key === undefined) {
       this.setState({ kind: 'noKey' });
       return;
@@ -139,7 +149,7 @@ export class Session implements Disposable {
     if (this.current.kind !== 'ready') this.setState({ kind: 'checking' });
     let next: SessionState;
     try {
-      next = { kind: 'ready', user: await this.clientValue.account.currentUser() };
+      next = { kind: 'ready', user: await this.client.account.currentUser() };
     } catch (error) {
       next = this.stateForError(error);
     }
@@ -164,7 +174,7 @@ export class Session implements Disposable {
   }
 
   private async reloadKey(force = false): Promise<void> {
-    if (!this.clientValue) return;
+    if (this.normalized === undefined) return;
     const url = this.normalizedUrl();
     const key = await this.options.keys.get(url);
     if (url !== this.normalizedUrl()) return; // the base URL changed meanwhile
@@ -187,18 +197,17 @@ export class Session implements Disposable {
     throw error;
   }
 
-  private makeClient(baseUrl: string): GpuRentalClient | undefined {
+  private checkUrl(baseUrl: string): string | undefined {
     try {
-      checkBaseUrl(baseUrl);
+      return checkBaseUrl(baseUrl);
     } catch (error) {
       this.setState({ kind: 'badUrl', message: (error as Error).message });
       return undefined;
     }
-    return this.options.createClient(baseUrl, () => this.key);
   }
 
   private normalizedUrl(): string {
-    return this.clientValue?.baseUrl ?? this.baseUrlValue;
+    return this.normalized ?? this.baseUrlValue;
   }
 
   private setState(state: SessionState): void {

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { ONSTART_MAX_CHARS } from '../../core/api/instances';
+import { ONSTART_MAX_CHARS } from '../../core/api/limits';
 import type { Offer } from '../../core/api/offers';
 import { formatDollars, presentOffer } from '../../core/offers/present';
 import { quoteRent } from '../../core/rent/quote';

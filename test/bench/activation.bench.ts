@@ -1,0 +1,81 @@
+// npm run bench (part): the extension's activation time in real VS Code (code-server 1.139), as
+// the extension logs it ("Activated in X ms", performance.now() around activate()), median of
+// several window loads; plus the bundle and .vsix sizes. Targets: activation <= 20 ms,
+// dist/extension.js <= 350 KB, .vsix <= 1 MB.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { launchBrowser } from '../harness/browser';
+import { startCodeServer } from '../harness/codeServer';
+import { packageExtension } from '../harness/package';
+import { REPO } from '../harness/paths';
+import { cleanup, cleanupOnExit, trackTempDir } from '../harness/processes';
+import { startSimulator } from '../harness/simulator';
+
+const RUNS = Number(process.env.GPU_RENTAL_BENCH_RUNS ?? 7);
+
+function activationTimes(dir: string): number[] {
+  const times: number[] = [];
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name === 'GPU Rental.log' || /GPU Rental/.test(e.name)) {
+        for (const m of readFileSync(p, 'utf8').matchAll(/Activated in (\d+(?:\.\d+)?) ms/g)) times.push(Number(m[1]));
+      }
+    }
+  };
+  walk(dir);
+  return times;
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+async function main(): Promise<void> {
+  cleanupOnExit();
+  const vsix = packageExtension({ quiet: true });
+  const bundle = statSync(join(REPO, 'dist', 'extension.js')).size;
+  const chunk = statSync(join(REPO, 'dist', 'undici.js')).size;
+  const sim = await startSimulator({ key: 'bench-key', bootSeconds: 3 });
+  const folder = trackTempDir(mkdtempSync(join(tmpdir(), 'gpu-rental-bench-')));
+  const server = await startCodeServer({ install: [vsix.path], settings: { 'gpuRental.apiUrl': sim.url }, env: { GPU_RENTAL_API_KEY: 'bench-key' } });
+  const browser = await launchBrowser();
+  const page = browser.pages()[0] ?? (await browser.newPage());
+  await page.goto(server.url(folder));
+  await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+  // Opening the view activates the extension; later loads restore the view, which activates it again.
+  await page.locator('.activitybar .action-item a[aria-label^="GPU Rental"], .activitybar .action-item[aria-label^="GPU Rental"]').first().click();
+  const logs = join(server.userDataDir, 'logs');
+  const waitFor = async (n: number) => {
+    const deadline = Date.now() + 60_000;
+    while (activationTimes(logs).length < n) {
+      if (Date.now() > deadline) throw new Error(`no activation line after load ${n}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  };
+  await waitFor(1);
+  for (let i = 2; i <= RUNS; i++) {
+    await page.reload();
+    await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+    await waitFor(i);
+  }
+  const times = activationTimes(logs);
+  console.log(`\nActivation in real VS Code (code-server 1.139), ${times.length} window loads`);
+  console.log(`  median ${median(times).toFixed(1)} ms, min ${Math.min(...times).toFixed(1)} ms, max ${Math.max(...times).toFixed(1)} ms (target <= 20 ms)`);
+  console.log(`  runs: ${times.map((t) => t.toFixed(1)).join(', ')} ms`);
+  console.log(`Sizes`);
+  console.log(`  dist/extension.js ${(bundle / 1024).toFixed(1)} KiB (target <= 350 KB); dist/undici.js ${(chunk / 1024).toFixed(1)} KiB, loaded on the first request`);
+  console.log(`  dist/gpu-rental.vsix ${(vsix.bytes / 1024).toFixed(1)} KiB (target <= 1 MB)`);
+}
+
+main()
+  .then(() => cleanup())
+  .catch(async (error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    await cleanup();
+    process.exitCode = 1;
+  });

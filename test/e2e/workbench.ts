@@ -1,0 +1,84 @@
+// A real VS Code (code-server) with the packaged extension, in Debian's Chromium, and the helpers
+// an e2e test uses to act as a person does: activity bar, tree, palette, quick input, notifications,
+// status bar. Every step can save a screenshot.
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+import { launchBrowser } from '../harness/browser';
+import { startCodeServer, type CodeServer } from '../harness/codeServer';
+import { packageExtension } from '../harness/package';
+import { REPO } from '../harness/paths';
+import { cleanup, trackTempDir } from '../harness/processes';
+import { startSimulator, type SimulatorProcess } from '../harness/simulator';
+
+export const SCREENSHOTS = join(REPO, 'test', 'e2e', 'screenshots');
+
+export interface Workbench {
+  page: Page;
+  sim: SimulatorProcess;
+  server: CodeServer;
+  /** Saves test/e2e/screenshots/<name>.png (and media/screenshots/<name>.png when `readme`). */
+  shot(name: string, readme?: boolean): Promise<void>;
+  openSidebar(): Promise<void>;
+  section(name: 'Instances' | 'Offers'): Locator;
+  runCommand(title: string): Promise<void>;
+  quickInput(): Locator;
+  notification(text: string | RegExp): Locator;
+  statusBar(text: string | RegExp): Locator;
+  close(): Promise<void>;
+}
+
+let vsix: string | undefined;
+
+export async function openWorkbench(options: { key: string; bootSeconds?: number; env?: Record<string, string> }): Promise<Workbench> {
+  vsix ??= packageExtension({ quiet: true }).path;
+  const sim = await startSimulator({ key: options.key, bootSeconds: options.bootSeconds ?? 3 });
+  const folder = trackTempDir(mkdtempSync(join(tmpdir(), 'gpu-rental-e2e-')));
+  const server = await startCodeServer({ install: [vsix], settings: { 'gpuRental.apiUrl': sim.url, 'gpuRental.pollIntervalSeconds': 2 }, env: options.env });
+  const browser = await launchBrowser();
+  const page = browser.pages()[0] ?? (await browser.newPage());
+  await page.goto(server.url(folder));
+  await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+  await page.locator('.statusbar').waitFor();
+  mkdirSync(SCREENSHOTS, { recursive: true });
+
+  const wb: Workbench = {
+    page,
+    sim,
+    server,
+    async shot(name, readme = false) {
+      await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
+      if (readme) await page.screenshot({ path: join(REPO, 'media', 'screenshots', `${name}.png`) });
+    },
+    async openSidebar() {
+      const tab = page.locator('.activitybar .action-item a[aria-label^="GPU Rental"], .activitybar .action-item[aria-label^="GPU Rental"]').first();
+      await tab.click();
+      await wb.section('Instances').waitFor();
+    },
+    section(name) {
+      return page.locator('.pane').filter({ has: page.locator(`.pane-header h3.title:text-is("${name}")`) });
+    },
+    async runCommand(title) {
+      await page.keyboard.press('F1');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor();
+      await input.fill(`>${title}`);
+      await page.locator('.quick-input-list .monaco-list-row').filter({ hasText: title }).first().waitFor();
+      await page.keyboard.press('Enter');
+    },
+    quickInput() {
+      return page.locator('.quick-input-widget');
+    },
+    notification(text) {
+      return page.locator('.notification-toast').filter({ hasText: text });
+    },
+    statusBar(text) {
+      return page.locator('.statusbar-item').filter({ hasText: text });
+    },
+    async close() {
+      await cleanup();
+    },
+  };
+  return wb;
+}
