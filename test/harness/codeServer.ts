@@ -23,8 +23,12 @@ export function ensureCodeServer(): string {
   console.log(`Installing code-server ${CODE_SERVER_VERSION} (VS Code 1.139) into .vscode-test/ — about 2 minutes and 620 MB, once.`);
   mkdirSync(INSTALL_DIR, { recursive: true });
   writeFileSync(join(INSTALL_DIR, 'package.json'), JSON.stringify({ name: 'code-server-cache', private: true }));
+  // Drop the npm_* variables of the `npm test` that started us: the outer npm may run on the
+  // machine's Node 20, and code-server's install script reads the Node version from
+  // npm_config_user_agent.
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith('npm_')));
   const env = {
-    ...process.env,
+    ...inherited,
     // Its engines field wants Node 24, and its native modules must build against Node 24's headers.
     PATH: `${join(REPO, 'node_modules', 'node', 'bin')}:${process.env.PATH ?? ''}`,
     npm_config_nodedir: NODE24_DIR,
