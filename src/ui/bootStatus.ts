@@ -3,6 +3,7 @@ import type { Instance } from '../core/api/instances';
 import { COMMANDS, VIEWS } from '../core/ids';
 import { BootTracker, bootStatus, type BootEntry, type Booting } from '../core/instances/boot';
 import type { InstancePoller } from '../core/instances/poller';
+import { instancePhase } from '../core/instances/phase';
 import { gpuSummary } from '../core/instances/present';
 
 const STATE_KEY = 'gpuRental.boots';
@@ -16,6 +17,8 @@ export class BootStatus implements vscode.Disposable {
   private readonly tracker: BootTracker;
   private readonly disposables: vscode.Disposable[] = [];
   private booting: Booting[] = [];
+  /** Failed instances already pointed out, so each is announced once per window. */
+  private readonly announcedFailures = new Set<number>();
   private ticker: ReturnType<typeof setInterval> | undefined;
 
   constructor(
@@ -59,7 +62,12 @@ export class BootStatus implements vscode.Disposable {
     this.render();
     void this.save();
     for (const instance of result.booted) void this.announceRunning(instance);
-    for (const instance of result.failed) void this.announceFailed(instance);
+    // A failed instance never recovers and bills for its disk: point each out once, with Destroy.
+    for (const instance of instances) {
+      if (instancePhase(instance) !== 'failed' || this.announcedFailures.has(instance.id)) continue;
+      this.announcedFailures.add(instance.id);
+      void this.announceFailed(instance);
+    }
   }
 
   private render(): void {

@@ -8,7 +8,8 @@ import { NODE_BIN, REPO } from './paths';
 export const VSIX = join(REPO, 'dist', 'gpu-rental.vsix');
 const VSCE = join(REPO, 'node_modules', '@vscode', 'vsce', 'vsce');
 // Everything is bundled, so no node_modules ship; the project has no public repository or LICENSE file.
-const FLAGS = ['--no-dependencies', '--allow-missing-repository', '--skip-license'];
+// The packaged README is media/marketplace.md: the repository README's screenshots are not shipped.
+const FLAGS = ['--no-dependencies', '--allow-missing-repository', '--skip-license', '--readme-path', 'media/marketplace.md'];
 
 function run(args: string[], quiet = false): string {
   const r = spawnSync(NODE_BIN, args, { cwd: REPO, encoding: 'utf8', stdio: quiet ? 'pipe' : ['ignore', 'pipe', 'inherit'] });
@@ -21,7 +22,7 @@ export function packageExtension(options: { quiet?: boolean } = {}): { path: str
   const build = run([join(REPO, 'esbuild.mjs'), '--production'], true);
   if (!options.quiet) process.stdout.write(build);
   run([VSCE, 'package', ...FLAGS, '--out', VSIX], true);
-  const files = run([VSCE, 'ls', '--no-dependencies'], true).split('\n').filter(Boolean);
+  const files = run([VSCE, 'ls', '--no-dependencies', '--readme-path', 'media/marketplace.md'], true).split('\n').filter(Boolean);
   const bytes = statSync(VSIX).size;
   return { path: VSIX, bytes, files };
 }
