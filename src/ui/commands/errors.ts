@@ -5,14 +5,16 @@ import type { Services } from '../services';
 
 /**
  * Shows a failed command's error with the button that fixes it: a rejected key offers Set API Key,
- * anything else offers the log. The message already says what happened and what to do.
+ * anything else offers the log. The message already says what happened and what to do. It does not
+ * wait for the user, so the command that failed finishes at once.
  */
-export async function showApiError(s: Services, error: unknown): Promise<void> {
+export function showApiError(s: Services, error: unknown): void {
   const message = error instanceof Error ? error.message : String(error);
   s.logger.error(error instanceof ApiError ? error.toLogString() : message);
   if (error instanceof ApiError && error.kind === 'auth') s.session.reportError(error);
   const actions = error instanceof ApiError && error.kind === 'auth' ? ['Set API Key', 'Show Logs'] : ['Show Logs'];
-  const choice = await vscode.window.showErrorMessage(`GPU Rental: ${message}`, ...actions);
-  if (choice === 'Set API Key') await vscode.commands.executeCommand(COMMANDS.setApiKey);
-  if (choice === 'Show Logs') s.log.show();
+  void vscode.window.showErrorMessage(`GPU Rental: ${message}`, ...actions).then((choice) => {
+    if (choice === 'Set API Key') void vscode.commands.executeCommand(COMMANDS.setApiKey);
+    if (choice === 'Show Logs') s.log.show();
+  });
 }

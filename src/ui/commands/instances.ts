@@ -41,7 +41,7 @@ async function withTarget<T>(s: Services, target: Target, title: string, phases:
     const instance = await resolveTarget(s, target, title, phases);
     return instance ? await act(instance) : undefined;
   } catch (error) {
-    await showApiError(s, error);
+    showApiError(s, error);
     return undefined;
   }
 }

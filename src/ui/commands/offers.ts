@@ -47,7 +47,7 @@ async function searchOffers(s: Services, query: unknown): Promise<void> {
       if (next !== undefined) text = next;
     }
   } catch (error) {
-    await showApiError(s, error);
+    showApiError(s, error);
     return;
   }
   await s.offersView.setSearch({ query: text });

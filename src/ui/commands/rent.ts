@@ -24,7 +24,7 @@ export function registerRentCommands(s: Services): vscode.Disposable[] {
       try {
         return await rentOffer(s, target, plan);
       } catch (error) {
-        await showApiError(s, error);
+        showApiError(s, error);
         return undefined;
       } finally {
         wizardOpen = false;
@@ -85,11 +85,12 @@ async function rentOffer(s: Services, target: OfferItem | number | undefined, gi
     case 'busy':
       void vscode.window.showInformationMessage('GPU Rental: a rent is already in progress. Wait for it to finish.');
       return undefined;
-    case 'unavailable': {
-      const choice = await vscode.window.showWarningMessage(`GPU Rental: offer ${offer.id} was taken or withdrawn meanwhile. Nothing was rented.`, 'Refresh Offers');
-      if (choice) s.offersView.refresh();
+    case 'unavailable':
+      // Not awaited: the command finishes now, the button works whenever it is clicked.
+      void vscode.window.showWarningMessage(`GPU Rental: offer ${offer.id} was taken or withdrawn meanwhile. Nothing was rented.`, 'Refresh Offers').then((choice) => {
+        if (choice) s.offersView.refresh();
+      });
       return undefined;
-    }
     case 'notCreated':
       void vscode.window.showErrorMessage(`GPU Rental: the rent failed and no instance was made (checked with the service). Nothing is billed. ${outcome.error.message}`);
       return undefined;

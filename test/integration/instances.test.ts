@@ -1,0 +1,125 @@
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { Offer } from '../../src/core/api/offers';
+import { api, control, eventually, extensionApi, signIn, sim } from './support';
+
+type Record = { id: number; label: string | null; actual_status: string | null; intended_status: string };
+
+async function show(id: number): Promise<Record | null> {
+  const res = (await api('GET', `/api/v0/instances/${id}/?owner=me`, sim.key)) as { instances: Record | null };
+  return res.instances;
+}
+
+/** Rents through the simulator's API directly: these tests are about what comes after. */
+async function rentedAndRunning(): Promise<number> {
+  const body = { rentable: { eq: true }, order: [['dph_total', 'asc']], limit: 1, type: 'on-demand' };
+  const [offer] = ((await api('POST', '/api/v0/bundles/', sim.key, body)) as { offers: Offer[] }).offers;
+  const created = (await api('PUT', `/api/v0/asks/${offer!.id}/`, sim.key, { client_id: 'me', image: 'ubuntu:22.04', disk: 8 })) as { new_contract: number };
+  await eventually(async () => (await show(created.new_contract))?.actual_status === 'running', 'the instance to run', 20_000);
+  return created.new_contract;
+}
+
+async function item(id: number) {
+  const x = await extensionApi();
+  await x.services.poller.refresh();
+  return (await x.services.instancesView.getChildren()).find((i) => i.instance.id === id);
+}
+
+describe('instances: lifecycle from the tree', () => {
+  let id: number;
+  before(async () => {
+    await signIn();
+    id = await rentedAndRunning();
+  });
+  beforeEach(async () => {
+    const x = await signIn();
+    x.services.prompts = { confirm: async () => true };
+  });
+  afterEach(() => control('DELETE', 'faults'));
+
+  it('shows a running instance with its price, icon and menu tags', async () => {
+    const i = await item(id);
+    assert.ok(i, 'listed');
+    assert.match(String(i.description), /^running · \$\d+\.\d+\/h/);
+    assert.equal((i.iconPath as vscode.ThemeIcon).id, 'vm-running');
+    assert.match(i.contextValue!, /\+running\+canStop\+canReboot/);
+  });
+
+  it('copies the SSH command of a running instance', async () => {
+    const command = await vscode.commands.executeCommand<string>('gpuRental.copySshCommand', id);
+    assert.match(command, /^ssh -p \d+ root@\S+$/);
+    assert.equal(await vscode.env.clipboard.readText(), command);
+  });
+
+  it('labels an instance', async () => {
+    await vscode.commands.executeCommand('gpuRental.labelInstance', id, 'training run');
+    assert.equal((await show(id))?.label, 'training run');
+    assert.equal((await item(id))?.label, 'training run');
+  });
+
+  it('stops, then starts only on the explicit command', async () => {
+    await vscode.commands.executeCommand('gpuRental.stopInstance', await item(id));
+    await eventually(async () => (await item(id))?.instance.actual_status === 'stopped', 'stopped', 20_000);
+    const stopped = await item(id);
+    assert.match(stopped!.contextValue!, /\+stopped\+canStart/);
+    assert.match(String(stopped!.description), /\/h disk/);
+    await vscode.commands.executeCommand('gpuRental.refresh');
+    assert.equal((await show(id))?.actual_status, 'stopped', 'a refresh does not start it');
+    await vscode.commands.executeCommand('gpuRental.startInstance', id);
+    await eventually(async () => (await item(id))?.instance.actual_status === 'running', 'running again', 30_000);
+  });
+
+  it('reboots after confirming', async () => {
+    const x = await extensionApi();
+    let asked = '';
+    x.services.prompts = { confirm: async (message) => ((asked = message), true) };
+    await vscode.commands.executeCommand('gpuRental.rebootInstance', id);
+    assert.match(asked, /^Reboot /);
+    await eventually(async () => (await item(id))?.instance.actual_status === 'running', 'running after the reboot', 30_000);
+  });
+
+  it('keeps the last list and says why when polling meets 429 and 5xx, then recovers', async () => {
+    const x = await extensionApi();
+    const failures: unknown[] = [];
+    const sub = x.services.poller.onDidFail((e) => failures.push(e));
+    try {
+      await control('POST', 'faults', [
+        { kind: '429', path: '/api/v0/instances', count: 1 },
+        { kind: 'server_error', status: 503, path: '/api/v0/instances', count: 1 },
+      ]);
+      await x.services.poller.refresh();
+      await x.services.poller.refresh();
+      assert.equal(failures.length, 2);
+      assert.ok(x.services.instancesView.current.some((i) => i.instance.id === id), 'the last list is still shown');
+      await x.services.poller.refresh();
+      assert.ok(await item(id));
+    } finally {
+      sub.dispose();
+    }
+  });
+
+  it('marks a failed instance, stops polling for it, and offers destroy', async () => {
+    await control('POST', `instances/${id}/status`, { status: 'exited' });
+    const failed = await eventually(async () => {
+      const i = await item(id);
+      return i?.instance.actual_status === 'exited' ? i : undefined;
+    }, 'the failure to show');
+    assert.equal((failed.iconPath as vscode.ThemeIcon).id, 'error');
+    assert.match(failed.contextValue!, /\+failed\+canDestroy/);
+    assert.match((failed.tooltip as vscode.MarkdownString).value, /never recovers/);
+  });
+
+  it('destroys only after the confirmation, which names the instance and says the data is deleted', async () => {
+    const x = await extensionApi();
+    let detail = '';
+    x.services.prompts = { confirm: async (message, d) => ((detail = `${message} ${d}`), false) };
+    await vscode.commands.executeCommand('gpuRental.destroyInstance', id);
+    assert.ok(await show(id), 'declined: still there');
+    assert.match(detail, /training run/);
+    assert.match(detail, /deleted for good/);
+    x.services.prompts = { confirm: async () => true };
+    await vscode.commands.executeCommand('gpuRental.destroyInstance', id);
+    assert.equal(await show(id), null);
+    assert.equal(await item(id), undefined);
+  });
+});

@@ -1,0 +1,95 @@
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { Offer } from '../../src/core/api/offers';
+import type { RentPlan } from '../../src/ui/rent/wizard';
+import { api, control, eventually, extensionApi, signIn, signOut, sim } from './support';
+
+const plan = (label: string): RentPlan => ({ image: 'ubuntu:22.04', disk: 10, runtype: 'ssh_proxy', label });
+let n = 0;
+const uniqueLabel = () => `it-rent-${Date.now().toString(36)}-${n++}`;
+
+async function cheapOffers(count: number): Promise<Offer[]> {
+  const body = { rentable: { eq: true }, verified: { eq: true }, order: [['dph_total', 'asc']], limit: 200, type: 'on-demand' };
+  const res = (await api('POST', '/api/v0/bundles/', sim.key, body)) as { offers: Offer[] };
+  return res.offers.slice(n * 3, n * 3 + count);
+}
+
+async function instancesLabelled(label: string) {
+  const res = (await api('GET', '/api/v0/instances/?owner=me', sim.key)) as { instances: Array<{ id: number; label: string | null }> };
+  return res.instances.filter((i) => i.label === label);
+}
+
+describe('rent', () => {
+  beforeEach(async () => {
+    const x = await signIn();
+    x.services.prompts = { confirm: async () => true };
+  });
+  afterEach(() => control('DELETE', 'faults'));
+
+  it('rents an offer, shows it in the tree and watches it boot in the status bar to running', async () => {
+    const x = await extensionApi();
+    const [offer] = await cheapOffers(1);
+    const label = uniqueLabel();
+    const id = await vscode.commands.executeCommand<number | undefined>('gpuRental.rentOffer', offer!.id, plan(label));
+    assert.ok(typeof id === 'number');
+    assert.ok(x.services.context.globalState.get<Array<{ id: number }>>('gpuRental.boots', []).some((b) => b.id === id), 'the boot is saved for a reload');
+    const booting = await eventually(() => x.services.boots.text, 'the boot status');
+    assert.match(booting, /\$\(loading~spin\) .*(provisioning|loading) \d+:\d\d/);
+    await eventually(async () => (await x.services.instancesView.getChildren()).find((i) => i.instance.id === id && i.instance.actual_status === 'running'), 'running in the tree', 20_000);
+    await eventually(() => x.services.boots.text === undefined, 'the boot status to clear', 10_000);
+    assert.equal((await instancesLabelled(label)).length, 1);
+  });
+
+  it('makes one instance from a double click', async () => {
+    const [offer] = await cheapOffers(1);
+    const label = uniqueLabel();
+    const [a, b] = await Promise.all([
+      vscode.commands.executeCommand<number | undefined>('gpuRental.rentOffer', offer!.id, plan(label)),
+      vscode.commands.executeCommand<number | undefined>('gpuRental.rentOffer', offer!.id, plan(label)),
+    ]);
+    assert.equal([a, b].filter((v) => typeof v === 'number').length, 1);
+    assert.equal((await instancesLabelled(label)).length, 1);
+  });
+
+  it('reconciles a rent whose answer was lost: the user sees the instance they pay for', async () => {
+    const [offer] = await cheapOffers(1);
+    const label = uniqueLabel();
+    await control('POST', 'faults', { kind: 'reset', method: 'PUT', path: '/api/v0/asks/', count: 1, phase: 'after' });
+    const id = await vscode.commands.executeCommand<number | undefined>('gpuRental.rentOffer', offer!.id, plan(label));
+    const found = await instancesLabelled(label);
+    assert.equal(found.length, 1, 'exactly one instance was made');
+    assert.equal(id, found[0]!.id);
+  });
+
+  it('says so when the offer was taken meanwhile, and makes nothing', async () => {
+    const [offer] = await cheapOffers(1);
+    await vscode.commands.executeCommand('gpuRental.rentOffer', offer!.id, plan(uniqueLabel()));
+    const label = uniqueLabel();
+    const second = await vscode.commands.executeCommand<number | undefined>('gpuRental.rentOffer', offer!.id, plan(label));
+    assert.equal(second, undefined);
+    assert.equal((await instancesLabelled(label)).length, 0);
+  });
+
+  it('refuses to rent when the credit cannot cover an hour', async () => {
+    const poor = (await control('POST', 'accounts', { email: 'poor@example.com', credit: 0.01 })) as { key: string };
+    const x = await signOut();
+    assert.equal(await vscode.commands.executeCommand('gpuRental.setApiKey', poor.key), true);
+    x.services.prompts = { confirm: async () => true };
+    const [offer] = await cheapOffers(1);
+    const label = uniqueLabel();
+    const id = await vscode.commands.executeCommand<number | undefined>('gpuRental.rentOffer', offer!.id, plan(label));
+    assert.equal(id, undefined);
+    const res = (await api('GET', '/api/v0/instances/?owner=me', poor.key)) as { instances: unknown[] };
+    assert.equal(res.instances.length, 0);
+    await signOut();
+  });
+
+  it('does nothing when the user declines the price', async () => {
+    const x = await extensionApi();
+    x.services.prompts = { confirm: async () => false };
+    const [offer] = await cheapOffers(1);
+    const label = uniqueLabel();
+    assert.equal(await vscode.commands.executeCommand('gpuRental.rentOffer', offer!.id, plan(label)), undefined);
+    assert.equal((await instancesLabelled(label)).length, 0);
+  });
+});
