@@ -24,7 +24,11 @@ export interface Workbench {
   section(name: 'Instances' | 'Offers'): Locator;
   runCommand(title: string): Promise<void>;
   quickInput(): Locator;
+  /** Right-clicks `target` and picks `label` from its context menu. */
+  contextMenu(target: Locator, label: string): Promise<void>;
   notification(text: string | RegExp): Locator;
+  /** Opens the notification center (toasts may already have hidden) and returns the entry. */
+  notificationInCenter(text: string | RegExp): Promise<Locator>;
   statusBar(text: string | RegExp): Locator;
   close(): Promise<void>;
 }
@@ -70,8 +74,20 @@ export async function openWorkbench(options: { key: string; bootSeconds?: number
     quickInput() {
       return page.locator('.quick-input-widget');
     },
+    async contextMenu(target, label) {
+      await target.click({ button: 'right' });
+      const item = page.getByRole('menuitem', { name: label }).first();
+      await item.hover();
+      // A context menu ignores a click that comes right after it opened.
+      await page.waitForTimeout(300);
+      await item.click();
+    },
     notification(text) {
       return page.locator('.notification-toast').filter({ hasText: text });
+    },
+    async notificationInCenter(text) {
+      await wb.runCommand('Notifications: Show Notifications');
+      return page.locator('.notifications-center .notification-list-item').filter({ hasText: text });
     },
     statusBar(text) {
       return page.locator('.statusbar-item').filter({ hasText: text });

@@ -1,0 +1,79 @@
+import { expect } from './expect';
+import { openWorkbench, type Workbench } from './workbench';
+
+const KEY = 'e2e-rent-key-5c2a9e';
+
+describe('rent flow: search, rent, watch it boot, stop, destroy', () => {
+  let wb: Workbench;
+  before(async () => {
+    // Signed in through GPU_RENTAL_API_KEY, as npm start does; boots slow enough to watch.
+    wb = await openWorkbench({ key: KEY, bootSeconds: 8, env: { GPU_RENTAL_API_KEY: KEY } });
+    await wb.openSidebar();
+  });
+  after(() => wb?.close());
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed') await wb.shot(`failed-${this.currentTest.title.replace(/\W+/g, '-')}`);
+  });
+
+  const pick = async (text: string | RegExp) => {
+    const row = wb.quickInput().locator('.quick-input-list .monaco-list-row').filter({ hasText: text }).first();
+    await expect(row).toBeVisible();
+    await row.click();
+  };
+
+  it('searches with a query in the CLI language', async () => {
+    await wb.runCommand('GPU Rental: Search Offers…');
+    await pick('Type a query');
+    const input = wb.quickInput().locator('input');
+    await input.fill('gpu_name=RTX_4090 num_gpus=1');
+    await wb.page.keyboard.press('Enter');
+    await pick('Show offers');
+    const offers = wb.section('Offers');
+    await expect(offers.locator('.monaco-list-row').filter({ hasText: 'gpu_name=RTX_4090 num_gpus=1' })).toBeVisible();
+    await expect(offers.locator('.monaco-list-row').filter({ hasText: /^RTX 4090\$/ })).toBeVisible();
+    await wb.shot('e2e-search', true);
+  });
+
+  it('rents the first offer through the six steps, with the price on the last', async () => {
+    const row = wb.section('Offers').locator('.monaco-list-row').filter({ hasText: /\$\d+\.\d+\/h/ }).first();
+    await wb.contextMenu(row, 'Rent…');
+    await pick('ubuntu:22.04');
+    await expect(wb.quickInput().getByText(/Disk size in GB/)).toBeVisible();
+    await wb.page.keyboard.press('Enter');
+    await pick(/SSH/);
+    await expect(wb.quickInput().getByText(/A label to recognise/)).toBeVisible();
+    await wb.page.keyboard.press('Enter');
+    await pick('No start-up script');
+    await expect(wb.quickInput().getByText(/Rent for \$\d/)).toBeVisible();
+    await expect(wb.quickInput().getByText(/Credit after a day/)).toBeVisible();
+    await wb.shot('e2e-rent-confirm', true);
+    await pick(/Rent for \$\d/);
+  });
+
+  it('watches it boot in the status bar, then run', async () => {
+    await expect(wb.statusBar(/(provisioning|loading) \d+:\d\d/)).toBeVisible();
+    await wb.shot('e2e-booting', true);
+    const running = wb.section('Instances').locator('.monaco-list-row').filter({ hasText: /running/ });
+    await expect(running, 60_000).toBeVisible();
+    await expect(await wb.notificationInCenter(/is running/)).toBeVisible();
+    await wb.shot('e2e-running', true);
+    await wb.page.keyboard.press('Escape');
+  });
+
+  it('stops it from the context menu: the disk is still billed', async () => {
+    const row = wb.section('Instances').locator('.monaco-list-row').first();
+    await wb.contextMenu(row, 'Stop Instance');
+    await expect(wb.section('Instances').locator('.monaco-list-row').filter({ hasText: /stopped · \$\d+\.\d+\/h disk/ }), 30_000).toBeVisible();
+    await wb.shot('e2e-stopped', true);
+  });
+
+  it('destroys it after a confirmation that says what is lost', async () => {
+    const row = wb.section('Instances').locator('.monaco-list-row').first();
+    await wb.contextMenu(row, 'Destroy Instance…');
+    const dialog = wb.page.locator('.monaco-dialog-box');
+    await expect(dialog.getByText(/deleted for good/)).toBeVisible();
+    await wb.shot('e2e-destroy-confirm', true);
+    await dialog.getByRole('button', { name: 'Destroy' }).click();
+    await expect(wb.section('Instances').getByText('No instances yet')).toBeVisible();
+  });
+});
