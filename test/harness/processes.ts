@@ -133,3 +133,21 @@ export async function waitForHttp(url: string, timeoutMs: number, what: string):
     await new Promise((r) => setTimeout(r, 250));
   }
 }
+
+/**
+ * Runs a test runner's main, cleans up whatever happens, and exits with its code. A crash still
+ * prints the closing count line, so CI always sees `N passed, N failed`.
+ */
+export function runTestMain(main: () => Promise<number>): void {
+  main()
+    .then(async (code) => {
+      await cleanup();
+      process.exit(code);
+    })
+    .catch(async (error: unknown) => {
+      console.error(error instanceof Error ? error.message : error);
+      await cleanup();
+      console.log('0 passed, 1 failed');
+      process.exit(1);
+    });
+}

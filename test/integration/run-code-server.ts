@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { launchBrowser } from '../harness/browser';
 import { extensionHostLog, remoteUri, startCodeServer } from '../harness/codeServer';
 import { NODE_BIN, REPO } from '../harness/paths';
-import { cleanup, cleanupOnExit, trackTempDir } from '../harness/processes';
+import { cleanupOnExit, runTestMain, trackTempDir } from '../harness/processes';
 import { followResults } from '../harness/results';
 import { startSimulator } from '../harness/simulator';
 
@@ -70,14 +70,4 @@ async function main(): Promise<number> {
   return failed > 0 ? 1 : 0;
 }
 
-main()
-  .then(async (code) => {
-    await cleanup();
-    process.exit(code);
-  })
-  .catch(async (error: unknown) => {
-    console.error(error instanceof Error ? error.message : error);
-    await cleanup();
-    console.log('0 passed, 1 failed');
-    process.exit(1);
-  });
+runTestMain(main);
