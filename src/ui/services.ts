@@ -3,6 +3,7 @@ import type { GpuRentalClient } from '../core/api/client';
 import { API_KEY_ENV, CONTEXT, SETTINGS, VIEWS } from '../core/ids';
 import type { Logger } from '../core/log';
 import { Session } from '../core/session/session';
+import { CostTracker } from '../core/billing/costs';
 import { InstancePoller } from '../core/instances/poller';
 import { Renter } from '../core/rent/renter';
 import { AccountStatus } from './accountStatus';
@@ -37,6 +38,7 @@ export class Services implements vscode.Disposable {
   readonly session: Session;
   readonly poller: InstancePoller;
   readonly boots: BootStatus;
+  readonly costs: CostTracker;
   readonly instancesView: InstancesView;
   /** Replaced by integration tests to answer confirmations. */
   prompts: Prompts = modalPrompts;
@@ -71,7 +73,8 @@ export class Services implements vscode.Disposable {
       }),
     );
     this.boots = this.own(new BootStatus(this.poller, context.globalState));
-    this.instancesView = this.own(new InstancesView(this.session, this.poller));
+    this.costs = new CostTracker({ charges: (range) => this.session.client.billing.charges(range), logger: this.logger });
+    this.instancesView = this.own(new InstancesView(this.session, this.poller, this.costs));
     this.offersView = this.own(new OffersView(this.session, context.globalState));
     this.renter = new Renter({ client: () => this.session.client, logger: this.logger });
     this.instancesView.attach(this.own(vscode.window.createTreeView(VIEWS.instances, { treeDataProvider: this.instancesView })));
@@ -84,6 +87,7 @@ export class Services implements vscode.Disposable {
         if (state.kind === 'unreachable' || state.kind === 'rejected') this.logger.warn(state.error.toLogString());
         if (state.kind === 'badUrl') this.logger.warn(state.message);
         this.poller.setEnabled(state.kind === 'ready');
+        if (state.kind !== 'ready') this.costs.reset();
         if (state.kind !== 'checking') this.refreshViews();
       }),
     );

@@ -43,6 +43,8 @@ describe('instances: lifecycle from the tree', () => {
     assert.match(String(i.description), /^running · \$\d+\.\d+\/h/);
     assert.equal((i.iconPath as vscode.ThemeIcon).id, 'vm-running');
     assert.match(i.contextValue!, /\+running\+canStop\+canReboot/);
+    // The cost so far comes from the account's charges, read at most once a minute.
+    await eventually(async () => /\$\d+\.\d+ so far/.test(String((await item(id))?.description)), 'the cost so far');
   });
 
   it('copies the SSH command of a running instance', async () => {

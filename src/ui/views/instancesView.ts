@@ -2,13 +2,17 @@ import * as vscode from 'vscode';
 import { ApiError } from '../../core/api/errors';
 import type { Instance } from '../../core/api/instances';
 import { VIEWS } from '../../core/ids';
+import type { CostTracker } from '../../core/billing/costs';
 import type { InstancePoller } from '../../core/instances/poller';
 import { presentInstance } from '../../core/instances/present';
 import type { Session } from '../../core/session/session';
 
 export class InstanceItem extends vscode.TreeItem {
-  constructor(readonly instance: Instance) {
-    const p = presentInstance(instance, { nowMs: Date.now() });
+  constructor(
+    readonly instance: Instance,
+    costSoFar?: number,
+  ) {
+    const p = presentInstance(instance, { nowMs: Date.now(), costSoFar });
     super(p.label, vscode.TreeItemCollapsibleState.None);
     this.id = `instance-${instance.id}`;
     this.description = p.description;
@@ -32,11 +36,13 @@ export class InstancesView implements vscode.TreeDataProvider<InstanceItem>, vsc
   constructor(
     private readonly session: Session,
     private readonly poller: InstancePoller,
+    private readonly costs: CostTracker,
   ) {
     this.disposables.push(
       poller.onDidUpdate(() => {
         this.setMessage(undefined);
         this.changed.fire();
+        void costs.refresh().then((changed) => changed && this.changed.fire());
       }),
       poller.onDidFail((error) => this.onPollFailed(error)),
     );
@@ -68,7 +74,7 @@ export class InstancesView implements vscode.TreeDataProvider<InstanceItem>, vsc
       await this.poller.refresh();
     }
     const instances = this.poller.snapshot?.instances ?? [];
-    this.items = instances.filter((i) => i.actual_status !== 'destroyed').map((i) => new InstanceItem(i));
+    this.items = instances.filter((i) => i.actual_status !== 'destroyed').map((i) => new InstanceItem(i, this.costs.costOf(i.id)));
     return this.items;
   }
 
