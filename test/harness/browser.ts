@@ -1,5 +1,5 @@
 // Debian's Chromium driven by playwright-core (a browser download is impossible here).
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
@@ -8,9 +8,13 @@ import { onCleanup, trackTempDir } from './processes';
 
 export async function launchBrowser(options: { headless?: boolean; viewport?: { width: number; height: number } } = {}): Promise<BrowserContext> {
   if (!existsSync(CHROMIUM)) throw new Error(`Chromium was not found at ${CHROMIUM}. Install Debian's chromium (bash .ci/run does), or set CHROMIUM_PATH.`);
-  const profile = trackTempDir(mkdtempSync(join(tmpdir(), 'gpu-rental-chromium-')));
+  const root = trackTempDir(mkdtempSync(join(tmpdir(), 'gpu-rental-chromium-')));
+  const profile = join(root, 'profile');
+  mkdirSync(join(root, 'tmp'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
+    // Chromium's own temp folders (org.chromium.Chromium.*) go with the profile, not into /tmp.
+    env: { ...process.env, TMPDIR: join(root, 'tmp') },
     headless: options.headless ?? true,
     // The harness stops the browser itself, after the processes that depend on it.
     handleSIGINT: false,

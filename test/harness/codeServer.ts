@@ -1,7 +1,7 @@
 // code-server (VS Code 1.139 as a server) on loopback: installed on demand into .vscode-test/,
 // started with its own throw-away user-data and extensions folders.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CACHE_DIR, CODE_SERVER_VERSION, NODE24_DIR, NODE_BIN, REPO } from './paths';
@@ -20,7 +20,10 @@ export function ensureCodeServer(): string {
     console.log('Restoring the Node 24 headers (npm rebuild node)…');
     execFileSync('npm', ['rebuild', 'node'], { cwd: REPO, stdio: 'inherit' });
   }
-  console.log(`Installing code-server ${CODE_SERVER_VERSION} (VS Code 1.139) into .vscode-test/ — about 2 minutes and 620 MB, once.`);
+  console.log(`Installing code-server ${CODE_SERVER_VERSION} (VS Code 1.139) into .vscode-test/ (about 2 minutes and 620 MB, once)…`);
+  const started = Date.now();
+  // No marker means no install or a half one (interrupted, failed build): start again from nothing.
+  rmSync(INSTALL_DIR, { recursive: true, force: true });
   mkdirSync(INSTALL_DIR, { recursive: true });
   writeFileSync(join(INSTALL_DIR, 'package.json'), JSON.stringify({ name: 'code-server-cache', private: true }));
   // Drop the npm_* variables of the `npm test` that started us: the outer npm may run on the
@@ -38,6 +41,7 @@ export function ensureCodeServer(): string {
     throw new Error(`Installing code-server failed (exit ${result.status}). It needs Debian's libkrb5-dev, python3, make and g++ (bash .ci/run installs them).`);
   }
   writeFileSync(MARKER, new Date().toISOString());
+  console.log(`code-server ${CODE_SERVER_VERSION} installed in ${Math.round((Date.now() - started) / 1000)} s.`);
   return ENTRY;
 }
 
@@ -69,8 +73,9 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
   mkdirSync(extensionsDir, { recursive: true });
   writeFileSync(join(userDataDir, 'User', 'settings.json'), JSON.stringify({ ...QUIET_SETTINGS, ...options.settings }, null, 2));
   const base = ['--user-data-dir', userDataDir, '--extensions-dir', extensionsDir];
+  const env = { ...process.env, ...privateDirs(), ...options.env };
   for (const vsix of options.install ?? []) {
-    const r = spawnSync(NODE_BIN, [entry, ...base, '--install-extension', vsix, '--force'], { encoding: 'utf8' });
+    const r = spawnSync(NODE_BIN, [entry, ...base, '--install-extension', vsix, '--force'], { encoding: 'utf8', env });
     if (r.status !== 0) throw new Error(`code-server could not install ${vsix}:\n${r.stdout}\n${r.stderr}`);
   }
   const port = options.port ?? (await freePort());
@@ -85,7 +90,7 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
     '--disable-getting-started-override',
     '--vscode-option', 'enable-smoke-test-driver',
   ];
-  const child = spawnTracked(NODE_BIN, args, { env: { ...process.env, ...options.env } });
+  const child = spawnTracked(NODE_BIN, args, { env });
   let output = '';
   const keep = (chunk: Buffer) => (output = (output + chunk.toString('utf8')).slice(-4000));
   child.stdout?.on('data', keep);
@@ -108,13 +113,25 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
   };
 }
 
+/**
+ * code-server writes its config.yaml and heartbeat under the XDG folders, and the built-in git
+ * extension leaves a socket in the temp folder on every start. Point all three at a folder that
+ * cleanup removes, so nothing accumulates in ~ or /tmp. The extension host inherits these.
+ */
+function privateDirs(): Record<string, string> {
+  const root = trackTempDir(mkdtempSync(join(tmpdir(), 'gpu-rental-cs-')));
+  const dirs = { TMPDIR: join(root, 'tmp'), XDG_CONFIG_HOME: join(root, 'config'), XDG_DATA_HOME: join(root, 'data'), XDG_CACHE_HOME: join(root, 'cache') };
+  for (const dir of Object.values(dirs)) mkdirSync(dir);
+  return dirs;
+}
+
 /** A vscode-remote URI for a path on the code-server host, as the payload needs it. */
 export function remoteUri(server: CodeServer, path: string): string {
   return `vscode-remote://127.0.0.1:${server.port}${path}`;
 }
 
-/** The newest extension-host log, for a run that produced no results. */
-export function extensionHostLog(server: CodeServer): string {
+/** The tail of each extension-host log (`logs/<time>/exthost<N>/remoteexthost.log`), for a run that stalled. */
+export function extensionHostLog(server: CodeServer, chars = 4000): string {
   const logs = join(server.userDataDir, 'logs');
   if (!existsSync(logs)) return '(no logs folder)';
   const found: string[] = [];
@@ -126,11 +143,11 @@ export function extensionHostLog(server: CodeServer): string {
     }
   };
   walk(logs);
-  return found.map((f) => `--- ${f}\n${readFileSync(f, 'utf8').slice(-4000)}`).join('\n') || '(no extension host log)';
+  return found.map((f) => `--- ${f}\n${readFileSync(f, 'utf8').slice(-chars)}`).join('\n') || '(no extension host log)';
 }
 
 /** Settings that keep the workbench quiet in tests and demos: no welcome page, no tours, no telemetry. */
-const QUIET_SETTINGS = {
+export const QUIET_SETTINGS = {
   'workbench.startupEditor': 'none',
   'workbench.tips.enabled': false,
   'workbench.welcomePage.walkthroughs.openOnInstall': false,

@@ -21,12 +21,14 @@ export async function followResults(file: string, options: { timeoutMs: number; 
   let begun = false;
   const outcome: Outcome = { passed: 0, failed: 0, failures: [], finished: false };
   for (;;) {
-    const lines = existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
+    const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+    // Only whole lines: the extension host may be halfway through appending one.
+    const lines = text.slice(0, text.lastIndexOf('\n') + 1).split('\n').filter(Boolean);
     for (const line of lines.slice(seen)) {
       const record = JSON.parse(line) as ResultRecord;
       options.onRecord?.(record);
       if (record.event === 'begin') begun = true;
-      if (record.event === 'start') current = { title: record.title ?? '?', since: Date.now() };
+      if (record.event === 'start' || record.event === 'hook') current = { title: record.title ?? '?', since: Date.now() };
       if (record.event === 'pass') {
         outcome.passed++;
         current = undefined;

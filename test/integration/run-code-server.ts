@@ -1,9 +1,14 @@
 // npm run test:integration: the suites in test/integration inside a real VS Code (code-server
 // 4.139.1 = VS Code 1.139), against the marketplace simulator, driven by Debian's Chromium.
-//   --grep PATTERN   run only matching tests
+//   --grep PATTERN                        run only tests whose full title matches
+//   GPU_RENTAL_IT_TIMEOUT_MIN=10          the whole run
+//   GPU_RENTAL_IT_TEST_TIMEOUT_MIN=2      one test or hook, past mocha's own 20 s timeout (a blocked host)
+//   GPU_RENTAL_IT_START_TIMEOUT_MIN=3     until the suites begin in the extension host
+// The suites get GPU_RENTAL_TEST_API_URL and GPU_RENTAL_TEST_API_KEY (a full-access key) for the
+// simulator, and write their progress to GPU_RENTAL_TEST_RESULTS (see index.ts).
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launchBrowser } from '../harness/browser';
@@ -14,23 +19,27 @@ import { followResults } from '../harness/results';
 import { startSimulator } from '../harness/simulator';
 
 const minutes = (name: string, fallback: number) => Number(process.env[name] ?? fallback) * 60_000;
+const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(1)} s`;
 
 async function main(): Promise<number> {
   cleanupOnExit();
   const grepIndex = process.argv.indexOf('--grep');
   const grep = grepIndex > 0 ? process.argv[grepIndex + 1] : undefined;
 
+  const buildStart = Date.now();
   for (const args of [['esbuild.mjs'], ['esbuild.mjs', '--tests']]) {
     const r = spawnSync(NODE_BIN, args, { cwd: REPO, stdio: 'inherit' });
     if (r.status !== 0) throw new Error(`build failed: node ${args.join(' ')}`);
   }
+  console.log(`built in ${seconds(buildStart)}`);
 
+  const startup = Date.now();
   const key = `it-${randomBytes(12).toString('hex')}`;
   const sim = await startSimulator({ key, bootSeconds: 3 });
   const work = trackTempDir(mkdtempSync(join(tmpdir(), 'gpu-rental-it-')));
   const results = join(work, 'results.jsonl');
   const folder = join(work, 'workspace');
-  spawnSync('mkdir', ['-p', folder]);
+  mkdirSync(folder);
   const server = await startCodeServer({
     settings: { 'gpuRental.apiUrl': sim.url, 'gpuRental.pollIntervalSeconds': 2 },
     env: {
@@ -40,7 +49,7 @@ async function main(): Promise<number> {
       ...(grep ? { GPU_RENTAL_TEST_GREP: grep } : {}),
     },
   });
-  console.log(`code-server ${server.origin}, simulator ${sim.url}`);
+  console.log(`code-server ${server.origin}, simulator ${sim.url}: up in ${seconds(startup)}`);
   const browser = await launchBrowser();
   const page = browser.pages()[0] ?? (await browser.newPage());
   await page.goto(
@@ -50,20 +59,32 @@ async function main(): Promise<number> {
     ]),
   );
 
+  let running = Date.now();
   const outcome = await followResults(results, {
-    timeoutMs: minutes('GPU_RENTAL_IT_TIMEOUT_MIN', 15),
+    timeoutMs: minutes('GPU_RENTAL_IT_TIMEOUT_MIN', 10),
     testTimeoutMs: minutes('GPU_RENTAL_IT_TEST_TIMEOUT_MIN', 2),
     startTimeoutMs: minutes('GPU_RENTAL_IT_START_TIMEOUT_MIN', 3),
     onRecord: (r) => {
+      if (r.event === 'begin') {
+        console.log(`suites began in the extension host ${seconds(startup)} after startup began${grep ? ` (grep ${grep})` : ''}`);
+        running = Date.now();
+      }
       if (r.event === 'pass') console.log(`  ✔ ${r.title} (${r.durationMs ?? 0} ms)`);
       if (r.event === 'fail') console.log(`  ✘ ${r.title}`);
+      if (r.event === 'pending') console.log(`  - ${r.title} (pending)`);
+      if (r.event === 'end') console.log(`suites ran in ${seconds(running)}`);
     },
   });
 
   for (const [i, f] of outcome.failures.entries()) console.log(`\n${i + 1}) ${f.title}\n${f.error}`);
   if (!outcome.finished) {
-    if (outcome.stuck) console.log(`\nTimed out: the test "${outcome.stuck}" did not finish.`);
-    else console.log('\nTimed out: the suites never started in the extension host. Its log:\n' + extensionHostLog(server));
+    if (outcome.stuck) {
+      console.log(`\nTimed out: the test "${outcome.stuck}" did not finish. The extension host log ends:\n${extensionHostLog(server, 1500)}`);
+    } else if (outcome.passed + outcome.failed > 0) {
+      console.log('\nTimed out between tests: the run never reached its end.');
+    } else {
+      console.log(`\nTimed out: the suites never started in the extension host. Its log:\n${extensionHostLog(server)}`);
+    }
   }
   const failed = outcome.failed + (outcome.finished ? 0 : 1);
   console.log(`\n${outcome.passed} passed, ${failed} failed`);

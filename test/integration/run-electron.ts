@@ -1,44 +1,56 @@
 // npm run test:vscode: the same suites in desktop VS Code through @vscode/test-electron, on the
-// engines minimum (1.96.0) and on stable. It downloads VS Code, so it needs the internet; CI here
-// has none and uses npm run test:integration (code-server) instead.
+// engines minimum (1.96.0) and on stable. It downloads VS Code into .vscode-test/, so it needs the
+// internet (and a display: on a headless Linux, run it under xvfb-run); CI here has neither and
+// uses npm run test:integration (code-server) instead.
+//   GPU_RENTAL_VSCODE_VERSIONS=1.96.0,stable   the versions to run on, in order
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runTests } from '@vscode/test-electron';
-import { NODE_BIN, REPO } from '../harness/paths';
+import { downloadAndUnzipVSCode, runTests } from '@vscode/test-electron';
+import { QUIET_SETTINGS } from '../harness/codeServer';
+import { CACHE_DIR, NODE_BIN, REPO } from '../harness/paths';
 import { cleanupOnExit, runTestMain, trackTempDir } from '../harness/processes';
 import { followResults } from '../harness/results';
 import { startSimulator } from '../harness/simulator';
 
 const VERSIONS = (process.env.GPU_RENTAL_VSCODE_VERSIONS ?? '1.96.0,stable').split(',');
 
-async function runOn(version: string, sim: { url: string; key: string }): Promise<{ passed: number; failed: number }> {
+/** Downloads (or finds in .vscode-test/) each version first, so that being offline fails at once and says so. */
+async function download(version: string): Promise<string> {
+  try {
+    return await downloadAndUnzipVSCode({ version, cachePath: CACHE_DIR });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new Error(`Could not download VS Code ${version}: ${message}\nThis runner needs the internet. Offline, use npm run test:integration (code-server).`, { cause: error });
+  }
+}
+
+async function runOn(version: string, executable: string, sim: { url: string; key: string }): Promise<{ passed: number; failed: number }> {
   const work = trackTempDir(mkdtempSync(join(tmpdir(), `gpu-rental-electron-${version}-`)));
   const userDataDir = join(work, 'user');
+  const extensionsDir = join(work, 'extensions');
   const folder = join(work, 'workspace');
-  mkdirSync(join(userDataDir, 'User'), { recursive: true });
-  mkdirSync(folder, { recursive: true });
-  writeFileSync(join(userDataDir, 'User', 'settings.json'), JSON.stringify({ 'gpuRental.apiUrl': sim.url, 'gpuRental.pollIntervalSeconds': 2, 'workbench.startupEditor': 'none' }));
+  for (const dir of [join(userDataDir, 'User'), extensionsDir, folder]) mkdirSync(dir, { recursive: true });
+  const settings = { ...QUIET_SETTINGS, 'gpuRental.apiUrl': sim.url, 'gpuRental.pollIntervalSeconds': 2 };
+  writeFileSync(join(userDataDir, 'User', 'settings.json'), JSON.stringify(settings, null, 2));
   const results = join(work, 'results.jsonl');
   console.log(`\nVS Code ${version}`);
   let exitCode: number;
   try {
     exitCode = await runTests({
-      version,
+      vscodeExecutablePath: executable,
       extensionDevelopmentPath: REPO,
       extensionTestsPath: join(REPO, 'out', 'test', 'integration', 'index.js'),
-      launchArgs: [folder, '--user-data-dir', userDataDir, '--disable-extensions', '--disable-workspace-trust', '--skip-welcome', '--skip-release-notes'],
+      // The first argument is the folder to open; test-electron adds the sandbox, welcome and trust flags.
+      launchArgs: [folder, '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir, '--disable-extensions'],
       extensionTestsEnv: { GPU_RENTAL_TEST_RESULTS: results, GPU_RENTAL_TEST_API_URL: sim.url, GPU_RENTAL_TEST_API_KEY: sim.key },
     });
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    if (/download|ENOTFOUND|EAI_AGAIN|ECONNREFUSED|getaddrinfo|fetch failed/i.test(message)) {
-      throw new Error(`Could not download VS Code ${version}: ${message}\nThis runner needs the internet. Offline, use npm run test:integration (code-server).`, { cause: error });
-    }
+    // TestRunFailedError: VS Code exited non-zero (run() rejected because a test failed, or a crash).
     exitCode = 1;
-    console.error(message);
+    console.error(error instanceof Error ? error.message : String(error));
   }
   const outcome = await followResults(results, { timeoutMs: 1_000, testTimeoutMs: 1_000, startTimeoutMs: 1_000 });
   for (const f of outcome.failures) console.log(`  ✘ ${f.title}\n${f.error}`);
@@ -52,11 +64,13 @@ async function main(): Promise<number> {
   for (const args of [['esbuild.mjs'], ['esbuild.mjs', '--tests']]) {
     if (spawnSync(NODE_BIN, args, { cwd: REPO, stdio: 'inherit' }).status !== 0) throw new Error(`build failed: node ${args.join(' ')}`);
   }
+  const executables: string[] = [];
+  for (const version of VERSIONS) executables.push(await download(version));
   const sim = await startSimulator({ key: `it-${randomBytes(12).toString('hex')}`, bootSeconds: 3 });
   let passed = 0;
   let failed = 0;
-  for (const version of VERSIONS) {
-    const r = await runOn(version, sim);
+  for (const [i, version] of VERSIONS.entries()) {
+    const r = await runOn(version, executables[i]!, sim);
     passed += r.passed;
     failed += r.failed;
   }

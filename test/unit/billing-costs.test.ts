@@ -31,6 +31,10 @@ describe('instance costs so far', () => {
       now += 61_000;
       await tracker.refresh();
       assert.equal(reads, 2);
+      await tracker.refresh([instanceId]);
+      assert.equal(reads, 3, 'an instance not seen at the last read makes the charges stale');
+      await tracker.refresh([instanceId]);
+      assert.equal(reads, 3);
 
       const scoped = await client.apiKeys.create({ name: 'no billing', permissions: permissionsFor(['instance_read']) });
       const logger = new MemoryLogger();

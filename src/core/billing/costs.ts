@@ -33,6 +33,8 @@ export class CostTracker {
   private lastRead = Number.NEGATIVE_INFINITY;
   private inFlight: Promise<boolean> | undefined;
   private forbidden = false;
+  /** The instances that existed at the last read: a new one makes the charges stale at once. */
+  private known = new Set<number>();
 
   constructor(private readonly options: CostTrackerOptions) {}
 
@@ -40,11 +42,17 @@ export class CostTracker {
     return this.costs.get(id);
   }
 
-  /** Reads the charges when they are stale; resolves true when the costs changed. */
-  refresh(): Promise<boolean> {
+  /**
+   * Reads the charges when they are stale (older than the interval, or older than one of
+   * `instanceIds`); resolves true when the costs changed.
+   */
+  refresh(instanceIds: readonly number[] = []): Promise<boolean> {
     const now = (this.options.now ?? Date.now)();
-    if (this.forbidden || this.inFlight || now - this.lastRead < (this.options.minIntervalMs ?? 60_000)) return this.inFlight ?? Promise.resolve(false);
+    const newcomer = instanceIds.some((id) => !this.known.has(id));
+    const fresh = now - this.lastRead < (this.options.minIntervalMs ?? 60_000) && !newcomer;
+    if (this.forbidden || this.inFlight || fresh) return this.inFlight ?? Promise.resolve(false);
     this.lastRead = now;
+    this.known = new Set(instanceIds);
     this.inFlight = this.read(now).finally(() => (this.inFlight = undefined));
     return this.inFlight;
   }
@@ -54,6 +62,7 @@ export class CostTracker {
     this.costs = new Map();
     this.lastRead = Number.NEGATIVE_INFINITY;
     this.forbidden = false;
+    this.known = new Set();
   }
 
   private async read(now: number): Promise<boolean> {

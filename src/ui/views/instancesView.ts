@@ -39,10 +39,10 @@ export class InstancesView implements vscode.TreeDataProvider<InstanceItem>, vsc
     private readonly costs: CostTracker,
   ) {
     this.disposables.push(
-      poller.onDidUpdate(() => {
+      poller.onDidUpdate((snapshot) => {
         this.setMessage(undefined);
         this.changed.fire();
-        void costs.refresh().then((changed) => changed && this.changed.fire());
+        void costs.refresh(snapshot.instances.map((i) => i.id)).then((changed) => changed && this.changed.fire());
       }),
       poller.onDidFail((error) => this.onPollFailed(error)),
     );
