@@ -7,7 +7,7 @@ describe('rent flow: search, rent, watch it boot, stop, destroy', () => {
   let wb: Workbench;
   before(async () => {
     // Signed in through GPU_RENTAL_API_KEY, as npm start does; boots slow enough to watch.
-    wb = await openWorkbench({ key: KEY, bootSeconds: 8, env: { GPU_RENTAL_API_KEY: KEY } });
+    wb = await openWorkbench({ key: KEY, bootSeconds: 20, env: { GPU_RENTAL_API_KEY: KEY } });
     await wb.openSidebar();
   });
   after(() => wb?.close());
@@ -50,9 +50,13 @@ describe('rent flow: search, rent, watch it boot, stop, destroy', () => {
     await pick(/Rent for \$\d/);
   });
 
-  it('watches it boot in the status bar, then run', async () => {
+  it('watches it boot in the status bar, through a window reload, then run', async () => {
     await expect(wb.statusBar(/(provisioning|loading) \d+:\d\d/)).toBeVisible();
     await wb.shot('e2e-booting', true);
+    // A reload keeps watching: the boot is saved in global state and picked up again.
+    await wb.page.reload();
+    await wb.page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+    await expect(wb.statusBar(/(provisioning|loading) \d+:\d\d/)).toBeVisible();
     const running = wb.section('Instances').locator('.monaco-list-row').filter({ hasText: /running/ });
     await expect(running, 60_000).toBeVisible();
     await expect(await wb.notificationInCenter(/is running/)).toBeVisible();
