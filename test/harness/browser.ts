@@ -10,11 +10,13 @@ export async function launchBrowser(options: { headless?: boolean; viewport?: { 
   if (!existsSync(CHROMIUM)) throw new Error(`Chromium was not found at ${CHROMIUM}. Install Debian's chromium (bash .ci/run does), or set CHROMIUM_PATH.`);
   const root = trackTempDir(mkdtempSync(join(tmpdir(), 'gpu-rental-chromium-')));
   const profile = join(root, 'profile');
-  mkdirSync(join(root, 'tmp'));
+  const own = { TMPDIR: join(root, 'tmp'), XDG_CONFIG_HOME: join(root, 'config'), XDG_CACHE_HOME: join(root, 'cache') };
+  for (const dir of Object.values(own)) mkdirSync(dir);
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
-    // Chromium's own temp folders (org.chromium.Chromium.*) go with the profile, not into /tmp.
-    env: { ...process.env, TMPDIR: join(root, 'tmp') },
+    // Chromium's temp folders (org.chromium.Chromium.*) and crash database (~/.config/chromium)
+    // go with the profile, not into /tmp and ~.
+    env: { ...process.env, ...own },
     headless: options.headless ?? true,
     // The harness stops the browser itself, after the processes that depend on it.
     handleSIGINT: false,

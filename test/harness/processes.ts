@@ -1,7 +1,7 @@
 // Child processes the harness starts, each in its own process group, so that stopping one stops
 // everything it started too. Every tracked process is stopped on exit, on failure and on Ctrl-C.
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 const children = new Set<ChildProcess>();
@@ -34,8 +34,17 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   }
 }
 
-/** Stops every tracked process group (TERM, then KILL after a grace period) and removes temp dirs. */
-export async function cleanup(): Promise<void> {
+let cleaning: Promise<void> | undefined;
+/**
+ * Stops every tracked process group (TERM, then KILL after a grace period) and removes temp dirs.
+ * A call while one is under way (a signal during cleanup) waits for that one.
+ */
+export function cleanup(): Promise<void> {
+  cleaning ??= cleanupNow().finally(() => (cleaning = undefined));
+  return cleaning;
+}
+
+async function cleanupNow(): Promise<void> {
   const hooks = cleanupHooks;
   cleanupHooks = [];
   for (const hook of hooks.reverse()) {
@@ -73,10 +82,54 @@ export function cleanupOnExit(): void {
   };
   process.on('SIGINT', onSignal(130));
   process.on('SIGTERM', onSignal(143));
+  process.on('SIGHUP', onSignal(129));
   process.once('uncaughtException', (error) => {
     console.error(error);
     onSignal(1)();
   });
+  watchLaunchers(() => {
+    console.error('The npm that started this run is gone (killed?): stopping everything.');
+    onSignal(143)();
+  });
+}
+
+/** The parent pid and command of a process, from /proc (Linux). */
+function processInfo(pid: number): { parent: number; command: string } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    // npm sets its process title, which puts its whole command line in one NUL-free string.
+    const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split(/[\0 ]/)[0] ?? '';
+    return { parent, command };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `kill <npm pid>` (a CI timeout, a supervisor) stops npm, and the `sh -c` it runs the script in
+ * dies without passing the signal on: tsx and this process would live on, orphaned, with
+ * code-server and the simulator. So the launch chain is watched: this process, tsx, sh, up to the
+ * outermost npm above us. When any link of it breaks, we clean up and exit. Without npm in the
+ * chain, only our own parent is watched.
+ */
+function watchLaunchers(onLost: () => void): void {
+  const links: Array<[number, number]> = [];
+  let pid = process.pid;
+  for (let info = processInfo(pid); info && info.parent > 1; info = processInfo(pid)) {
+    links.push([pid, info.parent]);
+    pid = info.parent;
+  }
+  const npmAt = links.findLastIndex(([, parent]) => /(^|\/)np[mx]$/.test(processInfo(parent)?.command ?? ''));
+  const watched = links.slice(0, npmAt >= 0 ? npmAt + 1 : 1);
+  if (watched.length === 0) return;
+  const timer = setInterval(() => {
+    if (watched.some(([child, parent]) => processInfo(child)?.parent !== parent)) {
+      clearInterval(timer);
+      onLost();
+    }
+  }, 1_000);
+  timer.unref();
 }
 
 export function freePort(): Promise<number> {
