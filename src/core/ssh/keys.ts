@@ -1,0 +1,69 @@
+import { execFile } from 'node:child_process';
+import { access, readFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { ensurePrivateDir } from './files';
+
+const run = promisify(execFile);
+
+/** A local key pair: the private key's path (never read) and the public key's text. */
+export interface LocalKey {
+  privateKeyPath: string;
+  publicKey: string;
+}
+
+/** The usual key files, best first, as ssh itself tries them. */
+export const DEFAULT_KEY_NAMES = ['id_ed25519', 'id_ecdsa', 'id_rsa'] as const;
+
+async function exists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+export function expandHome(path: string, home = homedir()): string {
+  return path === '~' ? home : path.startsWith('~/') ? join(home, path.slice(2)) : path;
+}
+
+/**
+ * The key to connect with: the configured identity file, else the first of the usual
+ * ~/.ssh/id_* files that has its .pub beside it. Only the public half is read.
+ */
+export async function findLocalKey(configured: string | undefined, sshDir = join(homedir(), '.ssh')): Promise<LocalKey | undefined> {
+  const candidates = configured?.trim() ? [expandHome(configured.trim())] : DEFAULT_KEY_NAMES.map((n) => join(sshDir, n));
+  for (const privateKeyPath of candidates) {
+    const pub = `${privateKeyPath}.pub`;
+    if (!(await exists(privateKeyPath)) || !(await exists(pub))) continue;
+    const publicKey = (await readFile(pub, 'utf8')).trim();
+    if (/^(ssh-|ecdsa-|sk-)/.test(publicKey)) return { privateKeyPath, publicKey };
+  }
+  return undefined;
+}
+
+/**
+ * Makes a new ed25519 key with ssh-keygen, in a 0700 folder, never overwriting a file that is
+ * already there. ssh-keygen gives the private key mode 0600.
+ */
+export async function generateKey(privateKeyPath: string, comment: string): Promise<LocalKey> {
+  if ((await exists(privateKeyPath)) || (await exists(`${privateKeyPath}.pub`))) {
+    throw new Error(`${privateKeyPath} already exists; it was left as it is. Choose it with the gpuRental.ssh.identityFile setting, or remove it first.`);
+  }
+  await ensurePrivateDir(join(privateKeyPath, '..'));
+  try {
+    await run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', comment, '-f', privateKeyPath]);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new Error(
+      code === 'ENOENT' ? 'ssh-keygen was not found. Install OpenSSH (the ssh client), then try again.' : `ssh-keygen could not make the key: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+  return { privateKeyPath, publicKey: (await readFile(`${privateKeyPath}.pub`, 'utf8')).trim() };
+}
+
+/** The "type base64" part of a public key, to compare keys whatever their comments. */
+export function keyFingerprintPart(publicKey: string): string {
+  return publicKey.trim().split(/\s+/).slice(0, 2).join(' ');
+}

@@ -1,0 +1,47 @@
+import { connect } from 'node:net';
+
+/**
+ * Resolves the server's identification line once `host:port` answers with an SSH banner
+ * (`SSH-2.0-...`): "running" on the service is not yet "SSH works". Retries every `intervalMs`
+ * until `timeoutMs`, then rejects with what it last saw.
+ */
+export async function waitForSshBanner(host: string, port: number, options: { timeoutMs?: number; intervalMs?: number; signal?: AbortSignal } = {}): Promise<string> {
+  const deadline = Date.now() + (options.timeoutMs ?? 120_000);
+  let last = 'no answer yet';
+  for (;;) {
+    if (options.signal?.aborted) throw new Error('The wait for SSH was cancelled.');
+    try {
+      return await readBanner(host, port, Math.min(5_000, Math.max(250, deadline - Date.now())));
+    } catch (error) {
+      last = (error as Error).message;
+    }
+    if (Date.now() >= deadline) throw new Error(`SSH at ${host}:${port} did not answer within ${Math.round((options.timeoutMs ?? 120_000) / 1000)} s (${last}).`);
+    await new Promise((r) => setTimeout(r, options.intervalMs ?? 250));
+  }
+}
+
+/** One attempt: connect, read the first line, expect `SSH-`. */
+export function readBanner(host: string, port: number, timeoutMs: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host, port });
+    let data = '';
+    const done = (error?: Error, banner?: string) => {
+      socket.destroy();
+      clearTimeout(timer);
+      if (error) reject(error);
+      else resolve(banner!);
+    };
+    const timer = setTimeout(() => done(new Error('connected, but no banner in time')), timeoutMs);
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => {
+      data += chunk;
+      const nl = data.indexOf('\n');
+      if (nl === -1 && data.length < 256) return;
+      const line = data.slice(0, nl === -1 ? undefined : nl).replace(/\r$/, '');
+      if (line.startsWith('SSH-')) done(undefined, line);
+      else done(new Error(`answered, but not with an SSH banner ("${line.slice(0, 40)}")`));
+    });
+    socket.on('error', (error) => done(error));
+    socket.on('close', () => done(new Error('the connection closed before a banner')));
+  });
+}
