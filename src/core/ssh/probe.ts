@@ -7,7 +7,7 @@ import { connect } from 'node:net';
  */
 export async function waitForSshBanner(host: string, port: number, options: { timeoutMs?: number; intervalMs?: number; signal?: AbortSignal } = {}): Promise<string> {
   const deadline = Date.now() + (options.timeoutMs ?? 120_000);
-  let last = 'no answer yet';
+  let last: string;
   for (;;) {
     if (options.signal?.aborted) throw new Error('The wait for SSH was cancelled.');
     try {
