@@ -7,9 +7,10 @@
  */
 import { parseFaultFlag, type FaultRuleInput } from './faults';
 import { startMarketplace, type MarketplaceOptions } from './server';
+import { SSHD, sshdAvailable } from './sshd';
 
 const USAGE = `usage: marketplace [--port N] [--api-key KEY] [--boot-seconds N] [--state FILE] [--seed N]
-                   [--credit USD] [--latency MS] [--fault KIND[:COUNT[:PARAM]]]... [--offers N] [--log-ready-ms MS]
+                   [--credit USD] [--latency MS] [--fault KIND[:COUNT[:PARAM]]]... [--offers N] [--log-ready-ms MS] [--no-ssh]
 fault kinds: latency, rate_limit (429), server_error (500/502/503/504), reset, truncated, malformed,
              slow_boot, boot_failure; COUNT 0 = until cleared; PARAM = ms, status or Retry-After seconds`;
 
@@ -56,6 +57,9 @@ function parse(argv: string[]): MarketplaceOptions {
       case '--log-ready-ms':
         options.logReadyMs = number(flag, value());
         break;
+      case '--no-ssh':
+        options.ssh = false;
+        break;
       case '--help':
       case '-h':
         console.log(USAGE);
@@ -66,6 +70,8 @@ function parse(argv: string[]): MarketplaceOptions {
     }
   }
   options.faults = faults;
+  // A real sshd per running instance, unless turned off or openssh-server is missing.
+  options.ssh ??= sshdAvailable();
   return options;
 }
 
@@ -93,6 +99,12 @@ async function main(): Promise<void> {
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
   console.log(`Marketplace listening on ${sim.url}`);
+  // On stderr: stdout carries only the listening line, which scripts read.
+  console.error(
+    options.ssh
+      ? 'SSH: each running instance gets a real sshd on 127.0.0.1 (proxy and direct ports).'
+      : `SSH is off${sshdAvailable() ? ' (--no-ssh)' : `: ${SSHD} is missing (install openssh-server)`}; instances have addresses but nothing answers on them.`,
+  );
 }
 
 main().catch((error: unknown) => {

@@ -2,12 +2,14 @@
  * The one place that decides how an instance is reached: `ssh_host`/`ssh_port` (the proxy path),
  * `public_ipaddr` and the Docker-style `ports` map (the direct path).
  *
- * Today nothing listens on these ports. A later change can start a real sshd per running instance
- * here: `assign` runs when an instance (re)starts booting, `onRunning` when it reaches running,
- * `release` when it stops or is destroyed, and `close` when the simulator stops.
+ * With an SshdPool, a real sshd listens on these ports while the instance runs (both forms lead to
+ * it, so the direct address is 127.0.0.1): `assign` runs when an instance (re)starts booting,
+ * `onRunning` when it reaches running, `release` when it stops, fails or is destroyed,
+ * `keysChanged` when a key is attached or detached, and `close` when the simulator stops.
  */
 import type { InstanceState, SshEndpoint } from './model';
 import { hash32 } from './random';
+import type { SshdPool } from './sshd';
 
 /** The proxy address clients use when no direct port is mapped. */
 const PROXY_HOST = '127.0.0.1';
@@ -25,7 +27,14 @@ export interface AssignRequest {
 }
 
 export class Network {
-  constructor(private readonly seed: number) {}
+  constructor(
+    private readonly seed: number,
+    private readonly sshd?: SshdPool,
+  ) {}
+
+  get sshEnabled(): boolean {
+    return this.sshd !== undefined;
+  }
 
   /** A fresh address for a boot; the ssh port changes on every restart, as on the real service. */
   assign(r: AssignRequest): SshEndpoint {
@@ -46,16 +55,28 @@ export class Network {
         portMap[port] = directPortStart + i;
       });
     }
-    return { sshHost: PROXY_HOST, sshIdx, sshPort, publicIp: r.offer.public_ipaddr, directPortStart, directPortEnd, portMap };
+    const publicIp = this.sshd ? '127.0.0.1' : r.offer.public_ipaddr;
+    return { sshHost: PROXY_HOST, sshIdx, sshPort, publicIp, directPortStart, directPortEnd, portMap };
   }
 
-  /** The instance reached running. Nothing to do while no sshd is started. */
-  onRunning(_instance: InstanceState): void {}
+  /** The instance reached running: its sshd starts. */
+  onRunning(instance: InstanceState): void {
+    this.sshd?.start(instance);
+  }
 
-  /** The instance stopped, failed or is gone. */
-  release(_instanceId: number): void {}
+  /** The instance stopped, failed or is gone: its sshd stops. */
+  release(instanceId: number): void {
+    this.sshd?.stop(instanceId);
+  }
 
-  async close(): Promise<void> {}
+  /** A key was attached or detached: authorized_keys follows. */
+  keysChanged(instance: InstanceState): void {
+    if (this.sshd?.running(instance.id)) this.sshd.writeKeys(instance);
+  }
+
+  async close(): Promise<void> {
+    await this.sshd?.close();
+  }
 }
 
 /** The `ports` field of an instance record: Docker's shape, host ports as strings. */

@@ -7,6 +7,7 @@
  *   sim.url; sim.control; await sim.stop();
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { SshdPool } from './sshd';
 import type { AddressInfo, Socket } from 'node:net';
 import { authenticate, authorise, bearer } from './auth';
 import { generateOffers, type Offer } from './catalogue';
@@ -56,6 +57,8 @@ export interface MarketplaceOptions {
   faults?: FaultRuleInput[];
   /** How long a requested log URL answers 404 before the log is there (wall-clock ms). Default 300. */
   logReadyMs?: number;
+  /** A real sshd per running instance (needs openssh-server). Default off in process; the CLI turns it on. */
+  ssh?: boolean;
 }
 
 export interface Marketplace {
@@ -135,7 +138,7 @@ class Simulator implements Sim {
   constructor(readonly options: MarketplaceOptions) {
     this.store = new Store(options.seed ?? 1, options.bootSeconds ?? 20, options.stateFile);
     if (options.bootSeconds !== undefined) this.store.data.bootSeconds = options.bootSeconds;
-    this.network = new Network(this.store.data.seed);
+    this.network = new Network(this.store.data.seed, options.ssh ? new SshdPool((line) => console.error(line)) : undefined);
     this.offers = generateOffers(options.offerCount ?? 300, this.store.data.seed);
     this.offerById = new Map(this.offers.map((o) => [o.id, o]));
     this.offerKinds = kindsOf(this.offers[0]);

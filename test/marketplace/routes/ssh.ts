@@ -81,6 +81,7 @@ export const sshRoutes: RouteDef[] = [
         const id = ctx.sim.store.nextId('sshkey');
         inst.sshKeys.push({ id, name: keyComment(text) ?? `key-${id}`, publicKey: text.trim() });
         addLog(inst, ctx.now, 'SSH key added to authorized_keys');
+        ctx.sim.network.keysChanged(inst);
         ctx.sim.store.changed();
       }
       return ok({ success: true, msg: 'SSH key attached successfully' });
@@ -107,6 +108,7 @@ export const sshRoutes: RouteDef[] = [
       const index = inst.sshKeys.findIndex((k) => k.id === keyId);
       if (index < 0) throw fail(404, 'no_such_ssh_key', `SSH key ${keyId} is not attached to instance ${inst.id}.`);
       inst.sshKeys.splice(index, 1);
+      ctx.sim.network.keysChanged(inst);
       ctx.sim.store.changed();
       return ok({ success: true, msg: 'SSH key removed from instance.' });
     },

@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { generateKey } from '../../../src/core/ssh/keys';
+import { readBanner, waitForSshBanner } from '../../../src/core/ssh/probe';
+import { sshEndpoint } from '../../../src/core/instances/ssh';
+import { sshdAvailable } from '../../marketplace/sshd';
+import { DEMO_KEY, clientFor, eventually, startSimulator, type Marketplace } from '../support';
+
+const run = promisify(execFile);
+
+/** True once nothing answers with a banner there any more (a stopped sshd takes a moment to exit). */
+const down = (host: string, port: number) =>
+  eventually(async () => readBanner(host, port, 300).then(() => false, () => true), 5_000, `sshd on ${port} to stop`);
+
+/** Runs `true` over real ssh with `key`; resolves to ssh's exit code. */
+async function sshTrue(key: string, host: string, port: number, home: string): Promise<number> {
+  const args = ['-i', key, '-p', String(port), '-o', 'IdentitiesOnly=yes', '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=accept-new', '-o', `UserKnownHostsFile=${join(home, 'known_hosts')}`, '-o', 'ConnectTimeout=5', `root@${host}`, 'true'];
+  try {
+    await run('ssh', args);
+    return 0;
+  } catch (error) {
+    return (error as { code?: number }).code ?? 255;
+  }
+}
+
+(sshdAvailable() && process.getuid?.() === 0 ? describe : describe.skip)('marketplace: a real sshd per running instance', function () {
+  this.timeout(60_000);
+  let sim: Marketplace;
+  let home: string;
+  before(async () => {
+    sim = await startSimulator({ ssh: true, bootSeconds: 0.5 });
+    home = await mkdtemp(join(tmpdir(), 'gpu-rental-sshd-test-'));
+  });
+  after(async () => {
+    await sim.stop();
+    await rm(home, { recursive: true, force: true });
+  });
+
+  it('accepts the account key the instance was created with, by proxy and direct address; refuses others; follows attach, stop and start', async () => {
+    const { client } = clientFor(sim.url, DEMO_KEY);
+    const mine = await generateKey(join(home, 'mine'), 'mine');
+    const late = await generateKey(join(home, 'late'), 'late');
+    await client.sshKeys.create(mine.publicKey);
+    const [offer] = await client.offers.search({ query: { filters: { rentable: { eq: true }, direct_port_count: { gte: 1 } }, order: [], type: 'on-demand' }, limit: 1 });
+    const { instanceId } = await client.instances.create(offer!.id, { image: 'ubuntu:22.04', disk: 8, runtype: 'ssh_direct' });
+    const running = await eventually(async () => {
+      const i = await client.instances.show(instanceId);
+      return i.actual_status === 'running' ? i : undefined;
+    }, 10_000, 'running');
+    const proxy = { host: running.ssh_host!, port: running.ssh_port! };
+    const direct = sshEndpoint(running)!;
+    assert.equal(direct.via, 'direct');
+    assert.equal(direct.host, '127.0.0.1');
+    await waitForSshBanner(proxy.host, proxy.port, { timeoutMs: 10_000, intervalMs: 50 });
+    assert.equal(await sshTrue(mine.privateKeyPath, proxy.host, proxy.port, home), 0, 'proxy form');
+    assert.equal(await sshTrue(mine.privateKeyPath, direct.host, direct.port, home), 0, 'direct form');
+    assert.notEqual(await sshTrue(late.privateKeyPath, proxy.host, proxy.port, home), 0, 'a key never registered is refused');
+
+    await client.sshKeys.attach(instanceId, late.publicKey);
+    assert.equal(await sshTrue(late.privateKeyPath, proxy.host, proxy.port, home), 0, 'attached later: accepted');
+
+    await client.instances.stop(instanceId);
+    await eventually(async () => (await client.instances.show(instanceId)).actual_status === 'stopped', 10_000, 'stopped');
+    await down(proxy.host, proxy.port);
+    await client.instances.start(instanceId);
+    const again = await eventually(async () => {
+      const i = await client.instances.show(instanceId);
+      return i.actual_status === 'running' ? i : undefined;
+    }, 15_000, 'running again');
+    assert.notEqual(again.ssh_port, proxy.port, 'a restart moves the port, as on the real service');
+    await waitForSshBanner(again.ssh_host!, again.ssh_port!, { timeoutMs: 10_000, intervalMs: 50 });
+    assert.equal(await sshTrue(mine.privateKeyPath, again.ssh_host!, again.ssh_port!, home), 0);
+
+    await client.instances.destroy(instanceId);
+    await down(again.ssh_host!, again.ssh_port!);
+  });
+});
