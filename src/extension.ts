@@ -1,5 +1,6 @@
 import { dirname } from 'node:path';
 import * as vscode from 'vscode';
+import { registerConnectCommands } from './ui/commands/connect';
 import { registerInstanceCommands } from './ui/commands/instances';
 import { registerOfferCommands } from './ui/commands/offers';
 import { registerRentCommands } from './ui/commands/rent';
@@ -25,7 +26,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   const loadMs = timed ? __gpuRentalLoadEnd - __gpuRentalLoadStart : 0;
   const apiMs = timed ? __gpuRentalApiReady - __gpuRentalLoadStart : 0;
   const services = new Services(context);
-  context.subscriptions.push(services, ...registerSessionCommands(services), ...registerInstanceCommands(services), ...registerOfferCommands(services), ...registerRentCommands(services));
+  context.subscriptions.push(services, ...registerSessionCommands(services), ...registerInstanceCommands(services), ...registerOfferCommands(services), ...registerRentCommands(services), ...registerConnectCommands(services));
   // Reading the key and asking the service about it happen after activation returns.
   void services.start().catch((error: unknown) => services.logger.error(`Start-up failed: ${String(error)}`));
   const activateMs = performance.now() - started;

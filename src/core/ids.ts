@@ -19,6 +19,9 @@ export const COMMANDS = {
   labelInstance: 'gpuRental.labelInstance',
   showInstanceLogs: 'gpuRental.showInstanceLogs',
   copySshCommand: 'gpuRental.copySshCommand',
+  connect: 'gpuRental.connect',
+  openSshTerminal: 'gpuRental.openSshTerminal',
+  forwardPort: 'gpuRental.forwardPort',
 } as const;
 
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];
@@ -33,6 +36,10 @@ export const VIEWS = {
 export const SETTINGS = {
   apiUrl: 'gpuRental.apiUrl',
   pollIntervalSeconds: 'gpuRental.pollIntervalSeconds',
+  remoteFolder: 'gpuRental.remoteFolder',
+  sshIdentityFile: 'gpuRental.ssh.identityFile',
+  sshConnectVia: 'gpuRental.ssh.connectVia',
+  sshReadyTimeoutSeconds: 'gpuRental.ssh.readyTimeoutSeconds',
 } as const;
 
 /** Context keys that `when` clauses in package.json read. */

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { DEFAULT_BASE_URL } from '../core/api/limits';
 import { SETTINGS } from '../core/ids';
+import type { ConnectVia } from '../core/ssh/connector';
 
 /** One typed getter per setting, read fresh each time so changes apply without a reload. */
 export const config = {
@@ -11,6 +12,21 @@ export const config = {
   pollIntervalSeconds(): number {
     const value = vscode.workspace.getConfiguration().get<number>(SETTINGS.pollIntervalSeconds, 10);
     return Number.isFinite(value) && value >= 2 ? value : 10;
+  },
+  /** The folder a connect opens on the instance; empty opens an empty remote window. */
+  remoteFolder(): string {
+    return vscode.workspace.getConfiguration().get<string>(SETTINGS.remoteFolder, '/root').trim();
+  },
+  sshIdentityFile(): string | undefined {
+    return vscode.workspace.getConfiguration().get<string>(SETTINGS.sshIdentityFile)?.trim() || undefined;
+  },
+  sshConnectVia(): ConnectVia {
+    const value = vscode.workspace.getConfiguration().get<string>(SETTINGS.sshConnectVia, 'auto');
+    return value === 'direct' || value === 'proxy' ? value : 'auto';
+  },
+  sshReadyTimeoutSeconds(): number {
+    const value = vscode.workspace.getConfiguration().get<number>(SETTINGS.sshReadyTimeoutSeconds, 180);
+    return Number.isFinite(value) && value >= 5 ? value : 180;
   },
 };
 

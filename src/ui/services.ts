@@ -1,11 +1,20 @@
+import { hostname } from 'node:os';
 import * as vscode from 'vscode';
 import type { GpuRentalClient } from '../core/api/client';
+import type { Instance } from '../core/api/instances';
 import { API_KEY_ENV, CONTEXT, SETTINGS, VIEWS } from '../core/ids';
 import type { Logger } from '../core/log';
 import { Session } from '../core/session/session';
 import { CostTracker } from '../core/billing/costs';
 import { InstancePoller } from '../core/instances/poller';
 import { Renter } from '../core/rent/renter';
+import { SshConnector } from '../core/ssh/connector';
+import { PortForwards } from '../core/ssh/forward';
+import { findLocalKey, generateKey, newKeyPath } from '../core/ssh/keys';
+import { SshConfigManager, sshPaths } from '../core/ssh/manager';
+import { instancePhase } from '../core/instances/phase';
+import { forgetRemotePlatform, remoteSshConfigFile, vscodeHandoff, type RemoteHandoff } from './remote';
+import { REMOTE_SSH_EXTENSIONS } from '../core/ssh/remoteSsh';
 import { AccountStatus } from './accountStatus';
 import { BootStatus } from './bootStatus';
 import { modalPrompts, type Prompts } from './prompts';
@@ -48,6 +57,12 @@ export class Services implements vscode.Disposable {
   private readonly keys: SecretKeyStore;
 
   readonly renter: Renter;
+  readonly connector: SshConnector;
+  readonly forwards = new PortForwards();
+  /** Instance ids in the last list, to notice those destroyed elsewhere. */
+  private seen = new Set<number>();
+  /** Replaced by integration tests to observe the Remote-SSH handoff. */
+  handoff: RemoteHandoff = vscodeHandoff;
 
   constructor(readonly context: vscode.ExtensionContext) {
     this.log = this.own(vscode.window.createOutputChannel('GPU Rental', { log: true }));
@@ -80,6 +95,18 @@ export class Services implements vscode.Disposable {
     this.instancesView.attach(this.own(vscode.window.createTreeView(VIEWS.instances, { treeDataProvider: this.instancesView })));
     this.offersView.attach(this.own(vscode.window.createTreeView(VIEWS.offers, { treeDataProvider: this.offersView })));
     this.accountStatus = this.own(new AccountStatus(this.session));
+    this.own(this.forwards);
+    this.connector = new SshConnector({
+      keys: () => {
+        const k = this.session.client.sshKeys;
+        return { list: () => k.list(), create: (p) => k.create(p), listForInstance: (id) => k.listForInstance(id), attach: (id, p) => k.attach(id, p) };
+      },
+      config: () => this.sshConfig(),
+      findKey: () => findLocalKey(config.sshIdentityFile()),
+      createKey: () => this.offerNewKey(),
+      logger: this.logger,
+    });
+    this.own(this.poller.onDidUpdate((snapshot) => this.followInstances(snapshot.instances)));
 
     this.own(
       this.session.onDidChangeState((state) => {
@@ -88,6 +115,8 @@ export class Services implements vscode.Disposable {
         if (state.kind === 'badUrl') this.logger.warn(state.message);
         this.poller.setEnabled(state.kind === 'ready');
         if (state.kind !== 'ready') this.costs.reset();
+        // Another key may be another account: only ids seen under this one count as destroyed when they vanish.
+        if (state.kind !== 'ready') this.seen.clear();
         if (state.kind !== 'checking') this.refreshViews();
       }),
     );
@@ -96,6 +125,44 @@ export class Services implements vscode.Disposable {
         if (e.affectsConfiguration(SETTINGS.apiUrl)) void this.session.setBaseUrl(config.apiUrl());
       }),
     );
+  }
+
+  /** The SSH config files, read from the settings each time (Remote-SSH's configFile may change). */
+  sshConfig(): SshConfigManager {
+    return new SshConfigManager(sshPaths(remoteSshConfigFile(this.handoff)), this.logger);
+  }
+
+  /** A destroyed instance's SSH entry and Remote-SSH platform entry go with it. */
+  async forgetInstance(id: number): Promise<void> {
+    this.forwards.stopInstance(id);
+    const alias = this.connector.alias(id);
+    await this.connector.forget(id).catch((error: unknown) => this.logger.warn(`Could not remove the SSH entry ${alias}: ${String(error)}`));
+    await forgetRemotePlatform(
+      REMOTE_SSH_EXTENSIONS.map((e) => e.section),
+      alias,
+    ).catch((error: unknown) => this.logger.warn(`Could not remove ${alias} from remotePlatform: ${String(error)}`));
+  }
+
+  /** Instances seen before and gone now (destroyed elsewhere too) lose their SSH entries; stopped ones their forwards. */
+  private followInstances(instances: readonly Instance[]): void {
+    const now = new Set(instances.map((i) => i.id));
+    for (const id of this.seen) if (!now.has(id)) void this.forgetInstance(id);
+    this.seen = now;
+    for (const i of instances) if (instancePhase(i) !== 'running') this.forwards.stopInstance(i.id);
+  }
+
+  /** No key was found: ask, then make an ed25519 key where none exists. */
+  private async offerNewKey() {
+    const path = await newKeyPath();
+    const ok = await this.prompts.confirm(
+      'No SSH key found. Create one?',
+      `GPU Rental needs an SSH key to connect. It will create a new ed25519 key at ${path} (no passphrase; nothing is overwritten) and register its public half on your account. Or cancel and choose a key with the gpuRental.ssh.identityFile setting.`,
+      'Create Key',
+    );
+    if (!ok) return undefined;
+    const key = await generateKey(path, `gpu-rental@${hostname()}`);
+    this.logger.info(`Created the SSH key ${path}.`);
+    return key;
   }
 
   /** Imports the environment's key if there is one to import, then checks the stored key. */

@@ -54,6 +54,12 @@ export interface CodeServerOptions {
   env?: Record<string, string>;
   /** .vsix files installed before the server starts. */
   install?: string[];
+  /**
+   * A home folder of its own: the extension's SSH keys, config and known hosts go there, never
+   * into the developer's ~/.ssh. ssh itself reads the account's ~/.ssh/config whatever $HOME says,
+   * so `remote.SSH.configFile` names the sandbox's config (the extension passes it to ssh -F).
+   */
+  home?: string;
 }
 
 export interface CodeServer {
@@ -71,9 +77,14 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
   const extensionsDir = options.extensionsDir ?? trackTempDir(mkdtempSync(join(tmpdir(), 'gpu-rental-ext-')));
   mkdirSync(join(userDataDir, 'User'), { recursive: true });
   mkdirSync(extensionsDir, { recursive: true });
-  writeFileSync(join(userDataDir, 'User', 'settings.json'), JSON.stringify({ ...QUIET_SETTINGS, ...options.settings }, null, 2));
+  const sandbox: Record<string, unknown> = {};
+  if (options.home) {
+    mkdirSync(join(options.home, '.ssh'), { recursive: true, mode: 0o700 });
+    sandbox['remote.SSH.configFile'] = join(options.home, '.ssh', 'config');
+  }
+  writeFileSync(join(userDataDir, 'User', 'settings.json'), JSON.stringify({ ...QUIET_SETTINGS, ...sandbox, ...options.settings }, null, 2));
   const base = ['--user-data-dir', userDataDir, '--extensions-dir', extensionsDir];
-  const env = { ...process.env, ...privateDirs(), ...options.env };
+  const env = { ...process.env, ...privateDirs(), ...(options.home ? { HOME: options.home } : {}), ...options.env };
   for (const vsix of options.install ?? []) {
     const r = spawnSync(NODE_BIN, [entry, ...base, '--install-extension', vsix, '--force'], { encoding: 'utf8', env });
     if (r.status !== 0) throw new Error(`code-server could not install ${vsix}:\n${r.stdout}\n${r.stderr}`);

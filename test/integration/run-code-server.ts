@@ -21,6 +21,18 @@ import { startSimulator } from '../harness/simulator';
 const minutes = (name: string, fallback: number) => Number(process.env[name] ?? fallback) * 60_000;
 const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(1)} s`;
 
+/**
+ * code-server has no Remote-SSH. A stand-in that only declares the remote.SSH settings (test/fixtures)
+ * lets the suites check the handoff: the remotePlatform entry and the folder URI given to the opener.
+ */
+function remoteSshStandIn(work: string): string {
+  const out = join(work, 'remote-ssh-stand-in.vsix');
+  const vsce = join(REPO, 'node_modules', '@vscode', 'vsce', 'vsce');
+  const r = spawnSync(NODE_BIN, [vsce, 'package', '--allow-missing-repository', '--skip-license', '--out', out], { cwd: join(REPO, 'test', 'fixtures', 'remote-ssh-stand-in'), encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`packaging the Remote-SSH stand-in failed:\n${r.stdout}${r.stderr}`);
+  return out;
+}
+
 async function main(): Promise<number> {
   cleanupOnExit();
   const grepIndex = process.argv.indexOf('--grep');
@@ -42,10 +54,14 @@ async function main(): Promise<number> {
   mkdirSync(folder);
   const server = await startCodeServer({
     settings: { 'gpuRental.apiUrl': sim.url, 'gpuRental.pollIntervalSeconds': 2 },
+    // The SSH suites write keys and config into this home, and hand over to a Remote-SSH stand-in.
+    home: join(work, 'home'),
+    install: [remoteSshStandIn(work)],
     env: {
       GPU_RENTAL_TEST_RESULTS: results,
       GPU_RENTAL_TEST_API_URL: sim.url,
       GPU_RENTAL_TEST_API_KEY: key,
+      GPU_RENTAL_TEST_HOME: join(work, 'home'),
       ...(grep ? { GPU_RENTAL_TEST_GREP: grep } : {}),
     },
   });

@@ -1,6 +1,6 @@
 import type { Instance } from '../api/instances';
 import { formatDollars } from '../offers/present';
-import { instancePhase, type InstancePhase } from './phase';
+import { instancePhase, isBooting, type InstancePhase } from './phase';
 
 export interface InstanceIcon {
   /** A codicon id, `~spin` included where it spins. */
@@ -88,6 +88,8 @@ export function presentInstance(instance: Instance, options: PresentOptions): In
   if (phase === 'stopped') tags.push('canStart');
   if (phase !== 'gone') tags.push('canDestroy', 'canLabel', 'hasLogs');
   if (instance.ssh_host && instance.ssh_port && phase === 'running') tags.push('hasSsh');
+  // Connect also starts a stopped instance (after asking) and waits for a booting one.
+  if (phase === 'running' || phase === 'stopped' || isBooting(phase)) tags.push('canConnect');
   if (options.sshReady) tags.push('sshReady');
 
   return {

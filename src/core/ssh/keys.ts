@@ -13,8 +13,8 @@ export interface LocalKey {
   publicKey: string;
 }
 
-/** The usual key files, best first, as ssh itself tries them. */
-export const DEFAULT_KEY_NAMES = ['id_ed25519', 'id_ecdsa', 'id_rsa'] as const;
+/** The usual key files, best first, as ssh itself tries them; then the one this extension makes when id_ed25519 is taken. */
+export const DEFAULT_KEY_NAMES = ['id_ed25519', 'id_ecdsa', 'id_rsa', 'gpu_rental_ed25519'] as const;
 
 async function exists(path: string): Promise<boolean> {
   return access(path).then(
@@ -40,6 +40,12 @@ export async function findLocalKey(configured: string | undefined, sshDir = join
     if (/^(ssh-|ecdsa-|sk-)/.test(publicKey)) return { privateKeyPath, publicKey };
   }
   return undefined;
+}
+
+/** Where a new key goes: ~/.ssh/id_ed25519, or beside it when either half of that name exists. */
+export async function newKeyPath(sshDir = join(homedir(), '.ssh')): Promise<string> {
+  const usual = join(sshDir, 'id_ed25519');
+  return (await exists(usual)) || (await exists(`${usual}.pub`)) ? join(sshDir, 'gpu_rental_ed25519') : usual;
 }
 
 /**

@@ -11,7 +11,7 @@ import { InstanceItem } from '../views/instancesView';
 import { showApiError } from './errors';
 
 /** What a command was invoked with: a tree item, an instance id (automation, notifications) or nothing (palette). */
-type Target = InstanceItem | number | undefined;
+export type Target = InstanceItem | number | undefined;
 
 /** Stop, start, reboot, destroy, label, logs and SSH command: each from the tree or the palette. */
 export function registerInstanceCommands(s: Services): vscode.Disposable[] {
@@ -46,7 +46,7 @@ async function withTarget<T>(s: Services, target: Target, title: string, phases:
   }
 }
 
-async function resolveTarget(s: Services, target: Target, title: string, phases: readonly InstancePhase[] | undefined): Promise<Instance | undefined> {
+export async function resolveTarget(s: Services, target: Target, title: string, phases: readonly InstancePhase[] | undefined): Promise<Instance | undefined> {
   if (target instanceof InstanceItem) return target.instance;
   if (typeof target === 'number') {
     return s.poller.snapshot?.instances.find((i) => i.id === target) ?? (await s.session.client.instances.show(target));
@@ -110,6 +110,7 @@ async function destroy(s: Services, i: Instance): Promise<boolean> {
     // Already gone is what the user wanted.
     if (!(error instanceof ApiError && error.kind === 'not_found')) throw error;
   }
+  await s.forgetInstance(i.id);
   await s.poller.refresh();
   void vscode.window.showInformationMessage(`GPU Rental: destroyed ${nameOf(i)}.`);
   return true;

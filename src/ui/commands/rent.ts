@@ -101,7 +101,13 @@ async function rentOffer(s: Services, target: OfferItem | number | undefined, gi
       s.offersView.refresh();
       await s.poller.refresh();
       const lost = outcome.kind === 'reconciled' ? ' (the answer was lost, but the instance was found in your account)' : '';
-      void vscode.window.showInformationMessage(`GPU Rental: rented "${plan.label}" as instance #${outcome.instanceId}${lost}. It bills ${formatDollars(quote.totalPerHour)}/h; watch it boot in the status bar.`);
+      const id = outcome.instanceId;
+      // "Open When Ready" waits for the boot and the SSH banner, then hands over to Remote-SSH.
+      void vscode.window
+        .showInformationMessage(`GPU Rental: rented "${plan.label}" as instance #${id}${lost}. It bills ${formatDollars(quote.totalPerHour)}/h; watch it boot in the status bar.`, 'Open When Ready')
+        .then((choice) => {
+          if (choice) void vscode.commands.executeCommand(COMMANDS.connect, id);
+        });
       return outcome.instanceId;
     }
   }
