@@ -21,13 +21,19 @@ async function show(id: number): Promise<Record | null> {
   return ((await api('GET', `/api/v0/instances/${id}/?owner=me`, sim.key)) as { instances: Record | null }).instances;
 }
 
-/** Rents through the API (before any key is registered, so connect must attach one) and waits for running. */
-async function rentedAndRunning(): Promise<number> {
+/** Rents through the API, as another client would. */
+async function rent(): Promise<number> {
   const body = { rentable: { eq: true }, direct_port_count: { gte: 1 }, order: [['dph_total', 'asc']], limit: 1, type: 'on-demand' };
   const [offer] = ((await api('POST', '/api/v0/bundles/', sim.key, body)) as { offers: Offer[] }).offers;
   const created = (await api('PUT', `/api/v0/asks/${offer!.id}/`, sim.key, { client_id: 'me', image: 'ubuntu:22.04', disk: 8, runtype: 'ssh_direct' })) as { new_contract: number };
-  await eventually(async () => (await show(created.new_contract))?.actual_status === 'running', 'the instance to run', 20_000);
   return created.new_contract;
+}
+
+/** Rented before any key is registered (so connect must attach one), and running. */
+async function rentedAndRunning(): Promise<number> {
+  const id = await rent();
+  await eventually(async () => (await show(id))?.actual_status === 'running', 'the instance to run', 20_000);
+  return id;
 }
 
 /** Runs `true` on the alias with real ssh and the user's config; resolves with the exit code and stderr. */
@@ -161,6 +167,23 @@ describe('connect: keys, the managed SSH config and the Remote-SSH handoff', fun
     const after = await readFile(join(SSH_DIR, 'gpu-rental', `${alias}.conf`), 'utf8');
     assert.notEqual(after.match(/Port \d+/)![0], before.match(/Port \d+/)![0], 'the entry follows the port the restart moved');
     assert.equal((await sshTrue(USER_CONFIG, alias)).code, 0, 'ssh works again after stop and start');
+  });
+
+  it('waits for a booting instance, then connects without asking anything (what Open When Ready does after a rent)', async () => {
+    const x = await extensionApi();
+    const seen = observedHandoff();
+    x.services.handoff = seen.handoff;
+    const booting = await rent();
+    try {
+      assert.notEqual((await show(booting))?.actual_status, 'running', 'still booting when connect begins');
+      assert.equal(await vscode.commands.executeCommand('gpuRental.connect', booting), 'opened');
+      assert.deepEqual(asked, [], 'nothing to confirm: it was meant to run');
+      assert.equal((await show(booting))?.actual_status, 'running');
+      assert.equal(seen.calls[0]?.uri, `vscode-remote://ssh-remote+${x.services.connector.alias(booting)}/root`);
+      assert.equal((await sshTrue(USER_CONFIG, x.services.connector.alias(booting))).code, 0, 'created after the key was registered: it carries it');
+    } finally {
+      await api('DELETE', `/api/v0/instances/${booting}/`, sim.key);
+    }
   });
 
   it('without Remote-SSH, offers the terminal, which runs ssh on the alias', async () => {
