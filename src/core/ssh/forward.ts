@@ -27,7 +27,8 @@ export async function freeLocalPort(preferred?: number): Promise<number> {
   return (preferred ? await tryListen(preferred) : undefined) ?? (await tryListen(0)) ?? Promise.reject(new Error('No free local port.'));
 }
 
-function accepts(port: number): Promise<boolean> {
+/** One TCP connect to 127.0.0.1:`port`: true when something accepted it. */
+export function portAccepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect({ host: '127.0.0.1', port });
     socket.once('connect', () => {
@@ -76,7 +77,9 @@ export async function startPortForward(options: {
       const reason = stderr.trim().split('\n').pop() || 'ssh exited';
       throw new Error(`Could not forward port ${options.remotePort} of instance #${options.instanceId}: ${reason}`);
     }
-    if (await accepts(options.localPort)) break;
+    // Accepting is not enough: another process may have taken the port meanwhile, and then ssh
+    // exits (ExitOnForwardFailure). Ready means accepting while ssh is still alive a moment later.
+    if ((await portAccepts(options.localPort)) && !(await new Promise((r) => setTimeout(r, 150)).then(() => exited))) break;
     if (Date.now() > deadline) {
       child.kill();
       throw new Error(`Forwarding port ${options.remotePort} of instance #${options.instanceId} did not start within ${Math.round((options.timeoutMs ?? 20_000) / 1000)} s.`);
