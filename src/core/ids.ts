@@ -40,6 +40,13 @@ export const SETTINGS = {
   sshIdentityFile: 'gpuRental.ssh.identityFile',
   sshConnectVia: 'gpuRental.ssh.connectVia',
   sshReadyTimeoutSeconds: 'gpuRental.ssh.readyTimeoutSeconds',
+  maxHourlySpend: 'gpuRental.maxHourlySpend',
+  lowCreditHours: 'gpuRental.lowCredit.hours',
+  lowCreditAmount: 'gpuRental.lowCredit.amount',
+  idleStopEnabled: 'gpuRental.idleStop.enabled',
+  idleStopMinutes: 'gpuRental.idleStop.minutes',
+  idleGpuThreshold: 'gpuRental.idleStop.gpuThreshold',
+  idleCountdownSeconds: 'gpuRental.idleStop.countdownSeconds',
 } as const;
 
 /** Context keys that `when` clauses in package.json read. */

@@ -2,11 +2,13 @@ import * as vscode from 'vscode';
 import { COMMANDS, VIEWS } from '../core/ids';
 import { formatDollars } from '../core/offers/present';
 import type { Session, SessionState } from '../core/session/session';
+import { formatHours, hoursLeft, type Burn } from '../core/billing/burn';
 
 /** The account at a glance: credit in the status bar, the details in its tooltip. */
 export class AccountStatus implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('gpuRental.account', vscode.StatusBarAlignment.Left, 50);
   private readonly subscription: vscode.Disposable;
+  private burn: Burn | undefined;
 
   constructor(private readonly session: Session) {
     this.item.name = 'GPU Rental Account';
@@ -23,6 +25,12 @@ export class AccountStatus implements vscode.Disposable {
   get tooltipText(): string {
     const t = this.item.tooltip;
     return typeof t === 'string' ? t : (t?.value ?? '');
+  }
+
+  /** The account's hourly spend, from the instance list; shown beside the credit. */
+  setBurn(burn: Burn | undefined): void {
+    this.burn = burn;
+    this.render(this.session.state);
   }
 
   dispose(): void {
@@ -47,7 +55,12 @@ export class AccountStatus implements vscode.Disposable {
         return;
       case 'ready': {
         const user = state.user;
-        item.text = user ? `$(account) ${formatDollars(user.credit)}` : '$(account) GPU Rental';
+        const burn = this.burn;
+        const rate = burn && burn.perHour > 0 ? ` · ${formatDollars(burn.perHour)}/h` : '';
+        const failed = burn?.failed.length ? ` · $(warning) ${burn.failed.length} failed` : '';
+        item.text = `${user ? `$(account) ${formatDollars(user.credit)}` : '$(account) GPU Rental'}${rate}${failed}`;
+        // A failed instance bills for its disk until destroyed: the item stays flagged until then.
+        if (burn?.failed.length) item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
         const md = new vscode.MarkdownString(undefined, true);
         md.isTrusted = { enabledCommands: [COMMANDS.refresh, COMMANDS.signOut, COMMANDS.showLogs] };
         md.appendMarkdown('**GPU Rental**\n\n');
@@ -57,6 +70,7 @@ export class AccountStatus implements vscode.Disposable {
         } else {
           md.appendMarkdown('This API key may not read the account (it lacks the "user_read" permission).\n\n');
         }
+        if (burn) appendBurn(md, burn, user?.credit);
         md.appendMarkdown(`Service: ${escape(where)}\n\n`);
         md.appendMarkdown(`[$(refresh) Refresh](command:${COMMANDS.refresh}) · [$(sign-out) Sign Out](command:${COMMANDS.signOut})`);
         item.tooltip = md;
@@ -83,6 +97,23 @@ export class AccountStatus implements vscode.Disposable {
         return;
     }
   }
+}
+
+function appendBurn(md: vscode.MarkdownString, burn: Burn, credit: number | undefined): void {
+  if (burn.perHour <= 0) {
+    md.appendMarkdown('Nothing is billing now.\n\n');
+    return;
+  }
+  md.appendMarkdown(`Spending **${formatDollars(burn.perHour)}/h**: compute ${formatDollars(burn.computePerHour)}/h, storage of stopped instances ${formatDollars(burn.storagePerHour)}/h\n\n`);
+  if (credit !== undefined) md.appendMarkdown(`At this rate the credit lasts **${formatHours(hoursLeft(credit, burn.perHour))}**\n\n`);
+  md.appendMarkdown('| Instance | $/h | Share |\n|---|---:|---:|\n');
+  for (const s of burn.shares) {
+    if (s.perHour <= 0) continue;
+    const what = s.kind === 'storage' ? `${s.phase}, disk` : s.phase;
+    md.appendMarkdown(`| ${escape(s.name)} (${what}) | ${formatDollars(s.perHour)} | ${Math.round((s.perHour / burn.perHour) * 100)}% |\n`);
+  }
+  md.appendMarkdown('\n');
+  if (burn.failed.length) md.appendMarkdown(`$(warning) ${burn.failed.map((f) => escape(f.name)).join(', ')} failed and still bill${burn.failed.length === 1 ? 's' : ''} for disk until destroyed.\n\n`);
 }
 
 function escape(text: string): string {

@@ -13,6 +13,35 @@ export const config = {
     const value = vscode.workspace.getConfiguration().get<number>(SETTINGS.pollIntervalSeconds, 10);
     return Number.isFinite(value) && value >= 2 ? value : 10;
   },
+  /** 0 or empty: no cap. */
+  maxHourlySpend(): number | undefined {
+    const value = vscode.workspace.getConfiguration().get<number | null>(SETTINGS.maxHourlySpend);
+    return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : undefined;
+  },
+  lowCreditHours(): number {
+    const value = vscode.workspace.getConfiguration().get<number>(SETTINGS.lowCreditHours, 24);
+    return Number.isFinite(value) && value >= 0 ? value : 24;
+  },
+  lowCreditAmount(): number {
+    const value = vscode.workspace.getConfiguration().get<number>(SETTINGS.lowCreditAmount, 5);
+    return Number.isFinite(value) && value >= 0 ? value : 5;
+  },
+  idleStopEnabled(): boolean {
+    return vscode.workspace.getConfiguration().get<boolean>(SETTINGS.idleStopEnabled, true);
+  },
+  /** Minutes; fractions are allowed (tests use seconds' worth). */
+  idleStopMinutes(): number {
+    const value = vscode.workspace.getConfiguration().get<number>(SETTINGS.idleStopMinutes, 30);
+    return Number.isFinite(value) && value > 0 ? value : 30;
+  },
+  idleGpuThreshold(): number {
+    const value = vscode.workspace.getConfiguration().get<number>(SETTINGS.idleGpuThreshold, 5);
+    return Number.isFinite(value) && value >= 0 ? value : 5;
+  },
+  idleCountdownSeconds(): number {
+    const value = vscode.workspace.getConfiguration().get<number>(SETTINGS.idleCountdownSeconds, 60);
+    return Number.isFinite(value) && value >= 0 ? value : 60;
+  },
   /** The folder a connect opens on the instance; empty opens an empty remote window. */
   remoteFolder(): string {
     return vscode.workspace.getConfiguration().get<string>(SETTINGS.remoteFolder, '/root').trim();

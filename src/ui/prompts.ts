@@ -7,6 +7,11 @@ import * as vscode from 'vscode';
 export interface Prompts {
   /** A modal confirmation; resolves true only when the user picks `action`. */
   confirm(message: string, detail: string, action: string): Promise<boolean>;
+  /**
+   * A cancellable countdown; resolves true when it ran out (go ahead), false when the user
+   * cancelled it. Optional so tests that only answer confirmations need not provide it.
+   */
+  countdown?(message: (secondsLeft: number) => string, seconds: number, cancelLabel: string): Promise<boolean>;
 }
 
 export const modalPrompts: Prompts = {
@@ -14,4 +19,32 @@ export const modalPrompts: Prompts = {
     const choice = await vscode.window.showWarningMessage(message, { modal: true, detail }, action);
     return choice === action;
   },
+  countdown: progressCountdown,
 };
+
+/** A notification with a progress bar that counts down; its Cancel button keeps things as they are. */
+export function progressCountdown(message: (secondsLeft: number) => string, seconds: number): Promise<boolean> {
+  return Promise.resolve(
+    vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'GPU Rental', cancellable: true }, (progress, token) => {
+      return new Promise<boolean>((resolve) => {
+        let left = Math.max(0, Math.round(seconds));
+        progress.report({ message: message(left) });
+        const timer = setInterval(() => {
+          left--;
+          if (left <= 0) {
+            clearInterval(timer);
+            resolve(true);
+          } else progress.report({ message: message(left), increment: 100 / Math.max(1, seconds) });
+        }, 1000);
+        if (left === 0) {
+          clearInterval(timer);
+          resolve(true);
+        }
+        token.onCancellationRequested(() => {
+          clearInterval(timer);
+          resolve(false);
+        });
+      });
+    }),
+  );
+}

@@ -4,7 +4,7 @@ import type { GpuRentalClient } from '../core/api/client';
 import type { Instance } from '../core/api/instances';
 import { API_KEY_ENV, CONTEXT, SETTINGS, VIEWS } from '../core/ids';
 import type { Logger } from '../core/log';
-import { Session } from '../core/session/session';
+import { Session, type SessionState } from '../core/session/session';
 import { CostTracker } from '../core/billing/costs';
 import { InstancePoller } from '../core/instances/poller';
 import { Renter } from '../core/rent/renter';
@@ -16,6 +16,8 @@ import { instancePhase } from '../core/instances/phase';
 import { forgetRemotePlatform, remoteSshConfigFile, vscodeHandoff, type RemoteHandoff } from './remote';
 import { REMOTE_SSH_EXTENSIONS } from '../core/ssh/remoteSsh';
 import { AccountStatus } from './accountStatus';
+import { SpendGuard } from './spendGuard';
+import { IdleGuard } from './idleGuard';
 import { BootStatus } from './bootStatus';
 import { modalPrompts, type Prompts } from './prompts';
 import { config } from './config';
@@ -53,6 +55,8 @@ export class Services implements vscode.Disposable {
   prompts: Prompts = modalPrompts;
   readonly offersView: OffersView;
   readonly accountStatus: AccountStatus;
+  readonly spend: SpendGuard;
+  readonly idle: IdleGuard;
   private readonly disposables: vscode.Disposable[] = [];
   private readonly keys: SecretKeyStore;
 
@@ -95,6 +99,7 @@ export class Services implements vscode.Disposable {
     this.instancesView.attach(this.own(vscode.window.createTreeView(VIEWS.instances, { treeDataProvider: this.instancesView })));
     this.offersView.attach(this.own(vscode.window.createTreeView(VIEWS.offers, { treeDataProvider: this.offersView })));
     this.accountStatus = this.own(new AccountStatus(this.session));
+    this.spend = this.own(new SpendGuard(this.session, this.poller, this.accountStatus, context.globalState));
     this.own(this.forwards);
     this.connector = new SshConnector({
       keys: () => {
@@ -107,9 +112,15 @@ export class Services implements vscode.Disposable {
       logger: this.logger,
     });
     this.own(this.poller.onDidUpdate((snapshot) => this.followInstances(snapshot.instances)));
+    this.idle = this.own(new IdleGuard(this));
 
+    const identity = (state: SessionState) => `${state.kind}|${this.session.baseUrl}|${state.kind === 'ready' ? (state.user?.id ?? '') : ''}`;
+    let lastIdentity = identity(this.session.state);
     this.own(
       this.session.onDidChangeState((state) => {
+        // A credit refresh (same account, still ready) must not reload the views.
+        const changed = identity(state) !== lastIdentity;
+        lastIdentity = identity(state);
         void vscode.commands.executeCommand('setContext', CONTEXT.state, state.kind);
         if (state.kind === 'unreachable' || state.kind === 'rejected') this.logger.warn(state.error.toLogString());
         if (state.kind === 'badUrl') this.logger.warn(state.message);
@@ -117,7 +128,7 @@ export class Services implements vscode.Disposable {
         if (state.kind !== 'ready') this.costs.reset();
         // Another key may be another account: only ids seen under this one count as destroyed when they vanish.
         if (state.kind !== 'ready') this.seen.clear();
-        if (state.kind !== 'checking') this.refreshViews();
+        if (state.kind !== 'checking' && changed) this.refreshViews();
       }),
     );
     this.own(

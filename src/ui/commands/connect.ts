@@ -140,6 +140,8 @@ async function untilRunning(s: Services, instance: Instance): Promise<Instance |
     const rate = instance.dph_total ? `${formatDollars(instance.dph_total)}/h` : 'its hourly price';
     const ok = await s.prompts.confirm(`Start ${nameOf(instance)} to connect?`, `It is stopped. Starting it bills ${rate} while it runs.`, 'Start and Connect');
     if (!ok) return undefined;
+    const adds = Math.max(0, (instance.dph_total ?? 0) - (instance.storage_total_cost ?? 0));
+    if (!(await s.spend.allows(s.poller, adds, `started: ${nameOf(instance)} adds ${formatDollars(adds)}/h`))) return undefined;
     await s.session.client.instances.start(instance.id);
     s.boots.track(instance.id);
   } else if (!isBooting(phase)) {
@@ -224,6 +226,7 @@ function openTerminal(s: Services, instance: Instance, host: PreparedHost): vsco
     iconPath: new vscode.ThemeIcon('remote'),
   });
   terminal.show();
+  s.idle.terminals.set(terminal, instance.id);
   s.logger.info(`Opened an SSH terminal: ssh ${[...sshArgsFor(s, host), host.alias].join(' ')}`);
   return terminal;
 }

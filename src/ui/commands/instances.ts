@@ -82,6 +82,9 @@ async function stop(s: Services, i: Instance): Promise<void> {
 
 /** Starting resumes GPU billing, so it only ever happens here, on the user's explicit command. */
 async function start(s: Services, i: Instance): Promise<void> {
+  // The disk already bills; starting adds the rest of the instance's rate.
+  const adds = Math.max(0, (i.dph_total ?? 0) - (i.storage_total_cost ?? 0));
+  if (!(await s.spend.allows(s.poller, adds, `started: ${nameOf(i)} adds ${formatDollars(adds)}/h`))) return;
   await s.session.client.instances.start(i.id);
   await afterChange(s, i.id, true);
   const rate = i.dph_total ? ` It bills ${formatDollars(i.dph_total)}/h once running.` : '';

@@ -8,6 +8,8 @@ import type { Services } from '../services';
 import { rentWizard, type RentPlan } from '../rent/wizard';
 import { OfferItem } from '../views/offersView';
 import { showApiError } from './errors';
+import { config } from '../config';
+import { OnstartTooLong, withWatchdog } from '../../core/idle/watchdog';
 
 const RECENT_IMAGES_KEY = 'gpuRental.recentImages';
 
@@ -49,6 +51,7 @@ async function rentOffer(s: Services, target: OfferItem | number | undefined, gi
       credit,
       recentImages: s.context.globalState.get<string[]>(RECENT_IMAGES_KEY, []),
       defaultLabel: s.renter.uniqueLabel(),
+      idleStopMinutes: config.idleStopEnabled() ? config.idleStopMinutes() : 0,
       activeEditor: editor && editor.document.getText().trim() ? { name: editor.document.fileName.split(/[\\/]/).pop() ?? 'editor', text: editor.document.getText() } : undefined,
     });
     if (!plan) return undefined;
@@ -61,6 +64,7 @@ async function rentOffer(s: Services, target: OfferItem | number | undefined, gi
     );
     return undefined;
   }
+  if (!(await s.spend.allows(s.poller, quote.totalPerHour, `rented: ${presentOffer(offer).label} costs ${formatDollars(quote.totalPerHour)}/h`))) return undefined;
   if (given) {
     // Automation skips the wizard, not the price: the confirmation still shows it.
     const ok = await s.prompts.confirm(
@@ -71,6 +75,18 @@ async function rentOffer(s: Services, target: OfferItem | number | undefined, gi
     if (!ok) return undefined;
   }
 
+  // The idle watchdog goes in front of the user's own start-up script (never instead of it).
+  const idleMinutes = plan.idleStopMinutes ?? (config.idleStopEnabled() ? config.idleStopMinutes() : 0);
+  let onstart = plan.onstart;
+  if (idleMinutes > 0 && !plan.template) {
+    try {
+      onstart = withWatchdog(plan.onstart, { baseUrl: s.session.normalizedBaseUrl ?? s.session.baseUrl, idleMinutes, gpuThreshold: config.idleGpuThreshold() });
+    } catch (error) {
+      if (!(error instanceof OnstartTooLong)) throw error;
+      void vscode.window.showErrorMessage(`GPU Rental: not rented. ${error.message}`);
+      return undefined;
+    }
+  }
   const outcome = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `GPU Rental: renting ${presentOffer(offer).label}…` }, () =>
     s.renter.rent(offer, {
       image: plan.image,
@@ -78,7 +94,7 @@ async function rentOffer(s: Services, target: OfferItem | number | undefined, gi
       disk: plan.disk,
       runtype: plan.runtype,
       label: plan.label,
-      onstart: plan.onstart,
+      onstart,
     }),
   );
   switch (outcome.kind) {

@@ -13,6 +13,11 @@ export interface RentPlan {
   runtype: 'ssh_direct' | 'ssh_proxy';
   label: string;
   onstart?: string;
+  /**
+   * Minutes of idleness after which the instance stops itself (the watchdog added to its start-up
+   * script); 0 turns it off for this rent; undefined uses the gpuRental.idleStop settings.
+   */
+  idleStopMinutes?: number;
 }
 
 export const IMAGE_PRESETS: ReadonlyArray<{ image: string; detail: string }> = [
@@ -31,6 +36,8 @@ export interface WizardInput {
   defaultLabel: string;
   /** Text of the active editor, offered as a start-up script. */
   activeEditor?: { name: string; text: string };
+  /** The idle stop the settings ask for (0: off); the confirmation can turn it off or on for this rent. */
+  idleStopMinutes: number;
 }
 
 /**
@@ -42,7 +49,7 @@ export async function rentWizard(input: WizardInput): Promise<RentPlan | undefin
   const title = `Rent ${presentOffer(offer).label} (offer ${offer.id})`;
   const total = 6;
   const ctx = (step: number): StepContext => ({ title, step, totalSteps: total });
-  const plan: Partial<RentPlan> = { disk: Math.min(20, Math.max(8, Math.floor(offer.disk_space ?? 20))), label: input.defaultLabel };
+  const plan: Partial<RentPlan> = { disk: Math.min(20, Math.max(8, Math.floor(offer.disk_space ?? 20))), label: input.defaultLabel, idleStopMinutes: input.idleStopMinutes };
   let step = 1;
   while (step <= total) {
     let r: unknown;
@@ -116,6 +123,11 @@ export async function rentWizard(input: WizardInput): Promise<RentPlan | undefin
       }
       case 6:
         r = await confirmStep(ctx(6), offer, plan as RentPlan, input.credit);
+        if (r === 'toggleIdle') {
+          // The toggle row: flip it and show the confirmation again.
+          plan.idleStopMinutes = plan.idleStopMinutes ? 0 : input.idleStopMinutes || 30;
+          continue;
+        }
         break;
     }
     if (r === CANCEL || r === undefined) return undefined;
@@ -136,6 +148,11 @@ async function confirmStep(ctx: StepContext, offer: Offer, plan: RentPlan, credi
     { label: `Disk ${formatDollars(q.diskPerHour)}/h`, description: `${plan.disk} GB, billed until destroyed` },
     ...(q.creditAfterDay === undefined ? [] : [{ label: `Credit after a day: ${formatDollars(q.creditAfterDay)}`, description: `now ${formatDollars(credit!)}` }]),
     { label: `${what}`, description: `${plan.runtype === 'ssh_direct' ? 'direct SSH' : 'SSH via proxy'} · "${plan.label}"${plan.onstart ? ' · with start-up script' : ''}` },
+    plan.template
+      ? { label: '$(watch) No idle stop', description: "a template's own start-up script runs; the watchdog cannot be added" }
+      : plan.idleStopMinutes
+        ? { label: `$(watch) Idle stop after ${plan.idleStopMinutes} min`, description: 'stops itself when the GPU and SSH are idle, even with this window closed · select to turn off', value: 'toggleIdle' }
+        : { label: '$(watch) No idle stop', description: 'select to turn it on', value: 'toggleIdle' },
   ];
   return pickStep(ctx, { placeholder: 'Renting starts billing once the instance runs. Press Enter to rent, Escape to cancel.', items });
 }

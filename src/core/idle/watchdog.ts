@@ -1,0 +1,85 @@
+import { ONSTART_MAX_CHARS } from '../api/limits';
+
+/** What the watchdog on the host is told at rent time. */
+export interface WatchdogOptions {
+  /** The API's base URL, e.g. https://console.vast.ai; the watchdog stops its instance through it. */
+  baseUrl: string;
+  /** Idle this long (no GPU use above the threshold and no SSH session) and the instance stops itself. */
+  idleMinutes: number;
+  /** GPU utilisation, in percent, at or below which the GPU counts as idle. */
+  gpuThreshold: number;
+  /** How often it looks, in seconds (60 in use; tests make it short). */
+  checkSeconds?: number;
+}
+
+export const WATCHDOG_BEGIN = '# >>> gpu-rental idle stop >>>';
+export const WATCHDOG_END = '# <<< gpu-rental idle stop <<<';
+
+function shellQuote(value: string): string {
+  return `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The watchdog, as a few lines of POSIX-ish bash that run in the background on the host, started
+ * by the instance's start-up script. Every check it reads the busiest GPU's utilisation
+ * (nvidia-smi; none counts as 0) and counts SSH sessions (the per-session sshd processes, found
+ * through /proc, so it needs no procps). When neither shows use for the idle time, it stops its
+ * own instance with the instance key the service puts into the container (CONTAINER_API_KEY, for
+ * CONTAINER_ID), by curl, else wget, else python3. Everything it decides goes to
+ * ~/gpu-rental-idle.log on the host. The key is never written to the log.
+ */
+export function watchdogScript(o: WatchdogOptions): string {
+  const url = o.baseUrl.replace(/\/+$/, '');
+  if (!/^https?:\/\/[^\s'"]+$/.test(url)) throw new Error(`"${o.baseUrl}" is not a usable base URL for the idle watchdog.`);
+  const idle = Math.max(1, Math.round(o.idleMinutes * 60));
+  const every = Math.max(1, Math.min(Math.round(o.checkSeconds ?? 60), idle));
+  const threshold = Math.max(0, Math.min(100, Math.round(o.gpuThreshold)));
+  return [
+    WATCHDOG_BEGIN,
+    `(U=${shellQuote(url)} N=${idle} E=${every} T=${threshold} L="\${HOME:-/root}/gpu-rental-idle.log" i=0`,
+    'log(){ echo "$(date -u +%FT%TZ) $*" >>"$L"; }',
+    'log "idle stop on: instance $CONTAINER_ID stops after ${N}s with GPU<=${T}% and no SSH session"',
+    'while sleep $E; do',
+    ' g=$(nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader,nounits 2>/dev/null|sort -n|tail -1);g=${g%%.*};g=${g//[!0-9]/};g=${g:-0}',
+    " s=$(for f in /proc/[0-9]*/cmdline;do tr '\\0' ' '<\"$f\";echo;done 2>/dev/null|grep -Ec '^sshd[-a-z]*: [^ ]+@')",
+    ' if [ "$g" -gt $T ]||[ "${s:-0}" -gt 0 ];then i=0;else i=$((i+E));fi',
+    ' [ $i -lt $N ]&&continue',
+    ' log "idle for ${i}s (GPU ${g}%, no SSH session): stopping instance $CONTAINER_ID"',
+    ' A="Authorization: Bearer $CONTAINER_API_KEY" B=\'{"state":"stopped"}\' P="$U/api/v0/instances/$CONTAINER_ID/"',
+    ' if command -v curl >/dev/null;then r=$(curl -sS -m 30 -X PUT -H "$A" -H "Content-Type: application/json" -d "$B" "$P" 2>&1)',
+    ' elif command -v wget >/dev/null;then r=$(wget -qO- -T 30 --method=PUT --header="$A" --header="Content-Type: application/json" --body-data="$B" "$P" 2>&1)',
+    ' else r=$(python3 -c \'import os,sys,urllib.request as u;q=u.Request(sys.argv[1],sys.argv[2].encode(),{"Authorization":sys.argv[3],"Content-Type":"application/json"},method="PUT");print(u.urlopen(q,timeout=30).read().decode())\' "$P" "$B" "$A" 2>&1);fi',
+    ' log "the service answered: ${r:0:200}";i=0',
+    'done) >/dev/null 2>&1 &',
+    WATCHDOG_END,
+    '',
+  ].join('\n');
+}
+
+export class OnstartTooLong extends Error {
+  constructor(
+    readonly length: number,
+    readonly watchdogLength: number,
+  ) {
+    super(
+      `The start-up script with the idle watchdog would be ${length} characters; the service accepts at most ${ONSTART_MAX_CHARS}. The watchdog takes ${watchdogLength}: shorten your script, or turn idle stop off for this rent.`,
+    );
+    this.name = 'OnstartTooLong';
+  }
+}
+
+/**
+ * The user's start-up script with the watchdog in front of it. The user's script follows
+ * unchanged and runs as before; the watchdog runs in the background and never replaces it.
+ */
+export function withWatchdog(userScript: string | undefined, o: WatchdogOptions): string {
+  const dog = watchdogScript(o);
+  const text = userScript?.trim() ? dog + userScript : dog;
+  if (text.length > ONSTART_MAX_CHARS) throw new OnstartTooLong(text.length, dog.length);
+  return text;
+}
+
+/** Whether a start-up script already carries the watchdog (a template made from a rent, say). */
+export function hasWatchdog(script: string | undefined): boolean {
+  return !!script?.includes(WATCHDOG_BEGIN);
+}

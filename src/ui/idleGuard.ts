@@ -1,0 +1,162 @@
+import * as vscode from 'vscode';
+import type { Instance } from '../core/api/instances';
+import { IdleTracker } from '../core/idle/idleTracker';
+import { instancePhase } from '../core/instances/phase';
+import { gpuSummary } from '../core/instances/present';
+import { formatDollars } from '../core/offers/present';
+import { COMMANDS } from '../core/ids';
+import { config } from './config';
+import { progressCountdown } from './prompts';
+import type { Services } from './services';
+
+const CONNECTED_KEY = 'gpuRental.connectedWindows';
+const COUNTDOWN_KEY = 'gpuRental.idleCountdown';
+const HEARTBEAT_MS = 60_000;
+/** A window that has not said it is connected for this long is gone. */
+const CONNECTED_FRESH_MS = 3 * HEARTBEAT_MS;
+const CHECK_MS = 20_000;
+
+/** The instance id behind one of this extension's SSH aliases (gpu-rental-<id>). */
+export function instanceIdOfAlias(alias: string | undefined): number | undefined {
+  const m = /^gpu-rental-(?:[a-z0-9-]+-)?(\d+)$/.exec(alias ?? '');
+  return m ? Number(m[1]) : undefined;
+}
+
+/** The alias this window is connected to through Remote-SSH, if any. */
+export function windowAlias(): string | undefined {
+  if (vscode.env.remoteName !== 'ssh-remote') return undefined;
+  const uri = vscode.workspace.workspaceFile ?? vscode.workspace.workspaceFolders?.[0]?.uri;
+  const authority = uri?.authority ?? '';
+  return authority.startsWith('ssh-remote+') ? decodeURIComponent(authority.slice('ssh-remote+'.length)) : undefined;
+}
+
+/**
+ * The editor-side idle stop. Windows connected to an instance say so every minute (in global
+ * state, shared by all windows); SSH terminals and port forwards of this window count too. A
+ * running instance with none of these and a GPU at or below the threshold for the idle time gets
+ * a cancellable countdown ("idle for 30 min, stopping in 60 s"); cancelling keeps it running for
+ * another idle period. Only one window counts down for an instance at a time.
+ */
+export class IdleGuard implements vscode.Disposable {
+  private readonly tracker = new IdleTracker();
+  private readonly timers: Array<ReturnType<typeof setInterval>> = [];
+  private readonly disposables: vscode.Disposable[] = [];
+  private counting = false;
+  /** Terminals this window opened on instances. */
+  readonly terminals = new Map<vscode.Terminal, number>();
+  /** Instances stopped by a countdown here, for tests. */
+  readonly stopped: number[] = [];
+
+  constructor(private readonly s: Services) {
+    this.disposables.push(
+      s.poller.onDidUpdate((snapshot) => void this.check(snapshot.instances)),
+      vscode.window.onDidCloseTerminal((t) => this.terminals.delete(t)),
+    );
+    this.timers.push(setInterval(() => void this.check(s.poller.snapshot?.instances ?? []), CHECK_MS));
+    const id = instanceIdOfAlias(windowAlias());
+    if (id !== undefined) {
+      this.startHeartbeat(id);
+      // A reload, or Remote-SSH reconnecting, of a window on a stopped instance: explain, never start.
+      const once = s.poller.onDidUpdate((snapshot) => {
+        once.dispose();
+        void this.explainStopped(id, snapshot.instances);
+      });
+      this.disposables.push(once);
+    }
+  }
+
+  /**
+   * Run in a window connected to instance `id`. When it is stopped, says so and offers a Start button
+   * (starting takes that click); it never starts it by itself. Resolves with the phase it found.
+   */
+  async explainStopped(id: number, instances: readonly Instance[]): Promise<string> {
+    const instance = instances.find((i) => i.id === id);
+    const phase = instance ? instancePhase(instance) : 'gone';
+    if (instance && phase === 'stopped') {
+      const name = instance.label || `${gpuSummary(instance)} #${instance.id}`;
+      const rate = instance.dph_total ? ` Starting it bills ${formatDollars(instance.dph_total)}/h.` : '';
+      void vscode.window.showWarningMessage(`GPU Rental: this window is on ${name}, which is stopped, so it cannot reconnect. It was not started.${rate}`, 'Start…').then((c) => {
+        if (c) void vscode.commands.executeCommand(COMMANDS.startInstance, id);
+      });
+    }
+    return phase;
+  }
+
+  /** This window is connected to `id`: say so now and every minute, until it closes. */
+  startHeartbeat(id: number): void {
+    const beat = () => void this.markConnected(id, Date.now());
+    beat();
+    this.timers.push(setInterval(beat, HEARTBEAT_MS));
+    this.disposables.push({ dispose: () => void this.markConnected(id, undefined) });
+  }
+
+  /** Ids with a connected window (any window), an SSH terminal or a forward of this window. */
+  connected(nowMs: number): Set<number> {
+    const ids = new Set<number>();
+    const windows = this.s.context.globalState.get<{ [id: string]: number }>(CONNECTED_KEY, {});
+    for (const [id, at] of Object.entries(windows)) if (nowMs - at < CONNECTED_FRESH_MS) ids.add(Number(id));
+    for (const id of this.terminals.values()) ids.add(id);
+    for (const f of this.s.forwards.list()) ids.add(f.instanceId);
+    return ids;
+  }
+
+  /** Looks for idle instances; counts one down at a time. */
+  async check(instances: readonly Instance[], nowMs = Date.now()): Promise<void> {
+    if (!config.idleStopEnabled() || this.counting || this.s.session.state.kind !== 'ready') return;
+    const idleMs = config.idleStopMinutes() * 60_000;
+    const idle = this.tracker.update(instances, this.connected(nowMs), { nowMs, idleMs, gpuThreshold: config.idleGpuThreshold() });
+    const id = idle[0];
+    if (id === undefined) return;
+    const instance = instances.find((i) => i.id === id);
+    if (!instance || !(await this.takeCountdown(id, nowMs))) return;
+    this.counting = true;
+    try {
+      await this.countDown(instance, idleMs);
+    } finally {
+      this.counting = false;
+      await this.s.context.globalState.update(COUNTDOWN_KEY, undefined);
+    }
+  }
+
+  dispose(): void {
+    for (const t of this.timers) clearInterval(t);
+    for (const d of this.disposables) d.dispose();
+  }
+
+  private async countDown(instance: Instance, idleMs: number): Promise<void> {
+    const name = instance.label || `${gpuSummary(instance)} #${instance.id}`;
+    const minutes = Math.round(idleMs / 60_000) || `${Math.round(idleMs / 1000)} s`;
+    const countdown = this.s.prompts.countdown ?? progressCountdown;
+    const go = await countdown((left) => `${name} idle for ${typeof minutes === 'number' ? `${minutes} min` : minutes}, stopping in ${left} s. Cancel to keep it running.`, config.idleCountdownSeconds(), 'Keep Running');
+    if (!go) {
+      this.tracker.touch(instance.id, Date.now());
+      this.s.logger.info(`Idle stop of instance #${instance.id} cancelled; it keeps running.`);
+      return;
+    }
+    // Look once more: a window may have connected or the GPU woken up during the countdown.
+    await this.s.poller.refresh();
+    const now = this.s.poller.snapshot?.instances.find((i) => i.id === instance.id);
+    if (!now || instancePhase(now) !== 'running' || (now.gpu_util ?? 0) > config.idleGpuThreshold() || this.connected(Date.now()).has(instance.id)) return;
+    await this.s.session.client.instances.stop(instance.id);
+    this.stopped.push(instance.id);
+    this.s.logger.info(`Stopped idle instance #${instance.id}.`);
+    await this.s.poller.refresh();
+    const disk = now.storage_total_cost ? ` Its disk still bills ${formatDollars(now.storage_total_cost)}/h until you destroy it.` : '';
+    void vscode.window.showInformationMessage(`GPU Rental: stopped ${name}: it was idle.${disk}`);
+  }
+
+  /** One window counts down per instance: the first to write its claim. */
+  private async takeCountdown(id: number, nowMs: number): Promise<boolean> {
+    const claim = this.s.context.globalState.get<{ id: number; owner: string; until: number }>(COUNTDOWN_KEY);
+    if (claim && claim.owner !== vscode.env.sessionId && claim.until > nowMs) return false;
+    await this.s.context.globalState.update(COUNTDOWN_KEY, { id, owner: vscode.env.sessionId, until: nowMs + (config.idleCountdownSeconds() + 30) * 1000 });
+    return true;
+  }
+
+  private async markConnected(id: number, at: number | undefined): Promise<void> {
+    const windows = { ...this.s.context.globalState.get<{ [id: string]: number }>(CONNECTED_KEY, {}) };
+    if (at === undefined) delete windows[String(id)];
+    else windows[String(id)] = at;
+    await this.s.context.globalState.update(CONNECTED_KEY, windows);
+  }
+}

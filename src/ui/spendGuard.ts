@@ -1,0 +1,126 @@
+import * as vscode from 'vscode';
+import type { Instance } from '../core/api/instances';
+import { burnRate, checkSpendCap, formatHours, type Burn } from '../core/billing/burn';
+import { LowCreditWatch, type LowCreditWarning } from '../core/billing/lowCredit';
+import { VIEWS } from '../core/ids';
+import type { InstancePoller } from '../core/instances/poller';
+import { formatDollars } from '../core/offers/present';
+import type { Session } from '../core/session/session';
+import type { AccountStatus } from './accountStatus';
+import { config } from './config';
+
+const SNOOZE_KEY = 'gpuRental.lowCreditSnoozedUntil';
+/** While anything bills, the credit is read again this often, so the projection stays true. */
+const CREDIT_REFRESH_MS = 2 * 60_000;
+
+/**
+ * Money on screen: the burn rate beside the credit in the status bar (its tooltip has each
+ * instance's share and how long the credit lasts), and a warning when the credit runs low, once
+ * per crossing and snoozable. Failed instances that still bill for disk flag the status bar.
+ */
+export class SpendGuard implements vscode.Disposable {
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly watch: LowCreditWatch;
+  private creditTimer: ReturnType<typeof setInterval> | undefined;
+  private lastBurn: Burn | undefined;
+  /** Every warning shown in this window, for tests. */
+  readonly warnings: LowCreditWarning[] = [];
+
+  constructor(
+    private readonly session: Session,
+    poller: InstancePoller,
+    private readonly account: AccountStatus,
+    private readonly state: vscode.Memento,
+  ) {
+    this.watch = new LowCreditWatch(() => ({ hours: config.lowCreditHours(), amount: config.lowCreditAmount() }));
+    const snoozed = state.get<number>(SNOOZE_KEY, 0);
+    if (snoozed > Date.now()) this.watch.snooze(snoozed);
+    this.disposables.push(
+      poller.onDidUpdate((snapshot) => this.update(snapshot.instances)),
+      session.onDidChangeState((s) => {
+        if (s.kind !== 'ready') {
+          this.lastBurn = undefined;
+          this.account.setBurn(undefined);
+          this.setCreditTimer(false);
+        } else this.check();
+      }),
+    );
+  }
+
+  /** The burn rate from the last instance list (undefined before the first). */
+  get burn(): Burn | undefined {
+    return this.lastBurn;
+  }
+
+  update(instances: readonly Instance[]): void {
+    this.lastBurn = burnRate(instances);
+    this.account.setBurn(this.lastBurn);
+    this.setCreditTimer(this.lastBurn.perHour > 0);
+    this.check();
+  }
+
+  /**
+   * Whether `addPerHour` more fits under `gpuRental.maxHourlySpend`, counted against the
+   * instance list as it is now. When it does not, says so (naming the cap and the setting).
+   */
+  async allows(poller: InstancePoller, addPerHour: number, what: string): Promise<boolean> {
+    const cap = config.maxHourlySpend();
+    if (cap === undefined) return true;
+    await poller.refresh();
+    const now = burnRate(poller.snapshot?.instances ?? []).perHour;
+    const check = checkSpendCap(now, addPerHour, cap);
+    if (check.allowed) return true;
+    void vscode.window
+      .showErrorMessage(
+        `GPU Rental: not ${what}. It would bring the hourly spend to ${formatDollars(check.total)}/h (${formatDollars(now)}/h now + ${formatDollars(addPerHour)}/h), over your cap of ${formatDollars(cap)}/h set in gpuRental.maxHourlySpend. Stop something first, or raise the cap.`,
+        'Open Settings',
+      )
+      .then((c) => {
+        if (c) void vscode.commands.executeCommand('workbench.action.openSettings', 'gpuRental.maxHourlySpend');
+      });
+    return false;
+  }
+
+  async snooze(ms: number): Promise<void> {
+    const until = Date.now() + ms;
+    this.watch.snooze(until);
+    await this.state.update(SNOOZE_KEY, until);
+  }
+
+  dispose(): void {
+    this.setCreditTimer(false);
+    for (const d of this.disposables) d.dispose();
+  }
+
+  private check(): void {
+    const state = this.session.state;
+    const credit = state.kind === 'ready' ? state.user?.credit : undefined;
+    if (credit === undefined || !this.lastBurn) return;
+    const warning = this.watch.update(credit, this.lastBurn.perHour, Date.now());
+    if (warning) void this.warn(warning);
+  }
+
+  private async warn(w: LowCreditWarning): Promise<void> {
+    this.warnings.push(w);
+    const why =
+      w.reason === 'amount'
+        ? `the credit is down to ${formatDollars(w.credit)}, below your ${formatDollars(config.lowCreditAmount())} limit`
+        : `at ${formatDollars(w.perHour)}/h the credit of ${formatDollars(w.credit)} lasts about ${formatHours(w.hoursLeft)}`;
+    const running = w.perHour > 0 ? ' When it runs out, running instances are stopped.' : '';
+    const choice = await vscode.window.showWarningMessage(`GPU Rental: low credit: ${why}.${running} Add credit, or stop what you do not need.`, 'Show Instances', 'Snooze 1 Hour', 'Snooze 1 Day');
+    if (choice === 'Show Instances') await vscode.commands.executeCommand(`${VIEWS.instances}.focus`);
+    if (choice === 'Snooze 1 Hour') await this.snooze(3_600_000);
+    if (choice === 'Snooze 1 Day') await this.snooze(86_400_000);
+  }
+
+  private setCreditTimer(on: boolean): void {
+    if (on && !this.creditTimer) {
+      this.creditTimer = setInterval(() => {
+        if (this.session.state.kind === 'ready') void this.session.refresh();
+      }, CREDIT_REFRESH_MS);
+    } else if (!on && this.creditTimer) {
+      clearInterval(this.creditTimer);
+      this.creditTimer = undefined;
+    }
+  }
+}
