@@ -1,0 +1,174 @@
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { Offer } from '../../src/core/api/offers';
+import { formatHours, hoursLeft } from '../../src/core/billing/burn';
+import type { RentPlan } from '../../src/ui/rent/wizard';
+import { api, control, eventually, extensionApi, signIn, sim } from './support';
+
+type Record = { id: number; actual_status: string | null; dph_total: number; storage_total_cost: number; onstart: string | null };
+const show = async (id: number) => ((await api('GET', `/api/v0/instances/${id}/?owner=me`, sim.key)) as { instances: Record | null }).instances;
+const mine = async () => ((await api('GET', '/api/v0/instances/?owner=me', sim.key)) as { instances: Record[] }).instances;
+const credit = async () => ((await api('GET', '/api/v0/users/current/', sim.key)) as { credit: number }).credit;
+const settings = () => vscode.workspace.getConfiguration('gpuRental');
+const set = (key: string, value: unknown) => settings().update(key, value, vscode.ConfigurationTarget.Global);
+
+async function offers(): Promise<Offer[]> {
+  const body = { rentable: { eq: true }, order: [['dph_total', 'asc']], limit: 100, type: 'on-demand' };
+  return ((await api('POST', '/api/v0/bundles/', sim.key, body)) as { offers: Offer[] }).offers;
+}
+
+async function rentRunning(offer: Offer): Promise<number> {
+  const created = (await api('PUT', `/api/v0/asks/${offer.id}/`, sim.key, { client_id: 'me', image: 'ubuntu:22.04', disk: 8 })) as { new_contract: number };
+  await eventually(async () => (await show(created.new_contract))?.actual_status === 'running', 'running', 20_000);
+  return created.new_contract;
+}
+
+describe('spend: burn rate, low credit, the cap, idle stop and no start without intent', function () {
+  this.timeout(60_000);
+  let id: number;
+  let pool: Offer[];
+  before(async () => {
+    await signIn();
+    // Start from an account where only this suite's instance bills.
+    for (const i of await mine()) await api('DELETE', `/api/v0/instances/${i.id}/`, sim.key);
+    pool = await offers();
+    id = await rentRunning(pool.pop()!);
+  });
+  beforeEach(async () => {
+    const x = await signIn();
+    x.services.prompts = { confirm: async () => true };
+  });
+  after(async () => {
+    for (const key of ['lowCredit.hours', 'lowCredit.amount', 'maxHourlySpend', 'idleStop.minutes', 'idleStop.gpuThreshold', 'idleStop.enabled']) await set(key, undefined);
+  });
+
+  it('shows the burn rate beside the credit, with the projection and shares, matching what the simulator bills', async () => {
+    const x = await extensionApi();
+    await x.services.session.refresh();
+    await x.services.poller.refresh();
+    const record = (await show(id))!;
+    const rate = `$${record.dph_total.toFixed(3).replace(/0$/, '')}`;
+    assert.match(x.services.accountStatus.text, /^\$\(account\) \$[\d,]+\.\d\d · \$\d+\.\d+\/h$/);
+    assert.ok(x.services.spend.burn, 'burn known');
+    assert.equal(x.services.spend.burn!.perHour.toFixed(4), record.dph_total.toFixed(4));
+    const state = x.services.session.state;
+    const have = state.kind === 'ready' ? state.user!.credit : 0;
+    const tooltip = x.services.accountStatus.tooltipText;
+    assert.match(tooltip, new RegExp(`credit lasts \\*\\*${formatHours(hoursLeft(have, record.dph_total))}\\*\\*`));
+    assert.match(tooltip, /\| 100% \|/);
+    assert.ok(tooltip.includes(rate) || tooltip.includes(`$${record.dph_total.toFixed(2)}`), `the tooltip names the instance's rate ${rate}`);
+
+    // The simulator drains the credit at the same rate the status bar shows.
+    const c0 = await credit();
+    const t0 = Date.now();
+    await new Promise((r) => setTimeout(r, 3_000));
+    const spentPerHour = ((c0 - (await credit())) / (Date.now() - t0)) * 3_600_000;
+    assert.ok(Math.abs(spentPerHour - x.services.spend.burn!.perHour) / x.services.spend.burn!.perHour < 0.15, `billed ${spentPerHour.toFixed(4)}/h vs shown ${x.services.spend.burn!.perHour.toFixed(4)}/h`);
+  });
+
+  it('warns about low credit once per crossing, not on every poll, and a snooze silences it', async () => {
+    const x = await extensionApi();
+    const before = x.services.spend.warnings.length;
+    await set('lowCredit.hours', 1_000_000);
+    await x.services.poller.refresh();
+    assert.equal(x.services.spend.warnings.length, before + 1);
+    assert.equal(x.services.spend.warnings.at(-1)!.reason, 'hours');
+    await x.services.poller.refresh();
+    await x.services.poller.refresh();
+    assert.equal(x.services.spend.warnings.length, before + 1, 'no second warning while still low');
+
+    await x.services.spend.snooze(3_600_000);
+    await set('lowCredit.hours', 0);
+    await x.services.poller.refresh();
+    await set('lowCredit.hours', 1_000_000);
+    await x.services.poller.refresh();
+    assert.equal(x.services.spend.warnings.length, before + 1, 'snoozed');
+    await x.services.spend.snooze(-1);
+    await x.services.poller.refresh();
+    assert.equal(x.services.spend.warnings.length, before + 2, 'the snooze is over and the credit is still low');
+    await set('lowCredit.hours', undefined);
+    await x.services.spend.snooze(0);
+  });
+
+  it('refuses a rent that would go over gpuRental.maxHourlySpend, and rents nothing', async () => {
+    const x = await extensionApi();
+    await set('maxHourlySpend', x.services.spend.burn!.perHour + 0.001);
+    const count = (await mine()).length;
+    const plan: RentPlan = { image: 'ubuntu:22.04', disk: 8, runtype: 'ssh_proxy', label: `it-cap-${Date.now()}`, idleStopMinutes: 0 };
+    const result = await vscode.commands.executeCommand('gpuRental.rentOffer', pool.pop()!.id, plan);
+    assert.equal(result, undefined);
+    assert.equal((await mine()).length, count, 'nothing rented');
+    await set('maxHourlySpend', undefined);
+  });
+
+  it("puts the idle watchdog in front of the user's start-up script at rent", async () => {
+    await set('idleStop.minutes', 45);
+    const plan: RentPlan = { image: 'ubuntu:22.04', disk: 8, runtype: 'ssh_proxy', label: `it-idle-${Date.now()}`, onstart: 'echo my own script' };
+    const rented = await vscode.commands.executeCommand<number>('gpuRental.rentOffer', pool.pop()!.id, plan);
+    try {
+      const onstart = (await show(rented))!.onstart!;
+      assert.match(onstart, /^# >>> gpu-rental idle stop >>>/);
+      assert.match(onstart, /N=2700 /, '45 minutes');
+      assert.ok(onstart.includes(`U='${sim.url}'`), 'it calls back the service the extension uses');
+      assert.ok(onstart.endsWith('\necho my own script'), "the user's script follows, unchanged");
+      const off = await vscode.commands.executeCommand<number>('gpuRental.rentOffer', pool.pop()!.id, { ...plan, label: `${plan.label}-off`, idleStopMinutes: 0 });
+      assert.equal((await show(off))!.onstart, 'echo my own script', 'turned off for one rent');
+      await api('DELETE', `/api/v0/instances/${off}/`, sim.key);
+    } finally {
+      await api('DELETE', `/api/v0/instances/${rented}/`, sim.key);
+      await set('idleStop.minutes', undefined);
+    }
+  });
+
+  it('counts down an idle instance; cancelling keeps it, letting it run out stops it', async () => {
+    const x = await extensionApi();
+    await set('idleStop.minutes', 0.002);
+    // Any GPU load counts as idle here: the simulator's utilisation is made up.
+    await set('idleStop.gpuThreshold', 100);
+    const messages: string[] = [];
+    let answer = false;
+    x.services.prompts = { confirm: async () => true, countdown: async (message, seconds) => (messages.push(message(seconds)), answer) };
+    await x.services.poller.refresh();
+    const list = () => x.services.poller.snapshot!.instances;
+    await x.services.idle.check(list());
+    // Polls also run the check; at this idle time each cancelled countdown is soon followed by another.
+    await eventually(async () => (await x.services.idle.check(list()), messages.length > 0), 'a countdown');
+    assert.match(messages[0]!, /idle for \d+ s, stopping in 60 s/);
+    assert.equal((await show(id))!.actual_status, 'running', 'cancelled: kept');
+    assert.deepEqual(x.services.idle.stopped, []);
+
+    answer = true;
+    await eventually(async () => (await x.services.idle.check(list()), x.services.idle.stopped.includes(id)), 'the idle stop');
+    await eventually(async () => (await show(id))!.actual_status === 'stopped', 'stopped', 20_000);
+    await set('idleStop.minutes', undefined);
+    await set('idleStop.gpuThreshold', undefined);
+  });
+
+  it('a reload or reconnect never starts a stopped instance: the window explains and offers Start', async () => {
+    const x = await extensionApi();
+    assert.equal((await show(id))!.actual_status, 'stopped');
+    await x.services.poller.refresh();
+    // What a Remote-SSH window on this instance does when it loads or reconnects.
+    assert.equal(await x.services.idle.explainStopped(id, x.services.poller.snapshot!.instances), 'stopped');
+    // And what every window does when it activates.
+    await x.services.start();
+    await vscode.commands.executeCommand('gpuRental.refresh');
+    await x.services.idle.check(x.services.poller.snapshot!.instances);
+    await new Promise((r) => setTimeout(r, 2_000));
+    assert.equal((await show(id))!.actual_status, 'stopped', 'still stopped');
+  });
+
+  it('flags a failed instance in the status bar until it is destroyed', async () => {
+    const x = await extensionApi();
+    const failed = await rentRunning(pool.pop()!);
+    await control('POST', `instances/${failed}/status`, { status: 'exited' });
+    await eventually(async () => {
+      await x.services.poller.refresh();
+      return /\$\(warning\) 1 failed/.test(x.services.accountStatus.text);
+    }, 'the failed flag');
+    assert.match(x.services.accountStatus.tooltipText, /failed and still bills for disk until destroyed/);
+    await vscode.commands.executeCommand('gpuRental.destroyInstance', failed);
+    await x.services.poller.refresh();
+    assert.doesNotMatch(x.services.accountStatus.text, /failed/);
+  });
+});
