@@ -1,6 +1,7 @@
 /**
  * npm run marketplace -- --port 0 --api-key KEY --boot-seconds N [--state FILE] [--seed N]
  *                        [--credit N] [--latency MS] [--fault KIND[:COUNT[:PARAM]]]... [--offers N]
+ *                        [--no-ssh] [--no-onstart] [--onstart-path DIR]...
  *
  * Prints one line, `Marketplace listening on http://127.0.0.1:PORT`, once it listens.
  * SIGINT or SIGTERM stops it (state saved) and exits 0.
@@ -11,6 +12,7 @@ import { SSHD, sshdAvailable } from './sshd';
 
 const USAGE = `usage: marketplace [--port N] [--api-key KEY] [--boot-seconds N] [--state FILE] [--seed N]
                    [--credit USD] [--latency MS] [--fault KIND[:COUNT[:PARAM]]]... [--offers N] [--log-ready-ms MS] [--no-ssh]
+                   [--no-onstart] [--onstart-path DIR]...
 fault kinds: latency, rate_limit (429), server_error (500/502/503/504), reset, truncated, malformed,
              slow_boot, boot_failure; COUNT 0 = until cleared; PARAM = ms, status or Retry-After seconds`;
 
@@ -60,6 +62,12 @@ function parse(argv: string[]): MarketplaceOptions {
       case '--no-ssh':
         options.ssh = false;
         break;
+      case '--no-onstart':
+        options.onstart = false;
+        break;
+      case '--onstart-path':
+        (options.onstartPath ??= []).push(value() ?? '');
+        break;
       case '--help':
       case '-h':
         console.log(USAGE);
@@ -72,6 +80,8 @@ function parse(argv: string[]): MarketplaceOptions {
   options.faults = faults;
   // A real sshd per running instance, unless turned off or openssh-server is missing.
   options.ssh ??= sshdAvailable();
+  // Start-up scripts run as local processes, as the service runs them in the container.
+  options.onstart ??= true;
   return options;
 }
 
@@ -104,6 +114,11 @@ async function main(): Promise<void> {
     options.ssh
       ? 'SSH: each running instance gets a real sshd on 127.0.0.1 (proxy and direct ports).'
       : `SSH is off${sshdAvailable() ? ' (--no-ssh)' : `: ${SSHD} is missing (install openssh-server)`}; instances have addresses but nothing answers on them.`,
+  );
+  console.error(
+    options.onstart
+      ? `Start-up scripts: run with bash as local processes, with CONTAINER_ID and CONTAINER_API_KEY${options.onstartPath?.length ? `; PATH starts with ${options.onstartPath.join(':')}` : ''}.`
+      : 'Start-up scripts are off (--no-onstart): they are only logged.',
   );
 }
 

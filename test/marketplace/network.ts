@@ -9,6 +9,7 @@
  */
 import type { InstanceState, SshEndpoint } from './model';
 import { hash32 } from './random';
+import type { OnstartRunner } from './onstart';
 import type { SshdPool } from './sshd';
 
 /** The proxy address clients use when no direct port is mapped. */
@@ -30,6 +31,8 @@ export class Network {
   constructor(
     private readonly seed: number,
     private readonly sshd?: SshdPool,
+    /** Runs start-up scripts as local processes; absent: scripts are only logged. */
+    readonly onstart?: OnstartRunner,
   ) {}
 
   get sshEnabled(): boolean {
@@ -59,14 +62,16 @@ export class Network {
     return { sshHost: PROXY_HOST, sshIdx, sshPort, publicIp, directPortStart, directPortEnd, portMap };
   }
 
-  /** The instance reached running: its sshd starts. */
+  /** The instance reached running: its sshd starts, and its start-up script. */
   onRunning(instance: InstanceState): void {
     this.sshd?.start(instance);
+    this.onstart?.start(instance);
   }
 
   /** The instance stopped, failed or is gone: its sshd stops. */
   release(instanceId: number): void {
     this.sshd?.stop(instanceId);
+    this.onstart?.stop(instanceId);
   }
 
   /** A key was attached or detached: authorized_keys follows. */
@@ -75,6 +80,7 @@ export class Network {
   }
 
   async close(): Promise<void> {
+    this.onstart?.close();
     await this.sshd?.close();
   }
 }

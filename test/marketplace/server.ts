@@ -8,6 +8,8 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { SshdPool } from './sshd';
+import { OnstartRunner } from './onstart';
+import { addLog } from './lifecycle';
 import type { AddressInfo, Socket } from 'node:net';
 import { authenticate, authorise, bearer } from './auth';
 import { generateOffers, type Offer } from './catalogue';
@@ -59,6 +61,10 @@ export interface MarketplaceOptions {
   logReadyMs?: number;
   /** A real sshd per running instance (needs openssh-server). Default off in process; the CLI turns it on. */
   ssh?: boolean;
+  /** Run start-up scripts as local processes (bash). Default off in process; the CLI turns it on. */
+  onstart?: boolean;
+  /** Folders put before PATH for start-up scripts (a fake nvidia-smi, say). */
+  onstartPath?: string[];
 }
 
 export interface Marketplace {
@@ -138,7 +144,21 @@ class Simulator implements Sim {
   constructor(readonly options: MarketplaceOptions) {
     this.store = new Store(options.seed ?? 1, options.bootSeconds ?? 20, options.stateFile);
     if (options.bootSeconds !== undefined) this.store.data.bootSeconds = options.bootSeconds;
-    this.network = new Network(this.store.data.seed, options.ssh ? new SshdPool((line) => console.error(line)) : undefined);
+    const onstart = options.onstart
+      ? new OnstartRunner({
+          keyOf: (inst) => this.store.data.keys.find((k) => k.id === inst.apiKeyId && k.deletedAt === null)?.key,
+          log: (inst, line) => addLog(inst, this.now(), line),
+          path: options.onstartPath,
+        })
+      : undefined;
+    this.network = new Network(this.store.data.seed, options.ssh ? new SshdPool((line) => console.error(line)) : undefined, onstart);
+    if (options.ssh || options.onstart) {
+      // Real processes (sshd, start-up scripts) start when an instance reaches running, observed or
+      // not, as on the service: move instances along on a clock, not only when a request looks.
+      const ticker = setInterval(() => this.tick(), 500);
+      ticker.unref();
+      this.timers.add(ticker);
+    }
     this.offers = generateOffers(options.offerCount ?? 300, this.store.data.seed);
     this.offerById = new Map(this.offers.map((o) => [o.id, o]));
     this.offerKinds = kindsOf(this.offers[0]);

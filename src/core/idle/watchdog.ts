@@ -48,7 +48,7 @@ export function watchdogScript(o: WatchdogOptions): string {
     ' A="Authorization: Bearer $CONTAINER_API_KEY" B=\'{"state":"stopped"}\' P="$U/api/v0/instances/$CONTAINER_ID/"',
     ' if command -v curl >/dev/null;then r=$(curl -sS -m 30 -X PUT -H "$A" -H "Content-Type: application/json" -d "$B" "$P" 2>&1)',
     ' elif command -v wget >/dev/null;then r=$(wget -qO- -T 30 --method=PUT --header="$A" --header="Content-Type: application/json" --body-data="$B" "$P" 2>&1)',
-    ' else r=$(python3 -c \'import os,sys,urllib.request as u;q=u.Request(sys.argv[1],sys.argv[2].encode(),{"Authorization":sys.argv[3],"Content-Type":"application/json"},method="PUT");print(u.urlopen(q,timeout=30).read().decode())\' "$P" "$B" "$A" 2>&1);fi',
+    ' else r=$(python3 -c \'import sys,urllib.request as u;q=u.Request(sys.argv[1],sys.argv[2].encode(),{"Authorization":"Bearer "+sys.argv[3],"Content-Type":"application/json"},method="PUT");print(u.urlopen(q,timeout=30).read().decode())\' "$P" "$B" "$CONTAINER_API_KEY" 2>&1);fi',
     ' log "the service answered: ${r:0:200}";i=0',
     'done) >/dev/null 2>&1 &',
     WATCHDOG_END,
