@@ -35,11 +35,11 @@ export interface Workbench {
 
 let vsix: string | undefined;
 
-export async function openWorkbench(options: { key: string; bootSeconds?: number; env?: Record<string, string> }): Promise<Workbench> {
+export async function openWorkbench(options: { key: string; bootSeconds?: number; env?: Record<string, string>; settings?: Record<string, unknown> }): Promise<Workbench> {
   vsix ??= packageExtension({ quiet: true }).path;
   const sim = await startSimulator({ key: options.key, bootSeconds: options.bootSeconds ?? 3 });
   const folder = trackTempDir(mkdtempSync(join(tmpdir(), 'gpu-rental-e2e-')));
-  const server = await startCodeServer({ install: [vsix], settings: { 'gpuRental.apiUrl': sim.url, 'gpuRental.pollIntervalSeconds': 2, 'terminal.integrated.gpuAcceleration': 'off' }, env: options.env, home: trackTempDir(mkdtempSync(join(tmpdir(), 'gpu-rental-e2e-home-'))) });
+  const server = await startCodeServer({ install: [vsix], settings: { 'gpuRental.apiUrl': sim.url, 'gpuRental.pollIntervalSeconds': 2, 'terminal.integrated.gpuAcceleration': 'off', ...options.settings }, env: options.env, home: trackTempDir(mkdtempSync(join(tmpdir(), 'gpu-rental-e2e-home-'))) });
   const browser = await launchBrowser();
   const page = browser.pages()[0] ?? (await browser.newPage());
   await page.goto(server.url(folder));

@@ -1,0 +1,51 @@
+import { expect } from './expect';
+import { openWorkbench, type Workbench } from './workbench';
+
+const KEY = 'e2e-idle-key-3b7d1f';
+
+describe('idle stop: an instance rented with a 1-minute idle stop stops itself, and the editor shows its disk still billing', function () {
+  this.timeout(300_000);
+  let wb: Workbench;
+  before(async () => {
+    // The simulator runs the start-up script as a real process: the watchdog in it calls the API.
+    wb = await openWorkbench({ key: KEY, bootSeconds: 2, env: { GPU_RENTAL_API_KEY: KEY }, settings: { 'gpuRental.idleStop.minutes': 1 } });
+    await wb.openSidebar();
+  });
+  after(() => wb?.close());
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed') await wb.shot(`failed-${this.currentTest.title.replace(/\W+/g, '-')}`);
+  });
+
+  const pick = async (text: string | RegExp) => {
+    const row = wb.quickInput().locator('.quick-input-list .monaco-list-row').filter({ hasText: text }).first();
+    await expect(row).toBeVisible();
+    await row.click();
+  };
+
+  it('rents with "Idle stop after 1 min" on the confirmation', async () => {
+    const offer = wb.section('Offers').locator('.monaco-list-row').filter({ hasText: /\$\d+\.\d+\/h/ }).first();
+    await wb.contextMenu(offer, 'Rent…');
+    await pick('ubuntu:22.04');
+    await expect(wb.quickInput().getByText(/Disk size in GB/)).toBeVisible();
+    await wb.page.keyboard.press('Enter');
+    await pick(/SSH/);
+    await expect(wb.quickInput().getByText(/A label to recognise/)).toBeVisible();
+    await wb.page.keyboard.press('Enter');
+    await pick('No start-up script');
+    await expect(wb.quickInput().getByText('Idle stop after 1 min')).toBeVisible();
+    await wb.shot('e2e-idle-confirm', true);
+    await pick(/Rent for \$\d/);
+    await expect(wb.section('Instances').locator('.monaco-list-row').filter({ hasText: /running/ }), 60_000).toBeVisible();
+    // The status bar shows what it burns.
+    await expect(wb.statusBar(/\$\d+\.\d\d · \$\d+\.\d+\/h/)).toBeVisible();
+  });
+
+  it('left alone, it stops by itself within two minutes; the tree and status bar show the disk still billing', async () => {
+    const stopped = wb.section('Instances').locator('.monaco-list-row').filter({ hasText: /stopped · \$\d+\.\d+\/h disk/ });
+    await expect(stopped, 180_000).toBeVisible();
+    await expect(wb.statusBar(/\$\d+\.\d\d · \$0\.0\d+\/h/)).toBeVisible();
+    await wb.statusBar(/\/h/).first().hover();
+    await expect(wb.page.getByText(/storage of stopped instances/)).toBeVisible();
+    await wb.shot('e2e-idle-stopped', true);
+  });
+});
