@@ -2,6 +2,7 @@ import { dirname } from 'node:path';
 import * as vscode from 'vscode';
 import { registerConnectCommands } from './ui/commands/connect';
 import { registerInstanceCommands } from './ui/commands/instances';
+import { registerKeyCommands } from './ui/commands/keys';
 import { registerOfferCommands } from './ui/commands/offers';
 import { registerRentCommands } from './ui/commands/rent';
 import { registerSessionCommands } from './ui/commands/session';
@@ -26,7 +27,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   const loadMs = timed ? __gpuRentalLoadEnd - __gpuRentalLoadStart : 0;
   const apiMs = timed ? __gpuRentalApiReady - __gpuRentalLoadStart : 0;
   const services = new Services(context);
-  context.subscriptions.push(services, ...registerSessionCommands(services), ...registerInstanceCommands(services), ...registerOfferCommands(services), ...registerRentCommands(services), ...registerConnectCommands(services));
+  context.subscriptions.push(services, ...registerSessionCommands(services), ...registerInstanceCommands(services), ...registerOfferCommands(services), ...registerRentCommands(services), ...registerConnectCommands(services), ...registerKeyCommands(services));
   // Reading the key and asking the service about it happen after activation returns.
   void services.start().catch((error: unknown) => services.logger.error(`Start-up failed: ${String(error)}`));
   const activateMs = performance.now() - started;

@@ -22,6 +22,13 @@ export const COMMANDS = {
   connect: 'gpuRental.connect',
   openSshTerminal: 'gpuRental.openSshTerminal',
   forwardPort: 'gpuRental.forwardPort',
+  showAccount: 'gpuRental.showAccount',
+  createApiKey: 'gpuRental.createApiKey',
+  deleteApiKey: 'gpuRental.deleteApiKey',
+  addSshKey: 'gpuRental.addSshKey',
+  deleteSshKey: 'gpuRental.deleteSshKey',
+  attachSshKey: 'gpuRental.attachSshKey',
+  detachSshKey: 'gpuRental.detachSshKey',
 } as const;
 
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];
@@ -31,6 +38,7 @@ export const VIEWS = {
   container: 'gpuRental',
   instances: 'gpuRental.instances',
   offers: 'gpuRental.offers',
+  account: 'gpuRental.account',
 } as const;
 
 export const SETTINGS = {

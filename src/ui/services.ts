@@ -26,6 +26,7 @@ import { VsCodeDispatcher } from './net/dispatcher';
 import { SecretKeyStore } from './secrets';
 import { InstancesView } from './views/instancesView';
 import { OffersView } from './views/offersView';
+import { AccountView } from './views/accountView';
 
 const SIGNED_OUT_KEY = 'gpuRental.signedOut';
 
@@ -54,6 +55,7 @@ export class Services implements vscode.Disposable {
   /** Replaced by integration tests to answer confirmations. */
   prompts: Prompts = modalPrompts;
   readonly offersView: OffersView;
+  readonly accountView: AccountView;
   readonly accountStatus: AccountStatus;
   readonly spend: SpendGuard;
   readonly idle: IdleGuard;
@@ -98,6 +100,8 @@ export class Services implements vscode.Disposable {
     this.renter = new Renter({ client: () => this.session.client, logger: this.logger });
     this.instancesView.attach(this.own(vscode.window.createTreeView(VIEWS.instances, { treeDataProvider: this.instancesView })));
     this.offersView.attach(this.own(vscode.window.createTreeView(VIEWS.offers, { treeDataProvider: this.offersView })));
+    this.accountView = this.own(new AccountView(this.session));
+    this.own(vscode.window.createTreeView(VIEWS.account, { treeDataProvider: this.accountView }));
     this.accountStatus = this.own(new AccountStatus(this.session));
     this.spend = this.own(new SpendGuard(this.session, this.poller, this.accountStatus, context.globalState));
     this.own(this.forwards);
@@ -186,6 +190,7 @@ export class Services implements vscode.Disposable {
   refreshViews(): void {
     this.instancesView.refresh();
     this.offersView.refresh();
+    this.accountView.refresh();
   }
 
   /** After an explicit sign-out, the environment's key is not imported again for that service. */

@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
+import { secretFingerprint } from '../../src/core/account/keys';
 import type { ExtensionApi } from '../../src/extension';
 
 export const EXTENSION_ID = 'gpu-rental.gpu-rental';
@@ -60,7 +61,8 @@ export async function eventually<T>(check: () => T | undefined | false | Promise
 export async function signIn(): Promise<ExtensionApi> {
   const x = await extensionApi();
   await setApiUrl(sim.url);
-  if (x.services.session.state.kind !== 'ready') {
+  // Ready is not enough: an earlier suite may have left a scoped key signed in.
+  if (x.services.session.state.kind !== 'ready' || x.services.session.keyFingerprint !== secretFingerprint(sim.key)) {
     assert.equal(await vscode.commands.executeCommand('gpuRental.setApiKey', sim.key), true);
   }
   return x;

@@ -7,7 +7,7 @@ interface Manifest {
   activationEvents?: string[];
   contributes: {
     commands: Array<{ command: string; title: string; category?: string }>;
-    views: Record<string, Array<{ id: string }>>;
+    views: Record<string, Array<{ id: string; when?: string }>>;
     viewsContainers: { activitybar: Array<{ id: string; icon: string }> };
     viewsWelcome: Array<{ view: string; when: string; contents: string }>;
     menus: Record<string, Array<{ command: string }>>;
@@ -38,14 +38,16 @@ describe('package.json against src/core/ids', () => {
     for (const id of [...linked, ...menus].filter((c) => c.startsWith('gpuRental.'))) assert.ok(declared.includes(id), id);
   });
 
-  it('has the container and both views, with an icon that exists', () => {
+  it('has the container and its views, instances and offers first, with an icon that exists', () => {
     const container = manifest.contributes.viewsContainers.activitybar.find((c) => c.id === VIEWS.container);
     assert.ok(container);
     readFileSync(join(root, container.icon));
     assert.deepEqual(
       manifest.contributes.views[VIEWS.container]!.map((v) => v.id),
-      [VIEWS.instances, VIEWS.offers],
+      [VIEWS.instances, VIEWS.offers, VIEWS.account],
     );
+    // The rest of the platform stays out of the way until there is a key.
+    assert.equal(manifest.contributes.views[VIEWS.container]!.find((v) => v.id === VIEWS.account)?.when, 'gpuRental.state == ready');
   });
 
   it('has welcome content for every session state in both views', () => {

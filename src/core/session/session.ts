@@ -1,5 +1,6 @@
 import type { User } from '../api/account';
 import type { GpuRentalClient } from '../api/client';
+import { secretFingerprint } from '../account/keys';
 import { ApiError } from '../api/errors';
 import { checkBaseUrl } from '../api/transport';
 import { Emitter, type Disposable, type Event } from '../events';
@@ -62,7 +63,9 @@ export class Session implements Disposable {
     this.baseUrlValue = baseUrl;
     this.normalized = this.checkUrl(baseUrl);
     this.subscription = options.keys.onDidChange((changedUrl) => {
-      if (changedUrl === this.normalizedUrl()) void this.reloadKey();
+      // While this window writes the key itself, a late event of an earlier write would read the
+      // old value and switch back to it for a moment; this window already knows the new key.
+      if (changedUrl === this.normalizedUrl() && this.writing === 0) void this.reloadKey();
     });
   }
 
@@ -76,6 +79,11 @@ export class Session implements Disposable {
 
   get hasKey(): boolean {
     return this.key !== undefined;
+  }
+
+  /** A one-way fingerprint of the key in use, to recognise it in the account's key list. */
+  get keyFingerprint(): string | undefined {
+    return this.key === undefined ? undefined : secretFingerprint(this.key);
   }
 
   /** The client for the current base URL; throws a readable error when that URL is unusable. */
@@ -124,7 +132,7 @@ export class Session implements Disposable {
     const user = await this.verifyKey(trimmed);
     this.generation++;
     this.key = trimmed;
-    await this.options.keys.store(this.normalizedUrl(), trimmed);
+    await this.writingKey(() => this.options.keys.store(this.normalizedUrl(), trimmed));
     this.setState({ kind: 'ready', user });
     this.options.logger.info(`Signed in to ${this.baseUrlValue}${user?.email ? ` as ${user.email}` : ''}.`);
     return user;
@@ -133,9 +141,20 @@ export class Session implements Disposable {
   async signOut(): Promise<void> {
     this.generation++;
     this.key = undefined;
-    await this.options.keys.delete(this.normalizedUrl());
+    await this.writingKey(() => this.options.keys.delete(this.normalizedUrl()));
     this.setState({ kind: 'noKey' });
     this.options.logger.info(`Signed out of ${this.baseUrlValue}.`);
+  }
+
+  private writing = 0;
+
+  private async writingKey(write: () => Promise<void>): Promise<void> {
+    this.writing++;
+    try {
+      await write();
+    } finally {
+      this.writing--;
+    }
   }
 
   /** Checks the key against the service again (the Retry of the unreachable state). */

@@ -12,9 +12,11 @@ export function showApiError(s: Services, error: unknown): void {
   const message = error instanceof Error ? error.message : String(error);
   s.logger.error(error instanceof ApiError ? error.toLogString() : message);
   if (error instanceof ApiError && error.kind === 'auth') s.session.reportError(error);
-  const actions = error instanceof ApiError && error.kind === 'auth' ? ['Set API Key', 'Show Logs'] : ['Show Logs'];
+  // A scoped key without the permission: the message names it; the buttons lead to another key.
+  const actions = error instanceof ApiError && error.kind === 'auth' ? ['Set API Key', 'Show Logs'] : error instanceof ApiError && error.kind === 'forbidden' ? ['Manage API Keys', 'Set API Key'] : ['Show Logs'];
   void vscode.window.showErrorMessage(`GPU Rental: ${message}`, ...actions).then((choice) => {
     if (choice === 'Set API Key') void vscode.commands.executeCommand(COMMANDS.setApiKey);
+    if (choice === 'Manage API Keys') void vscode.commands.executeCommand(COMMANDS.showAccount);
     if (choice === 'Show Logs') s.log.show();
   });
 }

@@ -1,0 +1,48 @@
+import { createHash } from 'node:crypto';
+import type { ApiKey } from '../api/account';
+import { PERMISSION_CATEGORIES, isPermissionCategory, type Permissions, type PermissionCategory } from '../api/permissions';
+
+/** The instance actions a key can be held to one instance for (the service's action names). */
+export const INSTANCE_ACTIONS: Readonly<Record<'instance_read' | 'instance_write', readonly string[]>> = {
+  instance_read: ['api.instance.show', 'api.instance.request_logs', 'api.instance.ssh_keys'],
+  instance_write: ['api.instance.destroy', 'api.instance.reboot', 'api.instance.attach_ssh', 'api.instance.detach_ssh'],
+};
+
+/**
+ * A scoped key's permission object: each chosen category unconstrained, except the instance
+ * categories when `instanceId` is given, which then allow only the listed actions on that one
+ * instance (`{"constraints": {"id": {"eq": <id>}}}`).
+ */
+export function scopedPermissions(categories: readonly PermissionCategory[], instanceId?: number): Permissions {
+  const api: Permissions['api'] = {};
+  for (const c of categories) {
+    if (instanceId !== undefined && (c === 'instance_read' || c === 'instance_write')) {
+      api[c] = Object.fromEntries(INSTANCE_ACTIONS[c].map((a) => [a, { constraints: { id: { eq: instanceId } } }]));
+    } else api[c] = {};
+  }
+  return { api };
+}
+
+/** The categories a listed key carries; undefined for a full-access key. */
+export function keyCategories(key: Pick<ApiKey, 'rights'>): string[] | undefined {
+  return key.rights ? Object.keys(key.rights.api ?? {}) : undefined;
+}
+
+/** "full access", or the categories in words: "read-only: instance_read, user_read". */
+export function scopeSummary(key: Pick<ApiKey, 'rights'>): string {
+  const categories = keyCategories(key);
+  if (categories === undefined) return 'full access';
+  if (categories.length === 0) return 'no permissions';
+  const readOnly = categories.every((c) => c.endsWith('_read') || c === 'misc');
+  return `${readOnly ? 'read-only: ' : ''}${categories.join(', ')}`;
+}
+
+/** What a category allows, for pickers and messages. */
+export function describeCategory(category: string): string {
+  return isPermissionCategory(category) ? PERMISSION_CATEGORIES[category] : category;
+}
+
+/** A short one-way fingerprint of a secret, to recognise a key without keeping it. */
+export function secretFingerprint(secret: string): string {
+  return createHash('sha256').update(secret.trim()).digest('hex').slice(0, 32);
+}

@@ -1,0 +1,127 @@
+import * as vscode from 'vscode';
+import type { ApiKey, SshKey } from '../../core/api/account';
+import { ApiError } from '../../core/api/errors';
+import { describeCategory, scopeSummary } from '../../core/account/keys';
+import { COMMANDS } from '../../core/ids';
+import type { Session } from '../../core/session/session';
+
+export type Section = 'apiKeys' | 'sshKeys';
+
+const SECTIONS: Record<Section, { label: string; icon: string; context: string }> = {
+  apiKeys: { label: 'API Keys', icon: 'key', context: 'apiKeys' },
+  sshKeys: { label: 'SSH Keys', icon: 'lock', context: 'sshKeys' },
+};
+
+export class SectionItem extends vscode.TreeItem {
+  constructor(readonly section: Section) {
+    super(SECTIONS[section].label, vscode.TreeItemCollapsibleState.Collapsed);
+    this.id = `section-${section}`;
+    this.iconPath = new vscode.ThemeIcon(SECTIONS[section].icon);
+    this.contextValue = SECTIONS[section].context;
+  }
+}
+
+export class ApiKeyItem extends vscode.TreeItem {
+  constructor(
+    readonly key: ApiKey,
+    readonly inUse: boolean,
+  ) {
+    super(key.name || `key ${key.id}`, vscode.TreeItemCollapsibleState.None);
+    this.id = `apikey-${key.id}`;
+    this.description = `${scopeSummary(key)}${inUse ? ' · in use here' : ''}`;
+    const categories = key.rights ? Object.keys(key.rights.api) : undefined;
+    this.tooltip = new vscode.MarkdownString(
+      [`**${key.name || `API key ${key.id}`}** (id ${key.id})`, categories ? categories.map((c) => `- \`${c}\`: ${describeCategory(c)}`).join('\n') : 'Full access to the account.', inUse ? '_GPU Rental is signed in with this key; it cannot be deleted here._' : ''].join('\n\n'),
+    );
+    this.iconPath = new vscode.ThemeIcon(inUse ? 'pass-filled' : 'key');
+    this.contextValue = inUse ? 'apiKeyInUse' : 'apiKey';
+  }
+}
+
+export class SshKeyItem extends vscode.TreeItem {
+  constructor(readonly key: SshKey) {
+    const [type, body, ...comment] = key.public_key.split(/\s+/);
+    super(comment.join(' ') || key.name || `key ${key.id}`, vscode.TreeItemCollapsibleState.None);
+    this.id = `sshkey-${key.id}`;
+    this.description = `${type ?? ''} …${(body ?? '').slice(-12)}`;
+    this.tooltip = key.public_key;
+    this.iconPath = new vscode.ThemeIcon('lock');
+    this.contextValue = 'sshKey';
+  }
+}
+
+/** A row that explains an empty or refused section, with the fix as its command. */
+class NoteItem extends vscode.TreeItem {
+  constructor(label: string, icon: string, command?: vscode.Command) {
+    super(label, vscode.TreeItemCollapsibleState.None);
+    this.iconPath = new vscode.ThemeIcon(icon);
+    this.command = command;
+    this.tooltip = label;
+  }
+}
+
+export type AccountViewItem = SectionItem | ApiKeyItem | SshKeyItem | NoteItem;
+
+/**
+ * The rest of the platform, one collapsible section each, loaded when opened. A section the key
+ * may not read says which permission it lacks, not an empty list.
+ */
+export class AccountView implements vscode.TreeDataProvider<AccountViewItem>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<AccountViewItem | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  /** Ids of API keys GPU Rental created, by the fingerprint of their secret (so the one in use is known). */
+  ownKeyId: (fingerprint: string) => number | undefined = () => undefined;
+
+  constructor(private readonly session: Session) {}
+
+  refresh(): void {
+    this.changed.fire(undefined);
+  }
+
+  getTreeItem(item: AccountViewItem): vscode.TreeItem {
+    return item;
+  }
+
+  async getChildren(item?: AccountViewItem): Promise<AccountViewItem[]> {
+    if (!item) return (Object.keys(SECTIONS) as Section[]).map((s) => new SectionItem(s));
+    if (!(item instanceof SectionItem)) return [];
+    try {
+      return await this.load(item.section);
+    } catch (error) {
+      return [explain(error)];
+    }
+  }
+
+  /** The API key GPU Rental is signed in with, when it knows it (it created it). */
+  inUseId(): number | undefined {
+    const fp = this.session.keyFingerprint;
+    return fp ? this.ownKeyId(fp) : undefined;
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+
+  private async load(section: Section): Promise<AccountViewItem[]> {
+    const client = this.session.client;
+    switch (section) {
+      case 'apiKeys': {
+        const keys = await client.apiKeys.list();
+        const inUse = this.inUseId();
+        return keys.length ? keys.map((k) => new ApiKeyItem(k, k.id === inUse)) : [new NoteItem('No API keys. Create a scoped one…', 'add', { title: 'Create', command: COMMANDS.createApiKey })];
+      }
+      case 'sshKeys': {
+        const keys = await client.sshKeys.list();
+        return keys.length ? keys.map((k) => new SshKeyItem(k)) : [new NoteItem('No SSH keys. Add one…', 'add', { title: 'Add', command: COMMANDS.addSshKey })];
+      }
+    }
+  }
+}
+
+function explain(error: unknown): NoteItem {
+  if (error instanceof ApiError && error.kind === 'forbidden') {
+    const what = error.permission ? `'${error.permission}' (${describeCategory(error.permission)})` : 'the permission this needs';
+    return new NoteItem(`This API key lacks ${what}.`, 'circle-slash', { title: 'Set API Key', command: COMMANDS.setApiKey });
+  }
+  return new NoteItem(error instanceof Error ? error.message : String(error), 'error', { title: 'Retry', command: COMMANDS.refresh });
+}
