@@ -23,6 +23,7 @@ export const COMMANDS = {
   openSshTerminal: 'gpuRental.openSshTerminal',
   forwardPort: 'gpuRental.forwardPort',
   showAccount: 'gpuRental.showAccount',
+  showBilling: 'gpuRental.showBilling',
   createApiKey: 'gpuRental.createApiKey',
   deleteApiKey: 'gpuRental.deleteApiKey',
   addSshKey: 'gpuRental.addSshKey',

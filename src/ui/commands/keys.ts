@@ -7,7 +7,8 @@ import { scopedPermissions, scopeSummary, secretFingerprint } from '../../core/a
 import { COMMANDS, VIEWS } from '../../core/ids';
 import { generateKey, keyFingerprintPart, newKeyPath } from '../../core/ssh/keys';
 import type { Services } from '../services';
-import { ApiKeyItem, SshKeyItem } from '../views/accountView';
+import { ApiKeyItem, BILLING_DAYS, SshKeyItem, readBilling } from '../views/accountView';
+import { billingReport } from '../../core/billing/report';
 import { showApiError } from './errors';
 import { resolveTarget, type Target } from './instances';
 
@@ -35,6 +36,7 @@ export function registerKeyCommands(s: Services): vscode.Disposable[] {
     };
   return [
     vscode.commands.registerCommand(COMMANDS.showAccount, () => vscode.commands.executeCommand(`${VIEWS.account}.focus`)),
+    vscode.commands.registerCommand(COMMANDS.showBilling, guard(() => showBilling(s))),
     vscode.commands.registerCommand(COMMANDS.createApiKey, guard((spec?: NewKeySpec) => createApiKey(s, spec))),
     vscode.commands.registerCommand(COMMANDS.deleteApiKey, guard((t?: ApiKeyItem | number) => deleteApiKey(s, t))),
     vscode.commands.registerCommand(COMMANDS.addSshKey, guard((publicKey?: string) => addSshKey(s, publicKey))),
@@ -42,6 +44,15 @@ export function registerKeyCommands(s: Services): vscode.Disposable[] {
     vscode.commands.registerCommand(COMMANDS.attachSshKey, guard((t?: Target, keyId?: number) => attachSshKey(s, t, keyId))),
     vscode.commands.registerCommand(COMMANDS.detachSshKey, guard((t?: Target, keyId?: number) => detachSshKey(s, t, keyId))),
   ];
+}
+
+/** The billing report as a Markdown document (untitled, nothing written to disk); resolves with its text. */
+async function showBilling(s: Services): Promise<string> {
+  const { charges, invoices, from, to } = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'GPU Rental: reading billing…' }, () => readBilling(s.session, BILLING_DAYS));
+  const text = billingReport(charges, invoices, { from, to }, new Date());
+  const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: text });
+  await vscode.window.showTextDocument(doc, { preview: true });
+  return text;
 }
 
 function createdKeys(s: Services): Record<string, number> {

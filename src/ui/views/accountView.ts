@@ -4,13 +4,43 @@ import { ApiError } from '../../core/api/errors';
 import { describeCategory, scopeSummary } from '../../core/account/keys';
 import { COMMANDS } from '../../core/ids';
 import type { Session } from '../../core/session/session';
+import type { BillingEntry } from '../../core/api/billing';
+import { summarise } from '../../core/billing/report';
+import { formatDollars } from '../../core/offers/present';
 
-export type Section = 'apiKeys' | 'sshKeys';
+/** Every charge and invoice line of the last `days` days (up to 20 pages of 500). */
+export async function readBilling(session: Session, days: number, nowMs = Date.now()): Promise<{ charges: BillingEntry[]; invoices: BillingEntry[]; from: number; to: number }> {
+  const to = Math.ceil(nowMs / 1000);
+  const from = to - days * 86_400;
+  const all = async (read: (after?: string) => Promise<{ results: BillingEntry[]; next_token?: string | null }>) => {
+    const out: BillingEntry[] = [];
+    let after: string | undefined;
+    for (let page = 0; page < 20; page++) {
+      const res = await read(after);
+      out.push(...res.results);
+      if (!res.next_token) break;
+      after = res.next_token;
+    }
+    return out;
+  };
+  const client = session.client;
+  const [charges, invoices] = await Promise.all([
+    all((afterToken) => client.billing.charges({ from, to, limit: 500, afterToken })),
+    all((afterToken) => client.billing.invoices({ from, to, limit: 500, afterToken })),
+  ]);
+  return { charges, invoices, from, to };
+}
+
+export type Section = 'apiKeys' | 'sshKeys' | 'billing';
 
 const SECTIONS: Record<Section, { label: string; icon: string; context: string }> = {
   apiKeys: { label: 'API Keys', icon: 'key', context: 'apiKeys' },
   sshKeys: { label: 'SSH Keys', icon: 'lock', context: 'sshKeys' },
+  billing: { label: 'Billing', icon: 'credit-card', context: 'billing' },
 };
+
+/** How far back the Billing section and report look. */
+export const BILLING_DAYS = 30;
 
 export class SectionItem extends vscode.TreeItem {
   constructor(readonly section: Section) {
@@ -113,6 +143,17 @@ export class AccountView implements vscode.TreeDataProvider<AccountViewItem>, vs
       case 'sshKeys': {
         const keys = await client.sshKeys.list();
         return keys.length ? keys.map((k) => new SshKeyItem(k)) : [new NoteItem('No SSH keys. Add one…', 'add', { title: 'Add', command: COMMANDS.addSshKey })];
+      }
+      case 'billing': {
+        const { charges, invoices } = await readBilling(this.session, BILLING_DAYS);
+        const s = summarise(charges, invoices);
+        const open = { title: 'Open Billing Report', command: COMMANDS.showBilling };
+        return [
+          new NoteItem(`Charges, last ${BILLING_DAYS} days: ${formatDollars(s.charges)}`, 'arrow-down', open),
+          ...s.bySource.slice(0, 5).map((r) => new NoteItem(`  ${r.source}: ${formatDollars(r.amount)}`, 'dash', open)),
+          new NoteItem(`Credits and payments: ${formatDollars(s.credits)}`, 'arrow-up', open),
+          new NoteItem('Open the full report…', 'book', open),
+        ];
       }
     }
   }

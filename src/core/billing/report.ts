@@ -1,0 +1,64 @@
+import type { BillingEntry } from '../api/billing';
+import { formatDollars } from '../offers/present';
+
+export interface BillingSummary {
+  charges: number;
+  credits: number;
+  /** Charges per source (instance-12, volume-3, …), largest first. */
+  bySource: Array<{ source: string; amount: number; count: number }>;
+}
+
+export function summarise(charges: readonly BillingEntry[], invoices: readonly BillingEntry[]): BillingSummary {
+  const per = new Map<string, { amount: number; count: number }>();
+  for (const c of charges) {
+    const key = c.source || c.type || 'other';
+    const row = per.get(key) ?? { amount: 0, count: 0 };
+    row.amount += c.amount;
+    row.count += 1;
+    per.set(key, row);
+  }
+  return {
+    charges: charges.reduce((t, c) => t + c.amount, 0),
+    // Credits are negative amounts on the service; shown as what was added.
+    credits: invoices.reduce((t, i) => t + Math.abs(i.amount), 0),
+    bySource: [...per].map(([source, r]) => ({ source, ...r })).sort((a, b) => b.amount - a.amount || a.source.localeCompare(b.source)),
+  };
+}
+
+const day = (when: number | string | null | undefined) => (typeof when === "number" ? new Date(when * 1000).toISOString().slice(0, 10) : typeof when === "string" ? when.slice(0, 10) : "");
+const cell = (text: string | null | undefined) => (text ?? '').replace(/\|/g, '\\|').replace(/\s+/g, ' ').trim();
+
+/** A readable Markdown report: totals, charges per source, then every charge and invoice line. */
+export function billingReport(charges: readonly BillingEntry[], invoices: readonly BillingEntry[], range: { from: number; to: number }, generatedAt: Date): string {
+  const s = summarise(charges, invoices);
+  const lines = [
+    `# GPU Rental billing, ${day(range.from)} to ${day(range.to)}`,
+    '',
+    `Generated ${generatedAt.toISOString().replace('T', ' ').slice(0, 16)} UTC.`,
+    '',
+    `- **Charges: ${formatDollars(s.charges)}** (${charges.length} lines)`,
+    `- **Credits and payments: ${formatDollars(s.credits)}** (${invoices.length} lines)`,
+    '',
+    '## Charges per source',
+    '',
+    '| Source | Lines | Amount |',
+    '|---|---:|---:|',
+    ...s.bySource.map((r) => `| ${cell(r.source)} | ${r.count} | ${formatDollars(r.amount)} |`),
+    `| **Total** | ${charges.length} | **${formatDollars(s.charges)}** |`,
+    '',
+    '## Charges',
+    '',
+    '| Day | Source | Description | Amount |',
+    '|---|---|---|---:|',
+    ...charges.map((c) => `| ${day(c.start ?? c.end)} | ${cell(c.source)} | ${cell(c.description)} | ${formatDollars(c.amount)} |`),
+    '',
+    '## Credits and payments',
+    '',
+    '| Day | Type | Description | Amount |',
+    '|---|---|---|---:|',
+    ...invoices.map((i) => `| ${day(i.start ?? i.end)} | ${cell(i.type)} | ${cell(i.description)} | ${formatDollars(Math.abs(i.amount))} |`),
+    `| **Total** | | | **${formatDollars(s.credits)}** |`,
+    '',
+  ];
+  return lines.join('\n');
+}
