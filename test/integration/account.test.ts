@@ -28,15 +28,20 @@ async function rented(): Promise<number> {
   return ((await api('PUT', `/api/v0/asks/${offer.id}/`, sim.key, { client_id: 'me', image: 'ubuntu:22.04', disk: 8 })) as { new_contract: number }).new_contract;
 }
 
+/** Signs in with the full key and answers confirmations with `answer`. */
+async function answering(answer: (message: string) => boolean): Promise<void> {
+  const x = await signIn();
+  x.services.prompts = { confirm: async (m) => answer(m) };
+}
+
 describe('account: API keys and SSH keys from the palette and the Account view', function () {
   this.timeout(60_000);
   const asked: string[] = [];
   let answer = true;
   beforeEach(async () => {
-    const x = await signIn();
     asked.length = 0;
     answer = true;
-    x.services.prompts = { confirm: async (m) => (asked.push(m), answer) };
+    await answering((m) => (asked.push(m), answer));
   });
   after(signIn);
 
@@ -160,5 +165,53 @@ describe('account: billing', function () {
     assert.equal(await vscode.commands.executeCommand('gpuRental.setApiKey', created!.key), true);
     const [note] = await section('Billing');
     assert.match(String(note?.label), /lacks 'billing_read'/);
+  });
+});
+
+describe('account: team', function () {
+  this.timeout(60_000);
+  let answer = true;
+  const asked: string[] = [];
+  beforeEach(async () => {
+    asked.length = 0;
+    answer = true;
+    await answering((m) => (asked.push(m), answer));
+  });
+  after(signIn);
+
+  type Member = { id: number; email: string | null; roles?: string[] };
+  const members = async () => ((await api('GET', '/api/v0/team/members/', sim.key)) as { members?: Member[] } | Member[]);
+  const list = async (): Promise<Member[]> => {
+    const m = await members();
+    return Array.isArray(m) ? m : (m.members ?? []);
+  };
+
+  it('creates a role from categories, edits it, invites a member with it, and removes the member after the confirmation', async () => {
+    assert.equal(await vscode.commands.executeCommand('gpuRental.saveTeamRole', 'it-viewers', ['instance_read', 'billing_read']), true);
+    let role = (await section('Team')).find((i) => i.label === 'it-viewers');
+    assert.equal(role?.description, 'role · instance_read, billing_read');
+    assert.equal(await vscode.commands.executeCommand('gpuRental.saveTeamRole', 'it-viewers', ['instance_read']), true);
+    role = (await section('Team')).find((i) => i.label === 'it-viewers');
+    assert.equal(role?.description, 'role · instance_read', 'updated in place');
+
+    assert.equal(await vscode.commands.executeCommand('gpuRental.inviteTeamMember', 'ada@example.test', 'it-viewers'), true);
+    const ada = (await list()).find((m) => m.email === 'ada@example.test');
+    assert.ok(ada, 'a member');
+    assert.ok((await section('Team')).some((i) => i.label === 'ada@example.test' && String(i.description).includes('it-viewers')));
+
+    answer = false;
+    assert.equal(await vscode.commands.executeCommand('gpuRental.removeTeamMember', ada.id), false);
+    assert.match(asked[0]!, /Remove ada@example\.test from the team\?/);
+    assert.ok((await list()).some((m) => m.id === ada.id), 'declined: still a member');
+    answer = true;
+    assert.equal(await vscode.commands.executeCommand('gpuRental.removeTeamMember', ada.id), true);
+    assert.ok(!(await list()).some((m) => m.id === ada.id), 'removed');
+  });
+
+  it('a key without team permissions sees why, not an empty list', async () => {
+    const created = await vscode.commands.executeCommand<{ id: number; key: string }>('gpuRental.createApiKey', { name: 'it-no-team', categories: ['user_read'] });
+    assert.equal(await vscode.commands.executeCommand('gpuRental.setApiKey', created!.key), true);
+    const [note] = await section('Team');
+    assert.match(String(note?.label), /lacks 'team_read'/);
   });
 });

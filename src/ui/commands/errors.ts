@@ -20,3 +20,16 @@ export function showApiError(s: Services, error: unknown): void {
     if (choice === 'Show Logs') s.log.show();
   });
 }
+
+/** Wraps a command body: a failure becomes the message with its fix, and the command resolves undefined. */
+export function guarded(s: Services) {
+  return <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R | undefined> => {
+      try {
+        return await fn(...args);
+      } catch (error) {
+        showApiError(s, error);
+        return undefined;
+      }
+    };
+}

@@ -9,7 +9,7 @@ import { generateKey, keyFingerprintPart, newKeyPath } from '../../core/ssh/keys
 import type { Services } from '../services';
 import { ApiKeyItem, BILLING_DAYS, SshKeyItem, readBilling } from '../views/accountView';
 import { billingReport } from '../../core/billing/report';
-import { showApiError } from './errors';
+import { guarded } from './errors';
 import { resolveTarget, type Target } from './instances';
 
 const CREATED_KEYS = 'gpuRental.createdApiKeys';
@@ -24,16 +24,7 @@ interface NewKeySpec {
 /** API keys and SSH keys: create, delete, attach, detach; each from the Account view or the palette. */
 export function registerKeyCommands(s: Services): vscode.Disposable[] {
   s.accountView.ownKeyId = (fp) => createdKeys(s)[fp];
-  const guard =
-    <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
-    async (...args: A): Promise<R | undefined> => {
-      try {
-        return await fn(...args);
-      } catch (error) {
-        showApiError(s, error);
-        return undefined;
-      }
-    };
+  const guard = guarded(s);
   return [
     vscode.commands.registerCommand(COMMANDS.showAccount, () => vscode.commands.executeCommand(`${VIEWS.account}.focus`)),
     vscode.commands.registerCommand(COMMANDS.showBilling, guard(() => showBilling(s))),

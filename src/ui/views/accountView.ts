@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { ApiKey, SshKey } from '../../core/api/account';
+import type { TeamMember, TeamRole } from '../../core/api/team';
 import { ApiError } from '../../core/api/errors';
 import { describeCategory, scopeSummary } from '../../core/account/keys';
 import { COMMANDS } from '../../core/ids';
@@ -31,11 +32,12 @@ export async function readBilling(session: Session, days: number, nowMs = Date.n
   return { charges, invoices, from, to };
 }
 
-export type Section = 'apiKeys' | 'sshKeys' | 'billing';
+export type Section = 'apiKeys' | 'sshKeys' | 'team' | 'billing';
 
 const SECTIONS: Record<Section, { label: string; icon: string; context: string }> = {
   apiKeys: { label: 'API Keys', icon: 'key', context: 'apiKeys' },
   sshKeys: { label: 'SSH Keys', icon: 'lock', context: 'sshKeys' },
+  team: { label: 'Team', icon: 'organization', context: 'team' },
   billing: { label: 'Billing', icon: 'credit-card', context: 'billing' },
 };
 
@@ -80,6 +82,27 @@ export class SshKeyItem extends vscode.TreeItem {
   }
 }
 
+export class TeamMemberItem extends vscode.TreeItem {
+  constructor(readonly member: TeamMember) {
+    super(member.email || member.username || `user ${member.id}`, vscode.TreeItemCollapsibleState.None);
+    this.id = `member-${member.id}`;
+    this.description = member.roles.join(', ') || 'no role';
+    this.iconPath = new vscode.ThemeIcon('person');
+    this.contextValue = 'teamMember';
+  }
+}
+
+export class TeamRoleItem extends vscode.TreeItem {
+  constructor(readonly role: TeamRole) {
+    super(role.name, vscode.TreeItemCollapsibleState.None);
+    this.id = `role-${role.id ?? role.name}`;
+    const api = (role.permissions as { api?: Record<string, unknown> } | null | undefined)?.api;
+    this.description = `role · ${api ? Object.keys(api).join(', ') || 'no permissions' : 'all permissions'}`;
+    this.iconPath = new vscode.ThemeIcon('shield');
+    this.contextValue = 'teamRole';
+  }
+}
+
 /** A row that explains an empty or refused section, with the fix as its command. */
 class NoteItem extends vscode.TreeItem {
   constructor(label: string, icon: string, command?: vscode.Command) {
@@ -90,7 +113,7 @@ class NoteItem extends vscode.TreeItem {
   }
 }
 
-export type AccountViewItem = SectionItem | ApiKeyItem | SshKeyItem | NoteItem;
+export type AccountViewItem = SectionItem | ApiKeyItem | SshKeyItem | TeamMemberItem | TeamRoleItem | NoteItem;
 
 /**
  * The rest of the platform, one collapsible section each, loaded when opened. A section the key
@@ -143,6 +166,10 @@ export class AccountView implements vscode.TreeDataProvider<AccountViewItem>, vs
       case 'sshKeys': {
         const keys = await client.sshKeys.list();
         return keys.length ? keys.map((k) => new SshKeyItem(k)) : [new NoteItem('No SSH keys. Add one…', 'add', { title: 'Add', command: COMMANDS.addSshKey })];
+      }
+      case 'team': {
+        const [members, roles] = await Promise.all([client.team.members(), client.team.roles()]);
+        return [...members.map((m) => new TeamMemberItem(m)), ...roles.map((r) => new TeamRoleItem(r))];
       }
       case 'billing': {
         const { charges, invoices } = await readBilling(this.session, BILLING_DAYS);

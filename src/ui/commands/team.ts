@@ -1,0 +1,74 @@
+import * as vscode from 'vscode';
+import type { TeamMember, TeamRole } from '../../core/api/team';
+import { PERMISSION_CATEGORIES, isPermissionCategory, permissionsFor } from '../../core/api/permissions';
+import { COMMANDS } from '../../core/ids';
+import type { Services } from '../services';
+import { TeamMemberItem, TeamRoleItem } from '../views/accountView';
+import { guarded } from './errors';
+
+/** Team members and roles: invite, remove (confirmed), create or update a role. */
+export function registerTeamCommands(s: Services): vscode.Disposable[] {
+  const guard = guarded(s);
+  return [
+    vscode.commands.registerCommand(COMMANDS.inviteTeamMember, guard((email?: string, role?: string) => invite(s, email, role))),
+    vscode.commands.registerCommand(COMMANDS.removeTeamMember, guard((t?: TeamMemberItem | number) => remove(s, t))),
+    vscode.commands.registerCommand(COMMANDS.saveTeamRole, guard((t?: TeamRoleItem | string, categories?: string[]) => saveRole(s, t, categories))),
+  ];
+}
+
+async function invite(s: Services, email: string | undefined, role: string | undefined): Promise<boolean> {
+  const address =
+    email ??
+    (await vscode.window.showInputBox({ title: 'GPU Rental: Invite to the team (1/2)', prompt: 'Email address of the person to invite', validateInput: (v) => (/^\S+@\S+\.\S+$/.test(v.trim()) ? undefined : 'Enter an email address.') }))?.trim();
+  if (!address) return false;
+  const roleName = role ?? (await vscode.window.showQuickPick((await s.session.client.team.roles()).map((r) => r.name), { title: `GPU Rental: Invite ${address} (2/2): with which role?` }));
+  if (!roleName) return false;
+  await s.session.client.team.invite(address, roleName);
+  s.accountView.refresh();
+  void vscode.window.showInformationMessage(`GPU Rental: invited ${address} as ${roleName}.`);
+  return true;
+}
+
+async function remove(s: Services, target: TeamMemberItem | number | undefined): Promise<boolean> {
+  const members = await s.session.client.team.members();
+  let member: TeamMember | undefined = target instanceof TeamMemberItem ? target.member : members.find((m) => m.id === target);
+  if (target === undefined) {
+    member = (await vscode.window.showQuickPick(members.map((m) => ({ label: m.email || m.username || `user ${m.id}`, description: m.roles.join(', '), m })), { title: 'GPU Rental: Remove which team member?' }))?.m;
+  }
+  if (!member) return false;
+  const who = member.email || member.username || `user ${member.id}`;
+  const ok = await s.prompts.confirm(`Remove ${who} from the team?`, 'They lose access to the team\'s instances, keys and billing at once. You can invite them again.', 'Remove');
+  if (!ok) return false;
+  await s.session.client.team.removeMember(member.id);
+  s.accountView.refresh();
+  return true;
+}
+
+/** Creates the role, or updates it when one of that name exists; its permissions are picked by category. */
+async function saveRole(s: Services, target: TeamRoleItem | string | undefined, given: string[] | undefined): Promise<boolean> {
+  const roles = await s.session.client.team.roles();
+  let name = target instanceof TeamRoleItem ? target.role.name : target;
+  if (!name) {
+    const picked = await vscode.window.showQuickPick([{ label: '$(add) New role…', value: '' }, ...roles.map((r) => ({ label: r.name, description: 'edit', value: r.name }))], { title: 'GPU Rental: Create or edit a team role' });
+    if (!picked) return false;
+    name = picked.value || (await vscode.window.showInputBox({ title: 'GPU Rental: New role name', validateInput: (v) => (v.trim() ? undefined : 'A role needs a name.') }))?.trim();
+    if (!name) return false;
+  }
+  const existing: TeamRole | undefined = roles.find((r) => r.name === name);
+  const current = Object.keys((existing?.permissions as { api?: Record<string, unknown> } | undefined)?.api ?? {});
+  const categories =
+    given ??
+    (
+      await vscode.window.showQuickPick(
+        Object.entries(PERMISSION_CATEGORIES).map(([c, what]) => ({ label: c, description: what, picked: current.includes(c) })),
+        { title: `GPU Rental: What may "${name}" do?`, canPickMany: true },
+      )
+    )?.map((p) => p.label);
+  if (!categories) return false;
+  const permissions = permissionsFor(categories.filter(isPermissionCategory));
+  if (existing?.id !== undefined && existing.id !== null) await s.session.client.team.updateRole(existing.id, name, permissions);
+  else await s.session.client.team.createRole(name, permissions);
+  s.accountView.refresh();
+  void vscode.window.showInformationMessage(`GPU Rental: role "${name}" ${existing ? 'updated' : 'created'}.`);
+  return true;
+}
