@@ -67,6 +67,8 @@ export class Services implements vscode.Disposable {
   readonly forwards = new PortForwards();
   /** Instance ids in the last list, to notice those destroyed elsewhere. */
   private seen = new Set<number>();
+  /** A template the next rent flow starts with (set by Rent With Template). */
+  rentTemplate: string | undefined;
   /** Replaced by integration tests to observe the Remote-SSH handoff. */
   handoff: RemoteHandoff = vscodeHandoff;
 

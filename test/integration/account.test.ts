@@ -34,15 +34,20 @@ async function answering(answer: (message: string) => boolean): Promise<void> {
   x.services.prompts = { confirm: async (m) => answer(m) };
 }
 
+/** The confirmations a suite's commands ask, answered with `c.answer` (true unless a test says otherwise). */
+function confirmations() {
+  const c = { asked: [] as string[], answer: true };
+  beforeEach(async () => {
+    c.asked.length = 0;
+    c.answer = true;
+    await answering((m) => (c.asked.push(m), c.answer));
+  });
+  return c;
+}
+
 describe('account: API keys and SSH keys from the palette and the Account view', function () {
   this.timeout(60_000);
-  const asked: string[] = [];
-  let answer = true;
-  beforeEach(async () => {
-    asked.length = 0;
-    answer = true;
-    await answering((m) => (asked.push(m), answer));
-  });
+  const c = confirmations();
   after(signIn);
 
   it('creates a scoped read-only key, lists it with its scope, and a rent with it is refused naming the permission', async () => {
@@ -63,7 +68,7 @@ describe('account: API keys and SSH keys from the palette and the Account view',
     // The key in use is known (GPU Rental made it) and cannot be deleted from here.
     assert.match(String((await section('API Keys')).find((i) => i.label === 'it-read-only')?.description), /in use here/);
     assert.equal(await vscode.commands.executeCommand('gpuRental.deleteApiKey', created.id), false);
-    assert.deepEqual(asked, [], 'refused before asking');
+    assert.deepEqual(c.asked, [], 'refused before asking');
     assert.ok((await apiKeys()).some((k) => k.id === created.id), 'still there');
   });
 
@@ -77,11 +82,11 @@ describe('account: API keys and SSH keys from the palette and the Account view',
   it('deletes (revokes) another key only after the confirmation', async () => {
     const created = await vscode.commands.executeCommand<{ id: number; key: string }>('gpuRental.createApiKey', { name: 'it-to-delete', categories: ['misc'] });
     assert.ok(created);
-    answer = false;
+    c.answer = false;
     assert.equal(await vscode.commands.executeCommand('gpuRental.deleteApiKey', created!.id), false);
-    assert.match(asked[0]!, /Delete API key "it-to-delete"\?/);
+    assert.match(c.asked[0]!, /Delete API key "it-to-delete"\?/);
     assert.ok((await apiKeys()).some((k) => k.id === created!.id), 'declined: kept');
-    answer = true;
+    c.answer = true;
     assert.equal(await vscode.commands.executeCommand('gpuRental.deleteApiKey', created!.id), true);
     assert.ok(!(await apiKeys()).some((k) => k.id === created!.id), 'deleted');
   });
@@ -119,17 +124,17 @@ describe('account: API keys and SSH keys from the palette and the Account view',
     assert.ok((await onInstance()).includes(body), 'attached');
     const attached = ((await api('GET', `/api/v0/instances/${id}/ssh/`, sim.key)) as { ssh_keys: string }).ssh_keys;
     const instanceKeyId = (JSON.parse(attached) as Array<{ id: number; public_key?: string; ssh_key?: string }>).find((k) => (k.public_key ?? k.ssh_key ?? '').includes(body))!.id;
-    answer = false;
+    c.answer = false;
     assert.equal(await vscode.commands.executeCommand('gpuRental.detachSshKey', id, instanceKeyId), false);
     assert.ok((await onInstance()).includes(body), 'declined: still attached');
-    answer = true;
+    c.answer = true;
     assert.equal(await vscode.commands.executeCommand('gpuRental.detachSshKey', id, instanceKeyId), true);
     await eventually(async () => !(await onInstance()).includes(body), 'detached');
 
-    answer = false;
+    c.answer = false;
     assert.equal(await vscode.commands.executeCommand('gpuRental.deleteSshKey', added!.id), false);
     assert.ok((await sshKeys()).includes(body));
-    answer = true;
+    c.answer = true;
     assert.equal(await vscode.commands.executeCommand('gpuRental.deleteSshKey', added!.id), true);
     assert.ok(!(await sshKeys()).includes(body), 'deleted');
     await api('DELETE', `/api/v0/instances/${id}/`, sim.key);
@@ -170,13 +175,7 @@ describe('account: billing', function () {
 
 describe('account: team', function () {
   this.timeout(60_000);
-  let answer = true;
-  const asked: string[] = [];
-  beforeEach(async () => {
-    asked.length = 0;
-    answer = true;
-    await answering((m) => (asked.push(m), answer));
-  });
+  const c = confirmations();
   after(signIn);
 
   type Member = { id: number; email: string | null; roles?: string[] };
@@ -199,11 +198,11 @@ describe('account: team', function () {
     assert.ok(ada, 'a member');
     assert.ok((await section('Team')).some((i) => i.label === 'ada@example.test' && String(i.description).includes('it-viewers')));
 
-    answer = false;
+    c.answer = false;
     assert.equal(await vscode.commands.executeCommand('gpuRental.removeTeamMember', ada.id), false);
-    assert.match(asked[0]!, /Remove ada@example\.test from the team\?/);
+    assert.match(c.asked[0]!, /Remove ada@example\.test from the team\?/);
     assert.ok((await list()).some((m) => m.id === ada.id), 'declined: still a member');
-    answer = true;
+    c.answer = true;
     assert.equal(await vscode.commands.executeCommand('gpuRental.removeTeamMember', ada.id), true);
     assert.ok(!(await list()).some((m) => m.id === ada.id), 'removed');
   });
@@ -213,5 +212,50 @@ describe('account: team', function () {
     assert.equal(await vscode.commands.executeCommand('gpuRental.setApiKey', created!.key), true);
     const [note] = await section('Team');
     assert.match(String(note?.label), /lacks 'team_read'/);
+  });
+});
+
+describe('account: templates', function () {
+  this.timeout(60_000);
+  const c = confirmations();
+
+  type Tpl = { id: number; hash_id: string; name: string; onstart?: string | null; recommended_disk_space?: number | null; image?: string };
+  const templates = async () => ((await api('GET', '/api/v0/template/', sim.key)) as { templates: Tpl[] }).templates;
+
+  it("saves a rent's settings as a template (without the watchdog), edits it (the hash changes and references follow), rents with it, and deletes it after the confirmation", async () => {
+    const x = await extensionApi();
+    const body = { rentable: { eq: true }, order: [['dph_total', 'asc']], limit: 40, type: 'on-demand' };
+    const offers = ((await api('POST', '/api/v0/bundles/', sim.key, body)) as { offers: Offer[] }).offers;
+    const plan = { image: 'pytorch/pytorch:2.5.1-cuda12.4-cudnn9-devel', disk: 24, runtype: 'ssh_direct', label: `it-tpl-${Date.now()}`, onstart: 'echo mine' };
+    const source = await vscode.commands.executeCommand<number>('gpuRental.rentOffer', offers.at(-1)!.id, plan);
+    assert.ok(source, 'rented');
+    await x.services.poller.refresh();
+
+    const saved = await vscode.commands.executeCommand<Tpl>('gpuRental.saveAsTemplate', source, 'it-template');
+    const stored = (await templates()).find((t) => t.id === saved.id)!;
+    assert.equal(stored.image, 'pytorch/pytorch');
+    assert.equal(stored.onstart, 'echo mine', 'the watchdog is not part of the template');
+    assert.equal(stored.recommended_disk_space, 24);
+    assert.ok((await section('Templates')).some((i) => i.label === 'it-template'));
+
+    await x.services.context.globalState.update('gpuRental.recentTemplates', [saved.hash_id, 'other']);
+    const newHash = await vscode.commands.executeCommand<string>('gpuRental.editTemplate', saved.hash_id, { recommended_disk_space: 32 });
+    assert.ok(newHash && newHash !== saved.hash_id, 'a new hash');
+    assert.deepEqual(x.services.context.globalState.get('gpuRental.recentTemplates'), [newHash, 'other'], 'the stored reference follows');
+    assert.equal((await templates()).find((t) => t.id === saved.id)?.recommended_disk_space, 32);
+
+    const rented = await vscode.commands.executeCommand<number>('gpuRental.rentOffer', offers.at(-2)!.id, { template: newHash, disk: 32, runtype: 'ssh_proxy', label: `${plan.label}-from-template`, idleStopMinutes: 0 });
+    const inst = ((await api('GET', `/api/v0/instances/${rented}/?owner=me`, sim.key)) as { instances: { template_hash_id?: string; image_uuid?: string } }).instances;
+    assert.equal(inst.template_hash_id, newHash);
+
+    c.answer = false;
+    c.asked.length = 0;
+    assert.equal(await vscode.commands.executeCommand('gpuRental.deleteTemplate', saved.id), false);
+    assert.match(c.asked[0]!, /Delete template "it-template"\?/);
+    assert.ok((await templates()).some((t) => t.id === saved.id), 'declined: kept');
+    c.answer = true;
+    assert.equal(await vscode.commands.executeCommand('gpuRental.deleteTemplate', saved.id), true);
+    assert.ok(!(await templates()).some((t) => t.id === saved.id), 'deleted');
+    for (const id of [source, rented]) await api('DELETE', `/api/v0/instances/${id}/`, sim.key);
   });
 });

@@ -10,6 +10,7 @@ import { OfferItem } from '../views/offersView';
 import { showApiError } from './errors';
 import { config } from '../config';
 import { OnstartTooLong, withWatchdog } from '../../core/idle/watchdog';
+import { RECENT_TEMPLATES_KEY } from './templates';
 
 const RECENT_IMAGES_KEY = 'gpuRental.recentImages';
 
@@ -37,6 +38,8 @@ export function registerRentCommands(s: Services): vscode.Disposable[] {
 
 /** Resolves with the new instance id, or undefined when nothing was rented. */
 async function rentOffer(s: Services, target: OfferItem | number | undefined, given: RentPlan | undefined): Promise<number | undefined> {
+  const preset = s.rentTemplate;
+  s.rentTemplate = undefined;
   const offer = await resolveOffer(s, target);
   if (!offer) return undefined;
   await s.session.refresh();
@@ -52,6 +55,8 @@ async function rentOffer(s: Services, target: OfferItem | number | undefined, gi
       recentImages: s.context.globalState.get<string[]>(RECENT_IMAGES_KEY, []),
       defaultLabel: s.renter.uniqueLabel(),
       idleStopMinutes: config.idleStopEnabled() ? config.idleStopMinutes() : 0,
+      template: preset,
+      recentTemplates: s.context.globalState.get<string[]>(RECENT_TEMPLATES_KEY, []),
       activeEditor: editor && editor.document.getText().trim() ? { name: editor.document.fileName.split(/[\\/]/).pop() ?? 'editor', text: editor.document.getText() } : undefined,
     });
     if (!plan) return undefined;
@@ -114,6 +119,7 @@ async function rentOffer(s: Services, target: OfferItem | number | undefined, gi
     case 'reconciled': {
       s.boots.track(outcome.instanceId);
       if (plan.image) await rememberImage(s, plan.image);
+      if (plan.template) await rememberTemplate(s, plan.template);
       s.offersView.refresh();
       await s.poller.refresh();
       const lost = outcome.kind === 'reconciled' ? ' (the answer was lost, but the instance was found in your account)' : '';
@@ -144,6 +150,11 @@ async function resolveOffer(s: Services, target: OfferItem | number | undefined)
     { title: 'GPU Rental: Rent which offer?', placeHolder: 'Pick an offer (the current search)', matchOnDescription: true },
   );
   return picked?.offer;
+}
+
+async function rememberTemplate(s: Services, hash: string): Promise<void> {
+  const recent = s.context.globalState.get<string[]>(RECENT_TEMPLATES_KEY, []).filter((h) => h !== hash);
+  await s.context.globalState.update(RECENT_TEMPLATES_KEY, [hash, ...recent].slice(0, 5));
 }
 
 async function rememberImage(s: Services, image: string): Promise<void> {

@@ -38,6 +38,10 @@ export interface WizardInput {
   activeEditor?: { name: string; text: string };
   /** The idle stop the settings ask for (0: off); the confirmation can turn it off or on for this rent. */
   idleStopMinutes: number;
+  /** Start with this template chosen (Rent With Template); the first step is skipped. */
+  template?: string;
+  /** Templates rented with before, offered in the first step. */
+  recentTemplates?: readonly string[];
 }
 
 /**
@@ -50,7 +54,8 @@ export async function rentWizard(input: WizardInput): Promise<RentPlan | undefin
   const total = 6;
   const ctx = (step: number): StepContext => ({ title, step, totalSteps: total });
   const plan: Partial<RentPlan> = { disk: Math.min(20, Math.max(8, Math.floor(offer.disk_space ?? 20))), label: input.defaultLabel, idleStopMinutes: input.idleStopMinutes };
-  let step = 1;
+  if (input.template) plan.template = input.template;
+  let step = input.template ? 2 : 1;
   while (step <= total) {
     let r: unknown;
     switch (step) {
@@ -58,6 +63,7 @@ export async function rentWizard(input: WizardInput): Promise<RentPlan | undefin
         const items: PickItem<Source>[] = [
           ...(input.recentImages.length ? [{ label: 'Recent', kind: vscode.QuickPickItemKind.Separator } as PickItem<Source>] : []),
           ...input.recentImages.map((image) => ({ label: image, description: 'recent', value: { image } as Source })),
+          ...(input.recentTemplates ?? []).map((template) => ({ label: `$(symbol-class) template ${template.slice(0, 12)}`, description: 'recent template', value: { template } as Source })),
           { label: 'Presets', kind: vscode.QuickPickItemKind.Separator },
           ...IMAGE_PRESETS.map((p) => ({ label: p.image, description: p.detail, value: { image: p.image } as Source })),
           { label: '', kind: vscode.QuickPickItemKind.Separator },

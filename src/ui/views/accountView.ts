@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { ApiKey, SshKey } from '../../core/api/account';
 import type { TeamMember, TeamRole } from '../../core/api/team';
+import type { Template } from '../../core/api/templates';
 import { ApiError } from '../../core/api/errors';
 import { describeCategory, scopeSummary } from '../../core/account/keys';
 import { COMMANDS } from '../../core/ids';
@@ -32,11 +33,12 @@ export async function readBilling(session: Session, days: number, nowMs = Date.n
   return { charges, invoices, from, to };
 }
 
-export type Section = 'apiKeys' | 'sshKeys' | 'team' | 'billing';
+export type Section = 'apiKeys' | 'sshKeys' | 'templates' | 'team' | 'billing';
 
 const SECTIONS: Record<Section, { label: string; icon: string; context: string }> = {
   apiKeys: { label: 'API Keys', icon: 'key', context: 'apiKeys' },
   sshKeys: { label: 'SSH Keys', icon: 'lock', context: 'sshKeys' },
+  templates: { label: 'Templates', icon: 'symbol-class', context: 'templates' },
   team: { label: 'Team', icon: 'organization', context: 'team' },
   billing: { label: 'Billing', icon: 'credit-card', context: 'billing' },
 };
@@ -82,6 +84,19 @@ export class SshKeyItem extends vscode.TreeItem {
   }
 }
 
+export class TemplateItem extends vscode.TreeItem {
+  constructor(readonly template: Template) {
+    super(template.name, vscode.TreeItemCollapsibleState.None);
+    this.id = `template-${template.id}`;
+    this.description = `${template.image ?? ''}${template.tag ? `:${template.tag}` : ''} · ${template.hash_id.slice(0, 8)}`;
+    this.tooltip = new vscode.MarkdownString(
+      [`**${template.name}** (hash \`${template.hash_id}\`)`, `Image: \`${template.image ?? ''}${template.tag ? `:${template.tag}` : ''}\``, template.recommended_disk_space ? `Disk: ${template.recommended_disk_space} GB` : '', template.onstart ? `Start-up script: ${template.onstart.length} characters` : ''].filter(Boolean).join('\n\n'),
+    );
+    this.iconPath = new vscode.ThemeIcon('symbol-class');
+    this.contextValue = 'template';
+  }
+}
+
 export class TeamMemberItem extends vscode.TreeItem {
   constructor(readonly member: TeamMember) {
     super(member.email || member.username || `user ${member.id}`, vscode.TreeItemCollapsibleState.None);
@@ -113,7 +128,7 @@ class NoteItem extends vscode.TreeItem {
   }
 }
 
-export type AccountViewItem = SectionItem | ApiKeyItem | SshKeyItem | TeamMemberItem | TeamRoleItem | NoteItem;
+export type AccountViewItem = SectionItem | ApiKeyItem | SshKeyItem | TemplateItem | TeamMemberItem | TeamRoleItem | NoteItem;
 
 /**
  * The rest of the platform, one collapsible section each, loaded when opened. A section the key
@@ -166,6 +181,13 @@ export class AccountView implements vscode.TreeDataProvider<AccountViewItem>, vs
       case 'sshKeys': {
         const keys = await client.sshKeys.list();
         return keys.length ? keys.map((k) => new SshKeyItem(k)) : [new NoteItem('No SSH keys. Add one…', 'add', { title: 'Add', command: COMMANDS.addSshKey })];
+      }
+      case 'templates': {
+        // The account's own; public ones are searched from the palette.
+        const state = this.session.state;
+        const me = state.kind === 'ready' ? state.user?.id : undefined;
+        const own = (await client.templates.search()).filter((t) => me === undefined || t.creator_id === me);
+        return own.length ? own.map((t) => new TemplateItem(t)) : [new NoteItem('No templates of your own. Save an instance as one…', 'add', { title: 'Save', command: COMMANDS.saveAsTemplate })];
       }
       case 'team': {
         const [members, roles] = await Promise.all([client.team.members(), client.team.roles()]);
