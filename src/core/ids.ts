@@ -29,6 +29,8 @@ export const COMMANDS = {
   editTemplate: 'gpuRental.editTemplate',
   deleteTemplate: 'gpuRental.deleteTemplate',
   rentWithTemplate: 'gpuRental.rentWithTemplate',
+  createVolume: 'gpuRental.createVolume',
+  deleteVolume: 'gpuRental.deleteVolume',
   inviteTeamMember: 'gpuRental.inviteTeamMember',
   removeTeamMember: 'gpuRental.removeTeamMember',
   saveTeamRole: 'gpuRental.saveTeamRole',

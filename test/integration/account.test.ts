@@ -259,3 +259,28 @@ describe('account: templates', function () {
     for (const id of [source, rented]) await api('DELETE', `/api/v0/instances/${id}/`, sim.key);
   });
 });
+
+describe('account: volumes', function () {
+  this.timeout(60_000);
+  const c = confirmations();
+  type Vol = { id: number; label?: string | null; disk_space?: number };
+  const volumes = async () => ((await api('GET', '/api/v0/volumes/?owner=me', sim.key)) as { volumes: Vol[] }).volumes;
+
+  it('creates a volume from a volume offer, lists it with size and cost, and deletes it after the confirmation', async () => {
+    const offers = ((await api('POST', '/api/v0/volumes/search/', sim.key, { disk_space: { gte: 20 }, limit: 5 })) as { offers: Array<{ id: number }> }).offers;
+    const name = await vscode.commands.executeCommand<string>('gpuRental.createVolume', { offerId: offers[0]!.id, sizeGb: 20, name: 'it-volume' });
+    assert.match(String(name), /^V\.\d+$/);
+    const volume = (await volumes()).find((v) => v.label === 'it-volume');
+    assert.ok(volume, 'created');
+    const row = (await section('Volumes')).find((i) => i.label === 'it-volume');
+    assert.match(String(row?.description), /^20 GB · \$\d+\.\d+\/h · /);
+
+    c.answer = false;
+    assert.equal(await vscode.commands.executeCommand('gpuRental.deleteVolume', volume.id), false);
+    assert.match(c.asked[0]!, /Delete volume "it-volume"\?/);
+    assert.ok((await volumes()).some((v) => v.id === volume.id), 'declined: kept');
+    c.answer = true;
+    assert.equal(await vscode.commands.executeCommand('gpuRental.deleteVolume', volume.id), true);
+    assert.ok(!(await volumes()).some((v) => v.id === volume.id), 'deleted');
+  });
+});

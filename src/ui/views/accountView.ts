@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { ApiKey, SshKey } from '../../core/api/account';
 import type { TeamMember, TeamRole } from '../../core/api/team';
 import type { Template } from '../../core/api/templates';
+import type { Volume } from '../../core/api/volumes';
 import { ApiError } from '../../core/api/errors';
 import { describeCategory, scopeSummary } from '../../core/account/keys';
 import { COMMANDS } from '../../core/ids';
@@ -33,12 +34,13 @@ export async function readBilling(session: Session, days: number, nowMs = Date.n
   return { charges, invoices, from, to };
 }
 
-export type Section = 'apiKeys' | 'sshKeys' | 'templates' | 'team' | 'billing';
+export type Section = 'apiKeys' | 'sshKeys' | 'templates' | 'volumes' | 'team' | 'billing';
 
 const SECTIONS: Record<Section, { label: string; icon: string; context: string }> = {
   apiKeys: { label: 'API Keys', icon: 'key', context: 'apiKeys' },
   sshKeys: { label: 'SSH Keys', icon: 'lock', context: 'sshKeys' },
   templates: { label: 'Templates', icon: 'symbol-class', context: 'templates' },
+  volumes: { label: 'Volumes', icon: 'database', context: 'volumes' },
   team: { label: 'Team', icon: 'organization', context: 'team' },
   billing: { label: 'Billing', icon: 'credit-card', context: 'billing' },
 };
@@ -97,6 +99,19 @@ export class TemplateItem extends vscode.TreeItem {
   }
 }
 
+export class VolumeItem extends vscode.TreeItem {
+  constructor(readonly volume: Volume) {
+    super(volume.label || `volume ${volume.id}`, vscode.TreeItemCollapsibleState.None);
+    this.id = `volume-${volume.id}`;
+    const used = volume.instances?.length ? ` · used by #${volume.instances.join(', #')}` : '';
+    const cost = volume.storage_total_cost ? ` · ${formatDollars(volume.storage_total_cost)}/h` : '';
+    this.description = `${volume.disk_space ?? '?'} GB${cost} · ${volume.status ?? 'unknown'}${used}`;
+    this.tooltip = `Volume ${volume.id}${volume.geolocation ? ` in ${volume.geolocation}` : ''}, machine ${volume.machine_id ?? '?'}. It bills until deleted.`;
+    this.iconPath = new vscode.ThemeIcon('database');
+    this.contextValue = volume.instances?.length ? 'volumeInUse' : 'volume';
+  }
+}
+
 export class TeamMemberItem extends vscode.TreeItem {
   constructor(readonly member: TeamMember) {
     super(member.email || member.username || `user ${member.id}`, vscode.TreeItemCollapsibleState.None);
@@ -128,7 +143,7 @@ class NoteItem extends vscode.TreeItem {
   }
 }
 
-export type AccountViewItem = SectionItem | ApiKeyItem | SshKeyItem | TemplateItem | TeamMemberItem | TeamRoleItem | NoteItem;
+export type AccountViewItem = SectionItem | ApiKeyItem | SshKeyItem | TemplateItem | VolumeItem | TeamMemberItem | TeamRoleItem | NoteItem;
 
 /**
  * The rest of the platform, one collapsible section each, loaded when opened. A section the key
@@ -188,6 +203,10 @@ export class AccountView implements vscode.TreeDataProvider<AccountViewItem>, vs
         const me = state.kind === 'ready' ? state.user?.id : undefined;
         const own = (await client.templates.search()).filter((t) => me === undefined || t.creator_id === me);
         return own.length ? own.map((t) => new TemplateItem(t)) : [new NoteItem('No templates of your own. Save an instance as one…', 'add', { title: 'Save', command: COMMANDS.saveAsTemplate })];
+      }
+      case 'volumes': {
+        const volumes = await client.volumes.list();
+        return volumes.length ? volumes.map((v) => new VolumeItem(v)) : [new NoteItem('No volumes. Create one…', 'add', { title: 'Create', command: COMMANDS.createVolume })];
       }
       case 'team': {
         const [members, roles] = await Promise.all([client.team.members(), client.team.roles()]);

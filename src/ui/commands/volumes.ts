@@ -1,0 +1,70 @@
+import * as vscode from 'vscode';
+import type { VolumeOffer } from '../../core/api/volumes';
+import { COMMANDS } from '../../core/ids';
+import { formatDollars } from '../../core/offers/present';
+import type { Services } from '../services';
+import { VolumeItem } from '../views/accountView';
+import { guarded } from './errors';
+
+/** What automation (and the tests) may pass instead of answering the pickers. */
+interface NewVolume {
+  offerId: number;
+  sizeGb: number;
+  name?: string;
+}
+
+/** Volumes: create from a volume offer (with its price), delete after a confirmation. */
+export function registerVolumeCommands(s: Services): vscode.Disposable[] {
+  const guard = guarded(s);
+  return [
+    vscode.commands.registerCommand(COMMANDS.createVolume, guard((spec?: NewVolume) => createVolume(s, spec))),
+    vscode.commands.registerCommand(COMMANDS.deleteVolume, guard((t?: VolumeItem | number) => deleteVolume(s, t))),
+  ];
+}
+
+/** $/month for `gb` of an offer priced per GB per month. */
+export function monthly(offer: Pick<VolumeOffer, 'storage_cost'>, gb: number): number {
+  return (offer.storage_cost ?? 0) * gb;
+}
+
+async function createVolume(s: Services, spec: NewVolume | undefined): Promise<string | undefined> {
+  let request = spec;
+  if (!request) {
+    const sizeText = await vscode.window.showInputBox({ title: 'GPU Rental: New Volume (1/3): size', prompt: 'Size in GB', value: '50', validateInput: (v) => (/^\d+$/.test(v.trim()) && Number(v) > 0 ? undefined : 'A whole number of GB.') });
+    if (!sizeText) return undefined;
+    const sizeGb = Number(sizeText);
+    const offers = await s.session.client.volumes.search({ filters: { disk_space: { gte: sizeGb } }, order: [['storage_cost', 'asc']], limit: 50, allocatedStorage: sizeGb });
+    const picked = await vscode.window.showQuickPick(
+      offers.map((o) => ({ label: `${formatDollars(monthly(o, sizeGb))}/month`, description: `${formatDollars(o.storage_cost ?? 0)}/GB/month · ${o.geolocation ?? '?'} · machine ${o.machine_id ?? '?'} · reliability ${((o.reliability2 ?? 0) * 100).toFixed(1)} %`, o })),
+      { title: `GPU Rental: New Volume (2/3): where (${sizeGb} GB; it bills until deleted)`, matchOnDescription: true },
+    );
+    if (!picked) return undefined;
+    const name = await vscode.window.showInputBox({ title: 'GPU Rental: New Volume (3/3): name', value: `volume-${sizeGb}gb` });
+    if (name === undefined) return undefined;
+    request = { offerId: picked.o.id, sizeGb, name: name.trim() || undefined };
+  }
+  const created = await s.session.client.volumes.create(request);
+  s.accountView.refresh();
+  void vscode.window.showInformationMessage(`GPU Rental: created volume ${created.volumeName ?? ''} (${request.sizeGb} GB). It bills until you delete it.`);
+  return created.volumeName;
+}
+
+async function deleteVolume(s: Services, t: VolumeItem | number | undefined): Promise<boolean> {
+  const volumes = await s.session.client.volumes.list();
+  const volume =
+    t instanceof VolumeItem
+      ? t.volume
+      : typeof t === 'number'
+        ? volumes.find((v) => v.id === t)
+        : (await vscode.window.showQuickPick(volumes.map((v) => ({ label: v.label || `volume ${v.id}`, description: `${v.disk_space ?? '?'} GB`, v })), { title: 'GPU Rental: Delete which volume?' }))?.v;
+  if (!volume) return false;
+  if (volume.instances?.length) {
+    void vscode.window.showErrorMessage(`GPU Rental: volume "${volume.label || volume.id}" is used by instance #${volume.instances.join(', #')}. Destroy those first, then delete it.`);
+    return false;
+  }
+  const ok = await s.prompts.confirm(`Delete volume "${volume.label || volume.id}"?`, `Its ${volume.disk_space ?? '?'} GB and every file on it are deleted for good. Billing for it stops. This cannot be undone.`, 'Delete Volume');
+  if (!ok) return false;
+  await s.session.client.volumes.delete(volume.id);
+  s.accountView.refresh();
+  return true;
+}
