@@ -6,6 +6,7 @@ import { registerKeyCommands } from './ui/commands/keys';
 import { registerTeamCommands } from './ui/commands/team';
 import { registerTemplateCommands } from './ui/commands/templates';
 import { registerVolumeCommands } from './ui/commands/volumes';
+import { registerServerlessCommands } from './ui/commands/serverless';
 import { registerOfferCommands } from './ui/commands/offers';
 import { registerRentCommands } from './ui/commands/rent';
 import { registerSessionCommands } from './ui/commands/session';
@@ -30,7 +31,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   const loadMs = timed ? __gpuRentalLoadEnd - __gpuRentalLoadStart : 0;
   const apiMs = timed ? __gpuRentalApiReady - __gpuRentalLoadStart : 0;
   const services = new Services(context);
-  context.subscriptions.push(services, ...registerSessionCommands(services), ...registerInstanceCommands(services), ...registerOfferCommands(services), ...registerRentCommands(services), ...registerConnectCommands(services), ...registerKeyCommands(services), ...registerTeamCommands(services), ...registerTemplateCommands(services), ...registerVolumeCommands(services));
+  context.subscriptions.push(services, ...registerSessionCommands(services), ...registerInstanceCommands(services), ...registerOfferCommands(services), ...registerRentCommands(services), ...registerConnectCommands(services), ...registerKeyCommands(services), ...registerTeamCommands(services), ...registerTemplateCommands(services), ...registerVolumeCommands(services), ...registerServerlessCommands(services));
   // Reading the key and asking the service about it happen after activation returns.
   void services.start().catch((error: unknown) => services.logger.error(`Start-up failed: ${String(error)}`));
   const activateMs = performance.now() - started;

@@ -284,3 +284,46 @@ describe('account: volumes', function () {
     assert.ok(!(await volumes()).some((v) => v.id === volume.id), 'deleted');
   });
 });
+
+describe('account: serverless', function () {
+  this.timeout(60_000);
+  const c = confirmations();
+  type Ep = { id: number; endpoint_name: string; max_workers?: number; target_util?: number };
+  type Wg = { id: number; endpoint_id?: number; max_workers?: number };
+  const endpoints = async () => ((await api('GET', '/api/v0/endptjobs/', sim.key)) as { results: Ep[] }).results;
+  const groups = async () => ((await api('GET', '/api/v0/workergroups/', sim.key)) as { results: Wg[] }).results;
+
+  it('creates an endpoint and a worker group, updates their autoscaling, and deletes both after confirmations', async () => {
+    const x = await extensionApi();
+    const id = await vscode.commands.executeCommand<number>('gpuRental.createEndpoint', { endpoint_name: 'it-endpoint', max_workers: 3, cold_workers: 0, target_util: 0.9, min_load: 1, cold_mult: 2.5 });
+    assert.ok((await endpoints()).some((e) => e.id === id));
+    assert.equal(await vscode.commands.executeCommand('gpuRental.updateEndpoint', id, { max_workers: 5, target_util: 0.75 }), true);
+    const ep = (await endpoints()).find((e) => e.id === id)!;
+    assert.deepEqual([ep.max_workers, ep.target_util], [5, 0.75]);
+
+    const template = ((await api('GET', '/api/v0/template/', sim.key)) as { templates: Array<{ hash_id: string }> }).templates[0]!.hash_id;
+    const group = await vscode.commands.executeCommand<number>('gpuRental.createWorkerGroup', id, { template_hash: template, search_params: 'gpu_ram>=24', test_workers: 1, cold_workers: 0, max_workers: 2 });
+    assert.ok((await groups()).some((g) => g.id === group && g.endpoint_id === id));
+    assert.equal(await vscode.commands.executeCommand('gpuRental.updateWorkerGroup', group, { max_workers: 4 }), true);
+    assert.equal((await groups()).find((g) => g.id === group)?.max_workers, 4);
+
+    const rows = await section('Serverless');
+    const row = rows.find((r) => r.label === 'it-endpoint');
+    assert.match(String(row?.description), /workers 0-5 · target 75 % · 1 group/);
+    const children = await x.services.accountView.getChildren(row);
+    assert.match(String(children[0]?.description), /workers 0-4/);
+
+    c.answer = false;
+    assert.equal(await vscode.commands.executeCommand('gpuRental.deleteWorkerGroup', group), false);
+    assert.ok((await groups()).some((g) => g.id === group), 'declined: kept');
+    c.answer = true;
+    assert.equal(await vscode.commands.executeCommand('gpuRental.deleteWorkerGroup', group), true);
+    assert.ok(!(await groups()).some((g) => g.id === group));
+    c.answer = false;
+    assert.equal(await vscode.commands.executeCommand('gpuRental.deleteEndpoint', id), false);
+    assert.match(c.asked.join('\n'), /Delete endpoint "it-endpoint"\?/);
+    c.answer = true;
+    assert.equal(await vscode.commands.executeCommand('gpuRental.deleteEndpoint', id), true);
+    assert.ok(!(await endpoints()).some((e) => e.id === id));
+  });
+});

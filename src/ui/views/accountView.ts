@@ -3,6 +3,7 @@ import type { ApiKey, SshKey } from '../../core/api/account';
 import type { TeamMember, TeamRole } from '../../core/api/team';
 import type { Template } from '../../core/api/templates';
 import type { Volume } from '../../core/api/volumes';
+import type { Endpoint, WorkerGroup } from '../../core/api/serverless';
 import { ApiError } from '../../core/api/errors';
 import { describeCategory, scopeSummary } from '../../core/account/keys';
 import { COMMANDS } from '../../core/ids';
@@ -34,13 +35,14 @@ export async function readBilling(session: Session, days: number, nowMs = Date.n
   return { charges, invoices, from, to };
 }
 
-export type Section = 'apiKeys' | 'sshKeys' | 'templates' | 'volumes' | 'team' | 'billing';
+export type Section = 'apiKeys' | 'sshKeys' | 'templates' | 'volumes' | 'serverless' | 'team' | 'billing';
 
 const SECTIONS: Record<Section, { label: string; icon: string; context: string }> = {
   apiKeys: { label: 'API Keys', icon: 'key', context: 'apiKeys' },
   sshKeys: { label: 'SSH Keys', icon: 'lock', context: 'sshKeys' },
   templates: { label: 'Templates', icon: 'symbol-class', context: 'templates' },
   volumes: { label: 'Volumes', icon: 'database', context: 'volumes' },
+  serverless: { label: 'Serverless', icon: 'cloud', context: 'serverless' },
   team: { label: 'Team', icon: 'organization', context: 'team' },
   billing: { label: 'Billing', icon: 'credit-card', context: 'billing' },
 };
@@ -112,6 +114,29 @@ export class VolumeItem extends vscode.TreeItem {
   }
 }
 
+export class EndpointItem extends vscode.TreeItem {
+  constructor(
+    readonly endpoint: Endpoint,
+    readonly groups: WorkerGroup[],
+  ) {
+    super(endpoint.endpoint_name, groups.length ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
+    this.id = `endpoint-${endpoint.id}`;
+    this.description = `${endpoint.endpoint_state ?? 'active'} · workers ${endpoint.cold_workers ?? 0}-${endpoint.max_workers ?? '?'} · target ${Math.round((endpoint.target_util ?? 0) * 100)} % · ${groups.length} group${groups.length === 1 ? '' : 's'}`;
+    this.iconPath = new vscode.ThemeIcon('cloud');
+    this.contextValue = 'endpoint';
+  }
+}
+
+export class WorkerGroupItem extends vscode.TreeItem {
+  constructor(readonly group: WorkerGroup) {
+    super(`worker group ${group.id}`, vscode.TreeItemCollapsibleState.None);
+    this.id = `workergroup-${group.id}`;
+    this.description = `template ${(group.template_hash ?? String(group.template_id ?? '?')).slice(0, 8)} · workers ${group.cold_workers ?? 0}-${group.max_workers ?? '?'}${group.gpu_ram ? ` · ${group.gpu_ram} GB GPU RAM` : ''}`;
+    this.iconPath = new vscode.ThemeIcon('server-process');
+    this.contextValue = 'workerGroup';
+  }
+}
+
 export class TeamMemberItem extends vscode.TreeItem {
   constructor(readonly member: TeamMember) {
     super(member.email || member.username || `user ${member.id}`, vscode.TreeItemCollapsibleState.None);
@@ -143,7 +168,7 @@ class NoteItem extends vscode.TreeItem {
   }
 }
 
-export type AccountViewItem = SectionItem | ApiKeyItem | SshKeyItem | TemplateItem | VolumeItem | TeamMemberItem | TeamRoleItem | NoteItem;
+export type AccountViewItem = SectionItem | ApiKeyItem | SshKeyItem | TemplateItem | VolumeItem | EndpointItem | WorkerGroupItem | TeamMemberItem | TeamRoleItem | NoteItem;
 
 /**
  * The rest of the platform, one collapsible section each, loaded when opened. A section the key
@@ -167,6 +192,7 @@ export class AccountView implements vscode.TreeDataProvider<AccountViewItem>, vs
 
   async getChildren(item?: AccountViewItem): Promise<AccountViewItem[]> {
     if (!item) return (Object.keys(SECTIONS) as Section[]).map((s) => new SectionItem(s));
+    if (item instanceof EndpointItem) return item.groups.map((g) => new WorkerGroupItem(g));
     if (!(item instanceof SectionItem)) return [];
     try {
       return await this.load(item.section);
@@ -207,6 +233,11 @@ export class AccountView implements vscode.TreeDataProvider<AccountViewItem>, vs
       case 'volumes': {
         const volumes = await client.volumes.list();
         return volumes.length ? volumes.map((v) => new VolumeItem(v)) : [new NoteItem('No volumes. Create one…', 'add', { title: 'Create', command: COMMANDS.createVolume })];
+      }
+      case 'serverless': {
+        const [endpoints, groups] = await Promise.all([client.serverless.listEndpoints(), client.serverless.listWorkerGroups()]);
+        if (!endpoints.length) return [new NoteItem('No serverless endpoints. Create one…', 'add', { title: 'Create', command: COMMANDS.createEndpoint })];
+        return endpoints.map((e) => new EndpointItem(e, groups.filter((g) => g.endpoint_id === e.id || (g.endpoint_id == null && g.endpoint_name === e.endpoint_name))));
       }
       case 'team': {
         const [members, roles] = await Promise.all([client.team.members(), client.team.roles()]);

@@ -1,0 +1,126 @@
+import * as vscode from 'vscode';
+import type { EndpointFields, WorkerGroupFields } from '../../core/api/serverless';
+import { COMMANDS } from '../../core/ids';
+import type { Services } from '../services';
+import { EndpointItem, WorkerGroupItem } from '../views/accountView';
+import { guarded } from './errors';
+
+/** The autoscaling settings shared by endpoints and worker groups, as the user edits them. */
+const SCALING_FIELDS = [
+  { key: 'cold_workers', label: 'Minimum workers (kept warm)' },
+  { key: 'max_workers', label: 'Maximum workers' },
+  { key: 'target_util', label: 'Target utilisation (0-1)' },
+  { key: 'min_load', label: 'Minimum load' },
+  { key: 'cold_mult', label: 'Cold multiplier' },
+] as const;
+const ENDPOINT_FIELDS = [...SCALING_FIELDS, { key: 'max_queue_time', label: 'Maximum queue time (s)' }, { key: 'target_queue_time', label: 'Target queue time (s)' }, { key: 'inactivity_timeout', label: 'Inactivity timeout (s)' }] as const;
+const GROUP_FIELDS = [...SCALING_FIELDS, { key: 'gpu_ram', label: 'GPU RAM (GB)' }, { key: 'test_workers', label: 'Test workers' }] as const;
+
+/** Serverless endpoints and their worker groups: create, update the autoscaling fields, delete (confirmed). */
+export function registerServerlessCommands(s: Services): vscode.Disposable[] {
+  const guard = guarded(s);
+  return [
+    vscode.commands.registerCommand(COMMANDS.createEndpoint, guard((fields?: EndpointFields) => createEndpoint(s, fields))),
+    vscode.commands.registerCommand(COMMANDS.updateEndpoint, guard((t?: EndpointItem | number, fields?: Partial<EndpointFields>) => updateEndpoint(s, t, fields))),
+    vscode.commands.registerCommand(COMMANDS.deleteEndpoint, guard((t?: EndpointItem | number) => deleteEndpoint(s, t))),
+    vscode.commands.registerCommand(COMMANDS.createWorkerGroup, guard((t?: EndpointItem | number, fields?: WorkerGroupFields) => createWorkerGroup(s, t, fields))),
+    vscode.commands.registerCommand(COMMANDS.updateWorkerGroup, guard((t?: WorkerGroupItem | number, fields?: Partial<WorkerGroupFields>) => updateWorkerGroup(s, t, fields))),
+    vscode.commands.registerCommand(COMMANDS.deleteWorkerGroup, guard((t?: WorkerGroupItem | number) => deleteWorkerGroup(s, t))),
+  ];
+}
+
+/** Asks which field to change and its new number; undefined when cancelled. */
+async function askField(title: string, fields: ReadonlyArray<{ key: string; label: string }>, current: Record<string, unknown>): Promise<Record<string, number> | undefined> {
+  const field = await vscode.window.showQuickPick(
+    fields.map((f) => ({ label: f.label, description: String(current[f.key] ?? ''), key: f.key })),
+    { title },
+  );
+  if (!field) return undefined;
+  const value = await vscode.window.showInputBox({ title: `${title}: ${field.label}`, value: String(current[field.key] ?? ''), validateInput: (v) => (Number.isFinite(Number(v)) && v.trim() !== '' ? undefined : 'A number.') });
+  return value === undefined ? undefined : { [field.key]: Number(value) };
+}
+
+async function pickEndpoint(s: Services, t: EndpointItem | number | undefined, title: string) {
+  const endpoints = await s.session.client.serverless.listEndpoints();
+  if (t instanceof EndpointItem) return t.endpoint;
+  if (typeof t === 'number') return endpoints.find((e) => e.id === t);
+  return (await vscode.window.showQuickPick(endpoints.map((e) => ({ label: e.endpoint_name, description: `id ${e.id}`, e })), { title }))?.e;
+}
+
+async function pickGroup(s: Services, t: WorkerGroupItem | number | undefined, title: string) {
+  const groups = await s.session.client.serverless.listWorkerGroups();
+  if (t instanceof WorkerGroupItem) return t.group;
+  if (typeof t === 'number') return groups.find((g) => g.id === t);
+  return (await vscode.window.showQuickPick(groups.map((g) => ({ label: `worker group ${g.id}`, description: g.endpoint_name ?? '', g })), { title }))?.g;
+}
+
+async function createEndpoint(s: Services, given: EndpointFields | undefined): Promise<number | undefined> {
+  let fields = given;
+  if (!fields) {
+    const name = (await vscode.window.showInputBox({ title: 'GPU Rental: New serverless endpoint', prompt: 'Endpoint name', validateInput: (v) => (/^[\w.-]+$/.test(v.trim()) ? undefined : 'Letters, digits, dot, dash and underscore.') }))?.trim();
+    if (!name) return undefined;
+    const max = await vscode.window.showInputBox({ title: `GPU Rental: ${name}: maximum workers`, value: '3', validateInput: (v) => (/^\d+$/.test(v.trim()) ? undefined : 'A whole number.') });
+    if (max === undefined) return undefined;
+    fields = { endpoint_name: name, max_workers: Number(max), cold_workers: 0, target_util: 0.9, min_load: 1, cold_mult: 2.5 };
+  }
+  const id = await s.session.client.serverless.createEndpoint(fields);
+  s.accountView.refresh();
+  void vscode.window.showInformationMessage(`GPU Rental: created endpoint "${fields.endpoint_name}". Add a worker group to give it workers; workers bill like instances.`);
+  return id;
+}
+
+async function updateEndpoint(s: Services, t: EndpointItem | number | undefined, given: Partial<EndpointFields> | undefined): Promise<boolean> {
+  const endpoint = await pickEndpoint(s, t, 'GPU Rental: Update which endpoint?');
+  if (!endpoint) return false;
+  const fields = given ?? (await askField(`GPU Rental: ${endpoint.endpoint_name}`, ENDPOINT_FIELDS, endpoint));
+  if (!fields) return false;
+  await s.session.client.serverless.updateEndpoint(endpoint.id, fields);
+  s.accountView.refresh();
+  return true;
+}
+
+async function deleteEndpoint(s: Services, t: EndpointItem | number | undefined): Promise<boolean> {
+  const endpoint = await pickEndpoint(s, t, 'GPU Rental: Delete which endpoint?');
+  if (!endpoint) return false;
+  const ok = await s.prompts.confirm(`Delete endpoint "${endpoint.endpoint_name}"?`, 'Its worker groups are deleted with it and its workers stop. Requests to it fail from now on.', 'Delete Endpoint');
+  if (!ok) return false;
+  await s.session.client.serverless.deleteEndpoint(endpoint.id);
+  s.accountView.refresh();
+  return true;
+}
+
+async function createWorkerGroup(s: Services, t: EndpointItem | number | undefined, given: WorkerGroupFields | undefined): Promise<number | undefined> {
+  const endpoint = await pickEndpoint(s, t, 'GPU Rental: Add a worker group to which endpoint?');
+  if (!endpoint) return undefined;
+  let fields = given;
+  if (!fields) {
+    const template = (await vscode.window.showInputBox({ title: `GPU Rental: ${endpoint.endpoint_name}: worker template`, prompt: 'The hash of the template its workers run (see Templates)' }))?.trim();
+    if (!template) return undefined;
+    const query = await vscode.window.showInputBox({ title: `GPU Rental: ${endpoint.endpoint_name}: which machines`, prompt: 'An offer query, as in the offers search', value: 'gpu_ram>=24 verified=true rentable=true' });
+    if (query === undefined) return undefined;
+    fields = { template_hash: template, search_params: query, test_workers: 1, cold_workers: 0, max_workers: endpoint.max_workers ?? 3 };
+  }
+  const id = await s.session.client.serverless.createWorkerGroup({ ...fields, endpoint_id: endpoint.id, endpoint_name: endpoint.endpoint_name });
+  s.accountView.refresh();
+  return id;
+}
+
+async function updateWorkerGroup(s: Services, t: WorkerGroupItem | number | undefined, given: Partial<WorkerGroupFields> | undefined): Promise<boolean> {
+  const group = await pickGroup(s, t, 'GPU Rental: Update which worker group?');
+  if (!group) return false;
+  const fields = given ?? (await askField(`GPU Rental: worker group ${group.id}`, GROUP_FIELDS, group));
+  if (!fields) return false;
+  await s.session.client.serverless.updateWorkerGroup(group.id, fields);
+  s.accountView.refresh();
+  return true;
+}
+
+async function deleteWorkerGroup(s: Services, t: WorkerGroupItem | number | undefined): Promise<boolean> {
+  const group = await pickGroup(s, t, 'GPU Rental: Delete which worker group?');
+  if (!group) return false;
+  const ok = await s.prompts.confirm(`Delete worker group ${group.id}${group.endpoint_name ? ` of "${group.endpoint_name}"` : ''}?`, 'Its workers stop and the endpoint no longer scales onto these machines.', 'Delete Worker Group');
+  if (!ok) return false;
+  await s.session.client.serverless.deleteWorkerGroup(group.id);
+  s.accountView.refresh();
+  return true;
+}
