@@ -1,0 +1,55 @@
+import { expect } from './expect';
+import { openWorkbench, type Workbench } from './workbench';
+
+const KEY = 'e2e-scoped-key-9a41c6';
+
+describe('scoped key: create a read-only key, switch to it, and a rent is refused with the permission it lacks', function () {
+  this.timeout(300_000);
+  let wb: Workbench;
+  before(async () => {
+    wb = await openWorkbench({ key: KEY, bootSeconds: 2, env: { GPU_RENTAL_API_KEY: KEY } });
+    await wb.openSidebar();
+  });
+  after(() => wb?.close());
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed') await wb.shot(`failed-${this.currentTest.title.replace(/\W+/g, '-')}`);
+  });
+
+  it('creates the key from the palette: read-only categories ticked, shown once, then signs in with it', async () => {
+    await wb.runCommand('GPU Rental: Create Scoped API Key…');
+    const input = wb.quickInput();
+    await expect(input.getByText(/what may it do\?/)).toBeVisible();
+    await wb.shot('e2e-scoped-key-categories', true);
+    await wb.page.keyboard.press('Enter');
+    await expect(input.getByText(/limit to one instance\?/)).toBeVisible();
+    await wb.page.keyboard.press('Enter');
+    await expect(input.getByText(/name/)).toBeVisible();
+    await wb.page.keyboard.press('Enter');
+    const dialog = wb.page.locator('.monaco-dialog-box');
+    await expect(dialog.getByText(/it will not be shown again/)).toBeVisible();
+    await wb.shot('e2e-scoped-key-once', true);
+    await dialog.getByRole('button', { name: 'Sign In With It' }).click();
+    await expect(await wb.notificationInCenter(/signed in to/)).toBeVisible();
+    await wb.page.keyboard.press('Escape');
+  });
+
+  it('a rent with the read-only key is refused, naming the instance_write permission', async () => {
+    const offer = wb.section('Offers').locator('.monaco-list-row').filter({ hasText: /\$\d+\.\d+\/h/ }).first();
+    await wb.contextMenu(offer, 'Rent…');
+    const pick = async (text: string | RegExp) => {
+      const row = wb.quickInput().locator('.quick-input-list .monaco-list-row').filter({ hasText: text }).first();
+      await expect(row).toBeVisible();
+      await row.click();
+    };
+    await pick('ubuntu:22.04');
+    await expect(wb.quickInput().getByText(/Disk size in GB/)).toBeVisible();
+    await wb.page.keyboard.press('Enter');
+    await pick(/SSH/);
+    await expect(wb.quickInput().getByText(/A label to recognise/)).toBeVisible();
+    await wb.page.keyboard.press('Enter');
+    await pick('No start-up script');
+    await pick(/Rent for \$\d/);
+    await expect(await wb.notificationInCenter(/lacks the "instance_write" permission/)).toBeVisible();
+    await wb.shot('e2e-scoped-key-refused', true);
+  });
+});
