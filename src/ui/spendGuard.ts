@@ -116,7 +116,7 @@ export class SpendGuard implements vscode.Disposable {
   private setCreditTimer(on: boolean): void {
     if (on && !this.creditTimer) {
       this.creditTimer = setInterval(() => {
-        if (this.session.state.kind === 'ready') void this.session.refresh();
+        void this.session.refreshAccount();
       }, CREDIT_REFRESH_MS);
     } else if (!on && this.creditTimer) {
       clearInterval(this.creditTimer);

@@ -146,6 +146,21 @@ export class Session implements Disposable {
     this.options.logger.info(`Signed out of ${this.baseUrlValue}.`);
   }
 
+  /**
+   * Re-reads the account (the credit) in the background. Unlike refresh(), a failure keeps the
+   * current state: a blip in a periodic credit check must not turn the views to "unreachable".
+   */
+  async refreshAccount(): Promise<void> {
+    if (this.current.kind !== 'ready' || this.key === undefined) return;
+    const generation = this.generation;
+    try {
+      const user = await this.client.account.currentUser();
+      if (generation === this.generation && this.current.kind === 'ready') this.setState({ kind: 'ready', user });
+    } catch (error) {
+      this.options.logger.debug(`Background account refresh failed: ${error instanceof ApiError ? error.toLogString() : String(error)}`);
+    }
+  }
+
   private writing = 0;
 
   private async writingKey(write: () => Promise<void>): Promise<void> {

@@ -49,6 +49,24 @@ describe('session', () => {
     assert.ok(state.user && state.user.credit > 0);
   });
 
+  it('a background account refresh updates the credit, and a failed one keeps the state as it was', async () => {
+    const session = newSession(sim.url, new MemoryKeyStore());
+    await session.start();
+    await session.signIn(DEMO_KEY);
+    const kinds: string[] = [];
+    session.onDidChangeState((s) => kinds.push(s.kind));
+    sim.control.addFault({ kind: 'server_error', status: 503, count: 5, path: '/users/current' });
+    try {
+      await session.refreshAccount();
+    } finally {
+      sim.control.clearFaults();
+    }
+    assert.equal(kindOf(session), 'ready', 'a blip does not make the session unreachable');
+    assert.deepEqual(kinds, []);
+    await session.refreshAccount();
+    assert.deepEqual(kinds, ['ready']);
+  });
+
   it('refuses a wrong key and does not store it', async () => {
     const keys = new MemoryKeyStore();
     const logger = new MemoryLogger();
