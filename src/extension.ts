@@ -10,6 +10,7 @@ import { registerServerlessCommands } from './ui/commands/serverless';
 import { registerOfferCommands } from './ui/commands/offers';
 import { registerRentCommands } from './ui/commands/rent';
 import { registerSessionCommands } from './ui/commands/session';
+import { registerProfileCommands } from './ui/commands/profiles';
 import { Services } from './ui/services';
 
 /** What `activate` returns: read by the integration tests, not a public API. */
@@ -31,7 +32,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   const loadMs = timed ? __gpuRentalLoadEnd - __gpuRentalLoadStart : 0;
   const apiMs = timed ? __gpuRentalApiReady - __gpuRentalLoadStart : 0;
   const services = new Services(context);
-  context.subscriptions.push(services, ...registerSessionCommands(services), ...registerInstanceCommands(services), ...registerOfferCommands(services), ...registerRentCommands(services), ...registerConnectCommands(services), ...registerKeyCommands(services), ...registerTeamCommands(services), ...registerTemplateCommands(services), ...registerVolumeCommands(services), ...registerServerlessCommands(services));
+  context.subscriptions.push(services, ...registerSessionCommands(services), ...registerInstanceCommands(services), ...registerOfferCommands(services), ...registerRentCommands(services), ...registerConnectCommands(services), ...registerKeyCommands(services), ...registerTeamCommands(services), ...registerTemplateCommands(services), ...registerVolumeCommands(services), ...registerServerlessCommands(services), ...registerProfileCommands(services));
   // Reading the key and asking the service about it happen after activation returns.
   void services.start().catch((error: unknown) => services.logger.error(`Start-up failed: ${String(error)}`));
   const activateMs = performance.now() - started;

@@ -46,6 +46,9 @@ export const COMMANDS = {
   deleteSshKey: 'gpuRental.deleteSshKey',
   attachSshKey: 'gpuRental.attachSshKey',
   detachSshKey: 'gpuRental.detachSshKey',
+  switchProfile: 'gpuRental.switchProfile',
+  addProfile: 'gpuRental.addProfile',
+  removeProfile: 'gpuRental.removeProfile',
 } as const;
 
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];

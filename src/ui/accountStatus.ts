@@ -10,7 +10,14 @@ export class AccountStatus implements vscode.Disposable {
   private readonly subscription: vscode.Disposable;
   private burn: Burn | undefined;
 
-  constructor(private readonly session: Session) {
+  /**
+   * `profileName` is the name to show, or undefined while the default profile is the only one (a
+   * single account needs no label).
+   */
+  constructor(
+    private readonly session: Session,
+    private readonly profileName: () => string | undefined = () => undefined,
+  ) {
     this.item.name = 'GPU Rental Account';
     this.subscription = session.onDidChangeState((state) => this.render(state));
     this.render(session.state);
@@ -33,6 +40,11 @@ export class AccountStatus implements vscode.Disposable {
     this.render(this.session.state);
   }
 
+  /** Renders again (a profile was added or removed). */
+  update(): void {
+    this.render(this.session.state);
+  }
+
   dispose(): void {
     this.subscription.dispose();
     this.item.dispose();
@@ -40,16 +52,18 @@ export class AccountStatus implements vscode.Disposable {
 
   private render(state: SessionState): void {
     const item = this.item;
-    const where = this.session.baseUrl;
+    const profile = this.profileName();
+    const where = profile ? `${this.session.baseUrl} (profile "${profile}")` : this.session.baseUrl;
+    const tag = profile ? ` (${profile})` : '';
     item.backgroundColor = undefined;
     switch (state.kind) {
       case 'noKey':
-        item.text = '$(key) GPU Rental';
-        item.tooltip = 'GPU Rental: no API key yet. Click to set one.';
+        item.text = `$(key) GPU Rental${tag}`;
+        item.tooltip = `GPU Rental: no API key yet for ${where}. Click to set one.`;
         item.command = COMMANDS.setApiKey;
         return;
       case 'checking':
-        item.text = '$(sync~spin) GPU Rental';
+        item.text = `$(sync~spin) GPU Rental${tag}`;
         item.tooltip = `GPU Rental: checking the API key with ${where}…`;
         item.command = COMMANDS.showLogs;
         return;
@@ -58,11 +72,12 @@ export class AccountStatus implements vscode.Disposable {
         const burn = this.burn;
         const rate = burn && burn.perHour > 0 ? ` · ${formatDollars(burn.perHour)}/h` : '';
         const failed = burn?.failed.length ? ` · $(warning) ${burn.failed.length} failed` : '';
-        item.text = `${user ? `$(account) ${formatDollars(user.credit)}` : '$(account) GPU Rental'}${rate}${failed}`;
+        const name = profile ? `${profile} · ` : '';
+        item.text = `$(account) ${name}${user ? formatDollars(user.credit) : 'GPU Rental'}${rate}${failed}`;
         // A failed instance bills for its disk until destroyed: the item stays flagged until then.
         if (burn?.failed.length) item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
         const md = new vscode.MarkdownString(undefined, true);
-        md.isTrusted = { enabledCommands: [COMMANDS.refresh, COMMANDS.signOut, COMMANDS.showLogs] };
+        md.isTrusted = { enabledCommands: [COMMANDS.refresh, COMMANDS.signOut, COMMANDS.showLogs, COMMANDS.switchProfile] };
         md.appendMarkdown('**GPU Rental**\n\n');
         if (user) {
           md.appendMarkdown(`Signed in as ${escape(user.email ?? user.username ?? `user ${user.id}`)}\n\n`);
@@ -72,25 +87,25 @@ export class AccountStatus implements vscode.Disposable {
         }
         if (burn) appendBurn(md, burn, user?.credit);
         md.appendMarkdown(`Service: ${escape(where)}\n\n`);
-        md.appendMarkdown(`[$(refresh) Refresh](command:${COMMANDS.refresh}) · [$(sign-out) Sign Out](command:${COMMANDS.signOut})`);
+        md.appendMarkdown(`[$(refresh) Refresh](command:${COMMANDS.refresh}) · [$(arrow-swap) Switch Profile](command:${COMMANDS.switchProfile}) · [$(sign-out) Sign Out](command:${COMMANDS.signOut})`);
         item.tooltip = md;
         item.command = `${VIEWS.instances}.focus`;
         return;
       }
       case 'rejected':
-        item.text = '$(error) GPU Rental';
+        item.text = `$(error) GPU Rental${tag}`;
         item.tooltip = `GPU Rental: ${where} refused the API key. Click to set a new one.`;
         item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
         item.command = COMMANDS.setApiKey;
         return;
       case 'unreachable':
-        item.text = '$(warning) GPU Rental';
+        item.text = `$(warning) GPU Rental${tag}`;
         item.tooltip = `GPU Rental: cannot reach ${where}. ${state.error.message} Click to retry.`;
         item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
         item.command = COMMANDS.refresh;
         return;
       case 'badUrl':
-        item.text = '$(warning) GPU Rental';
+        item.text = `$(warning) GPU Rental${tag}`;
         item.tooltip = `GPU Rental: ${state.message}`;
         item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
         item.command = { title: 'Open Settings', command: 'workbench.action.openSettings', arguments: ['gpuRental.apiUrl'] };

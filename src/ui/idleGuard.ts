@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { Instance } from '../core/api/instances';
 import { IdleTracker } from '../core/idle/idleTracker';
+import { parseHostAlias } from '../core/ssh/config';
 import { instancePhase } from '../core/instances/phase';
 import { gpuSummary } from '../core/instances/present';
 import { formatDollars } from '../core/offers/present';
@@ -16,10 +17,9 @@ const HEARTBEAT_MS = 60_000;
 const CONNECTED_FRESH_MS = 3 * HEARTBEAT_MS;
 const CHECK_MS = 20_000;
 
-/** The instance id behind one of this extension's SSH aliases (gpu-rental-<id>). */
+/** The instance id behind one of this extension's SSH aliases (gpu-rental-[profile-]<id>). */
 export function instanceIdOfAlias(alias: string | undefined): number | undefined {
-  const m = /^gpu-rental-(?:[a-z0-9-]+-)?(\d+)$/.exec(alias ?? '');
-  return m ? Number(m[1]) : undefined;
+  return parseHostAlias(alias)?.instanceId;
 }
 
 /** The alias this window is connected to through Remote-SSH, if any. */

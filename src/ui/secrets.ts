@@ -5,8 +5,9 @@ import type { KeyStore } from '../core/session/session';
 const PREFIX = 'gpuRental.apiKey:';
 
 /**
- * API keys in SecretStorage, one per base URL. SecretStorage's own change event also fires when
- * another window of the same profile stores or deletes a key, which keeps every window in sync.
+ * API keys in SecretStorage, one per slot (a base URL and a GPU Rental profile, see keySlot).
+ * SecretStorage's own change event also fires when another window stores or deletes a key, which
+ * keeps every window in sync.
  */
 export class SecretKeyStore implements KeyStore, vscode.Disposable {
   private readonly changed = new Emitter<string>();
@@ -19,16 +20,16 @@ export class SecretKeyStore implements KeyStore, vscode.Disposable {
     });
   }
 
-  get(baseUrl: string): Promise<string | undefined> {
-    return Promise.resolve(this.secrets.get(PREFIX + baseUrl));
+  get(slot: string): Promise<string | undefined> {
+    return Promise.resolve(this.secrets.get(PREFIX + slot));
   }
 
-  store(baseUrl: string, key: string): Promise<void> {
-    return Promise.resolve(this.secrets.store(PREFIX + baseUrl, key));
+  store(slot: string, key: string): Promise<void> {
+    return Promise.resolve(this.secrets.store(PREFIX + slot, key));
   }
 
-  delete(baseUrl: string): Promise<void> {
-    return Promise.resolve(this.secrets.delete(PREFIX + baseUrl));
+  delete(slot: string): Promise<void> {
+    return Promise.resolve(this.secrets.delete(PREFIX + slot));
   }
 
   dispose(): void {

@@ -4,7 +4,9 @@ import type { GpuRentalClient } from '../core/api/client';
 import type { Instance } from '../core/api/instances';
 import { API_KEY_ENV, CONTEXT, SETTINGS, VIEWS } from '../core/ids';
 import type { Logger } from '../core/log';
-import { Session, type SessionState } from '../core/session/session';
+import { Session, type ClientFactory, type SessionState } from '../core/session/session';
+import { DEFAULT_PROFILE_ID, keySlot, sshProfile, type Profile } from '../core/session/profiles';
+import { parseHostAlias } from '../core/ssh/config';
 import { CostTracker } from '../core/billing/costs';
 import { InstancePoller } from '../core/instances/poller';
 import { Renter } from '../core/rent/renter';
@@ -17,7 +19,8 @@ import { forgetRemotePlatform, remoteSshConfigFile, vscodeHandoff, type RemoteHa
 import { REMOTE_SSH_EXTENSIONS } from '../core/ssh/remoteSsh';
 import { AccountStatus } from './accountStatus';
 import { SpendGuard } from './spendGuard';
-import { IdleGuard } from './idleGuard';
+import { IdleGuard, windowAlias } from './idleGuard';
+import { Profiles } from './profiles';
 import { BootStatus } from './bootStatus';
 import { modalPrompts, type Prompts } from './prompts';
 import { config } from './config';
@@ -61,6 +64,9 @@ export class Services implements vscode.Disposable {
   readonly idle: IdleGuard;
   private readonly disposables: vscode.Disposable[] = [];
   private readonly keys: SecretKeyStore;
+  readonly profiles: Profiles;
+  /** Makes a client for a base URL and key; the session's, and short-lived ones for other profiles. */
+  readonly createClient: ClientFactory;
 
   readonly renter: Renter;
   readonly connector: SshConnector;
@@ -78,16 +84,13 @@ export class Services implements vscode.Disposable {
     const dispatcher = this.own(new VsCodeDispatcher(context.asAbsolutePath('dist')));
     const keys = (this.keys = this.own(new SecretKeyStore(context.secrets)));
     const userAgent = `gpu-rental-vscode/${String(context.extension.packageJSON.version)} vscode/${vscode.version}`;
-    this.session = this.own(
-      new Session(config.apiUrl(), {
-        keys,
-        logger: this.logger,
-        createClient: (baseUrl, getApiKey) => {
-          const { GpuRentalClient: Client } = loadClient();
-          return new Client({ dispatcher, baseUrl, getApiKey, logger: this.logger, timeoutMs: REQUEST_TIMEOUT_MS, userAgent });
-        },
-      }),
-    );
+    this.createClient = (baseUrl, getApiKey) => {
+      const { GpuRentalClient: Client } = loadClient();
+      return new Client({ dispatcher, baseUrl, getApiKey, logger: this.logger, timeoutMs: REQUEST_TIMEOUT_MS, userAgent });
+    };
+    this.profiles = this.own(new Profiles(context.globalState));
+    const profile = this.initialProfile();
+    this.session = this.own(new Session(this.profiles.baseUrl(profile), { keys, logger: this.logger, createClient: this.createClient, profileId: profile.id }));
     this.poller = this.own(
       new InstancePoller({
         fetch: (signal) => this.session.client.instances.listInOneRequest({ signal, retry: 'never' }),
@@ -104,7 +107,8 @@ export class Services implements vscode.Disposable {
     this.offersView.attach(this.own(vscode.window.createTreeView(VIEWS.offers, { treeDataProvider: this.offersView })));
     this.accountView = this.own(new AccountView(this.session));
     this.own(vscode.window.createTreeView(VIEWS.account, { treeDataProvider: this.accountView }));
-    this.accountStatus = this.own(new AccountStatus(this.session));
+    this.accountStatus = this.own(new AccountStatus(this.session, () => (this.profiles.list().length > 1 ? this.profile.name : undefined)));
+    this.own(this.profiles.onDidChange(() => this.accountStatus.update()));
     this.spend = this.own(new SpendGuard(this.session, this.poller, this.accountStatus, context.globalState));
     this.own(this.forwards);
     this.connector = new SshConnector({
@@ -116,11 +120,12 @@ export class Services implements vscode.Disposable {
       findKey: () => findLocalKey(config.sshIdentityFile()),
       createKey: () => this.offerNewKey(),
       logger: this.logger,
+      profile: () => sshProfile(this.session.profileId),
     });
     this.own(this.poller.onDidUpdate((snapshot) => this.followInstances(snapshot.instances)));
     this.idle = this.own(new IdleGuard(this));
 
-    const identity = (state: SessionState) => `${state.kind}|${this.session.baseUrl}|${state.kind === 'ready' ? (state.user?.id ?? '') : ''}`;
+    const identity = (state: SessionState) => `${state.kind}|${this.session.profileId}|${this.session.baseUrl}|${state.kind === 'ready' ? (state.user?.id ?? '') : ''}`;
     let lastIdentity = identity(this.session.state);
     this.own(
       this.session.onDidChangeState((state) => {
@@ -139,9 +144,48 @@ export class Services implements vscode.Disposable {
     );
     this.own(
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration(SETTINGS.apiUrl)) void this.session.setBaseUrl(config.apiUrl());
+        // The setting is the default profile's base URL; other profiles keep their own.
+        if (e.affectsConfiguration(SETTINGS.apiUrl) && this.session.profileId === DEFAULT_PROFILE_ID) void this.session.setBaseUrl(config.apiUrl());
       }),
     );
+  }
+
+  /** The profile this window uses. */
+  get profile(): Profile {
+    return this.profiles.get(this.session.profileId) ?? this.profiles.list()[0]!;
+  }
+
+  /** The service, and the profile when there are several: for messages. */
+  get where(): string {
+    return this.profiles.list().length > 1 ? `${this.session.baseUrl} (profile "${this.profile.name}")` : this.session.baseUrl;
+  }
+
+  /** Switches this window to another profile; new windows start with it too. */
+  async switchProfile(id: string): Promise<void> {
+    const profile = this.profiles.get(id);
+    if (!profile) throw new Error(`There is no GPU Rental profile "${id}".`);
+    await this.profiles.setLast(id);
+    this.logger.info(`Switched to the profile "${profile.name}" (${this.profiles.baseUrl(profile)}).`);
+    await this.session.setProfile(id, this.profiles.baseUrl(profile));
+  }
+
+  /** The stored key of any profile, for a look at its account before it is removed. */
+  keyOf(profile: Profile, normalizedBaseUrl: string): Promise<string | undefined> {
+    return this.keys.get(keySlot(profile.id, normalizedBaseUrl));
+  }
+
+  /** Deletes a profile's key from this machine. */
+  deleteKeyOf(profile: Profile, normalizedBaseUrl: string): Promise<void> {
+    return this.keys.delete(keySlot(profile.id, normalizedBaseUrl));
+  }
+
+  /**
+   * A Remote-SSH window on an instance of another profile uses that profile (its alias names it),
+   * so the instance it runs on is the one it watches. Otherwise the profile chosen last.
+   */
+  private initialProfile(): Profile {
+    const named = parseHostAlias(windowAlias())?.profile;
+    return (named && this.profiles.get(named)) || this.profiles.last();
   }
 
   /** The SSH config files, read from the settings each time (Remote-SSH's configFile may change). */
@@ -213,7 +257,8 @@ export class Services implements vscode.Disposable {
    */
   private async importEnvironmentKey(): Promise<void> {
     const key = process.env[API_KEY_ENV]?.trim();
-    if (!key || this.session.state.kind === 'badUrl') return;
+    // Only into the default profile: an added profile is another account, the key is not its.
+    if (!key || this.session.state.kind === 'badUrl' || this.session.profileId !== DEFAULT_PROFILE_ID) return;
     const baseUrl = this.session.normalizedBaseUrl;
     if (!baseUrl) return;
     if (this.context.globalState.get<string[]>(SIGNED_OUT_KEY, []).includes(baseUrl)) return;

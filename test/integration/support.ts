@@ -60,6 +60,8 @@ export async function eventually<T>(check: () => T | undefined | false | Promise
 /** Signs in with the run's full-access key through the command, as automation would. */
 export async function signIn(): Promise<ExtensionApi> {
   const x = await extensionApi();
+  // An earlier suite may have left another profile (account) in use.
+  if (x.services.session.profileId !== 'default') await x.services.switchProfile('default');
   await setApiUrl(sim.url);
   // Ready is not enough: an earlier suite may have left a scoped key signed in.
   if (x.services.session.state.kind !== 'ready' || x.services.session.keyFingerprint !== secretFingerprint(sim.key)) {

@@ -5,16 +5,18 @@ import { ApiError } from '../api/errors';
 import { checkBaseUrl } from '../api/transport';
 import { Emitter, type Disposable, type Event } from '../events';
 import type { Logger } from '../log';
+import { DEFAULT_PROFILE_ID, keySlot } from './profiles';
 
 /**
- * Where the API key lives. Keys are stored per base URL, so a key set for one service is never
- * sent to another when the base URL setting changes. The extension backs this with SecretStorage.
+ * Where the API keys live. Keys are stored per slot, a base URL plus the profile (see keySlot),
+ * so a key set for one service is never sent to another when the base URL setting changes, and
+ * two accounts on one service keep their own keys. The extension backs this with SecretStorage.
  */
 export interface KeyStore {
-  get(baseUrl: string): Promise<string | undefined>;
-  store(baseUrl: string, key: string): Promise<void>;
-  delete(baseUrl: string): Promise<void>;
-  /** Fires with the base URL whose key changed, also when another window changed it. */
+  get(slot: string): Promise<string | undefined>;
+  store(slot: string, key: string): Promise<void>;
+  delete(slot: string): Promise<void>;
+  /** Fires with the slot whose key changed, also when another window changed it. */
   readonly onDidChange: Event<string>;
 }
 
@@ -35,6 +37,8 @@ export interface SessionOptions {
   keys: KeyStore;
   createClient: ClientFactory;
   logger: Logger;
+  /** The profile whose key is used; the default profile when not given. */
+  profileId?: string;
 }
 
 /**
@@ -48,6 +52,7 @@ export class Session implements Disposable {
   private current: SessionState = { kind: 'checking' };
   private key: string | undefined;
   private baseUrlValue: string;
+  private profileValue: string;
   /** The base URL as the client will use it; undefined when the setting is unusable. */
   private normalized: string | undefined;
   /** Made on first use, so that nothing about the client is loaded before a request is made. */
@@ -61,11 +66,12 @@ export class Session implements Disposable {
     private readonly options: SessionOptions,
   ) {
     this.baseUrlValue = baseUrl;
+    this.profileValue = options.profileId ?? DEFAULT_PROFILE_ID;
     this.normalized = this.checkUrl(baseUrl);
-    this.subscription = options.keys.onDidChange((changedUrl) => {
+    this.subscription = options.keys.onDidChange((changedSlot) => {
       // While this window writes the key itself, a late event of an earlier write would read the
       // old value and switch back to it for a moment; this window already knows the new key.
-      if (changedUrl === this.normalizedUrl() && this.writing === 0) void this.reloadKey();
+      if (changedSlot === this.slot() && this.writing === 0) void this.reloadKey();
     });
   }
 
@@ -75,6 +81,11 @@ export class Session implements Disposable {
 
   get baseUrl(): string {
     return this.baseUrlValue;
+  }
+
+  /** The profile signed in (or not) in this window. */
+  get profileId(): string {
+    return this.profileValue;
   }
 
   get hasKey(): boolean {
@@ -105,10 +116,25 @@ export class Session implements Disposable {
 
   async setBaseUrl(baseUrl: string): Promise<void> {
     if (baseUrl === this.baseUrlValue) return;
+    await this.switchTo(this.profileValue, baseUrl);
+  }
+
+  /** Uses another profile's base URL and key. Another account: the state passes through checking. */
+  async setProfile(profileId: string, baseUrl: string): Promise<void> {
+    if (profileId === this.profileValue && baseUrl === this.baseUrlValue) return;
+    await this.switchTo(profileId, baseUrl);
+  }
+
+  private async switchTo(profileId: string, baseUrl: string): Promise<void> {
+    this.generation++;
+    this.profileValue = profileId;
     this.baseUrlValue = baseUrl;
-    this.normalized = this.checkUrl(baseUrl);
     this.clientValue = undefined;
     this.key = undefined;
+    // Listeners must see the old account end before the new one begins (the instance list, the
+    // SSH entries of instances that vanish from it), even when both are signed in.
+    this.normalized = this.checkUrl(baseUrl);
+    if (this.normalized !== undefined) this.setState({ kind: 'checking' });
     await this.reloadKey(true);
   }
 
@@ -132,7 +158,7 @@ export class Session implements Disposable {
     const user = await this.verifyKey(trimmed);
     this.generation++;
     this.key = trimmed;
-    await this.writingKey(() => this.options.keys.store(this.normalizedUrl(), trimmed));
+    await this.writingKey(() => this.options.keys.store(this.slot(), trimmed));
     this.setState({ kind: 'ready', user });
     this.options.logger.info(`Signed in to ${this.baseUrlValue}${user?.email ? ` as ${user.email}` : ''}.`);
     return user;
@@ -141,7 +167,7 @@ export class Session implements Disposable {
   async signOut(): Promise<void> {
     this.generation++;
     this.key = undefined;
-    await this.writingKey(() => this.options.keys.delete(this.normalizedUrl()));
+    await this.writingKey(() => this.options.keys.delete(this.slot()));
     this.setState({ kind: 'noKey' });
     this.options.logger.info(`Signed out of ${this.baseUrlValue}.`);
   }
@@ -180,7 +206,7 @@ export class Session implements Disposable {
       return;
     }
     const generation = ++this.generation;
-    if (this.current.kind !== 'ready') this.setState({ kind: 'checking' });
+    if (this.current.kind !== 'ready' && this.current.kind !== 'checking') this.setState({ kind: 'checking' });
     let next: SessionState;
     try {
       next = { kind: 'ready', user: await this.client.account.currentUser() };
@@ -209,9 +235,9 @@ export class Session implements Disposable {
 
   private async reloadKey(force = false): Promise<void> {
     if (this.normalized === undefined) return;
-    const url = this.normalizedUrl();
-    const key = await this.options.keys.get(url);
-    if (url !== this.normalizedUrl()) return; // the base URL changed meanwhile
+    const slot = this.slot();
+    const key = await this.options.keys.get(slot);
+    if (slot !== this.slot()) return; // the base URL or the profile changed meanwhile
     if (!force && key === this.key) return;
     this.key = key;
     if (key === undefined) {
@@ -242,6 +268,11 @@ export class Session implements Disposable {
 
   private normalizedUrl(): string {
     return this.normalized ?? this.baseUrlValue;
+  }
+
+  /** Where this profile's key for this base URL is stored. */
+  private slot(): string {
+    return keySlot(this.profileValue, this.normalizedUrl());
   }
 
   private setState(state: SessionState): void {

@@ -124,6 +124,13 @@ export function hostAlias(instanceId: number, profile?: string): string {
   return `gpu-rental-${p}${instanceId}`;
 }
 
+/** The instance id and profile behind one of hostAlias's aliases; undefined for any other name. */
+export function parseHostAlias(alias: string | undefined): { instanceId: number; profile?: string } | undefined {
+  const m = /^gpu-rental-(?:([a-z0-9]+(?:-[a-z0-9]+)*)-)?(\d+)$/.exec(alias ?? '');
+  if (!m) return undefined;
+  return m[1] === undefined ? { instanceId: Number(m[2]) } : { instanceId: Number(m[2]), profile: m[1] };
+}
+
 /** One instance's file in the managed folder. */
 export function hostEntryText(entry: HostEntry): string {
   if (!/^[a-z0-9][a-z0-9.-]*$/.test(entry.alias)) throw new SshConfigError(`"${entry.alias}" is not a usable SSH alias.`);

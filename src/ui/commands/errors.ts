@@ -13,9 +13,12 @@ export function showApiError(s: Services, error: unknown): void {
   s.logger.error(error instanceof ApiError ? error.toLogString() : message);
   if (error instanceof ApiError && error.kind === 'auth') s.session.reportError(error);
   // A scoped key without the permission: the message names it; the buttons lead to another key.
-  const actions = error instanceof ApiError && error.kind === 'auth' ? ['Set API Key', 'Show Logs'] : error instanceof ApiError && error.kind === 'forbidden' ? ['Manage API Keys', 'Set API Key'] : ['Show Logs'];
+  // With several profiles, another one may be the account that has the permission.
+  const other = s.profiles.list().length > 1 ? ['Switch Profile'] : [];
+  const actions = error instanceof ApiError && error.kind === 'auth' ? ['Set API Key', 'Show Logs'] : error instanceof ApiError && error.kind === 'forbidden' ? ['Manage API Keys', 'Set API Key', ...other] : ['Show Logs'];
   void vscode.window.showErrorMessage(`GPU Rental: ${message}`, ...actions).then((choice) => {
     if (choice === 'Set API Key') void vscode.commands.executeCommand(COMMANDS.setApiKey);
+    if (choice === 'Switch Profile') void vscode.commands.executeCommand(COMMANDS.switchProfile);
     if (choice === 'Manage API Keys') void vscode.commands.executeCommand(COMMANDS.showAccount);
     if (choice === 'Show Logs') s.log.show();
   });

@@ -2,7 +2,6 @@ import * as vscode from 'vscode';
 import { ApiError } from '../../core/api/errors';
 import { COMMANDS } from '../../core/ids';
 import { formatDollars } from '../../core/offers/present';
-import type { Session } from '../../core/session/session';
 import type { Services } from '../services';
 
 /** Set API key, sign out, refresh and show logs. */
@@ -23,7 +22,7 @@ async function setApiKey(s: Services, key: unknown): Promise<boolean> {
   if (typeof key === 'string' && key.trim()) {
     try {
       const user = await s.session.signIn(key);
-      void vscode.window.showInformationMessage(signedInMessage(s.session, user?.email, user?.credit));
+      void vscode.window.showInformationMessage(signedInMessage(s, user?.email, user?.credit));
       return true;
     } catch (error) {
       void showKeyError(s, error);
@@ -36,7 +35,7 @@ async function setApiKey(s: Services, key: unknown): Promise<boolean> {
 function promptForKey(s: Services): Promise<boolean> {
   const input = vscode.window.createInputBox();
   input.title = 'GPU Rental: Set API Key';
-  input.prompt = `Paste an API key for ${s.session.baseUrl}. It is checked with the service, then kept in VS Code's secret storage.`;
+  input.prompt = `Paste an API key for ${s.where}. It is checked with the service, then kept in VS Code's secret storage.`;
   input.placeholder = 'API key';
   input.password = true;
   input.ignoreFocusOut = true;
@@ -55,7 +54,7 @@ function promptForKey(s: Services): Promise<boolean> {
         const user = await s.session.signIn(value);
         done = true;
         input.hide();
-        void vscode.window.showInformationMessage(signedInMessage(s.session, user?.email, user?.credit));
+        void vscode.window.showInformationMessage(signedInMessage(s, user?.email, user?.credit));
         resolve(true);
       } catch (error) {
         s.logger.warn(`The API key was not stored: ${describe(error)}`);
@@ -80,7 +79,7 @@ async function signOut(s: Services): Promise<void> {
   }
   await s.session.signOut();
   await s.rememberSignOut();
-  void vscode.window.showInformationMessage(`GPU Rental: signed out. The API key for ${s.session.baseUrl} was removed from this machine.`);
+  void vscode.window.showInformationMessage(`GPU Rental: signed out. The API key for ${s.where} was removed from this machine.`);
 }
 
 async function refresh(s: Services): Promise<void> {
@@ -89,10 +88,10 @@ async function refresh(s: Services): Promise<void> {
   s.refreshViews();
 }
 
-function signedInMessage(session: Session, email: string | null | undefined, credit: number | undefined): string {
+function signedInMessage(s: Services, email: string | null | undefined, credit: number | undefined): string {
   const who = email ? ` as ${email}` : '';
   const money = credit === undefined ? '' : ` Credit: ${formatDollars(credit)}.`;
-  return `GPU Rental: signed in to ${session.baseUrl}${who}.${money}`;
+  return `GPU Rental: signed in to ${s.where}${who}.${money}`;
 }
 
 /** The reason a key was not accepted, phrased for the input box. */

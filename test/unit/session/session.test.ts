@@ -167,4 +167,46 @@ describe('session', () => {
     assert.match((session.state as { message: string }).message, /plain http/);
     assert.throws(() => session.client, /plain http/);
   });
+
+  describe('profiles', () => {
+    it('two profiles on one service keep their own keys and accounts, and switching passes through checking', async () => {
+      const other = sim.control.addAccount({ email: 'second@example.com', credit: 7 });
+      const keys = new MemoryKeyStore();
+      const session = newSession(sim.url, keys);
+      await session.start();
+      await session.signIn(DEMO_KEY);
+      await session.setProfile('work', sim.url);
+      assert.equal(kindOf(session), 'noKey', 'the new profile has no key yet, the default one is not used');
+      await session.signIn(other.key);
+      assert.equal(keys.keys.get(sim.url), DEMO_KEY, 'the default slot is untouched');
+      assert.equal(keys.keys.get(`${sim.url}#profile=work`), other.key);
+      assert.equal((session.state as { user?: { email?: string } }).user?.email, 'second@example.com');
+
+      const kinds: string[] = [];
+      session.onDidChangeState((s) => kinds.push(s.kind));
+      await session.setProfile('default', sim.url);
+      assert.deepEqual(kinds, ['checking', 'ready'], 'the old account ends before the new one begins');
+      assert.equal((session.state as { user?: { id: number } }).user?.id, sim.accountId);
+      assert.equal(session.profileId, 'default');
+
+      // Signing out of one profile leaves the other's key.
+      await session.setProfile('work', sim.url);
+      await session.signOut();
+      assert.equal(keys.keys.get(`${sim.url}#profile=work`), undefined);
+      assert.equal(keys.keys.get(sim.url), DEMO_KEY);
+    });
+
+    it("another window's change to a profile's key reaches only the session on that profile", async () => {
+      const keys = new MemoryKeyStore();
+      const a = newSession(sim.url, keys);
+      const b = new Session(sim.url, { keys, logger: new MemoryLogger(), profileId: 'work', createClient: (baseUrl, getApiKey) => clientFor(baseUrl, undefined, { getApiKey, maxAttempts: 1 }).client });
+      await a.start();
+      await b.start();
+      await a.signIn(DEMO_KEY);
+      await new Promise((r) => setTimeout(r, 50));
+      assert.equal(kindOf(b), 'noKey', 'the default profile signing in does not sign in "work"');
+      await keys.store(`${sim.url}#profile=work`, DEMO_KEY);
+      await eventually(async () => kindOf(b) === 'ready', 5_000, 'work signed in by the other window');
+    });
+  });
 });

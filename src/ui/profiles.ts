@@ -1,0 +1,67 @@
+import type * as vscode from 'vscode';
+import { Emitter } from '../core/events';
+import { DEFAULT_PROFILE, newProfile, readProfiles, type Profile } from '../core/session/profiles';
+import { config } from './config';
+
+const PROFILES_KEY = 'gpuRental.profiles';
+const LAST_KEY = 'gpuRental.activeProfile';
+
+/**
+ * The profiles (accounts) GPU Rental knows, in global state: names and base URLs only, never a
+ * key (keys are in SecretStorage, one slot per profile). The default profile is not stored: it
+ * always exists and follows the `gpuRental.apiUrl` setting.
+ */
+export class Profiles implements vscode.Disposable {
+  private readonly changed = new Emitter<void>();
+  readonly onDidChange = this.changed.event;
+
+  constructor(private readonly state: vscode.Memento) {}
+
+  /** The default profile first, then the added ones in the order they were added. */
+  list(): Profile[] {
+    return [DEFAULT_PROFILE, ...this.added()];
+  }
+
+  get(id: string | undefined): Profile | undefined {
+    return this.list().find((p) => p.id === id);
+  }
+
+  /** The base URL a profile uses now. */
+  baseUrl(profile: Profile): string {
+    return profile.baseUrl ?? config.apiUrl();
+  }
+
+  /** The profile chosen last, in any window: new windows start with it. */
+  last(): Profile {
+    return this.get(this.state.get<string>(LAST_KEY)) ?? DEFAULT_PROFILE;
+  }
+
+  async setLast(id: string): Promise<void> {
+    await this.state.update(LAST_KEY, id);
+  }
+
+  /** Checks and stores a new profile; throws with a readable message when the name or URL is unusable. */
+  async add(name: string, baseUrl: string): Promise<Profile> {
+    const profile = newProfile(name, baseUrl, this.list());
+    await this.state.update(PROFILES_KEY, [...this.added(), profile]);
+    this.changed.fire();
+    return profile;
+  }
+
+  async remove(id: string): Promise<void> {
+    await this.state.update(
+      PROFILES_KEY,
+      this.added().filter((p) => p.id !== id),
+    );
+    if (this.state.get<string>(LAST_KEY) === id) await this.state.update(LAST_KEY, undefined);
+    this.changed.fire();
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+
+  private added(): Profile[] {
+    return readProfiles(this.state.get(PROFILES_KEY));
+  }
+}

@@ -1,0 +1,118 @@
+import * as assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { stat } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import * as vscode from 'vscode';
+import type { Offer } from '../../src/core/api/offers';
+import type { RemoteHandoff } from '../../src/ui/remote';
+import { api, control, eventually, extensionApi, signIn, sim } from './support';
+
+const run = promisify(execFile);
+type Row = { id: number; actual_status: string | null };
+
+async function rentAs(key: string): Promise<number> {
+  const body = { rentable: { eq: true }, direct_port_count: { gte: 1 }, order: [['dph_total', 'asc']], limit: 20, type: 'on-demand' };
+  const offers = ((await api('POST', '/api/v0/bundles/', key, body)) as { offers: Offer[] }).offers;
+  const offer = offers[Math.floor(Math.random() * offers.length)]!;
+  return ((await api('PUT', `/api/v0/asks/${offer.id}/`, key, { client_id: 'me', image: 'ubuntu:22.04', disk: 8, runtype: 'ssh_direct' })) as { new_contract: number }).new_contract;
+}
+
+const idsOf = async (key: string) => ((await api('GET', '/api/v0/instances/?owner=me', key)) as { instances: Row[] }).instances.map((i) => i.id);
+
+describe('profiles: two accounts side by side, switched from the palette', function () {
+  this.timeout(90_000);
+  let second: { id: number; key: string };
+  let secondInstance: number;
+  const asked: Array<{ message: string; detail: string }> = [];
+  let answer = true;
+
+  before(async () => {
+    const x = await signIn();
+    x.services.prompts = { confirm: async (message, detail) => (asked.push({ message, detail }), answer) };
+    second = (await control('POST', 'accounts', { email: 'second@example.com', credit: 42 })) as { id: number; key: string };
+    secondInstance = await rentAs(second.key);
+    await rentAs(sim.key); // the default account has one of its own, whatever earlier suites left
+  });
+  beforeEach(() => {
+    asked.length = 0;
+    answer = true;
+  });
+  after(async () => {
+    const x = await extensionApi();
+    if (x.services.profiles.get('second')) {
+      answer = true;
+      await vscode.commands.executeCommand('gpuRental.removeProfile', 'second');
+    }
+    x.services.handoff = (await import('../../src/ui/remote')).vscodeHandoff;
+    await api('DELETE', `/api/v0/instances/${secondInstance}/`, second.key).catch(() => undefined);
+    await signIn();
+  });
+
+  it("adds a profile with its own key; the status bar names it, and the views show only that account's instances", async () => {
+    const x = await extensionApi();
+    const id = await vscode.commands.executeCommand<string>('gpuRental.addProfile', { name: 'Second', baseUrl: sim.url, apiKey: second.key });
+    assert.equal(id, 'second');
+    assert.equal(x.services.session.profileId, 'second');
+    const state = x.services.session.state;
+    assert.ok(state.kind === 'ready' && state.user?.email === 'second@example.com', JSON.stringify(state));
+    assert.match(x.services.accountStatus.text, /^\$\(account\) Second · \$42\.00/);
+
+    await x.services.poller.refresh();
+    const shown = (x.services.poller.snapshot?.instances ?? []).map((i) => i.id);
+    assert.deepEqual(shown, await idsOf(second.key));
+    assert.ok(shown.includes(secondInstance));
+    for (const other of await idsOf(sim.key)) assert.ok(!shown.includes(other), `the default account's #${other} is not shown`);
+  });
+
+  it("connects under the profile's own SSH alias; switching back keeps that entry and shows the default account again", async () => {
+    const x = await extensionApi();
+    const calls: string[] = [];
+    const handoff: RemoteHandoff = {
+      installedIds: () => new Set(vscode.extensions.all.map((e) => e.id.toLowerCase())),
+      openFolder: async (uri) => void calls.push(uri.toString(true)),
+      openEmptyWindow: async (authority) => void calls.push(authority),
+      installExtension: async () => undefined,
+    };
+    x.services.handoff = handoff;
+    await eventually(async () => ((await api('GET', `/api/v0/instances/${secondInstance}/?owner=me`, second.key)) as { instances: Row }).instances.actual_status === 'running', 'the instance to run', 20_000);
+
+    assert.equal(await vscode.commands.executeCommand('gpuRental.connect', secondInstance), 'opened');
+    const alias = `gpu-rental-second-${secondInstance}`;
+    assert.deepEqual(calls, [`vscode-remote://ssh-remote+${alias}/root`]);
+    const ssh = x.services.sshConfig();
+    const hostFile = ssh.hostFile(alias);
+    await stat(hostFile);
+    await run('ssh', ['-F', ssh.paths.userConfig, '-o', 'BatchMode=yes', '-o', 'ConnectTimeout=10', alias, 'true']);
+
+    assert.equal(await vscode.commands.executeCommand('gpuRental.switchProfile', 'default'), 'default');
+    const state = x.services.session.state;
+    assert.ok(state.kind === 'ready' && state.user?.id !== second.id, 'the default account');
+    assert.match(x.services.accountStatus.text, /^\$\(account\) Default · \$/);
+    await x.services.poller.refresh();
+    await x.services.poller.refresh();
+    assert.ok(!(x.services.poller.snapshot?.instances ?? []).some((i) => i.id === secondInstance), "the other account's instance is not listed");
+    // It vanished from the list only because another account is shown: its entry stays.
+    await new Promise((r) => setTimeout(r, 300));
+    await stat(hostFile);
+    assert.equal(x.services.connector.alias(secondInstance), `gpu-rental-${secondInstance}`, 'the default profile keeps the plain aliases');
+  });
+
+  it('removing a profile says what its account still runs; declined keeps it, accepted removes it and its key', async () => {
+    const x = await extensionApi();
+    answer = false;
+    assert.equal(await vscode.commands.executeCommand('gpuRental.removeProfile', 'second'), false);
+    assert.equal(asked.length, 1);
+    assert.match(asked[0]!.message, /Remove the profile "Second"\?/);
+    assert.match(asked[0]!.detail, /1 instance \(\$[\d.]+\/h now\)\. They keep running and billing/);
+    assert.ok(x.services.profiles.get('second'), 'still there');
+
+    await x.services.switchProfile('second');
+    answer = true;
+    assert.equal(await vscode.commands.executeCommand('gpuRental.removeProfile', 'second'), true);
+    assert.match(asked[1]!.detail, /This window switches to the default profile/);
+    assert.equal(x.services.profiles.get('second'), undefined);
+    assert.equal(x.services.session.profileId, 'default');
+    assert.equal(await x.services.keyOf({ id: 'second', name: 'Second' }, sim.url), undefined, 'its key is gone from SecretStorage');
+    assert.doesNotMatch(x.services.accountStatus.text, /Default ·/, 'one profile again: no name in the status bar');
+  });
+});
