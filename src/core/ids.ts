@@ -40,6 +40,7 @@ export const COMMANDS = {
   inviteTeamMember: 'gpuRental.inviteTeamMember',
   removeTeamMember: 'gpuRental.removeTeamMember',
   saveTeamRole: 'gpuRental.saveTeamRole',
+  deleteTeamRole: 'gpuRental.deleteTeamRole',
   createApiKey: 'gpuRental.createApiKey',
   deleteApiKey: 'gpuRental.deleteApiKey',
   addSshKey: 'gpuRental.addSshKey',

@@ -207,6 +207,21 @@ describe('account: team', function () {
     assert.ok(!(await list()).some((m) => m.id === ada.id), 'removed');
   });
 
+  it('deletes a role after a confirmation naming who holds it; declined keeps it; owner is refused', async () => {
+    assert.equal(await vscode.commands.executeCommand('gpuRental.saveTeamRole', 'it-temp', ['instance_read']), true);
+    assert.equal(await vscode.commands.executeCommand('gpuRental.inviteTeamMember', 'bob@example.test', 'it-temp'), true);
+    const roleNames = async () => ((await section('Team')).filter((i) => String(i.description).startsWith('role')).map((i) => i.label));
+    c.answer = false;
+    assert.equal(await vscode.commands.executeCommand('gpuRental.deleteTeamRole', 'it-temp'), false);
+    assert.match(c.asked[0]!, /Delete the team role "it-temp"\?/);
+    assert.ok((await roleNames()).includes('it-temp'), 'declined: still there');
+    c.answer = true;
+    assert.equal(await vscode.commands.executeCommand('gpuRental.deleteTeamRole', 'it-temp'), true);
+    assert.ok(!(await roleNames()).includes('it-temp'), 'deleted');
+    assert.equal(await vscode.commands.executeCommand('gpuRental.deleteTeamRole', 'owner'), false);
+    assert.equal(c.asked.length, 2, 'owner refused before asking');
+  });
+
   it('a key without team permissions sees why, not an empty list', async () => {
     const created = await vscode.commands.executeCommand<{ id: number; key: string }>('gpuRental.createApiKey', { name: 'it-no-team', categories: ['user_read'] });
     assert.equal(await vscode.commands.executeCommand('gpuRental.setApiKey', created!.key), true);
@@ -282,6 +297,28 @@ describe('account: volumes', function () {
     c.answer = true;
     assert.equal(await vscode.commands.executeCommand('gpuRental.deleteVolume', volume.id), true);
     assert.ok(!(await volumes()).some((v) => v.id === volume.id), 'deleted');
+  });
+
+  it('attaches a volume at rent: a new one made on the machine, then an existing one; the confirmation names it', async () => {
+    type Row = Vol & { instances?: number[]; machine_id?: number };
+    const body = { rentable: { eq: true }, order: [['dph_total', 'asc']], limit: 40, type: 'on-demand' };
+    const gpuOffers = ((await api('POST', '/api/v0/bundles/', sim.key, body)) as { offers: Offer[] }).offers;
+    const volumeOffers = ((await api('POST', '/api/v0/volumes/search/', sim.key, { limit: 500 })) as { offers: Array<{ id: number; machine_id: number }> }).offers;
+    const [offer, volumeOffer] = gpuOffers.flatMap((o) => volumeOffers.filter((v) => v.machine_id === o.machine_id).map((v) => [o, v] as const))[0]!;
+    const plan = { image: 'ubuntu:22.04', disk: 8, runtype: 'ssh_direct', label: `it-vol-${Date.now()}`, idleStopMinutes: 0, volume: { create_new: true, volume_id: volumeOffer.id, size: 12, mount_path: '/data' } };
+    const first = await vscode.commands.executeCommand<number>('gpuRental.rentOffer', offer.id, plan);
+    assert.ok(first, 'rented');
+    assert.match(c.asked.join('\n'), /Rent /);
+    const made = ((await volumes()) as Row[]).find((v) => v.instances?.includes(first));
+    assert.ok(made, 'a new volume, mounted by the instance');
+    assert.deepEqual([made.disk_space, made.machine_id], [12, offer.machine_id]);
+
+    await api('DELETE', `/api/v0/instances/${first}/`, sim.key);
+    await eventually(async () => ((await volumes()) as Row[]).find((v) => v.id === made.id)?.instances?.length === 0, 'the volume to be free');
+    const second = await vscode.commands.executeCommand<number>('gpuRental.rentOffer', offer.id, { ...plan, label: `${plan.label}-2`, volume: { create_new: false, volume_id: made.id, mount_path: '/workspace' } });
+    assert.ok(second, 'rented again');
+    assert.ok(((await volumes()) as Row[]).find((v) => v.id === made.id)?.instances?.includes(second), 'the same volume, now on the second instance');
+    await api('DELETE', `/api/v0/instances/${second}/`, sim.key);
   });
 });
 

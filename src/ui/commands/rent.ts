@@ -5,7 +5,7 @@ import { formatDollars, presentOffer } from '../../core/offers/present';
 import { searchRequest } from '../../core/offers/search';
 import { quoteRent } from '../../core/rent/quote';
 import type { Services } from '../services';
-import { rentWizard, type RentPlan } from '../rent/wizard';
+import { rentWizard, type RentPlan, type VolumeChoice } from '../rent/wizard';
 import { OfferItem } from '../views/offersView';
 import { showApiError } from './errors';
 import { config } from '../config';
@@ -58,6 +58,7 @@ async function rentOffer(s: Services, target: OfferItem | number | undefined, gi
       template: preset,
       recentTemplates: s.context.globalState.get<string[]>(RECENT_TEMPLATES_KEY, []),
       activeEditor: editor && editor.document.getText().trim() ? { name: editor.document.fileName.split(/[\\/]/).pop() ?? 'editor', text: editor.document.getText() } : undefined,
+      volumeChoices: offer.machine_id === undefined || offer.machine_id === null ? undefined : () => volumeChoices(s, offer),
     });
     if (!plan) return undefined;
   }
@@ -72,9 +73,10 @@ async function rentOffer(s: Services, target: OfferItem | number | undefined, gi
   if (!(await s.spend.allows(s.poller, quote.totalPerHour, `rented: ${presentOffer(offer).label} costs ${formatDollars(quote.totalPerHour)}/h`))) return undefined;
   if (given) {
     // Automation skips the wizard, not the price: the confirmation still shows it.
+    const volume = plan.volume ? ` With ${plan.volume.create_new ? `a new ${plan.volume.size ?? ''} GB volume (billed until deleted)` : `volume ${plan.volume.volume_id}`} at ${plan.volume.mount_path}.` : '';
     const ok = await s.prompts.confirm(
       `Rent ${presentOffer(offer).label} for ${formatDollars(quote.totalPerHour)}/h?`,
-      `GPU ${formatDollars(quote.gpuPerHour)}/h + disk ${formatDollars(quote.diskPerHour)}/h (${plan.disk} GB). About ${formatDollars(quote.perDay)} per day.`,
+      `GPU ${formatDollars(quote.gpuPerHour)}/h + disk ${formatDollars(quote.diskPerHour)}/h (${plan.disk} GB). About ${formatDollars(quote.perDay)} per day.${volume}`,
       'Rent',
     );
     if (!ok) return undefined;
@@ -100,6 +102,7 @@ async function rentOffer(s: Services, target: OfferItem | number | undefined, gi
       runtype: plan.runtype,
       label: plan.label,
       onstart,
+      volume_info: plan.volume,
     }),
   );
   switch (outcome.kind) {
@@ -133,6 +136,35 @@ async function rentOffer(s: Services, target: OfferItem | number | undefined, gi
       return outcome.instanceId;
     }
   }
+}
+
+/**
+ * Volumes a rent on this offer can mount: the account's free volumes on the same machine, and new
+ * ones from the machine's volume offers. A key that may not read volumes just gets none.
+ */
+async function volumeChoices(s: Services, offer: Offer): Promise<VolumeChoice[]> {
+  const client = s.session.client;
+  const quiet = <T>(what: string, p: Promise<T[]>) =>
+    p.catch((error: unknown) => {
+      s.logger.warn(`Could not read ${what} for the rent: ${String(error)}`);
+      return [] as T[];
+    });
+  const [mine, offers] = await Promise.all([
+    quiet('your volumes', client.volumes.list()),
+    quiet('volume offers', client.volumes.search({ filters: { machine_id: { eq: offer.machine_id! } }, order: [['storage_cost', 'asc']], limit: 3 })),
+  ]);
+  const existing: VolumeChoice[] = mine
+    .filter((v) => v.machine_id === offer.machine_id && !v.instances?.length)
+    .map((v) => ({ label: `$(database) ${v.label || `V.${v.id}`}`, description: `yours, ${v.disk_space ?? '?'} GB, free`, volumeId: v.id }));
+  const fresh: VolumeChoice[] = offers
+    .filter((o) => o.machine_id === offer.machine_id)
+    .map((o) => ({
+      label: '$(add) New volume on this machine…',
+      description: `up to ${Math.floor(o.disk_space)} GB at ${formatDollars(o.storage_cost ?? 0)}/GB/month`,
+      volumeId: o.id,
+      offer: { maxGb: Math.floor(o.disk_space), costPerGbMonth: o.storage_cost ?? 0 },
+    }));
+  return [...existing, ...fresh];
 }
 
 async function resolveOffer(s: Services, target: OfferItem | number | undefined): Promise<Offer | undefined> {

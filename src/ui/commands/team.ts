@@ -6,13 +6,14 @@ import type { Services } from '../services';
 import { TeamMemberItem, TeamRoleItem } from '../views/accountView';
 import { guarded } from './errors';
 
-/** Team members and roles: invite, remove (confirmed), create or update a role. */
+/** Team members and roles: invite, remove (confirmed), create or update a role, delete one (confirmed). */
 export function registerTeamCommands(s: Services): vscode.Disposable[] {
   const guard = guarded(s);
   return [
     vscode.commands.registerCommand(COMMANDS.inviteTeamMember, guard((email?: string, role?: string) => invite(s, email, role))),
     vscode.commands.registerCommand(COMMANDS.removeTeamMember, guard((t?: TeamMemberItem | number) => remove(s, t))),
     vscode.commands.registerCommand(COMMANDS.saveTeamRole, guard((t?: TeamRoleItem | string, categories?: string[]) => saveRole(s, t, categories))),
+    vscode.commands.registerCommand(COMMANDS.deleteTeamRole, guard((t?: TeamRoleItem | string) => deleteRole(s, t))),
   ];
 }
 
@@ -70,5 +71,32 @@ async function saveRole(s: Services, target: TeamRoleItem | string | undefined, 
   else await s.session.client.team.createRole(name, permissions);
   s.accountView.refresh();
   void vscode.window.showInformationMessage(`GPU Rental: role "${name}" ${existing ? 'updated' : 'created'}.`);
+  return true;
+}
+
+/** Deletes a role after a confirmation that says who holds it. The owner role is never offered. */
+async function deleteRole(s: Services, target: TeamRoleItem | string | undefined): Promise<boolean> {
+  const roles = (await s.session.client.team.roles()).filter((r) => r.name !== 'owner');
+  let name = target instanceof TeamRoleItem ? target.role.name : target;
+  if (name === undefined) {
+    if (roles.length === 0) {
+      void vscode.window.showInformationMessage('GPU Rental: the team has no roles besides owner, which cannot be deleted.');
+      return false;
+    }
+    name = (await vscode.window.showQuickPick(roles.map((r) => r.name), { title: 'GPU Rental: Delete which team role?' }))?.trim();
+    if (!name) return false;
+  }
+  if (name === 'owner') {
+    void vscode.window.showErrorMessage('GPU Rental: the owner role cannot be deleted.');
+    return false;
+  }
+  const holders = (await s.session.client.team.members()).filter((m) => m.roles.includes(name));
+  const who = holders.map((m) => m.email || m.username || `user ${m.id}`);
+  const detail = holders.length
+    ? `${who.join(', ')} ${holders.length === 1 ? 'has' : 'have'} this role and will lose what it allows. Give them another role first if they still need access.`
+    : 'No team member has this role.';
+  if (!(await s.prompts.confirm(`Delete the team role "${name}"?`, detail, 'Delete Role'))) return false;
+  await s.session.client.team.deleteRole(name);
+  s.accountView.refresh();
   return true;
 }

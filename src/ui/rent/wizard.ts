@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { ONSTART_MAX_CHARS } from '../../core/api/limits';
+import type { VolumeAttachment } from '../../core/api/instances';
 import type { Offer } from '../../core/api/offers';
 import { formatDollars, presentOffer } from '../../core/offers/present';
 import { quoteRent } from '../../core/rent/quote';
@@ -18,7 +19,21 @@ export interface RentPlan {
    * script); 0 turns it off for this rent; undefined uses the gpuRental.idleStop settings.
    */
   idleStopMinutes?: number;
+  /** A volume to attach (an existing one on the offer's machine) or create there, and where to mount it. */
+  volume?: VolumeAttachment;
 }
+
+/** A volume the rent may attach: one of the account's, or a new one from a volume offer on the same machine. */
+export interface VolumeChoice {
+  label: string;
+  description: string;
+  /** An existing volume's id, or the volume offer's id for a new one. */
+  volumeId: number;
+  /** Set for a new volume: how big it may be and what a GB costs per month. */
+  offer?: { maxGb: number; costPerGbMonth: number };
+}
+
+const HOURS_PER_MONTH = 730;
 
 export const IMAGE_PRESETS: ReadonlyArray<{ image: string; detail: string }> = [
   { image: 'pytorch/pytorch:2.5.1-cuda12.4-cudnn9-devel', detail: 'PyTorch 2.5 with CUDA 12.4 and cuDNN 9' },
@@ -42,6 +57,8 @@ export interface WizardInput {
   template?: string;
   /** Templates rented with before, offered in the first step. */
   recentTemplates?: readonly string[];
+  /** The volumes this offer's machine can mount; the confirmation offers them when given. */
+  volumeChoices?: () => Promise<VolumeChoice[]>;
 }
 
 /**
@@ -54,6 +71,8 @@ export async function rentWizard(input: WizardInput): Promise<RentPlan | undefin
   const total = 6;
   const ctx = (step: number): StepContext => ({ title, step, totalSteps: total });
   const plan: Partial<RentPlan> = { disk: Math.min(20, Math.max(8, Math.floor(offer.disk_space ?? 20))), label: input.defaultLabel, idleStopMinutes: input.idleStopMinutes };
+  /** How the chosen volume reads on the confirmation (its name and cost). */
+  let volumeText = '';
   if (input.template) plan.template = input.template;
   let step = input.template ? 2 : 1;
   while (step <= total) {
@@ -128,7 +147,16 @@ export async function rentWizard(input: WizardInput): Promise<RentPlan | undefin
         break;
       }
       case 6:
-        r = await confirmStep(ctx(6), offer, plan as RentPlan, input.credit);
+        r = await confirmStep(ctx(6), offer, plan as RentPlan, input.credit, input.volumeChoices ? volumeText || 'none' : undefined);
+        if (r === 'volume') {
+          const chosen = await volumeStep(ctx(6), input.volumeChoices!);
+          if (chosen === CANCEL) return undefined;
+          if (chosen !== BACK) {
+            plan.volume = chosen?.attachment;
+            volumeText = chosen?.text ?? '';
+          }
+          continue;
+        }
         if (r === 'toggleIdle') {
           // The toggle row: flip it and show the confirmation again.
           plan.idleStopMinutes = plan.idleStopMinutes ? 0 : input.idleStopMinutes || 30;
@@ -143,7 +171,43 @@ export async function rentWizard(input: WizardInput): Promise<RentPlan | undefin
   return plan as RentPlan;
 }
 
-async function confirmStep(ctx: StepContext, offer: Offer, plan: RentPlan, credit: number | undefined): Promise<unknown> {
+/**
+ * Picks a volume (or none), then the size of a new one with its price, then where to mount it.
+ * Resolves with the attachment and how to describe it, null for no volume, or BACK/CANCEL.
+ */
+async function volumeStep(ctx: StepContext, choices: () => Promise<VolumeChoice[]>): Promise<{ attachment: VolumeAttachment; text: string } | null | typeof BACK | typeof CANCEL> {
+  const options = await choices();
+  const items: PickItem<VolumeChoice | 'none'>[] = [
+    { label: 'No volume', description: 'only the instance disk, which goes when the instance is destroyed', value: 'none' },
+    ...options.map((c) => ({ label: c.label, description: c.description, value: c })),
+  ];
+  if (options.length === 0) items.push({ label: 'No volume can be mounted here', description: 'none of your volumes is on this machine, and it offers no volume storage' });
+  const picked = await pickStep(ctx, { placeholder: 'A volume keeps its data after the instance is destroyed (it must be on the same machine)', items });
+  if (picked === BACK || picked === CANCEL) return picked;
+  if (picked === 'none' || picked === undefined) return null;
+  let size: number | undefined;
+  let cost = '';
+  if (picked.offer) {
+    const { maxGb, costPerGbMonth } = picked.offer;
+    const perHour = (gb: number) => (gb * costPerGbMonth) / HOURS_PER_MONTH;
+    const answer = await inputStep(ctx, {
+      prompt: `Size of the new volume in GB (up to ${maxGb}).`,
+      value: String(Math.min(50, maxGb)),
+      validate: (v) => (Number.isInteger(Number(v)) && Number(v) >= 1 && Number(v) <= maxGb ? undefined : `Enter a whole number of GB between 1 and ${maxGb}.`),
+      describe: (v) => (Number(v) > 0 ? `It bills ${formatDollars(perHour(Number(v)))}/h until you delete it, also after the instance is destroyed.` : ''),
+    });
+    if (answer === BACK || answer === CANCEL) return answer;
+    size = Number(answer);
+    cost = `, ${formatDollars(perHour(size))}/h until deleted`;
+  }
+  const mount = await inputStep(ctx, { prompt: 'Where to mount it in the instance.', value: '/data', validate: (v) => (/^\/[^\s]*$/.test(v.trim()) && v.trim() !== '/' ? undefined : 'An absolute path such as /data or /workspace.') });
+  if (mount === BACK || mount === CANCEL) return mount;
+  const attachment: VolumeAttachment = picked.offer ? { create_new: true, volume_id: picked.volumeId, size, mount_path: mount.trim() } : { create_new: false, volume_id: picked.volumeId, mount_path: mount.trim() };
+  const what = picked.offer ? `new ${size} GB volume` : picked.label;
+  return { attachment, text: `${what} at ${mount.trim()}${cost}` };
+}
+
+async function confirmStep(ctx: StepContext, offer: Offer, plan: RentPlan, credit: number | undefined, volume: string | undefined): Promise<unknown> {
   const q = quoteRent(offer, plan.disk, credit);
   const what = plan.template ? `template ${plan.template}` : plan.image;
   const items: PickItem<string>[] = [
@@ -159,6 +223,9 @@ async function confirmStep(ctx: StepContext, offer: Offer, plan: RentPlan, credi
       : plan.idleStopMinutes
         ? { label: `$(watch) Idle stop after ${plan.idleStopMinutes} min`, description: 'stops itself when the GPU and SSH are idle, even with this window closed · select to turn off', value: 'toggleIdle' }
         : { label: '$(watch) No idle stop', description: 'select to turn it on', value: 'toggleIdle' },
+    ...(volume === undefined
+      ? []
+      : [volume === 'none' ? { label: '$(database) No volume', description: 'select to attach or create one on this machine', value: 'volume' } : { label: `$(database) Volume: ${volume}`, description: 'select to change', value: 'volume' }]),
   ];
   return pickStep(ctx, { placeholder: 'Renting starts billing once the instance runs. Press Enter to rent, Escape to cancel.', items });
 }
