@@ -37,6 +37,8 @@ export const COMMANDS = {
   createWorkerGroup: 'gpuRental.createWorkerGroup',
   updateWorkerGroup: 'gpuRental.updateWorkerGroup',
   deleteWorkerGroup: 'gpuRental.deleteWorkerGroup',
+  showServerlessWorkers: 'gpuRental.showServerlessWorkers',
+  showServerlessLogs: 'gpuRental.showServerlessLogs',
   inviteTeamMember: 'gpuRental.inviteTeamMember',
   removeTeamMember: 'gpuRental.removeTeamMember',
   saveTeamRole: 'gpuRental.saveTeamRole',

@@ -227,6 +227,10 @@ describe('account: team', function () {
     assert.equal(await vscode.commands.executeCommand('gpuRental.setApiKey', created!.key), true);
     const [note] = await section('Team');
     assert.match(String(note?.label), /lacks 'team_read'/);
+    // The same key, in the other sections it may not read, and from the palette.
+    assert.match(String((await section('Serverless'))[0]?.label), /lacks 'misc'/);
+    assert.match(String((await section('Volumes'))[0]?.label), /lacks 'instance_read'/);
+    assert.equal(await vscode.commands.executeCommand('gpuRental.showServerlessLogs', 1), undefined, 'refused, with the message naming the permission');
   });
 });
 
@@ -348,7 +352,24 @@ describe('account: serverless', function () {
     const row = rows.find((r) => r.label === 'it-endpoint');
     assert.match(String(row?.description), /workers 0-5 · target 75 % · 1 group/);
     const children = await x.services.accountView.getChildren(row);
-    assert.match(String(children[0]?.description), /workers 0-4/);
+    assert.equal(children[0]?.label, 'Workers');
+    assert.match(String(children[1]?.description), /workers 0-4/);
+
+    // Workers: the group keeps max(cold, test) = 1, loading at first, idle a few seconds later.
+    const workerRows = await x.services.accountView.getChildren(children[0]);
+    assert.equal(workerRows.length, 1);
+    assert.match(String(workerRows[0]?.label), /^worker #\d+$/);
+    assert.match(String(workerRows[0]?.description), /^(loading|idle) · load 0/);
+    const viaGroup = await x.services.accountView.getChildren(children[1]);
+    assert.equal(viaGroup[0]?.label, workerRows[0]?.label, 'the same worker under its group');
+    const workers = await vscode.commands.executeCommand<Array<{ id: number; status: string }>>('gpuRental.showServerlessWorkers', id);
+    assert.equal(workers?.length, 1);
+    const log = await vscode.commands.executeCommand<string>('gpuRental.showServerlessLogs', id);
+    assert.match(String(log), /worker group \d+ created[\s\S]*worker \d+ loading[\s\S]*updated max_workers=4/);
+    assert.match(vscode.window.activeTextEditor?.document.getText() ?? '', /^# endpoint "it-endpoint": the last 1000 lines/, 'opened in an editor');
+    const groupLog = await vscode.commands.executeCommand<string>('gpuRental.showServerlessLogs', { group }, 1);
+    assert.equal(String(groupLog).split('\n').length, 1, 'tail 1');
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
 
     c.answer = false;
     assert.equal(await vscode.commands.executeCommand('gpuRental.deleteWorkerGroup', group), false);

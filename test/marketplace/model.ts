@@ -193,6 +193,25 @@ export interface WorkerGroupRecord {
   createdAt: Ms;
 }
 
+/** One instance the autoscaler runs for a worker group (the simulator does not boot a container for it). */
+export interface WorkerRecord {
+  id: number;
+  accountId: number;
+  groupId: number;
+  endpointId: number;
+  createdAt: Ms;
+  /** Loading until then, idle after. */
+  readyAt: Ms;
+  /** Set once the log has said it is ready. */
+  announced?: boolean;
+}
+
+/** A timestamped log of an endpoint (`endpoint:<id>`) or a worker group (`group:<id>`). */
+export interface ServerlessLog {
+  key: string;
+  lines: string[];
+}
+
 export interface RoleRecord {
   id: number;
   accountId: number;
@@ -225,6 +244,9 @@ export interface StoreData {
   volumes: VolumeRecord[];
   endpoints: EndpointRecord[];
   workerGroups: WorkerGroupRecord[];
+  /** Absent in state files written before workers existed. */
+  workers?: WorkerRecord[];
+  serverlessLogs?: ServerlessLog[];
   roles: RoleRecord[];
   members: MemberRecord[];
 }

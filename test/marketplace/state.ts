@@ -16,6 +16,7 @@ const FIRST_IDS: Record<string, number> = {
   template: 190_001,
   endpoint: 5_001,
   workergroup: 9_001,
+  worker: 77_001,
   role: 301,
   member: 610_001,
 };

@@ -96,7 +96,7 @@ function describe(d: ApiErrorDetails): string {
       return `${what}: this API key${lacks}. Use a key that has it, or create one with that permission.`;
     }
     case 'not_found':
-      return `${what}: it was not found (HTTP ${d.status ?? 404}).${said}`;
+      return `${what}: it was not found${d.status === undefined || d.status === 200 ? '' : ` (HTTP ${d.status})`}.${said}`;
     case 'bad_request':
       return `${what}: the service refused the request${d.status ? ` (HTTP ${d.status})` : ''}.${said}`;
     case 'rate_limited': {

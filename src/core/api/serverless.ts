@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { ApiError } from './errors';
 import { anyOk, optInt, optNumber, optString, optTime, type RequestOptions } from './fields';
 import type { Transport } from './transport';
 
@@ -74,6 +75,25 @@ export interface WorkerGroupFields {
   max_workers?: number;
 }
 
+/** One instance serving an endpoint, as the autoscaler reports it. `cur_load` and `perf` are in the endpoint's load units. */
+export const ServerlessWorkerSchema = z.object({
+  id: z.int(),
+  status: optString,
+  url: optString,
+  created_at: optTime,
+  cur_load: optNumber,
+  perf: optNumber,
+  reqs_working: optNumber,
+});
+export type ServerlessWorker = z.output<typeof ServerlessWorkerSchema>;
+
+/**
+ * The autoscaler's answers: an object, or (for an unknown id or a refused key) a bare JSON
+ * string with its message. Logs come as `logs`, or by level (`info1` is the CLI's default).
+ */
+const WorkersAnswer = z.union([z.object({ workers: z.array(ServerlessWorkerSchema).nullish() }), z.string()]);
+const LogsAnswer = z.union([z.object({ logs: z.string().nullish(), info1: z.string().nullish(), info0: z.string().nullish() }), z.string()]);
+
 const results = <T extends z.ZodType>(item: T) =>
   z.object({ results: z.array(item).nullish() }).transform((v): z.output<T>[] => v.results ?? []);
 
@@ -113,7 +133,39 @@ export class ServerlessApi {
     return this.t.send({ action: `update worker group ${id}`, method: 'PUT', path: `/api/v0/workergroups/${id}/`, body: { client_id: 'me', autojob_id: id, ...fields }, schema: anyOk, permission: 'misc', retry: 'read', ...o });
   }
 
+  /** The workers of all the endpoint's groups. */
+  async endpointWorkers(id: number, o: RequestOptions = {}): Promise<ServerlessWorker[]> {
+    const call = { action: `list the workers of endpoint ${id}`, method: 'POST', path: '/get_endpoint_workers/' } as const;
+    const res = await this.t.send({ ...call, host: 'serverless', body: { id }, schema: WorkersAnswer, permission: 'misc', retry: 'read', ...o });
+    return typeof res === 'string' ? refused(call, res) : (res.workers ?? []);
+  }
+
+  async workerGroupWorkers(id: number, o: RequestOptions = {}): Promise<ServerlessWorker[]> {
+    const call = { action: `list the workers of worker group ${id}`, method: 'POST', path: '/get_workergroup_workers/' } as const;
+    const res = await this.t.send({ ...call, host: 'serverless', body: { id }, schema: WorkersAnswer, permission: 'misc', retry: 'read', ...o });
+    return typeof res === 'string' ? refused(call, res) : (res.workers ?? []);
+  }
+
+  /** The last `tail` lines of the endpoint's log. The service finds it by name; the id goes along, as the CLI sends it. */
+  async endpointLogs(endpoint: { id: number; name: string }, tail = 1000, o: RequestOptions = {}): Promise<string> {
+    const call = { action: `read the logs of endpoint "${endpoint.name}"`, method: 'POST', path: '/get_endpoint_logs/' } as const;
+    const res = await this.t.send({ ...call, host: 'serverless', body: { endpoint: endpoint.name, id: endpoint.id, tail }, schema: LogsAnswer, permission: 'misc', retry: 'read', ...o });
+    return typeof res === 'string' ? refused(call, res) : (res.logs ?? res.info1 ?? res.info0 ?? '');
+  }
+
+  async workerGroupLogs(id: number, tail = 1000, o: RequestOptions = {}): Promise<string> {
+    const call = { action: `read the logs of worker group ${id}`, method: 'POST', path: '/get_workergroup_logs/' } as const;
+    const res = await this.t.send({ ...call, host: 'serverless', body: { id, tail }, schema: LogsAnswer, permission: 'misc', retry: 'read', ...o });
+    return typeof res === 'string' ? refused(call, res) : (res.logs ?? res.info1 ?? res.info0 ?? '');
+  }
+
   deleteWorkerGroup(id: number, o: RequestOptions = {}): Promise<void> {
     return this.t.send({ action: `delete worker group ${id}`, method: 'DELETE', path: `/api/v0/workergroups/${id}/`, body: { client_id: 'me', autojob_id: id }, schema: anyOk, permission: 'misc', retry: 'write', ...o });
   }
+}
+
+/** A 200 whose body is only a message: the autoscaler did not find what was asked for. */
+function refused(call: { action: string; method: string; path: string }, message: string): never {
+  // The message is the service's own; anything that looks like a key is taken out all the same.
+  throw new ApiError({ ...call, kind: 'not_found', status: 200, serverMessage: message.replace(/[A-Za-z0-9_-]{32,}/g, '[redacted]').slice(0, 300) });
 }

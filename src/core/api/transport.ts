@@ -29,6 +29,8 @@ export interface Call<S extends z.ZodType> {
   retry: RetryPolicy;
   /** A URL outside the API (such as a presigned log URL): fetched without the key. */
   absoluteUrl?: string;
+  /** `serverless`: the path is under the serverless base URL (workers and logs), with the key. */
+  host?: 'api' | 'serverless';
   /** Overrides the account key, e.g. with an instance API key. */
   apiKey?: string;
   /** `text` hands the raw body to the schema instead of parsed JSON (log files). */
@@ -48,6 +50,8 @@ export interface RequestDispatcher {
 export interface TransportOptions {
   dispatcher: RequestDispatcher;
   baseUrl: string;
+  /** Where serverless workers and logs are read; see serverlessUrlFor. */
+  serverlessUrl?: string;
   getApiKey: () => string | undefined | Promise<string | undefined>;
   logger: Logger;
   /** Whole-request limit, headers and body, per attempt. */
@@ -107,6 +111,16 @@ export function checkBaseUrl(baseUrl: string): string {
   return url.href.replace(/\/+$/, '');
 }
 
+/**
+ * The production service answers serverless workers and logs from another host than its API
+ * (run.vast.ai beside console.vast.ai); any other base URL (the simulator, a proxy) serves them
+ * itself. The key goes only to that host, and only over https (or to this machine).
+ */
+export function serverlessUrlFor(baseUrl: string): string {
+  const base = checkBaseUrl(baseUrl);
+  return new URL(base).hostname === 'console.vast.ai' ? 'https://run.vast.ai' : base;
+}
+
 const defaultSleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
@@ -124,6 +138,7 @@ const defaultSleep = (ms: number, signal?: AbortSignal) =>
 /** Owns the wire: URL, bearer auth, timeouts, retries, error mapping, validation and redaction. */
 export class Transport {
   private readonly base: string;
+  private readonly serverlessBase: string;
   private readonly maxAttempts: number;
   private readonly retryBaseMs: number;
   private readonly retryMaxMs: number;
@@ -134,6 +149,7 @@ export class Transport {
 
   constructor(private readonly options: TransportOptions) {
     this.base = checkBaseUrl(options.baseUrl);
+    this.serverlessBase = options.serverlessUrl ? checkBaseUrl(options.serverlessUrl) : serverlessUrlFor(this.base);
     this.maxAttempts = Math.max(1, options.maxAttempts ?? 4);
     this.retryBaseMs = options.retryBaseMs ?? 250;
     this.retryMaxMs = options.retryMaxMs ?? 8_000;
@@ -162,7 +178,7 @@ export class Transport {
     };
     if (!call.absoluteUrl && !key) throw new ApiError({ ...where, kind: 'auth' });
     const redact = makeRedactor(key);
-    const url = new URL(call.absoluteUrl ?? this.base + pathAndQuery);
+    const url = new URL(call.absoluteUrl ?? (call.host === 'serverless' ? this.serverlessBase : this.base) + pathAndQuery);
 
     for (let attempt = 1; ; attempt++) {
       let failure: ApiError;

@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
-import type { EndpointFields, WorkerGroupFields } from '../../core/api/serverless';
+import type { Endpoint, EndpointFields, ServerlessWorker, WorkerGroup, WorkerGroupFields } from '../../core/api/serverless';
 import { COMMANDS } from '../../core/ids';
 import type { Services } from '../services';
-import { EndpointItem, WorkerGroupItem } from '../views/accountView';
+import { EndpointItem, WorkerGroupItem, workerSummary } from '../views/accountView';
 import { guarded } from './errors';
 
 /** The autoscaling settings shared by endpoints and worker groups, as the user edits them. */
@@ -16,7 +16,7 @@ const SCALING_FIELDS = [
 const ENDPOINT_FIELDS = [...SCALING_FIELDS, { key: 'max_queue_time', label: 'Maximum queue time (s)' }, { key: 'target_queue_time', label: 'Target queue time (s)' }, { key: 'inactivity_timeout', label: 'Inactivity timeout (s)' }] as const;
 const GROUP_FIELDS = [...SCALING_FIELDS, { key: 'gpu_ram', label: 'GPU RAM (GB)' }, { key: 'test_workers', label: 'Test workers' }] as const;
 
-/** Serverless endpoints and their worker groups: create, update the autoscaling fields, delete (confirmed). */
+/** Serverless endpoints and their worker groups: create, update the autoscaling fields, delete (confirmed); their workers and logs. */
 export function registerServerlessCommands(s: Services): vscode.Disposable[] {
   const guard = guarded(s);
   return [
@@ -26,6 +26,8 @@ export function registerServerlessCommands(s: Services): vscode.Disposable[] {
     vscode.commands.registerCommand(COMMANDS.createWorkerGroup, guard((t?: EndpointItem | number, fields?: WorkerGroupFields) => createWorkerGroup(s, t, fields))),
     vscode.commands.registerCommand(COMMANDS.updateWorkerGroup, guard((t?: WorkerGroupItem | number, fields?: Partial<WorkerGroupFields>) => updateWorkerGroup(s, t, fields))),
     vscode.commands.registerCommand(COMMANDS.deleteWorkerGroup, guard((t?: WorkerGroupItem | number) => deleteWorkerGroup(s, t))),
+    vscode.commands.registerCommand(COMMANDS.showServerlessWorkers, guard((t?: ServerlessTarget) => showWorkers(s, t))),
+    vscode.commands.registerCommand(COMMANDS.showServerlessLogs, guard((t?: ServerlessTarget, tail?: number) => showLogs(s, t, tail))),
   ];
 }
 
@@ -123,4 +125,74 @@ async function deleteWorkerGroup(s: Services, t: WorkerGroupItem | number | unde
   await s.session.client.serverless.deleteWorkerGroup(group.id);
   s.accountView.refresh();
   return true;
+}
+
+/** An endpoint or a worker group, from the view, or by id for automation (`{ group: id }` for a group). */
+type ServerlessTarget = EndpointItem | WorkerGroupItem | number | { group: number };
+type Resolved = { kind: 'endpoint'; endpoint: Endpoint } | { kind: 'group'; group: WorkerGroup };
+
+const LOG_LINES = 1000;
+
+async function pickServerless(s: Services, t: ServerlessTarget | undefined, title: string): Promise<Resolved | undefined> {
+  if (t instanceof EndpointItem) return { kind: 'endpoint', endpoint: t.endpoint };
+  if (t instanceof WorkerGroupItem) return { kind: 'group', group: t.group };
+  const client = s.session.client.serverless;
+  const [endpoints, groups] = await Promise.all([client.listEndpoints(), client.listWorkerGroups()]);
+  if (typeof t === 'number') {
+    const endpoint = endpoints.find((e) => e.id === t);
+    return endpoint && { kind: 'endpoint', endpoint };
+  }
+  if (t) {
+    const group = groups.find((g) => g.id === t.group);
+    return group && { kind: 'group', group };
+  }
+  const items = [
+    ...endpoints.map((e) => ({ label: `$(cloud) ${e.endpoint_name}`, description: `endpoint ${e.id}`, value: { kind: 'endpoint', endpoint: e } as Resolved })),
+    ...groups.map((g) => ({ label: `$(server-process) worker group ${g.id}`, description: g.endpoint_name ?? '', value: { kind: 'group', group: g } as Resolved })),
+  ];
+  if (items.length === 0) {
+    void vscode.window.showInformationMessage('GPU Rental: there are no serverless endpoints yet. Create one first.');
+    return undefined;
+  }
+  return (await vscode.window.showQuickPick(items, { title }))?.value;
+}
+
+function nameOf(r: Resolved): string {
+  return r.kind === 'endpoint' ? `endpoint "${r.endpoint.endpoint_name}"` : `worker group ${r.group.id}`;
+}
+
+/** Lists the workers in a quick pick; picking one copies its URL. Resolves with the workers. */
+async function showWorkers(s: Services, t: ServerlessTarget | undefined): Promise<ServerlessWorker[] | undefined> {
+  const target = await pickServerless(s, t, 'GPU Rental: Show the workers of…');
+  if (!target) return undefined;
+  const client = s.session.client.serverless;
+  const workers = target.kind === 'endpoint' ? await client.endpointWorkers(target.endpoint.id) : await client.workerGroupWorkers(target.group.id);
+  if (t !== undefined && !(t instanceof EndpointItem) && !(t instanceof WorkerGroupItem)) return workers; // automation: no UI
+  if (workers.length === 0) {
+    void vscode.window.showInformationMessage(`GPU Rental: ${nameOf(target)} has no workers now; the autoscaler starts them as load needs.`);
+    return workers;
+  }
+  const pick = await vscode.window.showQuickPick(
+    workers.map((w) => ({ label: `worker #${w.id}`, description: workerSummary(w), detail: w.url ?? undefined, w })),
+    { title: `GPU Rental: workers of ${nameOf(target)} (${workers.length})`, placeHolder: 'Pick one to copy its URL' },
+  );
+  if (pick?.w.url) {
+    await vscode.env.clipboard.writeText(pick.w.url);
+    void vscode.window.showInformationMessage(`GPU Rental: copied ${pick.w.url}.`);
+  }
+  return workers;
+}
+
+/** Opens the last lines of an endpoint's or a worker group's log in an editor (untitled, nothing saved). Resolves with the text. */
+async function showLogs(s: Services, t: ServerlessTarget | undefined, tail = LOG_LINES): Promise<string | undefined> {
+  const target = await pickServerless(s, t, 'GPU Rental: Show the logs of…');
+  if (!target) return undefined;
+  const client = s.session.client.serverless;
+  const text = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `GPU Rental: reading the logs of ${nameOf(target)}…` }, () =>
+    target.kind === 'endpoint' ? client.endpointLogs({ id: target.endpoint.id, name: target.endpoint.endpoint_name }, tail) : client.workerGroupLogs(target.group.id, tail),
+  );
+  const body = text.trim() ? text : '(the log is empty so far)';
+  const doc = await vscode.workspace.openTextDocument({ language: 'log', content: `# ${nameOf(target)}: the last ${tail} lines, read ${new Date().toLocaleString()}\n${body}` });
+  await vscode.window.showTextDocument(doc, { preview: true });
+  return text;
 }

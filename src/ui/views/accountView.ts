@@ -3,7 +3,7 @@ import type { ApiKey, SshKey } from '../../core/api/account';
 import type { TeamMember, TeamRole } from '../../core/api/team';
 import type { Template } from '../../core/api/templates';
 import type { Volume } from '../../core/api/volumes';
-import type { Endpoint, WorkerGroup } from '../../core/api/serverless';
+import type { Endpoint, ServerlessWorker, WorkerGroup } from '../../core/api/serverless';
 import { ApiError } from '../../core/api/errors';
 import { describeCategory, scopeSummary } from '../../core/account/keys';
 import { COMMANDS } from '../../core/ids';
@@ -119,7 +119,7 @@ export class EndpointItem extends vscode.TreeItem {
     readonly endpoint: Endpoint,
     readonly groups: WorkerGroup[],
   ) {
-    super(endpoint.endpoint_name, groups.length ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
+    super(endpoint.endpoint_name, groups.length ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
     this.id = `endpoint-${endpoint.id}`;
     this.description = `${endpoint.endpoint_state ?? 'active'} · workers ${endpoint.cold_workers ?? 0}-${endpoint.max_workers ?? '?'} · target ${Math.round((endpoint.target_util ?? 0) * 100)} % · ${groups.length} group${groups.length === 1 ? '' : 's'}`;
     this.iconPath = new vscode.ThemeIcon('cloud');
@@ -129,12 +129,46 @@ export class EndpointItem extends vscode.TreeItem {
 
 export class WorkerGroupItem extends vscode.TreeItem {
   constructor(readonly group: WorkerGroup) {
-    super(`worker group ${group.id}`, vscode.TreeItemCollapsibleState.None);
+    super(`worker group ${group.id}`, vscode.TreeItemCollapsibleState.Collapsed);
     this.id = `workergroup-${group.id}`;
     this.description = `template ${(group.template_hash ?? String(group.template_id ?? '?')).slice(0, 8)} · workers ${group.cold_workers ?? 0}-${group.max_workers ?? '?'}${group.gpu_ram ? ` · ${group.gpu_ram} GB GPU RAM` : ''}`;
     this.iconPath = new vscode.ThemeIcon('server-process');
     this.contextValue = 'workerGroup';
   }
+}
+
+/** The workers an endpoint's autoscaler runs now, over all its groups; read when expanded. */
+export class EndpointWorkersItem extends vscode.TreeItem {
+  constructor(readonly endpoint: Endpoint) {
+    super('Workers', vscode.TreeItemCollapsibleState.Collapsed);
+    this.id = `endpoint-${endpoint.id}-workers`;
+    this.iconPath = new vscode.ThemeIcon('server');
+    this.tooltip = 'The instances serving this endpoint now. Expand again (or Refresh) to read them anew.';
+    this.contextValue = 'endpointWorkers';
+  }
+}
+
+export class WorkerItem extends vscode.TreeItem {
+  constructor(
+    readonly worker: ServerlessWorker,
+    owner: string,
+  ) {
+    super(`worker #${worker.id}`, vscode.TreeItemCollapsibleState.None);
+    this.id = `${owner}-worker-${worker.id}`;
+    this.description = workerSummary(worker);
+    this.tooltip = `${this.description}${worker.url ? `\n${worker.url}` : ''}${worker.created_at ? `\nsince ${new Date(typeof worker.created_at === 'number' ? worker.created_at * 1000 : worker.created_at).toLocaleString()}` : ''}`;
+    this.iconPath = new vscode.ThemeIcon(worker.status === 'idle' || worker.status === 'running' ? 'pass' : 'loading~spin');
+    this.contextValue = 'worker';
+  }
+}
+
+/** One line about a worker: status, load and requests, as far as the service says. */
+export function workerSummary(w: ServerlessWorker): string {
+  const parts = [w.status ?? 'unknown'];
+  if (typeof w.cur_load === 'number') parts.push(`load ${Math.round(w.cur_load * 10) / 10}`);
+  if (typeof w.reqs_working === 'number') parts.push(`${w.reqs_working} request${w.reqs_working === 1 ? '' : 's'} in flight`);
+  if (typeof w.perf === 'number') parts.push(`perf ${Math.round(w.perf)}`);
+  return parts.join(' · ');
 }
 
 export class TeamMemberItem extends vscode.TreeItem {
@@ -168,7 +202,7 @@ class NoteItem extends vscode.TreeItem {
   }
 }
 
-export type AccountViewItem = SectionItem | ApiKeyItem | SshKeyItem | TemplateItem | VolumeItem | EndpointItem | WorkerGroupItem | TeamMemberItem | TeamRoleItem | NoteItem;
+export type AccountViewItem = SectionItem | ApiKeyItem | SshKeyItem | TemplateItem | VolumeItem | EndpointItem | EndpointWorkersItem | WorkerGroupItem | WorkerItem | TeamMemberItem | TeamRoleItem | NoteItem;
 
 /**
  * The rest of the platform, one collapsible section each, loaded when opened. A section the key
@@ -192,9 +226,11 @@ export class AccountView implements vscode.TreeDataProvider<AccountViewItem>, vs
 
   async getChildren(item?: AccountViewItem): Promise<AccountViewItem[]> {
     if (!item) return (Object.keys(SECTIONS) as Section[]).map((s) => new SectionItem(s));
-    if (item instanceof EndpointItem) return item.groups.map((g) => new WorkerGroupItem(g));
-    if (!(item instanceof SectionItem)) return [];
+    if (item instanceof EndpointItem) return [new EndpointWorkersItem(item.endpoint), ...item.groups.map((g) => new WorkerGroupItem(g))];
     try {
+      if (item instanceof EndpointWorkersItem) return workerRows(await this.session.client.serverless.endpointWorkers(item.endpoint.id), `endpoint-${item.endpoint.id}`);
+      if (item instanceof WorkerGroupItem) return workerRows(await this.session.client.serverless.workerGroupWorkers(item.group.id), `workergroup-${item.group.id}`);
+      if (!(item instanceof SectionItem)) return [];
       return await this.load(item.section);
     } catch (error) {
       return [explain(error)];
@@ -256,6 +292,10 @@ export class AccountView implements vscode.TreeDataProvider<AccountViewItem>, vs
       }
     }
   }
+}
+
+function workerRows(workers: ServerlessWorker[], owner: string): AccountViewItem[] {
+  return workers.length ? workers.map((w) => new WorkerItem(w, owner)) : [new NoteItem('No workers now (the autoscaler starts them as load needs).', 'info')];
 }
 
 function explain(error: unknown): NoteItem {
