@@ -12,10 +12,16 @@ import { hash32 } from './random';
 import type { OnstartRunner } from './onstart';
 import type { SshdPool } from './sshd';
 
-/** The proxy address clients use when no direct port is mapped. */
+/**
+ * The proxy address clients use when no direct port is mapped. Every port the simulator hands out
+ * is below 32768, outside Linux's ephemeral range (32768-60999): there a real sshd could find its
+ * port taken by some client's outgoing connection, and never start (seen once in CI).
+ */
 const PROXY_HOST = '127.0.0.1';
-const PROXY_PORT_MIN = 20_000;
-const PROXY_PORT_SPAN = 30_000;
+const PROXY_PORT_MIN = 10_000;
+const PROXY_PORT_SPAN = 11_000;
+const DIRECT_PORT_MIN = 21_000;
+const DIRECT_PORT_SPAN = 11_000;
 
 export interface AssignRequest {
   instanceId: number;
@@ -51,7 +57,7 @@ export class Network {
     if (r.offer.direct_port_count > 0) {
       // Each machine owns a block of public ports; instances get a slice of it per boot.
       const span = Math.min(r.offer.direct_port_count, 20);
-      directPortStart = 40_000 + ((hash32(`${r.offer.machine_id}`) + (h % 997) * span) % 20_000);
+      directPortStart = DIRECT_PORT_MIN + ((hash32(`${r.offer.machine_id}`) + (h % 997) * span) % DIRECT_PORT_SPAN);
       directPortEnd = directPortStart + span - 1;
       const wanted = [...(direct ? ['22/tcp'] : []), ...(/jupyter/.test(r.runtype) && direct ? ['8080/tcp'] : []), ...r.extraPorts];
       wanted.slice(0, span).forEach((port, i) => {

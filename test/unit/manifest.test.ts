@@ -28,6 +28,12 @@ describe('package.json against src/core/ids', () => {
     for (const c of manifest.contributes.commands) assert.equal(c.category, 'GPU Rental', c.command);
   });
 
+  it('keeps every action in the command palette (only the offers view\'s paging button is hidden there)', () => {
+    const hidden = (manifest.contributes.menus.commandPalette ?? []) as Array<{ command: string; when?: string }>;
+    assert.deepEqual(hidden.filter((h) => h.when === 'false').map((h) => h.command), ['gpuRental.loadMoreOffers']);
+    for (const h of hidden) assert.ok(h.when === 'false' || h.when === undefined, `${h.command} is in the palette only when ${h.when}`);
+  });
+
   it('never activates on *', () => {
     assert.ok(!(manifest.activationEvents ?? []).includes('*'));
   });

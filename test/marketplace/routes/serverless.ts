@@ -160,7 +160,7 @@ function dropWorkers(sim: Sim, groupIds: Set<number>): number[] {
 
 function workerRow(w: WorkerRecord, now: number) {
   const ready = now >= w.readyAt;
-  return { id: w.id, status: ready ? 'idle' : 'loading', url: `http://127.0.0.1:${20_000 + (w.id % 40_000)}`, created_at: epoch(w.createdAt), cur_load: 0, perf: ready ? 100 + (w.id % 7) * 10 : 0, reqs_working: 0 };
+  return { id: w.id, status: ready ? 'idle' : 'loading', url: `http://127.0.0.1:${8_000 + (w.id % 1_000)}`, created_at: epoch(w.createdAt), cur_load: 0, perf: ready ? 100 + (w.id % 7) * 10 : 0, reqs_working: 0 };
 }
 
 function tail(lines: string[], raw: unknown): string {
