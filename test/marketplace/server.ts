@@ -33,6 +33,7 @@ import { teamRoutes } from './routes/team';
 import { templateRoutes } from './routes/templates';
 import { volumeRoutes } from './routes/volumes';
 import { Store } from './state';
+import { settleWorkers } from './workers';
 
 export interface MarketplaceOptions {
   /** 0 (default) picks a free port. */
@@ -202,11 +203,12 @@ class Simulator implements Sim {
   }
 
   /**
-   * Applies due transitions, then stops the running instances of accounts whose credit ran out,
-   * at the moment it ran out (estimated from the current burn rate).
+   * Applies due transitions (instances, serverless workers), then stops the running instances of
+   * accounts whose credit ran out, at the moment it ran out (estimated from the current burn rate).
    */
   tick(): void {
     const now = this.now();
+    settleWorkers(this.store, now);
     let changed = false;
     for (const inst of this.store.data.instances) changed = advance(inst, this.store.contract(inst.id), now, this.network) || changed;
     for (const account of this.store.data.accounts) {

@@ -1,5 +1,4 @@
 import * as z from 'zod';
-import { ApiError } from './errors';
 import { anyOk, optInt, optNumber, optString, optTime, type RequestOptions } from './fields';
 import type { Transport } from './transport';
 
@@ -88,11 +87,28 @@ export const ServerlessWorkerSchema = z.object({
 export type ServerlessWorker = z.output<typeof ServerlessWorkerSchema>;
 
 /**
- * The autoscaler's answers: an object, or (for an unknown id or a refused key) a bare JSON
- * string with its message. Logs come as `logs`, or by level (`info1` is the CLI's default).
+ * The autoscaler's answers. An unknown id or a refused key comes back as a bare JSON string (see
+ * `stringAnswer` in the calls below). Logs come as `logs`, or by level as the CLI reads them, of
+ * which `info1` is its default.
  */
-const WorkersAnswer = z.union([z.object({ workers: z.array(ServerlessWorkerSchema).nullish() }), z.string()]);
-const LogsAnswer = z.union([z.object({ logs: z.string().nullish(), info1: z.string().nullish(), info0: z.string().nullish() }), z.string()]);
+const WorkersAnswer = z.object({ workers: z.array(ServerlessWorkerSchema).nullish() }).transform((v): ServerlessWorker[] => v.workers ?? []);
+const LogsAnswer = z
+  .object({ logs: z.string().nullish(), info1: z.string().nullish(), info0: z.string().nullish() })
+  .transform((v) => v.logs ?? v.info1 ?? v.info0 ?? '');
+
+/** Which endpoint's logs to read. The service finds it by name; the CLI sends the id. */
+export interface EndpointRef {
+  id: number;
+  name: string;
+  /**
+   * The endpoint's own routing key, when the caller has it. It goes in the body as `api_key`;
+   * the account key never does (it travels only in the Authorization header).
+   */
+  apiKey?: string;
+}
+
+/** The service's default is 10,000 lines; an editor tab does not need that many. */
+export const DEFAULT_LOG_TAIL = 1000;
 
 const results = <T extends z.ZodType>(item: T) =>
   z.object({ results: z.array(item).nullish() }).transform((v): z.output<T>[] => v.results ?? []);
@@ -134,29 +150,24 @@ export class ServerlessApi {
   }
 
   /** The workers of all the endpoint's groups. */
-  async endpointWorkers(id: number, o: RequestOptions = {}): Promise<ServerlessWorker[]> {
-    const call = { action: `list the workers of endpoint ${id}`, method: 'POST', path: '/get_endpoint_workers/' } as const;
-    const res = await this.t.send({ ...call, host: 'serverless', body: { id }, schema: WorkersAnswer, permission: 'misc', retry: 'read', ...o });
-    return typeof res === 'string' ? refused(call, res) : (res.workers ?? []);
+  endpointWorkers(id: number, o: RequestOptions = {}): Promise<ServerlessWorker[]> {
+    return this.t.send({ ...autoscaler(`list the workers of endpoint ${id}`, '/get_endpoint_workers/'), body: { id }, schema: WorkersAnswer, ...o });
   }
 
-  async workerGroupWorkers(id: number, o: RequestOptions = {}): Promise<ServerlessWorker[]> {
-    const call = { action: `list the workers of worker group ${id}`, method: 'POST', path: '/get_workergroup_workers/' } as const;
-    const res = await this.t.send({ ...call, host: 'serverless', body: { id }, schema: WorkersAnswer, permission: 'misc', retry: 'read', ...o });
-    return typeof res === 'string' ? refused(call, res) : (res.workers ?? []);
+  workerGroupWorkers(id: number, o: RequestOptions = {}): Promise<ServerlessWorker[]> {
+    return this.t.send({ ...autoscaler(`list the workers of worker group ${id}`, '/get_workergroup_workers/'), body: { id }, schema: WorkersAnswer, ...o });
   }
 
-  /** The last `tail` lines of the endpoint's log. The service finds it by name; the id goes along, as the CLI sends it. */
-  async endpointLogs(endpoint: { id: number; name: string }, tail = 1000, o: RequestOptions = {}): Promise<string> {
-    const call = { action: `read the logs of endpoint "${endpoint.name}"`, method: 'POST', path: '/get_endpoint_logs/' } as const;
-    const res = await this.t.send({ ...call, host: 'serverless', body: { endpoint: endpoint.name, id: endpoint.id, tail }, schema: LogsAnswer, permission: 'misc', retry: 'read', ...o });
-    return typeof res === 'string' ? refused(call, res) : (res.logs ?? res.info1 ?? res.info0 ?? '');
+  /** The last `tail` lines of the endpoint's log (its groups' events, each naming its group). */
+  async endpointLogs(endpoint: EndpointRef, tail = DEFAULT_LOG_TAIL, o: RequestOptions = {}): Promise<string> {
+    const body: Record<string, unknown> = { endpoint: endpoint.name, id: endpoint.id, tail: checkTail(tail) };
+    if (endpoint.apiKey) body.api_key = endpoint.apiKey;
+    const call = autoscaler(`read the logs of endpoint "${endpoint.name}"`, '/get_endpoint_logs/');
+    return this.t.send({ ...call, body, secrets: [endpoint.apiKey], schema: LogsAnswer, ...o });
   }
 
-  async workerGroupLogs(id: number, tail = 1000, o: RequestOptions = {}): Promise<string> {
-    const call = { action: `read the logs of worker group ${id}`, method: 'POST', path: '/get_workergroup_logs/' } as const;
-    const res = await this.t.send({ ...call, host: 'serverless', body: { id, tail }, schema: LogsAnswer, permission: 'misc', retry: 'read', ...o });
-    return typeof res === 'string' ? refused(call, res) : (res.logs ?? res.info1 ?? res.info0 ?? '');
+  async workerGroupLogs(id: number, tail = DEFAULT_LOG_TAIL, o: RequestOptions = {}): Promise<string> {
+    return this.t.send({ ...autoscaler(`read the logs of worker group ${id}`, '/get_workergroup_logs/'), body: { id, tail: checkTail(tail) }, schema: LogsAnswer, ...o });
   }
 
   deleteWorkerGroup(id: number, o: RequestOptions = {}): Promise<void> {
@@ -164,8 +175,16 @@ export class ServerlessApi {
   }
 }
 
-/** A 200 whose body is only a message: the autoscaler did not find what was asked for. */
-function refused(call: { action: string; method: string; path: string }, message: string): never {
-  // The message is the service's own; anything that looks like a key is taken out all the same.
-  throw new ApiError({ ...call, kind: 'not_found', status: 200, serverMessage: message.replace(/[A-Za-z0-9_-]{32,}/g, '[redacted]').slice(0, 300) });
+/**
+ * The parts every autoscaler call shares: its own host, POST for reads (so `read` retries), the
+ * permission of the other serverless calls, and a bare-string answer meaning "not found".
+ */
+function autoscaler(action: string, path: string) {
+  return { action, method: 'POST', path, host: 'serverless', permission: 'misc', retry: 'read', stringAnswer: 'not_found' } as const;
+}
+
+/** The service wants at least one line; a fraction or zero is a caller's mistake, not a request. */
+function checkTail(tail: number): number {
+  if (!Number.isInteger(tail) || tail < 1) throw new RangeError(`tail must be a whole number of lines, at least 1 (got ${tail}).`);
+  return tail;
 }

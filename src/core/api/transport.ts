@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import type * as z from 'zod';
 import type { Logger } from '../log';
-import { ApiError, type ApiErrorDetails } from './errors';
+import { ApiError, type ApiErrorDetails, type ApiErrorKind } from './errors';
 import type { PermissionCategory } from './permissions';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -33,6 +33,17 @@ export interface Call<S extends z.ZodType> {
   host?: 'api' | 'serverless';
   /** Overrides the account key, e.g. with an instance API key. */
   apiKey?: string;
+  /**
+   * Other secrets the request carries (an endpoint's routing key in the body): taken out of every
+   * message, as the key is. The body itself is never logged.
+   */
+  secrets?: ReadonlyArray<string | undefined>;
+  /**
+   * What a bare JSON string in a 2xx answer means. The autoscaler answers an unknown id or a
+   * refused key with 200 and its message as the whole body; that must become an error, never data.
+   * Without it, a string is handed to the schema like any other body.
+   */
+  stringAnswer?: ApiErrorKind;
   /** `text` hands the raw body to the schema instead of parsed JSON (log files). */
   responseType?: 'json' | 'text';
   signal?: AbortSignal;
@@ -177,7 +188,7 @@ export class Transport {
       path: call.absoluteUrl ? new URL(call.absoluteUrl).pathname : pathAndQuery,
     };
     if (!call.absoluteUrl && !key) throw new ApiError({ ...where, kind: 'auth' });
-    const redact = makeRedactor(key);
+    const redact = makeRedactor([key, ...(call.secrets ?? [])]);
     const url = new URL(call.absoluteUrl ?? (call.host === 'serverless' ? this.serverlessBase : this.base) + pathAndQuery);
 
     for (let attempt = 1; ; attempt++) {
@@ -270,6 +281,9 @@ export class Transport {
       } catch {
         throw new ApiError({ ...where, kind: 'invalid_response', status: res.status, serverMessage: 'the body is not valid JSON' });
       }
+    }
+    if (call.stringAnswer && call.responseType !== 'text' && typeof json === 'string') {
+      throw new ApiError({ ...where, kind: call.stringAnswer, status: res.status, serverMessage: redact(json.trim()).slice(0, 300) || undefined });
     }
     if (isRecord(json) && json.success === false) {
       const said = serverSays(json);
@@ -372,7 +386,10 @@ export function formatPath(path: ReadonlyArray<PropertyKey>): string {
   return out || '(root)';
 }
 
-function makeRedactor(key: string | undefined): (text: string) => string {
-  if (!key || key.length < 4) return (text) => text;
-  return (text) => text.split(key).join('[redacted]');
+/** Short values are left alone: taking out every "abc" would mangle messages and hide nothing. */
+function makeRedactor(secrets: ReadonlyArray<string | undefined>): (text: string) => string {
+  // Longest first, so that a key containing another is taken out whole.
+  const hidden = [...new Set(secrets.filter((s): s is string => s !== undefined && s.length >= 4))].sort((a, b) => b.length - a.length);
+  if (hidden.length === 0) return (text) => text;
+  return (text) => hidden.reduce((out, secret) => out.split(secret).join('[redacted]'), text);
 }

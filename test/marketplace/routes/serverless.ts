@@ -1,16 +1,17 @@
 /**
  * Serverless: endpoint groups (`/endptjobs/`) and their worker groups (`/workergroups/`, also
- * reachable as `/autojobs/`), and the autoscaler's read calls for their workers and logs (which the
- * real service answers from another host; here the same server does).
+ * reachable as `/autojobs/`), and the autoscaler's POST reads of their workers and logs (which the
+ * real service answers from another host, run.vast.ai; here the same server does). Workers and
+ * logs are kept in workers.ts.
  *
- * Workers are records, not containers: a group keeps min(max_workers, max(cold_workers,
- * test_workers)) of them. A new worker is "loading" for WORKER_LOAD_MS of simulated time, then
- * "idle". Creating, scaling and deleting write timestamped lines to the group's and the
- * endpoint's logs.
+ * The autoscaler answers a request it cannot serve (unknown id, another account's, an endpoint
+ * name not found, a body `api_key` that is not the endpoint's) with 200 and a bare JSON string,
+ * as the service does. The Bearer key is checked first, like everywhere else (401/403).
  */
-import type { EndpointRecord, ServerlessLog, WorkerGroupRecord, WorkerRecord } from '../model';
-import { epoch, fail, intParam, num, ok, str, type Ctx, type RouteDef, type Sim } from '../router';
+import type { EndpointRecord, WorkerGroupRecord } from '../model';
+import { epoch, fail, intParam, num, ok, str, type Ctx, type RouteDef } from '../router';
 import { newSecret } from '../state';
+import { dropLogs, dropWorkers, endpointLogKey, groupLogKey, logLines, sayForEndpoint, sayForGroup, scaleGroup, tailText, workerRow, workersOf } from '../workers';
 import { visibleTemplates } from './templates';
 
 const ENDPOINT_DEFAULTS: Record<string, unknown> = {
@@ -93,124 +94,99 @@ function ownGroup(ctx: Ctx): WorkerGroupRecord {
   return g;
 }
 
-
-export const WORKER_LOAD_MS = 5_000;
-
-function workersOf(sim: Sim): WorkerRecord[] {
-  return (sim.store.data.workers ??= []);
+/** The autoscaler's way of refusing: a 200 whose body is a bare JSON string naming what it looked for. */
+function refuse(what: 'endpoint' | 'workergroup', which: unknown) {
+  const named = typeof which === 'string' || typeof which === 'number' ? ` ${which}` : '';
+  return ok(`authenticate_${what}_apikey: invalid api_key or ${what}${named} not found`);
 }
 
-function logOf(sim: Sim, key: string): ServerlessLog {
-  const logs = (sim.store.data.serverlessLogs ??= []);
-  let log = logs.find((l) => l.key === key);
-  if (!log) logs.push((log = { key, lines: [] }));
-  return log;
+/**
+ * A body `api_key`, when sent, must be the endpoint's routing key (or the group's), or a key of
+ * the same account, which is what the official CLI sends. Anything else is refused.
+ */
+function bodyKeyFits(ctx: Ctx, routingKeys: string[]): boolean {
+  const given = ctx.body.api_key;
+  if (given === undefined) return true;
+  if (typeof given !== 'string') return false;
+  if (routingKeys.includes(given)) return true;
+  const key = ctx.sim.store.liveKey(given);
+  return key !== undefined && key.accountId === ctx.account.id;
 }
 
-function stamp(ms: number): string {
-  return new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
-}
-
-/** A line in the group's log and its endpoint's. */
-function say(sim: Sim, g: WorkerGroupRecord, at: number, text: string): void {
-  const line = `${stamp(at)} - ${text}`;
-  logOf(sim, `group:${g.id}`).lines.push(line);
-  logOf(sim, `endpoint:${g.endpointId}`).lines.push(`${line} [worker group ${g.id}]`);
-}
-
-/** Brings the group's workers to its target, newest stopped first; and notes the ones that became ready. */
-function scale(sim: Sim, g: WorkerGroupRecord, now: number): void {
-  const all = workersOf(sim);
-  const mine = all.filter((w) => w.groupId === g.id);
-  const f = g.fields;
-  const target = Math.max(0, Math.min(Number(f.max_workers ?? 0), Math.max(Number(f.cold_workers ?? 0), Number(f.test_workers ?? 0))));
-  for (let n = mine.length; n < target; n++) {
-    const w: WorkerRecord = { id: sim.store.nextId('worker'), accountId: g.accountId, groupId: g.id, endpointId: g.endpointId, createdAt: now, readyAt: now + WORKER_LOAD_MS };
-    all.push(w);
-    say(sim, g, now, `worker ${w.id} loading`);
-  }
-  if (mine.length > target) {
-    const gone = new Set(mine.slice(target).map((w) => w.id));
-    sim.store.data.workers = all.filter((w) => !gone.has(w.id));
-    for (const id of gone) say(sim, g, now, `worker ${id} stopped (scaled down)`);
-  }
-  if (mine.length !== target) say(sim, g, now, `scaled to ${target} worker${target === 1 ? '' : 's'}`);
-  settle(sim, now);
-}
-
-/** Workers whose load time has passed are ready; the log says so once, at the time it happened. */
-function settle(sim: Sim, now: number): void {
-  let changed = false;
-  for (const w of workersOf(sim)) {
-    if (w.announced || w.readyAt > now) continue;
-    const g = sim.store.data.workerGroups.find((x) => x.id === w.groupId);
-    if (g) say(sim, g, w.readyAt, `worker ${w.id} ready`);
-    w.announced = true;
-    changed = true;
-  }
-  if (changed) sim.store.changed();
-}
-
-function dropWorkers(sim: Sim, groupIds: Set<number>): number[] {
-  const all = workersOf(sim);
-  const gone = all.filter((w) => groupIds.has(w.groupId)).map((w) => w.id);
-  sim.store.data.workers = all.filter((w) => !groupIds.has(w.groupId));
-  return gone;
-}
-
-function workerRow(w: WorkerRecord, now: number) {
-  const ready = now >= w.readyAt;
-  return { id: w.id, status: ready ? 'idle' : 'loading', url: `http://127.0.0.1:${8_000 + (w.id % 1_000)}`, created_at: epoch(w.createdAt), cur_load: 0, perf: ready ? 100 + (w.id % 7) * 10 : 0, reqs_working: 0 };
-}
-
-function tail(lines: string[], raw: unknown): string {
-  const n = num(raw);
-  const count = n !== undefined && n >= 1 ? Math.floor(n) : 10_000;
-  return lines.slice(-count).join('\n');
-}
-
-/** The autoscaler's way of saying it found nothing: a 200 whose body is a bare JSON string. */
-const notFound = (what: string) => ok(`authenticate_${what}_apikey: invalid api_key or ${what} not found`);
-
+/** The service finds an endpoint by name when one is given (logs), else by id (workers). */
 function bodyEndpoint(ctx: Ctx): EndpointRecord | undefined {
   const mine = ctx.sim.store.data.endpoints.filter((e) => e.accountId === ctx.account.id);
-  const id = num(ctx.body.id);
   const name = str(ctx.body.endpoint);
-  return name !== undefined ? mine.find((e) => e.fields.endpoint_name === name) : mine.find((e) => e.id === id);
+  const e = name !== undefined ? mine.find((x) => x.fields.endpoint_name === name) : mine.find((x) => x.id === num(ctx.body.id));
+  return e && bodyKeyFits(ctx, [e.apiKey]) ? e : undefined;
 }
 
 function bodyGroup(ctx: Ctx): WorkerGroupRecord | undefined {
   const id = num(ctx.body.id);
-  return ctx.sim.store.data.workerGroups.find((g) => g.id === id && g.accountId === ctx.account.id);
+  const data = ctx.sim.store.data;
+  const g = data.workerGroups.find((x) => x.id === id && x.accountId === ctx.account.id);
+  const endpointKey = data.endpoints.find((e) => e.id === g?.endpointId)?.apiKey;
+  return g && bodyKeyFits(ctx, endpointKey ? [g.apiKey, endpointKey] : [g.apiKey]) ? g : undefined;
 }
 
-/** One of the autoscaler's POST reads: find the record from the body, then answer about it. */
-function autoscalerRoute<T>(path: string, action: string, what: string, find: (ctx: Ctx) => T | undefined, answer: (ctx: Ctx, record: T) => unknown): RouteDef {
-  return {
-    method: 'POST',
-    path,
-    category: 'misc',
-    action,
-    handler: (ctx) => {
-      const record = find(ctx);
-      if (record === undefined) return notFound(what);
-      settle(ctx.sim, ctx.now);
-      return ok(answer(ctx, record));
-    },
-  };
-}
+const workersWhere = (ctx: Ctx, pick: (groupId: number, endpointId: number) => boolean) => ({
+  workers: workersOf(ctx.sim.store.data)
+    .filter((w) => pick(w.groupId, w.endpointId))
+    .map((w) => workerRow(w, ctx.now)),
+});
 
-const workersWhere = (ctx: Ctx, pick: (w: WorkerRecord) => boolean) => ({ workers: workersOf(ctx.sim).filter(pick).map((w) => workerRow(w, ctx.now)) });
+const logsOf = (ctx: Ctx, key: string) => ({ logs: tailText(logLines(ctx.sim.store.data, key), num(ctx.body.tail)) });
 
+// Workers have already moved on with the clock: every request ticks before its handler runs.
 const autoscalerRoutes: RouteDef[] = [
-  autoscalerRoute('/get_endpoint_workers', 'api.endpoint.workers', 'endpoint', bodyEndpoint, (ctx, e) => workersWhere(ctx, (w) => w.endpointId === e.id)),
-  autoscalerRoute('/get_workergroup_workers', 'api.workergroup.workers', 'workergroup', bodyGroup, (ctx, g) => workersWhere(ctx, (w) => w.groupId === g.id)),
-  autoscalerRoute('/get_endpoint_logs', 'api.endpoint.logs', 'endpoint', bodyEndpoint, (ctx, e) => ({ logs: tail(logOf(ctx.sim, `endpoint:${e.id}`).lines, ctx.body.tail) })),
-  autoscalerRoute('/get_workergroup_logs', 'api.workergroup.logs', 'workergroup', bodyGroup, (ctx, g) => ({ logs: tail(logOf(ctx.sim, `group:${g.id}`).lines, ctx.body.tail) })),
+  {
+    method: 'POST',
+    path: '/get_endpoint_workers',
+    category: 'misc',
+    action: 'api.endpoint.workers',
+    handler: (ctx) => {
+      const e = bodyEndpoint(ctx);
+      return e ? ok(workersWhere(ctx, (_, endpointId) => endpointId === e.id)) : refuse('endpoint', ctx.body.endpoint ?? ctx.body.id);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/get_workergroup_workers',
+    category: 'misc',
+    action: 'api.workergroup.workers',
+    handler: (ctx) => {
+      const g = bodyGroup(ctx);
+      return g ? ok(workersWhere(ctx, (groupId) => groupId === g.id)) : refuse('workergroup', ctx.body.id);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/get_endpoint_logs',
+    category: 'misc',
+    action: 'api.endpoint.logs',
+    handler: (ctx) => {
+      const e = bodyEndpoint(ctx);
+      return e ? ok(logsOf(ctx, endpointLogKey(e.id))) : refuse('endpoint', ctx.body.endpoint ?? ctx.body.id);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/get_workergroup_logs',
+    category: 'misc',
+    action: 'api.workergroup.logs',
+    handler: (ctx) => {
+      const g = bodyGroup(ctx);
+      return g ? ok(logsOf(ctx, groupLogKey(g.id))) : refuse('workergroup', ctx.body.id);
+    },
+  },
 ];
 
 const ENDPOINT_FIELDS = ['endpoint_name', ...Object.keys(ENDPOINT_DEFAULTS)];
 const GROUP_FIELDS = ['template_hash', 'template_id', 'search_params', 'launch_args', 'gpu_ram', 'test_workers', 'min_load', 'target_util', 'cold_mult', 'cold_workers', 'max_workers'];
+
+function describeChanges(changes: Record<string, unknown>): string {
+  return Object.entries(changes).map(([k, v]) => `${k}=${String(v)}`).join(' ') || 'nothing';
+}
 
 function createGroup(ctx: Ctx) {
   const { body, sim } = ctx;
@@ -228,8 +204,8 @@ function createGroup(ctx: Ctx) {
   fields.template_id = template.id;
   const g: WorkerGroupRecord = { id: sim.store.nextId('workergroup'), accountId: ctx.account.id, endpointId: endpoint.id, fields, apiKey: newSecret(), createdAt: ctx.now };
   sim.store.data.workerGroups.push(g);
-  say(sim, g, ctx.now, `worker group ${g.id} created with template ${template.hash_id}`);
-  scale(sim, g, ctx.now);
+  sayForGroup(sim.store.data, g, ctx.now, `worker group ${g.id} created with template ${template.hash_id}`);
+  scaleGroup(sim.store, g, ctx.now);
   sim.store.changed();
   return ok({ success: true, id: g.id });
 }
@@ -253,8 +229,8 @@ function groupRoutes(base: string): RouteDef[] {
         const g = ownGroup(ctx);
         const changes = take(ctx.body, GROUP_FIELDS);
         Object.assign(g.fields, changes);
-        say(ctx.sim, g, ctx.now, `updated ${Object.entries(changes).map(([k, v]) => `${k}=${String(v)}`).join(' ') || 'nothing'}`);
-        scale(ctx.sim, g, ctx.now);
+        sayForGroup(ctx.sim.store.data, g, ctx.now, `updated ${describeChanges(changes)}`);
+        scaleGroup(ctx.sim.store, g, ctx.now);
         ctx.sim.store.changed();
         return ok({ success: true });
       },
@@ -266,9 +242,12 @@ function groupRoutes(base: string): RouteDef[] {
       action: 'api.workergroup.delete',
       handler: (ctx) => {
         const g = ownGroup(ctx);
-        ctx.sim.store.data.workerGroups = ctx.sim.store.data.workerGroups.filter((x) => x !== g);
-        const deleted = dropWorkers(ctx.sim, new Set([g.id]));
-        say(ctx.sim, g, ctx.now, `worker group ${g.id} deleted with ${deleted.length} worker${deleted.length === 1 ? '' : 's'}`);
+        const data = ctx.sim.store.data;
+        data.workerGroups = data.workerGroups.filter((x) => x !== g);
+        const deleted = dropWorkers(data, new Set([g.id]));
+        // The group's own log goes with it; its endpoint's log keeps the story.
+        sayForGroup(data, g, ctx.now, `worker group ${g.id} deleted with ${deleted.length} worker${deleted.length === 1 ? '' : 's'}`);
+        dropLogs(data, new Set([groupLogKey(g.id)]));
         ctx.sim.store.changed();
         return ok({ success: true, deleted_workers: deleted, failed_workers: [], msg: `Worker group ${g.id} deleted.` });
       },
@@ -308,7 +287,9 @@ export const serverlessRoutes: RouteDef[] = [
     action: 'api.endpoint.update',
     handler: (ctx) => {
       const e = ownEndpoint(ctx);
-      Object.assign(e.fields, take(ctx.body, ENDPOINT_FIELDS));
+      const changes = take(ctx.body, ENDPOINT_FIELDS);
+      Object.assign(e.fields, changes);
+      sayForEndpoint(ctx.sim.store.data, e, ctx.now, `endpoint ${e.id} updated ${describeChanges(changes)}`);
       ctx.sim.store.changed();
       return ok({ success: true });
     },
@@ -324,8 +305,8 @@ export const serverlessRoutes: RouteDef[] = [
       data.endpoints = data.endpoints.filter((x) => x !== e);
       const groups = new Set(data.workerGroups.filter((g) => g.endpointId === e.id).map((g) => g.id));
       data.workerGroups = data.workerGroups.filter((g) => g.endpointId !== e.id);
-      const deleted = dropWorkers(ctx.sim, groups);
-      data.serverlessLogs = (data.serverlessLogs ?? []).filter((l) => l.key !== `endpoint:${e.id}` && !groups.has(Number(l.key.slice('group:'.length))));
+      const deleted = dropWorkers(data, groups);
+      dropLogs(data, new Set([endpointLogKey(e.id), ...[...groups].map(groupLogKey)]));
       ctx.sim.store.changed();
       return ok({ success: true, deleted_workers: deleted, failed_workers: [], msg: `Endpoint ${e.id} and its worker groups deleted.` });
     },
