@@ -1,25 +1,20 @@
 import { expect } from './expect';
-import { openWorkbench, type Workbench } from './workbench';
+import { workbenchForSuite } from './workbench';
 
 const KEY = 'e2e-profiles-key-3b7d51';
 
 describe('profiles: a second account beside the first, switched from the status bar', function () {
   this.timeout(300_000);
-  let wb: Workbench;
+  const workbench = workbenchForSuite(KEY);
   let secondKey: string;
   before(async () => {
-    wb = await openWorkbench({ key: KEY, bootSeconds: 2, env: { GPU_RENTAL_API_KEY: KEY } });
-    await wb.openSidebar();
-    const res = await fetch(`${wb.sim.url}/__control/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'lab@example.test', credit: 42 }) });
+    const res = await fetch(`${workbench().sim.url}/__control/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'lab@example.test', credit: 42 }) });
     secondKey = ((await res.json()) as { key: string }).key;
-    await expect(wb.statusBar(/\$250\.00/)).toBeVisible();
-  });
-  after(() => wb?.close());
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await wb.shot(`failed-${this.currentTest.title.replace(/\W+/g, '-')}`);
+    await expect(workbench().statusBar(/\$250\.00/)).toBeVisible();
   });
 
   it('adds a profile from the palette with its own key; the status bar names it and shows its credit', async () => {
+    const wb = workbench();
     await wb.runCommand('GPU Rental: Add Profile (Another Account or Service)…');
     const input = wb.quickInput();
     await expect(input.getByText(/A name for the account/)).toBeVisible();
@@ -35,6 +30,7 @@ describe('profiles: a second account beside the first, switched from the status 
   });
 
   it('switches back from the status bar tooltip; each profile keeps its own key', async () => {
+    const wb = workbench();
     await wb.statusBar(/Lab · \$42\.00/).hover();
     const link = wb.page.locator('.monaco-hover a').filter({ hasText: 'Switch Profile' });
     await expect(link).toBeVisible();

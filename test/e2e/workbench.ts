@@ -98,3 +98,23 @@ export async function openWorkbench(options: { key: string; bootSeconds?: number
   };
   return wb;
 }
+
+/**
+ * The hooks every e2e suite needs: a workbench signed in with `key` and the sidebar open before
+ * the tests, a screenshot of any test that fails, and everything closed after. Returns a getter.
+ */
+export function workbenchForSuite(key: string, options: { bootSeconds?: number } = {}): () => Workbench {
+  let wb: Workbench | undefined;
+  before(async () => {
+    wb = await openWorkbench({ key, bootSeconds: options.bootSeconds ?? 2, env: { GPU_RENTAL_API_KEY: key } });
+    await wb.openSidebar();
+  });
+  after(() => wb?.close());
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed') await wb?.shot(`failed-${this.currentTest.title.replace(/\W+/g, '-')}`);
+  });
+  return () => {
+    if (!wb) throw new Error('the workbench did not open');
+    return wb;
+  };
+}

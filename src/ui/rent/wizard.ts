@@ -73,6 +73,7 @@ export async function rentWizard(input: WizardInput): Promise<RentPlan | undefin
   const plan: Partial<RentPlan> = { disk: Math.min(20, Math.max(8, Math.floor(offer.disk_space ?? 20))), label: input.defaultLabel, idleStopMinutes: input.idleStopMinutes };
   /** How the chosen volume reads on the confirmation (its name and cost). */
   let volumeText = '';
+  let volumePerHour = 0;
   if (input.template) plan.template = input.template;
   let step = input.template ? 2 : 1;
   while (step <= total) {
@@ -147,13 +148,14 @@ export async function rentWizard(input: WizardInput): Promise<RentPlan | undefin
         break;
       }
       case 6:
-        r = await confirmStep(ctx(6), offer, plan as RentPlan, input.credit, input.volumeChoices ? volumeText || 'none' : undefined);
+        r = await confirmStep(ctx(6), offer, plan as RentPlan, input.credit, input.volumeChoices ? volumeText || 'none' : undefined, volumePerHour);
         if (r === 'volume') {
           const chosen = await volumeStep(ctx(6), input.volumeChoices!);
           if (chosen === CANCEL) return undefined;
           if (chosen !== BACK) {
             plan.volume = chosen?.attachment;
             volumeText = chosen?.text ?? '';
+            volumePerHour = chosen?.perHour ?? 0;
           }
           continue;
         }
@@ -175,7 +177,7 @@ export async function rentWizard(input: WizardInput): Promise<RentPlan | undefin
  * Picks a volume (or none), then the size of a new one with its price, then where to mount it.
  * Resolves with the attachment and how to describe it, null for no volume, or BACK/CANCEL.
  */
-async function volumeStep(ctx: StepContext, choices: () => Promise<VolumeChoice[]>): Promise<{ attachment: VolumeAttachment; text: string } | null | typeof BACK | typeof CANCEL> {
+async function volumeStep(ctx: StepContext, choices: () => Promise<VolumeChoice[]>): Promise<{ attachment: VolumeAttachment; text: string; perHour: number } | null | typeof BACK | typeof CANCEL> {
   const options = await choices();
   const items: PickItem<VolumeChoice | 'none'>[] = [
     { label: 'No volume', description: 'only the instance disk, which goes when the instance is destroyed', value: 'none' },
@@ -187,6 +189,7 @@ async function volumeStep(ctx: StepContext, choices: () => Promise<VolumeChoice[
   if (picked === 'none' || picked === undefined) return null;
   let size: number | undefined;
   let cost = '';
+  let volumePerHour = 0;
   if (picked.offer) {
     const { maxGb, costPerGbMonth } = picked.offer;
     const perHour = (gb: number) => (gb * costPerGbMonth) / HOURS_PER_MONTH;
@@ -198,20 +201,26 @@ async function volumeStep(ctx: StepContext, choices: () => Promise<VolumeChoice[
     });
     if (answer === BACK || answer === CANCEL) return answer;
     size = Number(answer);
-    cost = `, ${formatDollars(perHour(size))}/h until deleted`;
+    volumePerHour = perHour(size);
+    cost = `, ${formatDollars(volumePerHour)}/h until deleted`;
   }
   const mount = await inputStep(ctx, { prompt: 'Where to mount it in the instance.', value: '/data', validate: (v) => (/^\/[^\s]*$/.test(v.trim()) && v.trim() !== '/' ? undefined : 'An absolute path such as /data or /workspace.') });
   if (mount === BACK || mount === CANCEL) return mount;
   const attachment: VolumeAttachment = picked.offer ? { create_new: true, volume_id: picked.volumeId, size, mount_path: mount.trim() } : { create_new: false, volume_id: picked.volumeId, mount_path: mount.trim() };
   const what = picked.offer ? `new ${size} GB volume` : picked.label;
-  return { attachment, text: `${what} at ${mount.trim()}${cost}` };
+  return { attachment, text: `${what} at ${mount.trim()}${cost}`, perHour: volumePerHour };
 }
 
-async function confirmStep(ctx: StepContext, offer: Offer, plan: RentPlan, credit: number | undefined, volume: string | undefined): Promise<unknown> {
+async function confirmStep(ctx: StepContext, offer: Offer, plan: RentPlan, credit: number | undefined, volume: string | undefined, volumePerHour = 0): Promise<unknown> {
   const q = quoteRent(offer, plan.disk, credit);
   const what = plan.template ? `template ${plan.template}` : plan.image;
   const items: PickItem<string>[] = [
-    { label: `$(rocket) Rent for ${formatDollars(q.totalPerHour)}/h`, description: `about ${formatDollars(q.perDay)} per day`, value: 'rent' },
+    {
+      label: `$(rocket) Rent for ${formatDollars(q.totalPerHour)}/h`,
+      // A new volume bills on its own, also after the instance is gone: said beside the total, not hidden in it.
+      description: `about ${formatDollars(q.perDay)} per day${volumePerHour > 0 ? `, plus the new volume ${formatDollars(volumePerHour)}/h` : ''}`,
+      value: 'rent',
+    },
     { label: '', kind: vscode.QuickPickItemKind.Separator },
     // Information rows: accepting them does nothing.
     { label: `GPU ${formatDollars(q.gpuPerHour)}/h`, description: `${presentOffer(offer).label}` },

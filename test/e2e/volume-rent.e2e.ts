@@ -1,0 +1,46 @@
+import * as assert from 'node:assert/strict';
+import { expect } from './expect';
+import { workbenchForSuite } from './workbench';
+
+const KEY = 'e2e-volume-key-c81f27';
+
+describe('rent with a volume: the confirmation attaches a new volume on the same machine, with its price', function () {
+  this.timeout(300_000);
+  const workbench = workbenchForSuite(KEY);
+
+  it('asks the size (with $/h) and the mount path, shows the volume on the confirmation, and the instance mounts it', async () => {
+    const wb = workbench();
+    const offer = wb.section('Offers').locator('.monaco-list-row').filter({ hasText: /\$\d+\.\d+\/h/ }).first();
+    await wb.contextMenu(offer, 'Rent…');
+    const input = wb.quickInput();
+    const pick = async (text: string | RegExp) => {
+      const row = input.locator('.quick-input-list .monaco-list-row').filter({ hasText: text }).first();
+      await expect(row).toBeVisible();
+      await row.click();
+    };
+    await pick('ubuntu:22.04');
+    await expect(input.getByText(/Disk size in GB/)).toBeVisible();
+    await wb.page.keyboard.press('Enter');
+    await pick(/SSH/);
+    await expect(input.getByText(/A label to recognise/)).toBeVisible();
+    await wb.page.keyboard.press('Enter');
+    await pick('No start-up script');
+    await pick('No volume');
+    await pick('New volume on this machine');
+    await expect(input.getByText(/Size of the new volume in GB .* It bills \$\d+\.\d+\/h until you delete it/)).toBeVisible();
+    await wb.page.keyboard.press('Enter');
+    await expect(input.getByText(/Where to mount it/)).toBeVisible();
+    await wb.page.keyboard.press('Enter');
+    await expect(input.getByText(/Volume: new 50 GB volume at \/data, \$\d+\.\d+\/h until deleted/)).toBeVisible();
+    await expect(input.getByText(/per day, plus the new volume \$\d+\.\d+\/h/)).toBeVisible();
+    await wb.shot('e2e-rent-volume', true);
+    await pick(/Rent for \$\d/);
+    await expect(await wb.notificationInCenter(/rented ".*" as instance #\d+/)).toBeVisible();
+
+    const res = await fetch(`${wb.sim.url}/api/v0/volumes/?owner=me`, { headers: { authorization: `Bearer ${KEY}` } });
+    const volumes = ((await res.json()) as { volumes: Array<{ disk_space: number; instances: number[] }> }).volumes;
+    assert.equal(volumes.length, 1);
+    assert.equal(volumes[0]!.disk_space, 50);
+    assert.equal(volumes[0]!.instances.length, 1, 'mounted by the new instance');
+  });
+});
