@@ -164,6 +164,9 @@ export class Services implements vscode.Disposable {
   async switchProfile(id: string): Promise<void> {
     const profile = this.profiles.get(id);
     if (!profile) throw new Error(`There is no GPU Rental profile "${id}".`);
+    // A rent whose answer is lost is reconciled by looking in the account: that must stay the
+    // account it was sent to, or a paid instance could go unseen.
+    if (this.renter.busy && id !== this.session.profileId) throw new Error('A rent is in progress. Switch profiles once it has finished, so that the new instance is found in the account it was rented on.');
     await this.profiles.setLast(id);
     this.logger.info(`Switched to the profile "${profile.name}" (${this.profiles.baseUrl(profile)}).`);
     await this.session.setProfile(id, this.profiles.baseUrl(profile));

@@ -97,6 +97,26 @@ describe('profiles: two accounts side by side, switched from the palette', funct
     assert.equal(x.services.connector.alias(secondInstance), `gpu-rental-${secondInstance}`, 'the default profile keeps the plain aliases');
   });
 
+  it('refuses to switch accounts while a rent is on its way, so a lost answer is looked for in the right account', async () => {
+    const x = await extensionApi();
+    await x.services.switchProfile('second');
+    const body = { rentable: { eq: true }, order: [['dph_total', 'asc']], limit: 1, type: 'on-demand' };
+    const [offer] = ((await api('POST', '/api/v0/bundles/', second.key, body)) as { offers: Offer[] }).offers;
+    await control('POST', 'faults', { kind: 'latency', ms: 1500, method: 'PUT', path: '/api/v0/asks/', count: 1 });
+    try {
+      const renting = vscode.commands.executeCommand<number>('gpuRental.rentOffer', offer!.id, { image: 'ubuntu:22.04', disk: 8, runtype: 'ssh_proxy', label: `it-profile-rent-${Date.now()}`, idleStopMinutes: 0 });
+      await eventually(() => x.services.renter.busy, 'the rent to be sent');
+      await assert.rejects(x.services.switchProfile('default'), /A rent is in progress/);
+      assert.equal(x.services.session.profileId, 'second');
+      const id = await renting;
+      assert.ok(id && (await idsOf(second.key)).includes(id), 'rented on the account it was sent to');
+      await api('DELETE', `/api/v0/instances/${id}/`, second.key);
+    } finally {
+      await control('DELETE', 'faults');
+    }
+    await x.services.switchProfile('default');
+  });
+
   it('removing a profile says what its account still runs; declined keeps it, accepted removes it and its key', async () => {
     const x = await extensionApi();
     answer = false;
