@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { COMMANDS, VIEWS } from '../core/ids';
 import { formatDollars } from '../core/offers/present';
 import type { Session, SessionState } from '../core/session/session';
+import { serviceLabel } from '../core/session/profiles';
 import { formatHours, hoursLeft, type Burn } from '../core/billing/burn';
 
 /** The account at a glance: credit in the status bar, the details in its tooltip. */
@@ -53,7 +54,7 @@ export class AccountStatus implements vscode.Disposable {
   private render(state: SessionState): void {
     const item = this.item;
     const profile = this.profileName();
-    const where = profile ? `${this.session.baseUrl} (profile "${profile}")` : this.session.baseUrl;
+    const where = serviceLabel(this.session.baseUrl, profile);
     const tag = profile ? ` (${profile})` : '';
     item.backgroundColor = undefined;
     switch (state.kind) {

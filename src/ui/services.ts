@@ -5,7 +5,7 @@ import type { Instance } from '../core/api/instances';
 import { API_KEY_ENV, CONTEXT, SETTINGS, VIEWS } from '../core/ids';
 import type { Logger } from '../core/log';
 import { Session, type ClientFactory, type SessionState } from '../core/session/session';
-import { DEFAULT_PROFILE_ID, keySlot, sshProfile, type Profile } from '../core/session/profiles';
+import { DEFAULT_PROFILE, DEFAULT_PROFILE_ID, keySlot, serviceLabel, sshProfile, type Profile } from '../core/session/profiles';
 import { parseHostAlias } from '../core/ssh/config';
 import { CostTracker } from '../core/billing/costs';
 import { InstancePoller } from '../core/instances/poller';
@@ -107,7 +107,7 @@ export class Services implements vscode.Disposable {
     this.offersView.attach(this.own(vscode.window.createTreeView(VIEWS.offers, { treeDataProvider: this.offersView })));
     this.accountView = this.own(new AccountView(this.session));
     this.own(vscode.window.createTreeView(VIEWS.account, { treeDataProvider: this.accountView }));
-    this.accountStatus = this.own(new AccountStatus(this.session, () => (this.profiles.list().length > 1 ? this.profile.name : undefined)));
+    this.accountStatus = this.own(new AccountStatus(this.session, () => this.profileLabel()));
     this.own(this.profiles.onDidChange(() => this.accountStatus.update()));
     this.spend = this.own(new SpendGuard(this.session, this.poller, this.accountStatus, context.globalState));
     this.own(this.forwards);
@@ -152,12 +152,17 @@ export class Services implements vscode.Disposable {
 
   /** The profile this window uses. */
   get profile(): Profile {
-    return this.profiles.get(this.session.profileId) ?? this.profiles.list()[0]!;
+    return this.profiles.get(this.session.profileId) ?? DEFAULT_PROFILE;
+  }
+
+  /** The profile's name while there are several (one account needs no label). */
+  profileLabel(): string | undefined {
+    return this.profiles.list().length > 1 ? this.profile.name : undefined;
   }
 
   /** The service, and the profile when there are several: for messages. */
   get where(): string {
-    return this.profiles.list().length > 1 ? `${this.session.baseUrl} (profile "${this.profile.name}")` : this.session.baseUrl;
+    return serviceLabel(this.session.baseUrl, this.profileLabel());
   }
 
   /** Switches this window to another profile; new windows start with it too. */

@@ -17,6 +17,11 @@ export interface Profile {
 export const DEFAULT_PROFILE_ID = 'default';
 export const DEFAULT_PROFILE: Profile = { id: DEFAULT_PROFILE_ID, name: 'Default' };
 
+/** The service as messages name it: the base URL, and the profile's name when there are several. */
+export function serviceLabel(baseUrl: string, profileName: string | undefined): string {
+  return profileName ? `${baseUrl} (profile "${profileName}")` : baseUrl;
+}
+
 /** Where a profile's key is stored: the base URL, plus the profile id for any but the default. */
 export function keySlot(profileId: string, normalizedBaseUrl: string): string {
   return profileId === DEFAULT_PROFILE_ID ? normalizedBaseUrl : `${normalizedBaseUrl}#profile=${profileId}`;

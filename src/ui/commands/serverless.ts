@@ -136,16 +136,16 @@ const LOG_LINES = 1000;
 async function pickServerless(s: Services, t: ServerlessTarget | undefined, title: string): Promise<Resolved | undefined> {
   if (t instanceof EndpointItem) return { kind: 'endpoint', endpoint: t.endpoint };
   if (t instanceof WorkerGroupItem) return { kind: 'group', group: t.group };
-  const client = s.session.client.serverless;
-  const [endpoints, groups] = await Promise.all([client.listEndpoints(), client.listWorkerGroups()]);
   if (typeof t === 'number') {
-    const endpoint = endpoints.find((e) => e.id === t);
+    const endpoint = await pickEndpoint(s, t, '');
     return endpoint && { kind: 'endpoint', endpoint };
   }
   if (t) {
-    const group = groups.find((g) => g.id === t.group);
+    const group = await pickGroup(s, t.group, '');
     return group && { kind: 'group', group };
   }
+  const client = s.session.client.serverless;
+  const [endpoints, groups] = await Promise.all([client.listEndpoints(), client.listWorkerGroups()]);
   const items = [
     ...endpoints.map((e) => ({ label: `$(cloud) ${e.endpoint_name}`, description: `endpoint ${e.id}`, value: { kind: 'endpoint', endpoint: e } as Resolved })),
     ...groups.map((g) => ({ label: `$(server-process) worker group ${g.id}`, description: g.endpoint_name ?? '', value: { kind: 'group', group: g } as Resolved })),
@@ -167,7 +167,8 @@ async function showWorkers(s: Services, t: ServerlessTarget | undefined): Promis
   if (!target) return undefined;
   const client = s.session.client.serverless;
   const workers = target.kind === 'endpoint' ? await client.endpointWorkers(target.endpoint.id) : await client.workerGroupWorkers(target.group.id);
-  if (t !== undefined && !(t instanceof EndpointItem) && !(t instanceof WorkerGroupItem)) return workers; // automation: no UI
+  // An id (not a tree item) comes from automation, which reads the result and needs no pick.
+  if (t !== undefined && !(t instanceof vscode.TreeItem)) return workers;
   if (workers.length === 0) {
     void vscode.window.showInformationMessage(`GPU Rental: ${nameOf(target)} has no workers now; the autoscaler starts them as load needs.`);
     return workers;

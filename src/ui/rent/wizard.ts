@@ -71,9 +71,8 @@ export async function rentWizard(input: WizardInput): Promise<RentPlan | undefin
   const total = 6;
   const ctx = (step: number): StepContext => ({ title, step, totalSteps: total });
   const plan: Partial<RentPlan> = { disk: Math.min(20, Math.max(8, Math.floor(offer.disk_space ?? 20))), label: input.defaultLabel, idleStopMinutes: input.idleStopMinutes };
-  /** How the chosen volume reads on the confirmation (its name and cost). */
-  let volumeText = '';
-  let volumePerHour = 0;
+  /** How the chosen volume reads on the confirmation, and what a new one bills per hour. */
+  let volume: ChosenVolume | undefined;
   if (input.template) plan.template = input.template;
   let step = input.template ? 2 : 1;
   while (step <= total) {
@@ -148,14 +147,13 @@ export async function rentWizard(input: WizardInput): Promise<RentPlan | undefin
         break;
       }
       case 6:
-        r = await confirmStep(ctx(6), offer, plan as RentPlan, input.credit, input.volumeChoices ? volumeText || 'none' : undefined, volumePerHour);
+        r = await confirmStep(ctx(6), offer, plan as RentPlan, input.credit, input.volumeChoices ? (volume ?? 'none') : undefined);
         if (r === 'volume') {
           const chosen = await volumeStep(ctx(6), input.volumeChoices!);
           if (chosen === CANCEL) return undefined;
           if (chosen !== BACK) {
             plan.volume = chosen?.attachment;
-            volumeText = chosen?.text ?? '';
-            volumePerHour = chosen?.perHour ?? 0;
+            volume = chosen ?? undefined;
           }
           continue;
         }
@@ -173,11 +171,18 @@ export async function rentWizard(input: WizardInput): Promise<RentPlan | undefin
   return plan as RentPlan;
 }
 
+/** A volume picked on the confirmation: what to send, how it reads, and what a new one bills per hour (0 for an existing one). */
+interface ChosenVolume {
+  attachment: VolumeAttachment;
+  text: string;
+  perHour: number;
+}
+
 /**
  * Picks a volume (or none), then the size of a new one with its price, then where to mount it.
  * Resolves with the attachment and how to describe it, null for no volume, or BACK/CANCEL.
  */
-async function volumeStep(ctx: StepContext, choices: () => Promise<VolumeChoice[]>): Promise<{ attachment: VolumeAttachment; text: string; perHour: number } | null | typeof BACK | typeof CANCEL> {
+async function volumeStep(ctx: StepContext, choices: () => Promise<VolumeChoice[]>): Promise<ChosenVolume | null | typeof BACK | typeof CANCEL> {
   const options = await choices();
   const items: PickItem<VolumeChoice | 'none'>[] = [
     { label: 'No volume', description: 'only the instance disk, which goes when the instance is destroyed', value: 'none' },
@@ -211,7 +216,8 @@ async function volumeStep(ctx: StepContext, choices: () => Promise<VolumeChoice[
   return { attachment, text: `${what} at ${mount.trim()}${cost}`, perHour: volumePerHour };
 }
 
-async function confirmStep(ctx: StepContext, offer: Offer, plan: RentPlan, credit: number | undefined, volume: string | undefined, volumePerHour = 0): Promise<unknown> {
+async function confirmStep(ctx: StepContext, offer: Offer, plan: RentPlan, credit: number | undefined, volume: ChosenVolume | 'none' | undefined): Promise<unknown> {
+  const volumePerHour = typeof volume === 'object' ? volume.perHour : 0;
   const q = quoteRent(offer, plan.disk, credit);
   const what = plan.template ? `template ${plan.template}` : plan.image;
   const items: PickItem<string>[] = [
@@ -234,7 +240,7 @@ async function confirmStep(ctx: StepContext, offer: Offer, plan: RentPlan, credi
         : { label: '$(watch) No idle stop', description: 'select to turn it on', value: 'toggleIdle' },
     ...(volume === undefined
       ? []
-      : [volume === 'none' ? { label: '$(database) No volume', description: 'select to attach or create one on this machine', value: 'volume' } : { label: `$(database) Volume: ${volume}`, description: 'select to change', value: 'volume' }]),
+      : [volume === 'none' ? { label: '$(database) No volume', description: 'select to attach or create one on this machine', value: 'volume' } : { label: `$(database) Volume: ${volume.text}`, description: 'select to change', value: 'volume' }]),
   ];
   return pickStep(ctx, { placeholder: 'Renting starts billing once the instance runs. Press Enter to rent, Escape to cancel.', items });
 }
