@@ -4,17 +4,20 @@
 //   node esbuild.mjs --production  minified build, prints the bundle size
 //   node esbuild.mjs --watch       rebuild on change
 //   node esbuild.mjs --tests       the integration suites, into out/test/integration/ (vscode and mocha stay external)
+//   node esbuild.mjs --chunk       only dist/undici.js
+//   --outdir=DIR                   write the bundles to DIR instead of dist/ (tests build a private copy)
 import * as esbuild from 'esbuild';
 import { readdirSync, rmSync, statSync } from 'node:fs';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
 const tests = process.argv.includes('--tests');
+const chunkOnly = process.argv.includes('--chunk');
+const outdir = process.argv.find((a) => a.startsWith('--outdir='))?.slice('--outdir='.length) || 'dist';
 
 /** @type {import('esbuild').BuildOptions} */
-const options = {
-  entryPoints: { extension: 'src/extension.ts', undici: 'src/ui/net/undici.ts' },
-  outdir: 'dist',
+const common = {
+  outdir,
   bundle: true,
   format: 'cjs',
   platform: 'node',
@@ -26,6 +29,12 @@ const options = {
   legalComments: 'none',
   logLevel: 'warning',
   metafile: true,
+};
+
+/** @type {import('esbuild').BuildOptions} */
+const extension = {
+  ...common,
+  entryPoints: { extension: 'src/extension.ts' },
   // The bundle's first and last lines note the time, so the logged activation time includes
   // evaluating the module, not only the activate() call.
   // The vscode module is required first so the cost of VS Code building its API object for the
@@ -33,6 +42,13 @@ const options = {
   banner: { js: 'var __gpuRentalLoadStart = performance.now(); require("vscode"); var __gpuRentalApiReady = performance.now();' },
   footer: { js: 'var __gpuRentalLoadEnd = performance.now();' },
 };
+
+/**
+ * The HTTP chunk: its own build, without the extension's banner (it must not require vscode, so
+ * that the unit tests can load the built file in plain Node).
+ * @type {import('esbuild').BuildOptions}
+ */
+const chunk = { ...common, entryPoints: { undici: 'src/ui/net/undici.ts' } };
 
 function reportSize(result) {
   for (const [file, output] of Object.entries(result.metafile?.outputs ?? {})) {
@@ -63,23 +79,19 @@ if (tests) {
   });
   console.log(`out/test/integration: ${suites.length} files`);
 } else if (watch) {
-  const ctx = await esbuild.context({
-    ...options,
-    plugins: [
-      {
-        name: 'report',
-        setup(build) {
-          build.onEnd((result) => {
-            if (result.errors.length === 0) reportSize(result);
-            else console.error(`build failed with ${result.errors.length} error(s)`);
-          });
-        },
-      },
-    ],
-  });
-  await ctx.watch();
+  const report = {
+    name: 'report',
+    setup(build) {
+      build.onEnd((result) => {
+        if (result.errors.length === 0) reportSize(result);
+        else console.error(`build failed with ${result.errors.length} error(s)`);
+      });
+    },
+  };
+  const contexts = await Promise.all([extension, chunk].map((options) => esbuild.context({ ...options, plugins: [report] })));
+  await Promise.all(contexts.map((ctx) => ctx.watch()));
   console.log('watching src/ for changes (Ctrl-C to stop)');
 } else {
-  const result = await esbuild.build(options);
-  reportSize(result);
+  const builds = chunkOnly ? [chunk] : [extension, chunk];
+  for (const result of await Promise.all(builds.map((options) => esbuild.build(options)))) reportSize(result);
 }
