@@ -39,6 +39,115 @@ export interface ApiErrorDetails {
    * it tries again, so that nothing is done twice.
    */
   outcomeUnknown?: boolean;
+  /** The underlying failure (a socket error); kept only as its name, code and scrubbed message. */
+  cause?: unknown;
+  /**
+   * Every secret the request carried (the key, an instance key, a routing key, a presigned query).
+   * Each is taken out of every string the error keeps, together with any run of 8 or more of its
+   * characters; the secrets themselves are never stored on the error.
+   */
+  secrets?: ReadonlyArray<string | undefined>;
+}
+
+/** What is left of an underlying failure: nothing but scrubbed text. */
+export interface SafeCause {
+  name: string;
+  message: string;
+  code?: string;
+}
+
+/** Fields that JSON, `util.inspect` and logs may show; all scrubbed when the error was made. */
+export interface ApiErrorJson {
+  name: string;
+  message: string;
+  kind: ApiErrorKind;
+  action: string;
+  method: string;
+  path: string;
+  status?: number;
+  code?: string;
+  serverMessage?: string;
+  permission?: PermissionCategory;
+  retryAfterMs?: number;
+  fieldPath?: string;
+  outcomeUnknown: boolean;
+  cause?: SafeCause;
+}
+
+const REDACTED = '[redacted]';
+/** A run this long that also occurs in a secret is taken out: a server echoing a key's prefix. */
+export const SECRET_RUN = 8;
+/** Shorter secrets are left alone: taking out every "abc" would mangle messages and hide nothing. */
+const MIN_SECRET = 4;
+
+/**
+ * A function that takes every secret out of a text: each one whole, and any run of at least
+ * SECRET_RUN characters that also occurs in a secret of that length or more. Built once per call:
+ * the secret's windows of SECRET_RUN characters go in a set, and a text is scanned once, each of
+ * its windows looked up; windows found mark their characters, and each marked stretch becomes
+ * "[redacted]". The cost is one set lookup per character of the text.
+ */
+export function secretScrubber(secrets: ReadonlyArray<string | undefined>): (text: string) => string {
+  const usable = [...new Set(secrets.filter((s): s is string => typeof s === 'string' && s.length >= MIN_SECRET))];
+  if (usable.length === 0) return (text) => text;
+  const windows = new Set<string>();
+  for (const secret of usable) {
+    for (let i = 0; i + SECRET_RUN <= secret.length; i++) windows.add(secret.slice(i, i + SECRET_RUN));
+  }
+  // Secrets too short for a window are taken out whole, longest first.
+  const short = usable.filter((s) => s.length < SECRET_RUN).sort((a, b) => b.length - a.length);
+  return (text) => {
+    let out = text;
+    if (windows.size > 0 && out.length >= SECRET_RUN) {
+      let marks: Uint8Array | undefined;
+      for (let i = 0; i + SECRET_RUN <= out.length; i++) {
+        if (!windows.has(out.slice(i, i + SECRET_RUN))) continue;
+        marks ??= new Uint8Array(out.length);
+        marks.fill(1, i, i + SECRET_RUN);
+      }
+      if (marks) {
+        let kept = '';
+        for (let i = 0; i < out.length; ) {
+          let j = i;
+          while (j < out.length && marks[j] === marks[i]) j++;
+          kept += marks[i] ? REDACTED : out.slice(i, j);
+          i = j;
+        }
+        out = kept;
+      }
+    }
+    for (const secret of short) out = out.split(secret).join(REDACTED);
+    return out;
+  };
+}
+
+function scrubCause(cause: unknown, scrub: (text: string) => string): SafeCause | undefined {
+  if (cause === undefined || cause === null) return undefined;
+  if (cause instanceof Error) {
+    const code = (cause as { code?: unknown }).code;
+    return { name: scrub(cause.name), message: scrub(cause.message), ...(typeof code === 'string' ? { code: scrub(code) } : {}) };
+  }
+  return { name: typeof cause, message: scrub(String(cause)) };
+}
+
+/** The details with every string scrubbed, and without the secrets. */
+function scrubbed(details: ApiErrorDetails): Omit<ApiErrorDetails, 'secrets' | 'cause'> & { cause?: SafeCause } {
+  const scrub = secretScrubber(details.secrets ?? []);
+  const opt = (text: string | undefined) => (text === undefined ? undefined : scrub(text));
+  return {
+    kind: details.kind,
+    action: scrub(details.action),
+    method: scrub(details.method),
+    path: scrub(details.path),
+    status: details.status,
+    code: opt(details.code),
+    serverMessage: opt(details.serverMessage),
+    permission: details.permission,
+    retryAfterMs: details.retryAfterMs,
+    fieldPath: opt(details.fieldPath),
+    outcomeUnknown: details.outcomeUnknown,
+    cause: scrubCause(details.cause, scrub),
+  };
 }
 
 export class ApiError extends Error {
@@ -53,10 +162,14 @@ export class ApiError extends Error {
   readonly retryAfterMs: number | undefined;
   readonly fieldPath: string | undefined;
   readonly outcomeUnknown: boolean;
+  declare readonly cause: SafeCause | undefined;
 
-  constructor(details: ApiErrorDetails) {
-    super(describe(details));
+  constructor(raw: ApiErrorDetails) {
+    // Scrubbed before Error sees the message: the stack's first line is fixed at construction.
+    const details = scrubbed(raw);
+    super(secretScrubber(raw.secrets ?? [])(describe(details)));
     this.name = 'ApiError';
+    Object.defineProperty(this, 'cause', { value: details.cause, enumerable: false, writable: false, configurable: true });
     this.kind = details.kind;
     this.action = details.action;
     this.method = details.method;
@@ -74,6 +187,34 @@ export class ApiError extends Error {
   toLogString(): string {
     const status = this.status === undefined ? '' : ` ${this.status}`;
     return `${this.kind}: ${this.method} ${this.path}${status}: ${this.message}`;
+  }
+
+  /** Only the known, scrubbed fields: nothing attached to the object later is serialised. */
+  toJSON(): ApiErrorJson {
+    return {
+      name: this.name,
+      message: this.message,
+      kind: this.kind,
+      action: this.action,
+      method: this.method,
+      path: this.path,
+      status: this.status,
+      code: this.code,
+      serverMessage: this.serverMessage,
+      permission: this.permission,
+      retryAfterMs: this.retryAfterMs,
+      fieldPath: this.fieldPath,
+      outcomeUnknown: this.outcomeUnknown,
+      cause: this.cause,
+    };
+  }
+
+  /** `util.inspect` (and so console.log and debuggers' previews) shows the stack and toJSON's fields. */
+  [Symbol.for('nodejs.util.inspect.custom')](depth: number, options: object, inspect?: (value: unknown, options?: object) => string): string {
+    const { name: _name, message: _message, ...fields } = this.toJSON();
+    for (const field of Object.keys(fields) as Array<keyof typeof fields>) if (fields[field] === undefined) delete fields[field];
+    const head = this.stack ?? `${this.name}: ${this.message}`;
+    return depth < 0 || !inspect ? head : `${head} ${inspect(fields, options)}`;
   }
 }
 

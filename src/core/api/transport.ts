@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import type * as z from 'zod';
 import type { Logger } from '../log';
-import { ApiError, type ApiErrorDetails, type ApiErrorKind } from './errors';
+import { ApiError, secretScrubber, type ApiErrorDetails, type ApiErrorKind } from './errors';
 import type { PermissionCategory } from './permissions';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -180,16 +180,23 @@ export class Transport {
   }
 
   async send<S extends z.ZodType>(call: Call<S>): Promise<z.output<S>> {
-    const key = call.absoluteUrl ? undefined : (call.apiKey ?? (await this.options.getApiKey()));
+    // An absolute URL (a presigned log URL) never gets the key, but the key is still taken out of
+    // everything said about it, as is its own query (a signature), which is neither logged nor kept.
+    const accountKey = call.apiKey ?? (await this.options.getApiKey());
+    const key = call.absoluteUrl ? undefined : accountKey;
     const pathAndQuery = call.path + encodeQuery(call.query);
-    const where: Pick<ApiErrorDetails, 'action' | 'method' | 'path'> = {
+    const absolute = call.absoluteUrl === undefined ? undefined : URL.canParse(call.absoluteUrl) ? new URL(call.absoluteUrl) : null;
+    const secrets = [accountKey, ...(call.secrets ?? []), absolute?.search.slice(1), absolute?.hash.slice(1)];
+    const redact = makeRedactor(secrets);
+    const where: Pick<ApiErrorDetails, 'action' | 'method' | 'path' | 'secrets'> = {
       action: call.action,
       method: call.method,
-      path: call.absoluteUrl ? new URL(call.absoluteUrl).pathname : pathAndQuery,
+      path: redact(absolute ? absolute.origin + absolute.pathname : absolute === null ? '(an absolute URL)' : pathAndQuery),
+      secrets,
     };
+    if (absolute === null) throw new ApiError({ ...where, kind: 'invalid_response', serverMessage: 'the service gave a URL that is not valid' });
     if (!call.absoluteUrl && !key) throw new ApiError({ ...where, kind: 'auth' });
-    const redact = makeRedactor([key, ...(call.secrets ?? [])]);
-    const url = new URL(call.absoluteUrl ?? (call.host === 'serverless' ? this.serverlessBase : this.base) + pathAndQuery);
+    const url = absolute ?? new URL((call.host === 'serverless' ? this.serverlessBase : this.base) + pathAndQuery);
 
     for (let attempt = 1; ; attempt++) {
       let failure: ApiError;
@@ -220,6 +227,7 @@ export class Transport {
           ...where,
           kind: timedOut ? 'timeout' : 'network',
           serverMessage: timedOut ? undefined : redact(code ?? (error instanceof Error ? error.message : String(error))),
+          cause: error,
           outcomeUnknown: call.method !== 'GET' && !notSent,
         });
         this.options.logger.debug(`${call.method} ${where.path} -> ${failure.kind}${code ? ` ${code}` : ''}`);
@@ -386,10 +394,7 @@ export function formatPath(path: ReadonlyArray<PropertyKey>): string {
   return out || '(root)';
 }
 
-/** Short values are left alone: taking out every "abc" would mangle messages and hide nothing. */
+/** Takes each secret, and any run of 8 or more of its characters, out of a text; see secretScrubber. */
 function makeRedactor(secrets: ReadonlyArray<string | undefined>): (text: string) => string {
-  // Longest first, so that a key containing another is taken out whole.
-  const hidden = [...new Set(secrets.filter((s): s is string => s !== undefined && s.length >= 4))].sort((a, b) => b.length - a.length);
-  if (hidden.length === 0) return (text) => text;
-  return (text) => hidden.reduce((out, secret) => out.split(secret).join('[redacted]'), text);
+  return secretScrubber(secrets);
 }

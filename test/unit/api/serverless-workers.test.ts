@@ -178,7 +178,7 @@ describe('serverless workers and logs', () => {
     const mock = new MockAgent();
     mock.disableNetConnect();
     const accountKey = 'acct-key-0123456789';
-    const endpointKey = 'endpoint-routing-key-abcdef';
+    const endpointKey = 'ek-9f3b2c7d1a6e4f08b5';
     mock.get('https://run.vast.ai').intercept({ path: '/get_endpoint_logs/', method: 'POST' }).reply(200, JSON.stringify(`bad api_key ${endpointKey} (account ${accountKey}) for endpoint llm`));
     const client = new GpuRentalClient({ dispatcher: mock, baseUrl: 'https://console.vast.ai', getApiKey: () => accountKey, logger: new MemoryLogger(), timeoutMs: 2_000 });
     await assert.rejects(client.serverless.endpointLogs({ id: 1, name: 'llm', apiKey: endpointKey }), (e: unknown) => {

@@ -258,7 +258,7 @@ describe('transport', () => {
         assert.equal(error.kind, kind);
         const seen = [error.message, error.toLogString(), String(error), inspect(error, { depth: 5 }), JSON.stringify(error), error.stack ?? '', ...logger.lines].join('\n');
         assert.ok(!seen.includes(KEY), `the key leaked:\n${seen}`);
-        assert.ok(!seen.includes(KEY.slice(0, 20)), 'part of the key leaked');
+        for (let i = 0; i + 8 <= KEY.length; i++) assert.ok(!seen.includes(KEY.slice(i, i + 8)), `a run of the key leaked: ${KEY.slice(i, i + 8)}`);
       });
     }
 
