@@ -10,6 +10,8 @@ import { parseHostAlias } from '../core/ssh/config';
 import { CostTracker } from '../core/billing/costs';
 import { InstancePoller } from '../core/instances/poller';
 import { Renter } from '../core/rent/renter';
+import { RentJournal } from '../core/rent/journal';
+import { PendingRents, journalStorage } from './pendingRents';
 import { SshConnector } from '../core/ssh/connector';
 import { PortForwards } from '../core/ssh/forward';
 import { findLocalKey, generateKey, newKeyPath } from '../core/ssh/keys';
@@ -69,6 +71,8 @@ export class Services implements vscode.Disposable {
   readonly createClient: ClientFactory;
 
   readonly renter: Renter;
+  /** Unsettled rents in the status bar, and their outcomes once known. */
+  readonly pendingRents: PendingRents;
   readonly connector: SshConnector;
   readonly forwards = new PortForwards();
   /** Instance ids in the last list, to notice those destroyed elsewhere. */
@@ -90,7 +94,11 @@ export class Services implements vscode.Disposable {
     };
     this.profiles = this.own(new Profiles(context.globalState));
     const profile = this.initialProfile();
-    this.session = this.own(new Session(this.profiles.baseUrl(profile), { keys, logger: this.logger, createClient: this.createClient, profileId: profile.id }));
+    // Written before a rent is sent, settled when its outcome is known; shared by every window.
+    const journal = this.own(new RentJournal(journalStorage(context), `${vscode.env.sessionId}:${Math.random().toString(16).slice(2, 10)}`));
+    this.session = this.own(
+      new Session(this.profiles.baseUrl(profile), { keys, logger: this.logger, createClient: this.createClient, profileId: profile.id, frozen: () => journal.freezeReason() }),
+    );
     this.poller = this.own(
       new InstancePoller({
         fetch: (signal) => this.session.client.instances.listInOneRequest({ signal, retry: 'never' }),
@@ -102,7 +110,15 @@ export class Services implements vscode.Disposable {
     this.costs = new CostTracker({ charges: (range) => this.session.client.billing.charges(range), logger: this.logger });
     this.instancesView = this.own(new InstancesView(this.session, this.poller, this.costs));
     this.offersView = this.own(new OffersView(this.session, context.globalState));
-    this.renter = new Renter({ client: () => this.session.client, logger: this.logger });
+    this.renter = this.own(new Renter({ journal, createClient: this.createClient, logger: this.logger }));
+    this.pendingRents = this.own(
+      new PendingRents(this.renter, (id) => {
+        this.boots.track(id);
+        void this.poller.refresh();
+      }),
+    );
+    // A closing window hands its unsettled rents to the next window at once.
+    this.own({ dispose: () => void journal.release() });
     this.instancesView.attach(this.own(vscode.window.createTreeView(VIEWS.instances, { treeDataProvider: this.instancesView })));
     this.offersView.attach(this.own(vscode.window.createTreeView(VIEWS.offers, { treeDataProvider: this.offersView })));
     this.accountView = this.own(new AccountView(this.session));
@@ -145,9 +161,33 @@ export class Services implements vscode.Disposable {
     this.own(
       vscode.workspace.onDidChangeConfiguration((e) => {
         // The setting is the default profile's base URL; other profiles keep their own.
-        if (e.affectsConfiguration(SETTINGS.apiUrl) && this.session.profileId === DEFAULT_PROFILE_ID) void this.session.setBaseUrl(config.apiUrl());
+        if (e.affectsConfiguration(SETTINGS.apiUrl) && this.session.profileId === DEFAULT_PROFILE_ID) this.followBaseUrlSetting();
       }),
     );
+    // A base URL change that waited for a rent to settle applies once none is pending.
+    this.own(
+      journal.onDidChange(() => {
+        if (this.baseUrlWaiting && !journal.freezeReason()) this.followBaseUrlSetting();
+      }),
+    );
+  }
+
+  private baseUrlWaiting = false;
+
+  /**
+   * Applies gpuRental.apiUrl. While a rent is unsettled the window stays on the service the rent
+   * went to (the setting cannot be refused, so the change waits), and the user is told why.
+   */
+  private followBaseUrlSetting(): void {
+    const wanted = config.apiUrl();
+    const reason = this.renter.journal.freezeReason();
+    if (reason && wanted !== this.session.baseUrl) {
+      if (!this.baseUrlWaiting) void vscode.window.showWarningMessage(`GPU Rental keeps using ${this.session.baseUrl} for now; it switches to ${wanted} once the rent is settled. Why: ${reason}`);
+      this.baseUrlWaiting = true;
+      return;
+    }
+    this.baseUrlWaiting = false;
+    void this.session.setBaseUrl(wanted).catch((error: unknown) => this.logger.warn(`The base URL was not changed: ${String(error)}`));
   }
 
   /** The profile this window uses. */
@@ -169,9 +209,12 @@ export class Services implements vscode.Disposable {
   async switchProfile(id: string): Promise<void> {
     const profile = this.profiles.get(id);
     if (!profile) throw new Error(`There is no GPU Rental profile "${id}".`);
-    // A rent whose answer is lost is reconciled by looking in the account: that must stay the
-    // account it was sent to, or a paid instance could go unseen.
-    if (this.renter.busy && id !== this.session.profileId) throw new Error('A rent is in progress. Switch profiles once it has finished, so that the new instance is found in the account it was rented on.');
+    // While a rent is being sent or checked, the window keeps showing the account it went to, or
+    // a paid instance could go unseen.
+    if (id !== this.session.profileId) {
+      if (this.renter.busy) throw new Error('A rent is in progress. Switch profiles once it has finished, so that the new instance is shown in the account it was rented on.');
+      this.session.assertNotFrozen();
+    }
     await this.profiles.setLast(id);
     this.logger.info(`Switched to the profile "${profile.name}" (${this.profiles.baseUrl(profile)}).`);
     await this.session.setProfile(id, this.profiles.baseUrl(profile));
@@ -182,8 +225,9 @@ export class Services implements vscode.Disposable {
     return this.keys.get(keySlot(profile.id, normalizedBaseUrl));
   }
 
-  /** Deletes a profile's key from this machine. */
+  /** Deletes a profile's key from this machine; refused while a rent is unsettled. */
   deleteKeyOf(profile: Profile, normalizedBaseUrl: string): Promise<void> {
+    this.session.assertNotFrozen();
     return this.keys.delete(keySlot(profile.id, normalizedBaseUrl));
   }
 
@@ -239,6 +283,8 @@ export class Services implements vscode.Disposable {
     void vscode.commands.executeCommand('setContext', CONTEXT.state, this.session.state.kind);
     await this.importEnvironmentKey();
     await this.session.start();
+    // Rents an earlier window (or this one before a reload) left unsettled are checked now.
+    this.pendingRents.resume();
   }
 
   refreshViews(): void {

@@ -39,6 +39,19 @@ export interface SessionOptions {
   logger: Logger;
   /** The profile whose key is used; the default profile when not given. */
   profileId?: string;
+  /**
+   * Why the key, profile or base URL must not change now (a rent is unsettled), or undefined. A
+   * change then is refused with AccountFrozen, naming the reason.
+   */
+  frozen?: () => string | undefined;
+}
+
+/** A key, profile or base URL change refused while a rent is unsettled. */
+export class AccountFrozen extends Error {
+  constructor(reason: string) {
+    super(`Not now: ${reason}`);
+    this.name = 'AccountFrozen';
+  }
 }
 
 /**
@@ -109,6 +122,23 @@ export class Session implements Disposable {
     return this.normalized;
   }
 
+  /**
+   * The base URL and key as they are now, bound together: a rent keeps them to the end, whatever
+   * changes meanwhile, so one service's key never goes to another and the lookup after a lost
+   * answer reads the account the rent was sent to. Undefined without a usable URL or key.
+   */
+  bound(): { baseUrl: string; profileId: string; key: string; account?: string } | undefined {
+    if (this.normalized === undefined || this.key === undefined) return undefined;
+    const user = this.current.kind === 'ready' ? this.current.user : undefined;
+    return { baseUrl: this.normalized, profileId: this.profileValue, key: this.key, account: user?.email ?? undefined };
+  }
+
+  /** Throws AccountFrozen while the account must stay as it is. */
+  assertNotFrozen(): void {
+    const reason = this.options.frozen?.();
+    if (reason) throw new AccountFrozen(reason);
+  }
+
   /** Reads the stored key and checks it. Cheap to call again. */
   async start(): Promise<void> {
     await this.reloadKey(true);
@@ -116,12 +146,14 @@ export class Session implements Disposable {
 
   async setBaseUrl(baseUrl: string): Promise<void> {
     if (baseUrl === this.baseUrlValue) return;
+    this.assertNotFrozen();
     await this.switchTo(this.profileValue, baseUrl);
   }
 
   /** Uses another profile's base URL and key. Another account: the state passes through checking. */
   async setProfile(profileId: string, baseUrl: string): Promise<void> {
     if (profileId === this.profileValue && baseUrl === this.baseUrlValue) return;
+    this.assertNotFrozen();
     await this.switchTo(profileId, baseUrl);
   }
 
@@ -155,7 +187,9 @@ export class Session implements Disposable {
   /** Verifies the key, then stores it. A key the service refuses is never stored. */
   async signIn(key: string): Promise<User | undefined> {
     const trimmed = key.trim();
+    this.assertNotFrozen();
     const user = await this.verifyKey(trimmed);
+    this.assertNotFrozen();
     this.generation++;
     this.key = trimmed;
     await this.writingKey(() => this.options.keys.store(this.slot(), trimmed));
@@ -165,6 +199,7 @@ export class Session implements Disposable {
   }
 
   async signOut(): Promise<void> {
+    this.assertNotFrozen();
     this.generation++;
     this.key = undefined;
     await this.writingKey(() => this.options.keys.delete(this.slot()));

@@ -4,6 +4,7 @@ import { COMMANDS } from '../../core/ids';
 import { formatDollars, presentOffer } from '../../core/offers/present';
 import { searchRequest } from '../../core/offers/search';
 import { quoteRent } from '../../core/rent/quote';
+import { rentOutcomeMessage } from '../../core/rent/messages';
 import type { Services } from '../services';
 import { rentWizard, type RentPlan, type VolumeChoice } from '../rent/wizard';
 import { OfferItem } from '../views/offersView';
@@ -40,6 +41,13 @@ export function registerRentCommands(s: Services): vscode.Disposable[] {
 async function rentOffer(s: Services, target: OfferItem | number | undefined, given: RentPlan | undefined): Promise<number | undefined> {
   const preset = s.rentTemplate;
   s.rentTemplate = undefined;
+  // An earlier rent whose outcome is not known yet: renting again could rent twice.
+  const bound = s.session.bound();
+  const pending = bound ? s.renter.journal.for(bound.baseUrl, bound.profileId) : [];
+  if (pending.length > 0) {
+    void vscode.window.showWarningMessage(`GPU Rental: ${rentOutcomeMessage({ kind: 'unsettled', pending })}`);
+    return undefined;
+  }
   const offer = await resolveOffer(s, target);
   if (!offer) return undefined;
   await s.session.refresh();
@@ -94,42 +102,61 @@ async function rentOffer(s: Services, target: OfferItem | number | undefined, gi
       return undefined;
     }
   }
-  const outcome = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `GPU Rental: renting ${presentOffer(offer).label}…` }, () =>
-    s.renter.rent(offer, {
-      image: plan.image,
-      template_hash_id: plan.template,
-      disk: plan.disk,
-      runtype: plan.runtype,
-      label: plan.label,
-      onstart,
-      volume_info: plan.volume,
-    }),
+  const account = s.session.bound();
+  if (!account) {
+    void vscode.window.showErrorMessage('GPU Rental: not rented: no API key is set for this service. Set one and try again.', 'Set API Key').then((c) => {
+      if (c) void vscode.commands.executeCommand(COMMANDS.setApiKey);
+    });
+    return undefined;
+  }
+  const description = presentOffer(offer).label;
+  const outcome = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `GPU Rental: renting ${description}…` }, () =>
+    s.renter.rent(
+      account,
+      offer,
+      {
+        image: plan.image,
+        template_hash_id: plan.template,
+        disk: plan.disk,
+        runtype: plan.runtype,
+        label: plan.label,
+        onstart,
+        volume_info: plan.volume,
+      },
+      { description, perHour: quote.totalPerHour },
+    ),
   );
   switch (outcome.kind) {
     case 'busy':
-      void vscode.window.showInformationMessage('GPU Rental: a rent is already in progress. Wait for it to finish.');
+    case 'unsettled':
+    case 'refused':
+      void vscode.window.showErrorMessage(`GPU Rental: ${rentOutcomeMessage(outcome)}`, 'Show Logs').then((choice) => {
+        if (choice) s.log.show();
+      });
       return undefined;
     case 'unavailable':
       // Not awaited: the command finishes now, the button works whenever it is clicked.
-      void vscode.window.showWarningMessage(`GPU Rental: offer ${offer.id} was taken or withdrawn meanwhile. Nothing was rented.`, 'Refresh Offers').then((choice) => {
+      void vscode.window.showWarningMessage(`GPU Rental: ${rentOutcomeMessage(outcome)}`, 'Refresh Offers').then((choice) => {
         if (choice) s.offersView.refresh();
       });
       return undefined;
-    case 'notCreated':
-      void vscode.window.showErrorMessage(`GPU Rental: the rent failed and no instance was made (checked with the service). Nothing is billed. ${outcome.error.message}`);
+    case 'uncertain':
+      // The status bar shows the check; its outcome is announced when known (PendingRents).
+      s.pendingRents.update();
+      void vscode.window.showWarningMessage(`GPU Rental: ${rentOutcomeMessage(outcome)}`, 'Show Logs').then((choice) => {
+        if (choice) s.log.show();
+      });
       return undefined;
-    case 'created':
-    case 'reconciled': {
+    case 'created': {
       s.boots.track(outcome.instanceId);
       if (plan.image) await rememberImage(s, plan.image);
       if (plan.template) await rememberTemplate(s, plan.template);
       s.offersView.refresh();
       await s.poller.refresh();
-      const lost = outcome.kind === 'reconciled' ? ' (the answer was lost, but the instance was found in your account)' : '';
       const id = outcome.instanceId;
       // "Open When Ready" waits for the boot and the SSH banner, then hands over to Remote-SSH.
       void vscode.window
-        .showInformationMessage(`GPU Rental: rented "${plan.label}" as instance #${id}${lost}. It bills ${formatDollars(quote.totalPerHour)}/h; watch it boot in the status bar.`, 'Open When Ready')
+        .showInformationMessage(`GPU Rental: rented "${plan.label}" as instance #${id}. It bills ${formatDollars(quote.totalPerHour)}/h; watch it boot in the status bar.`, 'Open When Ready')
         .then((choice) => {
           if (choice) void vscode.commands.executeCommand(COMMANDS.connect, id);
         });

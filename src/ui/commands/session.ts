@@ -83,6 +83,8 @@ async function signOut(s: Services): Promise<void> {
 }
 
 async function refresh(s: Services): Promise<void> {
+  // Also looks at once for the instance of a rent whose answer was lost.
+  s.renter.checkNow();
   await s.session.refresh();
   await s.poller.refresh();
   s.refreshViews();

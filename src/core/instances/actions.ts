@@ -1,0 +1,125 @@
+import type { GpuRentalClient } from '../api/client';
+import { ApiError } from '../api/errors';
+import type { Instance } from '../api/instances';
+import { formatDollars } from '../offers/present';
+import { instancePhase } from './phase';
+import { currentRate } from './present';
+
+/**
+ * What became of a stop or destroy. `unknown`: neither the answer nor a second look says; the
+ * user is told to check, never that nothing happened.
+ */
+export interface ActionResult {
+  kind: 'done' | 'notDone' | 'unknown';
+  message: string;
+}
+
+type Instances = Pick<GpuRentalClient['instances'], 'stop' | 'destroy' | 'show'>;
+
+/**
+ * Errors after which the request may have been carried out: a 5xx or 429 (a gateway may send it
+ * after the service acted), a lost connection or timeout once the request was sent, or a 2xx whose
+ * body could not be read. A clear refusal (auth, permission, bad request, not found) is not one.
+ */
+export function outcomeUnseen(error: unknown): boolean {
+  if (!(error instanceof ApiError)) return false;
+  switch (error.kind) {
+    case 'server':
+    case 'rate_limited':
+    case 'invalid_response':
+      return true;
+    case 'network':
+    case 'timeout':
+      return error.outcomeUnknown;
+    default:
+      return false;
+  }
+}
+
+/** Stops an instance and says what happened; after an unreadable answer, looks at the instance. */
+export async function stopInstance(instances: Instances, instance: Instance, name: string): Promise<ActionResult> {
+  const disk = instance.storage_total_cost ? ` Its disk still bills (${formatDollars(instance.storage_total_cost)}/h) until you destroy it.` : ' Its disk still bills until you destroy it.';
+  try {
+    await instances.stop(instance.id);
+    return { kind: 'done', message: `stopping ${name}.${disk}` };
+  } catch (error) {
+    if (!outcomeUnseen(error)) throw error;
+    const seen = await lookAgain(instances, instance.id);
+    if (seen.kind === 'failed') return unknown(`stopped ${name}`, error, seen.error, instance);
+    if (seen.kind === 'gone') return { kind: 'done', message: `${name} no longer exists; nothing bills for it.` };
+    const phase = instancePhase(seen.instance);
+    if (phase === 'stopped' || phase === 'stopping' || phase === 'failed') {
+      return { kind: 'done', message: `stopping ${name}: the service's answer was unreadable (${short(error)}), but the instance shows as ${phase}.${disk}` };
+    }
+    return {
+      kind: 'notDone',
+      message: `${name} was not stopped: the service answered with an error (${short(error)}), and the instance is still ${phase}${rateText(seen.instance)}. Try again.`,
+    };
+  }
+}
+
+/**
+ * Destroys an instance (destroying is idempotent, so the client repeats it on 502-504 and lost
+ * connections; an instance already gone is success) and says what happened.
+ */
+export async function destroyInstance(instances: Instances, instance: Instance, name: string): Promise<ActionResult> {
+  try {
+    await instances.destroy(instance.id);
+    return { kind: 'done', message: `destroyed ${name}.` };
+  } catch (error) {
+    if (error instanceof ApiError && error.kind === 'not_found') return { kind: 'done', message: `${name} was already destroyed.` };
+    if (!outcomeUnseen(error)) throw error;
+    const seen = await lookAgain(instances, instance.id);
+    if (seen.kind === 'failed') return unknown(`destroyed ${name}`, error, seen.error, instance);
+    if (seen.kind === 'gone' || instancePhase(seen.instance) === 'gone') {
+      return { kind: 'done', message: `destroyed ${name}: the service's answer was unreadable (${short(error)}), but the instance is gone.` };
+    }
+    return {
+      kind: 'notDone',
+      message: `${name} was not destroyed: the service answered with an error (${short(error)}), and the instance still exists${rateText(seen.instance)}. Try again.`,
+    };
+  }
+}
+
+type Look = { kind: 'seen'; instance: Instance } | { kind: 'gone' } | { kind: 'failed'; error: unknown };
+
+async function lookAgain(instances: Instances, id: number): Promise<Look> {
+  try {
+    return { kind: 'seen', instance: await instances.show(id) };
+  } catch (error) {
+    if (error instanceof ApiError && error.kind === 'not_found') return { kind: 'gone' };
+    return { kind: 'failed', error };
+  }
+}
+
+function unknown(did: string, first: unknown, second: unknown, instance: Instance): ActionResult {
+  return {
+    kind: 'unknown',
+    message: `it is not known whether GPU Rental ${did}: the service's answer was unreadable (${short(first)}) and a second look failed too (${short(second)}). It may still bill${rateText(instance)}. Refresh the Instances view to check before trying again.`,
+  };
+}
+
+function rateText(instance: Instance): string {
+  const rate = currentRate(instance);
+  return rate ? `, billing ${formatDollars(rate)}/h` : '';
+}
+
+function short(error: unknown): string {
+  if (error instanceof ApiError) {
+    switch (error.kind) {
+      case 'server':
+        return `HTTP ${error.status ?? '5xx'}`;
+      case 'rate_limited':
+        return 'HTTP 429';
+      case 'timeout':
+        return 'no answer in time';
+      case 'network':
+        return 'the connection broke';
+      case 'invalid_response':
+        return 'an unreadable body';
+      default:
+        return error.kind;
+    }
+  }
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,70 @@
+import { formatDollars } from '../offers/present';
+import type { PendingRent } from './journal';
+import type { RentOutcome, Settlement } from './renter';
+
+/**
+ * What the user is told about a rent, for every outcome. The rule: an outcome GPU Rental did not
+ * see is unknown, never "nothing happened"; "nothing is billed" is said only after the account was
+ * read past the time the service could still have made the instance.
+ */
+export function rentOutcomeMessage(outcome: Exclude<RentOutcome, { kind: 'created' }>): string {
+  switch (outcome.kind) {
+    case 'busy':
+      return 'a rent is already on its way in this window. Wait for it to finish; nothing else was sent.';
+    case 'unsettled':
+      return `not rented: ${outcome.pending.map(pendingName).join(', ')} is not confirmed yet, and renting again now could rent a second machine. GPU Rental is checking your account and will say what happened; rent again after that.`;
+    case 'unavailable':
+      return `the offer was taken or withdrawn meanwhile (the service said so). Nothing was rented and nothing is billed. Pick another offer.`;
+    case 'refused':
+      return `not rented: the service refused the request, so no instance was made and nothing is billed. ${outcome.error.message}`;
+    case 'uncertain':
+      return `the rent of ${pendingName(outcome.entry)} is not confirmed: ${uncertainReason(outcome.error)} The service may have made the instance (it would bill ${formatDollars(outcome.entry.perHour)}/h). GPU Rental is checking your account and will tell you; do not rent again until then.`;
+  }
+}
+
+export function settlementMessage(s: Settlement, nowMs: number = Date.now()): string {
+  switch (s.kind) {
+    case 'found':
+      return `the rent of ${pendingName(s.entry)} went through: it is instance #${s.instanceId} and bills ${formatDollars(s.entry.perHour)}/h. It is in the Instances view.`;
+    case 'notCreated': {
+      const after = Math.max(1, Math.round((s.checkedAt - s.entry.sentAt) / 60_000));
+      return `the rent of ${pendingName(s.entry)} did not go through: your account was checked ${after} min after the request and has no such instance. Nothing is billed for it; you can rent again.${nowMs - s.checkedAt > 60_000 ? ' (Checked when GPU Rental started again.)' : ''}`;
+    }
+    case 'unknowable':
+      return `GPU Rental can no longer check whether the rent of ${pendingName(s.entry)} made an instance (the key it was sent with is gone). Look at your instances at ${s.entry.baseUrl} and destroy any you do not want.`;
+  }
+}
+
+/** The status bar's words while a rent is unsettled. */
+export function pendingStatus(entries: readonly PendingRent[]): { text: string; tooltip: string } | undefined {
+  if (entries.length === 0) return undefined;
+  const names = entries.map(pendingName).join(', ');
+  const reasons = entries.map((e) => `${pendingName(e)}: ${e.state === 'sending' ? 'waiting for the answer' : `no readable answer (${e.problem ?? 'unknown'})`}`);
+  return {
+    text: entries.length === 1 ? `Rent of ${entries[0]!.description} not confirmed — checking` : `${entries.length} rents not confirmed — checking`,
+    tooltip: `GPU Rental is checking your account for ${names}. Until it is known, no rent is repeated and the account's key, profile and service stay as they are.\n\n${reasons.join('\n')}`,
+  };
+}
+
+function pendingName(e: PendingRent): string {
+  return `"${e.label}" (${e.description})`;
+}
+
+function uncertainReason(error: unknown): string {
+  if (!(error instanceof Error)) return 'the answer was lost.';
+  const kind = (error as { kind?: string }).kind;
+  switch (kind) {
+    case 'timeout':
+      return 'the service did not answer in time.';
+    case 'network':
+      return 'the connection broke before the answer arrived.';
+    case 'server':
+      return `the service (or a gateway in front of it) answered with an error (HTTP ${(error as { status?: number }).status ?? '5xx'}) that does not say whether the rent was done.`;
+    case 'rate_limited':
+      return 'the service answered "too many requests" (HTTP 429), which does not say whether the rent was done.';
+    case 'invalid_response':
+      return 'the service answered, but its answer could not be read.';
+    default:
+      return 'the answer was lost.';
+  }
+}
