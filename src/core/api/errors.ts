@@ -242,16 +242,18 @@ function describe(d: ApiErrorDetails): string {
       return `${what}: the service refused the request${d.status ? ` (HTTP ${d.status})` : ''}.${said}`;
     case 'rate_limited': {
       const wait = d.retryAfterMs ? ` It asked to wait ${Math.ceil(d.retryAfterMs / 1000)} s.` : '';
-      return `${what}: the service is limiting how often requests may be made (HTTP 429).${wait} Wait a moment and try again.`;
+      return d.outcomeUnknown
+        ? `${what}: the service answered "too many requests" (HTTP 429).${wait}${unknownOutcome(d)}`
+        : `${what}: the service is limiting how often requests may be made (HTTP 429).${wait} Wait a moment and try again.`;
     }
     case 'server':
-      return `${what}: the service had an error (HTTP ${d.status}).${said} Try again in a minute.${unknownOutcome(d)}`;
+      return `${what}: the service had an error (HTTP ${d.status}).${said}${d.outcomeUnknown ? unknownOutcome(d) : ' Try again in a minute.'}`;
     case 'network':
       return `${what}: the connection to the service failed (${d.serverMessage ?? 'no answer'}). Check the network and the base URL setting, then try again.${unknownOutcome(d)}`;
     case 'timeout':
       return `${what}: the service did not answer in time. Try again; if it keeps happening, check the network.${unknownOutcome(d)}`;
     case 'invalid_response':
-      return `${what}: the service sent a response the extension does not understand${d.fieldPath ? ` at "${d.fieldPath}"` : ''}${d.serverMessage ? ` (${d.serverMessage})` : ''}. Check that the base URL points at the GPU marketplace API.`;
+      return `${what}: the service sent a response the extension does not understand${d.fieldPath ? ` at "${d.fieldPath}"` : ''}${d.serverMessage ? ` (${d.serverMessage})` : ''}.${d.outcomeUnknown ? unknownOutcome(d) : ' Check that the base URL points at the GPU marketplace API.'}`;
   }
 }
 

@@ -218,9 +218,12 @@ export class InstancesApi {
     return this.t.send({ action: `reboot instance ${id}`, method: 'PUT', path: `/api/v0/instances/reboot/${id}/`, schema: anyOk, permission: 'instance_write', retry: 'write', ...o });
   }
 
-  /** Ends all billing and deletes the instance and its disk. */
+  /**
+   * Ends all billing and deletes the instance and its disk. Destroying twice is harmless (the second
+   * answers not found), so a lost answer or a gateway error is retried like a read.
+   */
   destroy(id: number, o: RequestOptions = {}): Promise<void> {
-    return this.t.send({ action: `destroy instance ${id}`, method: 'DELETE', path: `/api/v0/instances/${id}/`, schema: anyOk, permission: 'instance_write', retry: 'write', ...o });
+    return this.t.send({ action: `destroy instance ${id}`, method: 'DELETE', path: `/api/v0/instances/${id}/`, schema: anyOk, permission: 'instance_write', retry: 'read', ...o });
   }
 
   /**

@@ -174,6 +174,11 @@ export class Transport {
     return this.base;
   }
 
+  /** The client's log, for what an endpoint reads around a call (odd records in a list). */
+  get logger(): Logger {
+    return this.options.logger;
+  }
+
   /** Waits, or rejects when the signal aborts; tests replace it to run without real delays. */
   wait(ms: number, signal?: AbortSignal): Promise<void> {
     return this.sleep(ms, signal);
@@ -287,7 +292,7 @@ export class Transport {
       try {
         json = JSON.parse(res.text);
       } catch {
-        throw new ApiError({ ...where, kind: 'invalid_response', status: res.status, serverMessage: 'the body is not valid JSON' });
+        throw new ApiError({ ...where, kind: 'invalid_response', status: res.status, serverMessage: 'the body is not valid JSON', outcomeUnknown: call.method !== 'GET' });
       }
     }
     if (call.stringAnswer && call.responseType !== 'text' && typeof json === 'string') {
@@ -304,6 +309,8 @@ export class Transport {
       ...where,
       kind: 'invalid_response',
       status: res.status,
+      // A 2xx to a request that changes something: it was most likely done, but that is not seen.
+      outcomeUnknown: call.method !== 'GET',
       fieldPath: issue ? formatPath(issue.path) : undefined,
       serverMessage: issue?.message,
     });
@@ -346,8 +353,11 @@ function statusError(
   if (status === 401 || ((status === 403 || status === 404 || status === 400) && authish)) return new ApiError({ ...base, kind: 'auth' });
   if (status === 403) return new ApiError({ ...base, kind: 'forbidden', permission: call.permission ?? undefined });
   if (status === 404 || status === 410) return new ApiError({ ...base, kind: 'not_found' });
-  if (status === 429) return new ApiError({ ...base, kind: 'rate_limited', retryAfterMs: parseRetryAfter(res.headers['retry-after']) });
-  if (status >= 500) return new ApiError({ ...base, kind: 'server', outcomeUnknown: call.method !== 'GET' && status !== 503 });
+  // A gateway in front of the service may answer 429 or any 5xx after the service acted: for a
+  // request that changes something, the outcome is unknown.
+  const changes = call.method !== 'GET';
+  if (status === 429) return new ApiError({ ...base, kind: 'rate_limited', retryAfterMs: parseRetryAfter(res.headers['retry-after']), outcomeUnknown: changes });
+  if (status >= 500) return new ApiError({ ...base, kind: 'server', outcomeUnknown: changes });
   return new ApiError({ ...base, kind: 'bad_request' });
 }
 
