@@ -1,61 +1,69 @@
 import * as vscode from 'vscode';
 import { DEFAULT_BASE_URL } from '../core/api/limits';
 import { SETTINGS } from '../core/ids';
+import { NUMBER_RULES, boundedNumber, spendCap, userOrDefault } from '../core/settings';
 import type { ConnectVia } from '../core/ssh/connector';
+
+/** Any setting as VS Code resolves it (user, then workspace, then folder). For settings a workspace may set. */
+function resolved<T>(key: string): T | undefined {
+  return vscode.workspace.getConfiguration().get<T>(key);
+}
+
+/**
+ * A money or identity setting: the user's value or the default, never a workspace's. These are
+ * application-scoped (VS Code ignores a workspace value for them), and the reader makes sure of it.
+ */
+function userSetting<T>(key: string): T | undefined {
+  return userOrDefault(vscode.workspace.getConfiguration().inspect<T>(key));
+}
 
 /** One typed getter per setting, read fresh each time so changes apply without a reload. */
 export const config = {
   apiUrl(): string {
-    const value = vscode.workspace.getConfiguration().get<string>(SETTINGS.apiUrl);
-    return value?.trim() || DEFAULT_BASE_URL;
+    const value = userSetting<string>(SETTINGS.apiUrl);
+    return (typeof value === 'string' && value.trim()) || DEFAULT_BASE_URL;
   },
   pollIntervalSeconds(): number {
-    const value = vscode.workspace.getConfiguration().get<number>(SETTINGS.pollIntervalSeconds, 10);
-    return Number.isFinite(value) && value >= 2 ? value : 10;
+    return boundedNumber(resolved(SETTINGS.pollIntervalSeconds), NUMBER_RULES[SETTINGS.pollIntervalSeconds]);
   },
   /** 0 or empty: no cap. */
   maxHourlySpend(): number | undefined {
-    const value = vscode.workspace.getConfiguration().get<number | null>(SETTINGS.maxHourlySpend);
-    return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : undefined;
+    return spendCap(userSetting(SETTINGS.maxHourlySpend));
   },
   lowCreditHours(): number {
-    const value = vscode.workspace.getConfiguration().get<number>(SETTINGS.lowCreditHours, 24);
-    return Number.isFinite(value) && value >= 0 ? value : 24;
+    return boundedNumber(userSetting(SETTINGS.lowCreditHours), NUMBER_RULES[SETTINGS.lowCreditHours]);
   },
   lowCreditAmount(): number {
-    const value = vscode.workspace.getConfiguration().get<number>(SETTINGS.lowCreditAmount, 5);
-    return Number.isFinite(value) && value >= 0 ? value : 5;
+    return boundedNumber(userSetting(SETTINGS.lowCreditAmount), NUMBER_RULES[SETTINGS.lowCreditAmount]);
   },
   idleStopEnabled(): boolean {
-    return vscode.workspace.getConfiguration().get<boolean>(SETTINGS.idleStopEnabled, true);
+    return userSetting<boolean>(SETTINGS.idleStopEnabled) !== false;
   },
-  /** Minutes; fractions are allowed (tests use seconds' worth). */
+  /** Minutes, at most a week; fractions are allowed (tests use seconds' worth). */
   idleStopMinutes(): number {
-    const value = vscode.workspace.getConfiguration().get<number>(SETTINGS.idleStopMinutes, 30);
-    return Number.isFinite(value) && value > 0 ? value : 30;
+    return boundedNumber(userSetting(SETTINGS.idleStopMinutes), NUMBER_RULES[SETTINGS.idleStopMinutes]);
   },
   idleGpuThreshold(): number {
-    const value = vscode.workspace.getConfiguration().get<number>(SETTINGS.idleGpuThreshold, 5);
-    return Number.isFinite(value) && value >= 0 ? value : 5;
+    return boundedNumber(userSetting(SETTINGS.idleGpuThreshold), NUMBER_RULES[SETTINGS.idleGpuThreshold]);
   },
   idleCountdownSeconds(): number {
-    const value = vscode.workspace.getConfiguration().get<number>(SETTINGS.idleCountdownSeconds, 60);
-    return Number.isFinite(value) && value >= 0 ? value : 60;
+    return boundedNumber(userSetting(SETTINGS.idleCountdownSeconds), NUMBER_RULES[SETTINGS.idleCountdownSeconds]);
   },
   /** The folder a connect opens on the instance; empty opens an empty remote window. */
   remoteFolder(): string {
-    return vscode.workspace.getConfiguration().get<string>(SETTINGS.remoteFolder, '/root').trim();
+    const value = resolved<string>(SETTINGS.remoteFolder);
+    return typeof value === 'string' ? value.trim() : '/root';
   },
   sshIdentityFile(): string | undefined {
-    return vscode.workspace.getConfiguration().get<string>(SETTINGS.sshIdentityFile)?.trim() || undefined;
+    const value = userSetting<string>(SETTINGS.sshIdentityFile);
+    return (typeof value === 'string' && value.trim()) || undefined;
   },
   sshConnectVia(): ConnectVia {
-    const value = vscode.workspace.getConfiguration().get<string>(SETTINGS.sshConnectVia, 'auto');
+    const value = userSetting<string>(SETTINGS.sshConnectVia);
     return value === 'direct' || value === 'proxy' ? value : 'auto';
   },
   sshReadyTimeoutSeconds(): number {
-    const value = vscode.workspace.getConfiguration().get<number>(SETTINGS.sshReadyTimeoutSeconds, 180);
-    return Number.isFinite(value) && value >= 5 ? value : 180;
+    return boundedNumber(resolved(SETTINGS.sshReadyTimeoutSeconds), NUMBER_RULES[SETTINGS.sshReadyTimeoutSeconds]);
   },
 };
 

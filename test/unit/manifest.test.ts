@@ -2,16 +2,21 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { COMMAND_IDS, SETTINGS, VIEWS } from '../../src/core/ids';
+import { NUMBER_RULES, MAX_HOURLY_SPEND } from '../../src/core/settings';
 
 interface Manifest {
   activationEvents?: string[];
+  capabilities?: {
+    untrustedWorkspaces?: { supported: boolean | 'limited'; description?: string; restrictedConfigurations?: string[] };
+    virtualWorkspaces?: boolean | { supported: boolean | 'limited'; description?: string };
+  };
   contributes: {
     commands: Array<{ command: string; title: string; category?: string }>;
     views: Record<string, Array<{ id: string; when?: string }>>;
     viewsContainers: { activitybar: Array<{ id: string; icon: string }> };
     viewsWelcome: Array<{ view: string; when: string; contents: string }>;
     menus: Record<string, Array<{ command: string }>>;
-    configuration: { properties: Record<string, { default?: unknown; scope?: string }> };
+    configuration: { properties: Record<string, { type?: string | string[]; default?: unknown; scope?: string; minimum?: number; maximum?: number }> };
   };
 }
 
@@ -78,5 +83,68 @@ describe('package.json against src/core/ids', () => {
     assert.equal(props[SETTINGS.apiUrl]!.default, 'https://console.vast.ai');
     assert.equal(props[SETTINGS.apiUrl]!.scope, 'application');
     assert.equal(props[SETTINGS.pollIntervalSeconds]!.default, 10);
+  });
+});
+
+/**
+ * Settings a workspace may set: nothing about money, identity or where the extension connects.
+ * Every other gpuRental setting must be one a cloned repository's .vscode/settings.json cannot set.
+ */
+const WINDOW_SETTINGS: readonly string[] = [SETTINGS.pollIntervalSeconds, SETTINGS.remoteFolder, SETTINGS.sshReadyTimeoutSeconds];
+/** Of those, the ones that stay harmless from an untrusted workspace too. */
+const HARMLESS_IN_WORKSPACE: readonly string[] = [SETTINGS.pollIntervalSeconds, SETTINGS.sshReadyTimeoutSeconds];
+
+describe('package.json: settings a workspace cannot weaken', () => {
+  const props = manifest.contributes.configuration.properties;
+
+  it('scopes every money, idle-stop, identity and service setting to the application', () => {
+    const safeguards = Object.keys(props).filter((k) => !WINDOW_SETTINGS.includes(k));
+    for (const k of [SETTINGS.maxHourlySpend, SETTINGS.lowCreditHours, SETTINGS.lowCreditAmount, SETTINGS.idleStopEnabled, SETTINGS.idleStopMinutes, SETTINGS.idleGpuThreshold, SETTINGS.idleCountdownSeconds, SETTINGS.apiUrl, SETTINGS.sshIdentityFile, SETTINGS.sshConnectVia]) {
+      assert.ok(safeguards.includes(k), k);
+    }
+    for (const k of safeguards) assert.ok(props[k]!.scope === 'application' || props[k]!.scope === 'machine', `${k} is ${props[k]!.scope ?? 'window'}-scoped: a workspace could set it`);
+  });
+
+  it('uses no machine scope: a machine value in user settings is dropped when the extension runs remotely (code-server)', () => {
+    for (const [k, p] of Object.entries(props)) assert.notEqual(p.scope, 'machine', k);
+  });
+
+  it('supports Restricted Mode, ignoring there every workspace value that could be abused', () => {
+    const trust = manifest.capabilities?.untrustedWorkspaces;
+    assert.equal(trust?.supported, 'limited');
+    assert.ok(trust?.description, 'says what is limited');
+    const restricted = trust?.restrictedConfigurations ?? [];
+    for (const k of restricted) assert.ok(Object.hasOwn(props, k), `${k} is a declared setting`);
+    for (const k of Object.keys(props).filter((k) => !HARMLESS_IN_WORKSPACE.includes(k))) assert.ok(restricted.includes(k), `${k} is restricted`);
+  });
+
+  it('supports virtual workspaces: it reads no file of the workspace', () => {
+    assert.equal(manifest.capabilities?.virtualWorkspaces, true);
+  });
+
+  it('bounds every numeric setting as the reader clamps it', () => {
+    const rules: Record<string, { min: number; max: number }> = NUMBER_RULES;
+    for (const [k, p] of Object.entries(props)) {
+      const types = [p.type].flat();
+      if (!types.includes('number') && !types.includes('integer')) continue;
+      assert.equal(typeof p.minimum, 'number', `${k} minimum`);
+      assert.equal(typeof p.maximum, 'number', `${k} maximum`);
+      if (k === SETTINGS.maxHourlySpend) {
+        assert.deepEqual([p.minimum, p.maximum], [0, MAX_HOURLY_SPEND]);
+        continue;
+      }
+      const rule = rules[k];
+      assert.ok(rule, `${k} has a clamping rule in src/core/settings.ts`);
+      assert.equal(p.maximum, rule.max, `${k} maximum`);
+      // Idle minutes: the schema asks for whole minutes from 1, the reader also takes fractions (tests).
+      if (k !== SETTINGS.idleStopMinutes) assert.equal(p.minimum, rule.min, `${k} minimum`);
+      assert.ok(typeof p.default === 'number' && p.default >= p.minimum! && p.default <= p.maximum!, `${k} default within bounds`);
+    }
+  });
+});
+
+describe('package.json: activation', () => {
+  it('activates after start-up, so a Remote-SSH window on an instance writes its heartbeat without a click', () => {
+    assert.ok((manifest.activationEvents ?? []).includes('onStartupFinished'));
   });
 });
