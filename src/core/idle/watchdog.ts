@@ -1,10 +1,14 @@
 import { ONSTART_MAX_CHARS } from '../api/limits';
+import { MAX_IDLE_MINUTES } from '../settings';
+
+/** The longest idle time the watchdog takes, in seconds (one week). */
+export const MAX_IDLE_SECONDS = MAX_IDLE_MINUTES * 60;
 
 /** What the watchdog on the host is told at rent time. */
 export interface WatchdogOptions {
   /** The API's base URL, e.g. https://console.vast.ai; the watchdog stops its instance through it. */
   baseUrl: string;
-  /** Idle this long (no GPU use above the threshold and no SSH session) and the instance stops itself. */
+  /** Idle this long (no GPU use above the threshold and no SSH session) and the instance stops itself; at most a week. */
   idleMinutes: number;
   /** GPU utilisation, in percent, at or below which the GPU counts as idle. */
   gpuThreshold: number;
@@ -27,17 +31,29 @@ function shellQuote(value: string): string {
  * own instance with the instance key the service puts into the container (CONTAINER_API_KEY, for
  * CONTAINER_ID), by curl, else wget, else python3. Everything it decides goes to
  * ~/gpu-rental-idle.log on the host. The key is never written to the log.
+ *
+ * The idle time must be positive and at most a week: bash's arithmetic is 64-bit, and a larger
+ * number would make its first comparison fail, which read as "idle" and stopped the instance at
+ * once. The script checks this itself too and stays off, with a line in its log, rather than stop.
  */
 export function watchdogScript(o: WatchdogOptions): string {
   const url = o.baseUrl.replace(/\/+$/, '');
   if (!/^https?:\/\/[^\s'"]+$/.test(url)) throw new Error(`"${o.baseUrl}" is not a usable base URL for the idle watchdog.`);
+  if (!(o.idleMinutes > 0 && o.idleMinutes <= MAX_IDLE_MINUTES)) {
+    throw new RangeError(`An idle time of ${String(o.idleMinutes)} minutes cannot be used: the idle stop takes more than 0 and at most ${MAX_IDLE_MINUTES} minutes (one week).`);
+  }
+  const check = o.checkSeconds ?? 60;
+  if (!(check > 0 && check <= MAX_IDLE_SECONDS)) throw new RangeError(`The idle watchdog cannot check every ${String(check)} seconds.`);
+  if (!Number.isFinite(o.gpuThreshold)) throw new RangeError(`${String(o.gpuThreshold)} is not a GPU threshold in percent.`);
   const idle = Math.max(1, Math.round(o.idleMinutes * 60));
-  const every = Math.max(1, Math.min(Math.round(o.checkSeconds ?? 60), idle));
+  const every = Math.max(1, Math.min(Math.round(check), idle));
   const threshold = Math.max(0, Math.min(100, Math.round(o.gpuThreshold)));
   return [
     WATCHDOG_BEGIN,
     `(U=${shellQuote(url)} N=${idle} E=${every} T=${threshold} L="\${HOME:-/root}/gpu-rental-idle.log" i=0`,
     'log(){ echo "$(date -u +%FT%TZ) $*" >>"$L"; }',
+    // A whole number of seconds up to a week, or it stays off: a failed comparison must never read as idle.
+    `[ "$N" -gt 0 ] 2>/dev/null&&[ $N -le ${MAX_IDLE_SECONDS} ]||{ log "idle stop off: bad idle time N=$N";exit;}`,
     'log "idle stop on: instance $CONTAINER_ID stops after ${N}s with GPU<=${T}% and no SSH session"',
     'while sleep $E; do',
     ' g=$(nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader,nounits 2>/dev/null|sort -n|tail -1);g=${g%%.*};g=${g//[!0-9]/};g=${g:-0}',

@@ -65,6 +65,15 @@ describe('idle: the watchdog script', () => {
     assert.throws(() => withWatchdog(long, options), (e: unknown) => e instanceof OnstartTooLong && /at most 4048/.test(e.message) && /turn idle stop off/.test(e.message));
   });
 
+  it('refuses an idle time that is not positive, or more than a week (bash would overflow and stop at once)', () => {
+    assert.match(watchdogScript({ ...options, idleMinutes: 10_080 }), / N=604800 /);
+    for (const idleMinutes of [1.6e17, 10_081, Number.POSITIVE_INFINITY, Number.NaN, 0, -1]) {
+      assert.throws(() => watchdogScript({ ...options, idleMinutes }), /at most 10080 minutes/, String(idleMinutes));
+    }
+    assert.throws(() => watchdogScript({ ...options, checkSeconds: Number.NaN }), /cannot check every NaN seconds/);
+    assert.throws(() => watchdogScript({ ...options, gpuThreshold: Number.NaN }), /not a GPU threshold/);
+  });
+
   it('refuses a base URL that would break out of the quoting', () => {
     assert.throws(() => watchdogScript({ ...options, baseUrl: "https://x'; rm -rf /" }), /not a usable base URL/);
   });

@@ -99,3 +99,43 @@ describe('idle: the watchdog without curl', function () {
     });
   }
 });
+
+describe('idle: the watchdog with an idle time bash cannot hold', function () {
+  this.timeout(60_000);
+  let sim: Marketplace;
+  before(async () => {
+    sim = await startSimulator({ bootSeconds: 0.2, seed: 23 });
+  });
+  after(() => sim.stop());
+
+  // 1.6e17 minutes is 9.6e18 seconds, past bash's 64-bit integers: every comparison then fails, which
+  // the loop read as "idle" and stopped the instance at its first check. The extension refuses such a
+  // value, and the script on the host refuses it again (a template's script can be edited by hand).
+  it('stays off, says so in its log, and never stops the instance', async () => {
+    assert.throws(() => withWatchdog(undefined, { baseUrl: sim.url, idleMinutes: 1.6e17, gpuThreshold: 5 }), /at most 10080 minutes/);
+    const { client: api } = clientFor(sim.url, DEMO_KEY);
+    const [offer] = await api.offers.search({ query: { filters: { rentable: { eq: true } }, order: [], type: 'on-demand' }, limit: 1 });
+    const id = (await api.instances.create(offer!.id, { image: 'ubuntu:22.04', disk: 8 })).instanceId;
+    await eventually(async () => (await api.instances.show(id)).actual_status === 'running' || undefined, 10_000, 'running');
+    const script = withWatchdog(undefined, { baseUrl: sim.url, idleMinutes: 2 / 60, gpuThreshold: 5, checkSeconds: 1 }).replace(' N=2 ', ' N=9600000000000000000 ');
+    assert.match(script, / N=9600000000000000000 /);
+    const home = mkdtempSync(join(tmpdir(), 'gpu-rental-wd-home-'));
+    const { spawn } = await import('node:child_process');
+    const shell = spawn('/bin/bash', ['-c', script], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, CONTAINER_ID: String(id), CONTAINER_API_KEY: DEMO_KEY }, stdio: 'ignore', detached: true });
+    try {
+      const log = join(home, 'gpu-rental-idle.log');
+      await eventually(async () => (existsSync(log) && /idle stop off: bad idle time N=9600000000000000000/.test(readFileSync(log, 'utf8'))) || undefined, 5_000, 'the refusal in the log');
+      // Several check periods: an instance that was going to be stopped would be by now.
+      await new Promise((r) => setTimeout(r, 4_000));
+      assert.equal((await api.instances.show(id)).actual_status, 'running', 'still running');
+      assert.doesNotMatch(readFileSync(log, 'utf8'), /stopping instance/);
+    } finally {
+      try {
+        process.kill(-shell.pid!, 'SIGKILL');
+      } catch {
+        // already gone: the guard ended it
+      }
+    }
+    await api.instances.destroy(id);
+  });
+});
