@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { Instance } from '../core/api/instances';
 import { IdleTracker } from '../core/idle/idleTracker';
 import { parseHostAlias } from '../core/ssh/config';
+import { aliasOfRemoteAuthority } from '../core/ssh/remoteWindow';
 import { instancePhase } from '../core/instances/phase';
 import { gpuSummary } from '../core/instances/present';
 import { formatDollars } from '../core/offers/present';
@@ -24,10 +25,13 @@ export function instanceIdOfAlias(alias: string | undefined): number | undefined
 
 /** The alias this window is connected to through Remote-SSH, if any. */
 export function windowAlias(): string | undefined {
-  if (vscode.env.remoteName !== 'ssh-remote') return undefined;
-  const uri = vscode.workspace.workspaceFile ?? vscode.workspace.workspaceFolders?.[0]?.uri;
-  const authority = uri?.authority ?? '';
-  return authority.startsWith('ssh-remote+') ? decodeURIComponent(authority.slice('ssh-remote+'.length)) : undefined;
+  // A saved workspace file on the instance carries the authority; an untitled one does not, its folders do.
+  const uris = [vscode.workspace.workspaceFile, ...(vscode.workspace.workspaceFolders ?? []).map((f) => f.uri)];
+  for (const uri of uris) {
+    const alias = aliasOfRemoteAuthority(vscode.env.remoteName, uri?.authority);
+    if (alias) return alias;
+  }
+  return undefined;
 }
 
 /**
