@@ -29,11 +29,34 @@ export function templateFromInstance(instance: Instance, name: string): Template
   };
 }
 
-/** "pytorch/pytorch:2.5" -> ["pytorch/pytorch", "2.5"]; a registry port is not a tag. */
+/**
+ * An image reference as a template's image and tag: the tag is what follows the last ':' after the
+ * last '/', so a registry port is not one ("registry:5000/name:1.0" -> ["registry:5000/name", "1.0"]).
+ * A reference pinned by digest ("name@sha256:...") stays whole as the image, with no tag: the digest
+ * names the image exactly, and "image:tag" could not carry it.
+ */
 export function splitImage(ref: string): [string, string | undefined] {
-  const slash = ref.lastIndexOf('/');
-  const colon = ref.lastIndexOf(':');
-  return colon > slash ? [ref.slice(0, colon), ref.slice(colon + 1)] : [ref, undefined];
+  const text = ref.trim();
+  if (text.includes('@')) return [text, undefined];
+  const slash = text.lastIndexOf('/');
+  const colon = text.lastIndexOf(':');
+  return colon > slash && colon < text.length - 1 ? [text.slice(0, colon), text.slice(colon + 1)] : [colon === text.length - 1 ? text.slice(0, -1) : text, undefined];
+}
+
+/** A template's image and tag as one reference, the way the service puts them together. */
+export function joinImage(image: string | null | undefined, tag: string | null | undefined): string {
+  const ref = image ?? '';
+  if (!tag || ref.includes('@') || splitImage(ref)[1] !== undefined) return ref;
+  return `${ref}:${tag}`;
+}
+
+/**
+ * The fields an edit of a template's image sends. An untagged reference means "latest", as for
+ * docker pull, and says so: leaving the tag out would keep the template's old one.
+ */
+export function imageFields(ref: string): { image: string; tag: string } {
+  const [image, tag] = splitImage(ref);
+  return { image, tag: tag ?? 'latest' };
 }
 
 /** Lists that store template hashes follow an edit: the old hash becomes the new one. */

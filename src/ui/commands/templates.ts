@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { Template, TemplateFields } from '../../core/api/templates';
-import { followHash, templateFromInstance } from '../../core/account/templates';
+import { followHash, imageFields, joinImage, templateFromInstance } from '../../core/account/templates';
 import { COMMANDS } from '../../core/ids';
 import type { Services } from '../services';
 import { TemplateItem } from '../views/accountView';
@@ -67,7 +67,7 @@ async function editTemplate(s: Services, t: TemplateItem | string | undefined, g
   if (!changes) {
     const field = await vscode.window.showQuickPick(
       [
-        { label: 'Image', value: 'image' as const, current: `${template.image ?? ''}${template.tag ? `:${template.tag}` : ''}` },
+        { label: 'Image', value: 'image' as const, current: joinImage(template.image, template.tag) },
         { label: 'Start-up script', value: 'onstart' as const, current: template.onstart ?? '' },
         { label: 'Disk (GB)', value: 'recommended_disk_space' as const, current: String(template.recommended_disk_space ?? '') },
         { label: 'Name', value: 'name' as const, current: template.name },
@@ -77,7 +77,7 @@ async function editTemplate(s: Services, t: TemplateItem | string | undefined, g
     if (!field) return undefined;
     const value = await vscode.window.showInputBox({ title: `GPU Rental: ${field.label} of "${template.name}"`, value: field.current });
     if (value === undefined) return undefined;
-    changes = field.value === 'recommended_disk_space' ? { recommended_disk_space: Number(value) } : field.value === 'image' ? { image: value.split(':')[0]!, tag: value.includes(':') ? value.slice(value.lastIndexOf(':') + 1) : undefined } : { [field.value]: value };
+    changes = field.value === 'recommended_disk_space' ? { recommended_disk_space: Number(value) } : field.value === 'image' ? imageFields(value) : { [field.value]: value };
   }
   const edited = await s.session.client.templates.edit(template.hash_id, changes);
   const recent = s.context.globalState.get<string[]>(RECENT_TEMPLATES_KEY, []);

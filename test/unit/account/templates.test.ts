@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Instance } from '../../../src/core/api/instances';
-import { followHash, splitImage, templateFromInstance, withoutWatchdog } from '../../../src/core/account/templates';
+import { followHash, imageFields, joinImage, splitImage, templateFromInstance, withoutWatchdog } from '../../../src/core/account/templates';
 import { withWatchdog } from '../../../src/core/idle/watchdog';
 
 describe('account: templates from rents', () => {
@@ -15,6 +15,25 @@ describe('account: templates from rents', () => {
     assert.deepEqual(splitImage('pytorch/pytorch:2.5'), ['pytorch/pytorch', '2.5']);
     assert.deepEqual(splitImage('registry:5000/team/img'), ['registry:5000/team/img', undefined]);
     assert.deepEqual(splitImage('ubuntu'), ['ubuntu', undefined]);
+  });
+
+  it('splits what an edit of a template\'s image types: the tag follows the last colon after the last slash', () => {
+    const digest = `name@sha256:${'ab'.repeat(32)}`;
+    assert.deepEqual(imageFields('registry:5000/name:1.0'), { image: 'registry:5000/name', tag: '1.0' }, 'was saved as registry:1.0');
+    assert.deepEqual(imageFields('registry:5000/name'), { image: 'registry:5000/name', tag: 'latest' });
+    assert.deepEqual(imageFields(digest), { image: digest, tag: 'latest' }, 'a digest stays with the image');
+    assert.deepEqual(splitImage(digest), [digest, undefined]);
+    assert.deepEqual(imageFields('ubuntu:22.04'), { image: 'ubuntu', tag: '22.04' });
+    assert.deepEqual(imageFields('ghcr.io/o/n:tag'), { image: 'ghcr.io/o/n', tag: 'tag' });
+    assert.deepEqual(imageFields(' ubuntu:22.04 '), { image: 'ubuntu', tag: '22.04' });
+  });
+
+  it('joins image and tag back as the service does, so an edit starts from what the template runs', () => {
+    assert.equal(joinImage('registry:5000/name', '1.0'), 'registry:5000/name:1.0');
+    assert.equal(joinImage('ubuntu', undefined), 'ubuntu');
+    assert.equal(joinImage('name@sha256:abc', 'latest'), 'name@sha256:abc');
+    assert.equal(joinImage('ubuntu:22.04', 'latest'), 'ubuntu:22.04', 'a tag already in the image wins');
+    for (const ref of ['registry:5000/name:1.0', 'ghcr.io/o/n:tag', 'ubuntu:22.04']) assert.equal(joinImage(...splitImage(ref)), ref);
   });
 
   it("takes image, script, disk and connection from an instance", () => {
