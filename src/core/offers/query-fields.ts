@@ -102,7 +102,7 @@ export const UNIT_FACTORS: ReadonlyMap<string, bigint> = new Map([
 export const DRIVER_VERSION_FIELD = 'driver_version';
 
 /** Keys of the query language that are settings rather than filters. */
-export const SPECIAL_KEYS: ReadonlySet<string> = new Set(['type', 'order']);
+export const SPECIAL_KEYS: ReadonlySet<string> = new Set(['type', 'order', 'limit', 'allocated_storage']);
 
 const KNOWN = new Set<string>([...OFFER_QUERY_FIELDS.map((x) => x.name), ...OFFER_QUERY_ALIASES.keys(), ...SPECIAL_KEYS]);
 

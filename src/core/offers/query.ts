@@ -4,6 +4,9 @@
  *
  *   gpu_name=RTX_4090 num_gpus>=2 dph<1.5 geolocation in [US,CA] type=interruptible order=dph_total,reliability-
  *
+ * Besides filters, `type`, `order`, `limit` (how many offers) and `allocated_storage` (GB of disk to
+ * price in) are settings of the search, each written `key=value`.
+ *
  * Conditions are `field op value`, separated by whitespace. Values in the text are in the units people
  * think in (GB, days, `535.86.05`); the result carries API units (MB, seconds, 535086005).
  */
@@ -112,6 +115,11 @@ const PRINTED_TYPES: Readonly<Record<OfferType, string>> = {
 };
 
 const DEFAULT_TYPE: OfferType = 'on-demand';
+
+/** The most offers one search may ask for with `limit=`. */
+export const MAX_OFFER_LIMIT = 1000;
+/** The largest disk `allocated_storage=` may price in, in GB. */
+export const MAX_ALLOCATED_STORAGE_GB = 100_000;
 
 const FIELD_NAME = /^[A-Za-z_]\w*$/;
 const FIELD_AT = /[A-Za-z_]\w*/y;
@@ -396,6 +404,8 @@ interface ParseState {
   filters: OfferFilters;
   order: OfferOrder;
   type: OfferType;
+  limit?: number;
+  allocatedStorage?: number;
 }
 
 function soleValue(clause: Clause, key: string): ScalarToken {
@@ -454,10 +464,31 @@ function applyOrder(state: ParseState, clause: Clause): void {
   state.order = order;
 }
 
+/** `limit=N` or `allocated_storage=N`: one number within bounds; `any` goes back to the default. */
+function applyNumberSetting(state: ParseState, clause: Clause, key: 'limit' | 'allocated_storage'): void {
+  const value = soleValue(clause, key);
+  const prop = key === 'limit' ? 'limit' : 'allocatedStorage';
+  if (value.kind === 'bare' && ANY_WORDS.has(value.text)) {
+    delete state[prop];
+    return;
+  }
+  const read = value.kind === 'bare' ? readBare(value.text, key) : undefined;
+  const n = read?.ok && typeof read.value === 'number' ? read.value : undefined;
+  if (key === 'limit') {
+    if (n === undefined || !Number.isInteger(n) || n < 1 || n > MAX_OFFER_LIMIT) {
+      throw new OfferQueryError(`'limit' takes a whole number of offers from 1 to ${MAX_OFFER_LIMIT}, not '${value.text}'`, value.start, value.end - value.start);
+    }
+  } else if (n === undefined || !(n > 0) || n > MAX_ALLOCATED_STORAGE_GB) {
+    throw new OfferQueryError(`'allocated_storage' takes a disk size in GB, more than 0 and at most ${MAX_ALLOCATED_STORAGE_GB}, not '${value.text}'`, value.start, value.end - value.start);
+  }
+  state[prop] = n;
+}
+
 function applyClause(state: ParseState, clause: Clause): void {
   const field = canonicalField(clause.field.text);
   if (field === 'type') return applyType(state, clause);
   if (field === 'order') return applyOrder(state, clause);
+  if (field === 'limit' || field === 'allocated_storage') return applyNumberSetting(state, clause, field);
   const { op, opToken, value } = clause;
   if (value.kind === 'bare' && ANY_WORDS.has(value.text)) {
     if (op !== 'eq') {
@@ -501,7 +532,10 @@ export function analyzeOfferQuery(text: string, options: ParseOptions = {}): Off
     applyClause(state, clause);
     reader.skipSpace();
   }
-  return { query: { filters: state.filters, order: state.order, type: state.type }, unknownFields };
+  const query: OfferQuery = { filters: state.filters, order: state.order, type: state.type };
+  if (state.limit !== undefined) query.limit = state.limit;
+  if (state.allocatedStorage !== undefined) query.allocatedStorage = state.allocatedStorage;
+  return { query, unknownFields };
 }
 
 /**
@@ -622,6 +656,15 @@ export function printOfferQuery(query: OfferQuery, options: ParseOptions = {}): 
   if (query.type !== DEFAULT_TYPE) {
     if (!(OFFER_TYPES as readonly string[]).includes(query.type)) throw new RangeError(`unknown offer type '${String(query.type)}'`);
     parts.push(`type=${PRINTED_TYPES[query.type]}`);
+  }
+  if (query.limit !== undefined) {
+    if (!Number.isInteger(query.limit) || query.limit < 1 || query.limit > MAX_OFFER_LIMIT) throw new RangeError(`limit ${query.limit} cannot be written in an offer query`);
+    parts.push(`limit=${query.limit}`);
+  }
+  if (query.allocatedStorage !== undefined) {
+    const gb = query.allocatedStorage;
+    if (!(gb > 0 && gb <= MAX_ALLOCATED_STORAGE_GB)) throw new RangeError(`allocated_storage ${gb} cannot be written in an offer query`);
+    parts.push(`allocated_storage=${formatScaledDecimal(gb, 1n)}`);
   }
   if (query.order.length > 0) {
     const items = query.order.map(([field, direction]) => {

@@ -47,11 +47,22 @@ export function parseQuery(text: string): OfferQuery {
   return parseOfferQuery(text, { defaults: DEFAULT_OFFER_FILTERS });
 }
 
-/** The search request for a state; a sort written in the query (`order=...`) wins over the picker's. */
+/**
+ * The search request for a state; a sort written in the query (`order=...`) wins over the picker's,
+ * `limit=N` over the page count, and `allocated_storage=N` travels as the query's own key.
+ */
 export function searchRequest(state: OfferSearchState, pageSize = OFFER_PAGE_SIZE): SearchOffersRequest {
-  const query = parseQuery(state.query);
+  const { limit, allocatedStorage, ...query } = parseQuery(state.query);
   const order = /(^|\s)(order|-o)\b/.test(state.query) && query.order.length > 0 ? query.order : OFFER_SORTS[state.sort].order;
-  return { query: { ...query, order }, limit: pageSize * Math.max(1, state.pages) };
+  const request: SearchOffersRequest = { query: { ...query, order }, limit: limit ?? pageSize * Math.max(1, state.pages) };
+  if (allocatedStorage !== undefined) request.allocatedStorage = allocatedStorage;
+  return request;
+}
+
+/** Whether "Load more" can add offers: the last answer filled its limit, and no `limit=` in the query fixes the count. */
+export function mayLoadMore(state: OfferSearchState, shown: number, pageSize = OFFER_PAGE_SIZE): boolean {
+  const request = searchRequest(state, pageSize);
+  return parseQuery(state.query).limit === undefined && shown >= (request.limit ?? pageSize);
 }
 
 /** Sets, replaces or removes one field's filter in the query text, keeping the rest. */

@@ -21,4 +21,8 @@ export interface OfferQuery {
   filters: OfferFilters;
   order: OfferOrder;
   type: OfferType;
+  /** `limit=N`: at most this many offers; becomes the request's `limit`. */
+  limit?: number;
+  /** `allocated_storage=N`: GB of disk to price in; the query object's top-level `allocated_storage`. */
+  allocatedStorage?: number;
 }

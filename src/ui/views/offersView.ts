@@ -3,7 +3,7 @@ import { ApiError } from '../../core/api/errors';
 import type { Offer } from '../../core/api/offers';
 import { COMMANDS } from '../../core/ids';
 import { presentOffer } from '../../core/offers/present';
-import { OFFER_PAGE_SIZE, OFFER_SORTS, describeSearch, relaxations, restoreSearch, searchRequest, type OfferSearchState } from '../../core/offers/search';
+import { OFFER_SORTS, describeSearch, mayLoadMore, relaxations, restoreSearch, searchRequest, type OfferSearchState } from '../../core/offers/search';
 import type { Session } from '../../core/session/session';
 
 const STATE_KEY = 'gpuRental.offerSearch';
@@ -103,7 +103,7 @@ export class OffersView implements vscode.TreeDataProvider<OffersViewItem>, vsco
       const request = searchRequest(state);
       const offers = await this.session.client.offers.search(request);
       const rows: OffersViewItem[] = [header, ...offers.map((o) => new OfferItem(o))];
-      if (offers.length >= (request.limit ?? OFFER_PAGE_SIZE)) {
+      if (mayLoadMore(state, offers.length)) {
         rows.push(new ActionItem('Load more…', `showing ${offers.length}`, 'fold-down', { title: 'Load More', command: COMMANDS.loadMoreOffers }, 'more', 'offers-more'));
       }
       if (offers.length === 0) rows.push(...(await this.noResults(state)));

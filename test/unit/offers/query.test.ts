@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import {
+  MAX_ALLOCATED_STORAGE_GB,
+  MAX_OFFER_LIMIT,
   OFFER_QUERY_ALIASES,
   OFFER_QUERY_FIELDS,
   OfferQueryError,
@@ -260,6 +262,20 @@ describe('offer query language: parsing', () => {
     assert.deepStrictEqual(parseOfferQuery('order=score-').filters, {}, 'order is not a filter');
   });
 
+  it('reads limit and allocated_storage as settings of the search, not filters', () => {
+    assert.deepStrictEqual(parseOfferQuery('num_gpus>=2 limit=20 allocated_storage=64.5'), {
+      filters: { num_gpus: { gte: 2 } },
+      order: [],
+      type: 'on-demand',
+      limit: 20,
+      allocatedStorage: 64.5,
+    });
+    assert.deepStrictEqual(parseOfferQuery('limit=20 limit=5').limit, 5, 'the last one wins');
+    assert.deepStrictEqual(parseOfferQuery('limit=20 limit=any'), { filters: {}, order: [], type: 'on-demand' });
+    assert.deepStrictEqual(parseOfferQuery(`limit=${MAX_OFFER_LIMIT} allocated_storage=${MAX_ALLOCATED_STORAGE_GB}`).limit, MAX_OFFER_LIMIT);
+    assert.deepStrictEqual(analyzeOfferQuery('limit=3 allocated_storage=8').unknownFields, [], 'known keys');
+  });
+
   it('passes unknown fields through and reports where they are', () => {
     const analysis = analyzeOfferQuery('num_gpus=1 brand_new_field>=3 dph<1 type=bid mystery in [a_b]');
     assert.deepStrictEqual(analysis.query.filters, { num_gpus: { eq: 1 }, brand_new_field: { gte: 3 }, dph_total: { lt: 1 }, mystery: { in: ['a b'] } });
@@ -348,6 +364,21 @@ describe('offer query language: errors', () => {
     assertError('num_gpus>any', 10, /'any' removes the filter on 'num_gpus' and only works with '=', not '>'/, 3);
     assertError('verified != *', 13, /'\*' removes the filter/);
     assertError('geolocation in any', 16, /'any' removes the filter/);
+  });
+
+  it('rejects a limit or allocated_storage that is not a positive number in range, at the value', () => {
+    assertError('limit=0', 7, /'limit' takes a whole number of offers from 1 to 1000, not '0'/, 1);
+    assertError('limit=2.5', 7, /'limit' takes a whole number/);
+    assertError('limit=-3', 7, /'limit' takes a whole number/);
+    assertError('limit=1001', 7, /not '1001'/);
+    assertError('limit=ten', 7, /not 'ten'/);
+    assertError('limit="20"', 7, /'limit' takes a whole number/);
+    assertError('limit>=20', 6, /'limit' only takes '=', not '>='/);
+    assertError('num_gpus=1 allocated_storage=0', 30, /'allocated_storage' takes a disk size in GB, more than 0 and at most 100000, not '0'/);
+    assertError('allocated_storage=-5', 19, /more than 0/);
+    assertError('allocated_storage=1e9', 19, /at most 100000/);
+    assertError('allocated_storage=true', 19, /not 'true'/);
+    assertError('allocated_storage in [1,2]', 19, /only takes '='/);
   });
 
   it('rejects bad type and order values', () => {
@@ -482,7 +513,7 @@ describe('offer query language: printing', () => {
 // ---------------------------------------------------------------------------------------------------
 // Properties
 
-const RESERVED = new Set(['type', 'order', ...OFFER_QUERY_ALIASES.keys()]);
+const RESERVED = new Set(['type', 'order', 'limit', 'allocated_storage', ...OFFER_QUERY_ALIASES.keys()]);
 const KNOWN_NAMES = OFFER_QUERY_FIELDS.map((field) => field.name);
 const fieldName = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...KNOWN_NAMES, 'gpu_ram', 'cpu_ram', 'gpu_total_ram', 'duration', 'driver_version') },
@@ -516,8 +547,14 @@ const fieldFilter: fc.Arbitrary<FieldFilter> = fc
 const filters = fc.dictionary(fieldName, fieldFilter, { maxKeys: 6, noNullPrototype: true });
 const order = fc.array(fc.tuple(fieldName, fc.constantFrom('asc' as const, 'desc' as const)), { maxLength: 4 });
 const offerQuery: fc.Arbitrary<OfferQuery> = fc.record(
-  { filters, order, type: fc.constantFrom(...OFFER_TYPES) },
-  { noNullPrototype: true },
+  {
+    filters,
+    order,
+    type: fc.constantFrom(...OFFER_TYPES),
+    limit: fc.integer({ min: 1, max: MAX_OFFER_LIMIT }),
+    allocatedStorage: fc.double({ min: Number.MIN_VALUE, max: MAX_ALLOCATED_STORAGE_GB, noNaN: true }),
+  },
+  { requiredKeys: ['filters', 'order', 'type'], noNullPrototype: true },
 );
 
 describe('offer query language: properties', () => {
@@ -579,6 +616,8 @@ describe('offer query language: properties', () => {
     fc
       .array(fc.tuple(typedField, fc.constantFrom('', '+', '-')), { minLength: 1, maxLength: 3 })
       .map((items) => `order=${items.map(([name, dir]) => name + dir).join(',')}`),
+    fc.oneof(fc.integer({ min: 1, max: MAX_OFFER_LIMIT }).map(String), fc.constant('any')).map((v) => `limit=${v}`),
+    fc.oneof(fc.constantFrom('8', '0.5', '64.25', '1e3', '100000', 'any')).map((v) => `allocated_storage=${v}`),
   );
   const queryText = fc.tuple(fc.array(clause, { maxLength: 8 }), space).map(([clauses, separator]) => clauses.join(separator));
 

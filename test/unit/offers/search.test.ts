@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { describeSearch, relaxations, restoreSearch, searchRequest, withFilter } from '../../../src/core/offers/search';
+import { searchBody } from '../../../src/core/api/offers';
+import { describeSearch, mayLoadMore, relaxations, restoreSearch, searchRequest, withFilter } from '../../../src/core/offers/search';
+import { DEMO_KEY, clientFor, startSimulator, type Marketplace } from '../support';
 
 describe('offer search state', () => {
   it('builds the request from the query on top of the CLI defaults, with the picked sort and page count', () => {
@@ -37,5 +39,54 @@ describe('offer search state', () => {
     assert.deepEqual(restoreSearch({ query: 'num_gpus>>', sort: 'nope' }), { query: '', sort: 'value', pages: 1 });
     assert.deepEqual(restoreSearch(undefined), { query: '', sort: 'value', pages: 1 });
     assert.equal(describeSearch({ query: '', sort: 'value', pages: 1 }), 'rentable, verified machines');
+  });
+});
+
+describe('offer search: limit= and allocated_storage= in the query', function () {
+  this.timeout(30_000);
+  let sim: Marketplace;
+  before(async () => {
+    sim = await startSimulator({ seed: 31 });
+  });
+  after(() => sim.stop());
+
+  it('makes limit= the request limit and allocated_storage= the top-level key, not filters', () => {
+    const r = searchRequest({ query: 'num_gpus>=1 limit=7 allocated_storage=64', sort: 'price', pages: 3 });
+    assert.equal(r.limit, 7, 'over the page count');
+    assert.equal(r.allocatedStorage, 64);
+    assert.equal(r.query.filters.limit, undefined);
+    assert.equal(r.query.filters.allocated_storage, undefined);
+    const body = searchBody(r);
+    assert.equal(body.limit, 7);
+    assert.equal(body.allocated_storage, 64);
+    assert.deepEqual(body.num_gpus, { gte: 1 });
+    assert.equal(searchRequest({ query: 'num_gpus>=1', sort: 'price', pages: 2 }, 50).allocatedStorage, undefined);
+  });
+
+  it('keeps them when a filter is set or dropped, and in the header', () => {
+    assert.equal(withFilter('limit=7 allocated_storage=64', 'gpu_name', { eq: 'RTX 4090' }), 'gpu_name=RTX_4090 limit=7 allocated_storage=64');
+    assert.equal(describeSearch({ query: 'allocated_storage=64.5 limit=7', sort: 'value', pages: 1 }), 'limit=7 allocated_storage=64.5');
+  });
+
+  it('offers no "load more" once limit= fixes the count', () => {
+    assert.equal(mayLoadMore({ query: '', sort: 'value', pages: 1 }, 50, 50), true);
+    assert.equal(mayLoadMore({ query: '', sort: 'value', pages: 1 }, 12, 50), false);
+    assert.equal(mayLoadMore({ query: 'limit=12', sort: 'value', pages: 1 }, 12, 50), false);
+  });
+
+  it('the simulator answers with at most limit offers, each with room for the allocated disk, priced for it', async () => {
+    const { client } = clientFor(sim.url, DEMO_KEY);
+    const all = await client.offers.search(searchRequest({ query: 'limit=1000', sort: 'price', pages: 1 }));
+    assert.ok(all.length > 3, `${all.length} offers`);
+    const three = await client.offers.search(searchRequest({ query: 'limit=3', sort: 'price', pages: 1 }));
+    assert.equal(three.length, 3);
+    const disks = all.map((o) => o.disk_space ?? 0).sort((a, b) => a - b);
+    const need = disks[Math.floor(disks.length / 2)]!;
+    const roomy = await client.offers.search(searchRequest({ query: `allocated_storage=${need}`, sort: 'price', pages: 1 }));
+    assert.ok(roomy.length > 0 && roomy.length < all.length, `${roomy.length} of ${all.length} have ${need} GB`);
+    for (const o of roomy) assert.ok((o.disk_space ?? 0) >= need, `${o.id}: ${o.disk_space} GB`);
+    // The disk is priced in: the same offer costs more per hour with a bigger allocation.
+    const small = await client.offers.search(searchRequest({ query: `allocated_storage=1 id=${roomy[0]!.id}`, sort: 'price', pages: 1 }));
+    assert.ok(roomy[0]!.dph_total > small[0]!.dph_total, `${roomy[0]!.dph_total} > ${small[0]!.dph_total}`);
   });
 });
