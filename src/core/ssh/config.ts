@@ -1,12 +1,22 @@
+import { isIPv6 } from 'node:net';
+
 /**
  * The user's SSH config gets one managed block at the top: an Include of the extension's own
- * folder of per-instance files, between two marker lines. Everything outside the markers is kept
- * byte for byte (line endings, comments, a missing final newline); malformed or duplicated
- * markers are refused, never guessed at.
+ * folder of per-instance files, between two marker lines. The config is handled as bytes, never
+ * decoded: everything outside the markers is kept byte for byte (invalid UTF-8 such as a Latin-1
+ * comment, mixed line endings, a byte-order mark, a missing final newline). ssh applies an Include
+ * only outside Host and Match sections, so a block that has a Host or Match line above it is moved
+ * back to the top. Malformed or duplicated markers are refused, never guessed at.
  */
 
 export const BEGIN_MARKER = '# >>> gpu-rental: managed by the GPU Rental extension; do not edit between these lines >>>';
 export const END_MARKER = '# <<< gpu-rental <<<';
+
+const BEGIN_BYTES = Buffer.from(BEGIN_MARKER, 'latin1');
+const END_BYTES = Buffer.from(END_MARKER, 'latin1');
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+const LF = 0x0a;
+const CR = 0x0d;
 
 export class SshConfigError extends Error {
   constructor(
@@ -19,31 +29,76 @@ export class SshConfigError extends Error {
   }
 }
 
+interface Line {
+  /** Offset of the line's first byte (after a byte-order mark on the first line). */
+  start: number;
+  /** Offset after the line's own bytes, before its CR LF or LF. */
+  contentEnd: number;
+  /** Offset after its newline (or the end of the file). */
+  end: number;
+  no: number;
+}
+
 interface Block {
-  /** Offsets of the block in the text: from the start of the begin line to after the end line's newline. */
+  /** Offsets of the block: from the start of the begin line to after the end line's newline. */
   start: number;
   end: number;
+  /** Indexes of the begin and end lines in the file's lines. */
+  beginLine: number;
+  endLine: number;
+}
+
+function hasBom(bytes: Buffer): boolean {
+  return bytes.subarray(0, 3).equals(BOM);
+}
+
+function splitLines(bytes: Buffer): Line[] {
+  const lines: Line[] = [];
+  // A byte-order mark belongs to the file, not to its first line.
+  let offset = hasBom(bytes) ? 3 : 0;
+  while (offset < bytes.length) {
+    const nl = bytes.indexOf(LF, offset);
+    const end = nl === -1 ? bytes.length : nl + 1;
+    const contentEnd = nl === -1 ? end : nl > offset && bytes[nl - 1] === CR ? nl - 1 : nl;
+    lines.push({ start: offset, contentEnd, end, no: lines.length + 1 });
+    offset = end;
+  }
+  return lines;
+}
+
+const isSpace = (b: number | undefined): boolean => b === 0x20 || b === 0x09 || b === 0x0d || b === 0x0a || b === 0x0b || b === 0x0c;
+
+/** The line's bytes without surrounding ASCII whitespace. */
+function trimmed(bytes: Buffer, line: Line): Buffer {
+  let s = line.start;
+  let e = line.contentEnd;
+  while (s < e && isSpace(bytes[s])) s++;
+  while (e > s && isSpace(bytes[e - 1])) e--;
+  return bytes.subarray(s, e);
+}
+
+/**
+ * Whether ssh reads this line as the start of a Host or Match section. ssh skips leading blanks
+ * (and one `=`), ends the keyword at a blank, a quote or `=`, drops quotes inside it, compares it
+ * without case, and stops reading a line at a NUL byte. A line only close to that counts too:
+ * moving the block to the top once too often is harmless, missing a section is not.
+ */
+export function isSectionLine(line: Buffer): boolean {
+  const nul = line.indexOf(0);
+  const text = line.subarray(0, nul === -1 ? line.length : nul).toString('latin1');
+  const keyword = text.replace(/^[ \t\r\n=]*/, '').replace(/"/g, '');
+  return /^(?:host|match)(?:[ \t\r\n=]|$)/i.test(keyword);
 }
 
 /** Where the managed block is, or undefined; throws on unbalanced or repeated markers. */
-function findBlock(text: string): Block | undefined {
+function findBlock(bytes: Buffer, lines: Line[]): Block | undefined {
   const begins: number[] = [];
   const ends: number[] = [];
-  let offset = 0;
-  let lineNo = 0;
-  const lines: Array<{ start: number; end: number; no: number }> = [];
-  while (offset < text.length) {
-    const nl = text.indexOf('\n', offset);
-    const stop = nl === -1 ? text.length : nl + 1;
-    lineNo++;
-    const content = text.slice(offset, stop).replace(/\r?\n$/, '').trim();
-    if (content === BEGIN_MARKER) begins.push(lines.length);
-    if (content === END_MARKER) ends.push(lines.length);
-    // A byte-order mark belongs to the file, not to its first line.
-    const bom = offset === 0 && text.startsWith('\uFEFF') ? 1 : 0;
-    lines.push({ start: offset + bom, end: stop, no: lineNo });
-    offset = stop;
-  }
+  lines.forEach((line, i) => {
+    const t = trimmed(bytes, line);
+    if (t.equals(BEGIN_BYTES)) begins.push(i);
+    else if (t.equals(END_BYTES)) ends.push(i);
+  });
   if (begins.length === 0 && ends.length === 0) return undefined;
   if (begins.length !== 1 || ends.length !== 1) {
     const extra = begins.length > 1 ? lines[begins[1]!]! : ends.length > 1 ? lines[ends[1]!]! : lines[(begins[0] ?? ends[0])!]!;
@@ -53,15 +108,25 @@ function findBlock(text: string): Block | undefined {
     );
   }
   if (ends[0]! < begins[0]!) {
-    throw new SshConfigError(`The end marker of the GPU Rental block comes before its start (line ${lines[ends[0]!]!.no}). Fix or remove the markers by hand, then connect again.`, lines[ends[0]!]!.no);
+    const no = lines[ends[0]!]!.no;
+    throw new SshConfigError(`The end marker of the GPU Rental block comes before its start (line ${no}). Fix or remove the markers by hand, then connect again.`, no);
   }
-  return { start: lines[begins[0]!]!.start, end: lines[ends[0]!]!.end };
+  return { start: lines[begins[0]!]!.start, end: lines[ends[0]!]!.end, beginLine: begins[0]!, endLine: ends[0]! };
+}
+
+function countLineEndings(bytes: Buffer): { crlf: number; lf: number } {
+  let crlf = 0;
+  let lf = 0;
+  for (let i = bytes.indexOf(LF); i !== -1; i = bytes.indexOf(LF, i + 1)) {
+    lf++;
+    if (i > 0 && bytes[i - 1] === CR) crlf++;
+  }
+  return { crlf, lf };
 }
 
 /** The line ending the file already uses (CRLF when most of its lines end so), else LF. */
-export function lineEnding(text: string): '\r\n' | '\n' {
-  const crlf = (text.match(/\r\n/g) ?? []).length;
-  const lf = (text.match(/\n/g) ?? []).length;
+export function lineEnding(content: string | Buffer): '\r\n' | '\n' {
+  const { crlf, lf } = countLineEndings(typeof content === 'string' ? Buffer.from(content, 'utf8') : content);
   return crlf > 0 && crlf * 2 >= lf ? '\r\n' : '\n';
 }
 
@@ -76,30 +141,63 @@ function blockText(includePattern: string, eol: string): string {
 }
 
 /**
- * Puts the managed Include block at the top of `text` (ssh reads Include before any Host or Match
- * block applies), or rewrites the block in place. Returns the new text and whether it changed.
+ * Whether the block already says what `wanted` says, line for line, whatever its line endings and
+ * surrounding blanks: lines pasted by hand with another line ending are left alone.
  */
-export function withInclude(text: string, includePattern: string): { text: string; changed: boolean } {
-  const block = findBlock(text);
-  const eol = lineEnding(text);
-  const wanted = blockText(includePattern, eol);
-  if (block) {
-    const current = text.slice(block.start, block.end);
-    // The end line may be the file's last line, without a newline; keep that shape.
-    const replacement = text.slice(block.end - 1, block.end) === '\n' ? wanted : wanted.slice(0, -eol.length);
-    if (current === replacement) return { text, changed: false };
-    return { text: text.slice(0, block.start) + replacement + text.slice(block.end), changed: true };
+function sameLines(bytes: Buffer, blockLines: Line[], wanted: Buffer): boolean {
+  const want = splitLines(wanted);
+  return blockLines.length === want.length && blockLines.every((line, i) => trimmed(bytes, line).equals(trimmed(wanted, want[i]!)));
+}
+
+export interface ConfigEdit<T extends string | Buffer> {
+  text: T;
+  changed: boolean;
+}
+
+function withIncludeBytes(bytes: Buffer, includePattern: string): ConfigEdit<Buffer> {
+  const lines = splitLines(bytes);
+  const block = findBlock(bytes, lines);
+  const bomLength = hasBom(bytes) ? 3 : 0;
+  // The user's bytes decide the line ending, not the block's own.
+  const rest = block ? Buffer.concat([bytes.subarray(0, block.start), bytes.subarray(block.end)]) : bytes;
+  const wanted = Buffer.from(blockText(includePattern, lineEnding(rest)), 'utf8');
+  if (block && !lines.slice(0, block.beginLine).some((line) => isSectionLine(bytes.subarray(line.start, line.contentEnd)))) {
+    // Where ssh reads it: rewrite only the inside. An end line that is the file's last, without a
+    // newline, keeps that shape.
+    if (sameLines(bytes, lines.slice(block.beginLine, block.endLine + 1), wanted)) return { text: bytes, changed: false };
+    const replacement = bytes[block.end - 1] === LF ? wanted : wanted.subarray(0, wanted.lastIndexOf(END_BYTES) + END_BYTES.length);
+    return { text: Buffer.concat([bytes.subarray(0, block.start), replacement, bytes.subarray(block.end)]), changed: true };
   }
-  // A byte-order mark stays the first thing in the file.
-  const bom = text.startsWith('\uFEFF') ? '\uFEFF' : '';
-  return { text: bom + wanted + text.slice(bom.length), changed: true };
+  // Missing, or inside a Host or Match section where ssh skips it for other hosts: put it first
+  // (after a byte-order mark, which stays the first thing in the file), the rest as it was.
+  return { text: Buffer.concat([rest.subarray(0, bomLength), wanted, rest.subarray(bomLength)]), changed: true };
+}
+
+function withoutIncludeBytes(bytes: Buffer): ConfigEdit<Buffer> {
+  const block = findBlock(bytes, splitLines(bytes));
+  if (!block) return { text: bytes, changed: false };
+  return { text: Buffer.concat([bytes.subarray(0, block.start), bytes.subarray(block.end)]), changed: true };
+}
+
+/** Runs a byte edit on text too (tests and callers that hold a string); bytes stay bytes. */
+function onContent<T extends string | Buffer>(content: T, edit: (bytes: Buffer) => ConfigEdit<Buffer>): ConfigEdit<T> {
+  if (typeof content !== 'string') return edit(content) as ConfigEdit<T>;
+  const result = edit(Buffer.from(content, 'utf8'));
+  return { text: (result.changed ? result.text.toString('utf8') : content) as T, changed: result.changed };
+}
+
+/**
+ * Puts the managed Include block at the top of the config (ssh reads Include before any Host or
+ * Match section applies), or rewrites the block in place while nothing but global lines stand
+ * above it. Returns the new content and whether it changed.
+ */
+export function withInclude<T extends string | Buffer>(content: T, includePattern: string): ConfigEdit<T> {
+  return onContent(content, (bytes) => withIncludeBytes(bytes, includePattern));
 }
 
 /** Removes the managed block and nothing else. */
-export function withoutInclude(text: string): { text: string; changed: boolean } {
-  const block = findBlock(text);
-  if (!block) return { text, changed: false };
-  return { text: text.slice(0, block.start) + text.slice(block.end), changed: true };
+export function withoutInclude<T extends string | Buffer>(content: T): ConfigEdit<T> {
+  return onContent(content, withoutIncludeBytes);
 }
 
 /** What the user must add by hand when the config cannot be written. */
@@ -131,17 +229,39 @@ export function parseHostAlias(alias: string | undefined): { instanceId: number;
   return m[1] === undefined ? { instanceId: Number(m[2]) } : { instanceId: Number(m[2]), profile: m[1] };
 }
 
+const DNS_LABEL = '[A-Za-z0-9](?:[A-Za-z0-9_-]*[A-Za-z0-9])?';
+const DNS_NAME = new RegExp(`^${DNS_LABEL}(?:\\.${DNS_LABEL})*\\.?$`);
+
+/**
+ * A DNS name, an IPv4 address or a bare IPv6 address: nothing ssh would expand (`%`, `$`), quote
+ * or split (blanks, quotes, line breaks), and no zone or brackets.
+ */
+export function isSshHostName(value: string): boolean {
+  if (value.length === 0 || value.length > 253) return false;
+  if (value.includes(':')) return /^[0-9A-Fa-f:.]+$/.test(value) && isIPv6(value);
+  return DNS_NAME.test(value);
+}
+
+/** The value for a message: quoted, escaped, short. */
+function shown(value: string): string {
+  return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
+}
+
 /** One instance's file in the managed folder. */
 export function hostEntryText(entry: HostEntry): string {
-  if (!/^[a-z0-9][a-z0-9.-]*$/.test(entry.alias)) throw new SshConfigError(`"${entry.alias}" is not a usable SSH alias.`);
-  if (!/^[A-Za-z0-9.:-]+$/.test(entry.hostName)) throw new SshConfigError(`"${entry.hostName}" is not a host name or address.`);
-  if (!Number.isInteger(entry.port) || entry.port < 1 || entry.port > 65535) throw new SshConfigError(`${entry.port} is not a port.`);
+  if (!/^[a-z0-9][a-z0-9.-]*$/.test(entry.alias)) throw new SshConfigError(`The SSH alias (Host) ${shown(entry.alias)} is not usable; nothing was written.`);
+  if (!isSshHostName(entry.hostName)) {
+    throw new SshConfigError(`The instance's SSH address (HostName) ${shown(entry.hostName)} is not a host name or IP address; nothing was written. Refresh the instance and connect again once it reports a plain address.`);
+  }
+  if (!Number.isInteger(entry.port) || entry.port < 1 || entry.port > 65535) throw new SshConfigError(`The instance's SSH port (Port) ${entry.port} is not a port from 1 to 65535; nothing was written.`);
+  const user = entry.user ?? 'root';
+  if (!/^[A-Za-z0-9_][A-Za-z0-9._-]*$/.test(user)) throw new SshConfigError(`The SSH user (User) ${shown(user)} is not a plain user name; nothing was written.`);
   const lines = [
     ...(entry.comment ? [`# ${entry.comment.replace(/[\r\n]+/g, ' ')}`] : []),
     `Host ${entry.alias}`,
     `  HostName ${entry.hostName}`,
     `  Port ${entry.port}`,
-    `  User ${entry.user ?? 'root'}`,
+    `  User ${user}`,
     `  IdentityFile ${quoteSshValue(entry.identityFile)}`,
     '  IdentitiesOnly yes',
     // Marketplace hosts reuse addresses and ports: each instance keeps its own known hosts.

@@ -34,7 +34,7 @@ describe('managed SSH config block', () => {
     );
   });
 
-  it('rewrites only the inside of an existing block, wherever the user moved it (property)', () => {
+  it('rewrites only the inside of an existing block the user moved among global lines, and moves it to the top from inside a Host or Match section (property)', () => {
     fc.assert(
       fc.property(userConfig, userConfig, (before, after) => {
         const eol = before.includes('\r\n') ? '\r\n' : '\n';
@@ -43,13 +43,47 @@ describe('managed SSH config block', () => {
         const updated = withInclude(text, INCLUDE);
         assert.equal(updated.changed, true);
         const start = updated.text.indexOf(BEGIN_MARKER);
-        assert.equal(updated.text.slice(0, start), before + sep, 'bytes before the block');
+        const inSection = before.split('\n').some((line) => /^\s*(host|match)[\s=]/i.test(line));
+        if (inSection) {
+          const bom = before.startsWith('\uFEFF') ? '\uFEFF' : '';
+          assert.equal(start, bom.length, 'moved to the top');
+        } else {
+          assert.equal(updated.text.slice(0, start), before + sep, 'bytes before the block');
+        }
         assert.ok(updated.text.endsWith(after), 'bytes after the block');
         assert.ok(updated.text.includes(`Include ${INCLUDE}`));
-        assert.equal(withoutInclude(updated.text).text, before + sep + after);
+        assert.equal(withoutInclude(updated.text).text, before + sep + after, 'the rest is as it was');
+        assert.equal(withInclude(updated.text, INCLUDE).changed, false, 'stable once placed');
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('keeps bytes that are not UTF-8 (a Latin-1 comment) exactly, on add and on removal', () => {
+    const latin1 = Buffer.from('# caf\xe9 du coin\r\nHost work\n  HostName 10.1.2.3\r\n\xff\xfe', 'latin1');
+    const added = withInclude(latin1, INCLUDE);
+    assert.ok(Buffer.isBuffer(added.text));
+    // Two of its three lines end in CR LF: so does the block.
+    assert.deepEqual(added.text, Buffer.concat([Buffer.from(`${BEGIN_MARKER}\r\nInclude ${INCLUDE}\r\n${END_MARKER}\r\n`), latin1]));
+    assert.deepEqual(withoutInclude(added.text).text, latin1);
+    assert.equal(withInclude(added.text, INCLUDE).changed, false);
+  });
+
+  it('moves the block back to the top when a Host or Match line in any form stands above it', () => {
+    const block = `${BEGIN_MARKER}\nInclude ${INCLUDE}\n${END_MARKER}\n`;
+    for (const line of ['Host other', 'HOST other', '  host other', '\tMatch all', 'Host=other', 'host = other', ' = Host other', '"Host" other', 'Match\tuser me', '\rHost x\r']) {
+      const user = `# mine\n${line}\n  User x\n`;
+      const moved = withInclude(`${user}${block}Host b\n`, INCLUDE);
+      assert.deepEqual(moved, { text: `${block}${user}Host b\n`, changed: true }, JSON.stringify(line));
+    }
+    // Comments and global options above it are where the user wants them: left alone.
+    for (const line of ['# Host other', 'Hostname x', 'HostKeyAlgorithms +ssh-rsa', 'Matches x', 'ServerAliveInterval 5', '']) {
+      const text = `${line}\n${block}Host b\n`;
+      assert.deepEqual(withInclude(text, INCLUDE), { text, changed: false }, JSON.stringify(line));
+    }
+    // A byte-order mark stays first; a block that ended the file without a newline gets one at the top.
+    const moved = withInclude(Buffer.from(`\uFEFFHost a\r\n  Port 2\r\n${BEGIN_MARKER}\r\nInclude ${INCLUDE}\r\n${END_MARKER}`), INCLUDE);
+    assert.equal(moved.text.toString('utf8'), `\uFEFF${BEGIN_MARKER}\r\nInclude ${INCLUDE}\r\n${END_MARKER}\r\nHost a\r\n  Port 2\r\n`);
   });
 
   it('uses the file\'s own line endings for the block', () => {
@@ -103,5 +137,20 @@ describe('per-instance host entries', () => {
     assert.throws(() => hostEntryText({ alias: 'x', hostName: 'evil\nProxyCommand sh', port: 22, identityFile: '/k', knownHostsFile: '/h' }), SshConfigError);
     assert.throws(() => hostEntryText({ alias: 'x', hostName: 'h', port: 22, identityFile: '/k\nProxyCommand sh', knownHostsFile: '/h' }), SshConfigError);
     assert.throws(() => hostEntryText({ alias: 'x', hostName: 'h', port: 70000, identityFile: '/k', knownHostsFile: '/h' }), SshConfigError);
+    assert.throws(() => hostEntryText({ alias: 'x', hostName: 'h', port: 22, user: 'root\nProxyCommand sh', identityFile: '/k', knownHostsFile: '/h' }), /\(User\)/);
+  });
+
+  it('writes IPv4, IPv6 and DNS host names, and refuses anything ssh would split, quote or expand, naming the field', () => {
+    const entry = { alias: 'gpu-rental-1', port: 22, identityFile: '/k', knownHostsFile: '/h' };
+    for (const hostName of ['127.0.0.1', '2001:db8::1', '::1', 'fe80::a00:27ff:fe4e:66a1', '::ffff:192.0.2.7', 'ssh4.vast.ai', 'host-1.example.net', 'Host_7.example.net.', 'localhost']) {
+      assert.match(hostEntryText({ ...entry, hostName }), new RegExp(`\\n  HostName ${hostName.replace(/\./g, '\\.')}\\n`), hostName);
+    }
+    for (const hostName of ['', 'a b', 'a\tb', '"a"', "a'b", 'a\nProxyCommand sh', 'a\rb', '%h', 'a%d', '$HOME', '${X}.example', 'fe80::1%eth0', '[2001:db8::1]', '-oProxyCommand=x', 'a..b', 'a;b', 'a`b`', '1:2:3', 'x'.repeat(254)]) {
+      assert.throws(
+        () => hostEntryText({ ...entry, hostName }),
+        (e: unknown) => e instanceof SshConfigError && /SSH address \(HostName\)/.test(e.message) && !e.message.includes('\n'),
+        JSON.stringify(hostName),
+      );
+    }
   });
 });
