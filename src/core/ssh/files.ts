@@ -7,10 +7,10 @@ export async function ensurePrivateDir(path: string): Promise<void> {
   await mkdir(path, { recursive: true, mode: 0o700 });
 }
 
-/** The file's text, or undefined when it does not exist. */
-export async function readIfExists(path: string): Promise<string | undefined> {
+/** The file's bytes, never decoded, or undefined when it does not exist. */
+export async function readIfExists(path: string): Promise<Buffer | undefined> {
   try {
-    return await readFile(path, 'utf8');
+    return await readFile(path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
@@ -22,7 +22,7 @@ export async function readIfExists(path: string): Promise<string | undefined> {
  * file and a full disk leaves the old file whole. A new file gets mode 0600; an existing one keeps
  * its mode.
  */
-export async function writeFileAtomic(path: string, data: string, newFileMode = 0o600): Promise<void> {
+export async function writeFileAtomic(path: string, data: string | Buffer, newFileMode = 0o600): Promise<void> {
   let mode = newFileMode;
   try {
     mode = (await stat(path)).mode & 0o777;
@@ -33,7 +33,7 @@ export async function writeFileAtomic(path: string, data: string, newFileMode = 
   try {
     const handle = await open(temp, 'wx', mode);
     try {
-      await handle.writeFile(data, 'utf8');
+      await handle.writeFile(data);
       await handle.sync();
     } finally {
       await handle.close();
@@ -43,6 +43,25 @@ export async function writeFileAtomic(path: string, data: string, newFileMode = 
   } catch (error) {
     await rm(temp, { force: true });
     throw error;
+  }
+}
+
+/**
+ * Rewrites an existing file through its own inode (open, write, truncate), for a file whose
+ * hard links must keep sharing it: a rename would leave the other names on the old content.
+ * Not atomic, so it is only for that case; the file keeps its mode and owner.
+ */
+export async function writeFileInPlace(path: string, data: Buffer): Promise<void> {
+  const handle = await open(path, 'r+');
+  try {
+    for (let done = 0; done < data.length; ) {
+      const { bytesWritten } = await handle.write(data, done, data.length - done, done);
+      done += bytesWritten;
+    }
+    await handle.truncate(data.length);
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }
 

@@ -1,9 +1,10 @@
-import { lstat, rm } from 'node:fs/promises';
+import { constants, type Stats } from 'node:fs';
+import { access, lstat, rm, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Logger } from '../log';
-import { hostEntryText, includeInstructions, withInclude, withoutInclude, type HostEntry } from './config';
-import { ensurePrivateDir, readIfExists, withFileLock, writeFileAtomic } from './files';
+import { SshConfigError, hostEntryText, includeInstructions, withInclude, withoutInclude, type HostEntry } from './config';
+import { ensurePrivateDir, readIfExists, withFileLock, writeFileAtomic, writeFileInPlace } from './files';
 import { expandHome } from './keys';
 
 export interface SshPaths {
@@ -35,7 +36,9 @@ export class SshConfigNotWritable extends Error {
 
 /**
  * Keeps one host file per instance in the managed folder and the single Include line in the
- * user's config. Each write is atomic and done under a lock, so two windows never interleave.
+ * user's config. Each write is done under a lock, so two windows never interleave, and is atomic
+ * (temp file and rename) except for a hard-linked config, rewritten in place to keep its links.
+ * The user's config is edited as bytes: only the block's own bytes are ours.
  */
 export class SshConfigManager {
   constructor(
@@ -70,31 +73,51 @@ export class SshConfigManager {
 
   /** Adds the Include block to the user's config once; throws SshConfigNotWritable when it cannot. */
   async ensureInclude(): Promise<boolean> {
-    return this.editUserConfig((text) => withInclude(text, this.includePattern));
+    return this.editUserConfig((bytes) => withInclude(bytes, this.includePattern));
   }
 
   /** Takes the block out again (sign-out of every profile, or uninstall). */
   async removeInclude(): Promise<boolean> {
-    return this.editUserConfig((text) => withoutInclude(text));
+    return this.editUserConfig((bytes) => withoutInclude(bytes));
   }
 
-  private async editUserConfig(edit: (text: string) => { text: string; changed: boolean }): Promise<boolean> {
+  private async editUserConfig(edit: (bytes: Buffer) => { text: Buffer; changed: boolean }): Promise<boolean> {
     const path = this.paths.userConfig;
     const lines = includeInstructions(this.includePattern);
-    const link = await lstat(path).catch(() => undefined);
+    const link = await lstat(path).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return undefined;
+      throw error;
+    });
     if (link?.isSymbolicLink()) {
       // Replacing it would break the link a dotfile manager keeps; never clobber it.
-      const text = (await readIfExists(path)) ?? '';
-      if (!edit(text).changed) return false;
-      throw new SshConfigNotWritable(path, lines, 'it is a symbolic link, probably managed by a dotfile tool');
+      const target = await stat(path).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return undefined;
+        throw error;
+      });
+      if (target) assertRegularFile(path, target);
+      const bytes = await readConfig(path);
+      if (!edit(bytes).changed) return false;
+      throw new SshConfigNotWritable(path, lines, 'it is a symbolic link, probably managed by a dotfile tool, and replacing it would break the link');
     }
+    if (link) assertRegularFile(path, link);
     await ensurePrivateDir(dirname(path));
     try {
       return await withFileLock(path, async () => {
-        const before = (await readIfExists(path)) ?? '';
+        const current = await stat(path).catch((error: NodeJS.ErrnoException) => {
+          if (error.code === 'ENOENT') return undefined;
+          throw error;
+        });
+        if (current) assertRegularFile(path, current);
+        const before = await readConfig(path);
         const after = edit(before);
         if (!after.changed) return false;
-        await writeFileAtomic(path, after.text);
+        if (current) await assertWritable(path, current, lines);
+        if (current && current.nlink > 1) {
+          // A temp file and rename would leave the other names on the old inode.
+          await writeFileInPlace(path, after.text);
+        } else {
+          await writeFileAtomic(path, after.text);
+        }
         this.logger.info(`Updated the GPU Rental block in ${path}.`);
         return true;
       });
@@ -103,5 +126,40 @@ export class SshConfigManager {
       if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') throw new SshConfigNotWritable(path, lines, code === 'EROFS' ? 'the file system is read-only' : 'permission denied');
       throw error;
     }
+  }
+}
+
+/** The config's bytes; empty when it does not exist yet. */
+async function readConfig(path: string): Promise<Buffer> {
+  try {
+    return (await readIfExists(path)) ?? Buffer.alloc(0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EISDIR') throw notAFile(path, 'a folder');
+    throw error;
+  }
+}
+
+function assertRegularFile(path: string, info: Stats): void {
+  if (info.isDirectory()) throw notAFile(path, 'a folder');
+  if (!info.isFile()) throw notAFile(path, 'not a regular file (a pipe, socket or device)');
+}
+
+function notAFile(path: string, what: string): SshConfigError {
+  return new SshConfigError(
+    `The SSH config ${path} is ${what}, so ssh cannot read it and GPU Rental cannot add its Include there; nothing was changed. Point the remote.SSH.configFile setting at a file (or move ${path} away so a new config file can be made there), then connect again.`,
+  );
+}
+
+/**
+ * A config without write permission is the user's way of saying "do not edit": refused, even for
+ * root, whom the file system would let through, and even though a rename would get past it.
+ */
+async function assertWritable(path: string, info: Stats, lines: string): Promise<void> {
+  const mode = info.mode & 0o777;
+  if ((mode & 0o222) === 0) throw new SshConfigNotWritable(path, lines, `it is read-only, mode ${mode.toString(8).padStart(4, '0')}`);
+  try {
+    await access(path, constants.W_OK);
+  } catch {
+    throw new SshConfigNotWritable(path, lines, 'permission denied');
   }
 }

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { chmod, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, link, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensurePrivateDir, readIfExists, withFileLock, writeFileAtomic } from '../../../src/core/ssh/files';
+import { ensurePrivateDir, readIfExists, withFileLock, writeFileAtomic, writeFileInPlace } from '../../../src/core/ssh/files';
 
 describe('safe SSH file writes', () => {
   let dir: string;
@@ -51,5 +51,33 @@ describe('safe SSH file writes', () => {
     const past = new Date(Date.now() - 60_000);
     await import('node:fs/promises').then((fs) => fs.utimes(`${path}.gpu-rental.lock`, past, past));
     assert.equal(await withFileLock(path, async () => 'ran'), 'ran');
+  });
+
+  it('reads and writes bytes as they are, never through a text decoding', async () => {
+    const path = join(dir, 'config');
+    const bytes = Buffer.from([0xef, 0xbb, 0xbf, 0x23, 0x20, 0xe9, 0x0d, 0x0a, 0xff, 0x00, 0x0a, 0xc3]);
+    await writeFile(path, bytes);
+    assert.deepEqual(await readIfExists(path), bytes);
+    await writeFileAtomic(path, Buffer.concat([bytes, bytes]));
+    assert.deepEqual(await readFile(path), Buffer.concat([bytes, bytes]));
+  });
+
+  it('rewrites a file in place through its own inode, keeping its hard links, mode, and truncating a shorter content', async () => {
+    const path = join(dir, 'config');
+    const other = join(dir, 'linked');
+    await writeFile(path, 'a longer original text\n');
+    await chmod(path, 0o640);
+    await link(path, other);
+    const ino = (await stat(path)).ino;
+    await writeFileInPlace(path, Buffer.from('short\xe9', 'latin1'));
+    assert.deepEqual(await readFile(other), Buffer.from('short\xe9', 'latin1'));
+    await writeFileInPlace(path, Buffer.from('now longer than before, through the same inode\n'));
+    assert.equal(await readFile(other, 'utf8'), 'now longer than before, through the same inode\n');
+    const after = await stat(path);
+    assert.equal(after.ino, ino);
+    assert.equal(after.nlink, 2);
+    assert.equal(after.mode & 0o777, 0o640);
+    assert.deepEqual((await readdir(dir)).sort(), ['config', 'linked']);
+    await assert.rejects(writeFileInPlace(join(dir, 'missing'), Buffer.from('x')), { code: 'ENOENT' });
   });
 });
