@@ -27,6 +27,11 @@ export interface Call<S extends z.ZodType> {
   /** The category a scoped key needs; named in `forbidden` errors. */
   permission: PermissionCategory | null;
   retry: RetryPolicy;
+  /**
+   * A POST or PUT that changes nothing (an offer search, a log request): a lost or unreadable
+   * answer to it never leaves an outcome in doubt. Without it, any method but GET changes things.
+   */
+  readOnly?: boolean;
   /** A URL outside the API (such as a presigned log URL): fetched without the key. */
   absoluteUrl?: string;
   /** `serverless`: the path is under the serverless base URL (workers and logs), with the key. */
@@ -233,7 +238,7 @@ export class Transport {
           kind: timedOut ? 'timeout' : 'network',
           serverMessage: timedOut ? undefined : redact(code ?? (error instanceof Error ? error.message : String(error))),
           cause: error,
-          outcomeUnknown: call.method !== 'GET' && !notSent,
+          outcomeUnknown: changesSomething(call) && !notSent,
         });
         this.options.logger.debug(`${call.method} ${where.path} -> ${failure.kind}${code ? ` ${code}` : ''}`);
         retryable = call.retry === 'read' || (call.retry === 'write' && notSent);
@@ -292,7 +297,7 @@ export class Transport {
       try {
         json = JSON.parse(res.text);
       } catch {
-        throw new ApiError({ ...where, kind: 'invalid_response', status: res.status, serverMessage: 'the body is not valid JSON', outcomeUnknown: call.method !== 'GET' });
+        throw new ApiError({ ...where, kind: 'invalid_response', status: res.status, serverMessage: 'the body is not valid JSON', outcomeUnknown: changesSomething(call) });
       }
     }
     if (call.stringAnswer && call.responseType !== 'text' && typeof json === 'string') {
@@ -310,7 +315,7 @@ export class Transport {
       kind: 'invalid_response',
       status: res.status,
       // A 2xx to a request that changes something: it was most likely done, but that is not seen.
-      outcomeUnknown: call.method !== 'GET',
+      outcomeUnknown: changesSomething(call),
       fieldPath: issue ? formatPath(issue.path) : undefined,
       serverMessage: issue?.message,
     });
@@ -345,7 +350,7 @@ function statusError(
   } catch {
     json = undefined;
   }
-  const said = isRecord(json) ? serverSays(json) : { message: typeof json === 'string' ? json : res.text.slice(0, 200) };
+  const said = isRecord(json) ? serverSays(json) : { message: typeof json === 'string' ? json : plainText(res.text) };
   const message = said.message ? redact(said.message.trim()) : undefined;
   const base = { ...where, status: res.status, code: said.code, serverMessage: message || undefined };
   const status = res.status;
@@ -355,10 +360,20 @@ function statusError(
   if (status === 404 || status === 410) return new ApiError({ ...base, kind: 'not_found' });
   // A gateway in front of the service may answer 429 or any 5xx after the service acted: for a
   // request that changes something, the outcome is unknown.
-  const changes = call.method !== 'GET';
+  const changes = changesSomething(call);
   if (status === 429) return new ApiError({ ...base, kind: 'rate_limited', retryAfterMs: parseRetryAfter(res.headers['retry-after']), outcomeUnknown: changes });
   if (status >= 500) return new ApiError({ ...base, kind: 'server', outcomeUnknown: changes });
   return new ApiError({ ...base, kind: 'bad_request' });
+}
+
+function changesSomething(call: Call<z.ZodType>): boolean {
+  return call.method !== 'GET' && !call.readOnly;
+}
+
+/** A non-JSON error body in a few words: a gateway's HTML page is reduced to its title. */
+function plainText(text: string): string {
+  if (/^\s*</.test(text)) return /<title>([^<]{1,120})<\/title>/i.exec(text)?.[1]?.trim() ?? '';
+  return text.slice(0, 200);
 }
 
 /** The service puts its words in `msg`, `message`, `error` or `detail`, depending on the endpoint. */

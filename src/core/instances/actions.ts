@@ -49,11 +49,11 @@ export async function stopInstance(instances: Instances, instance: Instance, nam
     if (seen.kind === 'gone') return { kind: 'done', message: `${name} no longer exists; nothing bills for it.` };
     const phase = instancePhase(seen.instance);
     if (phase === 'stopped' || phase === 'stopping' || phase === 'failed') {
-      return { kind: 'done', message: `stopping ${name}: the service's answer was unreadable (${short(error)}), but the instance shows as ${phase}.${disk}` };
+      return { kind: 'done', message: `stopping ${name}: the answer was not seen (${short(error)}), but the instance shows as ${phase}.${disk}` };
     }
     return {
       kind: 'notDone',
-      message: `${name} was not stopped: the service answered with an error (${short(error)}), and the instance is still ${phase}${rateText(seen.instance)}. Try again.`,
+      message: `${name} was not stopped: the request failed (${short(error)}), and the instance is still ${phase}${rateText(seen.instance)}. Try again.`,
     };
   }
 }
@@ -67,16 +67,16 @@ export async function destroyInstance(instances: Instances, instance: Instance, 
     await instances.destroy(instance.id);
     return { kind: 'done', message: `destroyed ${name}.` };
   } catch (error) {
-    if (error instanceof ApiError && error.kind === 'not_found') return { kind: 'done', message: `${name} was already destroyed.` };
+    if (error instanceof ApiError && error.kind === 'not_found') return { kind: 'done', message: `${name} is destroyed (it was already gone when GPU Rental asked).` };
     if (!outcomeUnseen(error)) throw error;
     const seen = await lookAgain(instances, instance.id);
     if (seen.kind === 'failed') return unknown(`destroyed ${name}`, error, seen.error, instance);
     if (seen.kind === 'gone' || instancePhase(seen.instance) === 'gone') {
-      return { kind: 'done', message: `destroyed ${name}: the service's answer was unreadable (${short(error)}), but the instance is gone.` };
+      return { kind: 'done', message: `destroyed ${name}: the answer was not seen (${short(error)}), but the instance is gone.` };
     }
     return {
       kind: 'notDone',
-      message: `${name} was not destroyed: the service answered with an error (${short(error)}), and the instance still exists${rateText(seen.instance)}. Try again.`,
+      message: `${name} was not destroyed: the request failed (${short(error)}), and the instance still exists${rateText(seen.instance)}. Try again.`,
     };
   }
 }
@@ -95,7 +95,7 @@ async function lookAgain(instances: Instances, id: number): Promise<Look> {
 function unknown(did: string, first: unknown, second: unknown, instance: Instance): ActionResult {
   return {
     kind: 'unknown',
-    message: `it is not known whether GPU Rental ${did}: the service's answer was unreadable (${short(first)}) and a second look failed too (${short(second)}). It may still bill${rateText(instance)}. Refresh the Instances view to check before trying again.`,
+    message: `it is not known whether GPU Rental ${did}: the answer was not seen (${short(first)}) and a second look failed too (${short(second)}). It may still bill${rateText(instance)}. Refresh the Instances view to check before trying again.`,
   };
 }
 

@@ -27,8 +27,9 @@ export function settlementMessage(s: Settlement, nowMs: number = Date.now()): st
     case 'found':
       return `the rent of ${pendingName(s.entry)} went through: it is instance #${s.instanceId} and bills ${formatDollars(s.entry.perHour)}/h. It is in the Instances view.`;
     case 'notCreated': {
-      const after = Math.max(1, Math.round((s.checkedAt - s.entry.sentAt) / 60_000));
-      return `the rent of ${pendingName(s.entry)} did not go through: your account was checked ${after} min after the request and has no such instance. Nothing is billed for it; you can rent again.${nowMs - s.checkedAt > 60_000 ? ' (Checked when GPU Rental started again.)' : ''}`;
+      const seconds = Math.round((s.checkedAt - s.entry.sentAt) / 1000);
+      const after = seconds < 120 ? `${seconds} s` : `${Math.round(seconds / 60)} min`;
+      return `the rent of ${pendingName(s.entry)} did not go through: your account was checked ${after} after the request, later than the service could still have made it, and has no such instance. Nothing is billed for it; you can rent again.${nowMs - s.checkedAt > 60_000 ? ' (Checked when GPU Rental started again.)' : ''}`;
     }
     case 'unknowable':
       return `GPU Rental can no longer check whether the rent of ${pendingName(s.entry)} made an instance (the key it was sent with is gone). Look at your instances at ${s.entry.baseUrl} and destroy any you do not want.`;
