@@ -1,6 +1,7 @@
 import type { Instance } from '../api/instances';
 import { formatDollars } from '../offers/present';
 import { instancePhase, isBooting, type InstancePhase } from './phase';
+import { isSshHost } from './ssh';
 
 export interface InstanceIcon {
   /** A codicon id, `~spin` included where it spins. */
@@ -111,13 +112,19 @@ function instanceTooltip(instance: Instance, phase: InstancePhase, rate: number 
     ['GPU', `${gpuSummary(instance)}${instance.gpu_ram ? `, ${Math.round(instance.gpu_ram / 1024)} GB each` : ''}`],
     ['Image', instance.image_uuid ?? instance.template_name ?? undefined],
     ['Disk', disk],
-    ['SSH', instance.ssh_host && instance.ssh_port ? `${instance.ssh_host}:${instance.ssh_port}` : undefined],
+    ['SSH', sshRow(instance)],
     ['Location', instance.geolocation ?? undefined],
     ['Instance', `#${instance.id} on machine ${instance.machine_id ?? '?'}`],
   ];
   if (phase === 'failed') rows.push(['Note', 'a failed instance never recovers and its disk is still billed: destroy it']);
   const lines = rows.filter((r): r is [string, string] => r[1] !== undefined).map(([k, v]) => `| ${k} | ${v.replace(/\|/g, '\\|')} |`);
   return [`**${instance.label ? `${instance.label} (${gpuSummary(instance)})` : gpuSummary(instance)}**`, '', '| | |', '|---|---|', ...lines].join('\n');
+}
+
+/** The proxy address as the service sent it, when it is one: nothing else of it reaches the tooltip's Markdown. */
+function sshRow(instance: Instance): string | undefined {
+  if (!instance.ssh_host || !instance.ssh_port) return undefined;
+  return isSshHost(instance.ssh_host) && Number.isInteger(instance.ssh_port) ? `${instance.ssh_host}:${instance.ssh_port}` : '(the service sent an unusable address)';
 }
 
 /** 75 → "1m 15s", 4000 → "1h 06m", 90000 → "1d 01h". */

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import type { Instance } from '../api/instances';
 
 export interface SshEndpoint {
@@ -7,20 +8,113 @@ export interface SshEndpoint {
   via: 'direct' | 'proxy';
 }
 
+/** The instance fields an SSH address is made of, each named as the service names it. */
+export type SshField = 'public_ipaddr' | 'ssh_host' | 'ssh_port' | 'ports["22/tcp"].HostPort';
+
 /**
- * Where to reach an instance over SSH. Like the real CLI, the direct address is preferred when the
- * instance maps port 22; otherwise the service's proxy host and port.
+ * The service sent an address that cannot safely reach ssh, a shell, the clipboard or the SSH
+ * config. The message names the field and shows the value truncated, without control characters.
  */
-export function sshEndpoint(instance: Pick<Instance, 'public_ipaddr' | 'ports' | 'ssh_host' | 'ssh_port'>): SshEndpoint | undefined {
-  const mapped = instance.ports?.['22/tcp']?.[0]?.HostPort;
-  if (instance.public_ipaddr && mapped && Number.isInteger(mapped) && mapped > 0) {
-    return { host: instance.public_ipaddr.trim(), port: mapped, via: 'direct' };
+export class UnusableSshAddress extends Error {
+  constructor(
+    readonly field: SshField,
+    value: unknown,
+    what: string,
+  ) {
+    super(`The service sent an unusable ${field} (${describeValue(value)} ${what}). Refresh the instances and try again; if it stays so, the service's record of this instance is wrong: contact its support.`);
+    this.name = 'UnusableSshAddress';
   }
-  if (instance.ssh_host && instance.ssh_port) return { host: instance.ssh_host, port: instance.ssh_port, via: 'proxy' };
-  return undefined;
 }
 
-/** The command a user pastes into a terminal. */
+const SHOWN_CHARS = 40;
+
+/** A value for a message: quoted, control and bidirectional characters taken out, at most 40 characters. */
+function describeValue(value: unknown): string {
+  if (typeof value !== 'string') return typeof value === 'number' ? String(value) : `a ${value === null ? 'null' : typeof value}`;
+  // eslint-disable-next-line no-control-regex
+  const clean = value.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g, '');
+  const chars = [...clean];
+  return JSON.stringify(chars.length > SHOWN_CHARS ? `${chars.slice(0, SHOWN_CHARS).join('')}…` : clean);
+}
+
+const IPV4 = /^(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+const DNS_LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,62})$/;
+
+/**
+ * A host ssh may be given: an IPv4 dotted quad, an IPv6 address (no zone), or a DNS name whose
+ * labels are letters, digits and hyphens, none starting with a hyphen, at most 253 characters.
+ * The grammar leaves no room for a shell or ssh_config metacharacter, a space, or a leading "-".
+ */
+export function isSshHost(host: string): boolean {
+  if (IPV4.test(host)) return true;
+  if (/^[0-9A-Fa-f:.]+$/.test(host) && host.includes(':')) return isIP(host) === 6;
+  if (host.length === 0 || host.length > 253) return false;
+  const labels = host.split('.');
+  // All-numeric labels are an IPv4 address or nothing: "1.2.3.999" is not a name.
+  if (labels.every((l) => /^\d+$/.test(l))) return false;
+  return labels.every((l) => DNS_LABEL.test(l));
+}
+
+/** The host, trimmed, or an UnusableSshAddress naming the field. */
+export function checkSshHost(value: unknown, field: SshField): string {
+  if (typeof value !== 'string') throw new UnusableSshAddress(field, value, 'is not a host name or address');
+  const host = value.trim();
+  if (!isSshHost(host)) throw new UnusableSshAddress(field, value, 'is not a host name or address');
+  return host;
+}
+
+/** A TCP port: an integer 1..65535, or a string of digits that is one. */
+export function checkSshPort(value: unknown, field: SshField): number {
+  const port = typeof value === 'string' && /^\s*\d{1,5}\s*$/.test(value) ? Number(value) : value;
+  if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535) {
+    throw new UnusableSshAddress(field, value, 'is not a port from 1 to 65535');
+  }
+  return port;
+}
+
+type SshFields = Pick<Instance, 'public_ipaddr' | 'ports' | 'ssh_host' | 'ssh_port'>;
+
+/** The service's SSH proxy for the instance, checked; undefined until the service has one. */
+export function proxyEndpoint(instance: Pick<Instance, 'ssh_host' | 'ssh_port'>): SshEndpoint | undefined {
+  if (!present(instance.ssh_host) || !present(instance.ssh_port)) return undefined;
+  return { host: checkSshHost(instance.ssh_host, 'ssh_host'), port: checkSshPort(instance.ssh_port, 'ssh_port'), via: 'proxy' };
+}
+
+/**
+ * Where to reach an instance over SSH. Like the real CLI, the direct address is preferred when the
+ * instance maps port 22; otherwise the service's proxy host and port. Undefined while the instance
+ * has neither; an UnusableSshAddress when the service sent one that is not a host or a port.
+ */
+export function sshEndpoint(instance: SshFields): SshEndpoint | undefined {
+  const mapped = instance.ports?.['22/tcp']?.[0]?.HostPort;
+  if (present(instance.public_ipaddr) && present(mapped)) {
+    return { host: checkSshHost(instance.public_ipaddr, 'public_ipaddr'), port: checkSshPort(mapped, 'ports["22/tcp"].HostPort'), via: 'direct' };
+  }
+  return proxyEndpoint(instance);
+}
+
+/** Not yet sent: null, undefined, an empty or blank string. A 0 port is sent, and refused. */
+function present(value: unknown): boolean {
+  return value !== undefined && value !== null && !(typeof value === 'string' && value.trim() === '');
+}
+
+/**
+ * POSIX shell quoting: a word of safe characters as it is, anything else in single quotes (a
+ * quote inside becomes '\''). It keeps the shell from acting on the word; it does not keep ssh
+ * from reading a leading "-" as an option, which is why hosts are checked first.
+ */
+export function shellQuote(word: string): string {
+  if (/^[A-Za-z0-9@%+=:,./_-]+$/.test(word)) return word;
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The command a user pastes into a terminal. The endpoint is checked again and each word quoted
+ * for the shell, although a checked host and port never need it.
+ */
 export function sshCommand(endpoint: SshEndpoint): string {
-  return `ssh -p ${endpoint.port} root@${endpoint.host}`;
+  const field: SshField = endpoint.via === 'direct' ? 'public_ipaddr' : 'ssh_host';
+  const host = checkSshHost(endpoint.host, field);
+  const port = checkSshPort(endpoint.port, endpoint.via === 'direct' ? 'ports["22/tcp"].HostPort' : 'ssh_port');
+  return `ssh -p ${shellQuote(String(port))} ${shellQuote(`root@${host}`)}`;
 }

@@ -115,10 +115,14 @@ export class Renter implements Disposable {
       const renewal = setInterval(() => void this.journal.renew(entry.label), LEASE_MS / 3);
       try {
         const created = await client.instances.create(offer.id, request);
+        // A window that closed meanwhile has handed the entry on (its lease released): the window
+        // that took it over settles it and tells the user.
+        if (this.disposed) return { kind: 'uncertain', entry, error: new Error('the window closed before the answer arrived') };
         await this.journal.settle(entry.label);
         this.options.logger.info(`Rented offer ${offer.id}: instance ${created.instanceId} (${request.label}).`);
         return { kind: 'created', instanceId: created.instanceId };
       } catch (error) {
+        if (this.disposed) return { kind: 'uncertain', entry, error };
         if (error instanceof ApiError && certainlyNotMade(error)) {
           await this.journal.settle(entry.label);
           return isUnavailable(error) ? { kind: 'unavailable', error } : { kind: 'refused', error };

@@ -1,7 +1,7 @@
 import type { Instance } from '../api/instances';
 import type { SshKey } from '../api/account';
 import type { Logger } from '../log';
-import { sshEndpoint, type SshEndpoint } from '../instances/ssh';
+import { proxyEndpoint, sshEndpoint, type SshEndpoint } from '../instances/ssh';
 import { hostAlias } from './config';
 import { keyFingerprintPart, type LocalKey } from './keys';
 import { SshConfigNotWritable, type SshConfigManager } from './manager';
@@ -45,8 +45,7 @@ export class NoSshKey extends Error {
 
 /** Where to reach the instance: the direct address, the proxy, or (auto) the direct one when there is one. */
 export function endpointFor(instance: Instance, via: ConnectVia): SshEndpoint | undefined {
-  if (via === 'proxy' && instance.ssh_host && instance.ssh_port) return { host: instance.ssh_host, port: instance.ssh_port, via: 'proxy' };
-  return sshEndpoint(instance);
+  return (via === 'proxy' ? proxyEndpoint(instance) : undefined) ?? sshEndpoint(instance);
 }
 
 /**

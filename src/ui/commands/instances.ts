@@ -4,7 +4,7 @@ import type { Instance } from '../../core/api/instances';
 import { COMMANDS } from '../../core/ids';
 import { instancePhase, type InstancePhase } from '../../core/instances/phase';
 import { currentRate, gpuSummary, presentInstance } from '../../core/instances/present';
-import { sshCommand, sshEndpoint } from '../../core/instances/ssh';
+import { UnusableSshAddress, sshCommand, sshEndpoint } from '../../core/instances/ssh';
 import { formatDollars } from '../../core/offers/present';
 import type { Services } from '../services';
 import { InstanceItem } from '../views/instancesView';
@@ -154,12 +154,21 @@ async function showLogs(s: Services, i: Instance, channels: Map<number, vscode.O
 }
 
 async function copySsh(i: Instance): Promise<string | undefined> {
-  const endpoint = sshEndpoint(i);
-  if (!endpoint) {
+  // The address comes from the service: it is checked and quoted before it reaches the clipboard
+  // (and from there a shell); a bad one is named instead of copied.
+  let command: string | undefined;
+  try {
+    const endpoint = sshEndpoint(i);
+    command = endpoint && sshCommand(endpoint);
+  } catch (error) {
+    if (!(error instanceof UnusableSshAddress)) throw error;
+    void vscode.window.showErrorMessage(`GPU Rental: nothing was copied for ${nameOf(i)}. ${error.message}`);
+    return undefined;
+  }
+  if (command === undefined) {
     void vscode.window.showWarningMessage(`GPU Rental: ${nameOf(i)} has no SSH address yet. Wait until it is running.`);
     return undefined;
   }
-  const command = sshCommand(endpoint);
   await vscode.env.clipboard.writeText(command);
   void vscode.window.showInformationMessage(`GPU Rental: copied "${command}".`);
   return command;

@@ -49,6 +49,40 @@ describe('session', () => {
     assert.ok(state.user && state.user.credit > 0);
   });
 
+  it("a client made before a switch of service never sends the new service's key to the old host", async () => {
+    const other = await startSimulator({ apiKey: 'other-service-key-77aa11bb' });
+    try {
+      const keys = new MemoryKeyStore();
+      await keys.store(sim.url, DEMO_KEY);
+      await keys.store(other.url, 'other-service-key-77aa11bb');
+      const session = newSession(sim.url, keys);
+      await session.start();
+      const old = session.client;
+      await session.setBaseUrl(other.url);
+      assert.equal(kindOf(session), 'ready');
+      await assert.rejects(old.account.currentUser(), /Nothing was sent: GPU Rental switched from/);
+      assert.equal((await session.client.account.currentUser()).email !== undefined, true);
+    } finally {
+      await other.stop();
+    }
+  });
+
+  it('refuses a key, sign-out or service change while the account is frozen (a rent is unsettled), naming why', async () => {
+    const keys = new MemoryKeyStore();
+    await keys.store(sim.url, DEMO_KEY);
+    let reason: string | undefined = 'the rent of "x" is not settled yet';
+    const session = new Session(sim.url, { keys, logger: new MemoryLogger(), frozen: () => reason, createClient: (baseUrl, getApiKey) => clientFor(baseUrl, undefined, { getApiKey, maxAttempts: 1 }).client });
+    await session.start();
+    await assert.rejects(session.signIn(DEMO_KEY), /Not now: the rent of "x" is not settled yet/);
+    await assert.rejects(session.signOut(), /Not now/);
+    await assert.rejects(session.setBaseUrl('http://127.0.0.1:9'), /Not now/);
+    await assert.rejects(session.setProfile('work', sim.url), /Not now/);
+    assert.equal(keys.keys.get(sim.url), DEMO_KEY, 'the key is still there');
+    reason = undefined;
+    await session.signOut();
+    assert.equal(keys.keys.get(sim.url), undefined);
+  });
+
   it('a background account refresh updates the credit, and a failed one keeps the state as it was', async () => {
     const session = newSession(sim.url, new MemoryKeyStore());
     await session.start();
