@@ -172,7 +172,6 @@ describe('fault matrix: 7 faults × before/after × search, rent, poll, stop, de
             if (failure) assert.match(cell.message, /^Could not list instances: /);
             // The next poll, without the fault, shows every instance of the account.
             sim.control.clearFaults();
-            failure = undefined;
             await poller.refresh();
             const account = await accountInstances();
             const missing = account.filter((a) => !(poller.snapshot?.instances ?? []).some((s) => s.id === a.id));
