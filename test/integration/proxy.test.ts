@@ -1,0 +1,78 @@
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { RentPlan } from '../../src/ui/rent/wizard';
+import { selfSignedCertificate, startFront, startProxy, type Front, type RecordingProxy } from '../harness/proxy';
+import { eventually, extensionApi, setApiUrl, signIn, sim } from './support';
+
+const HOST = 'marketplace.test';
+
+/**
+ * The extension behind VS Code's http.proxy: a recording proxy and a TLS front before the run's
+ * simulator, both started here in the extension host. marketplace.test is known only to the proxy,
+ * so nothing can reach it but through the proxy.
+ */
+describe('proxy: the extension behind http.proxy', function () {
+  this.timeout(120_000);
+  let proxy: RecordingProxy;
+  let front: Front;
+  let apiUrl: string;
+  const http = () => vscode.workspace.getConfiguration('http');
+
+  before(async () => {
+    await signIn();
+    proxy = await startProxy({ hosts: { [HOST]: '127.0.0.1' } });
+    front = await startFront({ targetPort: Number(new URL(sim.url).port), tls: selfSignedCertificate(HOST) });
+    apiUrl = `https://${HOST}:${front.port}`;
+    await http().update('proxy', proxy.url, vscode.ConfigurationTarget.Global);
+    await http().update('proxyStrictSSL', false, vscode.ConfigurationTarget.Global);
+    // The extension must see the proxy before it is pointed at a name that only the proxy resolves.
+    await eventually(() => http().get('proxy') === proxy.url && http().get('proxyStrictSSL') === false, 'http.proxy to apply');
+  });
+
+  after(async () => {
+    const x = await extensionApi();
+    // The key stored for the proxied address goes; then everything is as the other suites expect.
+    if (x.services.session.baseUrl === apiUrl && x.services.session.hasKey) await vscode.commands.executeCommand('gpuRental.signOut');
+    await http().update('proxy', undefined, vscode.ConfigurationTarget.Global);
+    await http().update('proxyStrictSSL', undefined, vscode.ConfigurationTarget.Global);
+    await setApiUrl(sim.url);
+    await signIn();
+    await front?.stop();
+    await proxy?.stop();
+  });
+
+  it('signs in, searches, rents, stops and destroys through the proxy, which never sees the key', async () => {
+    const x = await extensionApi();
+    x.services.prompts = { confirm: async () => true };
+    await setApiUrl(apiUrl);
+    assert.equal(await vscode.commands.executeCommand('gpuRental.setApiKey', sim.key), true, 'signed in through the proxy');
+    assert.equal(x.services.session.state.kind, 'ready');
+
+    await vscode.commands.executeCommand('gpuRental.searchOffers', 'num_gpus>=1');
+    await x.services.offersView.getChildren();
+    const offer = x.services.offersView.offers[0];
+    assert.ok(offer, 'offers were found');
+
+    const plan: RentPlan = { image: 'ubuntu:22.04', disk: 10, runtype: 'ssh_proxy', label: `it-proxy-${Date.now().toString(36)}` };
+    const id = await vscode.commands.executeCommand<number | undefined>('gpuRental.rentOffer', offer.id, plan);
+    assert.ok(typeof id === 'number', 'rented');
+    const item = async () => {
+      await x.services.poller.refresh();
+      return (await x.services.instancesView.getChildren()).find((i) => i.instance.id === id);
+    };
+    await eventually(async () => (await item())?.instance.actual_status === 'running', 'running', 30_000);
+    await vscode.commands.executeCommand('gpuRental.stopInstance', id);
+    await eventually(async () => (await item())?.instance.actual_status === 'stopped', 'stopped', 30_000);
+    await vscode.commands.executeCommand('gpuRental.destroyInstance', id);
+    await eventually(async () => (await item()) === undefined, 'gone from the tree', 10_000);
+
+    const ours = proxy.records.filter((r) => r.line.includes(HOST));
+    const connects = proxy.connects().filter((c) => c === `${HOST}:${front.port}`);
+    assert.ok(connects.length > 0, 'the proxy carried the requests');
+    assert.ok(ours.every((r) => r.line.startsWith('CONNECT ')), `only CONNECT in clear: ${ours.map((r) => r.line).join(', ')}`);
+    assert.ok(front.connections() > 0);
+    assert.equal(proxy.saw(sim.key), false, 'the proxy read the key');
+    assert.equal(proxy.saw('Bearer'), false, 'the proxy read an Authorization header');
+    console.log(`proxy: ${connects.length} CONNECT to ${HOST}, ${proxy.tunnelBytes()} bytes tunnelled, ${proxy.records.length} requests in all`);
+  });
+});
