@@ -35,7 +35,7 @@ describe('rent', () => {
     assert.ok(x.services.context.globalState.get<Array<{ id: number }>>('gpuRental.boots', []).some((b) => b.id === id), 'the boot is saved for a reload');
     const booting = await eventually(() => x.services.boots.text, 'the boot status');
     assert.match(booting, /\$\(loading~spin\) .*(provisioning|loading) \d+:\d\d/);
-    await eventually(async () => (await x.services.instancesView.getChildren()).find((i) => i.instance.id === id && i.instance.actual_status === 'running'), 'running in the tree', 20_000);
+    await eventually(async () => (await x.services.instancesView.getChildren()).find((i) => 'instance' in i && i.instance.id === id && i.instance.actual_status === 'running'), 'running in the tree', 20_000);
     await eventually(() => x.services.boots.text === undefined, 'the boot status to clear', 10_000);
     assert.equal((await instancesLabelled(label)).length, 1);
   });
@@ -51,14 +51,38 @@ describe('rent', () => {
     assert.equal((await instancesLabelled(label)).length, 1);
   });
 
-  it('reconciles a rent whose answer was lost: the user sees the instance they pay for', async () => {
+  it('a rent whose answer was lost is shown as unconfirmed, then found in the account and announced: the user sees the instance they pay for', async () => {
+    const x = await extensionApi();
     const [offer] = await cheapOffers(1);
     const label = uniqueLabel();
     await control('POST', 'faults', { kind: 'reset', method: 'PUT', path: '/api/v0/asks/', count: 1, phase: 'after' });
     const id = await vscode.commands.executeCommand<number | undefined>('gpuRental.rentOffer', offer!.id, plan(label));
+    assert.equal(id, undefined, 'no success is claimed for an answer that was not seen');
+    const message = await eventually(() => x.services.pendingRents.shown.find((m) => m.includes(label)), 'the outcome to be announced');
     const found = await instancesLabelled(label);
     assert.equal(found.length, 1, 'exactly one instance was made');
-    assert.equal(id, found[0]!.id);
+    assert.match(message, new RegExp(`went through: it is instance #${found[0]!.id}`));
+    await eventually(async () => (await x.services.instancesView.getChildren()).find((i) => 'instance' in i && i.instance.id === found[0]!.id), 'the instance in the tree');
+    assert.deepEqual(x.services.renter.journal.entries(), []);
+  });
+
+  it('while a rent is unsettled, a key change or sign-out is refused naming the rent, and no second rent is sent', async () => {
+    const x = await extensionApi();
+    const [offer, other] = await cheapOffers(2);
+    const label = uniqueLabel();
+    // The service holds the create for a while: the rent is journalled and unsettled meanwhile.
+    await control('POST', 'faults', { kind: 'latency', ms: 3000, method: 'PUT', path: '/api/v0/asks/', count: 1 });
+    const renting = vscode.commands.executeCommand<number | undefined>('gpuRental.rentOffer', offer!.id, plan(label));
+    await eventually(() => x.services.renter.journal.entries().some((e) => e.label === label), 'the rent in the journal');
+    assert.equal(await vscode.commands.executeCommand('gpuRental.setApiKey', sim.key), false, 'the key is not changed');
+    await vscode.commands.executeCommand('gpuRental.signOut');
+    assert.equal(x.services.session.hasKey, true, 'still signed in');
+    assert.match(x.services.renter.journal.freezeReason() ?? '', new RegExp(`"${label}"`));
+    assert.equal(await vscode.commands.executeCommand('gpuRental.rentOffer', other!.id, plan(uniqueLabel())), undefined, 'a second rent is not sent meanwhile');
+    const id = await renting;
+    assert.equal(typeof id, 'number');
+    assert.equal((await instancesLabelled(label)).length, 1);
+    assert.equal(x.services.renter.journal.freezeReason(), undefined, 'settled: the account may change again');
   });
 
   it('says so when the offer was taken meanwhile, and makes nothing', async () => {

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { ApiError } from '../../core/api/errors';
 import { COMMANDS } from '../../core/ids';
 import { formatDollars } from '../../core/offers/present';
+import { AccountFrozen } from '../../core/session/session';
 import type { Services } from '../services';
 
 /** Set API key, sign out, refresh and show logs. */
@@ -77,7 +78,14 @@ async function signOut(s: Services): Promise<void> {
     void vscode.window.showInformationMessage('GPU Rental: no API key is set for this service.');
     return;
   }
-  await s.session.signOut();
+  try {
+    await s.session.signOut();
+  } catch (error) {
+    // A rent whose outcome is not known yet keeps the key: the account must still be checked.
+    if (!(error instanceof AccountFrozen)) throw error;
+    void vscode.window.showWarningMessage(`GPU Rental: not signed out. ${error.message}`);
+    return;
+  }
   await s.rememberSignOut();
   void vscode.window.showInformationMessage(`GPU Rental: signed out. The API key for ${s.where} was removed from this machine.`);
 }

@@ -127,7 +127,7 @@ describe('fault matrix: 7 faults × before/after × search, rent, poll, stop, de
             break;
           }
           case 'rent': {
-            const { renter } = renterFor(sim.url, { timeoutMs: TIMEOUT_MS, windowMs: 1_500 });
+            const { renter } = renterFor({ timeoutMs: TIMEOUT_MS, windowMs: 1_500 });
             sim.control.addFault(rule);
             const settled = nextSettlement(renter);
             const outcome = await renter.rent(accountAt(sim.url), nextOffer(), { image: 'ubuntu:22.04', disk: 10, label }, { description: 'matrix', perHour: 1 });

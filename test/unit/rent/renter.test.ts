@@ -28,7 +28,7 @@ describe('renting', () => {
   }
 
   it('rents once, writes the journal before sending and clears it after a readable answer', async () => {
-    const { renter, storage } = renterFor(sim.url);
+    const { renter, storage } = renterFor();
     const label = renter.uniqueLabel();
     let journalledBeforeSend = false;
     const write = storage.write.bind(storage);
@@ -45,7 +45,7 @@ describe('renting', () => {
   });
 
   it('makes one instance from a double click: the second rent is refused as busy', async () => {
-    const { renter } = renterFor(sim.url);
+    const { renter } = renterFor();
     const label = renter.uniqueLabel();
     const o = offer();
     const [a, b] = await Promise.all([renter.rent(accountAt(sim.url), o, request(label), info), renter.rent(accountAt(sim.url), o, request(label), info)]);
@@ -62,7 +62,7 @@ describe('renting', () => {
     { kind: 'truncated', phase: 'after' as const },
   ]) {
     it(`a ${fault.kind}${'status' in fault ? ` ${fault.status}` : ''} after the rent was made: uncertain, then found by its label, never rented again`, async () => {
-      const { renter, storage } = renterFor(sim.url);
+      const { renter, storage } = renterFor();
       const label = renter.uniqueLabel();
       sim.control.addFault({ ...fault, method: 'PUT', path: '/api/v0/asks/', count: 1 });
       const settled = nextSettlement(renter);
@@ -81,7 +81,7 @@ describe('renting', () => {
   }
 
   it('a create the service completes after the client gave up is found, not declared "not made"', async () => {
-    const { renter } = renterFor(sim.url, { timeoutMs: 300, windowMs: 3_000 });
+    const { renter } = renterFor({ timeoutMs: 300, windowMs: 3_000 });
     const label = renter.uniqueLabel();
     // The service holds the request for 1 s, longer than the client waits, then makes the instance.
     sim.control.addFault({ kind: 'latency', ms: 1_000, method: 'PUT', path: '/api/v0/asks/', count: 1 });
@@ -94,7 +94,7 @@ describe('renting', () => {
   });
 
   it('says "nothing is billed" only after reading the account past the window', async () => {
-    const { renter } = renterFor(sim.url, { windowMs: 800 });
+    const { renter } = renterFor({ windowMs: 800 });
     const label = renter.uniqueLabel();
     sim.control.addFault({ kind: 'server_error', status: 503, method: 'PUT', path: '/api/v0/asks/', count: 1 });
     const settled = nextSettlement(renter);
@@ -110,7 +110,7 @@ describe('renting', () => {
   });
 
   it('a request that never reached the service is certainly not made: refused at once, nothing journalled', async () => {
-    const { renter, storage } = renterFor('http://127.0.0.1:9');
+    const { renter, storage } = renterFor();
     const outcome = await renter.rent(accountAt('http://127.0.0.1:9'), offer(), request(renter.uniqueLabel()), info).catch((e: unknown) => e);
     // The list of instances before the rent fails first: nothing was sent, and it says so.
     assert.ok(outcome instanceof Error && /connection to the service failed/.test(outcome.message), String(outcome));
@@ -118,7 +118,7 @@ describe('renting', () => {
   });
 
   it('reports an offer taken meanwhile as unavailable, and a refused rent as refused', async () => {
-    const { renter } = renterFor(sim.url);
+    const { renter } = renterFor();
     const o = offer();
     assert.equal((await renter.rent(accountAt(sim.url), o, request(renter.uniqueLabel()), info)).kind, 'created');
     const second = await renter.rent(accountAt(sim.url), o, request(renter.uniqueLabel()), info);
@@ -129,7 +129,7 @@ describe('renting', () => {
   });
 
   it('checks the account the rent went to with the key it was sent with, whatever the window uses meanwhile', async () => {
-    const { renter, storage } = renterFor(sim.url);
+    const { renter, storage } = renterFor();
     const label = renter.uniqueLabel();
     sim.control.addFault({ kind: 'reset', method: 'PUT', path: '/api/v0/asks/', count: 1, phase: 'after' });
     const settled = nextSettlement(renter);
@@ -154,7 +154,7 @@ describe('renting', () => {
       getKey: (l: string) => storage.getKey(l),
       deleteKey: async (l: string) => (dead ? undefined : storage.deleteKey(l)),
     });
-    const first = renterFor(sim.url, { storage: firstView, owner: 'window-a', now: () => clock, windowMs: 120_000 });
+    const first = renterFor({ storage: firstView, owner: 'window-a', now: () => clock, windowMs: 120_000 });
     const label = first.renter.uniqueLabel();
     // The first window writes the entry, sends, and dies before the answer arrives.
     sim.control.addFault({ kind: 'latency', ms: 400, method: 'PUT', path: '/api/v0/asks/', count: 1 });
@@ -165,7 +165,7 @@ describe('renting', () => {
     assert.equal(storage.entries.length, 1);
     assert.equal(storage.entries[0]!.state, 'sending');
 
-    const second = renterFor(sim.url, { storage, owner: 'window-b', now: () => clock, windowMs: 120_000 });
+    const second = renterFor({ storage, owner: 'window-b', now: () => clock, windowMs: 120_000 });
     second.renter.resume();
     await new Promise((r) => setTimeout(r, 50));
     assert.equal(storage.entries[0]!.lease.owner, 'window-a', 'a live lease is not taken');
