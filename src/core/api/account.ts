@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { anyOk, jsonInString, listOf, optBool, optInt, optNumber, optString, optTime, type RequestOptions } from './fields';
+import { anyOk, jsonInString, listOf, logUnreadable, optBool, optInt, optNumber, optString, optTime, recordId, tolerantArray, type RequestOptions } from './fields';
 import type { Permissions } from './permissions';
 import type { Transport } from './transport';
 
@@ -22,14 +22,17 @@ export type User = z.output<typeof UserSchema>;
 
 // ---- API keys -------------------------------------------------------------------------------------
 
-/** `rights` is the key's permission object, sent as a JSON string; absent or null for a full-access key. */
+/**
+ * `rights` is the key's permission object, sent as a JSON string; absent or null for a full-access
+ * key. Rights that cannot be read make the record unreadable (listed by id, "rights unknown"):
+ * taking them as absent would call a scoped key full access.
+ */
 const RightsSchema = jsonInString(z.object({ api: z.record(z.string(), z.record(z.string(), z.unknown())) }))
-  .optional()
-  .catch(undefined)
+  .nullish()
   .transform((v) => (v ? (v as Permissions) : null));
 
 export const ApiKeySchema = z.object({
-  id: z.int(),
+  id: recordId,
   name: optString,
   user_id: optInt,
   rights: RightsSchema,
@@ -37,7 +40,15 @@ export const ApiKeySchema = z.object({
   team_name: optString,
   created_at: optTime,
 });
-export type ApiKey = z.output<typeof ApiKeySchema>;
+/**
+ * `unreadable` marks a stand-in for a key the list could read only the id of: listed so it can
+ * still be deleted; its rights are not known (null here does not mean full access).
+ */
+export type ApiKey = z.output<typeof ApiKeySchema> & { readonly unreadable?: true };
+
+export function unreadableApiKey(id: number): ApiKey {
+  return { id, rights: null, unreadable: true };
+}
 
 export const CreatedApiKeySchema = z.object({
   id: z.int(),
@@ -58,27 +69,33 @@ export interface CreateApiKeyRequest {
 
 /** The service spells the key `public_key`, `key` or `ssh_key` depending on the endpoint. */
 const SshKeyWire = z.object({
-  id: z.int(),
+  id: recordId,
   public_key: optString,
   key: optString,
   ssh_key: optString,
   name: optString,
   created_at: optTime,
 });
-export const SshKeySchema = SshKeyWire.transform((k) => ({
-  id: k.id,
-  public_key: (k.public_key ?? k.key ?? k.ssh_key ?? '').trim(),
-  name: k.name,
-  created_at: k.created_at,
-}));
-export type SshKey = z.output<typeof SshKeySchema>;
+/** A key without its text in any of the three spellings cannot be matched or shown: the record is unreadable. */
+export const SshKeySchema = SshKeyWire.transform((k, ctx) => {
+  const text = k.public_key ?? k.key ?? k.ssh_key;
+  if (typeof text !== 'string') ctx.issues.push({ code: 'custom', message: 'no public key', input: k, path: ['public_key'] });
+  return { id: k.id, public_key: (text ?? '').trim(), name: k.name, created_at: k.created_at };
+});
+/** `unreadable` marks a stand-in for a key the list could read only the id of (its public key is empty). */
+export type SshKey = z.output<typeof SshKeySchema> & { readonly unreadable?: true };
 
-const SshKeyListSchema = listOf(SshKeySchema, 'ssh_keys');
+export function unreadableSshKey(id: number): SshKey {
+  return { id, public_key: '', name: undefined, created_at: undefined, unreadable: true };
+}
+
+const ApiKeyListSchema = listOf(ApiKeySchema, 'apikeys', { byId: unreadableApiKey });
+const SshKeyListSchema = listOf(SshKeySchema, 'ssh_keys', { byId: unreadableSshKey });
 const CreatedSshKeySchema = z.object({ key: SshKeySchema });
 /** Instance keys arrive as a JSON document inside a string. */
 const InstanceSshKeysSchema = z
-  .object({ ssh_keys: jsonInString(z.array(SshKeySchema)).nullish() })
-  .transform((v) => v.ssh_keys ?? []);
+  .object({ ssh_keys: jsonInString(tolerantArray(SshKeySchema, { byId: unreadableSshKey })) })
+  .transform((v) => v.ssh_keys);
 
 export class AccountApi {
   constructor(private readonly t: Transport) {}
@@ -92,8 +109,11 @@ export class AccountApi {
 export class ApiKeysApi {
   constructor(private readonly t: Transport) {}
 
-  list(o: RequestOptions = {}): Promise<ApiKey[]> {
-    return this.t.send({ action: 'list API keys', method: 'GET', path: '/api/v0/auth/apikeys/', schema: listOf(ApiKeySchema, 'apikeys'), permission: 'user_read', retry: 'read', ...o });
+  /** Keys read only as far as their id are listed flagged `unreadable`; see `unreadableOf(result)`. */
+  async list(o: RequestOptions = {}): Promise<ApiKey[]> {
+    const keys = await this.t.send({ action: 'list API keys', method: 'GET', path: '/api/v0/auth/apikeys/', schema: ApiKeyListSchema, permission: 'user_read', retry: 'read', ...o });
+    logUnreadable(this.t.logger, 'list API keys', keys);
+    return keys;
   }
 
   create(request: CreateApiKeyRequest, o: RequestOptions = {}): Promise<CreatedApiKey> {
@@ -108,8 +128,11 @@ export class ApiKeysApi {
 export class SshKeysApi {
   constructor(private readonly t: Transport) {}
 
-  list(o: RequestOptions = {}): Promise<SshKey[]> {
-    return this.t.send({ action: 'list SSH keys', method: 'GET', path: '/api/v0/ssh/', schema: SshKeyListSchema, permission: 'user_read', retry: 'read', ...o });
+  /** Keys read only as far as their id are listed flagged `unreadable`; see `unreadableOf(result)`. */
+  async list(o: RequestOptions = {}): Promise<SshKey[]> {
+    const keys = await this.t.send({ action: 'list SSH keys', method: 'GET', path: '/api/v0/ssh/', schema: SshKeyListSchema, permission: 'user_read', retry: 'read', ...o });
+    logUnreadable(this.t.logger, 'list SSH keys', keys);
+    return keys;
   }
 
   /** Registers a public key on the account; instances created afterwards accept it. */
@@ -127,8 +150,10 @@ export class SshKeysApi {
     return this.t.send({ action: `attach an SSH key to instance ${instanceId}`, method: 'POST', path: `/api/v0/instances/${instanceId}/ssh/`, body: { ssh_key: publicKey }, schema: anyOk, permission: 'instance_write', retry: 'write', ...o });
   }
 
-  listForInstance(instanceId: number, o: RequestOptions = {}): Promise<SshKey[]> {
-    return this.t.send({ action: `list the SSH keys of instance ${instanceId}`, method: 'GET', path: `/api/v0/instances/${instanceId}/ssh/`, schema: InstanceSshKeysSchema, permission: 'instance_read', retry: 'read', ...o });
+  async listForInstance(instanceId: number, o: RequestOptions = {}): Promise<SshKey[]> {
+    const keys = await this.t.send({ action: `list the SSH keys of instance ${instanceId}`, method: 'GET', path: `/api/v0/instances/${instanceId}/ssh/`, schema: InstanceSshKeysSchema, permission: 'instance_read', retry: 'read', ...o });
+    logUnreadable(this.t.logger, 'list the SSH keys of an instance', keys);
+    return keys;
   }
 
   detach(instanceId: number, keyId: number, o: RequestOptions = {}): Promise<void> {

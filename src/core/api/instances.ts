@@ -1,14 +1,15 @@
 import * as z from 'zod';
 import { ApiError } from './errors';
-import { anyOk, nullableString, optBool, optInt, optNumber, optString, optTime, type RequestOptions } from './fields';
+import { anyOk, logUnreadable, mergeUnreadable, nullableString, optBool, optInt, optNumber, optPort, optString, optTime, recordId, tolerantArray, unreadableOf, withUnreadable, type RequestOptions } from './fields';
 import type { Transport } from './transport';
 
 import { LABEL_MAX_CHARS, ONSTART_MAX_CHARS } from './limits';
 
 export { LABEL_MAX_CHARS, ONSTART_MAX_CHARS };
 
+/** `{"22/tcp": [{HostIp, HostPort}]}`; an odd entry becomes null, an odd map undefined, an odd port undefined. */
 const PortMapSchema = z
-  .record(z.string(), z.array(z.object({ HostIp: optString, HostPort: z.union([z.string(), z.number()]).transform(Number) })).nullable())
+  .record(z.string(), z.array(z.object({ HostIp: optString, HostPort: optPort })).nullable().catch(null))
   .optional()
   .catch(undefined);
 
@@ -17,7 +18,9 @@ const PortMapSchema = z
  * `stopped` after a stop; `exited`, `offline` and `unknown` are failures that never reach running.
  */
 export const InstanceSchema = z.object({
-  id: z.int(),
+  id: recordId,
+  // Everything the extension offers for an instance follows from its status, so a status of
+  // another type makes the record unreadable (listed by id), never a guess such as "provisioning".
   actual_status: nullableString,
   intended_status: optString,
   cur_state: optString,
@@ -32,7 +35,7 @@ export const InstanceSchema = z.object({
   template_name: optString,
   onstart: optString,
   ssh_host: optString,
-  ssh_port: optNumber,
+  ssh_port: optPort,
   public_ipaddr: optString,
   ports: PortMapSchema,
   direct_port_count: optNumber,
@@ -62,7 +65,19 @@ export const InstanceSchema = z.object({
   cuda_max_good: optNumber,
   created_at: optTime,
 });
-export type Instance = z.output<typeof InstanceSchema>;
+/**
+ * `unreadable` marks a stand-in for a record the list could not read beyond its id: it is listed
+ * (so it can be destroyed) with every other field unknown. The service never sets it.
+ */
+export type Instance = z.output<typeof InstanceSchema> & { readonly unreadable?: true };
+
+/** The stand-in for an instance the list could read only the id of: status unknown (null). */
+export function unreadableInstance(id: number): Instance {
+  return { id, actual_status: null, unreadable: true };
+}
+
+/** The account's instances, one odd record costing only itself (see tolerantArray). */
+const InstanceListSchema = tolerantArray(InstanceSchema, { byId: unreadableInstance });
 
 export interface VolumeAttachment {
   create_new: boolean;
@@ -104,7 +119,7 @@ const ShowInstanceSchema = z
   .transform((v) => (Array.isArray(v.instances) ? (v.instances[0] ?? null) : (v.instances ?? null)));
 
 const InstancePageSchema = z.object({
-  instances: z.array(InstanceSchema).nullish().transform((v) => v ?? []),
+  instances: InstanceListSchema,
   next_token: z.string().nullish().catch(undefined),
   total_instances: optNumber,
 });
@@ -151,19 +166,28 @@ export class InstancesApi {
     return this.t.send({ action: 'list instances', method: 'GET', path: '/api/v1/instances/', query, schema: InstancePageSchema, permission: 'instance_read', retry: 'read', ...o });
   }
 
-  /** Every instance of the account, following pages; falls back to the older list where v1 is absent. */
+  /**
+   * Every instance of the account, following pages; falls back to the older list where v1 is absent.
+   * Records that could not be read are counted (`unreadableOf(list)`) and logged once.
+   */
   async list(o: RequestOptions = {}): Promise<Instance[]> {
+    return this.reported(await this.readAll(o));
+  }
+
+  private async readAll(o: RequestOptions): Promise<Instance[]> {
     if (!this.v1Missing) {
       try {
         const all: Instance[] = [];
+        const reports: ReturnType<typeof unreadableOf>[] = [];
         let afterToken: string | undefined;
         for (let page = 0; page < MAX_PAGES; page++) {
           const res = await this.listPage({ limit: 25, afterToken, orderBy: [{ col: 'id', dir: 'asc' }] }, o);
           all.push(...res.instances);
-          if (!res.next_token || res.instances.length === 0) return all;
+          reports.push(unreadableOf(res.instances));
+          if (!res.next_token || res.instances.length === 0) break;
           afterToken = res.next_token;
         }
-        return all;
+        return withUnreadable(all, mergeUnreadable(reports));
       } catch (error) {
         if (!(error instanceof ApiError && error.kind === 'not_found')) throw error;
         this.v1Missing = true;
@@ -180,13 +204,19 @@ export class InstancesApi {
   async listInOneRequest(o: RequestOptions = {}): Promise<Instance[]> {
     if (!this.v0Missing) {
       try {
-        return await this.listV0(o);
+        return this.reported(await this.listV0(o));
       } catch (error) {
         if (!(error instanceof ApiError && error.kind === 'not_found')) throw error;
         this.v0Missing = true;
       }
     }
     return this.list(o);
+  }
+
+  /** Logs what a list could not read, once per distinct report (the poller repeats the list). */
+  private reported(list: Instance[]): Instance[] {
+    logUnreadable(this.t.logger, 'list instances', list);
+    return list;
   }
 
   /** One instance; a `not_found` error when it does not exist (any more) or is not this account's. */
@@ -252,12 +282,12 @@ export class InstancesApi {
       method: 'GET',
       path: '/api/v0/instances/',
       query: { owner: 'me' },
-      schema: z.object({ instances: z.array(InstanceSchema).nullish() }),
+      schema: z.object({ instances: InstanceListSchema }),
       permission: 'instance_read',
       retry: 'read',
       ...o,
     });
-    return res.instances ?? [];
+    return res.instances;
   }
 
   private setState(id: number, state: 'running' | 'stopped', action: string, o: RequestOptions): Promise<void> {

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { OfferQuery } from '../offers/types';
-import { optBool, optInt, optNumber, optString, type RequestOptions } from './fields';
+import { listOf, logUnreadable, optBool, optInt, optNumber, optString, recordId, reqNumber, type RequestOptions } from './fields';
 import type { Transport } from './transport';
 
 const PriceBreakdownSchema = z
@@ -13,11 +13,11 @@ const PriceBreakdownSchema = z
  * `disk_space` in GB, `dph_*` in $/hour, `storage_cost` in $/GB/month, `inet_*` in Mb/s.
  */
 export const OfferSchema = z.object({
-  id: z.int(),
-  num_gpus: z.number(),
+  id: recordId,
+  num_gpus: reqNumber,
   gpu_name: z.string(),
-  gpu_ram: z.number(),
-  dph_total: z.number(),
+  gpu_ram: reqNumber,
+  dph_total: reqNumber,
   machine_id: optInt,
   host_id: optInt,
   cpu_name: optString,
@@ -43,7 +43,11 @@ export const OfferSchema = z.object({
 });
 export type Offer = z.output<typeof OfferSchema>;
 
-export const OfferListSchema = z.object({ offers: z.array(OfferSchema) }).transform((v) => v.offers);
+/**
+ * `{"offers": [...]}`. An offer without its GPU, memory or price cannot be shown or rented, so it
+ * is left out and counted (`unreadableOf`), never listed by id; an odd optional field is unknown.
+ */
+export const OfferListSchema = listOf(OfferSchema, 'offers', { missing: 'invalid' });
 
 export interface SearchOffersRequest {
   query: OfferQuery;
@@ -65,7 +69,10 @@ export function searchBody(request: SearchOffersRequest): Record<string, unknown
 export class OffersApi {
   constructor(private readonly t: Transport) {}
 
-  search(request: SearchOffersRequest, o: RequestOptions = {}): Promise<Offer[]> {
-    return this.t.send({ action: 'search offers', method: 'POST', path: '/api/v0/bundles/', body: searchBody(request), schema: OfferListSchema, permission: 'misc', retry: 'read', ...o });
+  /** Offers that could not be read are left out, counted in `unreadableOf(result)` and logged once. */
+  async search(request: SearchOffersRequest, o: RequestOptions = {}): Promise<Offer[]> {
+    const offers = await this.t.send({ action: 'search offers', method: 'POST', path: '/api/v0/bundles/', body: searchBody(request), schema: OfferListSchema, permission: 'misc', readOnly: true, retry: 'read', ...o });
+    logUnreadable(this.t.logger, 'search offers', offers);
+    return offers;
   }
 }

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { anyOk, optBool, optInt, optNumber, optString, optTime, type RequestOptions } from './fields';
+import { anyOk, listOf, logUnreadable, optBool, optInt, optNumber, optString, optTime, recordId, type RequestOptions } from './fields';
 import type { Transport } from './transport';
 
 /**
@@ -7,7 +7,7 @@ import type { Transport } from './transport';
  * every edit while `id` stays. `env` is a docker-flag string here (`-e A=1 -p 8000:8000`).
  */
 export const TemplateSchema = z.object({
-  id: z.int(),
+  id: recordId,
   hash_id: z.string(),
   name: z.string(),
   image: optString,
@@ -25,7 +25,7 @@ export const TemplateSchema = z.object({
   creator_id: optInt,
   created_at: optTime,
   count_created: optNumber,
-  extra_filters: z.record(z.string(), z.unknown()).nullish(),
+  extra_filters: z.record(z.string(), z.unknown()).nullish().catch(undefined),
 });
 export type Template = z.output<typeof TemplateSchema>;
 
@@ -50,7 +50,12 @@ export interface TemplateSearch {
   orderBy?: Array<{ col: string; dir: 'asc' | 'desc' }>;
 }
 
-const TemplateListSchema = z.object({ templates: z.array(TemplateSchema).nullish() }).transform((v) => v.templates ?? []);
+/**
+ * A template without its hash or name cannot be rented from or told apart, and the search mixes
+ * public templates with the account's own, so one that cannot be read is left out and counted
+ * (`unreadableOf`) rather than listed by id as the account's.
+ */
+const TemplateListSchema = listOf(TemplateSchema, 'templates');
 const TemplateResultSchema = z.object({ template: TemplateSchema }).transform((v) => v.template);
 /** An edit answers with the id and the new hash; the other fields may be left out. */
 const EditedTemplateSchema = z
@@ -61,9 +66,11 @@ export class TemplatesApi {
   constructor(private readonly t: Transport) {}
 
   /** Public templates and the account's own. */
-  search(request: TemplateSearch = {}, o: RequestOptions = {}): Promise<Template[]> {
+  async search(request: TemplateSearch = {}, o: RequestOptions = {}): Promise<Template[]> {
     const query = { select_filters: request.selectFilters, order_by: request.orderBy };
-    return this.t.send({ action: 'search templates', method: 'GET', path: '/api/v0/template/', query, schema: TemplateListSchema, permission: 'user_read', retry: 'read', ...o });
+    const templates = await this.t.send({ action: 'search templates', method: 'GET', path: '/api/v0/template/', query, schema: TemplateListSchema, permission: 'user_read', retry: 'read', ...o });
+    logUnreadable(this.t.logger, 'search templates', templates);
+    return templates;
   }
 
   create(fields: TemplateFields, o: RequestOptions = {}): Promise<Template> {

@@ -1,12 +1,12 @@
 import * as z from 'zod';
 import type { OfferFilters, OfferOrder } from '../offers/types';
-import { anyOk, optBool, optInt, optNumber, optString, optTime, type RequestOptions } from './fields';
+import { anyOk, listOf, logUnreadable, optBool, optInt, optNumber, optString, optTime, recordId, reqNumber, type RequestOptions } from './fields';
 import type { Transport } from './transport';
 
 /** Storage for rent on a host. `storage_cost` is $/GB/month, `disk_space` GB. */
 export const VolumeOfferSchema = z.object({
-  id: z.int(),
-  disk_space: z.number(),
+  id: recordId,
+  disk_space: reqNumber,
   storage_cost: optNumber,
   machine_id: optInt,
   host_id: optInt,
@@ -21,19 +21,28 @@ export const VolumeOfferSchema = z.object({
 export type VolumeOffer = z.output<typeof VolumeOfferSchema>;
 
 export const VolumeSchema = z.object({
-  id: z.int(),
+  id: recordId,
   label: optString,
   status: optString,
   disk_space: optNumber,
   /** Ids of the instances that use it; a volume in use cannot be deleted. */
-  instances: z.array(z.number()).nullish(),
+  instances: z.array(z.number()).nullish().catch(undefined),
   machine_id: optInt,
   geolocation: optString,
   storage_total_cost: optNumber,
   start_date: optTime,
   static_ip: optBool,
 });
-export type Volume = z.output<typeof VolumeSchema>;
+/** `unreadable` marks a stand-in for a record read only as far as its id (so it can still be deleted). */
+export type Volume = z.output<typeof VolumeSchema> & { readonly unreadable?: true };
+
+export function unreadableVolume(id: number): Volume {
+  return { id, unreadable: true };
+}
+
+const VolumeListSchema = listOf(VolumeSchema, 'volumes', { byId: unreadableVolume });
+/** A volume offer without its size cannot be priced: left out and counted. */
+const VolumeOfferListSchema = listOf(VolumeOfferSchema, 'offers', { missing: 'invalid' });
 
 export interface VolumeSearch {
   filters: OfferFilters;
@@ -46,13 +55,14 @@ export interface VolumeSearch {
 export class VolumesApi {
   constructor(private readonly t: Transport) {}
 
-  search(request: VolumeSearch, o: RequestOptions = {}): Promise<VolumeOffer[]> {
+  async search(request: VolumeSearch, o: RequestOptions = {}): Promise<VolumeOffer[]> {
     const body: Record<string, unknown> = { ...request.filters };
     if (request.order?.length) body.order = request.order;
     if (request.limit !== undefined) body.limit = request.limit;
     if (request.allocatedStorage !== undefined) body.allocated_storage = request.allocatedStorage;
-    const schema = z.object({ offers: z.array(VolumeOfferSchema) }).transform((v) => v.offers);
-    return this.t.send({ action: 'search volume offers', method: 'POST', path: '/api/v0/volumes/search/', body, schema, permission: 'misc', retry: 'read', ...o });
+    const offers = await this.t.send({ action: 'search volume offers', method: 'POST', path: '/api/v0/volumes/search/', body, schema: VolumeOfferListSchema, permission: 'misc', readOnly: true, retry: 'read', ...o });
+    logUnreadable(this.t.logger, 'search volume offers', offers);
+    return offers;
   }
 
   /** Rents a volume from a volume offer; answers with its name, `V.<id>`. */
@@ -63,9 +73,11 @@ export class VolumesApi {
     return { volumeName: res.volume_name ?? undefined };
   }
 
-  list(o: RequestOptions = {}): Promise<Volume[]> {
-    const schema = z.object({ volumes: z.array(VolumeSchema).nullish() }).transform((v) => v.volumes ?? []);
-    return this.t.send({ action: 'list volumes', method: 'GET', path: '/api/v0/volumes/', query: { owner: 'me', type: 'all_volume' }, schema, permission: 'instance_read', retry: 'read', ...o });
+  /** Volumes read only as far as their id are listed flagged `unreadable`; see `unreadableOf(result)`. */
+  async list(o: RequestOptions = {}): Promise<Volume[]> {
+    const volumes = await this.t.send({ action: 'list volumes', method: 'GET', path: '/api/v0/volumes/', query: { owner: 'me', type: 'all_volume' }, schema: VolumeListSchema, permission: 'instance_read', retry: 'read', ...o });
+    logUnreadable(this.t.logger, 'list volumes', volumes);
+    return volumes;
   }
 
   /** The id travels in the query (as the CLI sends it) and in the body (as documented). */

@@ -74,6 +74,7 @@ export interface PresentOptions {
 }
 
 export function presentInstance(instance: Instance, options: PresentOptions): InstancePresentation {
+  if (instance.unreadable) return presentUnreadable(instance);
   const phase = instancePhase(instance);
   const gpus = gpuSummary(instance);
   const rate = currentRate(instance, phase);
@@ -100,6 +101,21 @@ export function presentInstance(instance: Instance, options: PresentOptions): In
     icon: ICONS[phase],
     contextValue: tags.join('+'),
     phase,
+  };
+}
+
+/**
+ * An instance the list could read only the id of: nothing about it is claimed, and Destroy (by id)
+ * is the one action offered, since it may still bill.
+ */
+function presentUnreadable(instance: Instance): InstancePresentation {
+  return {
+    label: `#${instance.id} (details unreadable)`,
+    description: 'status unknown',
+    tooltip: `**Instance #${instance.id}**\n\nThe service's record for this instance could not be read (Show Logs says which field). It may still be running and billing; Destroy works by its id.`,
+    icon: { id: 'warning', color: 'list.warningForeground' },
+    contextValue: 'instance+unreadable+canDestroy',
+    phase: instancePhase(instance),
   };
 }
 
