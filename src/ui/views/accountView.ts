@@ -11,6 +11,7 @@ import type { Session } from '../../core/session/session';
 import type { BillingEntry } from '../../core/api/billing';
 import { summarise } from '../../core/billing/report';
 import { formatDollars } from '../../core/offers/present';
+import { UnreadableItem, unreadableRow } from './unreadable';
 
 /** Every charge and invoice line of the last `days` days (up to 20 pages of 500). */
 export async function readBilling(session: Session, days: number, nowMs = Date.now()): Promise<{ charges: BillingEntry[]; invoices: BillingEntry[]; from: number; to: number }> {
@@ -64,14 +65,16 @@ export class ApiKeyItem extends vscode.TreeItem {
     readonly key: ApiKey,
     readonly inUse: boolean,
   ) {
-    super(key.name || `key ${key.id}`, vscode.TreeItemCollapsibleState.None);
+    super(key.unreadable ? `#${key.id} (details unreadable)` : key.name || `key ${key.id}`, vscode.TreeItemCollapsibleState.None);
     this.id = `apikey-${key.id}`;
-    this.description = `${scopeSummary(key)}${inUse ? ' · in use here' : ''}`;
+    // An unreadable key's rights are not known: never call it full access.
+    this.description = `${key.unreadable ? 'rights unknown' : scopeSummary(key)}${inUse ? ' · in use here' : ''}`;
     const categories = key.rights ? Object.keys(key.rights.api) : undefined;
     this.tooltip = new vscode.MarkdownString(
       [`**${key.name || `API key ${key.id}`}** (id ${key.id})`, categories ? categories.map((c) => `- \`${c}\`: ${describeCategory(c)}`).join('\n') : 'Full access to the account.', inUse ? '_GPU Rental is signed in with this key; it cannot be deleted here._' : ''].join('\n\n'),
     );
-    this.iconPath = new vscode.ThemeIcon(inUse ? 'pass-filled' : 'key');
+    if (key.unreadable) this.tooltip = `API key ${key.id}: the service's record for it could not be read (Show Logs says which field). It can still be deleted.`;
+    this.iconPath = new vscode.ThemeIcon(inUse ? 'pass-filled' : key.unreadable ? 'warning' : 'key');
     this.contextValue = inUse ? 'apiKeyInUse' : 'apiKey';
   }
 }
@@ -79,11 +82,11 @@ export class ApiKeyItem extends vscode.TreeItem {
 export class SshKeyItem extends vscode.TreeItem {
   constructor(readonly key: SshKey) {
     const [type, body, ...comment] = key.public_key.split(/\s+/);
-    super(comment.join(' ') || key.name || `key ${key.id}`, vscode.TreeItemCollapsibleState.None);
+    super(key.unreadable ? `#${key.id} (details unreadable)` : comment.join(' ') || key.name || `key ${key.id}`, vscode.TreeItemCollapsibleState.None);
     this.id = `sshkey-${key.id}`;
-    this.description = `${type ?? ''} …${(body ?? '').slice(-12)}`;
-    this.tooltip = key.public_key;
-    this.iconPath = new vscode.ThemeIcon('lock');
+    this.description = key.unreadable ? 'public key unknown' : `${type ?? ''} …${(body ?? '').slice(-12)}`;
+    this.tooltip = key.unreadable ? `SSH key ${key.id}: the service's record for it could not be read (Show Logs says which field). It can still be deleted.` : key.public_key;
+    this.iconPath = new vscode.ThemeIcon(key.unreadable ? 'warning' : 'lock');
     this.contextValue = 'sshKey';
   }
 }
@@ -103,13 +106,16 @@ export class TemplateItem extends vscode.TreeItem {
 
 export class VolumeItem extends vscode.TreeItem {
   constructor(readonly volume: Volume) {
-    super(volume.label || `volume ${volume.id}`, vscode.TreeItemCollapsibleState.None);
+    super(volume.unreadable ? `#${volume.id} (details unreadable)` : volume.label || `volume ${volume.id}`, vscode.TreeItemCollapsibleState.None);
     this.id = `volume-${volume.id}`;
     const used = volume.instances?.length ? ` · used by #${volume.instances.join(', #')}` : '';
     const cost = volume.storage_total_cost ? ` · ${formatDollars(volume.storage_total_cost)}/h` : '';
     this.description = `${volume.disk_space ?? '?'} GB${cost} · ${volume.status ?? 'unknown'}${used}`;
-    this.tooltip = `Volume ${volume.id}${volume.geolocation ? ` in ${volume.geolocation}` : ''}, machine ${volume.machine_id ?? '?'}. It bills until deleted.`;
-    this.iconPath = new vscode.ThemeIcon('database');
+    this.tooltip = volume.unreadable
+      ? `Volume ${volume.id}: the service's record for it could not be read (Show Logs says which field). It bills until deleted, and can still be deleted (the service refuses while an instance uses it).`
+      : `Volume ${volume.id}${volume.geolocation ? ` in ${volume.geolocation}` : ''}, machine ${volume.machine_id ?? '?'}. It bills until deleted.`;
+    if (volume.unreadable) this.description = 'details unreadable';
+    this.iconPath = new vscode.ThemeIcon(volume.unreadable ? 'warning' : 'database');
     this.contextValue = volume.instances?.length ? 'volumeInUse' : 'volume';
   }
 }
@@ -202,7 +208,7 @@ class NoteItem extends vscode.TreeItem {
   }
 }
 
-export type AccountViewItem = SectionItem | ApiKeyItem | SshKeyItem | TemplateItem | VolumeItem | EndpointItem | EndpointWorkersItem | WorkerGroupItem | WorkerItem | TeamMemberItem | TeamRoleItem | NoteItem;
+export type AccountViewItem = SectionItem | ApiKeyItem | SshKeyItem | TemplateItem | VolumeItem | EndpointItem | EndpointWorkersItem | WorkerGroupItem | WorkerItem | TeamMemberItem | TeamRoleItem | NoteItem | UnreadableItem;
 
 /**
  * The rest of the platform, one collapsible section each, loaded when opened. A section the key
@@ -253,22 +259,24 @@ export class AccountView implements vscode.TreeDataProvider<AccountViewItem>, vs
       case 'apiKeys': {
         const keys = await client.apiKeys.list();
         const inUse = this.inUseId();
-        return keys.length ? keys.map((k) => new ApiKeyItem(k, k.id === inUse)) : [new NoteItem('No API keys. Create a scoped one…', 'add', { title: 'Create', command: COMMANDS.createApiKey })];
+        return withUnreadableRow(keys, 'API key', section, keys.length ? keys.map((k) => new ApiKeyItem(k, k.id === inUse)) : [new NoteItem('No API keys. Create a scoped one…', 'add', { title: 'Create', command: COMMANDS.createApiKey })]);
       }
       case 'sshKeys': {
         const keys = await client.sshKeys.list();
-        return keys.length ? keys.map((k) => new SshKeyItem(k)) : [new NoteItem('No SSH keys. Add one…', 'add', { title: 'Add', command: COMMANDS.addSshKey })];
+        return withUnreadableRow(keys, 'SSH key', section, keys.length ? keys.map((k) => new SshKeyItem(k)) : [new NoteItem('No SSH keys. Add one…', 'add', { title: 'Add', command: COMMANDS.addSshKey })]);
       }
       case 'templates': {
         // The account's own; public ones are searched from the palette.
         const state = this.session.state;
         const me = state.kind === 'ready' ? state.user?.id : undefined;
-        const own = (await client.templates.search()).filter((t) => me === undefined || t.creator_id === me);
-        return own.length ? own.map((t) => new TemplateItem(t)) : [new NoteItem('No templates of your own. Save an instance as one…', 'add', { title: 'Save', command: COMMANDS.saveAsTemplate })];
+        // Templates that could not be read are counted here too: whose they are is not known.
+        const all = await client.templates.search();
+        const own = all.filter((t) => me === undefined || t.creator_id === me);
+        return withUnreadableRow(all, 'template', section, own.length ? own.map((t) => new TemplateItem(t)) : [new NoteItem('No templates of your own. Save an instance as one…', 'add', { title: 'Save', command: COMMANDS.saveAsTemplate })]);
       }
       case 'volumes': {
         const volumes = await client.volumes.list();
-        return volumes.length ? volumes.map((v) => new VolumeItem(v)) : [new NoteItem('No volumes. Create one…', 'add', { title: 'Create', command: COMMANDS.createVolume })];
+        return withUnreadableRow(volumes, 'volume', section, volumes.length ? volumes.map((v) => new VolumeItem(v)) : [new NoteItem('No volumes. Create one…', 'add', { title: 'Create', command: COMMANDS.createVolume })]);
       }
       case 'serverless': {
         const [endpoints, groups] = await Promise.all([client.serverless.listEndpoints(), client.serverless.listWorkerGroups()]);
@@ -292,6 +300,14 @@ export class AccountView implements vscode.TreeDataProvider<AccountViewItem>, vs
       }
     }
   }
+}
+
+/** The section's rows, and below them how many records its list could not read, if any. */
+function withUnreadableRow(list: readonly unknown[], what: string, section: Section, rows: AccountViewItem[]): AccountViewItem[] {
+  const row = unreadableRow(list, what, `section-${section}-unreadable`);
+  if (!row) return rows;
+  // "No volumes. Create one…" would be wrong when the list had records it could not read.
+  return list.length === 0 ? [row] : [...rows, row];
 }
 
 function workerRows(workers: ServerlessWorker[], owner: string): AccountViewItem[] {

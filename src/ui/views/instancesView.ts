@@ -6,6 +6,7 @@ import type { CostTracker } from '../../core/billing/costs';
 import type { InstancePoller } from '../../core/instances/poller';
 import { presentInstance } from '../../core/instances/present';
 import type { Session } from '../../core/session/session';
+import { UnreadableItem, unreadableRow } from './unreadable';
 
 export class InstanceItem extends vscode.TreeItem {
   constructor(
@@ -26,12 +27,15 @@ export class InstanceItem extends vscode.TreeItem {
  * The account's instances, read from the poller's snapshot (the status bar reads the same one).
  * While the view is visible the poller keeps it fresh; a failed poll keeps the last list and says so.
  */
-export class InstancesView implements vscode.TreeDataProvider<InstanceItem>, vscode.Disposable {
+export type InstancesViewItem = InstanceItem | UnreadableItem;
+
+export class InstancesView implements vscode.TreeDataProvider<InstancesViewItem>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeTreeData = this.changed.event;
   private readonly disposables: vscode.Disposable[] = [];
-  private view: vscode.TreeView<InstanceItem> | undefined;
+  private view: vscode.TreeView<InstancesViewItem> | undefined;
   private items: InstanceItem[] = [];
+  private unreadable: UnreadableItem | undefined;
 
   constructor(
     private readonly session: Session,
@@ -48,34 +52,43 @@ export class InstancesView implements vscode.TreeDataProvider<InstanceItem>, vsc
     );
   }
 
-  attach(view: vscode.TreeView<InstanceItem>): void {
+  attach(view: vscode.TreeView<InstancesViewItem>): void {
     this.view = view;
     this.poller.setInterest(VIEWS.instances, view.visible);
     this.disposables.push(view.onDidChangeVisibility((e) => this.poller.setInterest(VIEWS.instances, e.visible)));
   }
 
-  /** What the view shows now; integration tests read it. */
+  /** The instances the view shows now; integration tests read it. */
   get current(): readonly InstanceItem[] {
     return this.items;
+  }
+
+  /** The "N records could not be read" row shown below them, if any. */
+  get unreadableRow(): UnreadableItem | undefined {
+    return this.unreadable;
   }
 
   refresh(): void {
     this.changed.fire();
   }
 
-  getTreeItem(element: InstanceItem): vscode.TreeItem {
+  getTreeItem(element: InstancesViewItem): vscode.TreeItem {
     return element;
   }
 
-  async getChildren(element?: InstanceItem): Promise<InstanceItem[]> {
+  async getChildren(element?: InstancesViewItem): Promise<InstancesViewItem[]> {
     if (element) return [];
+    this.unreadable = undefined;
     if (this.session.state.kind !== 'ready') return (this.items = []);
     if (!this.poller.snapshot) {
       await this.poller.refresh();
     }
     const instances = this.poller.snapshot?.instances ?? [];
     this.items = instances.filter((i) => i.actual_status !== 'destroyed').map((i) => new InstanceItem(i, this.costs.costOf(i.id)));
-    return this.items;
+    // Records the list could not read: those with an id are among the items (as "#id (details
+    // unreadable)"), the others are only counted here.
+    this.unreadable = unreadableRow(instances, 'instance', 'instances-unreadable');
+    return this.unreadable ? [...this.items, this.unreadable] : this.items;
   }
 
   dispose(): void {

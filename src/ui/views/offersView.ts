@@ -1,10 +1,12 @@
 import * as vscode from 'vscode';
 import { ApiError } from '../../core/api/errors';
+import { unreadableOf } from '../../core/api/fields';
 import type { Offer } from '../../core/api/offers';
 import { COMMANDS } from '../../core/ids';
 import { presentOffer } from '../../core/offers/present';
 import { OFFER_SORTS, describeSearch, mayLoadMore, relaxations, restoreSearch, searchRequest, type OfferSearchState } from '../../core/offers/search';
 import type { Session } from '../../core/session/session';
+import { UnreadableItem, unreadableRow } from './unreadable';
 
 const STATE_KEY = 'gpuRental.offerSearch';
 /** At most this many filters are tried one by one when a search finds nothing. */
@@ -34,7 +36,7 @@ class ActionItem extends vscode.TreeItem {
   }
 }
 
-export type OffersViewItem = OfferItem | ActionItem;
+export type OffersViewItem = OfferItem | ActionItem | UnreadableItem;
 
 /**
  * Offers for the saved search (filters in the CLI's query language, plus a sort), paged by
@@ -103,10 +105,14 @@ export class OffersView implements vscode.TreeDataProvider<OffersViewItem>, vsco
       const request = searchRequest(state);
       const offers = await this.session.client.offers.search(request);
       const rows: OffersViewItem[] = [header, ...offers.map((o) => new OfferItem(o))];
-      if (mayLoadMore(state, offers.length)) {
+      // Offers the answer held but that could not be read are left out; say so rather than hide it.
+      const unreadable = unreadableRow(offers, 'offer', 'offers-unreadable');
+      if (unreadable) rows.push(unreadable);
+      // A full page, counting the offers left out, means there may be more.
+      if (mayLoadMore(state, offers.length + (unreadableOf(offers)?.dropped ?? 0))) {
         rows.push(new ActionItem('Load more…', `showing ${offers.length}`, 'fold-down', { title: 'Load More', command: COMMANDS.loadMoreOffers }, 'more', 'offers-more'));
       }
-      if (offers.length === 0) rows.push(...(await this.noResults(state)));
+      if (offers.length === 0 && !unreadable) rows.push(...(await this.noResults(state)));
       this.items = rows;
     } catch (error) {
       this.items = [];

@@ -1,0 +1,36 @@
+import * as vscode from 'vscode';
+import { describeUnreadable, unreadableOf } from '../../core/api/fields';
+import { COMMANDS } from '../../core/ids';
+
+/**
+ * The row a list view adds when the service's answer had records it could not read: how many, why
+ * (field paths only) in the tooltip, and a click that opens the log, where the same line is.
+ */
+export class UnreadableItem extends vscode.TreeItem {
+  constructor(
+    readonly count: number,
+    id: string,
+    tooltip: string,
+  ) {
+    super(`${count} ${count === 1 ? 'record' : 'records'} could not be read`, vscode.TreeItemCollapsibleState.None);
+    this.id = id;
+    this.description = 'Show Logs';
+    this.tooltip = tooltip;
+    this.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'));
+    this.command = { title: 'Show Logs', command: COMMANDS.showLogs };
+    this.contextValue = 'unreadableRecords';
+  }
+}
+
+/** The row for a list, or undefined when every record was read. `what` names the records ("instance"). */
+export function unreadableRow(list: readonly unknown[] | undefined, what: string, id: string): UnreadableItem | undefined {
+  const report = unreadableOf(list);
+  if (!report) return undefined;
+  const lines = [
+    `${describeUnreadable(report, `${what} record`)}.`,
+    report.listedById > 0 ? `Those listed by id only show "(details unreadable)"; they can still be deleted.` : '',
+    `First problems: ${report.reasons.join('; ')}.`,
+    'The rest of the list is complete. If this persists, the service is sending something this version does not understand: Show Logs has the details to report.',
+  ];
+  return new UnreadableItem(report.count, id, lines.filter(Boolean).join('\n'));
+}
