@@ -11,6 +11,12 @@
  *   POST   /__control/boot                   {seconds} -> {success, boot_seconds}
  *   POST   /__control/clock                  {advance_seconds} -> {success, now}
  *   GET    /__control/state                  -> summary
+ *   POST   /__control/corrupt                {instance_id, fields?, record?} -> {success}
+ *   DELETE /__control/corrupt                -> {success}
+ *
+ * `corrupt` spoils how the instance lists (v0 and v1) show one instance, as a service with a bug
+ * might: `fields` are put over its record (`{"ssh_port": "22"}`), or `record` replaces it whole
+ * (`null`, a string). The instance itself, and showing it by id, are untouched.
  */
 import { FaultError, type FaultRule, type FaultRuleInput } from '../faults';
 import { instanceRecord } from '../instance-record';
@@ -52,6 +58,30 @@ export interface MarketplaceControl {
   instance(id: number): Record<string, unknown> | null;
   /** Writes the state file now. */
   flush(): void;
+  /** Spoils how the instance lists show one instance (see the header); `null` undoes it. */
+  corruptListed(id: number, change: ListedCorruption | null): void;
+  /** Undoes every `corruptListed`. */
+  clearCorruption(): void;
+}
+
+export interface ListedCorruption {
+  fields?: Record<string, unknown>;
+  /** Replaces the record whole when present (null included). */
+  record?: unknown;
+}
+
+const corruptions = new WeakMap<Sim, Map<number, ListedCorruption>>();
+
+/** An instance list's records as a buggy service would send them (see `corruptListed`). */
+export function spoilListed(sim: Sim, rows: ReadonlyArray<Record<string, unknown>>): unknown[] {
+  const spoiled = corruptions.get(sim);
+  if (!spoiled?.size) return [...rows];
+  return rows.map((row) => {
+    const change = spoiled.get(row.id as number);
+    if (!change) return row;
+    if ('record' in change) return change.record;
+    return { ...row, ...change.fields };
+  });
 }
 
 export function createControl(sim: Sim): MarketplaceControl {
@@ -127,6 +157,13 @@ export function createControl(sim: Sim): MarketplaceControl {
       return found && offer ? instanceRecord(found.inst, offer, store.data, sim.now()) : null;
     },
     flush: () => store.flush(),
+    corruptListed(id, change) {
+      let spoiled = corruptions.get(sim);
+      if (!spoiled) corruptions.set(sim, (spoiled = new Map()));
+      if (change) spoiled.set(id, change);
+      else spoiled.delete(id);
+    },
+    clearCorruption: () => corruptions.get(sim)?.clear(),
   };
 }
 
@@ -170,6 +207,17 @@ export function handleControl(control: MarketplaceControl, method: string, path:
       return ok({ success: true, now: control.state().now });
     }
     if (area === 'state' && method === 'GET') return ok(control.state());
+    if (area === 'corrupt' && parts.length === 1 && method === 'DELETE') {
+      control.clearCorruption();
+      return ok({ success: true });
+    }
+    if (area === 'corrupt' && parts.length === 1 && method === 'POST') {
+      const instanceId = num(b.instance_id);
+      if (instanceId === undefined || !('fields' in b || 'record' in b)) throw fail(400, 'invalid_args', 'Give instance_id and fields or record.');
+      if ('fields' in b && !isObject(b.fields)) throw fail(400, 'invalid_args', 'fields must be an object.');
+      control.corruptListed(instanceId, 'record' in b ? { record: b.record } : { fields: b.fields as Record<string, unknown> });
+      return ok({ success: true });
+    }
     return { status: 404, json: { success: false, error: 'not_found', msg: `No control route ${method} ${path}` } };
   } catch (error) {
     if (error instanceof HttpError) return { status: error.status, json: error.body };

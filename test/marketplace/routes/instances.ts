@@ -6,6 +6,7 @@ import { instanceRecord } from '../instance-record';
 import { closeContract } from '../ledger';
 import { reboot, start, stop } from '../lifecycle';
 import { fail, intParam, isObject, jsonParam, num, ok, str, type Ctx, type RouteDef } from '../router';
+import { spoilListed } from './control';
 import { LABEL_MAX } from './rent';
 import { offerOf, ownIdOnly, ownInstance } from './shared';
 
@@ -77,7 +78,7 @@ function listV1(ctx: Ctx) {
   const cols = jsonParam(ctx.query, 'select_cols');
   const pick = Array.isArray(cols) && !cols.includes('*') ? cols.map(String) : undefined;
   const shaped = pick ? page.map((r) => Object.fromEntries(pick.map((c) => [c, r[c] ?? null]))) : page;
-  return ok({ success: true, instances_found: page.length, total_instances: matching.length, label_counts: labelCounts, next_token: next, instances: shaped });
+  return ok({ success: true, instances_found: page.length, total_instances: matching.length, label_counts: labelCounts, next_token: next, instances: spoilListed(ctx.sim, shaped) });
 }
 
 function manage(ctx: Ctx) {
@@ -146,7 +147,7 @@ export const instanceRoutes: RouteDef[] = [
     action: 'api.instance.list',
     handler: (ctx) => {
       const all = records(ctx);
-      return ok({ instances_found: all.length, instances: all });
+      return ok({ instances_found: all.length, instances: spoilListed(ctx.sim, all) });
     },
   },
   {

@@ -8,7 +8,7 @@ import { unreadableInstance, type Instance } from '../../../src/core/api/instanc
 import { unreadableVolume } from '../../../src/core/api/volumes';
 import { presentInstance } from '../../../src/core/instances/present';
 import { generateOffers } from '../../marketplace/catalogue';
-import { MemoryLogger } from '../support';
+import { DEMO_KEY, MemoryLogger, clientFor, startSimulator, type Marketplace } from '../support';
 
 const BASE = 'https://api.example.test';
 const KEY = 'sk-test-tolerant-0123456789abcdef';
@@ -269,6 +269,40 @@ describe('tolerant lists: one odd field or record never hides the others', () =>
       assert.equal(keys[1]!.public_key, s(2).public_key);
       assert.deepEqual(keys[2], unreadableSshKey(3));
       assert.deepEqual(unreadableOf(keys), { count: 2, listedById: 1, dropped: 1, reasons: ['[2].public_key: no public key, got number', '[3]: string instead of an object'] });
+    });
+  });
+
+  describe("the simulator's corrupt control", () => {
+    let market: Marketplace;
+    before(async () => {
+      market = await startSimulator();
+    });
+    after(() => market.stop());
+
+    it('spoils one record of both instance lists, over HTTP, and the client still lists every instance', async () => {
+      const { client } = clientFor(market.url, DEMO_KEY);
+      const offers = await client.offers.search({ query: { filters: { rentable: { eq: true } }, order: [], type: 'on-demand' }, limit: 3 });
+      const ids: number[] = [];
+      for (const offer of offers) ids.push((await client.instances.create(offer.id, { image: 'ubuntu', disk: 8, label: 'odd' })).instanceId);
+      const corrupt = (body: unknown) => fetch(`${market.url}/__control/corrupt`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      assert.equal((await corrupt({ instance_id: ids[0], fields: { gpu_util: 'N/A', ssh_port: '22' } })).status, 200);
+      assert.equal((await corrupt({ instance_id: ids[1], record: null })).status, 200);
+      assert.equal((await corrupt({ instance_id: ids[2], fields: { actual_status: 5 } })).status, 200);
+      assert.equal((await corrupt({ instance_id: ids[2] })).status, 400, 'fields or record is required');
+      for (const list of [await client.instances.listInOneRequest(), await client.instances.list()]) {
+        assert.deepEqual(list.map((i) => i.id), [ids[0], ids[2]]);
+        assert.equal(list[0]!.gpu_util, undefined);
+        assert.equal(list[0]!.ssh_port, 22);
+        assert.equal(list[0]!.label, 'odd');
+        assert.equal(list[1]!.unreadable, true);
+        assert.deepEqual({ ...unreadableOf(list), reasons: undefined }, { count: 2, listedById: 1, dropped: 1, reasons: undefined });
+      }
+      assert.equal((await client.instances.show(ids[1]!)).label, 'odd', 'show by id is untouched');
+      await client.instances.destroy(ids[2]!);
+      assert.equal((await fetch(`${market.url}/__control/corrupt`, { method: 'DELETE' })).status, 200);
+      const after = await client.instances.listInOneRequest();
+      assert.deepEqual(after.map((i) => i.id), [ids[0], ids[1]]);
+      assert.equal(unreadableOf(after), undefined);
     });
   });
 });
