@@ -1,5 +1,4 @@
 import * as z from 'zod';
-import { ApiError } from './errors';
 import { listOf, optInt, optString, type RequestOptions } from './fields';
 import type { Permissions } from './permissions';
 import type { Transport } from './transport';
@@ -37,9 +36,7 @@ export class TeamApi {
   }
 
   async removeMember(userId: number, o: RequestOptions = {}): Promise<void> {
-    const call = { action: `remove team member ${userId}`, method: 'DELETE', path: `/api/v0/team/members/${userId}/` } as const;
-    const res = await this.t.send({ ...call, schema: TeamAnswer, permission: 'team_write', retry: 'write', ...o });
-    failOnTeamFailure(res, call);
+    await this.t.send({ action: `remove team member ${userId}`, method: 'DELETE', path: `/api/v0/team/members/${userId}/`, schema: TeamAnswer, permission: 'team_write', retry: 'write', ...o });
   }
 
   roles(o: RequestOptions = {}): Promise<TeamRole[]> {
@@ -56,14 +53,6 @@ export class TeamApi {
   }
 
   async deleteRole(name: string, o: RequestOptions = {}): Promise<void> {
-    const call = { action: `delete role "${name}"`, method: 'DELETE', path: `/api/v0/team/roles/${encodeURIComponent(name)}/` } as const;
-    const res = await this.t.send({ ...call, schema: TeamAnswer, permission: 'team_write', retry: 'write', ...o });
-    failOnTeamFailure(res, call);
-  }
-}
-
-function failOnTeamFailure(res: z.output<typeof TeamAnswer>, call: { action: string; method: string; path: string }): void {
-  if (typeof res === 'object' && res.status === 'failure') {
-    throw new ApiError({ ...call, kind: 'bad_request', status: 200, serverMessage: res.message ?? res.msg ?? undefined });
+    await this.t.send({ action: `delete role "${name}"`, method: 'DELETE', path: `/api/v0/team/roles/${encodeURIComponent(name)}/`, schema: TeamAnswer, permission: 'team_write', retry: 'write', ...o });
   }
 }

@@ -303,7 +303,8 @@ export class Transport {
     if (call.stringAnswer && call.responseType !== 'text' && typeof json === 'string') {
       throw new ApiError({ ...where, kind: call.stringAnswer, status: res.status, serverMessage: redact(json.trim()).slice(0, 300) || undefined });
     }
-    if (isRecord(json) && json.success === false) {
+    // `success: false` is the service's usual refusal; the team endpoints say `status: "failure"`.
+    if (isRecord(json) && (json.success === false || json.status === 'failure')) {
       const said = serverSays(json);
       throw new ApiError({ ...where, kind: 'bad_request', status: res.status, code: said.code, serverMessage: redact(said.message ?? '') || undefined });
     }

@@ -156,6 +156,15 @@ describe('secrets in errors and logs', () => {
       });
     }
 
+    it('turns a team endpoint\'s 200 "status: failure" answer into a refusal, without the key it echoes', async () => {
+      const { pool, transport, logger } = setup();
+      pool.intercept({ path: call.path, method: 'PUT' }).reply(200, { status: 'failure', message: `role not found for ${KEY}` });
+      const error = await failure(transport.send({ ...call, schema: z.unknown() }));
+      assert.equal(error.kind, 'bad_request');
+      assert.match(error.message, /role not found for \[redacted\]/);
+      assertNoLeak(everyRendering(error, logger), KEY);
+    });
+
     it('takes an instance key and the call secrets out as well', async () => {
       const { pool, transport, logger } = setup();
       pool.intercept({ path: call.path, method: 'PUT' }).reply(400, { success: false, error: INSTANCE_KEY, msg: `routing ${'rk-0f1e2d3c4b5a69788'.slice(0, 12)} wrong` });
