@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { Offer } from '../../src/core/api/offers';
+import type { InstanceItem } from '../../src/ui/views/instancesView';
 import { api, control, eventually, extensionApi, signIn, sim } from './support';
 
 type Record = { id: number; label: string | null; actual_status: string | null; intended_status: string };
@@ -22,7 +23,7 @@ async function rentedAndRunning(): Promise<number> {
 async function item(id: number) {
   const x = await extensionApi();
   await x.services.poller.refresh();
-  return (await x.services.instancesView.getChildren()).find((i) => i.instance.id === id);
+  return (await x.services.instancesView.getChildren()).find((i): i is InstanceItem => 'instance' in i && i.instance.id === id);
 }
 
 describe('instances: lifecycle from the tree', () => {
