@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
-import { ApiError } from '../../core/api/errors';
 import type { Instance } from '../../core/api/instances';
 import { COMMANDS } from '../../core/ids';
+import { destroyInstance, stopInstance, type ActionResult } from '../../core/instances/actions';
 import { instancePhase, type InstancePhase } from '../../core/instances/phase';
 import { currentRate, gpuSummary, presentInstance } from '../../core/instances/present';
 import { UnusableSshAddress, sshCommand, sshEndpoint } from '../../core/instances/ssh';
@@ -74,10 +74,22 @@ async function afterChange(s: Services, id: number, booting: boolean): Promise<v
 }
 
 async function stop(s: Services, i: Instance): Promise<void> {
-  await s.session.client.instances.stop(i.id);
+  const result = await stopInstance(s.session.client.instances, i, nameOf(i));
   await afterChange(s, i.id, false);
-  const disk = i.storage_total_cost ? ` Its disk is still billed (${formatDollars(i.storage_total_cost)}/h) until you destroy it.` : ' Its disk is still billed until you destroy it.';
-  void vscode.window.showInformationMessage(`GPU Rental: stopping ${nameOf(i)}.${disk}`);
+  report(s, result);
+}
+
+/** Says what a stop or destroy did; an outcome that is not known is a warning that says to check. */
+function report(s: Services, result: ActionResult): void {
+  const message = `GPU Rental: ${result.message}`;
+  if (result.kind === 'done') {
+    void vscode.window.showInformationMessage(message);
+    return;
+  }
+  s.logger.warn(message);
+  void vscode.window.showWarningMessage(message, 'Refresh').then((choice) => {
+    if (choice) void vscode.commands.executeCommand(COMMANDS.refresh);
+  });
 }
 
 /** Starting resumes GPU billing, so it only ever happens here, on the user's explicit command. */
@@ -107,16 +119,11 @@ async function destroy(s: Services, i: Instance): Promise<boolean> {
     'Destroy',
   );
   if (!ok) return false;
-  try {
-    await s.session.client.instances.destroy(i.id);
-  } catch (error) {
-    // Already gone is what the user wanted.
-    if (!(error instanceof ApiError && error.kind === 'not_found')) throw error;
-  }
-  await s.forgetInstance(i.id);
+  const result = await destroyInstance(s.session.client.instances, i, nameOf(i));
+  if (result.kind === 'done') await s.forgetInstance(i.id);
   await s.poller.refresh();
-  void vscode.window.showInformationMessage(`GPU Rental: destroyed ${nameOf(i)}.`);
-  return true;
+  report(s, result);
+  return result.kind === 'done';
 }
 
 async function relabel(s: Services, i: Instance, label: unknown): Promise<void> {
