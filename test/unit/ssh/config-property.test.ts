@@ -211,7 +211,8 @@ const sshConfig = fc
   });
 
 describe('managed SSH config block, judged by real ssh -G (property, sampled)', function () {
-  this.timeout(180_000);
+  // A longer run (GPU_RENTAL_SSH_G_CASES) gets time in proportion; at worst 200 ms a case.
+  this.timeout(Math.max(180_000, SSH_G_CASES * 200));
   let home: string;
   before(async () => {
     home = await mkdtemp(join(tmpdir(), 'gpu-rental-ssh-g-'));
