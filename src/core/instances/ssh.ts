@@ -1,5 +1,7 @@
-import { isIP } from 'node:net';
 import type { Instance } from '../api/instances';
+import { isSshHost } from '../ssh/hostName';
+
+export { isSshHost };
 
 export interface SshEndpoint {
   host: string;
@@ -35,24 +37,6 @@ function describeValue(value: unknown): string {
   const clean = value.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g, '');
   const chars = [...clean];
   return JSON.stringify(chars.length > SHOWN_CHARS ? `${chars.slice(0, SHOWN_CHARS).join('')}…` : clean);
-}
-
-const IPV4 = /^(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
-const DNS_LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,62})$/;
-
-/**
- * A host ssh may be given: an IPv4 dotted quad, an IPv6 address (no zone), or a DNS name whose
- * labels are letters, digits and hyphens, none starting with a hyphen, at most 253 characters.
- * The grammar leaves no room for a shell or ssh_config metacharacter, a space, or a leading "-".
- */
-export function isSshHost(host: string): boolean {
-  if (IPV4.test(host)) return true;
-  if (/^[0-9A-Fa-f:.]+$/.test(host) && host.includes(':')) return isIP(host) === 6;
-  if (host.length === 0 || host.length > 253) return false;
-  const labels = host.split('.');
-  // All-numeric labels are an IPv4 address or nothing: "1.2.3.999" is not a name.
-  if (labels.every((l) => /^\d+$/.test(l))) return false;
-  return labels.every((l) => DNS_LABEL.test(l));
 }
 
 /** The host, trimmed, or an UnusableSshAddress naming the field. */

@@ -1,4 +1,4 @@
-import { isIPv6 } from 'node:net';
+import { isSshHost } from './hostName';
 
 /**
  * The user's SSH config gets one managed block at the top: an Include of the extension's own
@@ -90,6 +90,19 @@ export function isSectionLine(line: Buffer): boolean {
   return /^(?:host|match)(?:[ \t\r\n=]|$)/i.test(keyword);
 }
 
+/**
+ * Whether ssh reads anything from this line: not blank, not a comment. ssh keeps the first value it
+ * obtains for each option, so a global `Port` or `User` above the block would override the managed
+ * entries as surely as a Host section hides them; only comments and blank lines may stand above it.
+ */
+function isDirectiveLine(line: Buffer): boolean {
+  const nul = line.indexOf(0);
+  // A byte-order mark (read as Latin-1) is not a directive; ssh stops reading a line at a NUL.
+  const text = line.subarray(0, nul === -1 ? line.length : nul).toString('latin1').replace(/^\xEF\xBB\xBF/, '');
+  const start = text.replace(/^[ \t\r\n\v\f]*/, '');
+  return start !== '' && !start.startsWith('#');
+}
+
 /** Where the managed block is, or undefined; throws on unbalanced or repeated markers. */
 function findBlock(bytes: Buffer, lines: Line[]): Block | undefined {
   const begins: number[] = [];
@@ -161,7 +174,7 @@ function withIncludeBytes(bytes: Buffer, includePattern: string): ConfigEdit<Buf
   // The user's bytes decide the line ending, not the block's own.
   const rest = block ? Buffer.concat([bytes.subarray(0, block.start), bytes.subarray(block.end)]) : bytes;
   const wanted = Buffer.from(blockText(includePattern, lineEnding(rest)), 'utf8');
-  if (block && !lines.slice(0, block.beginLine).some((line) => isSectionLine(bytes.subarray(line.start, line.contentEnd)))) {
+  if (block && !lines.slice(0, block.beginLine).some((line) => isDirectiveLine(bytes.subarray(line.start, line.contentEnd)))) {
     // Where ssh reads it: rewrite only the inside. An end line that is the file's last, without a
     // newline, keeps that shape.
     if (sameLines(bytes, lines.slice(block.beginLine, block.endLine + 1), wanted)) return { text: bytes, changed: false };
@@ -229,19 +242,6 @@ export function parseHostAlias(alias: string | undefined): { instanceId: number;
   return m[1] === undefined ? { instanceId: Number(m[2]) } : { instanceId: Number(m[2]), profile: m[1] };
 }
 
-const DNS_LABEL = '[A-Za-z0-9](?:[A-Za-z0-9_-]*[A-Za-z0-9])?';
-const DNS_NAME = new RegExp(`^${DNS_LABEL}(?:\\.${DNS_LABEL})*\\.?$`);
-
-/**
- * A DNS name, an IPv4 address or a bare IPv6 address: nothing ssh would expand (`%`, `$`), quote
- * or split (blanks, quotes, line breaks), and no zone or brackets.
- */
-export function isSshHostName(value: string): boolean {
-  if (value.length === 0 || value.length > 253) return false;
-  if (value.includes(':')) return /^[0-9A-Fa-f:.]+$/.test(value) && isIPv6(value);
-  return DNS_NAME.test(value);
-}
-
 /** The value for a message: quoted, escaped, short. */
 function shown(value: string): string {
   return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
@@ -250,7 +250,7 @@ function shown(value: string): string {
 /** One instance's file in the managed folder. */
 export function hostEntryText(entry: HostEntry): string {
   if (!/^[a-z0-9][a-z0-9.-]*$/.test(entry.alias)) throw new SshConfigError(`The SSH alias (Host) ${shown(entry.alias)} is not usable; nothing was written.`);
-  if (!isSshHostName(entry.hostName)) {
+  if (!isSshHost(entry.hostName)) {
     throw new SshConfigError(`The instance's SSH address (HostName) ${shown(entry.hostName)} is not a host name or IP address; nothing was written. Refresh the instance and connect again once it reports a plain address.`);
   }
   if (!Number.isInteger(entry.port) || entry.port < 1 || entry.port > 65535) throw new SshConfigError(`The instance's SSH port (Port) ${entry.port} is not a port from 1 to 65535; nothing was written.`);

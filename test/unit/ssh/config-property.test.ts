@@ -75,6 +75,12 @@ function assertPlaced(bytes: Buffer, pattern: string): void {
   assert.equal(p.lines[b + 1]!.content.trim(), `Include ${pattern.includes(' ') ? `"${pattern}"` : pattern}`);
   const above = p.lines.slice(0, b).find((l) => opensSection(l.content));
   assert.equal(above, undefined, `no Host or Match line above the block: ${JSON.stringify(above?.content)}`);
+  // Nor anything else ssh reads: a global option above would win over the managed entries.
+  const directive = p.lines.slice(0, b).find((l) => {
+    const text = l.content.split('\0')[0]!.replace(/^\xEF\xBB\xBF/, '').trim();
+    return text !== '' && !text.startsWith('#');
+  });
+  assert.equal(directive, undefined, `nothing ssh reads above the block: ${JSON.stringify(directive?.content)}`);
 }
 
 const eolArb = fc.constantFrom('\n', '\r\n');

@@ -34,7 +34,7 @@ describe('managed SSH config block', () => {
     );
   });
 
-  it('rewrites only the inside of an existing block the user moved among global lines, and moves it to the top from inside a Host or Match section (property)', () => {
+  it('rewrites only the inside of an existing block with only comments above it, and moves it to the top when anything ssh reads stands above it (property)', () => {
     fc.assert(
       fc.property(userConfig, userConfig, (before, after) => {
         const eol = before.includes('\r\n') ? '\r\n' : '\n';
@@ -43,8 +43,9 @@ describe('managed SSH config block', () => {
         const updated = withInclude(text, INCLUDE);
         assert.equal(updated.changed, true);
         const start = updated.text.indexOf(BEGIN_MARKER);
-        const inSection = before.split('\n').some((line) => /^\s*(host|match)[\s=]/i.test(line));
-        if (inSection) {
+        // Anything ssh reads (not blank, not a comment) above the block would win over it.
+        const directiveAbove = before.replace(/^\uFEFF/, '').split('\n').some((line) => line.trim() !== '' && !line.trim().startsWith('#'));
+        if (directiveAbove) {
           const bom = before.startsWith('\uFEFF') ? '\uFEFF' : '';
           assert.equal(start, bom.length, 'moved to the top');
         } else {
@@ -76,8 +77,13 @@ describe('managed SSH config block', () => {
       const moved = withInclude(`${user}${block}Host b\n`, INCLUDE);
       assert.deepEqual(moved, { text: `${block}${user}Host b\n`, changed: true }, JSON.stringify(line));
     }
-    // Comments and global options above it are where the user wants them: left alone.
-    for (const line of ['# Host other', 'Hostname x', 'HostKeyAlgorithms +ssh-rsa', 'Matches x', 'ServerAliveInterval 5', '']) {
+    // A global option above it would win over the managed entries (ssh keeps the first value): moved too.
+    for (const line of ['Port 2222', 'User someone', 'Hostname x', 'HostKeyAlgorithms +ssh-rsa', 'Matches x', 'ServerAliveInterval 5']) {
+      const moved = withInclude(`${line}\n${block}Host b\n`, INCLUDE);
+      assert.deepEqual(moved, { text: `${block}${line}\nHost b\n`, changed: true }, JSON.stringify(line));
+    }
+    // Comments and blank lines above it change nothing: left alone.
+    for (const line of ['# Host other', '   # Port 2', '', '  \t']) {
       const text = `${line}\n${block}Host b\n`;
       assert.deepEqual(withInclude(text, INCLUDE), { text, changed: false }, JSON.stringify(line));
     }
@@ -142,10 +148,10 @@ describe('per-instance host entries', () => {
 
   it('writes IPv4, IPv6 and DNS host names, and refuses anything ssh would split, quote or expand, naming the field', () => {
     const entry = { alias: 'gpu-rental-1', port: 22, identityFile: '/k', knownHostsFile: '/h' };
-    for (const hostName of ['127.0.0.1', '2001:db8::1', '::1', 'fe80::a00:27ff:fe4e:66a1', '::ffff:192.0.2.7', 'ssh4.vast.ai', 'host-1.example.net', 'Host_7.example.net.', 'localhost']) {
+    for (const hostName of ['127.0.0.1', '2001:db8::1', '::1', 'fe80::a00:27ff:fe4e:66a1', '::ffff:192.0.2.7', 'ssh4.vast.ai', 'host-1.example.net', 'Host7.example.net', 'localhost']) {
       assert.match(hostEntryText({ ...entry, hostName }), new RegExp(`\\n  HostName ${hostName.replace(/\./g, '\\.')}\\n`), hostName);
     }
-    for (const hostName of ['', 'a b', 'a\tb', '"a"', "a'b", 'a\nProxyCommand sh', 'a\rb', '%h', 'a%d', '$HOME', '${X}.example', 'fe80::1%eth0', '[2001:db8::1]', '-oProxyCommand=x', 'a..b', 'a;b', 'a`b`', '1:2:3', 'x'.repeat(254)]) {
+    for (const hostName of ['', 'a b', 'a\tb', '"a"', "a'b", 'a\nProxyCommand sh', 'a\rb', '%h', 'a%d', '$HOME', '${X}.example', 'fe80::1%eth0', '[2001:db8::1]', '-oProxyCommand=x', 'a..b', 'a;b', 'a`b`', '1:2:3', 'host_7.example', 'trailing.dot.', 'x'.repeat(254)]) {
       assert.throws(
         () => hostEntryText({ ...entry, hostName }),
         (e: unknown) => e instanceof SshConfigError && /SSH address \(HostName\)/.test(e.message) && !e.message.includes('\n'),
