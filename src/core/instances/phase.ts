@@ -14,12 +14,14 @@ export type InstancePhase =
   | 'rebooting'
   | 'stopped' // disk still billed
   | 'failed' // exited, offline or unknown: never recovers, disk still billed
-  | 'gone'; // destroyed
+  | 'gone' // destroyed
+  | 'unreadable'; // the list sent a record GPU Rental could not read beyond its id: shown, destroyable, never guessed at
 
 /** Statuses that never lead to running; the instance keeps billing for disk until destroyed. */
 export const FAILED_STATUSES: ReadonlySet<string> = new Set(['exited', 'offline', 'unknown']);
 
-export function instancePhase(instance: Pick<Instance, 'actual_status' | 'intended_status'>): InstancePhase {
+export function instancePhase(instance: Pick<Instance, 'actual_status' | 'intended_status' | 'unreadable'>): InstancePhase {
+  if (instance.unreadable) return 'unreadable';
   const actual = instance.actual_status;
   const intended = instance.intended_status ?? undefined;
   if (actual === null || actual === 'created') return intended === 'stopped' ? 'stopped' : 'provisioning';

@@ -31,6 +31,7 @@ const PHASE_TEXT: Record<InstancePhase, string> = {
   stopped: 'stopped',
   failed: 'failed',
   gone: 'destroyed',
+  unreadable: 'details unreadable',
 };
 
 const ICONS: Record<InstancePhase, InstanceIcon> = {
@@ -43,6 +44,7 @@ const ICONS: Record<InstancePhase, InstanceIcon> = {
   stopped: { id: 'vm-outline', color: 'disabledForeground' },
   failed: { id: 'error', color: 'errorForeground' },
   gone: { id: 'trash', color: 'disabledForeground' },
+  unreadable: { id: 'warning', color: 'problemsWarningIcon.foreground' },
 };
 
 export function gpuSummary(instance: Pick<Instance, 'gpu_name' | 'num_gpus'>): string {

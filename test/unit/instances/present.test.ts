@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { InstanceSchema, type Instance } from '../../../src/core/api/instances';
 import { BootTracker, bootStatus } from '../../../src/core/instances/boot';
-import { instancePhase } from '../../../src/core/instances/phase';
+import { instancePhase, isTransient } from '../../../src/core/instances/phase';
+import { unreadableInstance } from '../../../src/core/api/instances';
 import { formatClock, formatDuration, presentInstance } from '../../../src/core/instances/present';
 
 const NOW = 1_800_000_000_000;
@@ -64,6 +65,17 @@ describe('instance phases and presentation', () => {
     const booting = presentInstance(make({ actual_status: null }), { nowMs: NOW });
     assert.equal(booting.icon.id, 'loading~spin');
     assert.ok(!booting.description.includes('GPU'));
+  });
+
+  it('an instance listed by id only is "unreadable": not booting, not polled for, destroyable, never shown as provisioning', () => {
+    const odd = unreadableInstance(31000009);
+    assert.equal(instancePhase(odd), 'unreadable');
+    assert.equal(isTransient(instancePhase(odd)), false, 'it does not keep the poller busy');
+    assert.deepEqual(new BootTracker().update([odd], Date.now()).booting, [], "not shown as booting in the status bar");
+    const shown = presentInstance(odd, { nowMs: Date.now() });
+    assert.match(shown.label, /#31000009 \(details unreadable\)/);
+    assert.match(shown.contextValue, /canDestroy/);
+    assert.doesNotMatch(shown.description, /provisioning/);
   });
 
   it('formats durations and the boot clock', () => {
