@@ -59,12 +59,14 @@ export class PendingRents implements vscode.Disposable {
   }
 
   update(): void {
-    const status = pendingStatus(this.renter.journal.entries());
+    const journal = this.renter.journal;
+    const status = pendingStatus(journal.entries(), (e) => e.state === 'sending' && e.lease.owner === journal.owner && this.renter.busy);
     if (!status) {
       this.item.hide();
       return;
     }
     this.item.text = `$(sync~spin) ${status.text}`;
+    this.item.accessibilityInformation = { label: status.text };
     this.item.tooltip = `${status.tooltip}\n\nClick to check now.`;
     this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
     this.item.show();

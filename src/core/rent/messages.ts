@@ -36,14 +36,24 @@ export function settlementMessage(s: Settlement, nowMs: number = Date.now()): st
   }
 }
 
-/** The status bar's words while a rent is unsettled. */
-export function pendingStatus(entries: readonly PendingRent[]): { text: string; tooltip: string } | undefined {
+/**
+ * The status bar's words while a rent is unsettled. `inFlight` tells this window's own rent whose
+ * answer is still awaited (plain "Renting…") from one whose outcome must be checked.
+ */
+export function pendingStatus(entries: readonly PendingRent[], inFlight: (e: PendingRent) => boolean = () => false): { text: string; tooltip: string } | undefined {
   if (entries.length === 0) return undefined;
+  const checking = entries.filter((e) => !inFlight(e));
   const names = entries.map(pendingName).join(', ');
-  const reasons = entries.map((e) => `${pendingName(e)}: ${e.state === 'sending' ? 'waiting for the answer' : `no readable answer (${e.problem ?? 'unknown'})`}`);
+  const reasons = entries.map((e) => `${pendingName(e)}: ${inFlight(e) ? 'waiting for the answer' : e.state === 'sending' ? 'sent from a window that closed before the answer came' : `no readable answer (${e.problem ?? 'unknown'})`}`);
+  const text =
+    checking.length === 0
+      ? `Renting ${entries[0]!.description}…`
+      : checking.length === 1
+        ? `Rent of ${checking[0]!.description} not confirmed — checking`
+        : `${checking.length} rents not confirmed — checking`;
   return {
-    text: entries.length === 1 ? `Rent of ${entries[0]!.description} not confirmed — checking` : `${entries.length} rents not confirmed — checking`,
-    tooltip: `GPU Rental is checking your account for ${names}. Until it is known, no rent is repeated and the account's key, profile and service stay as they are.\n\n${reasons.join('\n')}`,
+    text,
+    tooltip: `${checking.length ? `GPU Rental is checking your account for ${names}.` : `Renting ${names}.`} Until the outcome is known, no rent is repeated and the account's key, profile and service stay as they are.\n\n${reasons.join('\n')}`,
   };
 }
 

@@ -1,0 +1,69 @@
+import { expect } from './expect';
+import { openWorkbench, type Workbench } from './workbench';
+
+const KEY = 'e2e-reload-key-8d41b7';
+/** The service holds the create this long before it makes the instance. */
+const CREATE_DELAY_MS = 25_000;
+
+/**
+ * A window reloaded while a rent's answer is still on its way. The rent was written to the
+ * journal before it was sent; the reloaded window finds it, says it is not confirmed, checks the
+ * account, and announces the instance once the service has made it. Nothing is rented twice.
+ */
+describe('rent survives a window reload mid-rent', () => {
+  let wb: Workbench;
+  before(async () => {
+    wb = await openWorkbench({ key: KEY, bootSeconds: 2, env: { GPU_RENTAL_API_KEY: KEY } });
+    await wb.openSidebar();
+  });
+  after(() => wb?.close());
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed') await wb.shot(`failed-${this.currentTest.title.replace(/\W+/g, '-')}`);
+  });
+
+  const pick = async (text: string | RegExp) => {
+    const row = wb.quickInput().locator('.quick-input-list .monaco-list-row').filter({ hasText: text }).first();
+    await expect(row).toBeVisible();
+    await row.click();
+  };
+
+  async function control(method: string, path: string, body?: unknown): Promise<unknown> {
+    const res = await fetch(`${wb.sim.url}/__control/${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    if (!res.ok) throw new Error(`control ${method} ${path}: HTTP ${res.status}`);
+    return res.json();
+  }
+
+  async function instances(): Promise<Array<{ id: number; label?: string }>> {
+    const res = await fetch(`${wb.sim.url}/api/v0/instances/?owner=me`, { headers: { authorization: `Bearer ${KEY}` } });
+    return ((await res.json()) as { instances: Array<{ id: number; label?: string }> }).instances;
+  }
+
+  it('reloads during the rent, then shows the rent as unconfirmed and announces the instance once made', async () => {
+    await control('POST', 'faults', { kind: 'latency', ms: CREATE_DELAY_MS, method: 'PUT', path: '/api/v0/asks/', count: 1 });
+    const row = wb.section('Offers').locator('.monaco-list-row').filter({ hasText: /\$\d+\.\d+\/h/ }).first();
+    await wb.contextMenu(row, 'Rent…');
+    await pick('ubuntu:22.04');
+    await expect(wb.quickInput().getByText(/Disk size in GB/)).toBeVisible();
+    await wb.page.keyboard.press('Enter');
+    await pick(/SSH/);
+    await expect(wb.quickInput().getByText(/A label to recognise/)).toBeVisible();
+    await wb.page.keyboard.press('Enter');
+    await pick('No start-up script');
+    await pick(/Rent for \$\d/);
+    await expect(wb.statusBar(/Renting .*…/)).toBeVisible();
+    // The request is on its way (the service holds it); the window goes.
+    await wb.page.waitForTimeout(2_000);
+    await wb.page.reload();
+    await wb.page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+    await expect(wb.statusBar(/Rent of .* not confirmed — checking/), 60_000).toBeVisible();
+    await wb.shot('e2e-rent-unconfirmed', true);
+    // Settled once the service has made it: the check ends, and the outcome is announced.
+    await expect(wb.statusBar(/not confirmed/), CREATE_DELAY_MS + 90_000).toBeHidden();
+    await expect(await wb.notificationInCenter(/went through: it is instance #\d+/)).toBeVisible();
+    await wb.shot('e2e-rent-reconciled', true);
+    await wb.page.keyboard.press('Escape');
+    const all = await instances();
+    if (all.length !== 1) throw new Error(`expected exactly one instance after the reloaded rent, found ${all.length}`);
+    await expect(wb.section('Instances').locator('.monaco-list-row').filter({ hasText: /running|loading|provisioning/ }), 30_000).toBeVisible();
+  });
+});
