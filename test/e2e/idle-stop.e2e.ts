@@ -16,25 +16,20 @@ describe('idle stop: an instance rented with a 1-minute idle stop stops itself, 
     if (this.currentTest?.state === 'failed') await wb.shot(`failed-${this.currentTest.title.replace(/\W+/g, '-')}`);
   });
 
-  const pick = async (text: string | RegExp) => {
-    const row = wb.quickInput().locator('.quick-input-list .monaco-list-row').filter({ hasText: text }).first();
-    await expect(row).toBeVisible();
-    await row.click();
-  };
 
   it('rents with "Idle stop after 1 min" on the confirmation', async () => {
     const offer = wb.section('Offers').locator('.monaco-list-row').filter({ hasText: /\$\d+\.\d+\/h/ }).first();
     await wb.contextMenu(offer, 'Rent…');
-    await pick('ubuntu:22.04');
+    await wb.pick('ubuntu:22.04');
     await expect(wb.quickInput().getByText(/Disk size in GB/)).toBeVisible();
     await wb.page.keyboard.press('Enter');
-    await pick(/SSH/);
+    await wb.pick(/SSH/);
     await expect(wb.quickInput().getByText(/A label to recognise/)).toBeVisible();
     await wb.page.keyboard.press('Enter');
-    await pick('No start-up script');
+    await wb.pick('No start-up script');
     await expect(wb.quickInput().getByText('Idle stop after 1 min')).toBeVisible();
     await wb.shot('e2e-idle-confirm', true);
-    await pick(/Rent for \$\d/);
+    await wb.pick(/Rent for \$\d/);
     await expect(wb.section('Instances').locator('.monaco-list-row').filter({ hasText: /running/ }), 60_000).toBeVisible();
     // The status bar shows what it burns.
     await expect(wb.statusBar(/\$\d+\.\d\d · \$\d+\.\d+\/h/)).toBeVisible();

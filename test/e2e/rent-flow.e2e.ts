@@ -15,19 +15,14 @@ describe('rent flow: search, rent, watch it boot, stop, destroy', () => {
     if (this.currentTest?.state === 'failed') await wb.shot(`failed-${this.currentTest.title.replace(/\W+/g, '-')}`);
   });
 
-  const pick = async (text: string | RegExp) => {
-    const row = wb.quickInput().locator('.quick-input-list .monaco-list-row').filter({ hasText: text }).first();
-    await expect(row).toBeVisible();
-    await row.click();
-  };
 
   it('searches with a query in the CLI language', async () => {
     await wb.runCommand('GPU Rental: Search Offers…');
-    await pick('Type a query');
+    await wb.pick('Type a query');
     const input = wb.quickInput().locator('input');
     await input.fill('gpu_name=RTX_4090 num_gpus=1');
     await wb.page.keyboard.press('Enter');
-    await pick('Show offers');
+    await wb.pick('Show offers');
     const offers = wb.section('Offers');
     await expect(offers.locator('.monaco-list-row').filter({ hasText: 'gpu_name=RTX_4090 num_gpus=1' })).toBeVisible();
     await expect(offers.locator('.monaco-list-row').filter({ hasText: /^RTX 4090\$/ })).toBeVisible();
@@ -37,17 +32,17 @@ describe('rent flow: search, rent, watch it boot, stop, destroy', () => {
   it('rents the first offer through the six steps, with the price on the last', async () => {
     const row = wb.section('Offers').locator('.monaco-list-row').filter({ hasText: /\$\d+\.\d+\/h/ }).first();
     await wb.contextMenu(row, 'Rent…');
-    await pick('ubuntu:22.04');
+    await wb.pick('ubuntu:22.04');
     await expect(wb.quickInput().getByText(/Disk size in GB/)).toBeVisible();
     await wb.page.keyboard.press('Enter');
-    await pick(/SSH/);
+    await wb.pick(/SSH/);
     await expect(wb.quickInput().getByText(/A label to recognise/)).toBeVisible();
     await wb.page.keyboard.press('Enter');
-    await pick('No start-up script');
+    await wb.pick('No start-up script');
     await expect(wb.quickInput().getByText(/Rent for \$\d/)).toBeVisible();
     await expect(wb.quickInput().getByText(/Credit after a day/)).toBeVisible();
     await wb.shot('e2e-rent-confirm', true);
-    await pick(/Rent for \$\d/);
+    await wb.pick(/Rent for \$\d/);
   });
 
   it('watches it boot in the status bar, through a window reload, then run', async () => {

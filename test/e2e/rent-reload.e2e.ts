@@ -1,5 +1,5 @@
 import { expect } from './expect';
-import { openWorkbench, type Workbench } from './workbench';
+import { workbenchForSuite } from './workbench';
 
 const KEY = 'e2e-reload-key-8d41b7';
 /** The service holds the create this long before it makes the instance. */
@@ -11,45 +11,32 @@ const CREATE_DELAY_MS = 25_000;
  * account, and announces the instance once the service has made it. Nothing is rented twice.
  */
 describe('rent survives a window reload mid-rent', () => {
-  let wb: Workbench;
-  before(async () => {
-    wb = await openWorkbench({ key: KEY, bootSeconds: 2, env: { GPU_RENTAL_API_KEY: KEY } });
-    await wb.openSidebar();
-  });
-  after(() => wb?.close());
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await wb.shot(`failed-${this.currentTest.title.replace(/\W+/g, '-')}`);
-  });
-
-  const pick = async (text: string | RegExp) => {
-    const row = wb.quickInput().locator('.quick-input-list .monaco-list-row').filter({ hasText: text }).first();
-    await expect(row).toBeVisible();
-    await row.click();
-  };
+  const workbench = workbenchForSuite(KEY);
 
   async function control(method: string, path: string, body?: unknown): Promise<unknown> {
-    const res = await fetch(`${wb.sim.url}/__control/${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${workbench().sim.url}/__control/${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
     if (!res.ok) throw new Error(`control ${method} ${path}: HTTP ${res.status}`);
     return res.json();
   }
 
   async function instances(): Promise<Array<{ id: number; label?: string }>> {
-    const res = await fetch(`${wb.sim.url}/api/v0/instances/?owner=me`, { headers: { authorization: `Bearer ${KEY}` } });
+    const res = await fetch(`${workbench().sim.url}/api/v0/instances/?owner=me`, { headers: { authorization: `Bearer ${KEY}` } });
     return ((await res.json()) as { instances: Array<{ id: number; label?: string }> }).instances;
   }
 
   it('reloads during the rent, then shows the rent as unconfirmed and announces the instance once made', async () => {
+    const wb = workbench();
     await control('POST', 'faults', { kind: 'latency', ms: CREATE_DELAY_MS, method: 'PUT', path: '/api/v0/asks/', count: 1 });
     const row = wb.section('Offers').locator('.monaco-list-row').filter({ hasText: /\$\d+\.\d+\/h/ }).first();
     await wb.contextMenu(row, 'Rent…');
-    await pick('ubuntu:22.04');
+    await wb.pick('ubuntu:22.04');
     await expect(wb.quickInput().getByText(/Disk size in GB/)).toBeVisible();
     await wb.page.keyboard.press('Enter');
-    await pick(/SSH/);
+    await wb.pick(/SSH/);
     await expect(wb.quickInput().getByText(/A label to recognise/)).toBeVisible();
     await wb.page.keyboard.press('Enter');
-    await pick('No start-up script');
-    await pick(/Rent for \$\d/);
+    await wb.pick('No start-up script');
+    await wb.pick(/Rent for \$\d/);
     await expect(wb.statusBar(/Renting .*…/)).toBeVisible();
     // The request is on its way (the service holds it); the window goes.
     await wb.page.waitForTimeout(2_000);

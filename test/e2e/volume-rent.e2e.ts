@@ -13,20 +13,15 @@ describe('rent with a volume: the confirmation attaches a new volume on the same
     const offer = wb.section('Offers').locator('.monaco-list-row').filter({ hasText: /\$\d+\.\d+\/h/ }).first();
     await wb.contextMenu(offer, 'Rent…');
     const input = wb.quickInput();
-    const pick = async (text: string | RegExp) => {
-      const row = input.locator('.quick-input-list .monaco-list-row').filter({ hasText: text }).first();
-      await expect(row).toBeVisible();
-      await row.click();
-    };
-    await pick('ubuntu:22.04');
+    await wb.pick('ubuntu:22.04');
     await expect(input.getByText(/Disk size in GB/)).toBeVisible();
     await wb.page.keyboard.press('Enter');
-    await pick(/SSH/);
+    await wb.pick(/SSH/);
     await expect(input.getByText(/A label to recognise/)).toBeVisible();
     await wb.page.keyboard.press('Enter');
-    await pick('No start-up script');
-    await pick('No volume');
-    await pick('New volume on this machine');
+    await wb.pick('No start-up script');
+    await wb.pick('No volume');
+    await wb.pick('New volume on this machine');
     await expect(input.getByText(/Size of the new volume in GB .* It bills \$\d+\.\d+\/h until you delete it/)).toBeVisible();
     await wb.page.keyboard.press('Enter');
     await expect(input.getByText(/Where to mount it/)).toBeVisible();
@@ -34,7 +29,7 @@ describe('rent with a volume: the confirmation attaches a new volume on the same
     await expect(input.getByText(/Volume: new 50 GB volume at \/data, \$\d+\.\d+\/h until deleted/)).toBeVisible();
     await expect(input.getByText(/per day, plus the new volume \$\d+\.\d+\/h/)).toBeVisible();
     await wb.shot('e2e-rent-volume', true);
-    await pick(/Rent for \$\d/);
+    await wb.pick(/Rent for \$\d/);
     await expect(await wb.notificationInCenter(/rented ".*" as instance #\d+/)).toBeVisible();
 
     const res = await fetch(`${wb.sim.url}/api/v0/volumes/?owner=me`, { headers: { authorization: `Bearer ${KEY}` } });

@@ -11,6 +11,7 @@ import { packageExtension } from '../harness/package';
 import { REPO } from '../harness/paths';
 import { cleanup, trackTempDir } from '../harness/processes';
 import { startSimulator, type SimulatorProcess } from '../harness/simulator';
+import { expect } from './expect';
 
 export const SCREENSHOTS = join(REPO, 'test', 'e2e', 'screenshots');
 
@@ -24,6 +25,8 @@ export interface Workbench {
   section(name: 'Instances' | 'Offers'): Locator;
   runCommand(title: string): Promise<void>;
   quickInput(): Locator;
+  /** Waits for a row of the open quick pick that shows `text`, and clicks it. */
+  pick(text: string | RegExp): Promise<void>;
   /** Right-clicks `target` and picks `label` from its context menu. */
   contextMenu(target: Locator, label: string): Promise<void>;
   notification(text: string | RegExp): Locator;
@@ -73,6 +76,11 @@ export async function openWorkbench(options: { key: string; bootSeconds?: number
     },
     quickInput() {
       return page.locator('.quick-input-widget');
+    },
+    async pick(text) {
+      const row = wb.quickInput().locator('.quick-input-list .monaco-list-row').filter({ hasText: text }).first();
+      await expect(row).toBeVisible();
+      await row.click();
     },
     async contextMenu(target, label) {
       await target.click({ button: 'right' });

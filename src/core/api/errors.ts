@@ -57,22 +57,12 @@ export interface SafeCause {
 }
 
 /** Fields that JSON, `util.inspect` and logs may show; all scrubbed when the error was made. */
-export interface ApiErrorJson {
+export type ApiErrorJson = Omit<ApiErrorDetails, 'secrets' | 'cause' | 'outcomeUnknown'> & {
   name: string;
   message: string;
-  kind: ApiErrorKind;
-  action: string;
-  method: string;
-  path: string;
-  status?: number;
-  code?: string;
-  serverMessage?: string;
-  permission?: PermissionCategory;
-  retryAfterMs?: number;
-  fieldPath?: string;
   outcomeUnknown: boolean;
   cause?: SafeCause;
-}
+};
 
 const REDACTED = '[redacted]';
 /** A run this long that also occurs in a secret is taken out: a server echoing a key's prefix. */

@@ -5,19 +5,11 @@ import * as z from 'zod';
 import { ApiError, secretScrubber } from '../../../src/core/api/errors';
 import { InstancesApi } from '../../../src/core/api/instances';
 import { Transport, type TransportOptions } from '../../../src/core/api/transport';
-import type { Logger } from '../../../src/core/log';
+import { MemoryLogger } from '../support';
 
 const BASE = 'https://api.example.test';
 const KEY = 'demo-key-5f0c1e9a7b3d42c8a61e0f9b2d4c7a35';
 const INSTANCE_KEY = 'ik-77aa0c3e91d24b5f8e60';
-
-class MemoryLogger implements Logger {
-  readonly lines: string[] = [];
-  debug(m: string) { this.lines.push(`debug ${m}`); }
-  info(m: string) { this.lines.push(`info ${m}`); }
-  warn(m: string) { this.lines.push(`warn ${m}`); }
-  error(m: string) { this.lines.push(`error ${m}`); }
-}
 
 /** A run this long of a key is enough to find it; the brief of the scrubber. Not imported, on purpose. */
 const RUN = 8;
