@@ -29,7 +29,9 @@ export function keyCategories(key: Pick<ApiKey, 'rights'>): string[] | undefined
 }
 
 /** "full access", or the categories in words: "read-only: instance_read, user_read". */
-export function scopeSummary(key: Pick<ApiKey, 'rights'>): string {
+export function scopeSummary(key: Pick<ApiKey, 'rights' | 'unreadable'>): string {
+  // A key listed by id only: its rights are not known, and must never read as full access.
+  if (key.unreadable) return 'rights unknown';
   const categories = keyCategories(key);
   if (categories === undefined) return 'full access';
   if (categories.length === 0) return 'no permissions';

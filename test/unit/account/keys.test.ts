@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { keyCategories, scopeSummary, scopedPermissions, secretFingerprint } from '../../../src/core/account/keys';
+import { unreadableApiKey } from '../../../src/core/api/account';
 import { startSimulator, clientFor, DEMO_KEY } from '../support';
 
 describe('account: scoped API keys', () => {
@@ -12,6 +13,7 @@ describe('account: scoped API keys', () => {
 
   it('summarises a listed key', () => {
     assert.equal(scopeSummary({ rights: null }), 'full access');
+    assert.equal(scopeSummary(unreadableApiKey(7)), 'rights unknown', 'a key listed by id only never reads as full access');
     assert.equal(scopeSummary({ rights: { api: { instance_read: {}, misc: {} } } }), 'read-only: instance_read, misc');
     assert.equal(scopeSummary({ rights: { api: { instance_write: {} } } }), 'instance_write');
     assert.deepEqual(keyCategories({ rights: null }), undefined);
