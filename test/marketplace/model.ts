@@ -228,6 +228,15 @@ export interface MemberRecord {
   roles: string[];
 }
 
+/** An environment variable of an account (`/api/v0/secrets/`); `key` is stored upper-cased. */
+export interface SecretRecord {
+  accountId: number;
+  key: string;
+  value: string;
+  createdAt: Ms;
+  updatedAt: Ms;
+}
+
 export interface StoreData {
   version: 1;
   seed: number;
@@ -249,4 +258,6 @@ export interface StoreData {
   serverlessLogs?: ServerlessLog[];
   roles: RoleRecord[];
   members: MemberRecord[];
+  /** Absent in state files written before secrets existed. */
+  secrets?: SecretRecord[];
 }

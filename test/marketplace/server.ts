@@ -24,9 +24,12 @@ import { accountRoutes } from './routes/account';
 import { billingRoutes } from './routes/billing';
 import { createControl, handleControl, type MarketplaceControl } from './routes/control';
 import { instanceRoutes } from './routes/instances';
+import { gpuNameRoutes } from './routes/gpu-names';
 import { keyRoutes } from './routes/keys';
 import { offerRoutes } from './routes/offers';
+import { notFoundReply } from './not-found';
 import { rentRoutes } from './routes/rent';
+import { secretRoutes } from './routes/secrets';
 import { serverlessRoutes } from './routes/serverless';
 import { sshRoutes } from './routes/ssh';
 import { teamRoutes } from './routes/team';
@@ -66,6 +69,8 @@ export interface MarketplaceOptions {
   onstart?: boolean;
   /** Folders put before PATH for start-up scripts (a fake nvidia-smi, say). */
   onstartPath?: string[];
+  /** Route paths (as in the route table, e.g. `/get_autogroup_logs`) not served: they answer as an unknown route. */
+  withoutRoutes?: string[];
 }
 
 export interface Marketplace {
@@ -78,9 +83,12 @@ export interface Marketplace {
   stop(): Promise<void>;
 }
 
-const ROUTES: RouteDef[] = [
+/** Every route served, in matching order (test/marketplace/README.md indexes them). */
+export const ROUTES: readonly RouteDef[] = [
   ...accountRoutes,
   ...keyRoutes,
+  ...secretRoutes,
+  ...gpuNameRoutes,
   ...sshRoutes,
   ...offerRoutes,
   ...rentRoutes,
@@ -120,6 +128,16 @@ function send(res: ServerResponse, c: Captured): void {
   res.writeHead(c.status, { ...c.headers, 'content-length': String(c.body.length) }).end(c.body);
 }
 
+/** The path as the client sent it, percent-decoded where that is valid, without the query. */
+function requestedPath(req: IncomingMessage): string {
+  const raw = (req.url ?? '/').split('?')[0] ?? '/';
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
 function errorReply(error: unknown): Reply {
   if (error instanceof HttpError) return { status: error.status, json: error.body };
   console.error('marketplace: handler failed:', error);
@@ -139,6 +157,7 @@ class Simulator implements Sim {
   private readonly sockets = new Set<Socket>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly clock: () => number;
+  private readonly routes: RouteDef[];
   private port = 0;
   requestCount = 0;
 
@@ -165,6 +184,7 @@ class Simulator implements Sim {
     this.offerKinds = kindsOf(this.offers[0]);
     this.logReadyDelayMs = options.logReadyMs ?? 300;
     this.clock = options.now ?? Date.now;
+    this.routes = ROUTES.filter((r) => !options.withoutRoutes?.includes(r.path));
     if (options.latencyMs) this.faults.add({ kind: 'latency', ms: options.latencyMs, count: 0 });
     for (const rule of options.faults ?? []) this.faults.add(rule);
     this.server = createServer((req, res) => {
@@ -269,10 +289,10 @@ class Simulator implements Sim {
 
   private dispatch(req: IncomingMessage, method: string, path: string, query: URLSearchParams, raw: Buffer): Reply {
     try {
-      const { match, allowed } = matchRoute(ROUTES, method, path);
+      const { match, allowed } = matchRoute(this.routes, method, path);
       if (!match) {
         if (allowed.length > 0) return { status: 405, json: { success: false, error: 'method_not_allowed', msg: `${method} is not allowed here.` }, headers: { allow: allowed.join(', ') } };
-        return { status: 404, json: { success: false, error: 'not_found', msg: `No such endpoint: ${method} ${path}` } };
+        return notFoundReply(requestedPath(req), req.headers.accept);
       }
       let rawBody: unknown;
       const text = raw.toString('utf8').trim();

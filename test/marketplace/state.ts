@@ -51,6 +51,7 @@ function emptyData(seed: number, bootSeconds: number): StoreData {
     workerGroups: [],
     roles: [],
     members: [],
+    secrets: [],
   };
 }
 
@@ -68,6 +69,7 @@ export class Store {
     const loaded = file ? readState(file) : undefined;
     this.data = loaded ?? emptyData(seed, bootSeconds);
     if (!loaded) this.data.templates = seedTemplates(0);
+    this.data.secrets ??= [];
   }
 
   get fresh(): boolean {
