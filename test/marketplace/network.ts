@@ -1,6 +1,7 @@
 /**
- * The one place that decides how an instance is reached: `ssh_host`/`ssh_port` (the proxy path),
- * `public_ipaddr` and the Docker-style `ports` map (the direct path).
+ * The one place that decides how an instance is reached: `ssh_host`/`ssh_port` (the proxy path;
+ * one port above `ssh_port` for a Jupyter launch, see proxySshdPort), `public_ipaddr` and the
+ * Docker-style `ports` map (the direct path).
  *
  * With an SshdPool, a real sshd listens on these ports while the instance runs (both forms lead to
  * it, so the direct address is 127.0.0.1): `assign` runs when an instance (re)starts booting,
@@ -89,6 +90,15 @@ export class Network {
     this.onstart?.close();
     await this.sshd?.close();
   }
+}
+
+/**
+ * The port the proxy path really reaches sshd on. `ssh_port` as reported, except for an instance
+ * launched in a Jupyter mode: there SSH is one port above it (what the service's CLI computes in
+ * ssh-url). The record still reports `ssh_port`, so a client that forgets the +1 reaches no sshd.
+ */
+export function proxySshdPort(instance: Pick<InstanceState, 'runtype' | 'endpoint'>): number {
+  return /jupyter/.test(instance.runtype) ? instance.endpoint.sshPort + 1 : instance.endpoint.sshPort;
 }
 
 /** The `ports` field of an instance record: Docker's shape, host ports as strings. */

@@ -1,14 +1,16 @@
 /**
  * A real OpenSSH sshd per running instance, on 127.0.0.1: one daemon listening on the instance's
- * proxy port and, when it has one, its direct port, with its own host key. authorized_keys holds
- * the keys the instance carries (the account's at creation, plus those attached later), rewritten
- * whenever they change; sshd reads it at each login.
+ * proxy port (one above `ssh_port` for a Jupyter launch, see proxySshdPort) and, when it has one,
+ * its direct port, with its own host key. authorized_keys holds the keys the instance carries (the
+ * account's at creation, plus those attached later), rewritten whenever they change; sshd reads it
+ * at each login.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { InstanceState } from './model';
+import { proxySshdPort } from './network';
 
 export const SSHD = process.env.GPU_RENTAL_SSHD ?? '/usr/sbin/sshd';
 
@@ -48,7 +50,7 @@ export class SshdPool {
     // Its own host key, made once per instance, as a real machine has.
     if (!existsSync(hostKey)) execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', `instance-${inst.id}`, '-f', hostKey]);
     this.writeKeys(inst);
-    const ports = [inst.endpoint.sshPort, inst.endpoint.portMap['22/tcp']].filter((p): p is number => typeof p === 'number');
+    const ports = [proxySshdPort(inst), inst.endpoint.portMap['22/tcp']].filter((p): p is number => typeof p === 'number');
     const config = [
       ...ports.map((p) => `Port ${p}`),
       'ListenAddress 127.0.0.1',

@@ -1,7 +1,7 @@
 import type { Instance } from '../api/instances';
 import { formatDollars } from '../offers/present';
 import { instancePhase, isBooting, type InstancePhase } from './phase';
-import { isSshHost } from './ssh';
+import { isSshHost, proxySshPort } from './ssh';
 
 export interface InstanceIcon {
   /** A codicon id, `~spin` included where it spins. */
@@ -142,7 +142,7 @@ function instanceTooltip(instance: Instance, phase: InstancePhase, rate: number 
 /** The proxy address as the service sent it, when it is one: nothing else of it reaches the tooltip's Markdown. */
 function sshRow(instance: Instance): string | undefined {
   if (!instance.ssh_host || !instance.ssh_port) return undefined;
-  return isSshHost(instance.ssh_host) && Number.isInteger(instance.ssh_port) ? `${instance.ssh_host}:${instance.ssh_port}` : '(the service sent an unusable address)';
+  return isSshHost(instance.ssh_host) && Number.isInteger(instance.ssh_port) ? `${instance.ssh_host}:${proxySshPort(instance) ?? instance.ssh_port}` : '(the service sent an unusable address)';
 }
 
 /** 75 → "1m 15s", 4000 → "1h 06m", 90000 → "1d 01h". */

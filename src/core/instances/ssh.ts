@@ -56,18 +56,45 @@ export function checkSshPort(value: unknown, field: SshField): number {
   return port;
 }
 
-type SshFields = Pick<Instance, 'public_ipaddr' | 'ports' | 'ssh_host' | 'ssh_port'>;
+type SshFields = Pick<Instance, 'public_ipaddr' | 'ports' | 'ssh_host' | 'ssh_port' | 'image_runtype'>;
 
-/** The service's SSH proxy for the instance, checked; undefined until the service has one. */
-export function proxyEndpoint(instance: Pick<Instance, 'ssh_host' | 'ssh_port'>): SshEndpoint | undefined {
+/**
+ * Whether the instance was launched in a Jupyter mode (`jupyter`, `jupyter_proxy`,
+ * `jupyter_direc ssh_direc ssh_proxy`, ...). The service's proxy then reaches its sshd one port
+ * above `ssh_port`, as the service's own CLI computes it (its ssh-url).
+ */
+export function launchedWithJupyter(instance: Pick<Instance, 'image_runtype'>): boolean {
+  return typeof instance.image_runtype === 'string' && /jupyter/i.test(instance.image_runtype);
+}
+
+/**
+ * The proxy port for SSH: `ssh_port`, plus one for an instance launched in a Jupyter mode.
+ * Undefined when `ssh_port` is not a port, or the port above it is not.
+ */
+export function proxySshPort(instance: Pick<Instance, 'ssh_port' | 'image_runtype'>): number | undefined {
+  const port = instance.ssh_port;
+  if (typeof port !== 'number' || !Number.isInteger(port)) return undefined;
+  const ssh = launchedWithJupyter(instance) ? port + 1 : port;
+  return ssh >= 1 && ssh <= 65535 ? ssh : undefined;
+}
+
+/**
+ * The service's SSH proxy for the instance, checked; undefined until the service has one. An
+ * instance launched in a Jupyter mode is reached one port above `ssh_port`.
+ */
+export function proxyEndpoint(instance: Pick<Instance, 'ssh_host' | 'ssh_port' | 'image_runtype'>): SshEndpoint | undefined {
   if (!present(instance.ssh_host) || !present(instance.ssh_port)) return undefined;
-  return { host: checkSshHost(instance.ssh_host, 'ssh_host'), port: checkSshPort(instance.ssh_port, 'ssh_port'), via: 'proxy' };
+  const host = checkSshHost(instance.ssh_host, 'ssh_host');
+  const port = checkSshPort(instance.ssh_port, 'ssh_port');
+  if (!launchedWithJupyter(instance)) return { host, port, via: 'proxy' };
+  return { host, port: checkSshPort(port + 1, 'ssh_port'), via: 'proxy' };
 }
 
 /**
  * Where to reach an instance over SSH. Like the real CLI, the direct address is preferred when the
- * instance maps port 22; otherwise the service's proxy host and port. Undefined while the instance
- * has neither; an UnusableSshAddress when the service sent one that is not a host or a port.
+ * instance maps port 22; otherwise the service's proxy host and port (one above `ssh_port` for an
+ * instance launched in a Jupyter mode). Undefined while the instance has neither; an
+ * UnusableSshAddress when the service sent one that is not a host or a port.
  */
 export function sshEndpoint(instance: SshFields): SshEndpoint | undefined {
   const mapped = instance.ports?.['22/tcp']?.[0]?.HostPort;

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { InstanceSchema, type Instance } from '../../../src/core/api/instances';
 import { presentInstance } from '../../../src/core/instances/present';
-import { UnusableSshAddress, checkSshPort, isSshHost, shellQuote, sshCommand, sshEndpoint } from '../../../src/core/instances/ssh';
+import { UnusableSshAddress, checkSshPort, isSshHost, proxySshPort, shellQuote, sshCommand, sshEndpoint } from '../../../src/core/instances/ssh';
 import { endpointFor } from '../../../src/core/ssh/connector';
 
 /**
@@ -142,6 +142,47 @@ describe('ssh endpoint', () => {
     const tooltip = typeof shown.tooltip === 'string' ? shown.tooltip : JSON.stringify(shown.tooltip);
     assert.ok(!tooltip.includes('tracker.example'), tooltip);
     assert.match(tooltip, /\| SSH \| \(the service sent an unusable address\) \|/);
+  });
+
+  describe('an instance launched in a Jupyter mode', () => {
+    const launched = (image_runtype: string, fields: Record<string, unknown> = {}) => InstanceSchema.parse({ id: 9, ssh_host: 'ssh5.example.net', ssh_port: 12345, image_runtype, ...fields });
+
+    it('is reached through the proxy one port above ssh_port, as the CLI computes it, whatever the Jupyter runtype', () => {
+      for (const runtype of ['jupyter', 'jupyter_proxy', 'jupyter_proxy ssh_proxy', 'jupyter_direc ssh_direc ssh_proxy', 'jupyter_direct']) {
+        assert.deepEqual(sshEndpoint(launched(runtype)), { host: 'ssh5.example.net', port: 12346, via: 'proxy' }, runtype);
+        assert.equal(copied(launched(runtype)), 'ssh -p 12346 root@ssh5.example.net', runtype);
+      }
+    });
+
+    it('keeps ssh_port itself for SSH and entrypoint runtypes, and when the runtype is not sent', () => {
+      for (const runtype of ['ssh', 'ssh_proxy', 'ssh_direc ssh_proxy', 'args', '']) {
+        assert.equal(sshEndpoint(launched(runtype))?.port, 12345, JSON.stringify(runtype));
+      }
+      assert.equal(sshEndpoint(InstanceSchema.parse({ id: 9, ssh_host: 'ssh5.example.net', ssh_port: 12345 }))?.port, 12345);
+    });
+
+    it('uses the direct address when port 22 is mapped: the +1 is the proxy\'s, not the machine\'s', () => {
+      const i = launched('jupyter_direc ssh_direc ssh_proxy', { public_ipaddr: '203.0.113.7', ports: { '22/tcp': [{ HostIp: '0.0.0.0', HostPort: '41022' }], '8080/tcp': [{ HostIp: '0.0.0.0', HostPort: '41023' }] } });
+      assert.deepEqual(sshEndpoint(i), { host: '203.0.113.7', port: 41022, via: 'direct' });
+      assert.deepEqual(endpointFor(i, 'auto'), { host: '203.0.113.7', port: 41022, via: 'direct' });
+      assert.deepEqual(endpointFor(i, 'proxy'), { host: 'ssh5.example.net', port: 12346, via: 'proxy' }, 'Connect set to the proxy still goes one port up');
+    });
+
+    it('maps only Jupyter\'s port 8080, not 22: the proxy one port up is used', () => {
+      const i = launched('jupyter_direc ssh_proxy', { public_ipaddr: '203.0.113.7', ports: { '8080/tcp': [{ HostIp: '0.0.0.0', HostPort: '41023' }] } });
+      assert.deepEqual(sshEndpoint(i), { host: 'ssh5.example.net', port: 12346, via: 'proxy' });
+    });
+
+    it('refuses an ssh_port with no port above it, naming the field, and shows the same port in the tooltip', () => {
+      const top = { ...launched('jupyter'), ssh_port: 65535 } as Instance;
+      assert.throws(() => sshEndpoint(top), (e) => e instanceof UnusableSshAddress && e.field === 'ssh_port' && /65536 is not a port/.test(e.message));
+      assert.equal(proxySshPort(top), undefined);
+      assert.equal(proxySshPort(launched('jupyter_proxy ssh_proxy')), 12346);
+      assert.equal(proxySshPort(launched('ssh_proxy')), 12345);
+      const shown = presentInstance({ ...launched('jupyter_proxy ssh_proxy'), actual_status: 'running', intended_status: 'running' }, { nowMs: Date.now() });
+      const tooltip = typeof shown.tooltip === 'string' ? shown.tooltip : JSON.stringify(shown.tooltip);
+      assert.match(tooltip, /\| SSH \| ssh5\.example\.net:12346 \|/);
+    });
   });
 
   describe('properties', () => {

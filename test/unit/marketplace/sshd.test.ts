@@ -78,4 +78,26 @@ async function sshTrue(key: string, host: string, port: number, home: string): P
     await client.instances.destroy(instanceId);
     await down(again.ssh_host!, again.ssh_port!);
   });
+
+  it('a Jupyter launch reports ssh_port as the service does and listens one port above it, where the client connects', async () => {
+    const { client } = clientFor(sim.url, DEMO_KEY);
+    const key = await generateKey(join(home, 'jupyter'), 'jupyter');
+    await client.sshKeys.create(key.publicKey);
+    const [offer] = await client.offers.search({ query: { filters: { rentable: { eq: true } }, order: [['dph_total', 'asc']], type: 'on-demand' }, limit: 1 });
+    // What the CLI sends for --jupyter: Jupyter and SSH through the proxy, nothing mapped directly.
+    const { instanceId } = await client.instances.create(offer!.id, { image: 'ubuntu:22.04', disk: 8, runtype: 'jupyter_proxy ssh_proxy' });
+    const running = await eventually(async () => {
+      const i = await client.instances.show(instanceId);
+      return i.actual_status === 'running' ? i : undefined;
+    }, 10_000, 'running');
+    assert.equal(running.image_runtype, 'jupyter_proxy ssh_proxy');
+    assert.equal(running.ports?.['22/tcp'], undefined, 'port 22 is not mapped');
+    const endpoint = sshEndpoint(running)!;
+    assert.deepEqual(endpoint, { host: running.ssh_host, port: running.ssh_port! + 1, via: 'proxy' });
+    await waitForSshBanner(endpoint.host, endpoint.port, { timeoutMs: 10_000, intervalMs: 50 });
+    assert.equal(await sshTrue(key.privateKeyPath, endpoint.host, endpoint.port, home), 0, 'ssh_port + 1 reaches the instance');
+    await assert.rejects(readBanner(running.ssh_host!, running.ssh_port!, 500), 'no sshd on ssh_port itself: a client without the +1 fails, as on the service');
+    await client.instances.destroy(instanceId);
+    await down(endpoint.host, endpoint.port);
+  });
 });
