@@ -5,6 +5,13 @@
  * `{"api.instance.destroy": {"constraints": {"id": {"eq": 5}}}}` (ops eq, gte, lte; also neq, lt,
  * gt, in for convenience). Params are the route's path ids and the body's scalar fields.
  * An instance API key reaches only its own instance, on the routes that allow it.
+ *
+ * Refusals, as the service words them (service notes §1.2): a key that matches no live key is 401
+ * "Invalid user key" (`auth_error`). A missing permission is 403, except on the billing routes,
+ * where it is 401 (the service answers either; a client must read the body, not the status). An
+ * account with two-factor authentication turned on (`setTwoFactor`, the control route
+ * `/__control/accounts/{id}/quirks`) refuses key management and credit transfers to every API key
+ * with 401 and a message naming "Two Factor Authentication".
  */
 import type { IncomingMessage } from 'node:http';
 import type { ApiKeyRecord } from './model';
@@ -29,8 +36,29 @@ export function authenticate(store: Store, secret: string | undefined): ApiKeyRe
   return key;
 }
 
-function denied(category: string): HttpError {
-  return fail(403, 'permission_denied', `This API key lacks the '${category}' permission.`);
+/** Categories whose missing permission is answered with 401 rather than 403. */
+const DENIED_WITH_401 = new Set(['billing_read', 'billing_write']);
+
+function denied(category: string, message = `This API key lacks the '${category}' permission.`): HttpError {
+  return fail(DENIED_WITH_401.has(category) ? 401 : 403, 'permission_denied', message);
+}
+
+/** Actions an account with two-factor authentication allows only from a two-factor login. */
+const TWO_FACTOR_ACTIONS = new Set(['api.apikey.create', 'api.apikey.delete']);
+const TWO_FACTOR_CATEGORIES = new Set(['billing_write']);
+
+const twoFactorAccounts = new WeakMap<Store, Set<number>>();
+
+/** Turns the account's two-factor authentication on or off (test control; not persisted). */
+export function setTwoFactor(store: Store, accountId: number, on: boolean): void {
+  let accounts = twoFactorAccounts.get(store);
+  if (!accounts) twoFactorAccounts.set(store, (accounts = new Set()));
+  if (on) accounts.add(accountId);
+  else accounts.delete(accountId);
+}
+
+export function hasTwoFactor(store: Store, accountId: number): boolean {
+  return twoFactorAccounts.get(store)?.has(accountId) ?? false;
 }
 
 function satisfies(value: unknown, op: string, expected: unknown): boolean {
@@ -66,6 +94,10 @@ export function actionParams(ctx: Ctx): Record<string, unknown> {
 export function authorise(key: ApiKeyRecord, route: RouteDef, ctx: Ctx): void {
   const category = route.category;
   if (!category) return;
+  const action = typeof route.action === 'function' ? route.action(ctx) : route.action;
+  if ((TWO_FACTOR_ACTIONS.has(action) || TWO_FACTOR_CATEGORIES.has(category)) && hasTwoFactor(ctx.sim.store, key.accountId)) {
+    throw fail(401, 'tfa_required', 'This action requires Two Factor Authentication. Log in with two factor authentication to continue.');
+  }
   if (key.instanceId !== null) {
     if (!route.instanceKey || !route.instanceKey(ctx, key.instanceId)) {
       throw fail(403, 'permission_denied', 'An instance API key can only show, start, stop or destroy its own instance.');
@@ -78,9 +110,8 @@ export function authorise(key: ApiKeyRecord, route: RouteDef, ctx: Ctx): void {
   if (!isObject(scope)) throw denied(category);
   const actions = Object.entries(scope);
   if (actions.length === 0) return;
-  const action = typeof route.action === 'function' ? route.action(ctx) : route.action;
   const rule = scope[action];
-  if (!isObject(rule)) throw fail(403, 'permission_denied', `This API key's '${category}' permission does not include ${action}.`);
+  if (!isObject(rule)) throw denied(category, `This API key's '${category}' permission does not include ${action}.`);
   const constraints = isObject(rule.constraints) ? rule.constraints : {};
   const params = actionParams(ctx);
   for (const [param, ops] of Object.entries(constraints)) {

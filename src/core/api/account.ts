@@ -102,7 +102,7 @@ export class AccountApi {
 
   /** The account behind the key; also the cheapest way to check that a key works. */
   currentUser(o: RequestOptions = {}): Promise<User> {
-    return this.t.send({ action: 'read the account', method: 'GET', path: '/api/v0/users/current/', schema: UserSchema, permission: 'user_read', retry: 'read', ...o });
+    return this.t.send({ action: 'read the account', method: 'GET', path: '/api/v0/users/current/', schema: UserSchema, permission: 'user_read', keyCheck: true, retry: 'read', ...o });
   }
 }
 

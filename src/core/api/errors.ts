@@ -5,8 +5,8 @@ import { PERMISSION_CATEGORIES, type PermissionCategory } from './permissions';
  * answer each kind with the right next step (set a key, use another key, wait, retry, report).
  */
 export type ApiErrorKind =
-  | 'auth' // key missing, wrong or revoked (401; also 403 "requires login" and 404 auth_error)
-  | 'forbidden' // a scoped key without the permission the endpoint needs
+  | 'auth' // key missing, wrong or revoked: 401 on the key check, or a body saying the key is invalid
+  | 'forbidden' // the key is good but may not do this: a missing permission, or a two-factor login needed (see ForbiddenReason)
   | 'not_found'
   | 'bad_request' // the service refused the request itself (400, 409, 410, 422, `success: false`)
   | 'rate_limited'
@@ -14,6 +14,13 @@ export type ApiErrorKind =
   | 'network'
   | 'timeout'
   | 'invalid_response'; // the body did not match what the extension relies on
+
+/**
+ * Why a good key was refused. `permission`: a scoped key lacks the category the call needs.
+ * `two_factor`: the service wants a login with two-factor authentication for this action, which no
+ * API key can give; the key itself is fine for everything else. Both leave the session signed in.
+ */
+export type ForbiddenReason = 'permission' | 'two_factor';
 
 export interface ApiErrorDetails {
   kind: ApiErrorKind;
@@ -29,6 +36,8 @@ export interface ApiErrorDetails {
   serverMessage?: string;
   /** For `forbidden`: the category the key lacks. */
   permission?: PermissionCategory;
+  /** For `forbidden`: why; `permission` when not given. */
+  reason?: ForbiddenReason;
   /** For `rate_limited`: how long the service asked us to wait. */
   retryAfterMs?: number;
   /** For `invalid_response`: where the body differed, e.g. `offers[3].dph_total`. */
@@ -133,6 +142,7 @@ function scrubbed(details: ApiErrorDetails): Omit<ApiErrorDetails, 'secrets' | '
     code: opt(details.code),
     serverMessage: opt(details.serverMessage),
     permission: details.permission,
+    reason: details.reason,
     retryAfterMs: details.retryAfterMs,
     fieldPath: opt(details.fieldPath),
     outcomeUnknown: details.outcomeUnknown,
@@ -149,6 +159,7 @@ export class ApiError extends Error {
   readonly code: string | undefined;
   readonly serverMessage: string | undefined;
   readonly permission: PermissionCategory | undefined;
+  readonly reason: ForbiddenReason | undefined;
   readonly retryAfterMs: number | undefined;
   readonly fieldPath: string | undefined;
   readonly outcomeUnknown: boolean;
@@ -168,6 +179,7 @@ export class ApiError extends Error {
     this.code = details.code;
     this.serverMessage = details.serverMessage;
     this.permission = details.permission;
+    this.reason = details.kind === 'forbidden' ? (details.reason ?? 'permission') : undefined;
     this.retryAfterMs = details.retryAfterMs;
     this.fieldPath = details.fieldPath;
     this.outcomeUnknown = details.outcomeUnknown ?? false;
@@ -192,6 +204,7 @@ export class ApiError extends Error {
       code: this.code,
       serverMessage: this.serverMessage,
       permission: this.permission,
+      reason: this.reason,
       retryAfterMs: this.retryAfterMs,
       fieldPath: this.fieldPath,
       outcomeUnknown: this.outcomeUnknown,
@@ -221,6 +234,9 @@ function describe(d: ApiErrorDetails): string {
         ? `${what}: no API key is set. Set an API key and try again.`
         : `${what}: the API key was rejected (HTTP ${d.status}). It may be mistyped or revoked; set a valid API key and try again.`;
     case 'forbidden': {
+      if (d.reason === 'two_factor') {
+        return `${what}: the service allows this only after a login with two-factor authentication${d.status ? ` (HTTP ${d.status})` : ''}, which an API key cannot give.${said} Do it on the service's web console, signed in with two-factor authentication. The API key is still signed in and works for everything else.`;
+      }
       const lacks = d.permission
         ? ` lacks the "${d.permission}" permission (${PERMISSION_CATEGORIES[d.permission]})`
         : ' does not have the permission this needs';

@@ -26,6 +26,11 @@ export interface Call<S extends z.ZodType> {
   schema: S;
   /** The category a scoped key needs; named in `forbidden` errors. */
   permission: PermissionCategory | null;
+  /**
+   * The key check (`GET /users/current/`): a 401 here with no other explanation means the key is
+   * bad. Elsewhere a 401 is taken as bad key only when its body says so (see statusError).
+   */
+  keyCheck?: boolean;
   retry: RetryPolicy;
   /**
    * A POST or PUT that changes nothing (an offer search, a log request): a lost or unreadable
@@ -355,9 +360,10 @@ function statusError(
   const message = said.message ? redact(said.message.trim()) : undefined;
   const base = { ...where, status: res.status, code: said.code, serverMessage: message || undefined };
   const status = res.status;
-  const authish = said.code === 'auth_error' || /requires login|invalid user key|not provided as bearer/i.test(message ?? '');
-  if (status === 401 || ((status === 403 || status === 404 || status === 400) && authish)) return new ApiError({ ...base, kind: 'auth' });
-  if (status === 403) return new ApiError({ ...base, kind: 'forbidden', permission: call.permission ?? undefined });
+  const refusal = authRefusal(status, said.code, message, call.keyCheck === true);
+  if (refusal === 'auth') return new ApiError({ ...base, kind: 'auth' });
+  if (refusal === 'two_factor') return new ApiError({ ...base, kind: 'forbidden', reason: 'two_factor' });
+  if (refusal === 'permission') return new ApiError({ ...base, kind: 'forbidden', reason: 'permission', permission: call.permission ?? undefined });
   if (status === 404 || status === 410) return new ApiError({ ...base, kind: 'not_found' });
   // A gateway in front of the service may answer 429 or any 5xx after the service acted: for a
   // request that changes something, the outcome is unknown.
@@ -365,6 +371,30 @@ function statusError(
   if (status === 429) return new ApiError({ ...base, kind: 'rate_limited', retryAfterMs: parseRetryAfter(res.headers['retry-after']), outcomeUnknown: changes });
   if (status >= 500) return new ApiError({ ...base, kind: 'server', outcomeUnknown: changes });
   return new ApiError({ ...base, kind: 'bad_request' });
+}
+
+const TWO_FACTOR = /two[- ]?factor|\b2fa\b|\btfa\b/i;
+const KEY_INVALID = /requires login|invalid (?:user |api )?key|not provided as bearer|key (?:was |has been )?(?:deleted|revoked)/i;
+const PERMISSION_WORDS = /permission|scope|not allowed|not permitted|not authori[sz]ed|forbidden|lacks?\b/i;
+
+/**
+ * What a refusal means, read from the body first. The service answers 401 for three different
+ * things (GUIDE and CLI, see the service notes §1.2): a key that is deleted or unknown ("Invalid
+ * user key", `auth_error`), a scoped key without the permission, and an action that needs a
+ * two-factor login. Only the first is a bad key, which signs the window out; the other two refuse
+ * one action of a good key. So a 401 is `auth` only when its body says the key is invalid, or on
+ * the key check itself when the body does not say otherwise; any other 401 or 403 is a refusal of
+ * this action. Undefined: not a refusal of the key (404, 400 and the rest, mapped by status).
+ */
+function authRefusal(status: number, code: string | undefined, message: string | undefined, keyCheck: boolean): 'auth' | 'permission' | 'two_factor' | undefined {
+  const text = message ?? '';
+  const refused = status === 401 || status === 403;
+  if (refused && TWO_FACTOR.test(text)) return 'two_factor';
+  const keyInvalid = code === 'auth_error' || KEY_INVALID.test(text);
+  if (keyInvalid && (refused || status === 404 || status === 400)) return 'auth';
+  if (!refused) return undefined;
+  if (PERMISSION_WORDS.test(text) || (code !== undefined && PERMISSION_WORDS.test(code))) return 'permission';
+  return status === 401 && keyCheck ? 'auth' : 'permission';
 }
 
 function changesSomething(call: Call<z.ZodType>): boolean {

@@ -263,7 +263,10 @@ export class Session implements Disposable {
 
   /**
    * Views report failed calls here, so that a revoked key or a lost connection shows as the
-   * session's state (and its welcome content) rather than as a silently empty tree.
+   * session's state (and its welcome content) rather than as a silently empty tree. Only `auth`
+   * (the key check failed, or the service said the key is invalid) signs the window out: a
+   * `forbidden` (a missing permission or a two-factor login needed, also when answered with 401)
+   * refuses one action of a good key and leaves the session as it is.
    */
   reportError(error: unknown): void {
     if (!(error instanceof ApiError)) return;

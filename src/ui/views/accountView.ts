@@ -315,7 +315,7 @@ function workerRows(workers: ServerlessWorker[], owner: string): AccountViewItem
 }
 
 function explain(error: unknown): NoteItem {
-  if (error instanceof ApiError && error.kind === 'forbidden') {
+  if (error instanceof ApiError && error.kind === 'forbidden' && error.reason !== 'two_factor') {
     const what = error.permission ? `'${error.permission}' (${describeCategory(error.permission)})` : 'the permission this needs';
     return new NoteItem(`This API key lacks ${what}.`, 'circle-slash', { title: 'Set API Key', command: COMMANDS.setApiKey });
   }

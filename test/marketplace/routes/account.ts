@@ -1,6 +1,27 @@
-/** `GET /api/v0/users/current/`: the account behind the key. The key itself is never echoed. */
+/**
+ * `GET /api/v0/users/current/`: the account behind the key. The key itself is never echoed.
+ * `ssh_key` is a string, empty when the account has none (the OpenAPI types it so). The money
+ * fields can be withheld per account (`withholdUserFields`, the control route
+ * `/__control/accounts/{id}/quirks`), as a service that sends only `balance`, or neither, would.
+ */
 import { round } from '../random';
 import { epoch, ok, type RouteDef } from '../router';
+import type { Store } from '../state';
+
+export type MoneyField = 'credit' | 'balance';
+const withheld = new WeakMap<Store, Map<number, ReadonlySet<MoneyField>>>();
+
+/** Leaves `fields` out of the account's user record from now on; an empty list sends them again. */
+export function withholdUserFields(store: Store, accountId: number, fields: readonly MoneyField[]): void {
+  let accounts = withheld.get(store);
+  if (!accounts) withheld.set(store, (accounts = new Map()));
+  if (fields.length) accounts.set(accountId, new Set(fields));
+  else accounts.delete(accountId);
+}
+
+export function withheldUserFields(store: Store, accountId: number): MoneyField[] {
+  return [...(withheld.get(store)?.get(accountId) ?? [])];
+}
 
 export const accountRoutes: RouteDef[] = [
   {
@@ -13,7 +34,7 @@ export const accountRoutes: RouteDef[] = [
       const credit = round(sim.store.balance(account.id, now), 6);
       const sshKey = sim.store.data.sshKeys.filter((k) => k.accountId === account.id && k.deletedAt === null).at(-1);
       const topUps = sim.store.data.topUps.filter((t) => t.accountId === account.id);
-      return ok({
+      const record: Record<string, unknown> = {
         id: account.id,
         email: account.email,
         username: account.username,
@@ -22,7 +43,7 @@ export const accountRoutes: RouteDef[] = [
         credit,
         // Spendable credit is `credit`; `balance` is what is owed beyond it (0 or negative).
         balance: Math.min(0, credit),
-        ssh_key: sshKey?.publicKey ?? null,
+        ssh_key: sshKey?.publicKey ?? '',
         key_id: key.id,
         sid: `sid-${account.id}`,
         balance_threshold: 5,
@@ -47,7 +68,9 @@ export const accountRoutes: RouteDef[] = [
         paid_verified: 0,
         created_at: epoch(account.createdAt),
         rights: key.permissions ? JSON.stringify(key.permissions) : null,
-      });
+      };
+      for (const field of withheldUserFields(sim.store, account.id)) delete record[field];
+      return ok(record);
     },
   },
 ];

@@ -7,6 +7,7 @@
  *   DELETE /__control/faults                 -> {success}
  *   POST   /__control/accounts               {email?, credit?, key?} -> {id, key}
  *   POST   /__control/accounts/{id}/credit   {amount} -> {success, credit}
+ *   POST   /__control/accounts/{id}/quirks   {two_factor?, withhold?: ["credit","balance"]} -> {success, two_factor, withhold}
  *   POST   /__control/instances/{id}/status  {status} -> {success, instance}
  *   POST   /__control/boot                   {seconds} -> {success, boot_seconds}
  *   POST   /__control/clock                  {advance_seconds} -> {success, now}
@@ -18,7 +19,9 @@
  * might: `fields` are put over its record (`{"ssh_port": "22"}`), or `record` replaces it whole
  * (`null`, a string). The instance itself, and showing it by id, are untouched.
  */
+import { hasTwoFactor, setTwoFactor } from '../auth';
 import { FaultError, type FaultRule, type FaultRuleInput } from '../faults';
+import { withheldUserFields, withholdUserFields, type MoneyField } from './account';
 import { instanceRecord } from '../instance-record';
 import { forceStatus, statusFields } from '../lifecycle';
 import { round } from '../random';
@@ -42,6 +45,8 @@ export interface StateSummary {
 export interface MarketplaceControl {
   /** A new funded account with a full-access key. */
   addAccount(o?: { email?: string; credit?: number; key?: string }): { id: number; key: string };
+  /** Two-factor authentication on the account (see auth.ts), and money fields left out of its user record. */
+  setAccountQuirks(accountId: number, quirks: { twoFactor?: boolean; withhold?: MoneyField[] }): { two_factor: boolean; withhold: MoneyField[] };
   /** Adds a credit top-up (it shows up as an invoice). */
   addCredit(accountId: number, amount: number): number;
   addFault(rule: FaultRuleInput): FaultRule;
@@ -90,6 +95,12 @@ export function createControl(sim: Sim): MarketplaceControl {
     addAccount(o = {}) {
       const { account, key } = store.createAccount({ email: o.email, credit: o.credit ?? 250, key: o.key, now: sim.now() });
       return { id: account.id, key: key.key };
+    },
+    setAccountQuirks(accountId, quirks) {
+      if (!store.account(accountId)) throw fail(404, 'not_found', `No account ${accountId}.`);
+      if (quirks.twoFactor !== undefined) setTwoFactor(store, accountId, quirks.twoFactor);
+      if (quirks.withhold !== undefined) withholdUserFields(store, accountId, quirks.withhold);
+      return { two_factor: hasTwoFactor(store, accountId), withhold: withheldUserFields(store, accountId) };
     },
     addCredit(accountId, amount) {
       if (!store.account(accountId)) throw fail(404, 'not_found', `No account ${accountId}.`);
@@ -191,6 +202,11 @@ export function handleControl(control: MarketplaceControl, method: string, path:
     }
     if (area === 'accounts' && method === 'POST' && parts.length === 1) {
       return ok(control.addAccount({ email: typeof b.email === 'string' ? b.email : undefined, credit: num(b.credit), key: typeof b.key === 'string' ? b.key : undefined }));
+    }
+    if (area === 'accounts' && sub === 'quirks' && method === 'POST') {
+      const withhold = b.withhold === undefined ? undefined : Array.isArray(b.withhold) && b.withhold.every((f) => f === 'credit' || f === 'balance') ? (b.withhold as MoneyField[]) : null;
+      if (withhold === null) throw fail(400, 'invalid_args', 'withhold must be a list of "credit" and "balance".');
+      return ok({ success: true, ...control.setAccountQuirks(Number(id), { twoFactor: typeof b.two_factor === 'boolean' ? b.two_factor : undefined, withhold }) });
     }
     if (area === 'accounts' && sub === 'credit' && method === 'POST') return ok({ success: true, credit: control.addCredit(Number(id), num(b.amount) ?? NaN) });
     if (area === 'instances' && sub === 'status' && method === 'POST') {

@@ -143,6 +143,37 @@ describe('marketplace: keys, permissions and routing', () => {
     assert.equal(((await res.json()) as { error: string }).error, 'invalid_request');
   });
 
+  it('with two-factor authentication on, refuses key management to an API key with a 401 naming it', async () => {
+    const quirks = (body: unknown) => call(sim, 'POST', `/__control/accounts/${sim.accountId}/quirks`, body);
+    assert.deepEqual(obj(await quirks({ two_factor: true })), { success: true, two_factor: true, withhold: [] });
+    const refused = await call(sim, 'POST', '/api/v0/auth/apikeys/', { name: 'x', permissions: { api: { misc: {} } } });
+    assert.equal(refused.status, 401);
+    assert.match(String(obj(refused).msg), /Two Factor Authentication/);
+    assert.notEqual(obj(refused).error, 'auth_error', 'not a bad key');
+    assert.equal((await call(sim, 'DELETE', '/api/v0/auth/apikeys/1/')).status, 401);
+    assert.equal((await call(sim, 'GET', '/api/v0/auth/apikeys/')).status, 200, 'reads are not affected');
+    assert.equal((await call(sim, 'GET', '/api/v0/users/current/')).status, 200);
+    await quirks({ two_factor: false });
+    assert.equal((await call(sim, 'POST', '/api/v0/auth/apikeys/', { name: 'x', permissions: { api: { misc: {} } } })).status, 200);
+    assert.equal((await quirks({ withhold: ['credit', 'nonsense'] })).status, 400);
+    assert.equal((await call(sim, 'POST', '/__control/accounts/999999/quirks', { two_factor: true })).status, 404);
+  });
+
+  it('sends ssh_key as a string (empty without one), and withholds credit or balance on request', async () => {
+    const me = async () => obj(await call(sim, 'GET', '/api/v0/users/current/'));
+    assert.equal((await me()).ssh_key, '');
+    assert.equal((await call(sim, 'POST', '/api/v0/ssh/', { ssh_key: PUBLIC_KEY })).status, 200);
+    assert.equal((await me()).ssh_key, PUBLIC_KEY);
+    sim.control.setAccountQuirks(sim.accountId, { withhold: ['credit'] });
+    let user = await me();
+    assert.ok(!('credit' in user) && 'balance' in user);
+    sim.control.setAccountQuirks(sim.accountId, { withhold: ['credit', 'balance'] });
+    user = await me();
+    assert.ok(!('credit' in user) && !('balance' in user) && user.id === sim.accountId);
+    sim.control.setAccountQuirks(sim.accountId, { withhold: [] });
+    assert.equal((await me()).credit, 250);
+  });
+
   it('accepts the legacy api_key query parameter', async () => {
     assert.equal((await call(sim, 'GET', `/api/v0/users/current/?api_key=${KEY}`, undefined, null)).status, 200);
   });
