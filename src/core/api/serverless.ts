@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { anyOk, optInt, optNumber, optString, optTime, type RequestOptions } from './fields';
+import { ApiError } from './errors';
 import type { Transport } from './transport';
 
 /**
@@ -96,16 +97,23 @@ const LogsAnswer = z
   .object({ logs: z.string().nullish(), info1: z.string().nullish(), info0: z.string().nullish() })
   .transform((v) => v.logs ?? v.info1 ?? v.info0 ?? '');
 
-/** Which endpoint's logs to read. The service finds it by name; the CLI sends the id. */
+/** Which endpoint's logs to read. The service finds it by name; the CLI sends the id too. */
 export interface EndpointRef {
   id: number;
   name: string;
   /**
-   * The endpoint's own routing key, when the caller has it. It goes in the body as `api_key`;
-   * the account key never does (it travels only in the Authorization header).
+   * The endpoint's own routing key, when the caller has it: it then goes in the body as `api_key`
+   * instead of the account key (which the official CLI sends there, and which is sent otherwise).
    */
   apiKey?: string;
 }
+
+/**
+ * The two names of the worker-group log route: the official CLI posts to the first, the OpenAPI
+ * documents the second. The CLI's is tried first (its requests are what production accepts).
+ */
+export const WORKER_GROUP_LOG_PATHS = ['/get_autogroup_logs/', '/get_workergroup_logs/'] as const;
+export type WorkerGroupLogPath = (typeof WORKER_GROUP_LOG_PATHS)[number];
 
 /** The service's default is 10,000 lines; an editor tab does not need that many. */
 export const DEFAULT_LOG_TAIL = 1000;
@@ -114,7 +122,15 @@ const results = <T extends z.ZodType>(item: T) =>
   z.object({ results: z.array(item).nullish() }).transform((v): z.output<T>[] => v.results ?? []);
 
 export class ServerlessApi {
+  /** The worker-group log route that last answered (anything but a 404), tried first next time. */
+  private groupLogPath: WorkerGroupLogPath = WORKER_GROUP_LOG_PATHS[0];
+
   constructor(private readonly t: Transport) {}
+
+  /** Which worker-group log route this client uses now; see WORKER_GROUP_LOG_PATHS. */
+  get workerGroupLogPath(): WorkerGroupLogPath {
+    return this.groupLogPath;
+  }
 
   listEndpoints(o: RequestOptions = {}): Promise<Endpoint[]> {
     return this.t.send({ action: 'list serverless endpoints', method: 'GET', path: '/api/v0/endptjobs/', schema: results(EndpointSchema), permission: 'misc', retry: 'read', ...o });
@@ -150,24 +166,56 @@ export class ServerlessApi {
   }
 
   /** The workers of all the endpoint's groups. */
-  endpointWorkers(id: number, o: RequestOptions = {}): Promise<ServerlessWorker[]> {
-    return this.t.send({ ...autoscaler(`list the workers of endpoint ${id}`, '/get_endpoint_workers/'), body: { id }, schema: WorkersAnswer, ...o });
+  async endpointWorkers(id: number, o: RequestOptions = {}): Promise<ServerlessWorker[]> {
+    const key = await this.bodyKey(o);
+    return this.t.send({ ...autoscaler(`list the workers of endpoint ${id}`, '/get_endpoint_workers/'), body: { id, api_key: key }, secrets: [key], schema: WorkersAnswer, ...o });
   }
 
-  workerGroupWorkers(id: number, o: RequestOptions = {}): Promise<ServerlessWorker[]> {
-    return this.t.send({ ...autoscaler(`list the workers of worker group ${id}`, '/get_workergroup_workers/'), body: { id }, schema: WorkersAnswer, ...o });
+  async workerGroupWorkers(id: number, o: RequestOptions = {}): Promise<ServerlessWorker[]> {
+    const key = await this.bodyKey(o);
+    return this.t.send({ ...autoscaler(`list the workers of worker group ${id}`, '/get_workergroup_workers/'), body: { id, api_key: key }, secrets: [key], schema: WorkersAnswer, ...o });
   }
 
   /** The last `tail` lines of the endpoint's log (its groups' events, each naming its group). */
   async endpointLogs(endpoint: EndpointRef, tail = DEFAULT_LOG_TAIL, o: RequestOptions = {}): Promise<string> {
-    const body: Record<string, unknown> = { endpoint: endpoint.name, id: endpoint.id, tail: checkTail(tail) };
-    if (endpoint.apiKey) body.api_key = endpoint.apiKey;
+    const lines = checkTail(tail);
+    const key = endpoint.apiKey ?? (await this.bodyKey(o));
+    const body = { endpoint: endpoint.name, id: endpoint.id, tail: lines, api_key: key };
     const call = autoscaler(`read the logs of endpoint "${endpoint.name}"`, '/get_endpoint_logs/');
-    return this.t.send({ ...call, body, secrets: [endpoint.apiKey], schema: LogsAnswer, ...o });
+    return this.t.send({ ...call, body, secrets: [endpoint.apiKey, key], schema: LogsAnswer, ...o });
   }
 
+  /**
+   * The last `tail` lines of a worker group's log. The route has two names (see
+   * WORKER_GROUP_LOG_PATHS): on a 404 the other is tried, and whichever answers is kept for the
+   * next call. Only a real 404 counts: the autoscaler's "not found" for an unknown id is a 200.
+   */
   async workerGroupLogs(id: number, tail = DEFAULT_LOG_TAIL, o: RequestOptions = {}): Promise<string> {
-    return this.t.send({ ...autoscaler(`read the logs of worker group ${id}`, '/get_workergroup_logs/'), body: { id, tail: checkTail(tail) }, schema: LogsAnswer, ...o });
+    const lines = checkTail(tail);
+    const key = await this.bodyKey(o);
+    const first = this.groupLogPath;
+    const order = [first, ...WORKER_GROUP_LOG_PATHS.filter((p) => p !== first)];
+    let missing: unknown;
+    for (const path of order) {
+      try {
+        const logs = await this.t.send({ ...autoscaler(`read the logs of worker group ${id}`, path), body: { id, tail: lines, api_key: key }, secrets: [key], schema: LogsAnswer, ...o });
+        this.groupLogPath = path;
+        return logs;
+      } catch (error) {
+        if (!routeMissing(error)) {
+          if (error instanceof ApiError && error.status !== undefined) this.groupLogPath = path;
+          throw error;
+        }
+        this.t.logger.info(`POST ${path} answered 404; ${path === first && order.length > 1 ? 'trying the other name of the worker-group log route' : 'neither name of the route answered'}`);
+        missing ??= error;
+      }
+    }
+    throw missing;
+  }
+
+  /** What goes in an autoscaler body as `api_key`: the key the call is made with, as the CLI sends it. */
+  private async bodyKey(o: RequestOptions): Promise<string | undefined> {
+    return o.apiKey ?? (await this.t.accountKey());
   }
 
   deleteWorkerGroup(id: number, o: RequestOptions = {}): Promise<void> {
@@ -181,6 +229,11 @@ export class ServerlessApi {
  */
 function autoscaler(action: string, path: string) {
   return { action, method: 'POST', path, host: 'serverless', permission: 'misc', retry: 'read', stringAnswer: 'not_found' } as const;
+}
+
+/** A 404 from the server itself: the route is not there (an unknown id is a 200 with a string). */
+function routeMissing(error: unknown): boolean {
+  return error instanceof ApiError && error.kind === 'not_found' && error.status === 404;
 }
 
 /** The service wants at least one line; a fraction or zero is a caller's mistake, not a request. */

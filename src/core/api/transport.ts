@@ -189,6 +189,14 @@ export class Transport {
     return this.options.logger;
   }
 
+  /**
+   * The account key, for the few calls that must also carry it in their body (the autoscaler's,
+   * as the official CLI sends it). It is scrubbed from every message like the header's copy.
+   */
+  async accountKey(): Promise<string | undefined> {
+    return this.options.getApiKey();
+  }
+
   /** Waits, or rejects when the signal aborts; tests replace it to run without real delays. */
   wait(ms: number, signal?: AbortSignal): Promise<void> {
     return this.sleep(ms, signal);

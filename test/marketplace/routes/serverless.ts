@@ -29,13 +29,18 @@ const ENDPOINT_DEFAULTS: Record<string, unknown> = {
 const NUMERIC = ['min_load', 'min_cold_load', 'target_util', 'cold_mult', 'cold_workers', 'max_workers', 'max_queue_time', 'target_queue_time', 'inactivity_timeout', 'test_workers', 'gpu_ram'];
 const GROUP_DEFAULTS: Record<string, unknown> = { min_load: 1, target_util: 0.9, cold_mult: 2.5, cold_workers: 3, max_workers: 20, test_workers: 3, gpu_ram: 24, launch_args: '' };
 
-/** Copies known fields from the body, checking numbers and states. */
+/**
+ * Copies known fields from the body, checking numbers and states. A field sent as null is one the
+ * caller did not give (the official CLI sends every such field as null): it leaves the stored
+ * value, or the default, as it is.
+ */
 function take(body: Record<string, unknown>, names: string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const name of names) {
     if (!(name in body)) continue;
     const value = body[name];
-    if (NUMERIC.includes(name) && value !== null) {
+    if (value === null || value === undefined) continue;
+    if (NUMERIC.includes(name)) {
       const n = num(value);
       if (n === undefined || n < 0) throw fail(400, 'invalid_args', `${name} must be a non-negative number.`);
       if (name === 'target_util' && n > 1) throw fail(400, 'invalid_args', 'target_util is a fraction between 0 and 1.');
@@ -169,16 +174,20 @@ const autoscalerRoutes: RouteDef[] = [
       return e ? ok(logsOf(ctx, endpointLogKey(e.id))) : refuse('endpoint', ctx.body.endpoint ?? ctx.body.id);
     },
   },
-  {
-    method: 'POST',
-    path: '/get_workergroup_logs',
-    category: 'misc',
-    action: 'api.workergroup.logs',
-    handler: (ctx) => {
-      const g = bodyGroup(ctx);
-      return g ? ok(logsOf(ctx, groupLogKey(g.id))) : refuse('workergroup', ctx.body.id);
-    },
-  },
+  // The worker-group log route under both its names: the official CLI's and the OpenAPI's. A
+  // test can take either away with the `withoutRoutes` option to see a client fall back.
+  ...['/get_autogroup_logs', '/get_workergroup_logs'].map(
+    (path): RouteDef => ({
+      method: 'POST',
+      path,
+      category: 'misc',
+      action: 'api.workergroup.logs',
+      handler: (ctx) => {
+        const g = bodyGroup(ctx);
+        return g ? ok(logsOf(ctx, groupLogKey(g.id))) : refuse('workergroup', ctx.body.id);
+      },
+    }),
+  ),
 ];
 
 const ENDPOINT_FIELDS = ['endpoint_name', ...Object.keys(ENDPOINT_DEFAULTS)];

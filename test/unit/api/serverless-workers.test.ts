@@ -79,7 +79,7 @@ describe('serverless workers and logs', () => {
     assert.equal(serverlessUrlFor('https://gpu.example.com/api-proxy'), 'https://gpu.example.com/api-proxy');
   });
 
-  it('sends the key to the serverless host only over https, and only in the header', async () => {
+  it('sends the key to the serverless host only over https: in the header, and in the body as the CLI does', async () => {
     const mock = new MockAgent();
     mock.disableNetConnect();
     const seen: Array<{ origin: string; auth: string | undefined; body: string }> = [];
@@ -95,7 +95,7 @@ describe('serverless workers and logs', () => {
     assert.equal(await client.serverless.endpointLogs({ id: 7, name: 'llm' }, 50), 'line 1\nline 2');
     assert.equal(seen.length, 1);
     assert.equal(seen[0]!.auth, 'Bearer secret-key-123');
-    assert.deepEqual(JSON.parse(seen[0]!.body), { endpoint: 'llm', id: 7, tail: 50 });
+    assert.deepEqual(JSON.parse(seen[0]!.body), { endpoint: 'llm', id: 7, tail: 50, api_key: 'secret-key-123' });
     assert.throws(() => new GpuRentalClient({ dispatcher: new Agent(), baseUrl: 'https://console.vast.ai', serverlessUrl: 'http://run.example.com', getApiKey: () => 'k', logger: new MemoryLogger(), timeoutMs: 1_000 }), /plain http/);
     await mock.close();
   });
@@ -103,7 +103,7 @@ describe('serverless workers and logs', () => {
   it('reads logs given by level when there is no logs field (as the CLI reads them)', async () => {
     const mock = new MockAgent();
     mock.disableNetConnect();
-    mock.get('https://run.vast.ai').intercept({ path: '/get_workergroup_logs/', method: 'POST' }).reply(200, { info0: 'short', info1: 'the usual level', debug: 'noise' });
+    mock.get('https://run.vast.ai').intercept({ path: '/get_autogroup_logs/', method: 'POST' }).reply(200, { info0: 'short', info1: 'the usual level', debug: 'noise' });
     const client = new GpuRentalClient({ dispatcher: mock, baseUrl: 'https://console.vast.ai', getApiKey: () => 'k', logger: new MemoryLogger(), timeoutMs: 2_000 });
     assert.equal(await client.serverless.workerGroupLogs(3), 'the usual level');
     await mock.close();
@@ -129,7 +129,7 @@ describe('serverless workers and logs', () => {
     return results.find((e) => e.id === id)!.api_key;
   }
 
-  it("puts the endpoint's own key in the body only when the caller passes it; the account key only ever in the header", async () => {
+  it("puts the account key in every autoscaler body as api_key (the endpoint's own key when the caller passes it), never in a log", async () => {
     const { id, groupId } = await endpointWithGroup('keyed', { cold_workers: 1, max_workers: 1 });
     const routingKey = await routingKeyOf(id);
     const { dispatcher, seen } = recording();
@@ -143,18 +143,17 @@ describe('serverless workers and logs', () => {
     assert.deepEqual(keyed.split('\n'), plain.split('\n').slice(-2), 'the same log, its last two lines');
 
     assert.deepEqual(seen.map((r) => JSON.parse(r.body)), [
-      { id },
-      { id: groupId },
-      { id: groupId, tail: 5 },
-      { endpoint: 'keyed', id, tail: 1000 },
+      { id, api_key: DEMO_KEY },
+      { id: groupId, api_key: DEMO_KEY },
+      { id: groupId, tail: 5, api_key: DEMO_KEY },
+      { endpoint: 'keyed', id, tail: 1000, api_key: DEMO_KEY },
       { endpoint: 'keyed', id, tail: 2, api_key: routingKey },
     ]);
     for (const r of seen) {
       assert.equal(r.origin, sim.url);
       assert.equal(r.headers.authorization, `Bearer ${DEMO_KEY}`);
-      assert.ok(!r.body.includes(DEMO_KEY), `the account key is not in ${r.path}'s body`);
     }
-    assert.deepEqual(seen.map((r) => r.path), ['/get_endpoint_workers/', '/get_workergroup_workers/', '/get_workergroup_logs/', '/get_endpoint_logs/', '/get_endpoint_logs/']);
+    assert.deepEqual(seen.map((r) => r.path), ['/get_endpoint_workers/', '/get_workergroup_workers/', '/get_autogroup_logs/', '/get_endpoint_logs/', '/get_endpoint_logs/']);
     assert.ok(logger.lines.length > 0);
     assert.ok(logger.lines.every((l) => !l.includes(routingKey) && !l.includes(DEMO_KEY)), logger.lines.join('\n'));
   });

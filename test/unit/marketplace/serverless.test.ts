@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Marketplace } from '../../marketplace/server';
 import { WORKER_LOAD_MS } from '../../marketplace/workers';
+import { clientFor } from '../support';
 import { FakeClock, KEY, call, obj, start } from './helpers';
 
 interface Worker {
@@ -202,6 +203,92 @@ describe('marketplace: serverless workers and logs', () => {
       assert.equal(obj(forbidden).error, 'permission_denied');
       assert.equal((await call(sim, 'POST', path, { id, endpoint: 'guarded' }, withMisc)).status, 200, path);
       assert.equal((await call(sim, 'GET', path, undefined)).status, 405, `${path} is POST only`);
+    }
+  });
+});
+
+describe('marketplace: serverless updates the way the official CLI sends them', () => {
+  let sim: Marketplace;
+  let templateHash: string;
+  beforeEach(async () => {
+    sim = await start();
+    templateHash = ((obj(await call(sim, 'GET', '/api/v0/template/')).templates as Array<{ hash_id: string }>)[0]!).hash_id;
+  });
+  afterEach(() => sim.stop());
+
+  const ENDPOINT_NULLS = { endpoint_name: null, min_load: null, min_cold_load: null, target_util: null, cold_mult: null, cold_workers: null, max_workers: null, max_queue_time: null, target_queue_time: null, inactivity_timeout: null, endpoint_state: null, autoscaler_instance: null };
+  const GROUP_NULLS = { endpoint_name: null, endpoint_id: null, template_hash: null, template_id: null, search_params: null, launch_args: null, gpu_ram: null, test_workers: null, min_load: null, target_util: null, cold_mult: null, cold_workers: null, max_workers: null };
+
+  it('an endpoint update with every field not given sent as null changes only the given one', async () => {
+    const id = obj(await call(sim, 'POST', '/api/v0/endptjobs/', { client_id: 'me', endpoint_name: 'keep-me', max_workers: 9, target_util: 0.8 })).result as number;
+    const before = (obj(await call(sim, 'GET', '/api/v0/endptjobs/')).results as Array<Record<string, unknown>>).find((e) => e.id === id)!;
+    const res = await call(sim, 'PUT', `/api/v0/endptjobs/${id}/`, { client_id: 'me', endptjob_id: id, ...ENDPOINT_NULLS, cold_workers: 2 });
+    assert.equal(res.status, 200, res.text);
+    const after = (obj(await call(sim, 'GET', '/api/v0/endptjobs/')).results as Array<Record<string, unknown>>).find((e) => e.id === id)!;
+    assert.equal(after.endpoint_name, 'keep-me');
+    assert.equal(after.endpoint_state, 'active');
+    assert.deepEqual(after, { ...before, cold_workers: 2 });
+    // A real value is still checked.
+    assert.equal((await call(sim, 'PUT', `/api/v0/endptjobs/${id}/`, { endpoint_state: 'asleep' })).status, 400);
+    assert.equal((await call(sim, 'PUT', `/api/v0/endptjobs/${id}/`, { endpoint_state: 'suspended' })).status, 200);
+  });
+
+  it('a worker group update with nulls keeps its template, GPU RAM and endpoint; a create with nulls gets the defaults', async () => {
+    const endpointId = obj(await call(sim, 'POST', '/api/v0/endptjobs/', { client_id: 'me', endpoint_name: 'groups' })).result as number;
+    const created = await call(sim, 'POST', '/api/v0/workergroups/', { client_id: 'me', ...GROUP_NULLS, endpoint_id: endpointId, template_hash: templateHash, gpu_ram: 48, test_workers: 0, cold_workers: 0 });
+    assert.equal(created.status, 200, created.text);
+    const id = obj(created).id as number;
+    const list = async () => (obj(await call(sim, 'GET', '/api/v0/workergroups/')).results as Array<Record<string, unknown>>).find((g) => g.id === id)!;
+    const before = await list();
+    assert.equal(before.max_workers, 20, 'the default, not null');
+    assert.equal(before.launch_args, '');
+    const res = await call(sim, 'PUT', `/api/v0/workergroups/${id}/`, { client_id: 'me', autojob_id: id, ...GROUP_NULLS, max_workers: 4 });
+    assert.equal(res.status, 200, res.text);
+    const after = await list();
+    assert.equal(after.template_hash, templateHash);
+    assert.equal(after.gpu_ram, 48);
+    assert.equal(after.endpoint_name, 'groups');
+    assert.deepEqual(after, { ...before, max_workers: 4 });
+  });
+
+  it("GPU Rental's own lists still read both after such updates", async () => {
+    const { client } = clientFor(sim.url, KEY);
+    const endpointId = await client.serverless.createEndpoint({ endpoint_name: 'read-back' });
+    const groupId = await client.serverless.createWorkerGroup({ endpoint_id: endpointId, template_hash: templateHash, test_workers: 0, cold_workers: 0 });
+    await call(sim, 'PUT', `/api/v0/endptjobs/${endpointId}/`, { ...ENDPOINT_NULLS, max_workers: 3 });
+    await call(sim, 'PUT', `/api/v0/workergroups/${groupId}/`, { ...GROUP_NULLS, min_load: 2 });
+    const [endpoint] = await client.serverless.listEndpoints();
+    assert.equal(endpoint!.endpoint_name, 'read-back');
+    assert.equal(endpoint!.max_workers, 3);
+    const [group] = await client.serverless.listWorkerGroups();
+    assert.equal(group!.template_hash, templateHash);
+    assert.equal(group!.min_load, 2);
+    assert.equal(group!.gpu_ram, 24);
+  });
+});
+
+describe('marketplace: worker-group logs under both names', () => {
+  it('serves /get_autogroup_logs/ (the CLI) and /get_workergroup_logs/ (the OpenAPI) alike; withoutRoutes takes one away', async () => {
+    for (const without of [[], ['/get_autogroup_logs'], ['/get_workergroup_logs']]) {
+      const sim = await start({ withoutRoutes: without });
+      try {
+        const templateHash = ((obj(await call(sim, 'GET', '/api/v0/template/')).templates as Array<{ hash_id: string }>)[0]!).hash_id;
+        const endpointId = obj(await call(sim, 'POST', '/api/v0/endptjobs/', { client_id: 'me', endpoint_name: 'named' })).result as number;
+        const id = obj(await call(sim, 'POST', '/api/v0/workergroups/', { endpoint_id: endpointId, template_hash: templateHash, test_workers: 0, cold_workers: 1 })).id as number;
+        const answers: Record<string, { status: number; logs?: unknown }> = {};
+        for (const path of ['/get_autogroup_logs/', '/get_workergroup_logs/']) {
+          const res = await call(sim, 'POST', path, { id, tail: 50, api_key: KEY });
+          answers[path] = { status: res.status, logs: res.status === 200 ? obj(res).logs : undefined };
+        }
+        for (const [path, answer] of Object.entries(answers)) {
+          const removed = without.some((w) => path.startsWith(w));
+          assert.equal(answer.status, removed ? 404 : 200, `${path} without ${without.join(',') || 'nothing'}`);
+          if (!removed) assert.match(String(answer.logs), new RegExp(`worker group ${id} created`));
+        }
+        if (without.length === 0) assert.equal(answers['/get_autogroup_logs/']!.logs, answers['/get_workergroup_logs/']!.logs);
+      } finally {
+        await sim.stop();
+      }
     }
   });
 });
