@@ -45,9 +45,36 @@ export interface TemplateFields {
   extra_filters?: Record<string, Record<string, unknown>>;
 }
 
+/** One sort directive, as the service documents `order_by`: a column and a direction. */
+export interface TemplateOrder {
+  col: string;
+  dir: 'asc' | 'desc';
+}
+
 export interface TemplateSearch {
   selectFilters?: Record<string, Record<string, unknown>>;
-  orderBy?: Array<{ col: string; dir: 'asc' | 'desc' }>;
+  /** Sorted by these columns in turn; one directive alone is accepted too. */
+  orderBy?: TemplateOrder | TemplateOrder[];
+}
+
+/**
+ * The search query as the service takes it: every column (`select_cols: ["*"]`, as the official
+ * CLI asks, so no field the schema reads is left out), filters, and `order_by` as a JSON list of
+ * `{col, dir}` directives, the shape its other sorted lists document. Values are JSON-encoded by
+ * the transport.
+ */
+export function templateSearchQuery(request: TemplateSearch = {}): Record<string, unknown> {
+  const query: Record<string, unknown> = { select_cols: ['*'] };
+  if (request.selectFilters !== undefined) query.select_filters = request.selectFilters;
+  if (request.orderBy !== undefined) {
+    const order = Array.isArray(request.orderBy) ? request.orderBy : [request.orderBy];
+    for (const o of order) {
+      if (!/^[a-z_][a-z0-9_]*$/i.test(o.col)) throw new RangeError(`"${o.col}" is not a template column name.`);
+      if (o.dir !== 'asc' && o.dir !== 'desc') throw new RangeError(`The sort direction must be "asc" or "desc" (got "${String(o.dir)}").`);
+    }
+    if (order.length > 0) query.order_by = order.map((o) => ({ col: o.col, dir: o.dir }));
+  }
+  return query;
 }
 
 /**
@@ -67,7 +94,7 @@ export class TemplatesApi {
 
   /** Public templates and the account's own. */
   async search(request: TemplateSearch = {}, o: RequestOptions = {}): Promise<Template[]> {
-    const query = { select_filters: request.selectFilters, order_by: request.orderBy };
+    const query = templateSearchQuery(request);
     const templates = await this.t.send({ action: 'search templates', method: 'GET', path: '/api/v0/template/', query, schema: TemplateListSchema, permission: 'user_read', retry: 'read', ...o });
     logUnreadable(this.t.logger, 'search templates', templates);
     return templates;

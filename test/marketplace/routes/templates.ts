@@ -50,15 +50,37 @@ function apply(t: TemplateRecord, body: Record<string, unknown>): void {
   if (!['ssh', 'jupyter', 'args'].includes(t.runtype)) throw fail(400, 'invalid_args', "runtype must be 'ssh', 'jupyter' or 'args'.");
 }
 
+/**
+ * `order_by` as the service documents its sorted lists: a JSON list of `{col, dir}` (a `dir` other
+ * than desc is asc), or one column name alone (the template search's own description). A column
+ * the templates do not have is a 400. `id` is always the last tiebreaker.
+ */
+function templateOrder(raw: unknown): ReturnType<typeof parseOrder> {
+  const order = typeof raw === 'string' ? [[raw, 'asc']] : raw;
+  const parsed = parseOrder(order ?? []);
+  for (const [col] of parsed) if (!(col in KINDS)) throw new QueryError(`Invalid order_by column '${col}'.`);
+  return parsed.some(([col]) => col === 'id') ? parsed : [...parsed, ['id', 'asc']];
+}
+
+/** `select_cols`: `["*"]` (or nothing) for every column; else only those, an unknown one as null. */
+function columns(raw: unknown): (row: Record<string, unknown>) => Record<string, unknown> {
+  if (raw === undefined) return (row) => row;
+  if (!Array.isArray(raw) || raw.length === 0 || !raw.every((c) => typeof c === 'string')) throw new QueryError('select_cols must be a JSON list of column names, such as ["*"].');
+  const cols = raw as string[];
+  if (cols.includes('*')) return (row) => row;
+  return (row) => Object.fromEntries(cols.map((c) => [c, row[c] ?? null]));
+}
+
 function search(ctx: Ctx) {
   try {
     const filters = jsonParam(ctx.query, 'select_filters') ?? {};
     if (!isObject(filters)) throw new QueryError('select_filters must be a JSON object.');
     const conditions = parseFilters(filters, KINDS);
     for (const c of conditions) if (!(c.field in KINDS)) throw new QueryError(`Unknown template column '${c.field}'.`);
-    const order = parseOrder(jsonParam(ctx.query, 'order_by') ?? []);
+    const order = templateOrder(jsonParam(ctx.query, 'order_by'));
+    const pick = columns(jsonParam(ctx.query, 'select_cols'));
     const rows = sortRows(visibleTemplates(ctx).filter((t) => rowMatches(t as unknown as Record<string, unknown>, conditions)), order);
-    return ok({ success: true, templates_found: rows.length, templates: rows.map(wire) });
+    return ok({ success: true, templates_found: rows.length, templates: rows.map((t) => pick(wire(t))) });
   } catch (error) {
     if (error instanceof QueryError) throw fail(400, 'invalid_args', error.message);
     throw error;
