@@ -13,7 +13,7 @@ import { summarise } from '../../core/billing/report';
 import { formatDollars } from '../../core/offers/present';
 import { UnreadableItem, unreadableRow } from './unreadable';
 
-/** Every charge and invoice line of the last `days` days (up to 20 pages of 500). */
+/** Every charge and invoice line of the last `days` days (up to 20 pages each: charges 500 a page, invoices 100, the service's most). */
 export async function readBilling(session: Session, days: number, nowMs = Date.now()): Promise<{ charges: BillingEntry[]; invoices: BillingEntry[]; from: number; to: number }> {
   const to = Math.ceil(nowMs / 1000);
   const from = to - days * 86_400;

@@ -79,7 +79,8 @@ function showInvoices(ctx: Ctx) {
   const desc = first ? first.dir !== 'asc' : latestFirst(ctx);
   const key = (r: (typeof rows)[number]) => (col === 'amount_cents' ? r.amount_cents : r.when);
   rows.sort((a, b) => (desc ? key(b) - key(a) : key(a) - key(b)) || a.metadata.invoice_id - b.metadata.invoice_id);
-  const { results, next } = page(ctx, rows, 60, 500);
+  // Pages of at most 100, as the service hands them out; a larger limit gets 100.
+  const { results, next } = page(ctx, rows, 60, 100);
   return ok({
     success: true,
     count: results.length,

@@ -78,6 +78,23 @@ describe('marketplace: credit and billing', () => {
     assert.deepEqual([bad.success, bad.error], [false, 'Invalid date range']);
   });
 
+  it('hands invoices out in pages of at most 100, whatever limit asks, with a token for the next', async () => {
+    for (let i = 0; i < 120; i++) {
+      clock.advance(1);
+      sim.control.addCredit(sim.accountId, 1);
+    }
+    const nowSec = clock.ms / 1000;
+    const filters = q({ when: { gte: nowSec - 3600, lte: nowSec + 1 } });
+    const first = obj(await call(sim, 'GET', `/api/v1/invoices/?select_filters=${filters}&limit=500`));
+    assert.equal(first.count, 100);
+    assert.equal(first.total, 121);
+    assert.equal(typeof first.next_token, 'string');
+    const rest = obj(await call(sim, 'GET', `/api/v1/invoices/?select_filters=${filters}&limit=500&after_token=${q(first.next_token)}`));
+    assert.equal(rest.count, 21);
+    assert.equal(rest.next_token, null);
+    assert.equal(obj(await call(sim, 'GET', `/api/v1/invoices/?select_filters=${filters}`)).count, 60, 'the default page');
+  });
+
   it('stops running instances when the credit runs out, and refuses to rent without credit', async () => {
     await sim.stop();
     clock = new FakeClock();
