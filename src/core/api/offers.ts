@@ -49,20 +49,30 @@ export type Offer = z.output<typeof OfferSchema>;
  */
 export const OfferListSchema = listOf(OfferSchema, 'offers', { missing: 'invalid' });
 
+/**
+ * The disk (GB) a rent asks for unless the user picks another, and so the disk a search prices
+ * into `dph_total` unless told otherwise. The service's own default differs (the CLI says 5, the
+ * OpenAPI 8), which is why it is always sent.
+ */
+export const DEFAULT_RENT_DISK_GB = 10;
+
 export interface SearchOffersRequest {
   query: OfferQuery;
   limit?: number;
-  /** GB of disk to price into `dph_total`. */
+  /** GB of disk to price into `dph_total`; DEFAULT_RENT_DISK_GB when not given. */
   allocatedStorage?: number;
 }
 
-/** Builds the wire body of a search: each filter at the top level, then order, type and limit. */
+/**
+ * Builds the wire body of a search: each filter at the top level, then order, type, limit and
+ * `allocated_storage` (always, so the price listed is the price of the disk a rent asks for).
+ */
 export function searchBody(request: SearchOffersRequest): Record<string, unknown> {
   const body: Record<string, unknown> = { ...request.query.filters };
   if (request.query.order.length > 0) body.order = request.query.order;
   body.type = request.query.type;
   if (request.limit !== undefined) body.limit = request.limit;
-  if (request.allocatedStorage !== undefined) body.allocated_storage = request.allocatedStorage;
+  body.allocated_storage = request.allocatedStorage ?? DEFAULT_RENT_DISK_GB;
   return body;
 }
 

@@ -1,7 +1,9 @@
-import type { SearchOffersRequest } from '../api/offers';
+import { DEFAULT_RENT_DISK_GB, type SearchOffersRequest } from '../api/offers';
 import { DEFAULT_OFFER_FILTERS } from './present';
 import { parseOfferQuery, printOfferQuery } from './query';
 import type { FieldFilter, OfferOrder, OfferQuery } from './types';
+
+export { DEFAULT_RENT_DISK_GB };
 
 /** The sort orders the view offers; performance per dollar first, as the default. */
 export const OFFER_SORTS = {
@@ -47,16 +49,45 @@ export function parseQuery(text: string): OfferQuery {
   return parseOfferQuery(text, { defaults: DEFAULT_OFFER_FILTERS });
 }
 
+
+/** The disk a search prices in: its `allocated_storage=N`, else DEFAULT_RENT_DISK_GB. */
+export function searchDiskGb(queryText: string): number {
+  try {
+    return parseQuery(queryText).allocatedStorage ?? DEFAULT_RENT_DISK_GB;
+  } catch {
+    return DEFAULT_RENT_DISK_GB;
+  }
+}
+
+/**
+ * The disk a rent of `offer` starts with: the one its listed price includes, unless the machine
+ * has less free disk than that (then all of it, whole GB, at least 1).
+ */
+export function rentDiskFor(offer: { disk_space?: number | null }, searchedGb = DEFAULT_RENT_DISK_GB): number {
+  const wanted = Math.max(1, Math.ceil(searchedGb));
+  const free = offer.disk_space;
+  return typeof free === 'number' && Number.isFinite(free) && free >= 1 ? Math.min(wanted, Math.floor(free)) : wanted;
+}
+
+/** How the list says which disk its prices include, e.g. "prices include 10 GB disk". */
+export function describeDiskPricing(queryText: string): string {
+  return `prices include ${formatGb(searchDiskGb(queryText))} disk`;
+}
+
+function formatGb(gb: number): string {
+  return `${Number.isInteger(gb) ? gb : gb.toFixed(1)} GB`;
+}
+
 /**
  * The search request for a state; a sort written in the query (`order=...`) wins over the picker's,
- * `limit=N` over the page count, and `allocated_storage=N` travels as the query's own key.
+ * `limit=N` over the page count. `allocated_storage` is always sent: the user's
+ * `allocated_storage=N`, else the disk a rent asks for by default (DEFAULT_RENT_DISK_GB), so the
+ * service prices the same disk into `dph_total` that the confirmation will quote.
  */
 export function searchRequest(state: OfferSearchState, pageSize = OFFER_PAGE_SIZE): SearchOffersRequest {
   const { limit, allocatedStorage, ...query } = parseQuery(state.query);
   const order = /(^|\s)(order|-o)\b/.test(state.query) && query.order.length > 0 ? query.order : OFFER_SORTS[state.sort].order;
-  const request: SearchOffersRequest = { query: { ...query, order }, limit: limit ?? pageSize * Math.max(1, state.pages) };
-  if (allocatedStorage !== undefined) request.allocatedStorage = allocatedStorage;
-  return request;
+  return { query: { ...query, order }, limit: limit ?? pageSize * Math.max(1, state.pages), allocatedStorage: allocatedStorage ?? DEFAULT_RENT_DISK_GB };
 }
 
 /** Whether "Load more" can add offers: the last answer filled its limit, and no `limit=` in the query fixes the count. */

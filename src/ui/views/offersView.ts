@@ -4,7 +4,7 @@ import { unreadableOf } from '../../core/api/fields';
 import type { Offer } from '../../core/api/offers';
 import { COMMANDS } from '../../core/ids';
 import { presentOffer } from '../../core/offers/present';
-import { OFFER_SORTS, describeSearch, mayLoadMore, relaxations, restoreSearch, searchRequest, type OfferSearchState } from '../../core/offers/search';
+import { OFFER_SORTS, describeDiskPricing, describeSearch, mayLoadMore, relaxations, restoreSearch, searchDiskGb, searchRequest, type OfferSearchState } from '../../core/offers/search';
 import type { Session } from '../../core/session/session';
 import { UnreadableItem, unreadableRow } from './unreadable';
 
@@ -94,13 +94,13 @@ export class OffersView implements vscode.TreeDataProvider<OffersViewItem>, vsco
     const state = this.searchState;
     const header = new ActionItem(
       'Filters',
-      `${describeSearch(state)} · ${OFFER_SORTS[state.sort].label.toLowerCase()}`,
+      `${describeSearch(state)} · ${OFFER_SORTS[state.sort].label.toLowerCase()} · ${describeDiskPricing(state.query)}`,
       'filter',
       { title: 'Search Offers', command: COMMANDS.searchOffers },
       'filters',
       'offers-filters',
     );
-    header.tooltip = 'Click to change the filters. The query uses the same language as the marketplace CLI.';
+    header.tooltip = `Click to change the filters. The query uses the same language as the marketplace CLI.\n\nEach price includes ${searchDiskGb(state.query)} GB of disk, the size a rent starts with; add allocated_storage=N to the query to price another size.`;
     try {
       const request = searchRequest(state);
       const offers = await this.session.client.offers.search(request);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { searchBody } from '../../../src/core/api/offers';
-import { describeSearch, mayLoadMore, relaxations, restoreSearch, searchRequest, withFilter } from '../../../src/core/offers/search';
+import { DEFAULT_RENT_DISK_GB, describeDiskPricing, describeSearch, mayLoadMore, relaxations, rentDiskFor, restoreSearch, searchDiskGb, searchRequest, withFilter } from '../../../src/core/offers/search';
+import { quoteRent } from '../../../src/core/rent/quote';
 import { DEMO_KEY, clientFor, startSimulator, type Marketplace } from '../support';
 
 describe('offer search state', () => {
@@ -60,12 +61,28 @@ describe('offer search: limit= and allocated_storage= in the query', function ()
     assert.equal(body.limit, 7);
     assert.equal(body.allocated_storage, 64);
     assert.deepEqual(body.num_gpus, { gte: 1 });
-    assert.equal(searchRequest({ query: 'num_gpus>=1', sort: 'price', pages: 2 }, 50).allocatedStorage, undefined);
+    const plain = searchRequest({ query: 'num_gpus>=1', sort: 'price', pages: 2 }, 50);
+    assert.equal(plain.allocatedStorage, DEFAULT_RENT_DISK_GB, 'without one, the disk a rent asks for by default');
+    assert.equal(searchBody(plain).allocated_storage, 10);
+    assert.equal(searchBody({ query: plain.query }).allocated_storage, 10, 'a request built by hand (rent by offer id) prices the same disk');
   });
 
   it('keeps them when a filter is set or dropped, and in the header', () => {
     assert.equal(withFilter('limit=7 allocated_storage=64', 'gpu_name', { eq: 'RTX 4090' }), 'gpu_name=RTX_4090 limit=7 allocated_storage=64');
     assert.equal(describeSearch({ query: 'allocated_storage=64.5 limit=7', sort: 'value', pages: 1 }), 'limit=7 allocated_storage=64.5');
+  });
+
+  it('says which disk the prices include, and starts a rent with that disk unless the machine has less', () => {
+    assert.equal(searchDiskGb(''), 10);
+    assert.equal(searchDiskGb('allocated_storage=64 num_gpus>=2'), 64);
+    assert.equal(searchDiskGb('num_gpus>>'), 10, 'an unreadable query prices the default');
+    assert.equal(describeDiskPricing(''), 'prices include 10 GB disk');
+    assert.equal(describeDiskPricing('allocated_storage=64.5'), 'prices include 64.5 GB disk');
+    assert.equal(rentDiskFor({ disk_space: 500 }), 10);
+    assert.equal(rentDiskFor({ disk_space: 500 }, 64), 64);
+    assert.equal(rentDiskFor({ disk_space: 6.7 }, 64), 6, 'no more than the machine has free');
+    assert.equal(rentDiskFor({ disk_space: null }, 12.5), 13, 'whole GB');
+    assert.equal(rentDiskFor({}), 10);
   });
 
   it('offers no "load more" once limit= fixes the count', () => {
@@ -88,5 +105,24 @@ describe('offer search: limit= and allocated_storage= in the query', function ()
     // The disk is priced in: the same offer costs more per hour with a bigger allocation.
     const small = await client.offers.search(searchRequest({ query: `allocated_storage=1 id=${roomy[0]!.id}`, sort: 'price', pages: 1 }));
     assert.ok(roomy[0]!.dph_total > small[0]!.dph_total, `${roomy[0]!.dph_total} > ${small[0]!.dph_total}`);
+  });
+
+  it('the price listed is the price the rent confirmation quotes for its default disk, and the one billed', async () => {
+    const { client } = clientFor(sim.url, DEMO_KEY);
+    for (const query of ['limit=40', 'limit=40 allocated_storage=37']) {
+      const listed = await client.offers.search(searchRequest({ query, sort: 'price', pages: 1 }));
+      assert.ok(listed.length > 10, query);
+      for (const offer of listed) {
+        const disk = rentDiskFor(offer, searchDiskGb(query));
+        assert.equal(disk, searchDiskGb(query), `offer ${offer.id} has room for the searched disk`);
+        const quoted = quoteRent(offer, disk, undefined).totalPerHour;
+        assert.ok(Math.abs(quoted - offer.dph_total) < 1e-6, `${query}: offer ${offer.id} lists ${offer.dph_total}/h, the confirmation would say ${quoted}/h`);
+      }
+    }
+    // Renting the cheapest with that disk is billed at the listed price.
+    const [cheapest] = await client.offers.search(searchRequest({ query: 'limit=1', sort: 'price', pages: 1 }));
+    const { instanceId } = await client.instances.create(cheapest!.id, { image: 'ubuntu:22.04', disk: rentDiskFor(cheapest!), label: 'disk-price-check', runtype: 'ssh_proxy' });
+    const instance = await client.instances.show(instanceId);
+    assert.ok(Math.abs((instance.dph_total ?? 0) - cheapest!.dph_total) < 1e-6, `billed ${instance.dph_total}/h, listed ${cheapest!.dph_total}/h`);
   });
 });
