@@ -4,6 +4,7 @@ import { COMMANDS } from '../../core/ids';
 import { formatDollars, presentOffer } from '../../core/offers/present';
 import { searchDiskGb, searchRequest } from '../../core/offers/search';
 import { quoteRent } from '../../core/rent/quote';
+import { describeLaunch, rentRuntype, templateLaunchMode, type LaunchMode } from '../../core/rent/launchMode';
 import { rentOutcomeMessage } from '../../core/rent/messages';
 import type { Services } from '../services';
 import { rentWizard, type RentPlan, type VolumeChoice } from '../rent/wizard';
@@ -68,6 +69,7 @@ async function rentOffer(s: Services, target: OfferItem | number | undefined, gi
       activeEditor: editor && editor.document.getText().trim() ? { name: editor.document.fileName.split(/[\\/]/).pop() ?? 'editor', text: editor.document.getText() } : undefined,
       volumeChoices: offer.machine_id === undefined || offer.machine_id === null ? undefined : () => volumeChoices(s, offer),
       searchedDiskGb: searchDiskGb(s.offersView.search.query),
+      templateMode: (hash) => templateMode(s, hash),
     });
     if (!plan) return undefined;
   }
@@ -83,9 +85,10 @@ async function rentOffer(s: Services, target: OfferItem | number | undefined, gi
   if (given) {
     // Automation skips the wizard, not the price: the confirmation still shows it.
     const volume = plan.volume ? ` With ${plan.volume.create_new ? `a new ${plan.volume.size ?? ''} GB volume (billed until deleted)` : `volume ${plan.volume.volume_id}`} at ${plan.volume.mount_path}.` : '';
+    const launch = plan.template ? ` Template ${plan.template}: ${describeLaunch(plan, await templateMode(s, plan.template))}.` : '';
     const ok = await s.prompts.confirm(
       `Rent ${presentOffer(offer).label} for ${formatDollars(quote.totalPerHour)}/h?`,
-      `GPU ${formatDollars(quote.gpuPerHour)}/h + disk ${formatDollars(quote.diskPerHour)}/h (${plan.disk} GB). About ${formatDollars(quote.perDay)} per day.${volume}`,
+      `GPU ${formatDollars(quote.gpuPerHour)}/h + disk ${formatDollars(quote.diskPerHour)}/h (${plan.disk} GB). About ${formatDollars(quote.perDay)} per day.${volume}${launch}`,
       'Rent',
     );
     if (!ok) return undefined;
@@ -119,7 +122,8 @@ async function rentOffer(s: Services, target: OfferItem | number | undefined, gi
         image: plan.image,
         template_hash_id: plan.template,
         disk: plan.disk,
-        runtype: plan.runtype,
+        // With a template, none unless the user chose one: a runtype sent replaces the template's mode.
+        runtype: rentRuntype(plan),
         label: plan.label,
         onstart,
         volume_info: plan.volume,
@@ -210,6 +214,19 @@ async function resolveOffer(s: Services, target: OfferItem | number | undefined)
     { title: 'GPU Rental: Rent which offer?', placeHolder: 'Pick an offer (the current search)', matchOnDescription: true },
   );
   return picked?.offer;
+}
+
+/** A template's own launch mode, read from the template search; undefined (and logged) when it cannot be read. */
+async function templateMode(s: Services, hash: string): Promise<LaunchMode | undefined> {
+  try {
+    const found = await s.session.client.templates.search({ selectFilters: { hash_id: { eq: hash } } });
+    const template = found.find((t) => t.hash_id === hash);
+    if (!template) s.logger.warn(`Template ${hash} was not among the templates this key can read; its launch mode is not known.`);
+    return template && templateLaunchMode(template);
+  } catch (error) {
+    s.logger.warn(`Could not read template ${hash} for its launch mode: ${String(error)}`);
+    return undefined;
+  }
 }
 
 async function rememberTemplate(s: Services, hash: string): Promise<void> {

@@ -3,6 +3,7 @@ import { ONSTART_MAX_CHARS } from '../../core/api/limits';
 import type { VolumeAttachment } from '../../core/api/instances';
 import type { Offer } from '../../core/api/offers';
 import { formatDollars, presentOffer } from '../../core/offers/present';
+import { describeLaunch, type LaunchMode, type SshRuntype } from '../../core/rent/launchMode';
 import { rentDiskFor } from '../../core/offers/search';
 import { quoteRent } from '../../core/rent/quote';
 import { BACK, CANCEL, inputStep, pickStep, type PickItem, type StepContext } from './input';
@@ -12,7 +13,11 @@ export interface RentPlan {
   image?: string;
   template?: string;
   disk: number;
-  runtype: 'ssh_direct' | 'ssh_proxy';
+  /**
+   * How to connect. With a template, undefined keeps the template's own launch mode (Jupyter, SSH
+   * or its entrypoint); a value replaces it. Without a template, undefined is SSH via the proxy.
+   */
+  runtype?: SshRuntype;
   label: string;
   onstart?: string;
   /**
@@ -60,6 +65,8 @@ export interface WizardInput {
   recentTemplates?: readonly string[];
   /** The volumes this offer's machine can mount; the confirmation offers them when given. */
   volumeChoices?: () => Promise<VolumeChoice[]>;
+  /** Reads a template's own launch mode, for the connection step and the confirmation; undefined when it cannot be read. */
+  templateMode?: (hash: string) => Promise<LaunchMode | undefined>;
   /** The disk (GB) the offer's listed price includes: the disk step starts there (see rentDiskFor). */
   searchedDiskGb?: number;
 }
@@ -76,6 +83,12 @@ export async function rentWizard(input: WizardInput): Promise<RentPlan | undefin
   const plan: Partial<RentPlan> = { disk: rentDiskFor(offer, input.searchedDiskGb), label: input.defaultLabel, idleStopMinutes: input.idleStopMinutes };
   /** How the chosen volume reads on the confirmation, and what a new one bills per hour. */
   let volume: ChosenVolume | undefined;
+  /** The chosen template's launch mode, read once per template. */
+  let known: { hash: string; mode: LaunchMode | undefined } | undefined;
+  const modeOf = async (hash: string): Promise<LaunchMode | undefined> => {
+    if (known?.hash !== hash) known = { hash, mode: await input.templateMode?.(hash).catch(() => undefined) };
+    return known.mode;
+  };
   if (input.template) plan.template = input.template;
   let step = input.template ? 2 : 1;
   while (step <= total) {
@@ -96,8 +109,11 @@ export async function rentWizard(input: WizardInput): Promise<RentPlan | undefin
         if (r === 'otherImage') r = await inputStep(ctx(1), { prompt: 'Docker image to run.', value: plan.image ?? '', placeholder: 'registry/name:tag', validate: (v) => (/^\S+$/.test(v.trim()) ? undefined : 'Enter an image reference without spaces.') }).then((v) => (typeof v === 'string' ? { image: v.trim() } : v));
         if (r === 'template') r = await inputStep(ctx(1), { prompt: 'Template hash (its settings are used; the disk size below still applies).', value: plan.template ?? '', validate: (v) => (/^[A-Za-z0-9]+$/.test(v.trim()) ? undefined : 'A template hash is letters and digits.') }).then((v) => (typeof v === 'string' ? { template: v.trim() } : v));
         if (r && typeof r === 'object') {
+          const wasTemplate = plan.template !== undefined;
           plan.image = 'image' in r ? (r as { image: string }).image : undefined;
           plan.template = 'template' in r ? (r as { template: string }).template : undefined;
+          // From an image to a template: the template's own mode, unless the user picks another.
+          if (plan.template && !wasTemplate) plan.runtype = undefined;
         }
         break;
       }
@@ -119,12 +135,23 @@ export async function rentWizard(input: WizardInput): Promise<RentPlan | undefin
       }
       case 3: {
         const direct = (offer.direct_port_count ?? 0) > 0;
-        const items: PickItem<RentPlan['runtype']>[] = [
-          ...(direct ? [{ label: 'Direct SSH', description: `to the machine's own address (${offer.direct_port_count} ports open)`, value: 'ssh_direct' as const }] : []),
-          { label: 'SSH through the proxy', description: direct ? 'works behind any firewall; a little slower' : 'this machine has no direct ports', value: 'ssh_proxy' },
+        const instead = plan.template ? ", instead of the template's mode" : '';
+        const items: PickItem<SshRuntype | 'template'>[] = [
+          ...(direct ? [{ label: 'Direct SSH', description: `to the machine's own address (${offer.direct_port_count} ports open)${instead}`, value: 'ssh_direct' as const }] : []),
+          { label: 'SSH through the proxy', description: `${direct ? 'works behind any firewall; a little slower' : 'this machine has no direct ports'}${instead}`, value: 'ssh_proxy' },
         ];
-        r = await pickStep(ctx(3), { placeholder: 'How to connect', items, activeValue: plan.runtype ?? (direct ? 'ssh_direct' : 'ssh_proxy') });
-        if (r === 'ssh_direct' || r === 'ssh_proxy') plan.runtype = r;
+        if (plan.template) {
+          // The service takes the template's mode when the rent names none; a runtype sent would replace it.
+          const mode = await modeOf(plan.template);
+          items.unshift({
+            label: mode ? `The template's mode: ${mode.text}` : "The template's own mode",
+            description: mode ? (mode.kind === 'args' ? 'runs its entrypoint; Connect cannot reach it' : 'as the template was saved') : 'the template could not be read to say which',
+            value: 'template',
+          });
+        }
+        r = await pickStep(ctx(3), { placeholder: 'How to connect', items, activeValue: plan.runtype ?? (plan.template ? 'template' : direct ? 'ssh_direct' : 'ssh_proxy') });
+        if (r === 'template') plan.runtype = undefined;
+        else if (r === 'ssh_direct' || r === 'ssh_proxy') plan.runtype = r;
         break;
       }
       case 4:
@@ -150,7 +177,7 @@ export async function rentWizard(input: WizardInput): Promise<RentPlan | undefin
         break;
       }
       case 6:
-        r = await confirmStep(ctx(6), offer, plan as RentPlan, input.credit, input.volumeChoices ? (volume ?? 'none') : undefined);
+        r = await confirmStep(ctx(6), offer, plan as RentPlan, input.credit, input.volumeChoices ? (volume ?? 'none') : undefined, plan.template ? await modeOf(plan.template) : undefined);
         if (r === 'volume') {
           const chosen = await volumeStep(ctx(6), input.volumeChoices!);
           if (chosen === CANCEL) return undefined;
@@ -219,7 +246,7 @@ async function volumeStep(ctx: StepContext, choices: () => Promise<VolumeChoice[
   return { attachment, text: `${what} at ${mount.trim()}${cost}`, perHour: volumePerHour };
 }
 
-async function confirmStep(ctx: StepContext, offer: Offer, plan: RentPlan, credit: number | undefined, volume: ChosenVolume | 'none' | undefined): Promise<unknown> {
+async function confirmStep(ctx: StepContext, offer: Offer, plan: RentPlan, credit: number | undefined, volume: ChosenVolume | 'none' | undefined, templateMode: LaunchMode | undefined): Promise<unknown> {
   const volumePerHour = typeof volume === 'object' ? volume.perHour : 0;
   const q = quoteRent(offer, plan.disk, credit);
   const what = plan.template ? `template ${plan.template}` : plan.image;
@@ -235,7 +262,7 @@ async function confirmStep(ctx: StepContext, offer: Offer, plan: RentPlan, credi
     { label: `GPU ${formatDollars(q.gpuPerHour)}/h`, description: `${presentOffer(offer).label}` },
     { label: `Disk ${formatDollars(q.diskPerHour)}/h`, description: `${plan.disk} GB, billed until destroyed` },
     ...(q.creditAfterDay === undefined ? [] : [{ label: `Credit after a day: ${formatDollars(q.creditAfterDay)}`, description: `now ${formatDollars(credit!)}` }]),
-    { label: `${what}`, description: `${plan.runtype === 'ssh_direct' ? 'direct SSH' : 'SSH via proxy'} · "${plan.label}"${plan.onstart ? ' · with start-up script' : ''}` },
+    { label: `${what}`, description: `${describeLaunch(plan, templateMode)} · "${plan.label}"${plan.onstart ? ' · with start-up script' : ''}` },
     plan.template
       ? { label: '$(watch) No idle stop', description: "a template's own start-up script runs; the watchdog cannot be added" }
       : plan.idleStopMinutes
