@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { accountFunds, type AccountFunds } from '../core/api/account';
 import { COMMANDS, VIEWS } from '../core/ids';
 import { formatDollars } from '../core/offers/present';
 import type { Session, SessionState } from '../core/session/session';
@@ -74,7 +75,9 @@ export class AccountStatus implements vscode.Disposable {
         const rate = burn && burn.perHour > 0 ? ` · ${formatDollars(burn.perHour)}/h` : '';
         const failed = burn?.failed.length ? ` · $(warning) ${burn.failed.length} failed` : '';
         const name = profile ? `${profile} · ` : '';
-        item.text = `$(account) ${name}${user ? formatDollars(user.credit) : 'GPU Rental'}${rate}${failed}`;
+        const funds = accountFunds(user);
+        // A record without credit or balance: "credit unknown", never $0.00.
+        item.text = `$(account) ${name}${user ? (funds ? formatDollars(funds.amount) : 'credit unknown') : 'GPU Rental'}${rate}${failed}`;
         // A failed instance bills for its disk until destroyed: the item stays flagged until then.
         if (burn?.failed.length) item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
         const md = new vscode.MarkdownString(undefined, true);
@@ -82,11 +85,11 @@ export class AccountStatus implements vscode.Disposable {
         md.appendMarkdown('**GPU Rental**\n\n');
         if (user) {
           md.appendMarkdown(`Signed in as ${escape(user.email ?? user.username ?? `user ${user.id}`)}\n\n`);
-          md.appendMarkdown(`Credit: **${formatDollars(user.credit)}**\n\n`);
+          md.appendMarkdown(`${fundsLine(funds)}\n\n`);
         } else {
-          md.appendMarkdown('This API key may not read the account (it lacks the "user_read" permission).\n\n');
+          md.appendMarkdown('This API key may not read the account (it lacks the "user_read" permission), so the credit is unknown and low-credit warnings cannot work.\n\n');
         }
-        if (burn) appendBurn(md, burn, user?.credit);
+        if (burn) appendBurn(md, burn, funds);
         md.appendMarkdown(`Service: ${escape(where)}\n\n`);
         md.appendMarkdown(`[$(refresh) Refresh](command:${COMMANDS.refresh}) · [$(arrow-swap) Switch Profile](command:${COMMANDS.switchProfile}) · [$(sign-out) Sign Out](command:${COMMANDS.signOut})`);
         item.tooltip = md;
@@ -115,13 +118,20 @@ export class AccountStatus implements vscode.Disposable {
   }
 }
 
-function appendBurn(md: vscode.MarkdownString, burn: Burn, credit: number | undefined): void {
+/** The credit as the service reports it: named as sent (credit, else balance), or unknown. */
+function fundsLine(funds: AccountFunds | undefined): string {
+  if (!funds) return 'Credit: **unknown** (the service did not report it; check it on the service\'s web console)';
+  return funds.field === 'credit' ? `Credit: **${formatDollars(funds.amount)}**` : `Balance: **${formatDollars(funds.amount)}** (the service sent no credit figure)`;
+}
+
+function appendBurn(md: vscode.MarkdownString, burn: Burn, funds: AccountFunds | undefined): void {
   if (burn.perHour <= 0) {
     md.appendMarkdown('Nothing is billing now.\n\n');
     return;
   }
   md.appendMarkdown(`Spending **${formatDollars(burn.perHour)}/h**: compute ${formatDollars(burn.computePerHour)}/h, storage of stopped instances ${formatDollars(burn.storagePerHour)}/h\n\n`);
-  if (credit !== undefined) md.appendMarkdown(`At this rate the credit lasts **${formatHours(hoursLeft(credit, burn.perHour))}**\n\n`);
+  if (funds) md.appendMarkdown(`At this rate the ${funds.field} lasts **${formatHours(hoursLeft(funds.amount, burn.perHour))}**\n\n`);
+  else md.appendMarkdown('How long the credit lasts at this rate is unknown: the credit is not known.\n\n');
   md.appendMarkdown('| Instance | $/h | Share |\n|---|---:|---:|\n');
   for (const s of burn.shares) {
     if (s.perHour <= 0) continue;

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { creditOf } from '../core/api/account';
 import type { Instance } from '../core/api/instances';
 import { burnRate, checkSpendCap, formatHours, type Burn } from '../core/billing/burn';
 import { LowCreditWatch, type LowCreditWarning } from '../core/billing/lowCredit';
@@ -94,14 +95,23 @@ export class SpendGuard implements vscode.Disposable {
 
   private check(): void {
     const state = this.session.state;
-    const credit = state.kind === 'ready' ? state.user?.credit : undefined;
-    if (credit === undefined || !this.lastBurn) return;
-    const warning = this.watch.update(credit, this.lastBurn.perHour, Date.now());
+    // A key that may not read the account has no credit to watch (its tooltip says so); an account
+    // read without a credit figure is told once that the limits cannot be checked.
+    if (state.kind !== 'ready' || !state.user || !this.lastBurn) return;
+    const warning = this.watch.update(creditOf(state.user), this.lastBurn.perHour, Date.now());
     if (warning) void this.warn(warning);
   }
 
   private async warn(w: LowCreditWarning): Promise<void> {
     this.warnings.push(w);
+    if (w.reason === 'unknown') {
+      const unknown = await vscode.window.showWarningMessage(
+        `GPU Rental: the service did not report the account's credit, so GPU Rental cannot warn when it runs low. Instances bill ${formatDollars(w.perHour)}/h now; check the credit on the service's web console.`,
+        'Show Instances',
+      );
+      if (unknown === 'Show Instances') await vscode.commands.executeCommand(`${VIEWS.instances}.focus`);
+      return;
+    }
     const why =
       w.reason === 'amount'
         ? `the credit is down to ${formatDollars(w.credit)}, below your ${formatDollars(config.lowCreditAmount())} limit`

@@ -19,7 +19,7 @@ describe('set API key, sign out', () => {
     assert.equal(await vscode.commands.executeCommand('gpuRental.setApiKey', sim.key), true);
     const state = x.services.session.state;
     assert.ok(state.kind === 'ready' && state.user, 'signed in with account details');
-    assert.ok(state.user.credit > 0);
+    assert.ok((state.user.credit ?? 0) > 0);
     assert.match(x.services.accountStatus.text, /^\$\(account\) \$\d+\.\d\d$/);
     assert.match(x.services.accountStatus.tooltipText, /Credit: \*\*\$\d/);
     const offers = await x.services.offersView.getChildren();

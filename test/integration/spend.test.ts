@@ -52,7 +52,7 @@ describe('spend: burn rate, low credit, the cap, idle stop and no start without 
     assert.ok(x.services.spend.burn, 'burn known');
     assert.equal(x.services.spend.burn!.perHour.toFixed(4), record.dph_total.toFixed(4));
     const state = x.services.session.state;
-    const have = state.kind === 'ready' ? state.user!.credit : 0;
+    const have = state.kind === 'ready' ? (state.user!.credit ?? 0) : 0;
     const tooltip = x.services.accountStatus.tooltipText;
     assert.match(tooltip, new RegExp(`credit lasts \\*\\*${formatHours(hoursLeft(have, record.dph_total))}\\*\\*`));
     assert.match(tooltip, /\| 100% \|/);

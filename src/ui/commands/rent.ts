@@ -68,8 +68,8 @@ async function rentOffer(s: Services, target: OfferItem | number | undefined, gi
       recentTemplates: s.context.globalState.get<string[]>(RECENT_TEMPLATES_KEY, []),
       activeEditor: editor && editor.document.getText().trim() ? { name: editor.document.fileName.split(/[\\/]/).pop() ?? 'editor', text: editor.document.getText() } : undefined,
       volumeChoices: offer.machine_id === undefined || offer.machine_id === null ? undefined : () => volumeChoices(s, offer),
-      searchedDiskGb: searchDiskGb(s.offersView.search.query),
       templateMode: (hash) => templateMode(s, hash),
+      searchedDiskGb: searchDiskGb(s.offersView.search.query),
     });
     if (!plan) return undefined;
   }

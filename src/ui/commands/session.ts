@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { creditOf } from '../../core/api/account';
 import { ApiError } from '../../core/api/errors';
 import { COMMANDS } from '../../core/ids';
 import { formatDollars } from '../../core/offers/present';
@@ -23,7 +24,7 @@ async function setApiKey(s: Services, key: unknown): Promise<boolean> {
   if (typeof key === 'string' && key.trim()) {
     try {
       const user = await s.session.signIn(key);
-      void vscode.window.showInformationMessage(signedInMessage(s, user?.email, user?.credit));
+      void vscode.window.showInformationMessage(signedInMessage(s, user?.email, user && (creditOf(user) ?? null)));
       return true;
     } catch (error) {
       void showKeyError(s, error);
@@ -55,7 +56,7 @@ function promptForKey(s: Services): Promise<boolean> {
         const user = await s.session.signIn(value);
         done = true;
         input.hide();
-        void vscode.window.showInformationMessage(signedInMessage(s, user?.email, user?.credit));
+        void vscode.window.showInformationMessage(signedInMessage(s, user?.email, user && (creditOf(user) ?? null)));
         resolve(true);
       } catch (error) {
         s.logger.warn(`The API key was not stored: ${describe(error)}`);
@@ -98,9 +99,10 @@ async function refresh(s: Services): Promise<void> {
   s.refreshViews();
 }
 
-function signedInMessage(s: Services, email: string | null | undefined, credit: number | undefined): string {
+/** `credit` null: the account was read but reports no credit; undefined: the key may not read it. */
+function signedInMessage(s: Services, email: string | null | undefined, credit: number | null | undefined): string {
   const who = email ? ` as ${email}` : '';
-  const money = credit === undefined ? '' : ` Credit: ${formatDollars(credit)}.`;
+  const money = credit === undefined ? '' : credit === null ? ' Credit: unknown (the service did not report it).' : ` Credit: ${formatDollars(credit)}.`;
   return `GPU Rental: signed in to ${s.where}${who}.${money}`;
 }
 

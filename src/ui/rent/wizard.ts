@@ -3,8 +3,8 @@ import { ONSTART_MAX_CHARS } from '../../core/api/limits';
 import type { VolumeAttachment } from '../../core/api/instances';
 import type { Offer } from '../../core/api/offers';
 import { formatDollars, presentOffer } from '../../core/offers/present';
-import { describeLaunch, type LaunchMode, type SshRuntype } from '../../core/rent/launchMode';
 import { rentDiskFor } from '../../core/offers/search';
+import { describeLaunch, type LaunchMode, type SshRuntype } from '../../core/rent/launchMode';
 import { quoteRent } from '../../core/rent/quote';
 import { BACK, CANCEL, inputStep, pickStep, type PickItem, type StepContext } from './input';
 

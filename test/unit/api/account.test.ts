@@ -16,7 +16,7 @@ describe('client: account, API keys and SSH keys (simulator)', () => {
     const { client } = clientFor(sim.url, DEMO_KEY);
     const user = await client.account.currentUser();
     assert.ok(Number.isInteger(user.id));
-    assert.ok(user.credit > 0);
+    assert.ok((user.credit ?? 0) > 0);
     assert.equal(typeof user.email, 'string');
     assert.ok(!JSON.stringify(user).includes(DEMO_KEY));
   });

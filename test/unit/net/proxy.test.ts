@@ -75,7 +75,7 @@ describe('proxy: the built dist/undici.js', function () {
     const before = sim.control.state().requestCount;
 
     const user = await client.account.currentUser();
-    assert.ok(user.credit > 0);
+    assert.ok((user.credit ?? 0) > 0);
     const offers = await client.offers.search({ query: { filters: { rentable: { eq: true } }, order: [['dph_total', 'asc']], type: 'on-demand' }, limit: 3 });
     assert.equal(offers.length, 3);
     const { instanceId: id } = await client.instances.create(offers[0]!.id, { image: 'ubuntu:22.04', disk: 8, label: 'via-proxy' });
@@ -124,7 +124,7 @@ describe('proxy: the built dist/undici.js', function () {
     proxy = await startProxy({ hosts: { [HOST]: '127.0.0.1' }, auth: { user: 'alice', password: 'p@ss:word' } });
     const withAuth = proxy.url.replace('http://', 'http://alice:p%40ss%3Aword@');
     const { client } = clientFor(httpsUrl(), DEMO_KEY, { dispatcher: dispatcher({ proxy: withAuth, strictSSL: false }) });
-    assert.ok((await client.account.currentUser()).credit > 0);
+    assert.ok(((await client.account.currentUser()).credit ?? 0) > 0);
     const expected = `Basic ${Buffer.from('alice:p@ss:word').toString('base64')}`;
     assert.ok(proxy.records.length > 0 && proxy.records.every((r) => r.headers['proxy-authorization'] === expected));
 
@@ -159,7 +159,7 @@ describe('proxy: the built dist/undici.js', function () {
       const d = dispatcher({ proxy: proxy.url, strictSSL: false });
       for (const url of await loopbackUrls()) {
         const { client } = clientFor(url, DEMO_KEY, { dispatcher: d });
-        assert.ok((await client.account.currentUser()).credit > 0, url);
+        assert.ok(((await client.account.currentUser()).credit ?? 0) > 0, url);
       }
       assert.deepEqual(proxy.records, [], 'the proxy saw nothing');
     });
@@ -171,7 +171,7 @@ describe('proxy: the built dist/undici.js', function () {
       const d = dispatcher({}, 'process');
       for (const url of await loopbackUrls()) {
         const { client } = clientFor(url, DEMO_KEY, { dispatcher: d });
-        assert.ok((await client.account.currentUser()).credit > 0, url);
+        assert.ok(((await client.account.currentUser()).credit ?? 0) > 0, url);
       }
       assert.deepEqual(proxy.records, []);
     });
@@ -187,7 +187,7 @@ describe('proxy: the built dist/undici.js', function () {
         clear();
         process.env[name] = proxy.url;
         const { client } = clientFor(httpsUrl(), DEMO_KEY, { dispatcher: dispatcher({ strictSSL: false }, 'process') });
-        assert.ok((await client.account.currentUser()).credit > 0);
+        assert.ok(((await client.account.currentUser()).credit ?? 0) > 0);
         assert.deepEqual(new Set(proxy.connects()), new Set([`${HOST}:${front.port}`]));
         assert.equal(proxy.saw(DEMO_KEY), false);
       });
@@ -198,7 +198,7 @@ describe('proxy: the built dist/undici.js', function () {
       process.env.https_proxy = proxy.url;
       process.env.HTTPS_PROXY = 'http://127.0.0.1:1';
       const { client } = clientFor(httpsUrl(), DEMO_KEY, { dispatcher: dispatcher({ strictSSL: false }, 'process') });
-      assert.ok((await client.account.currentUser()).credit > 0);
+      assert.ok(((await client.account.currentUser()).credit ?? 0) > 0);
       assert.ok(proxy.connects().length > 0);
     });
 
@@ -206,7 +206,7 @@ describe('proxy: the built dist/undici.js', function () {
       clear();
       process.env.HTTPS_PROXY = 'http://127.0.0.1:1';
       const { client } = clientFor(httpsUrl(), DEMO_KEY, { dispatcher: dispatcher({ proxy: proxy.url, strictSSL: false }, 'process') });
-      assert.ok((await client.account.currentUser()).credit > 0);
+      assert.ok(((await client.account.currentUser()).credit ?? 0) > 0);
       assert.ok(proxy.connects().length > 0);
     });
 
@@ -225,7 +225,7 @@ describe('proxy: the built dist/undici.js', function () {
       process.env.HTTPS_PROXY = proxy.url;
       process.env.NO_PROXY = `${HOST}:1,other.test`;
       const { client } = clientFor(httpsUrl(), DEMO_KEY, { dispatcher: dispatcher({ strictSSL: false }, 'process') });
-      assert.ok((await client.account.currentUser()).credit > 0);
+      assert.ok(((await client.account.currentUser()).credit ?? 0) > 0);
       assert.ok(proxy.connects().length > 0);
     });
   });

@@ -46,7 +46,7 @@ describe('session', () => {
     assert.equal(keys.keys.get(sim.url), DEMO_KEY);
     const state = session.state as SessionState;
     assert.ok(state.kind === 'ready');
-    assert.ok(state.user && state.user.credit > 0);
+    assert.ok(state.user && (state.user.credit ?? 0) > 0);
   });
 
   it("a client made before a switch of service never sends the new service's key to the old host", async () => {
@@ -154,6 +154,73 @@ describe('session', () => {
     await client.apiKeys.delete(temp.id);
     await session.refresh();
     assert.equal(kindOf(session), 'rejected');
+  });
+
+  describe('refusals that are not a bad key', () => {
+    afterEach(() => sim.control.setAccountQuirks(sim.accountId, { twoFactor: false, withhold: [] }));
+
+    /** A signed-in session on `key`, and every state it passes through from then on. */
+    async function signedIn(key: string) {
+      const keys = new MemoryKeyStore();
+      await keys.store(sim.url, key);
+      const session = newSession(sim.url, keys);
+      await session.start();
+      assert.equal(kindOf(session), 'ready');
+      const kinds: string[] = [];
+      session.onDidChangeState((st) => kinds.push(st.kind));
+      return { session, kinds };
+    }
+
+    const refused = async (p: Promise<unknown>) => {
+      try {
+        await p;
+      } catch (error) {
+        return error as Error & { kind?: string; reason?: string; status?: number };
+      }
+      assert.fail('expected a refusal');
+    };
+
+    it('a 401 for a missing permission (billing_read) leaves the session ready, with its account', async () => {
+      const scoped = await clientFor(sim.url, DEMO_KEY).client.apiKeys.create({ name: 'no billing', permissions: permissionsFor(['user_read', 'instance_read']) });
+      const { session, kinds } = await signedIn(scoped.key);
+      const error = await refused(session.client.billing.invoices({ from: 0, to: Math.floor(Date.now() / 1000) }));
+      assert.deepEqual([error.status, error.kind, error.reason], [401, 'forbidden', 'permission']);
+      session.reportError(error);
+      await session.refresh();
+      assert.equal(kindOf(session), 'ready');
+      assert.equal((session.state as { user?: { id: number } }).user?.id, sim.accountId, 'the account is still shown');
+      assert.deepEqual(kinds, ['ready'], 'never rejected, not even for a moment');
+    });
+
+    it('a two-factor refusal leaves the session ready', async () => {
+      const { session, kinds } = await signedIn(DEMO_KEY);
+      sim.control.setAccountQuirks(sim.accountId, { twoFactor: true });
+      const error = await refused(session.client.apiKeys.create({ name: 'x', permissions: permissionsFor(['misc']) }));
+      assert.deepEqual([error.status, error.kind, error.reason], [401, 'forbidden', 'two_factor']);
+      session.reportError(error);
+      await session.refresh();
+      assert.equal(kindOf(session), 'ready');
+      assert.deepEqual(kinds, ['ready']);
+    });
+
+    it('a key the service calls invalid on any endpoint still turns the session rejected', async () => {
+      const { client } = clientFor(sim.url, DEMO_KEY);
+      const temp = await client.apiKeys.create({ name: 'doomed', permissions: permissionsFor(['user_read', 'billing_read']) });
+      const { session } = await signedIn(temp.key);
+      await client.apiKeys.delete(temp.id);
+      const error = await refused(session.client.billing.invoices({ from: 0, to: Math.floor(Date.now() / 1000) }));
+      assert.equal(error.kind, 'auth');
+      session.reportError(error);
+      assert.equal(kindOf(session), 'rejected');
+    });
+
+    it('an account record without credit or balance signs in, with the credit unknown', async () => {
+      sim.control.setAccountQuirks(sim.accountId, { withhold: ['credit', 'balance'] });
+      const { session } = await signedIn(DEMO_KEY);
+      const user = (session.state as { user?: { id: number; credit?: number | null } }).user;
+      assert.equal(user?.id, sim.accountId);
+      assert.equal(user?.credit, undefined);
+    });
   });
 
   it('keeps keys per base URL, so a key is never sent to another service', async () => {
