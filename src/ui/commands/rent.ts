@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { creditOf } from '../../core/api/account';
 import type { Offer } from '../../core/api/offers';
 import { COMMANDS } from '../../core/ids';
 import { formatDollars, presentOffer } from '../../core/offers/present';
@@ -53,7 +54,9 @@ async function rentOffer(s: Services, target: OfferItem | number | undefined, gi
   if (!offer) return undefined;
   await s.session.refresh();
   const state = s.session.state;
-  const credit = state.kind === 'ready' ? state.user?.credit : undefined;
+  // Unknown (a record without credit, or a key that may not read the account) stays unknown: the
+  // rent is not checked against it, and the confirmation says so.
+  const credit = state.kind === 'ready' ? creditOf(state.user) : undefined;
 
   let plan = given;
   if (!plan) {
@@ -88,7 +91,7 @@ async function rentOffer(s: Services, target: OfferItem | number | undefined, gi
     const launch = plan.template ? ` Template ${plan.template}: ${describeLaunch(plan, await templateMode(s, plan.template))}.` : '';
     const ok = await s.prompts.confirm(
       `Rent ${presentOffer(offer).label} for ${formatDollars(quote.totalPerHour)}/h?`,
-      `GPU ${formatDollars(quote.gpuPerHour)}/h + disk ${formatDollars(quote.diskPerHour)}/h (${plan.disk} GB). About ${formatDollars(quote.perDay)} per day.${volume}${launch}`,
+      `GPU ${formatDollars(quote.gpuPerHour)}/h + disk ${formatDollars(quote.diskPerHour)}/h (${plan.disk} GB). About ${formatDollars(quote.perDay)} per day.${volume}${launch}${credit === undefined ? ' The credit left is unknown, so this was not checked against it.' : ''}`,
       'Rent',
     );
     if (!ok) return undefined;

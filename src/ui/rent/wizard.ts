@@ -3,8 +3,8 @@ import { ONSTART_MAX_CHARS } from '../../core/api/limits';
 import type { VolumeAttachment } from '../../core/api/instances';
 import type { Offer } from '../../core/api/offers';
 import { formatDollars, presentOffer } from '../../core/offers/present';
-import { rentDiskFor } from '../../core/offers/search';
 import { describeLaunch, type LaunchMode, type SshRuntype } from '../../core/rent/launchMode';
+import { rentDiskFor } from '../../core/offers/search';
 import { quoteRent } from '../../core/rent/quote';
 import { BACK, CANCEL, inputStep, pickStep, type PickItem, type StepContext } from './input';
 
@@ -261,7 +261,7 @@ async function confirmStep(ctx: StepContext, offer: Offer, plan: RentPlan, credi
     // Information rows: accepting them does nothing.
     { label: `GPU ${formatDollars(q.gpuPerHour)}/h`, description: `${presentOffer(offer).label}` },
     { label: `Disk ${formatDollars(q.diskPerHour)}/h`, description: `${plan.disk} GB, billed until destroyed` },
-    ...(q.creditAfterDay === undefined ? [] : [{ label: `Credit after a day: ${formatDollars(q.creditAfterDay)}`, description: `now ${formatDollars(credit!)}` }]),
+    q.creditAfterDay === undefined ? { label: 'Credit: unknown', description: 'not reported to this key; this rent is not checked against it' } : { label: `Credit after a day: ${formatDollars(q.creditAfterDay)}`, description: `now ${formatDollars(credit!)}` },
     { label: `${what}`, description: `${describeLaunch(plan, templateMode)} · "${plan.label}"${plan.onstart ? ' · with start-up script' : ''}` },
     plan.template
       ? { label: '$(watch) No idle stop', description: "a template's own start-up script runs; the watchdog cannot be added" }
