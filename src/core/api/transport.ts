@@ -397,7 +397,7 @@ const PERMISSION_WORDS = /permission|scope|not allowed|not permitted|not authori
 function authRefusal(status: number, code: string | undefined, message: string | undefined, keyCheck: boolean): 'auth' | 'permission' | 'two_factor' | undefined {
   const text = message ?? '';
   const refused = status === 401 || status === 403;
-  if (refused && TWO_FACTOR.test(text)) return 'two_factor';
+  if (refused && (TWO_FACTOR.test(text) || /tfa|two_factor/i.test(code ?? ''))) return 'two_factor';
   const keyInvalid = code === 'auth_error' || KEY_INVALID.test(text);
   if (keyInvalid && (refused || status === 404 || status === 400)) return 'auth';
   if (!refused) return undefined;

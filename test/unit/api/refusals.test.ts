@@ -54,6 +54,7 @@ describe('refusals: a 401 is a bad key only when the body or the key check says 
     ['a two-factor refusal', OTHER, 401, TFA, 'forbidden', 'two_factor'],
     ['a two-factor refusal on the key check', KEY_CHECK, 401, TFA, 'forbidden', 'two_factor'],
     ['a two-factor refusal labelled auth_error', OTHER, 401, { error: 'auth_error', msg: 'Please enable Two Factor Authentication first' }, 'forbidden', 'two_factor'],
+    ['a two-factor refusal known by its code alone', OTHER, 401, { error: 'tfa_required', msg: 'Not now.' }, 'forbidden', 'two_factor'],
     ['403 requires login', OTHER, 403, { success: false, error: 'auth_error', msg: 'This action requires login.' }, 'auth'],
     ['404 auth_error', OTHER, 404, { success: false, error: 'auth_error', msg: 'Invalid user key' }, 'auth'],
   ];
