@@ -258,3 +258,48 @@ describe('connect: keys, the managed SSH config and the Remote-SSH handoff', fun
     assert.equal(await afterMarkers(), USERS_OWN);
   });
 });
+
+describe('connect: an instance launched in a Jupyter mode (web console, Jupyter template)', function () {
+  this.timeout(90_000);
+  let id: number;
+  let port: number;
+
+  before(async () => {
+    const x = await signIn();
+    x.services.prompts = { confirm: async () => true };
+    await mkdir(SSH_DIR, { recursive: true, mode: 0o700 });
+    const body = { rentable: { eq: true }, order: [['dph_total', 'asc']], limit: 1, type: 'on-demand' };
+    const [offer] = ((await api('POST', '/api/v0/bundles/', sim.key, body)) as { offers: Offer[] }).offers;
+    // What the CLI sends for --jupyter: Jupyter, and SSH through the proxy only (22 is not mapped).
+    id = ((await api('PUT', `/api/v0/asks/${offer!.id}/`, sim.key, { client_id: 'me', image: 'ubuntu:22.04', disk: 8, runtype: 'jupyter_proxy ssh_proxy' })) as { new_contract: number }).new_contract;
+    const running = await eventually(async () => {
+      const r = (await api('GET', `/api/v0/instances/${id}/?owner=me`, sim.key)) as { instances: { actual_status: string | null; ssh_port: number; image_runtype: string; ports?: { [k: string]: unknown } } };
+      return r.instances.actual_status === 'running' ? r.instances : undefined;
+    }, 'the Jupyter instance to run', 20_000);
+    assert.equal(running.image_runtype, 'jupyter_proxy ssh_proxy');
+    assert.equal(running.ports?.['22/tcp'], undefined, 'port 22 is not mapped: only the proxy reaches it');
+    port = running.ssh_port;
+  });
+  after(async () => {
+    const x = await extensionApi();
+    x.services.handoff = (await import('../../src/ui/remote')).vscodeHandoff;
+    await api('DELETE', `/api/v0/instances/${id}/`, sim.key);
+  });
+
+  it('writes the proxy port above ssh_port to the SSH config; the probe, real ssh and the SSH terminal reach the instance there', async () => {
+    const x = await extensionApi();
+    await vscode.workspace.getConfiguration('gpuRental').update('ssh.connectVia', undefined, vscode.ConfigurationTarget.Global);
+    const seen = observedHandoff();
+    x.services.handoff = seen.handoff;
+    const alias = x.services.connector.alias(id);
+    assert.equal(await vscode.commands.executeCommand('gpuRental.connect', id), 'opened', 'the SSH banner answered at the port written');
+    const entry = await readFile(join(SSH_DIR, 'gpu-rental', `${alias}.conf`), 'utf8');
+    assert.match(entry, new RegExp(`Port ${port + 1}\\n`), 'ssh_port + 1, as the service\'s proxy has it for a Jupyter launch');
+    assert.match(entry, /proxy address/);
+    assert.deepEqual(seen.calls, [{ uri: `vscode-remote://ssh-remote+${alias}/root`, options: { forceNewWindow: true } }]);
+    assert.equal((await sshTrue(USER_CONFIG, alias)).code, 0, 'ssh -F <config> <alias> true works');
+    const terminal = await vscode.commands.executeCommand<vscode.Terminal>('gpuRental.openSshTerminal', id);
+    assert.deepEqual((terminal.creationOptions as vscode.TerminalOptions).shellArgs, ['-F', USER_CONFIG, alias], 'the terminal runs ssh on that same entry');
+    terminal.dispose();
+  });
+});

@@ -117,3 +117,78 @@ describe('rent', () => {
     assert.equal((await instancesLabelled(label)).length, 0);
   });
 });
+
+describe('rent from a Jupyter template', function () {
+  this.timeout(60_000);
+  let hash: string;
+  let k = 0;
+
+  before(async () => {
+    await signIn();
+    // A Jupyter template of the account's own, made through the API as the web console would.
+    const made = (await api('POST', '/api/v0/template/', sim.key, { name: `it-jupyter-${Date.now().toString(36)}`, image: 'ubuntu', tag: '22.04', runtype: 'jupyter', use_ssh: true, jup_direct: false })) as { template: { hash_id: string } };
+    hash = made.template.hash_id;
+  });
+
+  /** An offer no other rent test takes: the dearest rentable ones, one per test. */
+  async function freshOffer(): Promise<Offer> {
+    const body = { rentable: { eq: true }, verified: { eq: true }, order: [['dph_total', 'desc']], limit: 50, type: 'on-demand' };
+    const res = (await api('POST', '/api/v0/bundles/', sim.key, body)) as { offers: Offer[] };
+    return res.offers[k++]!;
+  }
+
+  async function runtypeOf(id: number): Promise<string | null> {
+    return ((await api('GET', `/api/v0/instances/${id}/`, sim.key)) as { instances: { image_runtype: string | null } }).instances.image_runtype;
+  }
+
+  it('keeps the template\'s Jupyter mode on the instance, and the confirmation says so (automation path)', async () => {
+    const x = await extensionApi();
+    const asked: string[] = [];
+    x.services.prompts = { confirm: async (message, detail) => (asked.push(`${message}\n${detail}`), true) };
+    const offer = await freshOffer();
+    const id = await vscode.commands.executeCommand<number | undefined>('gpuRental.rentOffer', offer.id, { template: hash, disk: 10, label: uniqueLabel(), idleStopMinutes: 0 } satisfies RentPlan);
+    assert.equal(typeof id, 'number');
+    assert.match(asked.join('\n'), new RegExp(`Template ${hash}: Jupyter and SSH via proxy, as the template says\\.`));
+    assert.equal(await runtypeOf(id!), 'jupyter_proxy ssh_proxy', 'no runtype was sent: the service took the template\'s');
+    await api('DELETE', `/api/v0/instances/${id}/`, sim.key);
+  });
+
+  it('the wizard opened on the template offers its mode first, shows it on the confirmation, and sends no runtype', async () => {
+    const x = await extensionApi();
+    x.services.prompts = { confirm: async () => true };
+    const offer = await freshOffer();
+    // Every quick pick the wizard makes, to read what it showed: the extension and these suites share one vscode API.
+    const picks: vscode.QuickPick<vscode.QuickPickItem>[] = [];
+    const original = vscode.window.createQuickPick;
+    vscode.window.createQuickPick = (<T extends vscode.QuickPickItem>() => {
+      const qp = original<T>();
+      picks.push(qp as unknown as vscode.QuickPick<vscode.QuickPickItem>);
+      return qp;
+    }) as typeof original;
+    let id: number | undefined;
+    try {
+      // As "Rent With Template" does: the template is chosen, the wizard starts at the disk step.
+      x.services.rentTemplate = hash;
+      let done = false;
+      const renting = vscode.commands.executeCommand<number | undefined>('gpuRental.rentOffer', offer.id).then((v) => ((done = true), v));
+      // Accept what each step proposes: the disk, the connection, the label, no script, then Rent.
+      while (!done) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        if (!done) await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+      }
+      id = await renting;
+    } finally {
+      vscode.window.createQuickPick = original;
+    }
+    assert.equal(typeof id, 'number', 'rented');
+    const connection = picks.find((p) => p.step === 3);
+    assert.ok(connection, 'the connection step was shown');
+    assert.equal(connection.items[0]?.label, "The template's mode: Jupyter and SSH via proxy", 'offered first, and taken by default');
+    const confirmation = picks.find((p) => p.step === 6);
+    assert.ok(confirmation, 'the confirmation was shown');
+    const row = confirmation.items.find((i) => i.label === `template ${hash}`);
+    assert.match(row?.description ?? '', /^Jupyter and SSH via proxy, as the template says · "/);
+    assert.equal(await runtypeOf(id!), 'jupyter_proxy ssh_proxy');
+    await api('DELETE', `/api/v0/instances/${id}/`, sim.key);
+  });
+});
