@@ -1,5 +1,7 @@
 import { Agent } from 'undici';
+import assert from 'node:assert/strict';
 import { GpuRentalClient } from '../../src/core/api/client';
+import { ApiError } from '../../src/core/api/errors';
 import type { TransportOptions } from '../../src/core/api/transport';
 import type { Logger } from '../../src/core/log';
 import { startMarketplace } from '../marketplace/server';
@@ -59,3 +61,14 @@ export async function eventually<T>(check: () => Promise<T | undefined | false>,
 
 export const TEST_PUBLIC_KEY =
   'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEh4bmOm9Ws8bc3Lw6vYgZzl6m2kX6v3K0dJq2k3Yq8B test@gpu-rental';
+
+/** The ApiError a call fails with; fails the test when it succeeds or fails otherwise. */
+export async function failure(promise: Promise<unknown>): Promise<ApiError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof ApiError, `expected ApiError, got ${String(error)}`);
+    return error;
+  }
+  assert.fail('expected the call to fail');
+}

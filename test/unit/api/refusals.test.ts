@@ -2,22 +2,12 @@ import assert from 'node:assert/strict';
 import { MockAgent } from 'undici';
 import * as z from 'zod';
 import { GpuRentalClient } from '../../../src/core/api/client';
-import { ApiError, type ApiErrorKind, type ForbiddenReason } from '../../../src/core/api/errors';
+import type { ApiErrorKind, ForbiddenReason } from '../../../src/core/api/errors';
 import { Transport } from '../../../src/core/api/transport';
-import { DEMO_KEY, MemoryLogger, clientFor, startSimulator, type Marketplace } from '../support';
+import { DEMO_KEY, MemoryLogger, clientFor, failure, startSimulator, type Marketplace } from '../support';
 
 const BASE = 'https://api.example.test';
 const KEY = 'sk-refusal-0123456789abcdef0123456789';
-
-async function failure(promise: Promise<unknown>): Promise<ApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof ApiError, `expected ApiError, got ${String(error)}`);
-    return error;
-  }
-  assert.fail('expected the call to fail');
-}
 
 function mocked() {
   const agent = new MockAgent();

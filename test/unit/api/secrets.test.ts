@@ -5,7 +5,7 @@ import * as z from 'zod';
 import { ApiError, secretScrubber } from '../../../src/core/api/errors';
 import { InstancesApi } from '../../../src/core/api/instances';
 import { Transport, type TransportOptions } from '../../../src/core/api/transport';
-import { MemoryLogger } from '../support';
+import { MemoryLogger, failure } from '../support';
 
 const BASE = 'https://api.example.test';
 const KEY = 'demo-key-5f0c1e9a7b3d42c8a61e0f9b2d4c7a35';
@@ -56,16 +56,6 @@ function setup(overrides: Partial<TransportOptions> = {}) {
 }
 
 const call = { action: 'read the account', method: 'PUT' as const, path: '/api/v0/users/current/', schema: z.object({ id: z.int() }), permission: 'user_read' as const, retry: 'write' as const };
-
-async function failure(promise: Promise<unknown>): Promise<ApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof ApiError, `expected an ApiError, got ${String(error)}`);
-    return error;
-  }
-  assert.fail('expected the call to fail');
-}
 
 describe('secrets in errors and logs', () => {
   describe('the scrubber', () => {

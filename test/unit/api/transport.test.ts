@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { inspect } from 'node:util';
 import { MockAgent } from 'undici';
 import * as z from 'zod';
-import { ApiError, type ApiErrorKind } from '../../../src/core/api/errors';
+import type { ApiErrorKind } from '../../../src/core/api/errors';
 import { Transport, checkBaseUrl, encodeQuery, type TransportOptions } from '../../../src/core/api/transport';
 import type { Logger } from '../../../src/core/log';
+import { failure } from '../support';
 
 const BASE = 'https://api.example.test';
 const KEY = 'sk-test-0123456789abcdef0123456789abcdef';
@@ -46,16 +47,6 @@ const userCall = (retry: 'read' | 'write' | 'never' = 'read', method: 'GET' | 'P
   permission: 'user_read' as const,
   retry,
 });
-
-async function failure(promise: Promise<unknown>): Promise<ApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof ApiError, `expected ApiError, got ${String(error)}`);
-    return error;
-  }
-  assert.fail('expected the call to fail');
-}
 
 describe('transport', () => {
   describe('error mapping', () => {
