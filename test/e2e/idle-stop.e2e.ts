@@ -18,15 +18,7 @@ describe('idle stop: an instance rented with a 1-minute idle stop stops itself, 
 
 
   it('rents with "Idle stop after 1 min" on the confirmation', async () => {
-    const offer = wb.section('Offers').locator('.monaco-list-row').filter({ hasText: /\$\d+\.\d+\/h/ }).first();
-    await wb.contextMenu(offer, 'Rent…');
-    await wb.pick('ubuntu:22.04');
-    await expect(wb.quickInput().getByText(/Disk size in GB/)).toBeVisible();
-    await wb.page.keyboard.press('Enter');
-    await wb.pick(/SSH/);
-    await expect(wb.quickInput().getByText(/A label to recognise/)).toBeVisible();
-    await wb.page.keyboard.press('Enter');
-    await wb.pick('No start-up script');
+    await wb.rentFirstOfferToConfirmation();
     await expect(wb.quickInput().getByText('Idle stop after 1 min')).toBeVisible();
     await wb.shot('e2e-idle-confirm', true);
     await wb.pick(/Rent for \$\d/);

@@ -30,15 +30,7 @@ describe('rent flow: search, rent, watch it boot, stop, destroy', () => {
   });
 
   it('rents the first offer through the six steps, with the price on the last', async () => {
-    const row = wb.section('Offers').locator('.monaco-list-row').filter({ hasText: /\$\d+\.\d+\/h/ }).first();
-    await wb.contextMenu(row, 'Rent…');
-    await wb.pick('ubuntu:22.04');
-    await expect(wb.quickInput().getByText(/Disk size in GB/)).toBeVisible();
-    await wb.page.keyboard.press('Enter');
-    await wb.pick(/SSH/);
-    await expect(wb.quickInput().getByText(/A label to recognise/)).toBeVisible();
-    await wb.page.keyboard.press('Enter');
-    await wb.pick('No start-up script');
+    await wb.rentFirstOfferToConfirmation();
     await expect(wb.quickInput().getByText(/Rent for \$\d/)).toBeVisible();
     await expect(wb.quickInput().getByText(/Credit after a day/)).toBeVisible();
     await wb.shot('e2e-rent-confirm', true);

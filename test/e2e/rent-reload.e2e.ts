@@ -27,15 +27,7 @@ describe('rent survives a window reload mid-rent', () => {
   it('reloads during the rent, then shows the rent as unconfirmed and announces the instance once made', async () => {
     const wb = workbench();
     await control('POST', 'faults', { kind: 'latency', ms: CREATE_DELAY_MS, method: 'PUT', path: '/api/v0/asks/', count: 1 });
-    const row = wb.section('Offers').locator('.monaco-list-row').filter({ hasText: /\$\d+\.\d+\/h/ }).first();
-    await wb.contextMenu(row, 'Rent…');
-    await wb.pick('ubuntu:22.04');
-    await expect(wb.quickInput().getByText(/Disk size in GB/)).toBeVisible();
-    await wb.page.keyboard.press('Enter');
-    await wb.pick(/SSH/);
-    await expect(wb.quickInput().getByText(/A label to recognise/)).toBeVisible();
-    await wb.page.keyboard.press('Enter');
-    await wb.pick('No start-up script');
+    await wb.rentFirstOfferToConfirmation();
     await wb.pick(/Rent for \$\d/);
     await expect(wb.statusBar(/Renting .*…/)).toBeVisible();
     // The request is on its way (the service holds it); the window goes.

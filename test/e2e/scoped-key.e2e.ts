@@ -34,15 +34,7 @@ describe('scoped key: create a read-only key, switch to it, and a rent is refuse
   });
 
   it('a rent with the read-only key is refused, naming the instance_write permission', async () => {
-    const offer = wb.section('Offers').locator('.monaco-list-row').filter({ hasText: /\$\d+\.\d+\/h/ }).first();
-    await wb.contextMenu(offer, 'Rent…');
-    await wb.pick('ubuntu:22.04');
-    await expect(wb.quickInput().getByText(/Disk size in GB/)).toBeVisible();
-    await wb.page.keyboard.press('Enter');
-    await wb.pick(/SSH/);
-    await expect(wb.quickInput().getByText(/A label to recognise/)).toBeVisible();
-    await wb.page.keyboard.press('Enter');
-    await wb.pick('No start-up script');
+    await wb.rentFirstOfferToConfirmation();
     await wb.pick(/Rent for \$\d/);
     await expect(await wb.notificationInCenter(/lacks the "instance_write" permission/)).toBeVisible();
     await wb.shot('e2e-scoped-key-refused', true);

@@ -10,16 +10,8 @@ describe('rent with a volume: the confirmation attaches a new volume on the same
 
   it('asks the size (with $/h) and the mount path, shows the volume on the confirmation, and the instance mounts it', async () => {
     const wb = workbench();
-    const offer = wb.section('Offers').locator('.monaco-list-row').filter({ hasText: /\$\d+\.\d+\/h/ }).first();
-    await wb.contextMenu(offer, 'Rent…');
+    await wb.rentFirstOfferToConfirmation();
     const input = wb.quickInput();
-    await wb.pick('ubuntu:22.04');
-    await expect(input.getByText(/Disk size in GB/)).toBeVisible();
-    await wb.page.keyboard.press('Enter');
-    await wb.pick(/SSH/);
-    await expect(input.getByText(/A label to recognise/)).toBeVisible();
-    await wb.page.keyboard.press('Enter');
-    await wb.pick('No start-up script');
     await wb.pick('No volume');
     await wb.pick('New volume on this machine');
     await expect(input.getByText(/Size of the new volume in GB .* It bills \$\d+\.\d+\/h until you delete it/)).toBeVisible();

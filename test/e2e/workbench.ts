@@ -27,6 +27,11 @@ export interface Workbench {
   quickInput(): Locator;
   /** Waits for a row of the open quick pick that shows `text`, and clicks it. */
   pick(text: string | RegExp): Promise<void>;
+  /**
+   * Opens Rent… on the first priced offer and takes the wizard's defaults (ubuntu:22.04, the
+   * proposed disk, SSH, the proposed label, no start-up script), up to the confirmation step.
+   */
+  rentFirstOfferToConfirmation(): Promise<void>;
   /** Right-clicks `target` and picks `label` from its context menu. */
   contextMenu(target: Locator, label: string): Promise<void>;
   notification(text: string | RegExp): Locator;
@@ -76,6 +81,17 @@ export async function openWorkbench(options: { key: string; bootSeconds?: number
     },
     quickInput() {
       return page.locator('.quick-input-widget');
+    },
+    async rentFirstOfferToConfirmation() {
+      const offer = wb.section('Offers').locator('.monaco-list-row').filter({ hasText: /\$\d+\.\d+\/h/ }).first();
+      await wb.contextMenu(offer, 'Rent…');
+      await wb.pick('ubuntu:22.04');
+      await expect(wb.quickInput().getByText(/Disk size in GB/)).toBeVisible();
+      await page.keyboard.press('Enter');
+      await wb.pick(/SSH/);
+      await expect(wb.quickInput().getByText(/A label to recognise/)).toBeVisible();
+      await page.keyboard.press('Enter');
+      await wb.pick('No start-up script');
     },
     async pick(text) {
       const row = wb.quickInput().locator('.quick-input-list .monaco-list-row').filter({ hasText: text }).first();
