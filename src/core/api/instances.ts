@@ -262,7 +262,7 @@ export class InstancesApi {
    */
   async logs(id: number, request: { tail?: number; filter?: string } = {}, o: RequestOptions & { attempts?: number; intervalMs?: number } = {}): Promise<string> {
     const body: Record<string, string> = { tail: String(request.tail ?? 1000) };
-    if (request.filter) body.filter = request.filter;
+    if (request.filter) body['filter'] = request.filter;
     const { result_url } = await this.t.send({ action: `request the log of instance ${id}`, method: 'PUT', path: `/api/v0/instances/request_logs/${id}/`, body, schema: LogRequestSchema, permission: 'instance_read', readOnly: true, retry: 'write', ...o });
     const attempts = o.attempts ?? 30;
     for (let attempt = 1; ; attempt++) {

@@ -69,10 +69,10 @@ export interface SearchOffersRequest {
  */
 export function searchBody(request: SearchOffersRequest): Record<string, unknown> {
   const body: Record<string, unknown> = { ...request.query.filters };
-  if (request.query.order.length > 0) body.order = request.query.order;
-  body.type = request.query.type;
-  if (request.limit !== undefined) body.limit = request.limit;
-  body.allocated_storage = request.allocatedStorage ?? DEFAULT_RENT_DISK_GB;
+  if (request.query.order.length > 0) body['order'] = request.query.order;
+  body['type'] = request.query.type;
+  if (request.limit !== undefined) body['limit'] = request.limit;
+  body['allocated_storage'] = request.allocatedStorage ?? DEFAULT_RENT_DISK_GB;
   return body;
 }
 

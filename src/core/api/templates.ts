@@ -65,14 +65,14 @@ export interface TemplateSearch {
  */
 export function templateSearchQuery(request: TemplateSearch = {}): Record<string, unknown> {
   const query: Record<string, unknown> = { select_cols: ['*'] };
-  if (request.selectFilters !== undefined) query.select_filters = request.selectFilters;
+  if (request.selectFilters !== undefined) query['select_filters'] = request.selectFilters;
   if (request.orderBy !== undefined) {
     const order = Array.isArray(request.orderBy) ? request.orderBy : [request.orderBy];
     for (const o of order) {
       if (!/^[a-z_][a-z0-9_]*$/i.test(o.col)) throw new RangeError(`"${o.col}" is not a template column name.`);
       if (o.dir !== 'asc' && o.dir !== 'desc') throw new RangeError(`The sort direction must be "asc" or "desc" (got "${String(o.dir)}").`);
     }
-    if (order.length > 0) query.order_by = order.map((o) => ({ col: o.col, dir: o.dir }));
+    if (order.length > 0) query['order_by'] = order.map((o) => ({ col: o.col, dir: o.dir }));
   }
   return query;
 }

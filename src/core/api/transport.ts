@@ -273,7 +273,7 @@ export class Transport {
 
   private async once(call: Call<z.ZodType>, url: URL, key: string | undefined): Promise<RawResponse> {
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.userAgent };
-    if (key) headers.authorization = `Bearer ${key}`;
+    if (key) headers['authorization'] = `Bearer ${key}`;
     let body: string | undefined;
     if (call.body !== undefined || call.method === 'POST' || call.method === 'PUT') {
       headers['content-type'] = 'application/json';
@@ -317,7 +317,7 @@ export class Transport {
       throw new ApiError({ ...where, kind: call.stringAnswer, status: res.status, serverMessage: redact(json.trim()).slice(0, 300) || undefined });
     }
     // `success: false` is the service's usual refusal; the team endpoints say `status: "failure"`.
-    if (isRecord(json) && (json.success === false || json.status === 'failure')) {
+    if (isRecord(json) && (json['success'] === false || json['status'] === 'failure')) {
       const said = serverSays(json);
       throw new ApiError({ ...where, kind: 'bad_request', status: res.status, code: said.code, serverMessage: redact(said.message ?? '') || undefined });
     }
@@ -419,8 +419,8 @@ function plainText(text: string): string {
 function serverSays(body: Record<string, unknown>): { message?: string; code?: string } {
   const text = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
   return {
-    message: text(body.msg) ?? text(body.message) ?? text(body.detail) ?? text(body.error),
-    code: text(body.error),
+    message: text(body['msg']) ?? text(body['message']) ?? text(body['detail']) ?? text(body['error']),
+    code: text(body['error']),
   };
 }
 

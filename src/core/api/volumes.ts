@@ -57,9 +57,9 @@ export class VolumesApi {
 
   async search(request: VolumeSearch, o: RequestOptions = {}): Promise<VolumeOffer[]> {
     const body: Record<string, unknown> = { ...request.filters };
-    if (request.order?.length) body.order = request.order;
-    if (request.limit !== undefined) body.limit = request.limit;
-    if (request.allocatedStorage !== undefined) body.allocated_storage = request.allocatedStorage;
+    if (request.order?.length) body['order'] = request.order;
+    if (request.limit !== undefined) body['limit'] = request.limit;
+    if (request.allocatedStorage !== undefined) body['allocated_storage'] = request.allocatedStorage;
     const offers = await this.t.send({ action: 'search volume offers', method: 'POST', path: '/api/v0/volumes/search/', body, schema: VolumeOfferListSchema, permission: 'misc', readOnly: true, retry: 'read', ...o });
     logUnreadable(this.t.logger, 'search volume offers', offers);
     return offers;

@@ -67,8 +67,8 @@ async function pickFilter(text: string): Promise<Editor | 'apply' | undefined> {
     { label: 'VRAM per GPU', description: show('gpu_ram', 'gte', (v) => `at least ${Number(v) / 1000} GB`), run: numberEditor('gpu_ram', 'gte', 'At least how many GB of VRAM per GPU?', 1000, (n) => n > 0) },
     { label: 'Price', description: show('dph_total', 'lte', (v) => `at most ${formatDollars(Number(v))}/h`), run: numberEditor('dph_total', 'lte', 'At most how many dollars per hour?', 1, (n) => n > 0) },
     { label: 'Reliability', description: show('reliability', 'gte', (v) => `at least ${(Number(v) * 100).toFixed(1)} %`), run: numberEditor('reliability', 'gte', 'At least what reliability, between 0 and 1 (for example 0.98)?', 1, (n) => n >= 0 && n <= 1) },
-    { label: 'Verified machines only', description: f.verified?.eq === true ? 'yes' : 'no', run: async (_s, t) => withFilter(t, 'verified', parseQuery(t).filters.verified?.eq === true ? undefined : { eq: true }) },
-    { label: 'Region', description: Array.isArray(f.geolocation?.in) ? (f.geolocation.in as string[]).join(', ') : show('geolocation', 'eq'), run: editRegion },
+    { label: 'Verified machines only', description: f['verified']?.eq === true ? 'yes' : 'no', run: async (_s, t) => withFilter(t, 'verified', parseQuery(t).filters['verified']?.eq === true ? undefined : { eq: true }) },
+    { label: 'Region', description: Array.isArray(f['geolocation']?.in) ? (f['geolocation'].in as string[]).join(', ') : show('geolocation', 'eq'), run: editRegion },
     { label: 'Rental type', description: q.type === 'bid' ? 'interruptible' : q.type, run: editType },
     { label: '', kind: vscode.QuickPickItemKind.Separator },
     { label: '$(edit) Type a query…', description: text || 'gpu_name=RTX_4090 num_gpus>=2 dph_total<1.5', run: editText },
@@ -118,7 +118,7 @@ const editGpuModel: Editor = async (s, text) => {
 const editRegion: Editor = async (s, text) => {
   const offers = await s.session.client.offers.search({ ...searchRequest({ query: withFilter(text, 'geolocation', undefined), sort: 'price', pages: 1 }), limit: 1000 });
   const codes = [...new Set(offers.map((o) => countryCode(o.geolocation)).filter((c): c is string => !!c && c.length === 2))].sort();
-  const current = parseQuery(text).filters.geolocation;
+  const current = parseQuery(text).filters['geolocation'];
   const chosen = new Set(Array.isArray(current?.in) ? (current.in as string[]) : current?.eq ? [String(current.eq)] : []);
   const picked = await vscode.window.showQuickPick(
     codes.map((code) => ({ label: code, picked: chosen.has(code) })),

@@ -48,9 +48,9 @@ export function createDispatcher(settings: ProxySettings, env: Env = process.env
 
 function routingDispatcher(settings: ProxySettings, env: Env): OwnedDispatcher {
   const configured = settings.proxy?.trim() || undefined;
-  const httpProxy = proxyUrl(configured ?? (env.http_proxy || env.HTTP_PROXY || undefined));
-  const httpsProxy = configured ? httpProxy : (proxyUrl(env.https_proxy || env.HTTPS_PROXY || undefined) ?? httpProxy);
-  const noProxy = parseNoProxy([...settings.noProxy, env.no_proxy ?? env.NO_PROXY ?? '']);
+  const httpProxy = proxyUrl(configured ?? (env['http_proxy'] || env['HTTP_PROXY'] || undefined));
+  const httpsProxy = configured ? httpProxy : (proxyUrl(env['https_proxy'] || env['HTTPS_PROXY'] || undefined) ?? httpProxy);
+  const noProxy = parseNoProxy([...settings.noProxy, env['no_proxy'] ?? env['NO_PROXY'] ?? '']);
 
   const direct = new Agent();
   const tls = { rejectUnauthorized: settings.strictSSL };

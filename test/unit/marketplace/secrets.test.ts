@@ -50,7 +50,7 @@ describe('marketplace: environment variables (/api/v0/secrets/)', () => {
   });
 
   it('keeps each account\'s variables to itself', async () => {
-    const other = await sim.control.addAccount({ email: 'other@example.test' });
+    const other = sim.control.addAccount({ email: 'other@example.test' });
     await call(sim, 'POST', PATH, { key: 'MINE', value: 'one' });
     await call(sim, 'POST', PATH, { key: 'MINE', value: 'two' }, other.key);
     assert.deepEqual(await list(), { MINE: 'one' });
