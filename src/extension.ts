@@ -28,16 +28,32 @@ declare const __gpuRentalApiReady: number | undefined;
 
 export function activate(context: vscode.ExtensionContext): ExtensionApi {
   const started = performance.now();
-  const timed = typeof __gpuRentalLoadStart === 'number' && typeof __gpuRentalLoadEnd === 'number' && typeof __gpuRentalApiReady === 'number';
+  const timed =
+    typeof __gpuRentalLoadStart === 'number' && typeof __gpuRentalLoadEnd === 'number' && typeof __gpuRentalApiReady === 'number';
   const loadMs = timed ? __gpuRentalLoadEnd - __gpuRentalLoadStart : 0;
   const apiMs = timed ? __gpuRentalApiReady - __gpuRentalLoadStart : 0;
   const services = new Services(context);
-  context.subscriptions.push(services, ...registerSessionCommands(services), ...registerInstanceCommands(services), ...registerOfferCommands(services), ...registerRentCommands(services), ...registerConnectCommands(services), ...registerKeyCommands(services), ...registerTeamCommands(services), ...registerTemplateCommands(services), ...registerVolumeCommands(services), ...registerServerlessCommands(services), ...registerProfileCommands(services));
+  context.subscriptions.push(
+    services,
+    ...registerSessionCommands(services),
+    ...registerInstanceCommands(services),
+    ...registerOfferCommands(services),
+    ...registerRentCommands(services),
+    ...registerConnectCommands(services),
+    ...registerKeyCommands(services),
+    ...registerTeamCommands(services),
+    ...registerTemplateCommands(services),
+    ...registerVolumeCommands(services),
+    ...registerServerlessCommands(services),
+    ...registerProfileCommands(services),
+  );
   // Reading the key and asking the service about it happen after activation returns.
   void services.start().catch((error: unknown) => services.logger.error(`Start-up failed: ${String(error)}`));
   const activateMs = performance.now() - started;
   const activationMs = loadMs + activateMs;
-  services.logger.info(`Activated in ${activationMs.toFixed(1)} ms: module ${loadMs.toFixed(1)} ms (VS Code's API object ${apiMs.toFixed(1)} ms of it) + activate() ${activateMs.toFixed(1)} ms (GPU Rental ${String(context.extension.packageJSON.version)}, VS Code ${vscode.version}).`);
+  services.logger.info(
+    `Activated in ${activationMs.toFixed(1)} ms: module ${loadMs.toFixed(1)} ms (VS Code's API object ${apiMs.toFixed(1)} ms of it) + activate() ${activateMs.toFixed(1)} ms (GPU Rental ${String(context.extension.packageJSON.version)}, VS Code ${vscode.version}).`,
+  );
   return { services, activationMs, logDir: dirname(context.logUri.fsPath) };
 }
 

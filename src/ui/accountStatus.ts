@@ -87,11 +87,15 @@ export class AccountStatus implements vscode.Disposable {
           md.appendMarkdown(`Signed in as ${escape(user.email ?? user.username ?? `user ${user.id}`)}\n\n`);
           md.appendMarkdown(`${fundsLine(funds)}\n\n`);
         } else {
-          md.appendMarkdown('This API key may not read the account (it lacks the "user_read" permission), so the credit is unknown and low-credit warnings cannot work.\n\n');
+          md.appendMarkdown(
+            'This API key may not read the account (it lacks the "user_read" permission), so the credit is unknown and low-credit warnings cannot work.\n\n',
+          );
         }
         if (burn) appendBurn(md, burn, funds);
         md.appendMarkdown(`Service: ${escape(where)}\n\n`);
-        md.appendMarkdown(`[$(refresh) Refresh](command:${COMMANDS.refresh}) · [$(arrow-swap) Switch Profile](command:${COMMANDS.switchProfile}) · [$(sign-out) Sign Out](command:${COMMANDS.signOut})`);
+        md.appendMarkdown(
+          `[$(refresh) Refresh](command:${COMMANDS.refresh}) · [$(arrow-swap) Switch Profile](command:${COMMANDS.switchProfile}) · [$(sign-out) Sign Out](command:${COMMANDS.signOut})`,
+        );
         item.tooltip = md;
         item.command = `${VIEWS.instances}.focus`;
         return;
@@ -120,8 +124,10 @@ export class AccountStatus implements vscode.Disposable {
 
 /** The credit as the service reports it: named as sent (credit, else balance), or unknown. */
 function fundsLine(funds: AccountFunds | undefined): string {
-  if (!funds) return 'Credit: **unknown** (the service did not report it; check it on the service\'s web console)';
-  return funds.field === 'credit' ? `Credit: **${formatDollars(funds.amount)}**` : `Balance: **${formatDollars(funds.amount)}** (the service sent no credit figure)`;
+  if (!funds) return "Credit: **unknown** (the service did not report it; check it on the service's web console)";
+  return funds.field === 'credit'
+    ? `Credit: **${formatDollars(funds.amount)}**`
+    : `Balance: **${formatDollars(funds.amount)}** (the service sent no credit figure)`;
 }
 
 function appendBurn(md: vscode.MarkdownString, burn: Burn, funds: AccountFunds | undefined): void {
@@ -129,7 +135,9 @@ function appendBurn(md: vscode.MarkdownString, burn: Burn, funds: AccountFunds |
     md.appendMarkdown('Nothing is billing now.\n\n');
     return;
   }
-  md.appendMarkdown(`Spending **${formatDollars(burn.perHour)}/h**: compute ${formatDollars(burn.computePerHour)}/h, storage of stopped instances ${formatDollars(burn.storagePerHour)}/h\n\n`);
+  md.appendMarkdown(
+    `Spending **${formatDollars(burn.perHour)}/h**: compute ${formatDollars(burn.computePerHour)}/h, storage of stopped instances ${formatDollars(burn.storagePerHour)}/h\n\n`,
+  );
   if (funds) md.appendMarkdown(`At this rate the ${funds.field} lasts **${formatHours(hoursLeft(funds.amount, burn.perHour))}**\n\n`);
   else md.appendMarkdown('How long the credit lasts at this rate is unknown: the credit is not known.\n\n');
   md.appendMarkdown('| Instance | $/h | Share |\n|---|---:|---:|\n');
@@ -139,7 +147,10 @@ function appendBurn(md: vscode.MarkdownString, burn: Burn, funds: AccountFunds |
     md.appendMarkdown(`| ${escape(s.name)} (${what}) | ${formatDollars(s.perHour)} | ${Math.round((s.perHour / burn.perHour) * 100)}% |\n`);
   }
   md.appendMarkdown('\n');
-  if (burn.failed.length) md.appendMarkdown(`$(warning) ${burn.failed.map((f) => escape(f.name)).join(', ')} failed and still bill${burn.failed.length === 1 ? 's' : ''} for disk until destroyed.\n\n`);
+  if (burn.failed.length)
+    md.appendMarkdown(
+      `$(warning) ${burn.failed.map((f) => escape(f.name)).join(', ')} failed and still bill${burn.failed.length === 1 ? 's' : ''} for disk until destroyed.\n\n`,
+    );
 }
 
 function escape(text: string): string {

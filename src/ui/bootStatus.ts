@@ -95,7 +95,12 @@ export class BootStatus implements vscode.Disposable {
 
   private async announceRunning(instance: Instance): Promise<void> {
     const name = instance.label || `${gpuSummary(instance)} #${instance.id}`;
-    const choice = await vscode.window.showInformationMessage(`GPU Rental: ${name} is running.`, 'Connect', 'Open SSH Terminal', 'Copy SSH Command');
+    const choice = await vscode.window.showInformationMessage(
+      `GPU Rental: ${name} is running.`,
+      'Connect',
+      'Open SSH Terminal',
+      'Copy SSH Command',
+    );
     if (choice === 'Connect') await vscode.commands.executeCommand(COMMANDS.connect, instance.id);
     if (choice === 'Open SSH Terminal') await vscode.commands.executeCommand(COMMANDS.openSshTerminal, instance.id);
     if (choice === 'Copy SSH Command') await vscode.commands.executeCommand(COMMANDS.copySshCommand, instance.id);

@@ -79,9 +79,14 @@ export class IdleGuard implements vscode.Disposable {
     if (instance && phase === 'stopped') {
       const name = instance.label || `${gpuSummary(instance)} #${instance.id}`;
       const rate = instance.dph_total ? ` Starting it bills ${formatDollars(instance.dph_total)}/h.` : '';
-      void vscode.window.showWarningMessage(`GPU Rental: this window is on ${name}, which is stopped, so it cannot reconnect. It was not started.${rate}`, 'Start…').then((c) => {
-        if (c) void vscode.commands.executeCommand(COMMANDS.startInstance, id);
-      });
+      void vscode.window
+        .showWarningMessage(
+          `GPU Rental: this window is on ${name}, which is stopped, so it cannot reconnect. It was not started.${rate}`,
+          'Start…',
+        )
+        .then((c) => {
+          if (c) void vscode.commands.executeCommand(COMMANDS.startInstance, id);
+        });
     }
     return phase;
   }
@@ -131,7 +136,12 @@ export class IdleGuard implements vscode.Disposable {
     const name = instance.label || `${gpuSummary(instance)} #${instance.id}`;
     const minutes = Math.round(idleMs / 60_000) || `${Math.round(idleMs / 1000)} s`;
     const countdown = this.s.prompts.countdown ?? progressCountdown;
-    const go = await countdown((left) => `${name} idle for ${typeof minutes === 'number' ? `${minutes} min` : minutes}, stopping in ${left} s. Cancel to keep it running.`, config.idleCountdownSeconds(), 'Keep Running');
+    const go = await countdown(
+      (left) =>
+        `${name} idle for ${typeof minutes === 'number' ? `${minutes} min` : minutes}, stopping in ${left} s. Cancel to keep it running.`,
+      config.idleCountdownSeconds(),
+      'Keep Running',
+    );
     if (!go) {
       this.tracker.touch(instance.id, Date.now());
       this.s.logger.info(`Idle stop of instance #${instance.id} cancelled; it keeps running.`);
@@ -140,7 +150,13 @@ export class IdleGuard implements vscode.Disposable {
     // Look once more: a window may have connected or the GPU woken up during the countdown.
     await this.s.poller.refresh();
     const now = this.s.poller.snapshot?.instances.find((i) => i.id === instance.id);
-    if (!now || instancePhase(now) !== 'running' || (now.gpu_util ?? 0) > config.idleGpuThreshold() || this.connected(Date.now()).has(instance.id)) return;
+    if (
+      !now ||
+      instancePhase(now) !== 'running' ||
+      (now.gpu_util ?? 0) > config.idleGpuThreshold() ||
+      this.connected(Date.now()).has(instance.id)
+    )
+      return;
     await this.s.session.client.instances.stop(instance.id);
     this.stopped.push(instance.id);
     this.s.logger.info(`Stopped idle instance #${instance.id}.`);
@@ -153,7 +169,11 @@ export class IdleGuard implements vscode.Disposable {
   private async takeCountdown(id: number, nowMs: number): Promise<boolean> {
     const claim = this.s.context.globalState.get<{ id: number; owner: string; until: number }>(COUNTDOWN_KEY);
     if (claim && claim.owner !== vscode.env.sessionId && claim.until > nowMs) return false;
-    await this.s.context.globalState.update(COUNTDOWN_KEY, { id, owner: vscode.env.sessionId, until: nowMs + (config.idleCountdownSeconds() + 30) * 1000 });
+    await this.s.context.globalState.update(COUNTDOWN_KEY, {
+      id,
+      owner: vscode.env.sessionId,
+      until: nowMs + (config.idleCountdownSeconds() + 30) * 1000,
+    });
     return true;
   }
 

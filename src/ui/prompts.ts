@@ -25,26 +25,29 @@ export const modalPrompts: Prompts = {
 /** A notification with a progress bar that counts down; its Cancel button keeps things as they are. */
 export function progressCountdown(message: (secondsLeft: number) => string, seconds: number): Promise<boolean> {
   return Promise.resolve(
-    vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'GPU Rental', cancellable: true }, (progress, token) => {
-      return new Promise<boolean>((resolve) => {
-        let left = Math.max(0, Math.round(seconds));
-        progress.report({ message: message(left) });
-        const timer = setInterval(() => {
-          left--;
-          if (left <= 0) {
+    vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: 'GPU Rental', cancellable: true },
+      (progress, token) => {
+        return new Promise<boolean>((resolve) => {
+          let left = Math.max(0, Math.round(seconds));
+          progress.report({ message: message(left) });
+          const timer = setInterval(() => {
+            left--;
+            if (left <= 0) {
+              clearInterval(timer);
+              resolve(true);
+            } else progress.report({ message: message(left), increment: 100 / Math.max(1, seconds) });
+          }, 1000);
+          if (left === 0) {
             clearInterval(timer);
             resolve(true);
-          } else progress.report({ message: message(left), increment: 100 / Math.max(1, seconds) });
-        }, 1000);
-        if (left === 0) {
-          clearInterval(timer);
-          resolve(true);
-        }
-        token.onCancellationRequested(() => {
-          clearInterval(timer);
-          resolve(false);
+          }
+          token.onCancellationRequested(() => {
+            clearInterval(timer);
+            resolve(false);
+          });
         });
-      });
-    }),
+      },
+    ),
   );
 }

@@ -32,7 +32,9 @@ export function editorsRemoteSsh(): RemoteSshExtension {
 /** The SSH config Remote-SSH reads: its `configFile` setting, else undefined (~/.ssh/config). */
 export function remoteSshConfigFile(handoff: RemoteHandoff): string | undefined {
   const section = (installedRemoteSsh(handoff) ?? editorsRemoteSsh()).section;
-  const value = vscode.workspace.getConfiguration(section).get<string>('configFile') || vscode.workspace.getConfiguration('remote.SSH').get<string>('configFile');
+  const value =
+    vscode.workspace.getConfiguration(section).get<string>('configFile') ||
+    vscode.workspace.getConfiguration('remote.SSH').get<string>('configFile');
   return value?.trim() || undefined;
 }
 

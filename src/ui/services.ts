@@ -95,9 +95,17 @@ export class Services implements vscode.Disposable {
     this.profiles = this.own(new Profiles(context.globalState));
     const profile = this.initialProfile();
     // Written before a rent is sent, settled when its outcome is known; shared by every window.
-    const journal = this.own(new RentJournal(journalStorage(context), `${vscode.env.sessionId}:${Math.random().toString(16).slice(2, 10)}`));
+    const journal = this.own(
+      new RentJournal(journalStorage(context), `${vscode.env.sessionId}:${Math.random().toString(16).slice(2, 10)}`),
+    );
     this.session = this.own(
-      new Session(this.profiles.baseUrl(profile), { keys, logger: this.logger, createClient: this.createClient, profileId: profile.id, frozen: () => journal.freezeReason() }),
+      new Session(this.profiles.baseUrl(profile), {
+        keys,
+        logger: this.logger,
+        createClient: this.createClient,
+        profileId: profile.id,
+        frozen: () => journal.freezeReason(),
+      }),
     );
     this.poller = this.own(
       new InstancePoller({
@@ -130,7 +138,12 @@ export class Services implements vscode.Disposable {
     this.connector = new SshConnector({
       keys: () => {
         const k = this.session.client.sshKeys;
-        return { list: () => k.list(), create: (p) => k.create(p), listForInstance: (id) => k.listForInstance(id), attach: (id, p) => k.attach(id, p) };
+        return {
+          list: () => k.list(),
+          create: (p) => k.create(p),
+          listForInstance: (id) => k.listForInstance(id),
+          attach: (id, p) => k.attach(id, p),
+        };
       },
       config: () => this.sshConfig(),
       findKey: () => findLocalKey(config.sshIdentityFile()),
@@ -141,7 +154,8 @@ export class Services implements vscode.Disposable {
     this.own(this.poller.onDidUpdate((snapshot) => this.followInstances(snapshot.instances)));
     this.idle = this.own(new IdleGuard(this));
 
-    const identity = (state: SessionState) => `${state.kind}|${this.session.profileId}|${this.session.baseUrl}|${state.kind === 'ready' ? (state.user?.id ?? '') : ''}`;
+    const identity = (state: SessionState) =>
+      `${state.kind}|${this.session.profileId}|${this.session.baseUrl}|${state.kind === 'ready' ? (state.user?.id ?? '') : ''}`;
     let lastIdentity = identity(this.session.state);
     this.own(
       this.session.onDidChangeState((state) => {
@@ -182,7 +196,10 @@ export class Services implements vscode.Disposable {
     const wanted = config.apiUrl();
     const reason = this.renter.journal.freezeReason();
     if (reason && wanted !== this.session.baseUrl) {
-      if (!this.baseUrlWaiting) void vscode.window.showWarningMessage(`GPU Rental keeps using ${this.session.baseUrl} for now; it switches to ${wanted} once the rent is settled. Why: ${reason}`);
+      if (!this.baseUrlWaiting)
+        void vscode.window.showWarningMessage(
+          `GPU Rental keeps using ${this.session.baseUrl} for now; it switches to ${wanted} once the rent is settled. Why: ${reason}`,
+        );
       this.baseUrlWaiting = true;
       return;
     }
@@ -212,7 +229,10 @@ export class Services implements vscode.Disposable {
     // While a rent is being sent or checked, the window keeps showing the account it went to, or
     // a paid instance could go unseen.
     if (id !== this.session.profileId) {
-      if (this.renter.busy) throw new Error('A rent is in progress. Switch profiles once it has finished, so that the new instance is shown in the account it was rented on.');
+      if (this.renter.busy)
+        throw new Error(
+          'A rent is in progress. Switch profiles once it has finished, so that the new instance is shown in the account it was rented on.',
+        );
       this.session.assertNotFrozen();
     }
     await this.profiles.setLast(id);
@@ -249,7 +269,9 @@ export class Services implements vscode.Disposable {
   async forgetInstance(id: number): Promise<void> {
     this.forwards.stopInstance(id);
     const alias = this.connector.alias(id);
-    await this.connector.forget(id).catch((error: unknown) => this.logger.warn(`Could not remove the SSH entry ${alias}: ${String(error)}`));
+    await this.connector
+      .forget(id)
+      .catch((error: unknown) => this.logger.warn(`Could not remove the SSH entry ${alias}: ${String(error)}`));
     await forgetRemotePlatform(
       REMOTE_SSH_EXTENSIONS.map((e) => e.section),
       alias,

@@ -117,7 +117,12 @@ export class SpendGuard implements vscode.Disposable {
         ? `the credit is down to ${formatDollars(w.credit)}, below your ${formatDollars(config.lowCreditAmount())} limit`
         : `at ${formatDollars(w.perHour)}/h the credit of ${formatDollars(w.credit)} lasts about ${formatHours(w.hoursLeft)}`;
     const running = w.perHour > 0 ? ' When it runs out, running instances are stopped.' : '';
-    const choice = await vscode.window.showWarningMessage(`GPU Rental: low credit: ${why}.${running} Add credit, or stop what you do not need.`, 'Show Instances', 'Snooze 1 Hour', 'Snooze 1 Day');
+    const choice = await vscode.window.showWarningMessage(
+      `GPU Rental: low credit: ${why}.${running} Add credit, or stop what you do not need.`,
+      'Show Instances',
+      'Snooze 1 Hour',
+      'Snooze 1 Day',
+    );
     if (choice === 'Show Instances') await vscode.commands.executeCommand(`${VIEWS.instances}.focus`);
     if (choice === 'Snooze 1 Hour') await this.snooze(3_600_000);
     if (choice === 'Snooze 1 Day') await this.snooze(86_400_000);

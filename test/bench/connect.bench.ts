@@ -27,7 +27,6 @@ const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
 const median = (xs: number[]) => sorted(xs)[Math.floor(xs.length / 2)]!;
 const worst = (xs: number[]) => sorted(xs)[xs.length - 1]!;
 
-
 function startSshd(dir: string, hostKey: string, port: number): ChildProcess {
   const config = join(dir, `sshd_config_${port}`);
   writeFileSync(
@@ -109,7 +108,10 @@ async function clickToOpenFolder(rounds: number): Promise<ClickTimes[]> {
     const client = new GpuRentalClient({ dispatcher, baseUrl: sim.url, getApiKey: () => KEY, logger: silentLogger, timeoutMs: 10_000 });
     const key = await generateKey(join(home, '.ssh', 'id_ed25519'), 'gpu-rental bench');
     await client.sshKeys.create(key.publicKey);
-    const [offer] = await client.offers.search({ query: { filters: { rentable: { eq: true }, direct_port_count: { gte: 1 } }, order: [], type: 'on-demand' }, limit: 1 });
+    const [offer] = await client.offers.search({
+      query: { filters: { rentable: { eq: true }, direct_port_count: { gte: 1 } }, order: [], type: 'on-demand' },
+      limit: 1,
+    });
     const { instanceId } = await client.instances.create(offer!.id, { image: 'ubuntu:22.04', disk: 8, runtype: 'ssh_direct' });
     const deadline = Date.now() + 20_000;
     while ((await client.instances.show(instanceId)).actual_status !== 'running') {
@@ -117,7 +119,13 @@ async function clickToOpenFolder(rounds: number): Promise<ClickTimes[]> {
       await sleep(50);
     }
     const config = new SshConfigManager(sshPaths(join(home, '.ssh', 'config'), home), silentLogger);
-    const connector = new SshConnector({ keys: () => client.sshKeys, config: () => config, findKey: async () => key, createKey: async () => undefined, logger: silentLogger });
+    const connector = new SshConnector({
+      keys: () => client.sshKeys,
+      config: () => config,
+      findKey: async () => key,
+      createKey: async () => undefined,
+      logger: silentLogger,
+    });
     // Its sshd has just been spawned: wait until it answers, so each round times a running instance.
     const first = await connector.prepare(await client.instances.show(instanceId));
     await waitForSshBanner(first.endpoint.host, first.endpoint.port, { timeoutMs: 10_000, intervalMs: 20 });
@@ -147,22 +155,34 @@ async function clickToOpenFolder(rounds: number): Promise<ClickTimes[]> {
 
 async function main() {
   if (!sshdAvailable() || process.getuid?.() !== 0) {
-    console.log(`\nConnect bench: SKIPPED (needs root and an OpenSSH sshd at ${SSHD} with ssh-keygen; running as uid ${process.getuid?.() ?? '?'}).`);
+    console.log(
+      `\nConnect bench: SKIPPED (needs root and an OpenSSH sshd at ${SSHD} with ssh-keygen; running as uid ${process.getuid?.() ?? '?'}).`,
+    );
     return;
   }
   const rounds = 10;
   const probe = await probeDelays(rounds);
   const delays = probe.map((p) => p.delayMs);
-  console.log(`\nSSH probe: sshd accepting -> waitForSshBanner resolved, ${rounds} rounds, sshd started 200-1500 ms after the probe (default interval)`);
+  console.log(
+    `\nSSH probe: sshd accepting -> waitForSshBanner resolved, ${rounds} rounds, sshd started 200-1500 ms after the probe (default interval)`,
+  );
   console.log(`  median ${median(delays).toFixed(0)} ms, worst ${worst(delays).toFixed(0)} ms (target <= 500 ms)`);
   console.log(`  sshd started after: ${probe.map((p) => `${p.startAfterMs.toFixed(0)}`).join(', ')} ms`);
   console.log(`  delays:              ${probe.map((p) => `${p.delayMs.toFixed(0)}`).join(', ')} ms`);
 
   const clicks = await clickToOpenFolder(20);
   const of = (k: keyof ClickTimes) => clicks.map((c) => c[k]);
-  console.log(`\nClick to openFolder, core pipeline (excludes VS Code's command dispatch and the Remote-SSH window), ${clicks.length} rounds, running instance, key already registered`);
-  console.log(`  show + prepare + banner + URI: median ${median(of('totalMs')).toFixed(1)} ms, worst ${worst(of('totalMs')).toFixed(1)} ms (target <= 100 ms)`);
-  console.log(`  rounds: ${of('totalMs').map((t) => t.toFixed(0)).join(', ')} ms`);
+  console.log(
+    `\nClick to openFolder, core pipeline (excludes VS Code's command dispatch and the Remote-SSH window), ${clicks.length} rounds, running instance, key already registered`,
+  );
+  console.log(
+    `  show + prepare + banner + URI: median ${median(of('totalMs')).toFixed(1)} ms, worst ${worst(of('totalMs')).toFixed(1)} ms (target <= 100 ms)`,
+  );
+  console.log(
+    `  rounds: ${of('totalMs')
+      .map((t) => t.toFixed(0))
+      .join(', ')} ms`,
+  );
   console.log(
     `  medians: instances.show ${median(of('showMs')).toFixed(1)} ms, connector.prepare ${median(of('prepareMs')).toFixed(1)} ms, waitForSshBanner ${median(of('bannerMs')).toFixed(1)} ms, remoteFolderUri ${median(of('uriMs')).toFixed(2)} ms`,
   );

@@ -19,7 +19,13 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 async function main(): Promise<void> {
   const sim = await startMarketplace({ port: 0, apiKey: KEY, bootSeconds: 0.2, seed: 17, credit: 100_000, offerCount: 200 });
   try {
-    const client = new GpuRentalClient({ dispatcher: new Agent(), baseUrl: sim.url, getApiKey: () => KEY, logger: silentLogger, timeoutMs: 10_000 });
+    const client = new GpuRentalClient({
+      dispatcher: new Agent(),
+      baseUrl: sim.url,
+      getApiKey: () => KEY,
+      logger: silentLogger,
+      timeoutMs: 10_000,
+    });
     const offers = await client.offers.search({ ...searchRequest({ query: '', sort: 'price', pages: 1 }), limit: 50 });
     const ids = [];
     for (const o of offers) ids.push((await client.instances.create(o.id, { image: 'ubuntu:22.04', disk: 8 })).instanceId);
@@ -52,9 +58,13 @@ async function main(): Promise<void> {
     }
     const p = median(polls);
     const e = median(extra);
-    console.log(`\nCost on screen, per poll, ${instances.length} instances (${instances.filter((i) => i.actual_status === 'running').length} running), 50 polls`);
+    console.log(
+      `\nCost on screen, per poll, ${instances.length} instances (${instances.filter((i) => i.actual_status === 'running').length} running), 50 polls`,
+    );
     console.log(`  poll (request + parse + validate): median ${p.toFixed(2)} ms`);
-    console.log(`  cost work (burn rate + projection + low-credit + idle check): median ${(e * 1000).toFixed(0)} µs = ${((e / p) * 100).toFixed(1)} % of the poll (target < 5 %)`);
+    console.log(
+      `  cost work (burn rate + projection + low-credit + idle check): median ${(e * 1000).toFixed(0)} µs = ${((e / p) * 100).toFixed(1)} % of the poll (target < 5 %)`,
+    );
     console.log(`  for scale, the 50 rows' text with price and cost so far: median ${(median(rows) * 1000).toFixed(0)} µs`);
   } finally {
     await sim.stop();

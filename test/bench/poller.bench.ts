@@ -18,7 +18,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function setup(bootSeconds: number) {
   const sim = await startMarketplace({ port: 0, apiKey: KEY, bootSeconds, seed: 7, credit: 100_000, offerCount: 1500 });
-  const client = new GpuRentalClient({ dispatcher: new Agent(), baseUrl: sim.url, getApiKey: () => KEY, logger: silentLogger, timeoutMs: 10_000 });
+  const client = new GpuRentalClient({
+    dispatcher: new Agent(),
+    baseUrl: sim.url,
+    getApiKey: () => KEY,
+    logger: silentLogger,
+    timeoutMs: 10_000,
+  });
   return { sim, client };
 }
 
@@ -35,7 +41,11 @@ async function requestsPerInterval(booting: number): Promise<number> {
     await rent(client, booting);
     const intervalMs = 500;
     const intervals = 12;
-    const poller = new InstancePoller({ fetch: (signal) => client.instances.listInOneRequest({ signal, retry: 'never' }), intervalMs: () => intervalMs, logger: silentLogger });
+    const poller = new InstancePoller({
+      fetch: (signal) => client.instances.listInOneRequest({ signal, retry: 'never' }),
+      intervalMs: () => intervalMs,
+      logger: silentLogger,
+    });
     poller.setEnabled(true);
     await poller.refresh();
     const before = sim.control.state().requestCount;
@@ -55,7 +65,11 @@ async function bootDelays(boots: number, intervalMs: number): Promise<number[]> 
     const tracker = new BootTracker();
     const delays: number[] = [];
     const runningAt = new Map<number, number>();
-    const poller = new InstancePoller({ fetch: (signal) => client.instances.listInOneRequest({ signal, retry: 'never' }), intervalMs: () => intervalMs, logger: silentLogger });
+    const poller = new InstancePoller({
+      fetch: (signal) => client.instances.listInOneRequest({ signal, retry: 'never' }),
+      intervalMs: () => intervalMs,
+      logger: silentLogger,
+    });
     poller.onDidUpdate((snapshot) => {
       const now = Date.now();
       for (const instance of tracker.update(snapshot.instances, now).booted) delays.push(now - runningAt.get(instance.id)!);
@@ -86,7 +100,11 @@ async function offersCost(count: number): Promise<{ fetchMs: number; validateMs:
     const request = { ...searchRequest({ query: 'verified=any', sort: 'value', pages: 1 }), limit: count };
     // The raw answer, fetched once: what the extension does with it is what is timed, apart from
     // the round trip (whose server side runs in this same process, so it is reported separately).
-    const res = await fetch(`${sim.url}/api/v0/bundles/`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(searchBody(request)) });
+    const res = await fetch(`${sim.url}/api/v0/bundles/`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify(searchBody(request)),
+    });
     const text = await res.text();
     const times: Array<{ fetchMs: number; validateMs: number; presentMs: number }> = [];
     for (let i = 0; i < 7; i++) {
@@ -112,7 +130,9 @@ async function main() {
   console.log('\nPoller: requests per interval while instances boot (target exactly 1)');
   for (const n of [1, 10, 50]) {
     const r = await requestsPerInterval(n);
-    console.log(`  ${String(n).padStart(2)} booting: ${r.toFixed(2)} requests per interval (${(r * 6).toFixed(1)} per minute at the default 10 s)`);
+    console.log(
+      `  ${String(n).padStart(2)} booting: ${r.toFixed(2)} requests per interval (${(r * 6).toFixed(1)} per minute at the default 10 s)`,
+    );
   }
   const interval = 2_000;
   const delays = (await bootDelays(20, interval)).sort((a, b) => a - b);
@@ -122,7 +142,9 @@ async function main() {
   console.log(`  median ${median} ms, worst ${worst} ms (target <= ${interval + 250} ms)`);
   const cost = await offersCost(1000);
   console.log('\n1,000 offers in the tree: the work the extension does (median of 7)');
-  console.log(`  parse+validate ${cost.validateMs.toFixed(1)} ms + present ${cost.presentMs.toFixed(1)} ms = ${(cost.validateMs + cost.presentMs).toFixed(1)} ms (target <= 100 ms)`);
+  console.log(
+    `  parse+validate ${cost.validateMs.toFixed(1)} ms + present ${cost.presentMs.toFixed(1)} ms = ${(cost.validateMs + cost.presentMs).toFixed(1)} ms (target <= 100 ms)`,
+  );
   console.log(`  a whole search round trip with the simulator in this process: ${cost.fetchMs.toFixed(1)} ms`);
 }
 

@@ -60,7 +60,12 @@ async function main(): Promise<void> {
     const client = new GpuRentalClient({ dispatcher, baseUrl: url, getApiKey: () => 'bench-key', logger: silentLogger, timeoutMs: 60_000 });
     const query = { query: { filters: {}, order: [], type: 'on-demand' as const }, limit: count };
     const raw = async () => {
-      const res = await request(`${url}/api/v0/bundles/`, { method: 'POST', body: '{}', dispatcher, headers: { authorization: 'Bearer bench-key', 'content-type': 'application/json' } });
+      const res = await request(`${url}/api/v0/bundles/`, {
+        method: 'POST',
+        body: '{}',
+        dispatcher,
+        headers: { authorization: 'Bearer bench-key', 'content-type': 'application/json' },
+      });
       return JSON.parse(await res.body.text());
     };
     const rounds = count >= 10_000 ? 15 : count >= 1_000 ? 60 : 300;
@@ -100,7 +105,9 @@ async function main(): Promise<void> {
   }
   await dispatcher.close();
   const verdict = ratioAt10k <= TARGET_AT_10K ? 'within' : 'OVER';
-  console.log(`client search at 10,000 offers: ${ratioAt10k.toFixed(2)}x plain fetch + JSON.parse (target <= ${TARGET_AT_10K}x: ${verdict})`);
+  console.log(
+    `client search at 10,000 offers: ${ratioAt10k.toFixed(2)}x plain fetch + JSON.parse (target <= ${TARGET_AT_10K}x: ${verdict})`,
+  );
 }
 
 main().catch((error: unknown) => {

@@ -20,7 +20,10 @@ export function expect(locator: Locator, timeoutMs = 20_000) {
           .innerText({ timeout: 1_000 })
           .catch(() => last);
         if (pattern.test(last)) return;
-        if (Date.now() > deadline) throw new Error(`expected ${locator.toString()} to contain ${pattern} within ${timeoutMs / 1000} s; it showed:\n${last.slice(-600)}`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `expected ${locator.toString()} to contain ${pattern} within ${timeoutMs / 1000} s; it showed:\n${last.slice(-600)}`,
+          );
         await new Promise((r) => setTimeout(r, 200));
       }
     },

@@ -38,7 +38,12 @@ describe('first run: from no key to a signed-in tree with offers', () => {
     await wb.page.keyboard.press('Enter');
     await expect(wb.statusBar(/\$250\.00/)).toBeVisible();
     const offers = wb.section('Offers');
-    await expect(offers.locator('.monaco-list-row').filter({ hasText: /\$\d+\.\d+\/h/ }).first()).toBeVisible();
+    await expect(
+      offers
+        .locator('.monaco-list-row')
+        .filter({ hasText: /\$\d+\.\d+\/h/ })
+        .first(),
+    ).toBeVisible();
     await expect(wb.section('Instances').getByText('No instances yet')).toBeVisible();
     await wb.shot('e2e-signed-in', true);
   });

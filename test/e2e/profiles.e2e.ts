@@ -8,7 +8,11 @@ describe('profiles: a second account beside the first, switched from the status 
   const workbench = workbenchForSuite(KEY);
   let secondKey: string;
   before(async () => {
-    const res = await fetch(`${workbench().sim.url}/__control/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'lab@example.test', credit: 42 }) });
+    const res = await fetch(`${workbench().sim.url}/__control/accounts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'lab@example.test', credit: 42 }),
+    });
     secondKey = ((await res.json()) as { key: string }).key;
     await expect(workbench().statusBar(/\$250\.00/)).toBeVisible();
   });

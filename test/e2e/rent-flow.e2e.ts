@@ -15,7 +15,6 @@ describe('rent flow: search, rent, watch it boot, stop, destroy', () => {
     if (this.currentTest?.state === 'failed') await wb.shot(`failed-${this.currentTest.title.replace(/\W+/g, '-')}`);
   });
 
-
   it('searches with a query in the CLI language', async () => {
     await wb.runCommand('GPU Rental: Search Offers…');
     await wb.pick('Type a query');
@@ -44,7 +43,10 @@ describe('rent flow: search, rent, watch it boot, stop, destroy', () => {
     await wb.page.reload();
     await wb.page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
     await expect(wb.statusBar(/(provisioning|loading) \d+:\d\d/)).toBeVisible();
-    const running = wb.section('Instances').locator('.monaco-list-row').filter({ hasText: /running/ });
+    const running = wb
+      .section('Instances')
+      .locator('.monaco-list-row')
+      .filter({ hasText: /running/ });
     await expect(running, 60_000).toBeVisible();
     await expect(await wb.notificationInCenter(/is running/)).toBeVisible();
     await wb.shot('e2e-running', true);
@@ -54,7 +56,13 @@ describe('rent flow: search, rent, watch it boot, stop, destroy', () => {
   it('stops it from the context menu: the disk is still billed', async () => {
     const row = wb.section('Instances').locator('.monaco-list-row').first();
     await wb.contextMenu(row, 'Stop Instance');
-    await expect(wb.section('Instances').locator('.monaco-list-row').filter({ hasText: /stopped · \$\d+\.\d+\/h disk/ }), 30_000).toBeVisible();
+    await expect(
+      wb
+        .section('Instances')
+        .locator('.monaco-list-row')
+        .filter({ hasText: /stopped · \$\d+\.\d+\/h disk/ }),
+      30_000,
+    ).toBeVisible();
     await wb.shot('e2e-stopped', true);
   });
 

@@ -14,7 +14,11 @@ describe('rent survives a window reload mid-rent', () => {
   const workbench = workbenchForSuite(KEY);
 
   async function control(method: string, path: string, body?: unknown): Promise<unknown> {
-    const res = await fetch(`${workbench().sim.url}/__control/${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${workbench().sim.url}/__control/${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     if (!res.ok) throw new Error(`control ${method} ${path}: HTTP ${res.status}`);
     return res.json();
   }
@@ -43,6 +47,12 @@ describe('rent survives a window reload mid-rent', () => {
     await wb.page.keyboard.press('Escape');
     const all = await instances();
     if (all.length !== 1) throw new Error(`expected exactly one instance after the reloaded rent, found ${all.length}`);
-    await expect(wb.section('Instances').locator('.monaco-list-row').filter({ hasText: /running|loading|provisioning/ }), 30_000).toBeVisible();
+    await expect(
+      wb
+        .section('Instances')
+        .locator('.monaco-list-row')
+        .filter({ hasText: /running|loading|provisioning/ }),
+      30_000,
+    ).toBeVisible();
   });
 });

@@ -43,11 +43,26 @@ export interface Workbench {
 
 let vsix: string | undefined;
 
-export async function openWorkbench(options: { key: string; bootSeconds?: number; env?: Record<string, string>; settings?: Record<string, unknown> }): Promise<Workbench> {
+export async function openWorkbench(options: {
+  key: string;
+  bootSeconds?: number;
+  env?: Record<string, string>;
+  settings?: Record<string, unknown>;
+}): Promise<Workbench> {
   vsix ??= packageExtension({ quiet: true }).path;
   const sim = await startSimulator({ key: options.key, bootSeconds: options.bootSeconds ?? 3 });
   const folder = trackTempDir(mkdtempSync(join(tmpdir(), 'gpu-rental-e2e-')));
-  const server = await startCodeServer({ install: [vsix], settings: { 'gpuRental.apiUrl': sim.url, 'gpuRental.pollIntervalSeconds': 2, 'terminal.integrated.gpuAcceleration': 'off', ...options.settings }, env: options.env, home: trackTempDir(mkdtempSync(join(tmpdir(), 'gpu-rental-e2e-home-'))) });
+  const server = await startCodeServer({
+    install: [vsix],
+    settings: {
+      'gpuRental.apiUrl': sim.url,
+      'gpuRental.pollIntervalSeconds': 2,
+      'terminal.integrated.gpuAcceleration': 'off',
+      ...options.settings,
+    },
+    env: options.env,
+    home: trackTempDir(mkdtempSync(join(tmpdir(), 'gpu-rental-e2e-home-'))),
+  });
   const browser = await launchBrowser();
   const page = browser.pages()[0] ?? (await browser.newPage());
   await page.goto(server.url(folder));
@@ -64,7 +79,9 @@ export async function openWorkbench(options: { key: string; bootSeconds?: number
       if (readme) await page.screenshot({ path: join(REPO, 'media', 'screenshots', `${name}.png`) });
     },
     async openSidebar() {
-      const tab = page.locator('.activitybar .action-item a[aria-label^="GPU Rental"], .activitybar .action-item[aria-label^="GPU Rental"]').first();
+      const tab = page
+        .locator('.activitybar .action-item a[aria-label^="GPU Rental"], .activitybar .action-item[aria-label^="GPU Rental"]')
+        .first();
       await tab.click();
       await wb.section('Instances').waitFor();
     },
@@ -83,7 +100,11 @@ export async function openWorkbench(options: { key: string; bootSeconds?: number
       return page.locator('.quick-input-widget');
     },
     async rentFirstOfferToConfirmation() {
-      const offer = wb.section('Offers').locator('.monaco-list-row').filter({ hasText: /\$\d+\.\d+\/h/ }).first();
+      const offer = wb
+        .section('Offers')
+        .locator('.monaco-list-row')
+        .filter({ hasText: /\$\d+\.\d+\/h/ })
+        .first();
       await wb.contextMenu(offer, 'Rent…');
       await wb.pick('ubuntu:22.04');
       await expect(wb.quickInput().getByText(/Disk size in GB/)).toBeVisible();

@@ -6,8 +6,11 @@ import { chromium, type BrowserContext } from 'playwright-core';
 import { CHROMIUM } from './paths';
 import { onCleanup, trackTempDir } from './processes';
 
-export async function launchBrowser(options: { headless?: boolean; viewport?: { width: number; height: number } } = {}): Promise<BrowserContext> {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium was not found at ${CHROMIUM}. Install Debian's chromium (bash .ci/run does), or set CHROMIUM_PATH.`);
+export async function launchBrowser(
+  options: { headless?: boolean; viewport?: { width: number; height: number } } = {},
+): Promise<BrowserContext> {
+  if (!existsSync(CHROMIUM))
+    throw new Error(`Chromium was not found at ${CHROMIUM}. Install Debian's chromium (bash .ci/run does), or set CHROMIUM_PATH.`);
   const root = trackTempDir(mkdtempSync(join(tmpdir(), 'gpu-rental-chromium-')));
   const profile = join(root, 'profile');
   const own = { TMPDIR: join(root, 'tmp'), XDG_CONFIG_HOME: join(root, 'config'), XDG_CACHE_HOME: join(root, 'cache') };
@@ -23,7 +26,15 @@ export async function launchBrowser(options: { headless?: boolean; viewport?: { 
     handleSIGTERM: false,
     handleSIGHUP: false,
     viewport: options.viewport ?? { width: 1400, height: 900 },
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   onCleanup(() => context.close());
   return context;

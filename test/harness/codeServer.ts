@@ -36,9 +36,15 @@ export function ensureCodeServer(): string {
     PATH: `${join(REPO, 'node_modules', 'node', 'bin')}:${process.env.PATH ?? ''}`,
     npm_config_nodedir: NODE24_DIR,
   };
-  const result = spawnSync('npm', ['install', '--no-save', '--no-fund', '--no-audit', '--loglevel=error', `code-server@${CODE_SERVER_VERSION}`], { cwd: INSTALL_DIR, env, stdio: 'inherit' });
+  const result = spawnSync(
+    'npm',
+    ['install', '--no-save', '--no-fund', '--no-audit', '--loglevel=error', `code-server@${CODE_SERVER_VERSION}`],
+    { cwd: INSTALL_DIR, env, stdio: 'inherit' },
+  );
   if (result.status !== 0 || !existsSync(ENTRY)) {
-    throw new Error(`Installing code-server failed (exit ${result.status}). It needs Debian's libkrb5-dev, python3, make and g++ (bash .ci/run installs them).`);
+    throw new Error(
+      `Installing code-server failed (exit ${result.status}). It needs Debian's libkrb5-dev, python3, make and g++ (bash .ci/run installs them).`,
+    );
   }
   writeFileSync(MARKER, new Date().toISOString());
   console.log(`code-server ${CODE_SERVER_VERSION} installed in ${Math.round((Date.now() - started) / 1000)} s.`);
@@ -82,7 +88,10 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
     mkdirSync(join(options.home, '.ssh'), { recursive: true, mode: 0o700 });
     sandbox['remote.SSH.configFile'] = join(options.home, '.ssh', 'config');
   }
-  writeFileSync(join(userDataDir, 'User', 'settings.json'), JSON.stringify({ ...QUIET_SETTINGS, ...sandbox, ...options.settings }, null, 2));
+  writeFileSync(
+    join(userDataDir, 'User', 'settings.json'),
+    JSON.stringify({ ...QUIET_SETTINGS, ...sandbox, ...options.settings }, null, 2),
+  );
   const base = ['--user-data-dir', userDataDir, '--extensions-dir', extensionsDir];
   const env = { ...process.env, ...privateDirs(), ...(options.home ? { HOME: options.home } : {}), ...options.env };
   for (const vsix of options.install ?? []) {
@@ -93,13 +102,16 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
   const args = [
     entry,
     ...base,
-    '--auth', 'none',
-    '--bind-addr', `127.0.0.1:${port}`,
+    '--auth',
+    'none',
+    '--bind-addr',
+    `127.0.0.1:${port}`,
     '--disable-telemetry',
     '--disable-update-check',
     '--disable-workspace-trust',
     '--disable-getting-started-override',
-    '--vscode-option', 'enable-smoke-test-driver',
+    '--vscode-option',
+    'enable-smoke-test-driver',
   ];
   const child = spawnTracked(NODE_BIN, args, { env });
   let output = '';
@@ -131,7 +143,12 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
  */
 function privateDirs(): Record<string, string> {
   const root = trackTempDir(mkdtempSync(join(tmpdir(), 'gpu-rental-cs-')));
-  const dirs = { TMPDIR: join(root, 'tmp'), XDG_CONFIG_HOME: join(root, 'config'), XDG_DATA_HOME: join(root, 'data'), XDG_CACHE_HOME: join(root, 'cache') };
+  const dirs = {
+    TMPDIR: join(root, 'tmp'),
+    XDG_CONFIG_HOME: join(root, 'config'),
+    XDG_DATA_HOME: join(root, 'data'),
+    XDG_CACHE_HOME: join(root, 'cache'),
+  };
   for (const dir of Object.values(dirs)) mkdirSync(dir);
   return dirs;
 }

@@ -155,7 +155,10 @@ export function portIsFree(port: number): Promise<boolean> {
 export function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs: number, what: string): Promise<RegExpMatchArray> {
   return new Promise((resolve, reject) => {
     let buffered = '';
-    const timer = setTimeout(() => reject(new Error(`${what} did not start within ${timeoutMs / 1000} s. Output:\n${buffered.slice(-2000)}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`${what} did not start within ${timeoutMs / 1000} s. Output:\n${buffered.slice(-2000)}`)),
+      timeoutMs,
+    );
     const onData = (chunk: Buffer) => {
       buffered += chunk.toString('utf8');
       const match = pattern.exec(buffered);

@@ -96,7 +96,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RecordingP
         up.pipe(res);
       },
     );
-    upstream.on('error', () => res.headersSent ? res.destroy() : res.writeHead(502).end());
+    upstream.on('error', () => (res.headersSent ? res.destroy() : res.writeHead(502).end()));
     req.pipe(upstream);
   });
   server.on('connection', (socket: net.Socket) => {
@@ -204,9 +204,23 @@ export function selfSignedCertificate(hostname: string): { key: string; cert: st
     execFileSync(
       'openssl',
       [
-        'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-        '-subj', `/CN=${hostname}`, '-addext', `subjectAltName=DNS:${hostname}`,
-        '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        `/CN=${hostname}`,
+        '-addext',
+        `subjectAltName=DNS:${hostname}`,
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
       ],
       { stdio: 'pipe' },
     );

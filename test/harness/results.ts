@@ -14,7 +14,10 @@ export interface Outcome {
  * Follows the results file the suites write inside the extension host, printing each test as it
  * ends, until the end record, an overall timeout, or one test running longer than `testTimeoutMs`.
  */
-export async function followResults(file: string, options: { timeoutMs: number; testTimeoutMs: number; startTimeoutMs: number; onRecord?: (r: ResultRecord) => void }): Promise<Outcome> {
+export async function followResults(
+  file: string,
+  options: { timeoutMs: number; testTimeoutMs: number; startTimeoutMs: number; onRecord?: (r: ResultRecord) => void },
+): Promise<Outcome> {
   const started = Date.now();
   let seen = 0;
   let current: { title: string; since: number } | undefined;
@@ -23,7 +26,10 @@ export async function followResults(file: string, options: { timeoutMs: number; 
   for (;;) {
     const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
     // Only whole lines: the extension host may be halfway through appending one.
-    const lines = text.slice(0, text.lastIndexOf('\n') + 1).split('\n').filter(Boolean);
+    const lines = text
+      .slice(0, text.lastIndexOf('\n') + 1)
+      .split('\n')
+      .filter(Boolean);
     for (const line of lines.slice(seen)) {
       const record = JSON.parse(line) as ResultRecord;
       options.onRecord?.(record);

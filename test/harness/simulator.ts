@@ -8,7 +8,13 @@ export interface SimulatorProcess {
 }
 
 /** Starts the marketplace simulator CLI as a child process and waits for its listening line. */
-export async function startSimulator(options: { key: string; bootSeconds: number; port?: number; state?: string; extraArgs?: string[] }): Promise<SimulatorProcess> {
+export async function startSimulator(options: {
+  key: string;
+  bootSeconds: number;
+  port?: number;
+  state?: string;
+  extraArgs?: string[];
+}): Promise<SimulatorProcess> {
   const args = [join(REPO, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(REPO, 'test', 'marketplace', 'cli.ts')];
   args.push('--port', String(options.port ?? 0), '--api-key', options.key, '--boot-seconds', String(options.bootSeconds));
   if (options.state) args.push('--state', options.state);

@@ -54,7 +54,9 @@ async function main(): Promise<void> {
     // Connect writes SSH keys and config: into .vscode-test/start/home, not the developer's ~/.ssh.
     home: join(home, 'home'),
   });
-  console.log(`\nGPU Rental is ready. Open this in a browser:\n\n  ${server.url(workspace)}\n\nThe GPU Rental icon is in the activity bar. Press Ctrl-C to stop everything.`);
+  console.log(
+    `\nGPU Rental is ready. Open this in a browser:\n\n  ${server.url(workspace)}\n\nThe GPU Rental icon is in the activity bar. Press Ctrl-C to stop everything.`,
+  );
   await new Promise(() => {});
 }
 

@@ -8,7 +8,8 @@ import type { Offer } from '../../src/core/api/offers';
 import type { AccountViewItem } from '../../src/ui/views/accountView';
 import { api, eventually, extensionApi, signIn, sim } from './support';
 
-const isForbidden = (e: unknown) => (e as { name?: string; kind?: string }).name === 'ApiError' && (e as { kind?: string }).kind === 'forbidden';
+const isForbidden = (e: unknown) =>
+  (e as { name?: string; kind?: string }).name === 'ApiError' && (e as { kind?: string }).kind === 'forbidden';
 type Key = { id: number; name: string | null };
 const apiKeys = async () => ((await api('GET', '/api/v0/auth/apikeys/', sim.key)) as { apikeys: Key[] }).apikeys;
 const sshKeys = async () => JSON.stringify(await api('GET', '/api/v0/ssh/', sim.key));
@@ -25,7 +26,11 @@ async function rented(): Promise<number> {
   const body = { rentable: { eq: true }, order: [['dph_total', 'asc']], limit: 30, type: 'on-demand' };
   const offers = ((await api('POST', '/api/v0/bundles/', sim.key, body)) as { offers: Offer[] }).offers;
   const offer = offers[Math.floor(Math.random() * offers.length)]!;
-  return ((await api('PUT', `/api/v0/asks/${offer.id}/`, sim.key, { client_id: 'me', image: 'ubuntu:22.04', disk: 8 })) as { new_contract: number }).new_contract;
+  return (
+    (await api('PUT', `/api/v0/asks/${offer.id}/`, sim.key, { client_id: 'me', image: 'ubuntu:22.04', disk: 8 })) as {
+      new_contract: number;
+    }
+  ).new_contract;
 }
 
 /** Signs in with the full key and answers confirmations with `answer`. */
@@ -52,14 +57,20 @@ describe('account: API keys and SSH keys from the palette and the Account view',
 
   it('creates a scoped read-only key, lists it with its scope, and a rent with it is refused naming the permission', async () => {
     const x = await extensionApi();
-    const created = await vscode.commands.executeCommand<{ id: number; key: string }>('gpuRental.createApiKey', { name: 'it-read-only', categories: ['instance_read', 'user_read', 'misc'] });
+    const created = await vscode.commands.executeCommand<{ id: number; key: string }>('gpuRental.createApiKey', {
+      name: 'it-read-only',
+      categories: ['instance_read', 'user_read', 'misc'],
+    });
     assert.ok(created?.key);
     const row = (await section('API Keys')).find((i) => i.label === 'it-read-only');
     assert.ok(row, 'listed');
     assert.equal(row.description, 'read-only: instance_read, user_read, misc');
 
     assert.equal(await vscode.commands.executeCommand('gpuRental.setApiKey', created.key), true);
-    const [offer] = await x.services.session.client.offers.search({ query: { filters: { rentable: { eq: true } }, order: [], type: 'on-demand' }, limit: 1 });
+    const [offer] = await x.services.session.client.offers.search({
+      query: { filters: { rentable: { eq: true } }, order: [], type: 'on-demand' },
+      limit: 1,
+    });
     await assert.rejects(x.services.session.client.instances.create(offer!.id, { image: 'ubuntu:22.04', disk: 8 }), (e: unknown) => {
       // The suites are bundled apart from the extension: its ApiError is another class here.
       assert.ok(isForbidden(e) && /lacks the "instance_write" permission/.test((e as Error).message), String(e));
@@ -69,23 +80,35 @@ describe('account: API keys and SSH keys from the palette and the Account view',
     assert.match(String((await section('API Keys')).find((i) => i.label === 'it-read-only')?.description), /in use here/);
     assert.equal(await vscode.commands.executeCommand('gpuRental.deleteApiKey', created.id), false);
     assert.deepEqual(c.asked, [], 'refused before asking');
-    assert.ok((await apiKeys()).some((k) => k.id === created.id), 'still there');
+    assert.ok(
+      (await apiKeys()).some((k) => k.id === created.id),
+      'still there',
+    );
   });
 
   it('a section the key may not read says which permission it lacks', async () => {
-    const created = await vscode.commands.executeCommand<{ id: number; key: string }>('gpuRental.createApiKey', { name: 'it-misc-only', categories: ['misc'] });
+    const created = await vscode.commands.executeCommand<{ id: number; key: string }>('gpuRental.createApiKey', {
+      name: 'it-misc-only',
+      categories: ['misc'],
+    });
     assert.equal(await vscode.commands.executeCommand('gpuRental.setApiKey', created!.key), true);
     const [note] = await section('SSH Keys');
     assert.match(String(note?.label), /lacks 'user_read'/);
   });
 
   it('deletes (revokes) another key only after the confirmation', async () => {
-    const created = await vscode.commands.executeCommand<{ id: number; key: string }>('gpuRental.createApiKey', { name: 'it-to-delete', categories: ['misc'] });
+    const created = await vscode.commands.executeCommand<{ id: number; key: string }>('gpuRental.createApiKey', {
+      name: 'it-to-delete',
+      categories: ['misc'],
+    });
     assert.ok(created);
     c.answer = false;
     assert.equal(await vscode.commands.executeCommand('gpuRental.deleteApiKey', created!.id), false);
     assert.match(c.asked[0]!, /Delete API key "it-to-delete"\?/);
-    assert.ok((await apiKeys()).some((k) => k.id === created!.id), 'declined: kept');
+    assert.ok(
+      (await apiKeys()).some((k) => k.id === created!.id),
+      'declined: kept',
+    );
     c.answer = true;
     assert.equal(await vscode.commands.executeCommand('gpuRental.deleteApiKey', created!.id), true);
     assert.ok(!(await apiKeys()).some((k) => k.id === created!.id), 'deleted');
@@ -95,7 +118,11 @@ describe('account: API keys and SSH keys from the palette and the Account view',
     const x = await extensionApi();
     const mine = await rented();
     const other = await rented();
-    const created = await vscode.commands.executeCommand<{ id: number; key: string }>('gpuRental.createApiKey', { name: 'it-one-instance', categories: ['instance_read', 'instance_write'], instanceId: mine });
+    const created = await vscode.commands.executeCommand<{ id: number; key: string }>('gpuRental.createApiKey', {
+      name: 'it-one-instance',
+      categories: ['instance_read', 'instance_write'],
+      instanceId: mine,
+    });
     assert.equal(await vscode.commands.executeCommand('gpuRental.setApiKey', created!.key), true);
     assert.equal((await x.services.session.client.instances.show(mine)).id, mine);
     await assert.rejects(x.services.session.client.instances.destroy(other), isForbidden);
@@ -111,8 +138,15 @@ describe('account: API keys and SSH keys from the palette and the Account view',
     const body = publicKey.split(' ')[1]!;
     const added = await vscode.commands.executeCommand<{ id: number }>('gpuRental.addSshKey', publicKey);
     assert.ok((await sshKeys()).includes(body), 'on the account');
-    assert.ok((await section('SSH Keys')).some((i) => i.label === 'it-added'), 'in the view');
-    assert.equal((await vscode.commands.executeCommand<{ id: number }>('gpuRental.addSshKey', publicKey))?.id, added!.id, 'not added twice');
+    assert.ok(
+      (await section('SSH Keys')).some((i) => i.label === 'it-added'),
+      'in the view',
+    );
+    assert.equal(
+      (await vscode.commands.executeCommand<{ id: number }>('gpuRental.addSshKey', publicKey))?.id,
+      added!.id,
+      'not added twice',
+    );
     await assert.doesNotReject(async () => {
       const refused = await vscode.commands.executeCommand('gpuRental.addSshKey', readFileSync(join(dir, 'k'), 'utf8'));
       assert.equal(refused, undefined, 'a private key is refused');
@@ -123,7 +157,9 @@ describe('account: API keys and SSH keys from the palette and the Account view',
     const onInstance = async () => JSON.stringify(await api('GET', `/api/v0/instances/${id}/ssh/`, sim.key));
     assert.ok((await onInstance()).includes(body), 'attached');
     const attached = ((await api('GET', `/api/v0/instances/${id}/ssh/`, sim.key)) as { ssh_keys: string }).ssh_keys;
-    const instanceKeyId = (JSON.parse(attached) as Array<{ id: number; public_key?: string; ssh_key?: string }>).find((k) => (k.public_key ?? k.ssh_key ?? '').includes(body))!.id;
+    const instanceKeyId = (JSON.parse(attached) as Array<{ id: number; public_key?: string; ssh_key?: string }>).find((k) =>
+      (k.public_key ?? k.ssh_key ?? '').includes(body),
+    )!.id;
     c.answer = false;
     assert.equal(await vscode.commands.executeCommand('gpuRental.detachSshKey', id, instanceKeyId), false);
     assert.ok((await onInstance()).includes(body), 'declined: still attached');
@@ -148,11 +184,20 @@ describe('account: billing', function () {
 
   it('shows charges and credits with totals in the Account view and as a readable report', async () => {
     const id = await rented();
-    await eventually(async () => ((await api('GET', `/api/v0/instances/${id}/?owner=me`, sim.key)) as { instances: { actual_status: string | null } }).instances.actual_status === 'running', 'running', 20_000);
+    await eventually(
+      async () =>
+        ((await api('GET', `/api/v0/instances/${id}/?owner=me`, sim.key)) as { instances: { actual_status: string | null } }).instances
+          .actual_status === 'running',
+      'running',
+      20_000,
+    );
     await new Promise((r) => setTimeout(r, 1_500));
     const rows = await section('Billing');
     assert.match(String(rows[0]?.label), /^Charges, last 30 days: \$\d+\.\d+/);
-    assert.ok(rows.some((r) => String(r.label).includes(`instance-${id}`)), 'the instance has a line');
+    assert.ok(
+      rows.some((r) => String(r.label).includes(`instance-${id}`)),
+      'the instance has a line',
+    );
     assert.match(String(rows.find((r) => String(r.label).startsWith('Credits'))?.label), /Credits and payments: \$[\d,]+\.\d\d/);
 
     const report = await vscode.commands.executeCommand<string>('gpuRental.showBilling');
@@ -166,7 +211,10 @@ describe('account: billing', function () {
   });
 
   it('a key without billing_read sees why', async () => {
-    const created = await vscode.commands.executeCommand<{ id: number; key: string }>('gpuRental.createApiKey', { name: 'it-no-billing', categories: ['user_read'] });
+    const created = await vscode.commands.executeCommand<{ id: number; key: string }>('gpuRental.createApiKey', {
+      name: 'it-no-billing',
+      categories: ['user_read'],
+    });
     assert.equal(await vscode.commands.executeCommand('gpuRental.setApiKey', created!.key), true);
     const [note] = await section('Billing');
     assert.match(String(note?.label), /lacks 'billing_read'/);
@@ -179,7 +227,7 @@ describe('account: team', function () {
   after(signIn);
 
   type Member = { id: number; email: string | null; roles?: string[] };
-  const members = async () => ((await api('GET', '/api/v0/team/members/', sim.key)) as { members?: Member[] } | Member[]);
+  const members = async () => (await api('GET', '/api/v0/team/members/', sim.key)) as { members?: Member[] } | Member[];
   const list = async (): Promise<Member[]> => {
     const m = await members();
     return Array.isArray(m) ? m : (m.members ?? []);
@@ -201,7 +249,10 @@ describe('account: team', function () {
     c.answer = false;
     assert.equal(await vscode.commands.executeCommand('gpuRental.removeTeamMember', ada.id), false);
     assert.match(c.asked[0]!, /Remove ada@example\.test from the team\?/);
-    assert.ok((await list()).some((m) => m.id === ada.id), 'declined: still a member');
+    assert.ok(
+      (await list()).some((m) => m.id === ada.id),
+      'declined: still a member',
+    );
     c.answer = true;
     assert.equal(await vscode.commands.executeCommand('gpuRental.removeTeamMember', ada.id), true);
     assert.ok(!(await list()).some((m) => m.id === ada.id), 'removed');
@@ -210,7 +261,7 @@ describe('account: team', function () {
   it('deletes a role after a confirmation naming who holds it; declined keeps it; owner is refused', async () => {
     assert.equal(await vscode.commands.executeCommand('gpuRental.saveTeamRole', 'it-temp', ['instance_read']), true);
     assert.equal(await vscode.commands.executeCommand('gpuRental.inviteTeamMember', 'bob@example.test', 'it-temp'), true);
-    const roleNames = async () => ((await section('Team')).filter((i) => String(i.description).startsWith('role')).map((i) => i.label));
+    const roleNames = async () => (await section('Team')).filter((i) => String(i.description).startsWith('role')).map((i) => i.label);
     c.answer = false;
     assert.equal(await vscode.commands.executeCommand('gpuRental.deleteTeamRole', 'it-temp'), false);
     assert.match(c.asked[0]!, /Delete the team role "it-temp"\?/);
@@ -223,14 +274,21 @@ describe('account: team', function () {
   });
 
   it('a key without team permissions sees why, not an empty list', async () => {
-    const created = await vscode.commands.executeCommand<{ id: number; key: string }>('gpuRental.createApiKey', { name: 'it-no-team', categories: ['user_read'] });
+    const created = await vscode.commands.executeCommand<{ id: number; key: string }>('gpuRental.createApiKey', {
+      name: 'it-no-team',
+      categories: ['user_read'],
+    });
     assert.equal(await vscode.commands.executeCommand('gpuRental.setApiKey', created!.key), true);
     const [note] = await section('Team');
     assert.match(String(note?.label), /lacks 'team_read'/);
     // The same key, in the other sections it may not read, and from the palette.
     assert.match(String((await section('Serverless'))[0]?.label), /lacks 'misc'/);
     assert.match(String((await section('Volumes'))[0]?.label), /lacks 'instance_read'/);
-    assert.equal(await vscode.commands.executeCommand('gpuRental.showServerlessLogs', 1), undefined, 'refused, with the message naming the permission');
+    assert.equal(
+      await vscode.commands.executeCommand('gpuRental.showServerlessLogs', 1),
+      undefined,
+      'refused, with the message naming the permission',
+    );
   });
 });
 
@@ -245,7 +303,13 @@ describe('account: templates', function () {
     const x = await extensionApi();
     const body = { rentable: { eq: true }, order: [['dph_total', 'asc']], limit: 40, type: 'on-demand' };
     const offers = ((await api('POST', '/api/v0/bundles/', sim.key, body)) as { offers: Offer[] }).offers;
-    const plan = { image: 'pytorch/pytorch:2.5.1-cuda12.4-cudnn9-devel', disk: 24, runtype: 'ssh_direct', label: `it-tpl-${Date.now()}`, onstart: 'echo mine' };
+    const plan = {
+      image: 'pytorch/pytorch:2.5.1-cuda12.4-cudnn9-devel',
+      disk: 24,
+      runtype: 'ssh_direct',
+      label: `it-tpl-${Date.now()}`,
+      onstart: 'echo mine',
+    };
     const source = await vscode.commands.executeCommand<number>('gpuRental.rentOffer', offers.at(-1)!.id, plan);
     assert.ok(source, 'rented');
     await x.services.poller.refresh();
@@ -263,15 +327,28 @@ describe('account: templates', function () {
     assert.deepEqual(x.services.context.globalState.get('gpuRental.recentTemplates'), [newHash, 'other'], 'the stored reference follows');
     assert.equal((await templates()).find((t) => t.id === saved.id)?.recommended_disk_space, 32);
 
-    const rented = await vscode.commands.executeCommand<number>('gpuRental.rentOffer', offers.at(-2)!.id, { template: newHash, disk: 32, runtype: 'ssh_proxy', label: `${plan.label}-from-template`, idleStopMinutes: 0 });
-    const inst = ((await api('GET', `/api/v0/instances/${rented}/?owner=me`, sim.key)) as { instances: { template_hash_id?: string; image_uuid?: string } }).instances;
+    const rented = await vscode.commands.executeCommand<number>('gpuRental.rentOffer', offers.at(-2)!.id, {
+      template: newHash,
+      disk: 32,
+      runtype: 'ssh_proxy',
+      label: `${plan.label}-from-template`,
+      idleStopMinutes: 0,
+    });
+    const inst = (
+      (await api('GET', `/api/v0/instances/${rented}/?owner=me`, sim.key)) as {
+        instances: { template_hash_id?: string; image_uuid?: string };
+      }
+    ).instances;
     assert.equal(inst.template_hash_id, newHash);
 
     c.answer = false;
     c.asked.length = 0;
     assert.equal(await vscode.commands.executeCommand('gpuRental.deleteTemplate', saved.id), false);
     assert.match(c.asked[0]!, /Delete template "it-template"\?/);
-    assert.ok((await templates()).some((t) => t.id === saved.id), 'declined: kept');
+    assert.ok(
+      (await templates()).some((t) => t.id === saved.id),
+      'declined: kept',
+    );
     c.answer = true;
     assert.equal(await vscode.commands.executeCommand('gpuRental.deleteTemplate', saved.id), true);
     assert.ok(!(await templates()).some((t) => t.id === saved.id), 'deleted');
@@ -286,8 +363,14 @@ describe('account: volumes', function () {
   const volumes = async () => ((await api('GET', '/api/v0/volumes/?owner=me', sim.key)) as { volumes: Vol[] }).volumes;
 
   it('creates a volume from a volume offer, lists it with size and cost, and deletes it after the confirmation', async () => {
-    const offers = ((await api('POST', '/api/v0/volumes/search/', sim.key, { disk_space: { gte: 20 }, limit: 5 })) as { offers: Array<{ id: number }> }).offers;
-    const name = await vscode.commands.executeCommand<string>('gpuRental.createVolume', { offerId: offers[0]!.id, sizeGb: 20, name: 'it-volume' });
+    const offers = (
+      (await api('POST', '/api/v0/volumes/search/', sim.key, { disk_space: { gte: 20 }, limit: 5 })) as { offers: Array<{ id: number }> }
+    ).offers;
+    const name = await vscode.commands.executeCommand<string>('gpuRental.createVolume', {
+      offerId: offers[0]!.id,
+      sizeGb: 20,
+      name: 'it-volume',
+    });
     assert.match(String(name), /^V\.\d+$/);
     const volume = (await volumes()).find((v) => v.label === 'it-volume');
     assert.ok(volume, 'created');
@@ -297,7 +380,10 @@ describe('account: volumes', function () {
     c.answer = false;
     assert.equal(await vscode.commands.executeCommand('gpuRental.deleteVolume', volume.id), false);
     assert.match(c.asked[0]!, /Delete volume "it-volume"\?/);
-    assert.ok((await volumes()).some((v) => v.id === volume.id), 'declined: kept');
+    assert.ok(
+      (await volumes()).some((v) => v.id === volume.id),
+      'declined: kept',
+    );
     c.answer = true;
     assert.equal(await vscode.commands.executeCommand('gpuRental.deleteVolume', volume.id), true);
     assert.ok(!(await volumes()).some((v) => v.id === volume.id), 'deleted');
@@ -307,9 +393,20 @@ describe('account: volumes', function () {
     type Row = Vol & { instances?: number[]; machine_id?: number };
     const body = { rentable: { eq: true }, order: [['dph_total', 'asc']], limit: 40, type: 'on-demand' };
     const gpuOffers = ((await api('POST', '/api/v0/bundles/', sim.key, body)) as { offers: Offer[] }).offers;
-    const volumeOffers = ((await api('POST', '/api/v0/volumes/search/', sim.key, { limit: 500 })) as { offers: Array<{ id: number; machine_id: number }> }).offers;
-    const [offer, volumeOffer] = gpuOffers.flatMap((o) => volumeOffers.filter((v) => v.machine_id === o.machine_id).map((v) => [o, v] as const))[0]!;
-    const plan = { image: 'ubuntu:22.04', disk: 8, runtype: 'ssh_direct', label: `it-vol-${Date.now()}`, idleStopMinutes: 0, volume: { create_new: true, volume_id: volumeOffer.id, size: 12, mount_path: '/data' } };
+    const volumeOffers = (
+      (await api('POST', '/api/v0/volumes/search/', sim.key, { limit: 500 })) as { offers: Array<{ id: number; machine_id: number }> }
+    ).offers;
+    const [offer, volumeOffer] = gpuOffers.flatMap((o) =>
+      volumeOffers.filter((v) => v.machine_id === o.machine_id).map((v) => [o, v] as const),
+    )[0]!;
+    const plan = {
+      image: 'ubuntu:22.04',
+      disk: 8,
+      runtype: 'ssh_direct',
+      label: `it-vol-${Date.now()}`,
+      idleStopMinutes: 0,
+      volume: { create_new: true, volume_id: volumeOffer.id, size: 12, mount_path: '/data' },
+    };
     const first = await vscode.commands.executeCommand<number>('gpuRental.rentOffer', offer.id, plan);
     assert.ok(first, 'rented');
     assert.match(c.asked.join('\n'), /Rent /);
@@ -318,10 +415,20 @@ describe('account: volumes', function () {
     assert.deepEqual([made.disk_space, made.machine_id], [12, offer.machine_id]);
 
     await api('DELETE', `/api/v0/instances/${first}/`, sim.key);
-    await eventually(async () => ((await volumes()) as Row[]).find((v) => v.id === made.id)?.instances?.length === 0, 'the volume to be free');
-    const second = await vscode.commands.executeCommand<number>('gpuRental.rentOffer', offer.id, { ...plan, label: `${plan.label}-2`, volume: { create_new: false, volume_id: made.id, mount_path: '/workspace' } });
+    await eventually(
+      async () => ((await volumes()) as Row[]).find((v) => v.id === made.id)?.instances?.length === 0,
+      'the volume to be free',
+    );
+    const second = await vscode.commands.executeCommand<number>('gpuRental.rentOffer', offer.id, {
+      ...plan,
+      label: `${plan.label}-2`,
+      volume: { create_new: false, volume_id: made.id, mount_path: '/workspace' },
+    });
     assert.ok(second, 'rented again');
-    assert.ok(((await volumes()) as Row[]).find((v) => v.id === made.id)?.instances?.includes(second), 'the same volume, now on the second instance');
+    assert.ok(
+      ((await volumes()) as Row[]).find((v) => v.id === made.id)?.instances?.includes(second),
+      'the same volume, now on the second instance',
+    );
     await api('DELETE', `/api/v0/instances/${second}/`, sim.key);
   });
 });
@@ -336,14 +443,27 @@ describe('account: serverless', function () {
 
   it('creates an endpoint and a worker group, updates their autoscaling, and deletes both after confirmations', async () => {
     const x = await extensionApi();
-    const id = await vscode.commands.executeCommand<number>('gpuRental.createEndpoint', { endpoint_name: 'it-endpoint', max_workers: 3, cold_workers: 0, target_util: 0.9, min_load: 1, cold_mult: 2.5 });
+    const id = await vscode.commands.executeCommand<number>('gpuRental.createEndpoint', {
+      endpoint_name: 'it-endpoint',
+      max_workers: 3,
+      cold_workers: 0,
+      target_util: 0.9,
+      min_load: 1,
+      cold_mult: 2.5,
+    });
     assert.ok((await endpoints()).some((e) => e.id === id));
     assert.equal(await vscode.commands.executeCommand('gpuRental.updateEndpoint', id, { max_workers: 5, target_util: 0.75 }), true);
     const ep = (await endpoints()).find((e) => e.id === id)!;
     assert.deepEqual([ep.max_workers, ep.target_util], [5, 0.75]);
 
     const template = ((await api('GET', '/api/v0/template/', sim.key)) as { templates: Array<{ hash_id: string }> }).templates[0]!.hash_id;
-    const group = await vscode.commands.executeCommand<number>('gpuRental.createWorkerGroup', id, { template_hash: template, search_params: 'gpu_ram>=24', test_workers: 1, cold_workers: 0, max_workers: 2 });
+    const group = await vscode.commands.executeCommand<number>('gpuRental.createWorkerGroup', id, {
+      template_hash: template,
+      search_params: 'gpu_ram>=24',
+      test_workers: 1,
+      cold_workers: 0,
+      max_workers: 2,
+    });
     assert.ok((await groups()).some((g) => g.id === group && g.endpoint_id === id));
     assert.equal(await vscode.commands.executeCommand('gpuRental.updateWorkerGroup', group, { max_workers: 4 }), true);
     assert.equal((await groups()).find((g) => g.id === group)?.max_workers, 4);
@@ -366,14 +486,21 @@ describe('account: serverless', function () {
     assert.equal(workers?.length, 1);
     const log = await vscode.commands.executeCommand<string>('gpuRental.showServerlessLogs', id);
     assert.match(String(log), /worker group \d+ created[\s\S]*worker \d+ loading[\s\S]*updated max_workers=4/);
-    assert.match(vscode.window.activeTextEditor?.document.getText() ?? '', /^# endpoint "it-endpoint": the last 1000 lines/, 'opened in an editor');
+    assert.match(
+      vscode.window.activeTextEditor?.document.getText() ?? '',
+      /^# endpoint "it-endpoint": the last 1000 lines/,
+      'opened in an editor',
+    );
     const groupLog = await vscode.commands.executeCommand<string>('gpuRental.showServerlessLogs', { group }, 1);
     assert.equal(String(groupLog).split('\n').length, 1, 'tail 1');
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
 
     c.answer = false;
     assert.equal(await vscode.commands.executeCommand('gpuRental.deleteWorkerGroup', group), false);
-    assert.ok((await groups()).some((g) => g.id === group), 'declined: kept');
+    assert.ok(
+      (await groups()).some((g) => g.id === group),
+      'declined: kept',
+    );
     c.answer = true;
     assert.equal(await vscode.commands.executeCommand('gpuRental.deleteWorkerGroup', group), true);
     assert.ok(!(await groups()).some((g) => g.id === group));

@@ -45,8 +45,14 @@ describe('activation at startup', () => {
     const ext = vscode.extensions.getExtension<ExtensionApi>(EXTENSION_ID)!;
     const text = logs(ext.exports.logDir);
     // The extension host logs each activation with its reason (ExtensionService#_doActivateExtension).
-    const reasons = [...text.matchAll(/_doActivateExtension gpu-rental\.gpu-rental, startup: \w+, activationEvent: '([^']+)'/g)].map((m) => m[1]);
-    assert.deepEqual(reasons, ['onStartupFinished'], `activation reasons in the host log (active when the suites began: ${String(startup.activeWhenSuitesBegan)}, after ${startup.activeAfterMs ?? '-'} ms)`);
+    const reasons = [...text.matchAll(/_doActivateExtension gpu-rental\.gpu-rental, startup: \w+, activationEvent: '([^']+)'/g)].map(
+      (m) => m[1],
+    );
+    assert.deepEqual(
+      reasons,
+      ['onStartupFinished'],
+      `activation reasons in the host log (active when the suites began: ${String(startup.activeWhenSuitesBegan)}, after ${startup.activeAfterMs ?? '-'} ms)`,
+    );
   });
 });
 

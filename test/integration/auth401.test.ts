@@ -28,7 +28,10 @@ describe('401 refusals that are not a bad key, and a record without credit', fun
 
   it('Show Billing Report with a key lacking billing_read is refused naming it, and the window stays signed in', async () => {
     const x = await extensionApi();
-    const created = await vscode.commands.executeCommand<{ id: number; key: string }>('gpuRental.createApiKey', { name: 'it-401-no-billing', categories: ['user_read', 'instance_read', 'misc'] });
+    const created = await vscode.commands.executeCommand<{ id: number; key: string }>('gpuRental.createApiKey', {
+      name: 'it-401-no-billing',
+      categories: ['user_read', 'instance_read', 'misc'],
+    });
     assert.ok(created?.key);
     assert.equal(await vscode.commands.executeCommand('gpuRental.setApiKey', created.key), true);
     assert.match(x.services.accountStatus.text, /^\$\(account\) \$[\d,]+\.\d\d/, 'the status bar shows the account');
@@ -36,7 +39,10 @@ describe('401 refusals that are not a bad key, and a record without credit', fun
     const sub = x.services.session.onDidChangeState((s) => kinds.push(s.kind));
     try {
       assert.equal(await vscode.commands.executeCommand('gpuRental.showBilling'), undefined, 'refused');
-      const line = await logLine(/forbidden: GET \/api\/v\S+ 401: Could not read (charges|invoices): this API key lacks the "billing_read" permission/, 'the refusal in the log');
+      const line = await logLine(
+        /forbidden: GET \/api\/v\S+ 401: Could not read (charges|invoices): this API key lacks the "billing_read" permission/,
+        'the refusal in the log',
+      );
       assert.ok(!line.includes(created.key), 'no key in the log');
     } finally {
       sub.dispose();
@@ -53,8 +59,15 @@ describe('401 refusals that are not a bad key, and a record without credit', fun
     const kinds: string[] = [];
     const sub = x.services.session.onDidChangeState((s) => kinds.push(s.kind));
     try {
-      assert.equal(await vscode.commands.executeCommand('gpuRental.createApiKey', { name: 'it-401-tfa', categories: ['misc'] }), undefined, 'refused');
-      const line = await logLine(/forbidden: POST \/api\/v0\/auth\/apikeys\/ 401: Could not create an API key: the service allows this only after a login with two-factor authentication/, 'the two-factor refusal in the log');
+      assert.equal(
+        await vscode.commands.executeCommand('gpuRental.createApiKey', { name: 'it-401-tfa', categories: ['misc'] }),
+        undefined,
+        'refused',
+      );
+      const line = await logLine(
+        /forbidden: POST \/api\/v0\/auth\/apikeys\/ 401: Could not create an API key: the service allows this only after a login with two-factor authentication/,
+        'the two-factor refusal in the log',
+      );
       assert.match(line, /web console/);
       assert.match(line, /still signed in/);
     } finally {

@@ -14,7 +14,8 @@ const HOME = process.env.GPU_RENTAL_TEST_HOME!;
 const SSH_DIR = join(HOME, '.ssh');
 const USER_CONFIG = join(SSH_DIR, 'config');
 /** What the user had before: CRLF, a Host * block, a Match, a comment, no final newline. */
-const USERS_OWN = '# my own settings\r\nHost *\r\n  ServerAliveInterval 5\r\nMatch host example.org\r\n  User me\r\nHost work\r\n  HostName 10.0.0.1';
+const USERS_OWN =
+  '# my own settings\r\nHost *\r\n  ServerAliveInterval 5\r\nMatch host example.org\r\n  User me\r\nHost work\r\n  HostName 10.0.0.1';
 
 type Record = { id: number; actual_status: string | null; ssh_port: number };
 async function show(id: number): Promise<Record | null> {
@@ -25,7 +26,12 @@ async function show(id: number): Promise<Record | null> {
 async function rent(): Promise<number> {
   const body = { rentable: { eq: true }, direct_port_count: { gte: 1 }, order: [['dph_total', 'asc']], limit: 1, type: 'on-demand' };
   const [offer] = ((await api('POST', '/api/v0/bundles/', sim.key, body)) as { offers: Offer[] }).offers;
-  const created = (await api('PUT', `/api/v0/asks/${offer!.id}/`, sim.key, { client_id: 'me', image: 'ubuntu:22.04', disk: 8, runtype: 'ssh_direct' })) as { new_contract: number };
+  const created = (await api('PUT', `/api/v0/asks/${offer!.id}/`, sim.key, {
+    client_id: 'me',
+    image: 'ubuntu:22.04',
+    disk: 8,
+    runtype: 'ssh_direct',
+  })) as { new_contract: number };
   return created.new_contract;
 }
 
@@ -180,7 +186,11 @@ describe('connect: keys, the managed SSH config and the Remote-SSH handoff', fun
       assert.deepEqual(asked, [], 'nothing to confirm: it was meant to run');
       assert.equal((await show(booting))?.actual_status, 'running');
       assert.equal(seen.calls[0]?.uri, `vscode-remote://ssh-remote+${x.services.connector.alias(booting)}/root`);
-      assert.equal((await sshTrue(USER_CONFIG, x.services.connector.alias(booting))).code, 0, 'created after the key was registered: it carries it');
+      assert.equal(
+        (await sshTrue(USER_CONFIG, x.services.connector.alias(booting))).code,
+        0,
+        'created after the key was registered: it carries it',
+      );
     } finally {
       await api('DELETE', `/api/v0/instances/${booting}/`, sim.key);
     }
@@ -205,7 +215,11 @@ describe('connect: keys, the managed SSH config and the Remote-SSH handoff', fun
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const remotePort = (server.address() as { port: number }).port;
     try {
-      const forward = await vscode.commands.executeCommand<{ url: string; localPort: number; stop(): void }>('gpuRental.forwardPort', id, remotePort);
+      const forward = await vscode.commands.executeCommand<{ url: string; localPort: number; stop(): void }>(
+        'gpuRental.forwardPort',
+        id,
+        remotePort,
+      );
       assert.ok(forward, 'forwarded');
       assert.notEqual(forward.localPort, remotePort, 'the port is taken here, so another local port is used');
       assert.equal(await (await fetch(forward.url)).text(), 'hello from the instance');
@@ -246,7 +260,10 @@ describe('connect: keys, the managed SSH config and the Remote-SSH handoff', fun
       assert.equal(await readFile(dotfile, 'utf8'), USERS_OWN, 'the dotfile is untouched');
     } finally {
       await rm(USER_CONFIG);
-      await writeFile(USER_CONFIG, `# >>> gpu-rental: managed by the GPU Rental extension; do not edit between these lines >>>\nInclude ${join(SSH_DIR, 'gpu-rental', '*.conf')}\n# <<< gpu-rental <<<\n${USERS_OWN}`);
+      await writeFile(
+        USER_CONFIG,
+        `# >>> gpu-rental: managed by the GPU Rental extension; do not edit between these lines >>>\nInclude ${join(SSH_DIR, 'gpu-rental', '*.conf')}\n# <<< gpu-rental <<<\n${USERS_OWN}`,
+      );
     }
   });
 
@@ -271,11 +288,24 @@ describe('connect: an instance launched in a Jupyter mode (web console, Jupyter 
     const body = { rentable: { eq: true }, order: [['dph_total', 'asc']], limit: 1, type: 'on-demand' };
     const [offer] = ((await api('POST', '/api/v0/bundles/', sim.key, body)) as { offers: Offer[] }).offers;
     // What the CLI sends for --jupyter: Jupyter, and SSH through the proxy only (22 is not mapped).
-    id = ((await api('PUT', `/api/v0/asks/${offer!.id}/`, sim.key, { client_id: 'me', image: 'ubuntu:22.04', disk: 8, runtype: 'jupyter_proxy ssh_proxy' })) as { new_contract: number }).new_contract;
-    const running = await eventually(async () => {
-      const r = (await api('GET', `/api/v0/instances/${id}/?owner=me`, sim.key)) as { instances: { actual_status: string | null; ssh_port: number; image_runtype: string; ports?: { [k: string]: unknown } } };
-      return r.instances.actual_status === 'running' ? r.instances : undefined;
-    }, 'the Jupyter instance to run', 20_000);
+    id = (
+      (await api('PUT', `/api/v0/asks/${offer!.id}/`, sim.key, {
+        client_id: 'me',
+        image: 'ubuntu:22.04',
+        disk: 8,
+        runtype: 'jupyter_proxy ssh_proxy',
+      })) as { new_contract: number }
+    ).new_contract;
+    const running = await eventually(
+      async () => {
+        const r = (await api('GET', `/api/v0/instances/${id}/?owner=me`, sim.key)) as {
+          instances: { actual_status: string | null; ssh_port: number; image_runtype: string; ports?: { [k: string]: unknown } };
+        };
+        return r.instances.actual_status === 'running' ? r.instances : undefined;
+      },
+      'the Jupyter instance to run',
+      20_000,
+    );
     assert.equal(running.image_runtype, 'jupyter_proxy ssh_proxy');
     assert.equal(running.ports?.['22/tcp'], undefined, 'port 22 is not mapped: only the proxy reaches it');
     port = running.ssh_port;
@@ -294,12 +324,16 @@ describe('connect: an instance launched in a Jupyter mode (web console, Jupyter 
     const alias = x.services.connector.alias(id);
     assert.equal(await vscode.commands.executeCommand('gpuRental.connect', id), 'opened', 'the SSH banner answered at the port written');
     const entry = await readFile(join(SSH_DIR, 'gpu-rental', `${alias}.conf`), 'utf8');
-    assert.match(entry, new RegExp(`Port ${port + 1}\\n`), 'ssh_port + 1, as the service\'s proxy has it for a Jupyter launch');
+    assert.match(entry, new RegExp(`Port ${port + 1}\\n`), "ssh_port + 1, as the service's proxy has it for a Jupyter launch");
     assert.match(entry, /proxy address/);
     assert.deepEqual(seen.calls, [{ uri: `vscode-remote://ssh-remote+${alias}/root`, options: { forceNewWindow: true } }]);
     assert.equal((await sshTrue(USER_CONFIG, alias)).code, 0, 'ssh -F <config> <alias> true works');
     const terminal = await vscode.commands.executeCommand<vscode.Terminal>('gpuRental.openSshTerminal', id);
-    assert.deepEqual((terminal.creationOptions as vscode.TerminalOptions).shellArgs, ['-F', USER_CONFIG, alias], 'the terminal runs ssh on that same entry');
+    assert.deepEqual(
+      (terminal.creationOptions as vscode.TerminalOptions).shellArgs,
+      ['-F', USER_CONFIG, alias],
+      'the terminal runs ssh on that same entry',
+    );
     terminal.dispose();
   });
 });

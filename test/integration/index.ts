@@ -46,7 +46,9 @@ function mapStack(stack: string): string {
     const compiled = isAbsolute(file) ? file : resolve(process.cwd(), file);
     const entry = findSourceMap(compiled)?.findEntry(Number(line) - 1, Number(column) - 1);
     if (!entry || !('originalSource' in entry)) return frame;
-    const source = entry.originalSource.startsWith('file:') ? fileURLToPath(entry.originalSource) : resolve(dirname(compiled), entry.originalSource);
+    const source = entry.originalSource.startsWith('file:')
+      ? fileURLToPath(entry.originalSource)
+      : resolve(dirname(compiled), entry.originalSource);
     return `${relative(REPO, source)}:${entry.originalLine + 1}:${entry.originalColumn + 1}`;
   });
 }

@@ -15,7 +15,9 @@ async function show(id: number): Promise<Record | null> {
 async function rentedAndRunning(): Promise<number> {
   const body = { rentable: { eq: true }, order: [['dph_total', 'asc']], limit: 1, type: 'on-demand' };
   const [offer] = ((await api('POST', '/api/v0/bundles/', sim.key, body)) as { offers: Offer[] }).offers;
-  const created = (await api('PUT', `/api/v0/asks/${offer!.id}/`, sim.key, { client_id: 'me', image: 'ubuntu:22.04', disk: 8 })) as { new_contract: number };
+  const created = (await api('PUT', `/api/v0/asks/${offer!.id}/`, sim.key, { client_id: 'me', image: 'ubuntu:22.04', disk: 8 })) as {
+    new_contract: number;
+  };
   await eventually(async () => (await show(created.new_contract))?.actual_status === 'running', 'the instance to run', 20_000);
   return created.new_contract;
 }
@@ -93,7 +95,10 @@ describe('instances: lifecycle from the tree', () => {
       await x.services.poller.refresh();
       await x.services.poller.refresh();
       assert.equal(failures.length, 2);
-      assert.ok(x.services.instancesView.current.some((i) => i.instance.id === id), 'the last list is still shown');
+      assert.ok(
+        x.services.instancesView.current.some((i) => i.instance.id === id),
+        'the last list is still shown',
+      );
       await x.services.poller.refresh();
       assert.ok(await item(id));
     } finally {

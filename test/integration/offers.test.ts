@@ -27,11 +27,17 @@ describe('offers: search, sort, relax, load more', () => {
     await vscode.commands.executeCommand('gpuRental.sortOffers', 'price');
     await x.services.offersView.getChildren();
     const prices = x.services.offersView.offers.map((o) => o.dph_total);
-    assert.deepEqual(prices, [...prices].sort((a, b) => a - b));
+    assert.deepEqual(
+      prices,
+      [...prices].sort((a, b) => a - b),
+    );
     await vscode.commands.executeCommand('gpuRental.sortOffers', 'value');
     await x.services.offersView.getChildren();
     const value = x.services.offersView.offers.map((o) => o.dlperf_per_dphtotal ?? 0);
-    assert.deepEqual(value, [...value].sort((a, b) => b - a));
+    assert.deepEqual(
+      value,
+      [...value].sort((a, b) => b - a),
+    );
   });
 
   it('with no results, names the filter to relax and relaxes it in one click', async () => {

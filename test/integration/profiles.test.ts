@@ -14,10 +14,15 @@ async function rentAs(key: string): Promise<number> {
   const body = { rentable: { eq: true }, direct_port_count: { gte: 1 }, order: [['dph_total', 'asc']], limit: 20, type: 'on-demand' };
   const offers = ((await api('POST', '/api/v0/bundles/', key, body)) as { offers: Offer[] }).offers;
   const offer = offers[Math.floor(Math.random() * offers.length)]!;
-  return ((await api('PUT', `/api/v0/asks/${offer.id}/`, key, { client_id: 'me', image: 'ubuntu:22.04', disk: 8, runtype: 'ssh_direct' })) as { new_contract: number }).new_contract;
+  return (
+    (await api('PUT', `/api/v0/asks/${offer.id}/`, key, { client_id: 'me', image: 'ubuntu:22.04', disk: 8, runtype: 'ssh_direct' })) as {
+      new_contract: number;
+    }
+  ).new_contract;
 }
 
-const idsOf = async (key: string) => ((await api('GET', '/api/v0/instances/?owner=me', key)) as { instances: Row[] }).instances.map((i) => i.id);
+const idsOf = async (key: string) =>
+  ((await api('GET', '/api/v0/instances/?owner=me', key)) as { instances: Row[] }).instances.map((i) => i.id);
 
 describe('profiles: two accounts side by side, switched from the palette', function () {
   this.timeout(90_000);
@@ -50,7 +55,11 @@ describe('profiles: two accounts side by side, switched from the palette', funct
 
   it("adds a profile with its own key; the status bar names it, and the views show only that account's instances", async () => {
     const x = await extensionApi();
-    const id = await vscode.commands.executeCommand<string>('gpuRental.addProfile', { name: 'Second', baseUrl: sim.url, apiKey: second.key });
+    const id = await vscode.commands.executeCommand<string>('gpuRental.addProfile', {
+      name: 'Second',
+      baseUrl: sim.url,
+      apiKey: second.key,
+    });
     assert.equal(id, 'second');
     assert.equal(x.services.session.profileId, 'second');
     const state = x.services.session.state;
@@ -74,7 +83,13 @@ describe('profiles: two accounts side by side, switched from the palette', funct
       installExtension: async () => undefined,
     };
     x.services.handoff = handoff;
-    await eventually(async () => ((await api('GET', `/api/v0/instances/${secondInstance}/?owner=me`, second.key)) as { instances: Row }).instances.actual_status === 'running', 'the instance to run', 20_000);
+    await eventually(
+      async () =>
+        ((await api('GET', `/api/v0/instances/${secondInstance}/?owner=me`, second.key)) as { instances: Row }).instances.actual_status ===
+        'running',
+      'the instance to run',
+      20_000,
+    );
 
     assert.equal(await vscode.commands.executeCommand('gpuRental.connect', secondInstance), 'opened');
     const alias = `gpu-rental-second-${secondInstance}`;
@@ -90,7 +105,10 @@ describe('profiles: two accounts side by side, switched from the palette', funct
     assert.match(x.services.accountStatus.text, /^\$\(account\) Default · \$/);
     await x.services.poller.refresh();
     await x.services.poller.refresh();
-    assert.ok(!(x.services.poller.snapshot?.instances ?? []).some((i) => i.id === secondInstance), "the other account's instance is not listed");
+    assert.ok(
+      !(x.services.poller.snapshot?.instances ?? []).some((i) => i.id === secondInstance),
+      "the other account's instance is not listed",
+    );
     // It vanished from the list only because another account is shown: its entry stays.
     await new Promise((r) => setTimeout(r, 300));
     await stat(hostFile);
@@ -104,7 +122,13 @@ describe('profiles: two accounts side by side, switched from the palette', funct
     const [offer] = ((await api('POST', '/api/v0/bundles/', second.key, body)) as { offers: Offer[] }).offers;
     await control('POST', 'faults', { kind: 'latency', ms: 1500, method: 'PUT', path: '/api/v0/asks/', count: 1 });
     try {
-      const renting = vscode.commands.executeCommand<number>('gpuRental.rentOffer', offer!.id, { image: 'ubuntu:22.04', disk: 8, runtype: 'ssh_proxy', label: `it-profile-rent-${Date.now()}`, idleStopMinutes: 0 });
+      const renting = vscode.commands.executeCommand<number>('gpuRental.rentOffer', offer!.id, {
+        image: 'ubuntu:22.04',
+        disk: 8,
+        runtype: 'ssh_proxy',
+        label: `it-profile-rent-${Date.now()}`,
+        idleStopMinutes: 0,
+      });
       await eventually(() => x.services.renter.busy, 'the rent to be sent');
       await assert.rejects(x.services.switchProfile('default'), /A rent is in progress/);
       assert.equal(x.services.session.profileId, 'second');

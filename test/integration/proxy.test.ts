@@ -7,7 +7,8 @@ import { eventually, extensionApi, setApiUrl, signIn, sim } from './support';
 const HOST = 'marketplace.test';
 
 /** The instance behind a tree row, if the row is one (the tree also has rows for unreadable records). */
-const instanceOf = (row: object | undefined) => (row && 'instance' in row ? (row as { instance: { actual_status: string | null } }).instance : undefined);
+const instanceOf = (row: object | undefined) =>
+  row && 'instance' in row ? (row as { instance: { actual_status: string | null } }).instance : undefined;
 
 /**
  * The extension behind VS Code's http.proxy: a recording proxy and a TLS front before the run's
@@ -72,10 +73,15 @@ describe('proxy: the extension behind http.proxy', function () {
     const ours = proxy.records.filter((r) => r.line.includes(HOST));
     const connects = proxy.connects().filter((c) => c === `${HOST}:${front.port}`);
     assert.ok(connects.length > 0, 'the proxy carried the requests');
-    assert.ok(ours.every((r) => r.line.startsWith('CONNECT ')), `only CONNECT in clear: ${ours.map((r) => r.line).join(', ')}`);
+    assert.ok(
+      ours.every((r) => r.line.startsWith('CONNECT ')),
+      `only CONNECT in clear: ${ours.map((r) => r.line).join(', ')}`,
+    );
     assert.ok(front.connections() > 0);
     assert.equal(proxy.saw(sim.key), false, 'the proxy read the key');
     assert.equal(proxy.saw('Bearer'), false, 'the proxy read an Authorization header');
-    console.log(`proxy: ${connects.length} CONNECT to ${HOST}, ${proxy.tunnelBytes()} bytes tunnelled, ${proxy.records.length} requests in all`);
+    console.log(
+      `proxy: ${connects.length} CONNECT to ${HOST}, ${proxy.tunnelBytes()} bytes tunnelled, ${proxy.records.length} requests in all`,
+    );
   });
 });

@@ -32,10 +32,20 @@ describe('rent', () => {
     const label = uniqueLabel();
     const id = await vscode.commands.executeCommand<number | undefined>('gpuRental.rentOffer', offer!.id, plan(label));
     assert.ok(typeof id === 'number');
-    assert.ok(x.services.context.globalState.get<Array<{ id: number }>>('gpuRental.boots', []).some((b) => b.id === id), 'the boot is saved for a reload');
+    assert.ok(
+      x.services.context.globalState.get<Array<{ id: number }>>('gpuRental.boots', []).some((b) => b.id === id),
+      'the boot is saved for a reload',
+    );
     const booting = await eventually(() => x.services.boots.text, 'the boot status');
     assert.match(booting, /\$\(loading~spin\) .*(provisioning|loading) \d+:\d\d/);
-    await eventually(async () => (await x.services.instancesView.getChildren()).find((i) => 'instance' in i && i.instance.id === id && i.instance.actual_status === 'running'), 'running in the tree', 20_000);
+    await eventually(
+      async () =>
+        (await x.services.instancesView.getChildren()).find(
+          (i) => 'instance' in i && i.instance.id === id && i.instance.actual_status === 'running',
+        ),
+      'running in the tree',
+      20_000,
+    );
     await eventually(() => x.services.boots.text === undefined, 'the boot status to clear', 10_000);
     assert.equal((await instancesLabelled(label)).length, 1);
   });
@@ -62,7 +72,10 @@ describe('rent', () => {
     const found = await instancesLabelled(label);
     assert.equal(found.length, 1, 'exactly one instance was made');
     assert.match(message, new RegExp(`went through: it is instance #${found[0]!.id}`));
-    await eventually(async () => (await x.services.instancesView.getChildren()).find((i) => 'instance' in i && i.instance.id === found[0]!.id), 'the instance in the tree');
+    await eventually(
+      async () => (await x.services.instancesView.getChildren()).find((i) => 'instance' in i && i.instance.id === found[0]!.id),
+      'the instance in the tree',
+    );
     assert.deepEqual(x.services.renter.journal.entries(), []);
   });
 
@@ -78,7 +91,11 @@ describe('rent', () => {
     await vscode.commands.executeCommand('gpuRental.signOut');
     assert.equal(x.services.session.hasKey, true, 'still signed in');
     assert.match(x.services.renter.journal.freezeReason() ?? '', new RegExp(`"${label}"`));
-    assert.equal(await vscode.commands.executeCommand('gpuRental.rentOffer', other!.id, plan(uniqueLabel())), undefined, 'a second rent is not sent meanwhile');
+    assert.equal(
+      await vscode.commands.executeCommand('gpuRental.rentOffer', other!.id, plan(uniqueLabel())),
+      undefined,
+      'a second rent is not sent meanwhile',
+    );
     const id = await renting;
     assert.equal(typeof id, 'number');
     assert.equal((await instancesLabelled(label)).length, 1);
@@ -126,7 +143,14 @@ describe('rent from a Jupyter template', function () {
   before(async () => {
     await signIn();
     // A Jupyter template of the account's own, made through the API as the web console would.
-    const made = (await api('POST', '/api/v0/template/', sim.key, { name: `it-jupyter-${Date.now().toString(36)}`, image: 'ubuntu', tag: '22.04', runtype: 'jupyter', use_ssh: true, jup_direct: false })) as { template: { hash_id: string } };
+    const made = (await api('POST', '/api/v0/template/', sim.key, {
+      name: `it-jupyter-${Date.now().toString(36)}`,
+      image: 'ubuntu',
+      tag: '22.04',
+      runtype: 'jupyter',
+      use_ssh: true,
+      jup_direct: false,
+    })) as { template: { hash_id: string } };
     hash = made.template.hash_id;
   });
 
@@ -138,18 +162,24 @@ describe('rent from a Jupyter template', function () {
   }
 
   async function runtypeOf(id: number): Promise<string | null> {
-    return ((await api('GET', `/api/v0/instances/${id}/`, sim.key)) as { instances: { image_runtype: string | null } }).instances.image_runtype;
+    return ((await api('GET', `/api/v0/instances/${id}/`, sim.key)) as { instances: { image_runtype: string | null } }).instances
+      .image_runtype;
   }
 
-  it('keeps the template\'s Jupyter mode on the instance, and the confirmation says so (automation path)', async () => {
+  it("keeps the template's Jupyter mode on the instance, and the confirmation says so (automation path)", async () => {
     const x = await extensionApi();
     const asked: string[] = [];
     x.services.prompts = { confirm: async (message, detail) => (asked.push(`${message}\n${detail}`), true) };
     const offer = await freshOffer();
-    const id = await vscode.commands.executeCommand<number | undefined>('gpuRental.rentOffer', offer.id, { template: hash, disk: 10, label: uniqueLabel(), idleStopMinutes: 0 } satisfies RentPlan);
+    const id = await vscode.commands.executeCommand<number | undefined>('gpuRental.rentOffer', offer.id, {
+      template: hash,
+      disk: 10,
+      label: uniqueLabel(),
+      idleStopMinutes: 0,
+    } satisfies RentPlan);
     assert.equal(typeof id, 'number');
     assert.match(asked.join('\n'), new RegExp(`Template ${hash}: Jupyter and SSH via proxy, as the template says\\.`));
-    assert.equal(await runtypeOf(id!), 'jupyter_proxy ssh_proxy', 'no runtype was sent: the service took the template\'s');
+    assert.equal(await runtypeOf(id!), 'jupyter_proxy ssh_proxy', "no runtype was sent: the service took the template's");
     await api('DELETE', `/api/v0/instances/${id}/`, sim.key);
   });
 

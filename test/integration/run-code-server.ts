@@ -28,7 +28,10 @@ const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(1)} 
 function remoteSshStandIn(work: string): string {
   const out = join(work, 'remote-ssh-stand-in.vsix');
   const vsce = join(REPO, 'node_modules', '@vscode', 'vsce', 'vsce');
-  const r = spawnSync(NODE_BIN, [vsce, 'package', '--allow-missing-repository', '--skip-license', '--out', out], { cwd: join(REPO, 'test', 'fixtures', 'remote-ssh-stand-in'), encoding: 'utf8' });
+  const r = spawnSync(NODE_BIN, [vsce, 'package', '--allow-missing-repository', '--skip-license', '--out', out], {
+    cwd: join(REPO, 'test', 'fixtures', 'remote-ssh-stand-in'),
+    encoding: 'utf8',
+  });
   if (r.status !== 0) throw new Error(`packaging the Remote-SSH stand-in failed:\n${r.stdout}${r.stderr}`);
   return out;
 }
@@ -95,7 +98,9 @@ async function main(): Promise<number> {
   for (const [i, f] of outcome.failures.entries()) console.log(`\n${i + 1}) ${f.title}\n${f.error}`);
   if (!outcome.finished) {
     if (outcome.stuck) {
-      console.log(`\nTimed out: the test "${outcome.stuck}" did not finish. The extension host log ends:\n${extensionHostLog(server, 1500)}`);
+      console.log(
+        `\nTimed out: the test "${outcome.stuck}" did not finish. The extension host log ends:\n${extensionHostLog(server, 1500)}`,
+      );
     } else if (outcome.passed + outcome.failed > 0) {
       console.log('\nTimed out between tests: the run never reached its end.');
     } else {

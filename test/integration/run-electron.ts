@@ -23,7 +23,10 @@ async function download(version: string): Promise<string> {
     return await downloadAndUnzipVSCode({ version, cachePath: CACHE_DIR });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    throw new Error(`Could not download VS Code ${version}: ${message}\nThis runner needs the internet. Offline, use npm run test:integration (code-server).`, { cause: error });
+    throw new Error(
+      `Could not download VS Code ${version}: ${message}\nThis runner needs the internet. Offline, use npm run test:integration (code-server).`,
+      { cause: error },
+    );
   }
 }
 

@@ -39,7 +39,10 @@ describe('set API key, sign out', () => {
 
   it('never writes a key, good or bad, to the log', async () => {
     const x = await signOut();
-    const scoped = (await api('POST', '/api/v0/auth/apikeys/', sim.key, { name: 'log check', permissions: { api: { user_read: {} } } })) as { key: string };
+    const scoped = (await api('POST', '/api/v0/auth/apikeys/', sim.key, {
+      name: 'log check',
+      permissions: { api: { user_read: {} } },
+    })) as { key: string };
     await vscode.commands.executeCommand('gpuRental.setApiKey', 'wrong-key-that-must-not-be-logged');
     await vscode.commands.executeCommand('gpuRental.setApiKey', scoped.key);
     assert.equal(x.services.session.state.kind, 'ready');

@@ -6,7 +6,8 @@ import type { RentPlan } from '../../src/ui/rent/wizard';
 import { api, control, eventually, extensionApi, signIn, sim } from './support';
 
 type Record = { id: number; actual_status: string | null; dph_total: number; storage_total_cost: number; onstart: string | null };
-const show = async (id: number) => ((await api('GET', `/api/v0/instances/${id}/?owner=me`, sim.key)) as { instances: Record | null }).instances;
+const show = async (id: number) =>
+  ((await api('GET', `/api/v0/instances/${id}/?owner=me`, sim.key)) as { instances: Record | null }).instances;
 const mine = async () => ((await api('GET', '/api/v0/instances/?owner=me', sim.key)) as { instances: Record[] }).instances;
 const credit = async () => ((await api('GET', '/api/v0/users/current/', sim.key)) as { credit: number }).credit;
 const settings = () => vscode.workspace.getConfiguration('gpuRental');
@@ -18,7 +19,9 @@ async function offers(): Promise<Offer[]> {
 }
 
 async function rentRunning(offer: Offer): Promise<number> {
-  const created = (await api('PUT', `/api/v0/asks/${offer.id}/`, sim.key, { client_id: 'me', image: 'ubuntu:22.04', disk: 8 })) as { new_contract: number };
+  const created = (await api('PUT', `/api/v0/asks/${offer.id}/`, sim.key, { client_id: 'me', image: 'ubuntu:22.04', disk: 8 })) as {
+    new_contract: number;
+  };
   await eventually(async () => (await show(created.new_contract))?.actual_status === 'running', 'running', 20_000);
   return created.new_contract;
 }
@@ -39,7 +42,15 @@ describe('spend: burn rate, low credit, the cap, idle stop and no start without 
     x.services.prompts = { confirm: async () => true };
   });
   after(async () => {
-    for (const key of ['lowCredit.hours', 'lowCredit.amount', 'maxHourlySpend', 'idleStop.minutes', 'idleStop.gpuThreshold', 'idleStop.enabled']) await set(key, undefined);
+    for (const key of [
+      'lowCredit.hours',
+      'lowCredit.amount',
+      'maxHourlySpend',
+      'idleStop.minutes',
+      'idleStop.gpuThreshold',
+      'idleStop.enabled',
+    ])
+      await set(key, undefined);
   });
 
   it('shows the burn rate beside the credit, with the projection and shares, matching what the simulator bills', async () => {
@@ -56,14 +67,20 @@ describe('spend: burn rate, low credit, the cap, idle stop and no start without 
     const tooltip = x.services.accountStatus.tooltipText;
     assert.match(tooltip, new RegExp(`credit lasts \\*\\*${formatHours(hoursLeft(have, record.dph_total))}\\*\\*`));
     assert.match(tooltip, /\| 100% \|/);
-    assert.ok(tooltip.includes(rate) || tooltip.includes(`$${record.dph_total.toFixed(2)}`), `the tooltip names the instance's rate ${rate}`);
+    assert.ok(
+      tooltip.includes(rate) || tooltip.includes(`$${record.dph_total.toFixed(2)}`),
+      `the tooltip names the instance's rate ${rate}`,
+    );
 
     // The simulator drains the credit at the same rate the status bar shows.
     const c0 = await credit();
     const t0 = Date.now();
     await new Promise((r) => setTimeout(r, 3_000));
     const spentPerHour = ((c0 - (await credit())) / (Date.now() - t0)) * 3_600_000;
-    assert.ok(Math.abs(spentPerHour - x.services.spend.burn!.perHour) / x.services.spend.burn!.perHour < 0.15, `billed ${spentPerHour.toFixed(4)}/h vs shown ${x.services.spend.burn!.perHour.toFixed(4)}/h`);
+    assert.ok(
+      Math.abs(spentPerHour - x.services.spend.burn!.perHour) / x.services.spend.burn!.perHour < 0.15,
+      `billed ${spentPerHour.toFixed(4)}/h vs shown ${x.services.spend.burn!.perHour.toFixed(4)}/h`,
+    );
   });
 
   it('warns about low credit once per crossing, not on every poll, and a snooze silences it', async () => {
@@ -103,7 +120,13 @@ describe('spend: burn rate, low credit, the cap, idle stop and no start without 
 
   it("puts the idle watchdog in front of the user's start-up script at rent", async () => {
     await set('idleStop.minutes', 45);
-    const plan: RentPlan = { image: 'ubuntu:22.04', disk: 8, runtype: 'ssh_proxy', label: `it-idle-${Date.now()}`, onstart: 'echo my own script' };
+    const plan: RentPlan = {
+      image: 'ubuntu:22.04',
+      disk: 8,
+      runtype: 'ssh_proxy',
+      label: `it-idle-${Date.now()}`,
+      onstart: 'echo my own script',
+    };
     const rented = await vscode.commands.executeCommand<number>('gpuRental.rentOffer', pool.pop()!.id, plan);
     try {
       const onstart = (await show(rented))!.onstart!;
@@ -111,7 +134,11 @@ describe('spend: burn rate, low credit, the cap, idle stop and no start without 
       assert.match(onstart, /N=2700 /, '45 minutes');
       assert.ok(onstart.includes(`U='${sim.url}'`), 'it calls back the service the extension uses');
       assert.ok(onstart.endsWith('\necho my own script'), "the user's script follows, unchanged");
-      const off = await vscode.commands.executeCommand<number>('gpuRental.rentOffer', pool.pop()!.id, { ...plan, label: `${plan.label}-off`, idleStopMinutes: 0 });
+      const off = await vscode.commands.executeCommand<number>('gpuRental.rentOffer', pool.pop()!.id, {
+        ...plan,
+        label: `${plan.label}-off`,
+        idleStopMinutes: 0,
+      });
       assert.equal((await show(off))!.onstart, 'echo my own script', 'turned off for one rent');
       await api('DELETE', `/api/v0/instances/${off}/`, sim.key);
     } finally {

@@ -47,7 +47,11 @@ export async function api(method: string, path: string, key: string, body?: unkn
   return res.json();
 }
 
-export async function eventually<T>(check: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 10_000): Promise<T> {
+export async function eventually<T>(
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
@@ -95,7 +99,9 @@ export async function extensionLog(): Promise<string> {
 async function logFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
   const nested = await Promise.all(
-    entries.map((e) => (e.isDirectory() ? logFiles(join(dir, e.name)) : Promise.resolve(e.name.endsWith('.log') ? [join(dir, e.name)] : []))),
+    entries.map((e) =>
+      e.isDirectory() ? logFiles(join(dir, e.name)) : Promise.resolve(e.name.endsWith('.log') ? [join(dir, e.name)] : []),
+    ),
   );
   return nested.flat();
 }

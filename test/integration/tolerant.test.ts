@@ -7,7 +7,12 @@ import { api, control, eventually, extensionApi, extensionLog, signIn, sim } fro
 async function rent(): Promise<number> {
   const body = { rentable: { eq: true }, order: [['dph_total', 'asc']], limit: 1, type: 'on-demand' };
   const [offer] = ((await api('POST', '/api/v0/bundles/', sim.key, body)) as { offers: Offer[] }).offers;
-  const created = (await api('PUT', `/api/v0/asks/${offer!.id}/`, sim.key, { client_id: 'me', image: 'ubuntu:22.04', disk: 8, label: 'tolerant' })) as { new_contract: number };
+  const created = (await api('PUT', `/api/v0/asks/${offer!.id}/`, sim.key, {
+    client_id: 'me',
+    image: 'ubuntu:22.04',
+    disk: 8,
+    label: 'tolerant',
+  })) as { new_contract: number };
   return created.new_contract;
 }
 
@@ -46,7 +51,11 @@ describe('tolerant lists: the Instances view when the service sends an odd recor
     await control('POST', 'corrupt', { instance_id: b, fields: { ssh_port: '22', gpu_util: 'N/A', num_gpus: '2', label: 42, ports: 'x' } });
     const all = await rows();
     const listed = instanceRows(all);
-    for (const id of [a, b, c]) assert.ok(listed.some((r) => r.instance.id === id), `instance ${id} is listed`);
+    for (const id of [a, b, c])
+      assert.ok(
+        listed.some((r) => r.instance.id === id),
+        `instance ${id} is listed`,
+      );
     const odd = listed.find((r) => r.instance.id === b)!.instance;
     assert.equal(odd.ssh_port, 22);
     assert.equal(odd.num_gpus, 2);
@@ -61,7 +70,12 @@ describe('tolerant lists: the Instances view when the service sends an odd recor
     const [a, b, c] = ids as [number, number, number];
     await control('POST', 'corrupt', { instance_id: c, record: 'not a record' });
     const all = await rows();
-    assert.deepEqual(instanceRows(all).map((r) => r.instance.id).filter((id) => ids.includes(id)), [a, b]);
+    assert.deepEqual(
+      instanceRows(all)
+        .map((r) => r.instance.id)
+        .filter((id) => ids.includes(id)),
+      [a, b],
+    );
     const row = warningRow(all)!;
     assert.ok(row, 'a warning row');
     assert.equal(row.label, '1 record could not be read');

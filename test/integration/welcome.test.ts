@@ -42,7 +42,10 @@ describe('welcome states', () => {
   });
 
   it('a revoked key shows as refused, not as an empty list', async () => {
-    const created = (await api('POST', '/api/v0/auth/apikeys/', sim.key, { name: 'to revoke', permissions: { api: { user_read: {}, misc: {} } } })) as { id: number; key: string };
+    const created = (await api('POST', '/api/v0/auth/apikeys/', sim.key, {
+      name: 'to revoke',
+      permissions: { api: { user_read: {}, misc: {} } },
+    })) as { id: number; key: string };
     const x = await signOut();
     assert.equal(await vscode.commands.executeCommand('gpuRental.setApiKey', created.key), true);
     await api('DELETE', `/api/v0/auth/apikeys/${created.id}/`, sim.key);

@@ -125,8 +125,19 @@ export function authorise(key: ApiKeyRecord, route: RouteDef, ctx: Ctx): void {
 }
 
 const CATEGORIES = new Set([
-  'misc', 'user_read', 'user_write', 'instance_read', 'instance_write', 'billing_read', 'billing_write',
-  'machine_read', 'machine_write', 'team_read', 'team_write', 'agents_read', 'agents_write',
+  'misc',
+  'user_read',
+  'user_write',
+  'instance_read',
+  'instance_write',
+  'billing_read',
+  'billing_write',
+  'machine_read',
+  'machine_write',
+  'team_read',
+  'team_write',
+  'agents_read',
+  'agents_write',
 ]);
 
 /** Checks the shape of a permission object given to create-key or a team role. */

@@ -124,21 +124,201 @@ interface GpuModel {
 }
 
 const GPUS: readonly GpuModel[] = [
-  { name: 'RTX 3060', ramMb: 12288, cc: 860, tflops: 12.7, dlperf: 7.9, price: 0.06, memBw: 360, power: 170, datacenter: false, minDriver: 0, weight: 3 },
-  { name: 'RTX 3090', ramMb: 24576, cc: 860, tflops: 35.6, dlperf: 20.4, price: 0.19, memBw: 936, power: 350, datacenter: false, minDriver: 0, weight: 10 },
-  { name: 'RTX 4090', ramMb: 24564, cc: 890, tflops: 82.6, dlperf: 39.8, price: 0.34, memBw: 1008, power: 450, datacenter: false, minDriver: 0, weight: 14 },
-  { name: 'RTX 5090', ramMb: 32607, cc: 1200, tflops: 104.8, dlperf: 55.2, price: 0.62, memBw: 1792, power: 575, datacenter: false, minDriver: 3, weight: 8 },
-  { name: 'RTX A4000', ramMb: 16376, cc: 860, tflops: 19.2, dlperf: 11.6, price: 0.11, memBw: 448, power: 140, datacenter: false, minDriver: 0, weight: 5 },
-  { name: 'RTX A5000', ramMb: 24564, cc: 860, tflops: 27.8, dlperf: 15.9, price: 0.2, memBw: 768, power: 230, datacenter: false, minDriver: 0, weight: 3 },
-  { name: 'RTX A6000', ramMb: 49140, cc: 860, tflops: 38.7, dlperf: 22.3, price: 0.45, memBw: 768, power: 300, datacenter: true, minDriver: 0, weight: 6 },
-  { name: 'RTX 6000Ada', ramMb: 49140, cc: 890, tflops: 91.1, dlperf: 42.5, price: 0.74, memBw: 960, power: 300, datacenter: true, minDriver: 0, weight: 4 },
-  { name: 'L40S', ramMb: 46068, cc: 890, tflops: 91.6, dlperf: 43.1, price: 0.71, memBw: 864, power: 350, datacenter: true, minDriver: 0, weight: 6 },
-  { name: 'Tesla V100', ramMb: 16384, cc: 700, tflops: 15.7, dlperf: 17.5, price: 0.16, memBw: 900, power: 300, datacenter: true, minDriver: 0, weight: 3 },
-  { name: 'A100 PCIE', ramMb: 40960, cc: 800, tflops: 19.5, dlperf: 44.9, price: 0.85, memBw: 1555, power: 250, datacenter: true, minDriver: 0, weight: 4 },
-  { name: 'A100 SXM4', ramMb: 81920, cc: 800, tflops: 19.5, dlperf: 54.6, price: 1.1, memBw: 2039, power: 400, datacenter: true, minDriver: 0, weight: 6 },
-  { name: 'H100 PCIE', ramMb: 81559, cc: 900, tflops: 51.2, dlperf: 88.4, price: 1.75, memBw: 2000, power: 350, datacenter: true, minDriver: 1, weight: 4 },
-  { name: 'H100 SXM', ramMb: 81559, cc: 900, tflops: 66.9, dlperf: 109.7, price: 2.05, memBw: 3350, power: 700, datacenter: true, minDriver: 1, weight: 7 },
-  { name: 'H200', ramMb: 143771, cc: 900, tflops: 66.9, dlperf: 121.3, price: 2.85, memBw: 4800, power: 700, datacenter: true, minDriver: 2, weight: 3 },
+  {
+    name: 'RTX 3060',
+    ramMb: 12288,
+    cc: 860,
+    tflops: 12.7,
+    dlperf: 7.9,
+    price: 0.06,
+    memBw: 360,
+    power: 170,
+    datacenter: false,
+    minDriver: 0,
+    weight: 3,
+  },
+  {
+    name: 'RTX 3090',
+    ramMb: 24576,
+    cc: 860,
+    tflops: 35.6,
+    dlperf: 20.4,
+    price: 0.19,
+    memBw: 936,
+    power: 350,
+    datacenter: false,
+    minDriver: 0,
+    weight: 10,
+  },
+  {
+    name: 'RTX 4090',
+    ramMb: 24564,
+    cc: 890,
+    tflops: 82.6,
+    dlperf: 39.8,
+    price: 0.34,
+    memBw: 1008,
+    power: 450,
+    datacenter: false,
+    minDriver: 0,
+    weight: 14,
+  },
+  {
+    name: 'RTX 5090',
+    ramMb: 32607,
+    cc: 1200,
+    tflops: 104.8,
+    dlperf: 55.2,
+    price: 0.62,
+    memBw: 1792,
+    power: 575,
+    datacenter: false,
+    minDriver: 3,
+    weight: 8,
+  },
+  {
+    name: 'RTX A4000',
+    ramMb: 16376,
+    cc: 860,
+    tflops: 19.2,
+    dlperf: 11.6,
+    price: 0.11,
+    memBw: 448,
+    power: 140,
+    datacenter: false,
+    minDriver: 0,
+    weight: 5,
+  },
+  {
+    name: 'RTX A5000',
+    ramMb: 24564,
+    cc: 860,
+    tflops: 27.8,
+    dlperf: 15.9,
+    price: 0.2,
+    memBw: 768,
+    power: 230,
+    datacenter: false,
+    minDriver: 0,
+    weight: 3,
+  },
+  {
+    name: 'RTX A6000',
+    ramMb: 49140,
+    cc: 860,
+    tflops: 38.7,
+    dlperf: 22.3,
+    price: 0.45,
+    memBw: 768,
+    power: 300,
+    datacenter: true,
+    minDriver: 0,
+    weight: 6,
+  },
+  {
+    name: 'RTX 6000Ada',
+    ramMb: 49140,
+    cc: 890,
+    tflops: 91.1,
+    dlperf: 42.5,
+    price: 0.74,
+    memBw: 960,
+    power: 300,
+    datacenter: true,
+    minDriver: 0,
+    weight: 4,
+  },
+  {
+    name: 'L40S',
+    ramMb: 46068,
+    cc: 890,
+    tflops: 91.6,
+    dlperf: 43.1,
+    price: 0.71,
+    memBw: 864,
+    power: 350,
+    datacenter: true,
+    minDriver: 0,
+    weight: 6,
+  },
+  {
+    name: 'Tesla V100',
+    ramMb: 16384,
+    cc: 700,
+    tflops: 15.7,
+    dlperf: 17.5,
+    price: 0.16,
+    memBw: 900,
+    power: 300,
+    datacenter: true,
+    minDriver: 0,
+    weight: 3,
+  },
+  {
+    name: 'A100 PCIE',
+    ramMb: 40960,
+    cc: 800,
+    tflops: 19.5,
+    dlperf: 44.9,
+    price: 0.85,
+    memBw: 1555,
+    power: 250,
+    datacenter: true,
+    minDriver: 0,
+    weight: 4,
+  },
+  {
+    name: 'A100 SXM4',
+    ramMb: 81920,
+    cc: 800,
+    tflops: 19.5,
+    dlperf: 54.6,
+    price: 1.1,
+    memBw: 2039,
+    power: 400,
+    datacenter: true,
+    minDriver: 0,
+    weight: 6,
+  },
+  {
+    name: 'H100 PCIE',
+    ramMb: 81559,
+    cc: 900,
+    tflops: 51.2,
+    dlperf: 88.4,
+    price: 1.75,
+    memBw: 2000,
+    power: 350,
+    datacenter: true,
+    minDriver: 1,
+    weight: 4,
+  },
+  {
+    name: 'H100 SXM',
+    ramMb: 81559,
+    cc: 900,
+    tflops: 66.9,
+    dlperf: 109.7,
+    price: 2.05,
+    memBw: 3350,
+    power: 700,
+    datacenter: true,
+    minDriver: 1,
+    weight: 7,
+  },
+  {
+    name: 'H200',
+    ramMb: 143771,
+    cc: 900,
+    tflops: 66.9,
+    dlperf: 121.3,
+    price: 2.85,
+    memBw: 4800,
+    power: 700,
+    datacenter: true,
+    minDriver: 2,
+    weight: 3,
+  },
 ];
 
 interface Cpu {
@@ -162,17 +342,46 @@ const SERVER_CPUS: readonly Cpu[] = [
   { name: 'Intel Xeon Gold 6342 CPU @ 2.80GHz', cores: 48, ghz: 2.8 },
 ];
 const MOBOS = ['ROMED8-2T', 'H12SSL-i', 'WRX80 Creator', 'PRO WS W790-ACE', 'X13DEG-OA', 'G593-SD0', 'B650M-HDV'] as const;
-const DISKS = ['Samsung SSD 990 PRO 2TB', 'SAMSUNG MZQL23T8HCLS', 'Micron_7450_MTFDKCC3T8TFR', 'KINGSTON SFYRD4000G', 'WD_BLACK SN850X 4000GB'] as const;
+const DISKS = [
+  'Samsung SSD 990 PRO 2TB',
+  'SAMSUNG MZQL23T8HCLS',
+  'Micron_7450_MTFDKCC3T8TFR',
+  'KINGSTON SFYRD4000G',
+  'WD_BLACK SN850X 4000GB',
+] as const;
 /** "Region, CC" as the service shows it. The country code is what the `geolocation` filter matches. */
 const PLACES: ReadonlyArray<[string, number]> = [
-  ['Texas, US', 8], ['California, US', 6], ['Washington, US', 3], ['Virginia, US', 4], ['Ontario, CA', 3], ['Quebec, CA', 4],
-  ['Bavaria, DE', 3], ['Hesse, DE', 2], ['North Holland, NL', 3], ['England, GB', 3], ['Ile-de-France, FR', 2], ['Norway, NO', 2],
-  ['Stockholm, SE', 2], ['Czechia, CZ', 2], ['Poland, PL', 2], ['Tokyo, JP', 2], ['Seoul, KR', 2], ['Taiwan, TW', 2],
-  ['Singapore, SG', 2], ['New South Wales, AU', 1], ['Vietnam, VN', 1], ['Sichuan, CN', 1], ['Sao Paulo, BR', 1],
+  ['Texas, US', 8],
+  ['California, US', 6],
+  ['Washington, US', 3],
+  ['Virginia, US', 4],
+  ['Ontario, CA', 3],
+  ['Quebec, CA', 4],
+  ['Bavaria, DE', 3],
+  ['Hesse, DE', 2],
+  ['North Holland, NL', 3],
+  ['England, GB', 3],
+  ['Ile-de-France, FR', 2],
+  ['Norway, NO', 2],
+  ['Stockholm, SE', 2],
+  ['Czechia, CZ', 2],
+  ['Poland, PL', 2],
+  ['Tokyo, JP', 2],
+  ['Seoul, KR', 2],
+  ['Taiwan, TW', 2],
+  ['Singapore, SG', 2],
+  ['New South Wales, AU', 1],
+  ['Vietnam, VN', 1],
+  ['Sichuan, CN', 1],
+  ['Sao Paulo, BR', 1],
 ];
 /** Driver versions by age; a GPU's `minDriver` is the oldest index that supports it. */
 const DRIVERS: ReadonlyArray<[string, number]> = [
-  ['535.183.01', 12.2], ['550.127.05', 12.4], ['560.35.03', 12.6], ['570.133.07', 12.8], ['575.57.08', 12.9],
+  ['535.183.01', 12.2],
+  ['550.127.05', 12.4],
+  ['560.35.03', 12.6],
+  ['570.133.07', 12.8],
+  ['575.57.08', 12.9],
 ];
 /** Documentation address blocks (RFC 5737): realistic-looking and never anyone's machine. */
 const NETS = ['192.0.2', '198.51.100', '203.0.113'] as const;
@@ -198,7 +407,10 @@ export function generateOffers(count: number, seed: number, nowSec: number = CAT
   let offerId = 20_000_000 + rng.int(0, 999_999);
   let machineId = 10_000 + rng.int(0, 20_000);
   let hostId = 100_000 + rng.int(0, 100_000);
-  let hostPlace = rng.weighted(PLACES.map((p) => p[0]), PLACES.map((p) => p[1]));
+  let hostPlace = rng.weighted(
+    PLACES.map((p) => p[0]),
+    PLACES.map((p) => p[1]),
+  );
   let hostIp = `${rng.pick(NETS)}.${rng.int(1, 254)}`;
   let hostDatacenter = rng.chance(0.3);
   for (let i = 0; i < count; i++) {
@@ -206,11 +418,17 @@ export function generateOffers(count: number, seed: number, nowSec: number = CAT
     machineId += rng.int(1, 40);
     if (i === 0 || rng.chance(0.6)) {
       hostId += rng.int(1, 900);
-      hostPlace = rng.weighted(PLACES.map((p) => p[0]), PLACES.map((p) => p[1]));
+      hostPlace = rng.weighted(
+        PLACES.map((p) => p[0]),
+        PLACES.map((p) => p[1]),
+      );
       hostIp = `${rng.pick(NETS)}.${rng.int(1, 254)}`;
       hostDatacenter = rng.chance(0.3);
     }
-    const gpu = rng.weighted(GPUS, GPUS.map((g) => g.weight));
+    const gpu = rng.weighted(
+      GPUS,
+      GPUS.map((g) => g.weight),
+    );
     const machineGpus = rng.weighted([1, 2, 4, 8], gpu.datacenter ? [1, 2, 4, 8] : [3, 3, 3, 2]);
     const numGpus = rng.chance(0.75) ? machineGpus : rng.pick([1, 2, 4, 8].filter((n) => n <= machineGpus));
     const frac = numGpus / machineGpus;

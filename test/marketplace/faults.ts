@@ -13,7 +13,16 @@
 import type { ServerResponse } from 'node:http';
 import type { FailureStatus } from './model';
 
-export const FAULT_KINDS = ['latency', 'rate_limit', 'server_error', 'reset', 'truncated', 'malformed', 'slow_boot', 'boot_failure'] as const;
+export const FAULT_KINDS = [
+  'latency',
+  'rate_limit',
+  'server_error',
+  'reset',
+  'truncated',
+  'malformed',
+  'slow_boot',
+  'boot_failure',
+] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface FaultRuleInput {
@@ -69,10 +78,17 @@ export class Faults {
     const name = String(input.kind).trim().toLowerCase().replace(/-/g, '_');
     const alias = ALIASES[name];
     const kind = (alias?.kind ?? name) as FaultKind;
-    if (!FAULT_KINDS.includes(kind)) throw new FaultError(`unknown fault kind '${input.kind}'; one of ${FAULT_KINDS.join(', ')}, 429, 500, 502, 503, 504`);
+    if (!FAULT_KINDS.includes(kind))
+      throw new FaultError(`unknown fault kind '${input.kind}'; one of ${FAULT_KINDS.join(', ')}, 429, 500, 502, 503, 504`);
     const count = input.count ?? 1;
     if (!Number.isInteger(count) || count < 0) throw new FaultError('count must be a non-negative integer (0: until cleared)');
-    const rule: FaultRule = { id: this.nextId++, kind, remaining: count === 0 ? null : count, phase: input.phase === 'after' ? 'after' : 'before', fired: 0 };
+    const rule: FaultRule = {
+      id: this.nextId++,
+      kind,
+      remaining: count === 0 ? null : count,
+      phase: input.phase === 'after' ? 'after' : 'before',
+      fired: 0,
+    };
     if (input.method) rule.method = input.method.toUpperCase();
     if (input.path) rule.path = input.path;
     const status = input.status ?? alias?.status;
@@ -200,7 +216,9 @@ export function writeFault(rule: FaultRule, res: ServerResponse, real?: Captured
     case 'server_error': {
       const status = Number(rule.status ?? 500);
       if (status === 500) {
-        res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ success: false, error: 'server_error', msg: 'Internal Server Error' }));
+        res
+          .writeHead(500, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ success: false, error: 'server_error', msg: 'Internal Server Error' }));
       } else {
         const text = status === 502 ? 'Bad Gateway' : status === 503 ? 'Service Temporarily Unavailable' : 'Gateway Time-out';
         res.writeHead(status, { 'content-type': 'text/html' }).end(PROXY_PAGE(status, text));
@@ -221,6 +239,8 @@ export function writeFault(rule: FaultRule, res: ServerResponse, real?: Captured
       return;
     }
     default:
-      res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ success: false, error: 'server_error', msg: `fault ${rule.kind}` }));
+      res
+        .writeHead(500, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ success: false, error: 'server_error', msg: `fault ${rule.kind}` }));
   }
 }

@@ -21,8 +21,21 @@ type Row = Record<string, unknown>;
 
 /** Keys of a search body that are settings, not filters. */
 const SEARCH_SETTINGS = new Set([
-  'order', 'type', 'limit', 'allocated_storage', 'disable_bundling', 'target_reliability', 'extra_ids', 'gpu_option',
-  'show_incompatible', 'sort_option', 'template_id', 'select_cols', 'api_key', 'client_id', 'q',
+  'order',
+  'type',
+  'limit',
+  'allocated_storage',
+  'disable_bundling',
+  'target_reliability',
+  'extra_ids',
+  'gpu_option',
+  'show_incompatible',
+  'sort_option',
+  'template_id',
+  'select_cols',
+  'api_key',
+  'client_id',
+  'q',
 ]);
 
 /** Filter fields the service translates instead of reading a column. */
@@ -116,7 +129,9 @@ export function offerMatches(offer: Offer, c: Condition): boolean {
       return test(offer.hosting_type === 1, c.op, c.value);
     case 'driver_version':
       // The CLI sends versions packed into an integer (535.86.05 -> 535086005).
-      return typeof c.value === 'number' || Array.isArray(c.value) ? test(offer.driver_vers, c.op, c.value) : test(offer.driver_version, c.op, c.value);
+      return typeof c.value === 'number' || Array.isArray(c.value)
+        ? test(offer.driver_vers, c.op, c.value)
+        : test(offer.driver_version, c.op, c.value);
     default:
       return test(row[c.field], c.op, c.value);
   }
@@ -183,7 +198,13 @@ export function parseSearch(body: Row, kinds: Record<string, string>): OfferSear
   const order = parseOrder(body.order);
   const rawType = body.type ?? 'on-demand';
   const type: PricingType | undefined =
-    rawType === 'on-demand' || rawType === 'ondemand' ? 'on-demand' : rawType === 'bid' || rawType === 'interruptible' ? 'bid' : rawType === 'reserved' ? 'reserved' : undefined;
+    rawType === 'on-demand' || rawType === 'ondemand'
+      ? 'on-demand'
+      : rawType === 'bid' || rawType === 'interruptible'
+        ? 'bid'
+        : rawType === 'reserved'
+          ? 'reserved'
+          : undefined;
   if (!type) throw new QueryError(`Unknown offer type '${String(rawType)}'; use on-demand, bid or reserved.`);
   const limit = optionalNumber(body.limit, 'limit');
   if (limit !== undefined && (!Number.isInteger(limit) || limit < 0)) throw new QueryError('limit must be a non-negative integer.');

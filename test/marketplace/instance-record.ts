@@ -12,7 +12,13 @@ export function instanceRecord(inst: InstanceState, offer: Offer, data: StoreDat
   const running = inst.phase === 'running';
   const h = hash32(`${inst.id}:${Math.floor(now / 60_000)}`);
   const total = round(inst.gpuRate + inst.diskRate, 6);
-  const breakdown = { gpuCostPerHour: inst.gpuRate, diskHour: inst.diskRate, totalHour: total, discountTotalHour: 0, discountedTotalPerHour: total };
+  const breakdown = {
+    gpuCostPerHour: inst.gpuRate,
+    diskHour: inst.diskRate,
+    totalHour: total,
+    discountTotalHour: 0,
+    discountedTotalPerHour: total,
+  };
   const endDate = round(offer.end_date + (now / 1000 - CATALOGUE_EPOCH), 3);
   const volumes = data.volumes.filter((v) => v.instanceIds.includes(inst.id));
   const e = inst.endpoint;

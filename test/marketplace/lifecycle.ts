@@ -92,10 +92,21 @@ export function stop(inst: InstanceState, contract: Contract, now: Ms, reason: s
 }
 
 /** Start from stopped or failed: a new boot with a new address. A no-op while booting or running. */
-export function start(inst: InstanceState, now: Ms, network: Network, offer: { public_ipaddr: string; direct_port_count: number; machine_id: number }): void {
+export function start(
+  inst: InstanceState,
+  now: Ms,
+  network: Network,
+  offer: { public_ipaddr: string; direct_port_count: number; machine_id: number },
+): void {
   if (inst.phase !== 'stopped' && inst.phase !== 'failed') return;
   inst.bootCount += 1;
-  inst.endpoint = network.assign({ instanceId: inst.id, bootCount: inst.bootCount, runtype: inst.runtype, extraPorts: extraPorts(inst.env), offer });
+  inst.endpoint = network.assign({
+    instanceId: inst.id,
+    bootCount: inst.bootCount,
+    runtype: inst.runtype,
+    extraPorts: extraPorts(inst.env),
+    offer,
+  });
   inst.failure = null;
   inst.stopReason = null;
   enter(inst, 'scheduling', now);
@@ -162,7 +173,13 @@ export function statusFields(inst: InstanceState): StatusFields {
     case 'running':
       return { actual_status: 'running', ...wantRunning, status_msg: `success, running ${inst.image}/${inst.runtype}` };
     case 'stopped':
-      return { actual_status: 'stopped', intended_status: 'stopped', cur_state: 'stopped', next_state: 'stopped', status_msg: inst.stopReason };
+      return {
+        actual_status: 'stopped',
+        intended_status: 'stopped',
+        cur_state: 'stopped',
+        next_state: 'stopped',
+        status_msg: inst.stopReason,
+      };
     case 'failed': {
       const failure = inst.failure ?? 'exited';
       return { actual_status: failure, ...wantRunning, status_msg: FAILURE_TEXT[failure] };

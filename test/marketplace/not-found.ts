@@ -42,7 +42,14 @@ function quality(ranges: Range[], offer: Offer): number {
   const [type, subtype] = offer.split('/') as [string, string];
   let best: { specificity: number; q: number } | undefined;
   for (const r of ranges) {
-    const specificity = r.type === type && r.subtype === subtype ? 2 : r.type === type && r.subtype === '*' ? 1 : r.type === '*' && r.subtype === '*' ? 0 : -1;
+    const specificity =
+      r.type === type && r.subtype === subtype
+        ? 2
+        : r.type === type && r.subtype === '*'
+          ? 1
+          : r.type === '*' && r.subtype === '*'
+            ? 0
+            : -1;
     if (specificity < 0) continue;
     if (!best || specificity > best.specificity) best = { specificity, q: r.q };
   }

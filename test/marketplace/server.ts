@@ -241,7 +241,8 @@ class Simulator implements Sim {
         .flatMap((c) => c.segments.filter((s) => s.end === null))
         .reduce((sum, s) => sum + s.rate, 0);
       const ranOut = burn > 0 ? now + (left / burn) * 3_600_000 : now;
-      for (const inst of running) stopInstance(inst, this.store.contract(inst.id), Math.max(inst.phaseSince, ranOut), 'Stopped: out of credit', this.network);
+      for (const inst of running)
+        stopInstance(inst, this.store.contract(inst.id), Math.max(inst.phaseSince, ranOut), 'Stopped: out of credit', this.network);
       changed = true;
     }
     if (changed) this.store.changed();
@@ -291,7 +292,12 @@ class Simulator implements Sim {
     try {
       const { match, allowed } = matchRoute(this.routes, method, path);
       if (!match) {
-        if (allowed.length > 0) return { status: 405, json: { success: false, error: 'method_not_allowed', msg: `${method} is not allowed here.` }, headers: { allow: allowed.join(', ') } };
+        if (allowed.length > 0)
+          return {
+            status: 405,
+            json: { success: false, error: 'method_not_allowed', msg: `${method} is not allowed here.` },
+            headers: { allow: allowed.join(', ') },
+          };
         return notFoundReply(requestedPath(req), req.headers.accept);
       }
       let rawBody: unknown;
@@ -309,7 +315,18 @@ class Simulator implements Sim {
         account = this.store.account(key.accountId);
       }
       this.tick();
-      const ctx = { sim: this, method: method as Method, path, params: match.params, query, body, rawBody, account, key, now: this.now() } as Ctx;
+      const ctx = {
+        sim: this,
+        method: method as Method,
+        path,
+        params: match.params,
+        query,
+        body,
+        rawBody,
+        account,
+        key,
+        now: this.now(),
+      } as Ctx;
       if (key) authorise(key, match.route, ctx);
       return match.route.handler(ctx);
     } catch (error) {
@@ -339,14 +356,23 @@ export async function startMarketplace(options: MarketplaceOptions = {}): Promis
   let accountId: number;
   let apiKey: string;
   if (sim.store.fresh) {
-    const created = sim.store.createAccount({ email: options.email ?? 'demo@example.test', credit: options.credit ?? 250, key: options.apiKey, now });
+    const created = sim.store.createAccount({
+      email: options.email ?? 'demo@example.test',
+      credit: options.credit ?? 250,
+      key: options.apiKey,
+      now,
+    });
     accountId = created.account.id;
     apiKey = created.key.key;
   } else {
     // Restarted from a state file: the key given now must work on the first account.
     const first = sim.store.data.accounts[0]!;
     accountId = first.id;
-    const existing = options.apiKey ? sim.store.liveKey(options.apiKey) : sim.store.data.keys.find((k) => k.accountId === first.id && k.deletedAt === null && k.instanceId === null && k.permissions === null);
+    const existing = options.apiKey
+      ? sim.store.liveKey(options.apiKey)
+      : sim.store.data.keys.find(
+          (k) => k.accountId === first.id && k.deletedAt === null && k.instanceId === null && k.permissions === null,
+        );
     if (existing) {
       accountId = existing.accountId;
       apiKey = existing.key;

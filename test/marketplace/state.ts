@@ -23,8 +23,37 @@ const FIRST_IDS: Record<string, number> = {
 
 /** Team roles every account starts with. The owner role is not listed by roles-full. */
 const SEED_ROLES: Array<{ name: string; permissions: Permissions }> = [
-  { name: 'owner', permissions: { api: { misc: {}, user_read: {}, user_write: {}, instance_read: {}, instance_write: {}, billing_read: {}, billing_write: {}, team_read: {}, team_write: {} } } },
-  { name: 'manager', permissions: { api: { misc: {}, user_read: {}, instance_read: {}, instance_write: {}, billing_read: {}, billing_write: {}, team_read: {}, team_write: {} } } },
+  {
+    name: 'owner',
+    permissions: {
+      api: {
+        misc: {},
+        user_read: {},
+        user_write: {},
+        instance_read: {},
+        instance_write: {},
+        billing_read: {},
+        billing_write: {},
+        team_read: {},
+        team_write: {},
+      },
+    },
+  },
+  {
+    name: 'manager',
+    permissions: {
+      api: {
+        misc: {},
+        user_read: {},
+        instance_read: {},
+        instance_write: {},
+        billing_read: {},
+        billing_write: {},
+        team_read: {},
+        team_write: {},
+      },
+    },
+  },
   { name: 'member', permissions: { api: { misc: {}, user_read: {}, instance_read: {}, instance_write: {} } } },
 ];
 
@@ -91,13 +120,22 @@ export class Store {
     this.data.accounts.push(account);
     const key = this.addKey({ accountId: id, key: o.key ?? newSecret(), name: 'default', permissions: null, now: o.now });
     if (o.credit > 0) this.addCredit(id, o.credit, o.now, 'Opening credit');
-    for (const role of SEED_ROLES) this.data.roles.push({ id: this.nextId('role'), accountId: id, name: role.name, permissions: role.permissions });
+    for (const role of SEED_ROLES)
+      this.data.roles.push({ id: this.nextId('role'), accountId: id, name: role.name, permissions: role.permissions });
     this.data.members.push({ id, teamAccountId: id, username, email, fullname: null, roles: ['owner'] });
     this.changed();
     return { account, key };
   }
 
-  addKey(o: { accountId: number; key?: string; name: string | null; permissions: Permissions | null; keyParams?: unknown; instanceId?: number; now: Ms }): ApiKeyRecord {
+  addKey(o: {
+    accountId: number;
+    key?: string;
+    name: string | null;
+    permissions: Permissions | null;
+    keyParams?: unknown;
+    instanceId?: number;
+    now: Ms;
+  }): ApiKeyRecord {
     const record: ApiKeyRecord = {
       id: this.nextId('apikey'),
       accountId: o.accountId,

@@ -77,7 +77,14 @@ export function scaleGroup(store: Store, g: WorkerGroupRecord, now: Ms): void {
   const target = workerTarget(g);
   if (mine.length === target) return;
   for (let n = mine.length; n < target; n++) {
-    const w: WorkerRecord = { id: store.nextId('worker'), accountId: g.accountId, groupId: g.id, endpointId: g.endpointId, createdAt: now, readyAt: now + WORKER_LOAD_MS };
+    const w: WorkerRecord = {
+      id: store.nextId('worker'),
+      accountId: g.accountId,
+      groupId: g.id,
+      endpointId: g.endpointId,
+      createdAt: now,
+      readyAt: now + WORKER_LOAD_MS,
+    };
     workersOf(data).push(w);
     sayForGroup(data, g, now, `worker ${w.id} loading`);
   }

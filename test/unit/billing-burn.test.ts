@@ -4,16 +4,41 @@ import { burnRate, checkSpendCap, formatHours, hoursLeft } from '../../src/core/
 import { LowCreditWatch } from '../../src/core/billing/lowCredit';
 
 const inst = (id: number, actual: string | null, intended: string, dph: number, storage: number, label?: string) =>
-  ({ id, actual_status: actual, intended_status: intended, dph_total: dph, storage_total_cost: storage, num_gpus: 1, gpu_name: 'RTX 4090', label: label ?? null }) as unknown as Instance;
+  ({
+    id,
+    actual_status: actual,
+    intended_status: intended,
+    dph_total: dph,
+    storage_total_cost: storage,
+    num_gpus: 1,
+    gpu_name: 'RTX 4090',
+    label: label ?? null,
+  }) as unknown as Instance;
 
 describe('billing: burn rate, projection, cap', () => {
   it('adds running instances at their full rate and stopped or failed ones at their disk rate', () => {
-    const burn = burnRate([inst(1, 'running', 'running', 0.5, 0.02, 'train'), inst(2, 'stopped', 'stopped', 0.4, 0.03), inst(3, 'exited', 'running', 0.3, 0.01), inst(4, 'loading', 'running', 0.2, 0.01)]);
+    const burn = burnRate([
+      inst(1, 'running', 'running', 0.5, 0.02, 'train'),
+      inst(2, 'stopped', 'stopped', 0.4, 0.03),
+      inst(3, 'exited', 'running', 0.3, 0.01),
+      inst(4, 'loading', 'running', 0.2, 0.01),
+    ]);
     assert.equal(burn.computePerHour.toFixed(2), '0.70');
     assert.equal(burn.storagePerHour.toFixed(2), '0.04');
     assert.equal(burn.perHour.toFixed(2), '0.74');
-    assert.deepEqual(burn.shares.map((s) => [s.id, s.kind]), [[1, 'compute'], [4, 'compute'], [2, 'storage'], [3, 'storage']]);
-    assert.deepEqual(burn.failed.map((f) => f.id), [3]);
+    assert.deepEqual(
+      burn.shares.map((s) => [s.id, s.kind]),
+      [
+        [1, 'compute'],
+        [4, 'compute'],
+        [2, 'storage'],
+        [3, 'storage'],
+      ],
+    );
+    assert.deepEqual(
+      burn.failed.map((f) => f.id),
+      [3],
+    );
     assert.equal(burn.shares[0]!.name, 'train');
   });
 

@@ -11,19 +11,33 @@ describe('instance costs so far', () => {
       { source: 'volume-3', amount: 9 },
       { source: 'instance-8', amount: 0.1 },
     ]);
-    assert.deepEqual([...costs], [[7, 1.75], [8, 0.1]]);
+    assert.deepEqual(
+      [...costs],
+      [
+        [7, 1.75],
+        [8, 0.1],
+      ],
+    );
   });
 
   it('reads the simulator charges at most once per interval, and stays quiet without billing permission', async () => {
     const sim = await startSimulator();
     try {
       const { client } = clientFor(sim.url, DEMO_KEY);
-      const [offer] = await client.offers.search({ query: { filters: { rentable: { eq: true } }, order: [], type: 'on-demand' }, limit: 1 });
+      const [offer] = await client.offers.search({
+        query: { filters: { rentable: { eq: true } }, order: [], type: 'on-demand' },
+        limit: 1,
+      });
       const { instanceId } = await client.instances.create(offer!.id, { image: 'ubuntu:22.04', disk: 8 });
       await new Promise((r) => setTimeout(r, 600));
       let now = Date.now();
       let reads = 0;
-      const tracker = new CostTracker({ charges: (r) => (reads++, client.billing.charges(r)), logger: new MemoryLogger(), now: () => now, minIntervalMs: 60_000 });
+      const tracker = new CostTracker({
+        charges: (r) => (reads++, client.billing.charges(r)),
+        logger: new MemoryLogger(),
+        now: () => now,
+        minIntervalMs: 60_000,
+      });
       assert.equal(await tracker.refresh(), true);
       assert.ok((tracker.costOf(instanceId) ?? -1) >= 0, 'the instance has a cost');
       await tracker.refresh();

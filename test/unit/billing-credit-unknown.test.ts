@@ -8,7 +8,15 @@ import { quoteRent } from '../../src/core/rent/quote';
 const noCredit = UserSchema.parse({ id: 3, email: 'a@b.c', credit: null });
 
 describe('billing: an unknown credit is neither 0 nor plenty', () => {
-  const offer = OfferSchema.parse({ id: 1, num_gpus: 1, gpu_name: 'RTX 4090', gpu_ram: 24564, dph_total: 0.5, dph_base: 0.4, storage_cost: 0.18 });
+  const offer = OfferSchema.parse({
+    id: 1,
+    num_gpus: 1,
+    gpu_name: 'RTX 4090',
+    gpu_ram: 24564,
+    dph_total: 0.5,
+    dph_base: 0.4,
+    storage_cost: 0.18,
+  });
 
   it('a rent is not refused for an unknown credit, and no credit after a day is made up', () => {
     const q = quoteRent(offer, 40, creditOf(noCredit));

@@ -16,7 +16,9 @@ interface Manifest {
     viewsContainers: { activitybar: Array<{ id: string; icon: string }> };
     viewsWelcome: Array<{ view: string; when: string; contents: string }>;
     menus: Record<string, Array<{ command: string }>>;
-    configuration: { properties: Record<string, { type?: string | string[]; default?: unknown; scope?: string; minimum?: number; maximum?: number }> };
+    configuration: {
+      properties: Record<string, { type?: string | string[]; default?: unknown; scope?: string; minimum?: number; maximum?: number }>;
+    };
   };
 }
 
@@ -33,9 +35,12 @@ describe('package.json against src/core/ids', () => {
     for (const c of manifest.contributes.commands) assert.equal(c.category, 'GPU Rental', c.command);
   });
 
-  it('keeps every action in the command palette (only the offers view\'s paging button is hidden there)', () => {
+  it("keeps every action in the command palette (only the offers view's paging button is hidden there)", () => {
     const hidden = (manifest.contributes.menus.commandPalette ?? []) as Array<{ command: string; when?: string }>;
-    assert.deepEqual(hidden.filter((h) => h.when === 'false').map((h) => h.command), ['gpuRental.loadMoreOffers']);
+    assert.deepEqual(
+      hidden.filter((h) => h.when === 'false').map((h) => h.command),
+      ['gpuRental.loadMoreOffers'],
+    );
     for (const h of hidden) assert.ok(h.when === 'false' || h.when === undefined, `${h.command} is in the palette only when ${h.when}`);
   });
 
@@ -99,10 +104,25 @@ describe('package.json: settings a workspace cannot weaken', () => {
 
   it('scopes every money, idle-stop, identity and service setting to the application', () => {
     const safeguards = Object.keys(props).filter((k) => !WINDOW_SETTINGS.includes(k));
-    for (const k of [SETTINGS.maxHourlySpend, SETTINGS.lowCreditHours, SETTINGS.lowCreditAmount, SETTINGS.idleStopEnabled, SETTINGS.idleStopMinutes, SETTINGS.idleGpuThreshold, SETTINGS.idleCountdownSeconds, SETTINGS.apiUrl, SETTINGS.sshIdentityFile, SETTINGS.sshConnectVia]) {
+    for (const k of [
+      SETTINGS.maxHourlySpend,
+      SETTINGS.lowCreditHours,
+      SETTINGS.lowCreditAmount,
+      SETTINGS.idleStopEnabled,
+      SETTINGS.idleStopMinutes,
+      SETTINGS.idleGpuThreshold,
+      SETTINGS.idleCountdownSeconds,
+      SETTINGS.apiUrl,
+      SETTINGS.sshIdentityFile,
+      SETTINGS.sshConnectVia,
+    ]) {
       assert.ok(safeguards.includes(k), k);
     }
-    for (const k of safeguards) assert.ok(props[k]!.scope === 'application' || props[k]!.scope === 'machine', `${k} is ${props[k]!.scope ?? 'window'}-scoped: a workspace could set it`);
+    for (const k of safeguards)
+      assert.ok(
+        props[k]!.scope === 'application' || props[k]!.scope === 'machine',
+        `${k} is ${props[k]!.scope ?? 'window'}-scoped: a workspace could set it`,
+      );
   });
 
   it('uses no machine scope: a machine value in user settings is dropped when the extension runs remotely (code-server)', () => {
@@ -115,7 +135,8 @@ describe('package.json: settings a workspace cannot weaken', () => {
     assert.ok(trust?.description, 'says what is limited');
     const restricted = trust?.restrictedConfigurations ?? [];
     for (const k of restricted) assert.ok(Object.hasOwn(props, k), `${k} is a declared setting`);
-    for (const k of Object.keys(props).filter((k) => !HARMLESS_IN_WORKSPACE.includes(k))) assert.ok(restricted.includes(k), `${k} is restricted`);
+    for (const k of Object.keys(props).filter((k) => !HARMLESS_IN_WORKSPACE.includes(k)))
+      assert.ok(restricted.includes(k), `${k} is restricted`);
   });
 
   it('supports virtual workspaces: it reads no file of the workspace', () => {

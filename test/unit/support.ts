@@ -59,8 +59,7 @@ export async function eventually<T>(check: () => Promise<T | undefined | false>,
   }
 }
 
-export const TEST_PUBLIC_KEY =
-  'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEh4bmOm9Ws8bc3Lw6vYgZzl6m2kX6v3K0dJq2k3Yq8B test@gpu-rental';
+export const TEST_PUBLIC_KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEh4bmOm9Ws8bc3Lw6vYgZzl6m2kX6v3K0dJq2k3Yq8B test@gpu-rental';
 
 /** The ApiError a call fails with; fails the test when it succeeds or fails otherwise. */
 export async function failure(promise: Promise<unknown>): Promise<ApiError> {

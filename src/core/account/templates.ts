@@ -40,7 +40,9 @@ export function splitImage(ref: string): [string, string | undefined] {
   if (text.includes('@')) return [text, undefined];
   const slash = text.lastIndexOf('/');
   const colon = text.lastIndexOf(':');
-  return colon > slash && colon < text.length - 1 ? [text.slice(0, colon), text.slice(colon + 1)] : [colon === text.length - 1 ? text.slice(0, -1) : text, undefined];
+  return colon > slash && colon < text.length - 1
+    ? [text.slice(0, colon), text.slice(colon + 1)]
+    : [colon === text.length - 1 ? text.slice(0, -1) : text, undefined];
 }
 
 /** A template's image and tag as one reference, the way the service puts them together. */

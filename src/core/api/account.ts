@@ -1,5 +1,18 @@
 import * as z from 'zod';
-import { anyOk, jsonInString, listOf, logUnreadable, optBool, optInt, optNumber, optString, optTime, recordId, tolerantArray, type RequestOptions } from './fields';
+import {
+  anyOk,
+  jsonInString,
+  listOf,
+  logUnreadable,
+  optBool,
+  optInt,
+  optNumber,
+  optString,
+  optTime,
+  recordId,
+  tolerantArray,
+  type RequestOptions,
+} from './fields';
 import type { Permissions } from './permissions';
 import type { Transport } from './transport';
 
@@ -130,7 +143,16 @@ export class AccountApi {
 
   /** The account behind the key; also the cheapest way to check that a key works. */
   currentUser(o: RequestOptions = {}): Promise<User> {
-    return this.t.send({ action: 'read the account', method: 'GET', path: '/api/v0/users/current/', schema: UserSchema, permission: 'user_read', keyCheck: true, retry: 'read', ...o });
+    return this.t.send({
+      action: 'read the account',
+      method: 'GET',
+      path: '/api/v0/users/current/',
+      schema: UserSchema,
+      permission: 'user_read',
+      keyCheck: true,
+      retry: 'read',
+      ...o,
+    });
   }
 }
 
@@ -139,17 +161,42 @@ export class ApiKeysApi {
 
   /** Keys read only as far as their id are listed flagged `unreadable`; see `unreadableOf(result)`. */
   async list(o: RequestOptions = {}): Promise<ApiKey[]> {
-    const keys = await this.t.send({ action: 'list API keys', method: 'GET', path: '/api/v0/auth/apikeys/', schema: ApiKeyListSchema, permission: 'user_read', retry: 'read', ...o });
+    const keys = await this.t.send({
+      action: 'list API keys',
+      method: 'GET',
+      path: '/api/v0/auth/apikeys/',
+      schema: ApiKeyListSchema,
+      permission: 'user_read',
+      retry: 'read',
+      ...o,
+    });
     logUnreadable(this.t.logger, 'list API keys', keys);
     return keys;
   }
 
   create(request: CreateApiKeyRequest, o: RequestOptions = {}): Promise<CreatedApiKey> {
-    return this.t.send({ action: 'create an API key', method: 'POST', path: '/api/v0/auth/apikeys/', body: request, schema: CreatedApiKeySchema, permission: 'user_write', retry: 'write', ...o });
+    return this.t.send({
+      action: 'create an API key',
+      method: 'POST',
+      path: '/api/v0/auth/apikeys/',
+      body: request,
+      schema: CreatedApiKeySchema,
+      permission: 'user_write',
+      retry: 'write',
+      ...o,
+    });
   }
 
   delete(id: number, o: RequestOptions = {}): Promise<void> {
-    return this.t.send({ action: `delete API key ${id}`, method: 'DELETE', path: `/api/v0/auth/apikeys/${id}/`, schema: anyOk, permission: 'user_write', retry: 'write', ...o });
+    return this.t.send({
+      action: `delete API key ${id}`,
+      method: 'DELETE',
+      path: `/api/v0/auth/apikeys/${id}/`,
+      schema: anyOk,
+      permission: 'user_write',
+      retry: 'write',
+      ...o,
+    });
   }
 }
 
@@ -158,33 +205,83 @@ export class SshKeysApi {
 
   /** Keys read only as far as their id are listed flagged `unreadable`; see `unreadableOf(result)`. */
   async list(o: RequestOptions = {}): Promise<SshKey[]> {
-    const keys = await this.t.send({ action: 'list SSH keys', method: 'GET', path: '/api/v0/ssh/', schema: SshKeyListSchema, permission: 'user_read', retry: 'read', ...o });
+    const keys = await this.t.send({
+      action: 'list SSH keys',
+      method: 'GET',
+      path: '/api/v0/ssh/',
+      schema: SshKeyListSchema,
+      permission: 'user_read',
+      retry: 'read',
+      ...o,
+    });
     logUnreadable(this.t.logger, 'list SSH keys', keys);
     return keys;
   }
 
   /** Registers a public key on the account; instances created afterwards accept it. */
   async create(publicKey: string, o: RequestOptions = {}): Promise<SshKey> {
-    const res = await this.t.send({ action: 'add an SSH key', method: 'POST', path: '/api/v0/ssh/', body: { ssh_key: publicKey }, schema: CreatedSshKeySchema, permission: 'user_write', retry: 'write', ...o });
+    const res = await this.t.send({
+      action: 'add an SSH key',
+      method: 'POST',
+      path: '/api/v0/ssh/',
+      body: { ssh_key: publicKey },
+      schema: CreatedSshKeySchema,
+      permission: 'user_write',
+      retry: 'write',
+      ...o,
+    });
     return res.key;
   }
 
   delete(id: number, o: RequestOptions = {}): Promise<void> {
-    return this.t.send({ action: `delete SSH key ${id}`, method: 'DELETE', path: `/api/v0/ssh/${id}/`, schema: anyOk, permission: 'user_write', retry: 'write', ...o });
+    return this.t.send({
+      action: `delete SSH key ${id}`,
+      method: 'DELETE',
+      path: `/api/v0/ssh/${id}/`,
+      schema: anyOk,
+      permission: 'user_write',
+      retry: 'write',
+      ...o,
+    });
   }
 
   /** Adds a key to an instance that already exists (account keys reach only new instances). */
   attach(instanceId: number, publicKey: string, o: RequestOptions = {}): Promise<void> {
-    return this.t.send({ action: `attach an SSH key to instance ${instanceId}`, method: 'POST', path: `/api/v0/instances/${instanceId}/ssh/`, body: { ssh_key: publicKey }, schema: anyOk, permission: 'instance_write', retry: 'write', ...o });
+    return this.t.send({
+      action: `attach an SSH key to instance ${instanceId}`,
+      method: 'POST',
+      path: `/api/v0/instances/${instanceId}/ssh/`,
+      body: { ssh_key: publicKey },
+      schema: anyOk,
+      permission: 'instance_write',
+      retry: 'write',
+      ...o,
+    });
   }
 
   async listForInstance(instanceId: number, o: RequestOptions = {}): Promise<SshKey[]> {
-    const keys = await this.t.send({ action: `list the SSH keys of instance ${instanceId}`, method: 'GET', path: `/api/v0/instances/${instanceId}/ssh/`, schema: InstanceSshKeysSchema, permission: 'instance_read', retry: 'read', ...o });
+    const keys = await this.t.send({
+      action: `list the SSH keys of instance ${instanceId}`,
+      method: 'GET',
+      path: `/api/v0/instances/${instanceId}/ssh/`,
+      schema: InstanceSshKeysSchema,
+      permission: 'instance_read',
+      retry: 'read',
+      ...o,
+    });
     logUnreadable(this.t.logger, 'list the SSH keys of an instance', keys);
     return keys;
   }
 
   detach(instanceId: number, keyId: number, o: RequestOptions = {}): Promise<void> {
-    return this.t.send({ action: `detach SSH key ${keyId} from instance ${instanceId}`, method: 'DELETE', path: `/api/v0/instances/${instanceId}/ssh/${keyId}/`, schema: anyOk, permission: 'instance_write', retry: 'write', ...o });
+    return this.t.send({
+      action: `detach SSH key ${keyId} from instance ${instanceId}`,
+      method: 'DELETE',
+      path: `/api/v0/instances/${instanceId}/ssh/${keyId}/`,
+      schema: anyOk,
+      permission: 'instance_write',
+      retry: 'write',
+      ...o,
+    });
   }
 }

@@ -18,7 +18,10 @@ export const BillingEntrySchema = z.object({
 export type BillingEntry = z.output<typeof BillingEntrySchema>;
 
 const BillingPageSchema = z.object({
-  results: z.array(BillingEntrySchema).nullish().transform((v) => v ?? []),
+  results: z
+    .array(BillingEntrySchema)
+    .nullish()
+    .transform((v) => v ?? []),
   total: optNumber,
   count: optNumber,
   next_token: z.string().nullish().catch(undefined),
@@ -49,8 +52,22 @@ export class BillingApi {
 
   /** Charges per instance, volume or endpoint in the range, newest first. */
   charges(range: BillingRange, o: RequestOptions = {}): Promise<BillingPage> {
-    const query = { select_filters: { day: { gte: range.from, lte: range.to } }, limit: range.limit, after_token: range.afterToken, latest_first: true };
-    return this.t.send({ action: 'read charges', method: 'GET', path: '/api/v0/charges/', query, schema: BillingPageSchema, permission: 'billing_read', retry: 'read', ...o });
+    const query = {
+      select_filters: { day: { gte: range.from, lte: range.to } },
+      limit: range.limit,
+      after_token: range.afterToken,
+      latest_first: true,
+    };
+    return this.t.send({
+      action: 'read charges',
+      method: 'GET',
+      path: '/api/v0/charges/',
+      query,
+      schema: BillingPageSchema,
+      permission: 'billing_read',
+      retry: 'read',
+      ...o,
+    });
   }
 
   /**
@@ -59,15 +76,33 @@ export class BillingApi {
    * `allInvoices` for every page.
    */
   invoices(range: BillingRange, o: RequestOptions = {}): Promise<BillingPage> {
-    const query = { select_filters: { when: { gte: range.from, lte: range.to } }, limit: clampPageSize(range.limit, INVOICE_PAGE_MAX), after_token: range.afterToken, latest_first: true };
-    return this.t.send({ action: 'read invoices', method: 'GET', path: '/api/v1/invoices/', query, schema: BillingPageSchema, permission: 'billing_read', retry: 'read', ...o });
+    const query = {
+      select_filters: { when: { gte: range.from, lte: range.to } },
+      limit: clampPageSize(range.limit, INVOICE_PAGE_MAX),
+      after_token: range.afterToken,
+      latest_first: true,
+    };
+    return this.t.send({
+      action: 'read invoices',
+      method: 'GET',
+      path: '/api/v1/invoices/',
+      query,
+      schema: BillingPageSchema,
+      permission: 'billing_read',
+      retry: 'read',
+      ...o,
+    });
   }
 
   /**
    * Every invoice in the range, following `next_token` page by page (pages of at most
    * INVOICE_PAGE_MAX) up to `maxPages`; `complete` is false when more were left unread.
    */
-  async allInvoices(range: Omit<BillingRange, 'afterToken'>, maxPages = 20, o: RequestOptions = {}): Promise<{ results: BillingEntry[]; complete: boolean }> {
+  async allInvoices(
+    range: Omit<BillingRange, 'afterToken'>,
+    maxPages = 20,
+    o: RequestOptions = {},
+  ): Promise<{ results: BillingEntry[]; complete: boolean }> {
     const results: BillingEntry[] = [];
     const seen = new Set<string>();
     let afterToken: string | undefined;

@@ -106,7 +106,7 @@ export function secretScrubber(secrets: ReadonlyArray<string | undefined>): (tex
       }
       if (marks) {
         let kept = '';
-        for (let i = 0; i < out.length; ) {
+        for (let i = 0; i < out.length;) {
           let j = i;
           while (j < out.length && marks[j] === marks[i]) j++;
           kept += marks[i] ? REDACTED : out.slice(i, j);
@@ -213,7 +213,11 @@ export class ApiError extends Error {
   }
 
   /** `util.inspect` (and so console.log and debuggers' previews) shows the stack and toJSON's fields. */
-  [Symbol.for('nodejs.util.inspect.custom')](depth: number, options: object, inspect?: (value: unknown, options?: object) => string): string {
+  [Symbol.for('nodejs.util.inspect.custom')](
+    depth: number,
+    options: object,
+    inspect?: (value: unknown, options?: object) => string,
+  ): string {
     const { name: _name, message: _message, ...fields } = this.toJSON();
     for (const field of Object.keys(fields) as Array<keyof typeof fields>) if (fields[field] === undefined) delete fields[field];
     const head = this.stack ?? `${this.name}: ${this.message}`;

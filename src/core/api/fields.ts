@@ -41,8 +41,14 @@ function withStrictForm<T extends z.ZodType>(tolerant: T, strict: z.ZodType): T 
   return tolerant;
 }
 
-export const optNumber = z.number().nullish().catch((ctx) => numberFrom(ctx.value));
-export const optInt = z.int().nullish().catch((ctx) => intFrom(ctx.value));
+export const optNumber = z
+  .number()
+  .nullish()
+  .catch((ctx) => numberFrom(ctx.value));
+export const optInt = z
+  .int()
+  .nullish()
+  .catch((ctx) => intFrom(ctx.value));
 export const optString = z.string().nullish().catch(undefined);
 export const optBool = z.boolean().nullish().catch(undefined);
 /** Timestamps come as epoch seconds or as text, depending on the endpoint. */
@@ -51,7 +57,10 @@ export const optTime = z.union([z.number(), z.string()]).nullish().catch(undefin
  * `null` is meaningful for some fields (an instance still provisioning has status null), so such a
  * field of another type cannot be taken as unknown: it makes the record unreadable (see tolerantArray).
  */
-export const nullableString = z.string().nullish().transform((v) => v ?? null);
+export const nullableString = z
+  .string()
+  .nullish()
+  .transform((v) => v ?? null);
 /** A TCP port: 1-65535, also when sent as text ("22"); anything else unknown. */
 export const optPort = z
   .unknown()
@@ -62,15 +71,29 @@ export const optPort = z
   .optional();
 
 /** A field the extension depends on: a number, or a numeric string read as one (counts, prices). */
-export const reqNumber = withStrictForm(z.number().or(
-  z.string().regex(NUMERIC_TEXT).transform((v, ctx) => {
-    const n = Number(v);
-    if (!Number.isFinite(n)) ctx.issues.push({ code: 'custom', message: 'not a finite number', input: v });
-    return n;
-  }),
-), z.number());
+export const reqNumber = withStrictForm(
+  z.number().or(
+    z
+      .string()
+      .regex(NUMERIC_TEXT)
+      .transform((v, ctx) => {
+        const n = Number(v);
+        if (!Number.isFinite(n)) ctx.issues.push({ code: 'custom', message: 'not a finite number', input: v });
+        return n;
+      }),
+  ),
+  z.number(),
+);
 /** A record's id: an integer, or an integer sent as text. */
-export const recordId = withStrictForm(z.int().or(z.string().regex(/^\s*\d{1,15}\s*$/).transform((v) => Number(v))), z.int());
+export const recordId = withStrictForm(
+  z.int().or(
+    z
+      .string()
+      .regex(/^\s*\d{1,15}\s*$/)
+      .transform((v) => Number(v)),
+  ),
+  z.int(),
+);
 
 /**
  * A record schema's fast twin: the same object with each field in its strict form (a `.catch`
@@ -196,7 +219,12 @@ export interface TolerantOptions<T> {
  * counted in the report `unreadableOf` returns. Well-formed lists are validated in one pass, as a
  * plain `z.array` would; the record-by-record pass runs only when that fails.
  */
-function readRecords<T extends z.ZodType>(item: T, strict: z.ZodType, input: unknown[], options: TolerantOptions<z.output<T>>): z.output<T>[] {
+function readRecords<T extends z.ZodType>(
+  item: T,
+  strict: z.ZodType,
+  input: unknown[],
+  options: TolerantOptions<z.output<T>>,
+): z.output<T>[] {
   const whole = strict.safeParse(input);
   if (whole.success) return whole.data as z.output<T>[];
   const out: z.output<T>[] = [];
@@ -244,7 +272,12 @@ export function listOf<T extends z.ZodType>(item: T, envelope: string, options: 
     const inner = typeof input === 'object' && input !== null ? (input as Record<string, unknown>)[envelope] : undefined;
     if (Array.isArray(inner)) return readRecords(item, strict, inner, options);
     if (typeof input === 'object' && input !== null && (inner === null || inner === undefined) && options.missing !== 'invalid') return [];
-    ctx.issues.push({ code: 'custom', message: `expected a list or {${envelope}: [...]}`, input, path: typeof input === 'object' && input !== null ? [envelope] : [] });
+    ctx.issues.push({
+      code: 'custom',
+      message: `expected a list or {${envelope}: [...]}`,
+      input,
+      path: typeof input === 'object' && input !== null ? [envelope] : [],
+    });
     return z.NEVER;
   });
 }

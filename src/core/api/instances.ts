@@ -1,6 +1,22 @@
 import * as z from 'zod';
 import { ApiError } from './errors';
-import { anyOk, logUnreadable, mergeUnreadable, nullableString, optBool, optInt, optNumber, optPort, optString, optTime, recordId, tolerantArray, unreadableOf, withUnreadable, type RequestOptions } from './fields';
+import {
+  anyOk,
+  logUnreadable,
+  mergeUnreadable,
+  nullableString,
+  optBool,
+  optInt,
+  optNumber,
+  optPort,
+  optString,
+  optTime,
+  recordId,
+  tolerantArray,
+  unreadableOf,
+  withUnreadable,
+  type RequestOptions,
+} from './fields';
 import type { Transport } from './transport';
 
 import { LABEL_MAX_CHARS, ONSTART_MAX_CHARS } from './limits';
@@ -9,7 +25,13 @@ export { LABEL_MAX_CHARS, ONSTART_MAX_CHARS };
 
 /** `{"22/tcp": [{HostIp, HostPort}]}`; an odd entry becomes null, an odd map undefined, an odd port undefined. */
 const PortMapSchema = z
-  .record(z.string(), z.array(z.object({ HostIp: optString, HostPort: optPort })).nullable().catch(null))
+  .record(
+    z.string(),
+    z
+      .array(z.object({ HostIp: optString, HostPort: optPort }))
+      .nullable()
+      .catch(null),
+  )
   .optional()
   .catch(undefined);
 
@@ -152,7 +174,16 @@ export class InstancesApi {
     const path = `/api/v0/asks/${offerId}/`;
     const problem = checkCreate(request);
     if (problem) throw new ApiError({ kind: 'bad_request', action, method: 'PUT', path, serverMessage: problem });
-    return this.t.send({ action, method: 'PUT', path, body: { client_id: 'me', ...request }, schema: CreatedInstanceSchema, permission: 'instance_write', retry: 'never', ...o });
+    return this.t.send({
+      action,
+      method: 'PUT',
+      path,
+      body: { client_id: 'me', ...request },
+      schema: CreatedInstanceSchema,
+      permission: 'instance_write',
+      retry: 'never',
+      ...o,
+    });
   }
 
   /** One page of the current list endpoint (keyset pages of at most 25). */
@@ -163,7 +194,16 @@ export class InstancesApi {
       order_by: request.orderBy,
       select_filters: request.selectFilters,
     };
-    return this.t.send({ action: 'list instances', method: 'GET', path: '/api/v1/instances/', query, schema: InstancePageSchema, permission: 'instance_read', retry: 'read', ...o });
+    return this.t.send({
+      action: 'list instances',
+      method: 'GET',
+      path: '/api/v1/instances/',
+      query,
+      schema: InstancePageSchema,
+      permission: 'instance_read',
+      retry: 'read',
+      ...o,
+    });
   }
 
   /**
@@ -222,8 +262,16 @@ export class InstancesApi {
   /** One instance; a `not_found` error when it does not exist (any more) or is not this account's. */
   async show(id: number, o: RequestOptions = {}): Promise<Instance> {
     const call = { action: `show instance ${id}`, method: 'GET', path: `/api/v0/instances/${id}/` } as const;
-    const instance = await this.t.send({ ...call, query: { owner: 'me' }, schema: ShowInstanceSchema, permission: 'instance_read', retry: 'read', ...o });
-    if (!instance) throw new ApiError({ ...call, kind: 'not_found', status: 200, serverMessage: `instance ${id} does not exist or was destroyed` });
+    const instance = await this.t.send({
+      ...call,
+      query: { owner: 'me' },
+      schema: ShowInstanceSchema,
+      permission: 'instance_read',
+      retry: 'read',
+      ...o,
+    });
+    if (!instance)
+      throw new ApiError({ ...call, kind: 'not_found', status: 200, serverMessage: `instance ${id} does not exist or was destroyed` });
     return instance;
   }
 
@@ -240,12 +288,27 @@ export class InstancesApi {
   async setLabel(id: number, label: string, o: RequestOptions = {}): Promise<void> {
     const action = `label instance ${id}`;
     const path = `/api/v0/instances/${id}/`;
-    if (label.length > LABEL_MAX_CHARS) throw new ApiError({ kind: 'bad_request', action, method: 'PUT', path, serverMessage: `a label may have at most ${LABEL_MAX_CHARS} characters` });
+    if (label.length > LABEL_MAX_CHARS)
+      throw new ApiError({
+        kind: 'bad_request',
+        action,
+        method: 'PUT',
+        path,
+        serverMessage: `a label may have at most ${LABEL_MAX_CHARS} characters`,
+      });
     return this.t.send({ action, method: 'PUT', path, body: { label }, schema: anyOk, permission: 'instance_write', retry: 'read', ...o });
   }
 
   reboot(id: number, o: RequestOptions = {}): Promise<void> {
-    return this.t.send({ action: `reboot instance ${id}`, method: 'PUT', path: `/api/v0/instances/reboot/${id}/`, schema: anyOk, permission: 'instance_write', retry: 'write', ...o });
+    return this.t.send({
+      action: `reboot instance ${id}`,
+      method: 'PUT',
+      path: `/api/v0/instances/reboot/${id}/`,
+      schema: anyOk,
+      permission: 'instance_write',
+      retry: 'write',
+      ...o,
+    });
   }
 
   /**
@@ -253,21 +316,53 @@ export class InstancesApi {
    * answers not found), so a lost answer or a gateway error is retried like a read.
    */
   destroy(id: number, o: RequestOptions = {}): Promise<void> {
-    return this.t.send({ action: `destroy instance ${id}`, method: 'DELETE', path: `/api/v0/instances/${id}/`, schema: anyOk, permission: 'instance_write', retry: 'read', ...o });
+    return this.t.send({
+      action: `destroy instance ${id}`,
+      method: 'DELETE',
+      path: `/api/v0/instances/${id}/`,
+      schema: anyOk,
+      permission: 'instance_write',
+      retry: 'read',
+      ...o,
+    });
   }
 
   /**
    * The container's log. The service writes it to a URL of its own (no key is sent there), which is
    * polled until it exists.
    */
-  async logs(id: number, request: { tail?: number; filter?: string } = {}, o: RequestOptions & { attempts?: number; intervalMs?: number } = {}): Promise<string> {
+  async logs(
+    id: number,
+    request: { tail?: number; filter?: string } = {},
+    o: RequestOptions & { attempts?: number; intervalMs?: number } = {},
+  ): Promise<string> {
     const body: Record<string, string> = { tail: String(request.tail ?? 1000) };
     if (request.filter) body['filter'] = request.filter;
-    const { result_url } = await this.t.send({ action: `request the log of instance ${id}`, method: 'PUT', path: `/api/v0/instances/request_logs/${id}/`, body, schema: LogRequestSchema, permission: 'instance_read', readOnly: true, retry: 'write', ...o });
+    const { result_url } = await this.t.send({
+      action: `request the log of instance ${id}`,
+      method: 'PUT',
+      path: `/api/v0/instances/request_logs/${id}/`,
+      body,
+      schema: LogRequestSchema,
+      permission: 'instance_read',
+      readOnly: true,
+      retry: 'write',
+      ...o,
+    });
     const attempts = o.attempts ?? 30;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.t.send({ action: `read the log of instance ${id}`, method: 'GET', path: '', absoluteUrl: result_url, responseType: 'text', schema: z.string(), permission: null, retry: 'read', signal: o.signal });
+        return await this.t.send({
+          action: `read the log of instance ${id}`,
+          method: 'GET',
+          path: '',
+          absoluteUrl: result_url,
+          responseType: 'text',
+          schema: z.string(),
+          permission: null,
+          retry: 'read',
+          signal: o.signal,
+        });
       } catch (error) {
         const notYet = error instanceof ApiError && (error.kind === 'not_found' || error.kind === 'forbidden');
         if (!notYet || attempt >= attempts) throw error;
@@ -291,7 +386,16 @@ export class InstancesApi {
   }
 
   private setState(id: number, state: 'running' | 'stopped', action: string, o: RequestOptions): Promise<void> {
-    return this.t.send({ action, method: 'PUT', path: `/api/v0/instances/${id}/`, body: { state }, schema: anyOk, permission: 'instance_write', retry: 'read', ...o });
+    return this.t.send({
+      action,
+      method: 'PUT',
+      path: `/api/v0/instances/${id}/`,
+      body: { state },
+      schema: anyOk,
+      permission: 'instance_write',
+      retry: 'read',
+      ...o,
+    });
   }
 }
 

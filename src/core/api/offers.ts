@@ -3,10 +3,7 @@ import type { OfferQuery } from '../offers/types';
 import { listOf, logUnreadable, optBool, optInt, optNumber, optString, recordId, reqNumber, type RequestOptions } from './fields';
 import type { Transport } from './transport';
 
-const PriceBreakdownSchema = z
-  .object({ gpuCostPerHour: optNumber, diskHour: optNumber, totalHour: optNumber })
-  .optional()
-  .catch(undefined);
+const PriceBreakdownSchema = z.object({ gpuCostPerHour: optNumber, diskHour: optNumber, totalHour: optNumber }).optional().catch(undefined);
 
 /**
  * A machine listing. Units as on the wire: `gpu_ram`, `gpu_total_ram` and `cpu_ram` in MB,
@@ -81,7 +78,17 @@ export class OffersApi {
 
   /** Offers that could not be read are left out, counted in `unreadableOf(result)` and logged once. */
   async search(request: SearchOffersRequest, o: RequestOptions = {}): Promise<Offer[]> {
-    const offers = await this.t.send({ action: 'search offers', method: 'POST', path: '/api/v0/bundles/', body: searchBody(request), schema: OfferListSchema, permission: 'misc', readOnly: true, retry: 'read', ...o });
+    const offers = await this.t.send({
+      action: 'search offers',
+      method: 'POST',
+      path: '/api/v0/bundles/',
+      body: searchBody(request),
+      schema: OfferListSchema,
+      permission: 'misc',
+      readOnly: true,
+      retry: 'read',
+      ...o,
+    });
     logUnreadable(this.t.logger, 'search offers', offers);
     return offers;
   }

@@ -92,7 +92,9 @@ export type ServerlessWorker = z.output<typeof ServerlessWorkerSchema>;
  * `stringAnswer` in the calls below). Logs come as `logs`, or by level as the CLI reads them, of
  * which `info1` is its default.
  */
-const WorkersAnswer = z.object({ workers: z.array(ServerlessWorkerSchema).nullish() }).transform((v): ServerlessWorker[] => v.workers ?? []);
+const WorkersAnswer = z
+  .object({ workers: z.array(ServerlessWorkerSchema).nullish() })
+  .transform((v): ServerlessWorker[] => v.workers ?? []);
 const LogsAnswer = z
   .object({ logs: z.string().nullish(), info1: z.string().nullish(), info0: z.string().nullish() })
   .transform((v) => v.logs ?? v.info1 ?? v.info0 ?? '');
@@ -133,47 +135,120 @@ export class ServerlessApi {
   }
 
   listEndpoints(o: RequestOptions = {}): Promise<Endpoint[]> {
-    return this.t.send({ action: 'list serverless endpoints', method: 'GET', path: '/api/v0/endptjobs/', schema: results(EndpointSchema), permission: 'misc', retry: 'read', ...o });
+    return this.t.send({
+      action: 'list serverless endpoints',
+      method: 'GET',
+      path: '/api/v0/endptjobs/',
+      schema: results(EndpointSchema),
+      permission: 'misc',
+      retry: 'read',
+      ...o,
+    });
   }
 
   async createEndpoint(fields: EndpointFields, o: RequestOptions = {}): Promise<number> {
     const schema = z.object({ result: z.int() });
-    const res = await this.t.send({ action: `create endpoint "${fields.endpoint_name}"`, method: 'POST', path: '/api/v0/endptjobs/', body: { client_id: 'me', autoscaler_instance: 'prod', ...fields }, schema, permission: 'misc', retry: 'write', ...o });
+    const res = await this.t.send({
+      action: `create endpoint "${fields.endpoint_name}"`,
+      method: 'POST',
+      path: '/api/v0/endptjobs/',
+      body: { client_id: 'me', autoscaler_instance: 'prod', ...fields },
+      schema,
+      permission: 'misc',
+      retry: 'write',
+      ...o,
+    });
     return res.result;
   }
 
   updateEndpoint(id: number, fields: Partial<EndpointFields>, o: RequestOptions = {}): Promise<void> {
-    return this.t.send({ action: `update endpoint ${id}`, method: 'PUT', path: `/api/v0/endptjobs/${id}/`, body: { client_id: 'me', endptjob_id: id, ...fields }, schema: anyOk, permission: 'misc', retry: 'read', ...o });
+    return this.t.send({
+      action: `update endpoint ${id}`,
+      method: 'PUT',
+      path: `/api/v0/endptjobs/${id}/`,
+      body: { client_id: 'me', endptjob_id: id, ...fields },
+      schema: anyOk,
+      permission: 'misc',
+      retry: 'read',
+      ...o,
+    });
   }
 
   /** Deletes the endpoint and its worker groups. */
   deleteEndpoint(id: number, o: RequestOptions = {}): Promise<void> {
-    return this.t.send({ action: `delete endpoint ${id}`, method: 'DELETE', path: `/api/v0/endptjobs/${id}/`, body: { client_id: 'me', endptjob_id: id }, schema: anyOk, permission: 'misc', retry: 'write', ...o });
+    return this.t.send({
+      action: `delete endpoint ${id}`,
+      method: 'DELETE',
+      path: `/api/v0/endptjobs/${id}/`,
+      body: { client_id: 'me', endptjob_id: id },
+      schema: anyOk,
+      permission: 'misc',
+      retry: 'write',
+      ...o,
+    });
   }
 
   listWorkerGroups(o: RequestOptions = {}): Promise<WorkerGroup[]> {
-    return this.t.send({ action: 'list worker groups', method: 'GET', path: '/api/v0/workergroups/', schema: results(WorkerGroupSchema), permission: 'misc', retry: 'read', ...o });
+    return this.t.send({
+      action: 'list worker groups',
+      method: 'GET',
+      path: '/api/v0/workergroups/',
+      schema: results(WorkerGroupSchema),
+      permission: 'misc',
+      retry: 'read',
+      ...o,
+    });
   }
 
   async createWorkerGroup(fields: WorkerGroupFields, o: RequestOptions = {}): Promise<number> {
     const schema = z.object({ id: z.int() });
-    const res = await this.t.send({ action: 'create a worker group', method: 'POST', path: '/api/v0/workergroups/', body: { client_id: 'me', autoscaler_instance: 'prod', ...fields }, schema, permission: 'misc', retry: 'write', ...o });
+    const res = await this.t.send({
+      action: 'create a worker group',
+      method: 'POST',
+      path: '/api/v0/workergroups/',
+      body: { client_id: 'me', autoscaler_instance: 'prod', ...fields },
+      schema,
+      permission: 'misc',
+      retry: 'write',
+      ...o,
+    });
     return res.id;
   }
 
   updateWorkerGroup(id: number, fields: Partial<WorkerGroupFields>, o: RequestOptions = {}): Promise<void> {
-    return this.t.send({ action: `update worker group ${id}`, method: 'PUT', path: `/api/v0/workergroups/${id}/`, body: { client_id: 'me', autojob_id: id, ...fields }, schema: anyOk, permission: 'misc', retry: 'read', ...o });
+    return this.t.send({
+      action: `update worker group ${id}`,
+      method: 'PUT',
+      path: `/api/v0/workergroups/${id}/`,
+      body: { client_id: 'me', autojob_id: id, ...fields },
+      schema: anyOk,
+      permission: 'misc',
+      retry: 'read',
+      ...o,
+    });
   }
 
   /** The workers of all the endpoint's groups. */
   async endpointWorkers(id: number, o: RequestOptions = {}): Promise<ServerlessWorker[]> {
     const key = await this.bodyKey(o);
-    return this.t.send({ ...autoscaler(`list the workers of endpoint ${id}`, '/get_endpoint_workers/'), body: { id, api_key: key }, secrets: [key], schema: WorkersAnswer, ...o });
+    return this.t.send({
+      ...autoscaler(`list the workers of endpoint ${id}`, '/get_endpoint_workers/'),
+      body: { id, api_key: key },
+      secrets: [key],
+      schema: WorkersAnswer,
+      ...o,
+    });
   }
 
   async workerGroupWorkers(id: number, o: RequestOptions = {}): Promise<ServerlessWorker[]> {
     const key = await this.bodyKey(o);
-    return this.t.send({ ...autoscaler(`list the workers of worker group ${id}`, '/get_workergroup_workers/'), body: { id, api_key: key }, secrets: [key], schema: WorkersAnswer, ...o });
+    return this.t.send({
+      ...autoscaler(`list the workers of worker group ${id}`, '/get_workergroup_workers/'),
+      body: { id, api_key: key },
+      secrets: [key],
+      schema: WorkersAnswer,
+      ...o,
+    });
   }
 
   /** The last `tail` lines of the endpoint's log (its groups' events, each naming its group). */
@@ -198,7 +273,13 @@ export class ServerlessApi {
     let missing: unknown;
     for (const path of order) {
       try {
-        const logs = await this.t.send({ ...autoscaler(`read the logs of worker group ${id}`, path), body: { id, tail: lines, api_key: key }, secrets: [key], schema: LogsAnswer, ...o });
+        const logs = await this.t.send({
+          ...autoscaler(`read the logs of worker group ${id}`, path),
+          body: { id, tail: lines, api_key: key },
+          secrets: [key],
+          schema: LogsAnswer,
+          ...o,
+        });
         this.groupLogPath = path;
         return logs;
       } catch (error) {
@@ -206,7 +287,9 @@ export class ServerlessApi {
           if (error instanceof ApiError && error.status !== undefined) this.groupLogPath = path;
           throw error;
         }
-        this.t.logger.info(`POST ${path} answered 404; ${path === first && order.length > 1 ? 'trying the other name of the worker-group log route' : 'neither name of the route answered'}`);
+        this.t.logger.info(
+          `POST ${path} answered 404; ${path === first && order.length > 1 ? 'trying the other name of the worker-group log route' : 'neither name of the route answered'}`,
+        );
         missing ??= error;
       }
     }
@@ -219,7 +302,16 @@ export class ServerlessApi {
   }
 
   deleteWorkerGroup(id: number, o: RequestOptions = {}): Promise<void> {
-    return this.t.send({ action: `delete worker group ${id}`, method: 'DELETE', path: `/api/v0/workergroups/${id}/`, body: { client_id: 'me', autojob_id: id }, schema: anyOk, permission: 'misc', retry: 'write', ...o });
+    return this.t.send({
+      action: `delete worker group ${id}`,
+      method: 'DELETE',
+      path: `/api/v0/workergroups/${id}/`,
+      body: { client_id: 'me', autojob_id: id },
+      schema: anyOk,
+      permission: 'misc',
+      retry: 'write',
+      ...o,
+    });
   }
 }
 

@@ -85,9 +85,7 @@ export function templateSearchQuery(request: TemplateSearch = {}): Record<string
 const TemplateListSchema = listOf(TemplateSchema, 'templates');
 const TemplateResultSchema = z.object({ template: TemplateSchema }).transform((v) => v.template);
 /** An edit answers with the id and the new hash; the other fields may be left out. */
-const EditedTemplateSchema = z
-  .object({ template: z.object({ id: z.int(), hash_id: z.string() }) })
-  .transform((v) => v.template);
+const EditedTemplateSchema = z.object({ template: z.object({ id: z.int(), hash_id: z.string() }) }).transform((v) => v.template);
 
 export class TemplatesApi {
   constructor(private readonly t: Transport) {}
@@ -95,21 +93,57 @@ export class TemplatesApi {
   /** Public templates and the account's own. */
   async search(request: TemplateSearch = {}, o: RequestOptions = {}): Promise<Template[]> {
     const query = templateSearchQuery(request);
-    const templates = await this.t.send({ action: 'search templates', method: 'GET', path: '/api/v0/template/', query, schema: TemplateListSchema, permission: 'user_read', retry: 'read', ...o });
+    const templates = await this.t.send({
+      action: 'search templates',
+      method: 'GET',
+      path: '/api/v0/template/',
+      query,
+      schema: TemplateListSchema,
+      permission: 'user_read',
+      retry: 'read',
+      ...o,
+    });
     logUnreadable(this.t.logger, 'search templates', templates);
     return templates;
   }
 
   create(fields: TemplateFields, o: RequestOptions = {}): Promise<Template> {
-    return this.t.send({ action: `create template "${fields.name}"`, method: 'POST', path: '/api/v0/template/', body: fields, schema: TemplateResultSchema, permission: 'user_write', retry: 'write', ...o });
+    return this.t.send({
+      action: `create template "${fields.name}"`,
+      method: 'POST',
+      path: '/api/v0/template/',
+      body: fields,
+      schema: TemplateResultSchema,
+      permission: 'user_write',
+      retry: 'write',
+      ...o,
+    });
   }
 
   /** Changes a template. The answer carries the new `hash_id`; anything that stored the old one must follow. */
   edit(hashId: string, changes: Partial<TemplateFields>, o: RequestOptions = {}): Promise<{ id: number; hash_id: string }> {
-    return this.t.send({ action: 'edit the template', method: 'PUT', path: '/api/v0/template/', body: { hash_id: hashId, ...changes }, schema: EditedTemplateSchema, permission: 'user_write', retry: 'write', ...o });
+    return this.t.send({
+      action: 'edit the template',
+      method: 'PUT',
+      path: '/api/v0/template/',
+      body: { hash_id: hashId, ...changes },
+      schema: EditedTemplateSchema,
+      permission: 'user_write',
+      retry: 'write',
+      ...o,
+    });
   }
 
   delete(id: number, o: RequestOptions = {}): Promise<void> {
-    return this.t.send({ action: `delete template ${id}`, method: 'DELETE', path: '/api/v0/template/', body: { template_id: id }, schema: anyOk, permission: 'user_write', retry: 'write', ...o });
+    return this.t.send({
+      action: `delete template ${id}`,
+      method: 'DELETE',
+      path: '/api/v0/template/',
+      body: { template_id: id },
+      schema: anyOk,
+      permission: 'user_write',
+      retry: 'write',
+      ...o,
+    });
   }
 }

@@ -94,14 +94,7 @@ interface RawResponse {
 }
 
 /** Errors whose request never reached the service, so nothing can have been done. */
-const NOT_SENT_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
 const LOOPBACK_HOSTS = new Set(['localhost', '::1', '[::1]']);
 
@@ -217,7 +210,8 @@ export class Transport {
       path: redact(absolute ? absolute.origin + absolute.pathname : absolute === null ? '(an absolute URL)' : pathAndQuery),
       secrets,
     };
-    if (absolute === null) throw new ApiError({ ...where, kind: 'invalid_response', serverMessage: 'the service gave a URL that is not valid' });
+    if (absolute === null)
+      throw new ApiError({ ...where, kind: 'invalid_response', serverMessage: 'the service gave a URL that is not valid' });
     if (!call.absoluteUrl && !key) throw new ApiError({ ...where, kind: 'auth' });
     const url = absolute ?? new URL((call.host === 'serverless' ? this.serverlessBase : this.base) + pathAndQuery);
 
@@ -310,16 +304,33 @@ export class Transport {
       try {
         json = JSON.parse(res.text);
       } catch {
-        throw new ApiError({ ...where, kind: 'invalid_response', status: res.status, serverMessage: 'the body is not valid JSON', outcomeUnknown: changesSomething(call) });
+        throw new ApiError({
+          ...where,
+          kind: 'invalid_response',
+          status: res.status,
+          serverMessage: 'the body is not valid JSON',
+          outcomeUnknown: changesSomething(call),
+        });
       }
     }
     if (call.stringAnswer && call.responseType !== 'text' && typeof json === 'string') {
-      throw new ApiError({ ...where, kind: call.stringAnswer, status: res.status, serverMessage: redact(json.trim()).slice(0, 300) || undefined });
+      throw new ApiError({
+        ...where,
+        kind: call.stringAnswer,
+        status: res.status,
+        serverMessage: redact(json.trim()).slice(0, 300) || undefined,
+      });
     }
     // `success: false` is the service's usual refusal; the team endpoints say `status: "failure"`.
     if (isRecord(json) && (json['success'] === false || json['status'] === 'failure')) {
       const said = serverSays(json);
-      throw new ApiError({ ...where, kind: 'bad_request', status: res.status, code: said.code, serverMessage: redact(said.message ?? '') || undefined });
+      throw new ApiError({
+        ...where,
+        kind: 'bad_request',
+        status: res.status,
+        code: said.code,
+        serverMessage: redact(said.message ?? '') || undefined,
+      });
     }
     const parsed = call.schema.safeParse(json);
     if (parsed.success) return parsed.data;
@@ -371,12 +382,19 @@ function statusError(
   const refusal = authRefusal(status, said.code, message, call.keyCheck === true);
   if (refusal === 'auth') return new ApiError({ ...base, kind: 'auth' });
   if (refusal === 'two_factor') return new ApiError({ ...base, kind: 'forbidden', reason: 'two_factor' });
-  if (refusal === 'permission') return new ApiError({ ...base, kind: 'forbidden', reason: 'permission', permission: call.permission ?? undefined });
+  if (refusal === 'permission')
+    return new ApiError({ ...base, kind: 'forbidden', reason: 'permission', permission: call.permission ?? undefined });
   if (status === 404 || status === 410) return new ApiError({ ...base, kind: 'not_found' });
   // A gateway in front of the service may answer 429 or any 5xx after the service acted: for a
   // request that changes something, the outcome is unknown.
   const changes = changesSomething(call);
-  if (status === 429) return new ApiError({ ...base, kind: 'rate_limited', retryAfterMs: parseRetryAfter(res.headers['retry-after']), outcomeUnknown: changes });
+  if (status === 429)
+    return new ApiError({
+      ...base,
+      kind: 'rate_limited',
+      retryAfterMs: parseRetryAfter(res.headers['retry-after']),
+      outcomeUnknown: changes,
+    });
   if (status >= 500) return new ApiError({ ...base, kind: 'server', outcomeUnknown: changes });
   return new ApiError({ ...base, kind: 'bad_request' });
 }
@@ -394,7 +412,12 @@ const PERMISSION_WORDS = /permission|scope|not allowed|not permitted|not authori
  * the key check itself when the body does not say otherwise; any other 401 or 403 is a refusal of
  * this action. Undefined: not a refusal of the key (404, 400 and the rest, mapped by status).
  */
-function authRefusal(status: number, code: string | undefined, message: string | undefined, keyCheck: boolean): 'auth' | 'permission' | 'two_factor' | undefined {
+function authRefusal(
+  status: number,
+  code: string | undefined,
+  message: string | undefined,
+  keyCheck: boolean,
+): 'auth' | 'permission' | 'two_factor' | undefined {
   const text = message ?? '';
   const refused = status === 401 || status === 403;
   if (refused && (TWO_FACTOR.test(text) || /tfa|two_factor/i.test(code ?? ''))) return 'two_factor';

@@ -1,6 +1,18 @@
 import * as z from 'zod';
 import type { OfferFilters, OfferOrder } from '../offers/types';
-import { anyOk, listOf, logUnreadable, optBool, optInt, optNumber, optString, optTime, recordId, reqNumber, type RequestOptions } from './fields';
+import {
+  anyOk,
+  listOf,
+  logUnreadable,
+  optBool,
+  optInt,
+  optNumber,
+  optString,
+  optTime,
+  recordId,
+  reqNumber,
+  type RequestOptions,
+} from './fields';
 import type { Transport } from './transport';
 
 /** Storage for rent on a host. `storage_cost` is $/GB/month, `disk_space` GB. */
@@ -60,28 +72,69 @@ export class VolumesApi {
     if (request.order?.length) body['order'] = request.order;
     if (request.limit !== undefined) body['limit'] = request.limit;
     if (request.allocatedStorage !== undefined) body['allocated_storage'] = request.allocatedStorage;
-    const offers = await this.t.send({ action: 'search volume offers', method: 'POST', path: '/api/v0/volumes/search/', body, schema: VolumeOfferListSchema, permission: 'misc', readOnly: true, retry: 'read', ...o });
+    const offers = await this.t.send({
+      action: 'search volume offers',
+      method: 'POST',
+      path: '/api/v0/volumes/search/',
+      body,
+      schema: VolumeOfferListSchema,
+      permission: 'misc',
+      readOnly: true,
+      retry: 'read',
+      ...o,
+    });
     logUnreadable(this.t.logger, 'search volume offers', offers);
     return offers;
   }
 
   /** Rents a volume from a volume offer; answers with its name, `V.<id>`. */
-  async create(request: { offerId: number; sizeGb: number; name?: string }, o: RequestOptions = {}): Promise<{ volumeName: string | undefined }> {
+  async create(
+    request: { offerId: number; sizeGb: number; name?: string },
+    o: RequestOptions = {},
+  ): Promise<{ volumeName: string | undefined }> {
     const body = { id: request.offerId, size: request.sizeGb, ...(request.name ? { name: request.name } : {}) };
     const schema = z.object({ volume_name: optString });
-    const res = await this.t.send({ action: 'create a volume', method: 'PUT', path: '/api/v0/volumes/', body, schema, permission: 'instance_write', retry: 'write', ...o });
+    const res = await this.t.send({
+      action: 'create a volume',
+      method: 'PUT',
+      path: '/api/v0/volumes/',
+      body,
+      schema,
+      permission: 'instance_write',
+      retry: 'write',
+      ...o,
+    });
     return { volumeName: res.volume_name ?? undefined };
   }
 
   /** Volumes read only as far as their id are listed flagged `unreadable`; see `unreadableOf(result)`. */
   async list(o: RequestOptions = {}): Promise<Volume[]> {
-    const volumes = await this.t.send({ action: 'list volumes', method: 'GET', path: '/api/v0/volumes/', query: { owner: 'me', type: 'all_volume' }, schema: VolumeListSchema, permission: 'instance_read', retry: 'read', ...o });
+    const volumes = await this.t.send({
+      action: 'list volumes',
+      method: 'GET',
+      path: '/api/v0/volumes/',
+      query: { owner: 'me', type: 'all_volume' },
+      schema: VolumeListSchema,
+      permission: 'instance_read',
+      retry: 'read',
+      ...o,
+    });
     logUnreadable(this.t.logger, 'list volumes', volumes);
     return volumes;
   }
 
   /** The id travels in the query (as the CLI sends it) and in the body (as documented). */
   delete(id: number, o: RequestOptions = {}): Promise<void> {
-    return this.t.send({ action: `delete volume ${id}`, method: 'DELETE', path: '/api/v0/volumes/', query: { id: String(id) }, body: { id }, schema: anyOk, permission: 'instance_write', retry: 'write', ...o });
+    return this.t.send({
+      action: `delete volume ${id}`,
+      method: 'DELETE',
+      path: '/api/v0/volumes/',
+      query: { id: String(id) },
+      body: { id },
+      schema: anyOk,
+      permission: 'instance_write',
+      retry: 'write',
+      ...o,
+    });
   }
 }

@@ -36,7 +36,13 @@ export function burnRate(instances: readonly Instance[]): Burn {
   const sum = (k: BurnShare['kind']) => shares.filter((s) => s.kind === k).reduce((t, s) => t + s.perHour, 0);
   const computePerHour = sum('compute');
   const storagePerHour = sum('storage');
-  return { perHour: computePerHour + storagePerHour, computePerHour, storagePerHour, shares, failed: shares.filter((s) => s.phase === 'failed') };
+  return {
+    perHour: computePerHour + storagePerHour,
+    computePerHour,
+    storagePerHour,
+    shares,
+    failed: shares.filter((s) => s.phase === 'failed'),
+  };
 }
 
 /** Hours until `credit` runs out at `perHour`; Infinity when nothing bills. */

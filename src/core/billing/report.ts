@@ -25,11 +25,17 @@ export function summarise(charges: readonly BillingEntry[], invoices: readonly B
   };
 }
 
-const day = (when: number | string | null | undefined) => (typeof when === "number" ? new Date(when * 1000).toISOString().slice(0, 10) : typeof when === "string" ? when.slice(0, 10) : "");
+const day = (when: number | string | null | undefined) =>
+  typeof when === 'number' ? new Date(when * 1000).toISOString().slice(0, 10) : typeof when === 'string' ? when.slice(0, 10) : '';
 const cell = (text: string | null | undefined) => (text ?? '').replace(/\|/g, '\\|').replace(/\s+/g, ' ').trim();
 
 /** A readable Markdown report: totals, charges per source, then every charge and invoice line. */
-export function billingReport(charges: readonly BillingEntry[], invoices: readonly BillingEntry[], range: { from: number; to: number }, generatedAt: Date): string {
+export function billingReport(
+  charges: readonly BillingEntry[],
+  invoices: readonly BillingEntry[],
+  range: { from: number; to: number },
+  generatedAt: Date,
+): string {
   const s = summarise(charges, invoices);
   const lines = [
     `# GPU Rental billing, ${day(range.from)} to ${day(range.to)}`,
@@ -56,7 +62,9 @@ export function billingReport(charges: readonly BillingEntry[], invoices: readon
     '',
     '| Day | Type | Description | Amount |',
     '|---|---|---|---:|',
-    ...invoices.map((i) => `| ${day(i.start ?? i.end)} | ${cell(i.type)} | ${cell(i.description)} | ${formatDollars(Math.abs(i.amount))} |`),
+    ...invoices.map(
+      (i) => `| ${day(i.start ?? i.end)} | ${cell(i.type)} | ${cell(i.description)} | ${formatDollars(Math.abs(i.amount))} |`,
+    ),
     `| **Total** | | | **${formatDollars(s.credits)}** |`,
     '',
   ];

@@ -13,7 +13,11 @@ export class IdleTracker {
    * Feeds the latest list. `connected` are ids with a window, terminal or forward open on them.
    * Returns the ids idle for at least `idleMs`, longest idle first.
    */
-  update(instances: readonly Instance[], connected: ReadonlySet<number>, options: { nowMs: number; idleMs: number; gpuThreshold: number }): number[] {
+  update(
+    instances: readonly Instance[],
+    connected: ReadonlySet<number>,
+    options: { nowMs: number; idleMs: number; gpuThreshold: number },
+  ): number[] {
     const running = new Set<number>();
     for (const i of instances) {
       if (instancePhase(i) !== 'running') continue;

@@ -40,7 +40,9 @@ export function watchdogScript(o: WatchdogOptions): string {
   const url = o.baseUrl.replace(/\/+$/, '');
   if (!/^https?:\/\/[^\s'"]+$/.test(url)) throw new Error(`"${o.baseUrl}" is not a usable base URL for the idle watchdog.`);
   if (!(o.idleMinutes > 0 && o.idleMinutes <= MAX_IDLE_MINUTES)) {
-    throw new RangeError(`An idle time of ${String(o.idleMinutes)} minutes cannot be used: the idle stop takes more than 0 and at most ${MAX_IDLE_MINUTES} minutes (one week).`);
+    throw new RangeError(
+      `An idle time of ${String(o.idleMinutes)} minutes cannot be used: the idle stop takes more than 0 and at most ${MAX_IDLE_MINUTES} minutes (one week).`,
+    );
   }
   const check = o.checkSeconds ?? 60;
   if (!(check > 0 && check <= MAX_IDLE_SECONDS)) throw new RangeError(`The idle watchdog cannot check every ${String(check)} seconds.`);

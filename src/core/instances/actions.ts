@@ -38,7 +38,9 @@ export function outcomeUnseen(error: unknown): boolean {
 
 /** Stops an instance and says what happened; after an unreadable answer, looks at the instance. */
 export async function stopInstance(instances: Instances, instance: Instance, name: string): Promise<ActionResult> {
-  const disk = instance.storage_total_cost ? ` Its disk still bills (${formatDollars(instance.storage_total_cost)}/h) until you destroy it.` : ' Its disk still bills until you destroy it.';
+  const disk = instance.storage_total_cost
+    ? ` Its disk still bills (${formatDollars(instance.storage_total_cost)}/h) until you destroy it.`
+    : ' Its disk still bills until you destroy it.';
   try {
     await instances.stop(instance.id);
     return { kind: 'done', message: `stopping ${name}.${disk}` };
@@ -49,7 +51,10 @@ export async function stopInstance(instances: Instances, instance: Instance, nam
     if (seen.kind === 'gone') return { kind: 'done', message: `${name} no longer exists; nothing bills for it.` };
     const phase = instancePhase(seen.instance);
     if (phase === 'stopped' || phase === 'stopping' || phase === 'failed') {
-      return { kind: 'done', message: `stopping ${name}: the answer was not seen (${short(error)}), but the instance shows as ${phase}.${disk}` };
+      return {
+        kind: 'done',
+        message: `stopping ${name}: the answer was not seen (${short(error)}), but the instance shows as ${phase}.${disk}`,
+      };
     }
     return {
       kind: 'notDone',
@@ -67,7 +72,8 @@ export async function destroyInstance(instances: Instances, instance: Instance, 
     await instances.destroy(instance.id);
     return { kind: 'done', message: `destroyed ${name}.` };
   } catch (error) {
-    if (error instanceof ApiError && error.kind === 'not_found') return { kind: 'done', message: `${name} is destroyed (it was already gone when GPU Rental asked).` };
+    if (error instanceof ApiError && error.kind === 'not_found')
+      return { kind: 'done', message: `${name} is destroyed (it was already gone when GPU Rental asked).` };
     if (!outcomeUnseen(error)) throw error;
     const seen = await lookAgain(instances, instance.id);
     if (seen.kind === 'failed') return unknown(`destroyed ${name}`, error, seen.error, instance);

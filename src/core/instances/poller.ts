@@ -147,7 +147,9 @@ export class InstancePoller implements Disposable {
       if (!this.enabled || this.disposed) return;
       this.failures++;
       this.retryAfterMs = error instanceof ApiError && error.kind === 'rate_limited' ? (error.retryAfterMs ?? 0) : 0;
-      this.options.logger.warn(`Polling instances failed (${this.failures} in a row): ${error instanceof ApiError ? error.toLogString() : String(error)}`);
+      this.options.logger.warn(
+        `Polling instances failed (${this.failures} in a row): ${error instanceof ApiError ? error.toLogString() : String(error)}`,
+      );
       this.failed.fire(error);
     }
   }

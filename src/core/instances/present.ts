@@ -85,7 +85,8 @@ export function presentInstance(instance: Instance, options: PresentOptions): In
   if (rate !== undefined) parts.push(`${formatDollars(rate)}/h${phase === 'stopped' || phase === 'failed' ? ' disk' : ''}`);
   if (uptime !== undefined && phase !== 'gone') parts.push(`up ${formatDuration(uptime)}`);
   if (options.costSoFar !== undefined) parts.push(`${formatDollars(options.costSoFar)} so far`);
-  if (phase === 'running' && instance.gpu_util !== null && instance.gpu_util !== undefined) parts.push(`GPU ${Math.round(instance.gpu_util)}%`);
+  if (phase === 'running' && instance.gpu_util !== null && instance.gpu_util !== undefined)
+    parts.push(`GPU ${Math.round(instance.gpu_util)}%`);
 
   const tags = ['instance', phase];
   if (phase === 'running') tags.push('canStop', 'canReboot');
@@ -136,13 +137,21 @@ function instanceTooltip(instance: Instance, phase: InstancePhase, rate: number 
   ];
   if (phase === 'failed') rows.push(['Note', 'a failed instance never recovers and its disk is still billed: destroy it']);
   const lines = rows.filter((r): r is [string, string] => r[1] !== undefined).map(([k, v]) => `| ${k} | ${v.replace(/\|/g, '\\|')} |`);
-  return [`**${instance.label ? `${instance.label} (${gpuSummary(instance)})` : gpuSummary(instance)}**`, '', '| | |', '|---|---|', ...lines].join('\n');
+  return [
+    `**${instance.label ? `${instance.label} (${gpuSummary(instance)})` : gpuSummary(instance)}**`,
+    '',
+    '| | |',
+    '|---|---|',
+    ...lines,
+  ].join('\n');
 }
 
 /** The proxy address as the service sent it, when it is one: nothing else of it reaches the tooltip's Markdown. */
 function sshRow(instance: Instance): string | undefined {
   if (!instance.ssh_host || !instance.ssh_port) return undefined;
-  return isSshHost(instance.ssh_host) && Number.isInteger(instance.ssh_port) ? `${instance.ssh_host}:${proxySshPort(instance) ?? instance.ssh_port}` : '(the service sent an unusable address)';
+  return isSshHost(instance.ssh_host) && Number.isInteger(instance.ssh_port)
+    ? `${instance.ssh_host}:${proxySshPort(instance) ?? instance.ssh_port}`
+    : '(the service sent an unusable address)';
 }
 
 /** 75 → "1m 15s", 4000 → "1h 06m", 90000 → "1d 01h". */
@@ -162,4 +171,3 @@ export function formatClock(seconds: number): string {
   const sec = String(s % 60).padStart(2, '0');
   return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${sec}` : `${m}:${sec}`;
 }
-

@@ -23,7 +23,9 @@ export class UnusableSshAddress extends Error {
     value: unknown,
     what: string,
   ) {
-    super(`The service sent an unusable ${field} (${describeValue(value)} ${what}). Refresh the instances and try again; if it stays so, the service's record of this instance is wrong: contact its support.`);
+    super(
+      `The service sent an unusable ${field} (${describeValue(value)} ${what}). Refresh the instances and try again; if it stays so, the service's record of this instance is wrong: contact its support.`,
+    );
     this.name = 'UnusableSshAddress';
   }
 }
@@ -99,7 +101,11 @@ export function proxyEndpoint(instance: Pick<Instance, 'ssh_host' | 'ssh_port' |
 export function sshEndpoint(instance: SshFields): SshEndpoint | undefined {
   const mapped = instance.ports?.['22/tcp']?.[0]?.HostPort;
   if (present(instance.public_ipaddr) && present(mapped)) {
-    return { host: checkSshHost(instance.public_ipaddr, 'public_ipaddr'), port: checkSshPort(mapped, 'ports["22/tcp"].HostPort'), via: 'direct' };
+    return {
+      host: checkSshHost(instance.public_ipaddr, 'public_ipaddr'),
+      port: checkSshPort(mapped, 'ports["22/tcp"].HostPort'),
+      via: 'direct',
+    };
   }
   return proxyEndpoint(instance);
 }

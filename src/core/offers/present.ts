@@ -37,14 +37,25 @@ function offerTooltip(offer: Offer): string {
     ['GPU', gpuPerHour === null || gpuPerHour === undefined ? undefined : `${formatDollars(gpuPerHour)}/h`],
     ['Disk', diskPerHour === null || diskPerHour === undefined ? undefined : `${formatDollars(diskPerHour)}/h`],
     ['VRAM', `${formatGb(offer.gpu_ram)} GB per GPU`],
-    ['Reliability', offer.reliability2 === null || offer.reliability2 === undefined ? undefined : `${(offer.reliability2 * 100).toFixed(1)} %`],
+    [
+      'Reliability',
+      offer.reliability2 === null || offer.reliability2 === undefined ? undefined : `${(offer.reliability2 * 100).toFixed(1)} %`,
+    ],
     ['DLPerf per $/h', offer.dlperf_per_dphtotal?.toFixed(1)],
     ['CUDA', offer.cuda_max_good?.toString()],
-    ['Internet', offer.inet_down === null || offer.inet_down === undefined ? undefined : `↓ ${Math.round(offer.inet_down)} / ↑ ${Math.round(offer.inet_up ?? 0)} Mb/s`],
+    [
+      'Internet',
+      offer.inet_down === null || offer.inet_down === undefined
+        ? undefined
+        : `↓ ${Math.round(offer.inet_down)} / ↑ ${Math.round(offer.inet_up ?? 0)} Mb/s`,
+    ],
     ['Disk space', offer.disk_space === null || offer.disk_space === undefined ? undefined : `${Math.round(offer.disk_space)} GB`],
     ['Direct ports', offer.direct_port_count?.toString()],
     ['Location', offer.geolocation ?? undefined],
-    ['Verified', offer.verified === null || offer.verified === undefined ? offer.verification ?? undefined : offer.verified ? 'yes' : 'no'],
+    [
+      'Verified',
+      offer.verified === null || offer.verified === undefined ? (offer.verification ?? undefined) : offer.verified ? 'yes' : 'no',
+    ],
     ['Host / machine', `${offer.host_id ?? '?'} / ${offer.machine_id ?? '?'}`],
     ['Offer', String(offer.id)],
   ];

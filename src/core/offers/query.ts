@@ -10,7 +10,17 @@
  * Conditions are `field op value`, separated by whitespace. Values in the text are in the units people
  * think in (GB, days, `535.86.05`); the result carries API units (MB, seconds, 535086005).
  */
-import { FILTER_OPS, OFFER_TYPES, type FieldFilter, type FilterOp, type FilterScalar, type OfferFilters, type OfferOrder, type OfferQuery, type OfferType } from './types';
+import {
+  FILTER_OPS,
+  OFFER_TYPES,
+  type FieldFilter,
+  type FilterOp,
+  type FilterScalar,
+  type OfferFilters,
+  type OfferOrder,
+  type OfferQuery,
+  type OfferType,
+} from './types';
 import { DRIVER_VERSION_FIELD, OFFER_QUERY_ALIASES, SPECIAL_KEYS, UNIT_FACTORS, canonicalField, isKnownQueryField } from './query-fields';
 import { formatScaledDecimal, parseScaledDecimal } from './query-numbers';
 
@@ -217,7 +227,11 @@ class Reader {
   operator(field: Token): [FilterOp, Token] {
     const spaced = this.skipSpace();
     if (this.atEnd) {
-      throw new OfferQueryError(`'${field.text}' needs an operator and a value, e.g. ${field.text}=... ${OPERATOR_HINT}`, field.start, field.end - field.start);
+      throw new OfferQueryError(
+        `'${field.text}' needs an operator and a value, e.g. ${field.text}=... ${OPERATOR_HINT}`,
+        field.start,
+        field.end - field.start,
+      );
     }
     const symbols = this.match(SYMBOLS_AT);
     if (symbols !== undefined) {
@@ -279,7 +293,11 @@ class Reader {
     this.pos += text.length;
     const stray = /["[\]]/.exec(text);
     if (stray !== null) {
-      throw new OfferQueryError(`unexpected '${stray[0]}' in value '${text}' (put the whole value in double quotes)`, start + stray.index, 1);
+      throw new OfferQueryError(
+        `unexpected '${stray[0]}' in value '${text}' (put the whole value in double quotes)`,
+        start + stray.index,
+        1,
+      );
     }
     const opChar = /[<>=]/.exec(text);
     if (opChar !== null) {
@@ -410,7 +428,11 @@ interface ParseState {
 
 function soleValue(clause: Clause, key: string): ScalarToken {
   if (clause.op !== 'eq') {
-    throw new OfferQueryError(`'${key}' only takes '=', not '${clause.opToken.text}'`, clause.opToken.start, clause.opToken.end - clause.opToken.start);
+    throw new OfferQueryError(
+      `'${key}' only takes '=', not '${clause.opToken.text}'`,
+      clause.opToken.start,
+      clause.opToken.end - clause.opToken.start,
+    );
   }
   if (clause.value.kind === 'list') {
     throw new OfferQueryError(`'${key}' does not take a list in brackets`, clause.value.start, clause.value.end - clause.value.start);
@@ -426,7 +448,11 @@ function applyType(state: ParseState, clause: Clause): void {
   }
   const type = TYPE_WORDS.get(value.text.toLowerCase());
   if (type === undefined) {
-    throw new OfferQueryError(`unknown offer type '${value.text}' (use on-demand, interruptible or reserved)`, value.start, value.end - value.start);
+    throw new OfferQueryError(
+      `unknown offer type '${value.text}' (use on-demand, interruptible or reserved)`,
+      value.start,
+      value.end - value.start,
+    );
   }
   state.type = type;
 }
@@ -476,10 +502,18 @@ function applyNumberSetting(state: ParseState, clause: Clause, key: 'limit' | 'a
   const n = read?.ok && typeof read.value === 'number' ? read.value : undefined;
   if (key === 'limit') {
     if (n === undefined || !Number.isInteger(n) || n < 1 || n > MAX_OFFER_LIMIT) {
-      throw new OfferQueryError(`'limit' takes a whole number of offers from 1 to ${MAX_OFFER_LIMIT}, not '${value.text}'`, value.start, value.end - value.start);
+      throw new OfferQueryError(
+        `'limit' takes a whole number of offers from 1 to ${MAX_OFFER_LIMIT}, not '${value.text}'`,
+        value.start,
+        value.end - value.start,
+      );
     }
   } else if (n === undefined || !(n > 0) || n > MAX_ALLOCATED_STORAGE_GB) {
-    throw new OfferQueryError(`'allocated_storage' takes a disk size in GB, more than 0 and at most ${MAX_ALLOCATED_STORAGE_GB}, not '${value.text}'`, value.start, value.end - value.start);
+    throw new OfferQueryError(
+      `'allocated_storage' takes a disk size in GB, more than 0 and at most ${MAX_ALLOCATED_STORAGE_GB}, not '${value.text}'`,
+      value.start,
+      value.end - value.start,
+    );
   }
   state[prop] = n;
 }
@@ -492,7 +526,11 @@ function applyClause(state: ParseState, clause: Clause): void {
   const { op, opToken, value } = clause;
   if (value.kind === 'bare' && ANY_WORDS.has(value.text)) {
     if (op !== 'eq') {
-      throw new OfferQueryError(`'${value.text}' removes the filter on '${field}' and only works with '=', not '${opToken.text}'`, value.start, value.end - value.start);
+      throw new OfferQueryError(
+        `'${value.text}' removes the filter on '${field}' and only works with '=', not '${opToken.text}'`,
+        value.start,
+        value.end - value.start,
+      );
     }
     delete state.filters[field];
     return;
@@ -500,7 +538,11 @@ function applyClause(state: ParseState, clause: Clause): void {
   let parsed: FilterScalar | FilterScalar[];
   if (LIST_OPS.has(op)) {
     if (value.kind !== 'list') {
-      throw new OfferQueryError(`'${opToken.text}' needs a list in brackets, e.g. ${clause.field.text} ${opToken.text} [${value.text}]`, value.start, value.end - value.start);
+      throw new OfferQueryError(
+        `'${opToken.text}' needs a list in brackets, e.g. ${clause.field.text} ${opToken.text} [${value.text}]`,
+        value.start,
+        value.end - value.start,
+      );
     }
     parsed = value.items.map((item) => scalarOf(item, field));
   } else {
@@ -590,7 +632,8 @@ function printScalar(value: FilterScalar, field: string): string {
   if (typeof value === 'number') {
     const text = printNumber(value, field);
     const back = readBare(text, field);
-    if (!back.ok || !Object.is(back.value, value)) throw new Error(`internal: ${field} value ${value} printed as '${text}' reads back differently`);
+    if (!back.ok || !Object.is(back.value, value))
+      throw new Error(`internal: ${field} value ${value} printed as '${text}' reads back differently`);
     return text;
   }
   if (typeof value !== 'string') throw new RangeError(`${field}: unsupported value ${String(value)}`);
@@ -658,7 +701,8 @@ export function printOfferQuery(query: OfferQuery, options: ParseOptions = {}): 
     parts.push(`type=${PRINTED_TYPES[query.type]}`);
   }
   if (query.limit !== undefined) {
-    if (!Number.isInteger(query.limit) || query.limit < 1 || query.limit > MAX_OFFER_LIMIT) throw new RangeError(`limit ${query.limit} cannot be written in an offer query`);
+    if (!Number.isInteger(query.limit) || query.limit < 1 || query.limit > MAX_OFFER_LIMIT)
+      throw new RangeError(`limit ${query.limit} cannot be written in an offer query`);
     parts.push(`limit=${query.limit}`);
   }
   if (query.allocatedStorage !== undefined) {
@@ -668,7 +712,8 @@ export function printOfferQuery(query: OfferQuery, options: ParseOptions = {}): 
   }
   if (query.order.length > 0) {
     const items = query.order.map(([field, direction]) => {
-      if (!FIELD_NAME.test(field) || OFFER_QUERY_ALIASES.has(field)) throw new RangeError(`sort field '${field}' cannot be written in an offer query`);
+      if (!FIELD_NAME.test(field) || OFFER_QUERY_ALIASES.has(field))
+        throw new RangeError(`sort field '${field}' cannot be written in an offer query`);
       if (direction !== 'asc' && direction !== 'desc') throw new RangeError(`sort direction '${String(direction)}' for '${field}'`);
       return direction === 'desc' ? `${field}-` : field;
     });

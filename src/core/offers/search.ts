@@ -49,7 +49,6 @@ export function parseQuery(text: string): OfferQuery {
   return parseOfferQuery(text, { defaults: DEFAULT_OFFER_FILTERS });
 }
 
-
 /** The disk a search prices in: its `allocated_storage=N`, else DEFAULT_RENT_DISK_GB. */
 export function searchDiskGb(queryText: string): number {
   try {
@@ -87,7 +86,11 @@ function formatGb(gb: number): string {
 export function searchRequest(state: OfferSearchState, pageSize = OFFER_PAGE_SIZE): SearchOffersRequest {
   const { limit, allocatedStorage, ...query } = parseQuery(state.query);
   const order = /(^|\s)(order|-o)\b/.test(state.query) && query.order.length > 0 ? query.order : OFFER_SORTS[state.sort].order;
-  return { query: { ...query, order }, limit: limit ?? pageSize * Math.max(1, state.pages), allocatedStorage: allocatedStorage ?? DEFAULT_RENT_DISK_GB };
+  return {
+    query: { ...query, order },
+    limit: limit ?? pageSize * Math.max(1, state.pages),
+    allocatedStorage: allocatedStorage ?? DEFAULT_RENT_DISK_GB,
+  };
 }
 
 /** Whether "Load more" can add offers: the last answer filled its limit, and no `limit=` in the query fixes the count. */
@@ -111,7 +114,8 @@ export function relaxations(text: string): Array<{ field: string; without: strin
   const query = parseQuery(text);
   const out: Array<{ field: string; without: string; description: string }> = [];
   for (const field of Object.keys(query.filters)) {
-    const isDefault = Object.hasOwn(DEFAULT_OFFER_FILTERS, field) && JSON.stringify(DEFAULT_OFFER_FILTERS[field]) === JSON.stringify(query.filters[field]);
+    const isDefault =
+      Object.hasOwn(DEFAULT_OFFER_FILTERS, field) && JSON.stringify(DEFAULT_OFFER_FILTERS[field]) === JSON.stringify(query.filters[field]);
     if (isDefault) continue;
     const without = withFilter(text, field, undefined);
     const shown = printOfferQuery({ filters: { [field]: query.filters[field]! }, order: [], type: query.type }, { defaults: {} });

@@ -40,11 +40,17 @@ export function settlementMessage(s: Settlement, nowMs: number = Date.now()): st
  * The status bar's words while a rent is unsettled. `inFlight` tells this window's own rent whose
  * answer is still awaited (plain "Renting…") from one whose outcome must be checked.
  */
-export function pendingStatus(entries: readonly PendingRent[], inFlight: (e: PendingRent) => boolean = () => false): { text: string; tooltip: string } | undefined {
+export function pendingStatus(
+  entries: readonly PendingRent[],
+  inFlight: (e: PendingRent) => boolean = () => false,
+): { text: string; tooltip: string } | undefined {
   if (entries.length === 0) return undefined;
   const checking = entries.filter((e) => !inFlight(e));
   const names = entries.map(pendingName).join(', ');
-  const reasons = entries.map((e) => `${pendingName(e)}: ${inFlight(e) ? 'waiting for the answer' : e.state === 'sending' ? 'sent from a window that closed before the answer came' : `no readable answer (${e.problem ?? 'unknown'})`}`);
+  const reasons = entries.map(
+    (e) =>
+      `${pendingName(e)}: ${inFlight(e) ? 'waiting for the answer' : e.state === 'sending' ? 'sent from a window that closed before the answer came' : `no readable answer (${e.problem ?? 'unknown'})`}`,
+  );
   const text =
     checking.length === 0
       ? `Renting ${entries[0]!.description}…`

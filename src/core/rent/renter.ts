@@ -93,10 +93,17 @@ export class Renter implements Disposable {
   /** A label unique enough to find this rent's instance again; used when the user gives none. */
   uniqueLabel(prefix = 'gpu-rental'): string {
     const random = this.options.random ?? Math.random;
-    return `${prefix}-${Math.floor(random() * 0xffffffff).toString(16).padStart(8, '0')}`;
+    return `${prefix}-${Math.floor(random() * 0xffffffff)
+      .toString(16)
+      .padStart(8, '0')}`;
   }
 
-  async rent(account: RentAccount, offer: { id: number; machine_id?: number | null }, request: CreateInstanceRequest & { label: string }, info: RentInfo): Promise<RentOutcome> {
+  async rent(
+    account: RentAccount,
+    offer: { id: number; machine_id?: number | null },
+    request: CreateInstanceRequest & { label: string },
+    info: RentInfo,
+  ): Promise<RentOutcome> {
     if (this.inFlight) return { kind: 'busy' };
     const pending = this.journal.for(account.baseUrl, account.profileId);
     if (pending.length > 0) return { kind: 'unsettled', pending };
@@ -107,9 +114,20 @@ export class Renter implements Disposable {
       // The ids that exist now, so that the label can only ever match a new instance. If this
       // read fails, nothing has been sent yet.
       const before = (await client.instances.list()).map((i) => i.id);
-      if (this.journal.for(account.baseUrl, account.profileId).length > 0) return { kind: 'unsettled', pending: this.journal.for(account.baseUrl, account.profileId) };
+      if (this.journal.for(account.baseUrl, account.profileId).length > 0)
+        return { kind: 'unsettled', pending: this.journal.for(account.baseUrl, account.profileId) };
       const entry = await this.journal.begin(
-        { label: request.label, offerId: offer.id, machineId: offer.machine_id, description: info.description, perHour: info.perHour, profileId: account.profileId, baseUrl: account.baseUrl, account: account.account, before },
+        {
+          label: request.label,
+          offerId: offer.id,
+          machineId: offer.machine_id,
+          description: info.description,
+          perHour: info.perHour,
+          profileId: account.profileId,
+          baseUrl: account.baseUrl,
+          account: account.account,
+          before,
+        },
         key,
       );
       const renewal = setInterval(() => void this.journal.renew(entry.label), LEASE_MS / 3);
@@ -128,7 +146,9 @@ export class Renter implements Disposable {
           return isUnavailable(error) ? { kind: 'unavailable', error } : { kind: 'refused', error };
         }
         const problem = error instanceof ApiError ? error.toLogString() : String(error);
-        this.options.logger.warn(`The answer to the rent of offer ${offer.id} ("${request.label}") was not readable (${problem}); checking the account.`);
+        this.options.logger.warn(
+          `The answer to the rent of offer ${offer.id} ("${request.label}") was not readable (${problem}); checking the account.`,
+        );
         await this.journal.markUncertain(entry.label, problem);
         const uncertain = this.journal.get(entry.label) ?? entry;
         void this.settle(uncertain);
@@ -198,11 +218,18 @@ export class Renter implements Disposable {
         instances = await client.instances.list({ signal });
       } catch (error) {
         if (signal.aborted) return;
-        logger.warn(`Checking the pending rent "${entry.label}" failed: ${error instanceof ApiError ? error.toLogString() : String(error)}; trying again.`);
+        logger.warn(
+          `Checking the pending rent "${entry.label}" failed: ${error instanceof ApiError ? error.toLogString() : String(error)}; trying again.`,
+        );
         await sleep(Math.max(delays.at(-1) ?? 15_000, 5_000), signal).catch(() => undefined);
         continue;
       }
-      const match = instances.find((i) => !before.has(i.id) && i.label === entry.label && (entry.machineId == null || i.machine_id == null || i.machine_id === entry.machineId));
+      const match = instances.find(
+        (i) =>
+          !before.has(i.id) &&
+          i.label === entry.label &&
+          (entry.machineId == null || i.machine_id == null || i.machine_id === entry.machineId),
+      );
       if (match) {
         logger.info(`The pending rent "${entry.label}" made instance ${match.id}.`);
         if (await this.finish(entry)) this.settled.fire({ kind: 'found', entry, instanceId: match.id });
@@ -210,7 +237,9 @@ export class Renter implements Disposable {
       }
       // The list was read from `startedAt` on; only a read begun after the window proves absence.
       if (startedAt >= entry.sentAt + windowMs) {
-        logger.info(`The pending rent "${entry.label}" made no instance (checked ${Math.round((startedAt - entry.sentAt) / 1000)} s after it was sent).`);
+        logger.info(
+          `The pending rent "${entry.label}" made no instance (checked ${Math.round((startedAt - entry.sentAt) / 1000)} s after it was sent).`,
+        );
         if (await this.finish(entry)) this.settled.fire({ kind: 'notCreated', entry, checkedAt: startedAt });
         return;
       }

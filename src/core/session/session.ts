@@ -112,7 +112,8 @@ export class Session implements Disposable {
 
   /** The client for the current base URL; throws a readable error when that URL is unusable. */
   get client(): GpuRentalClient {
-    if (this.normalized === undefined) throw new Error(this.current.kind === 'badUrl' ? this.current.message : 'The base URL is not usable.');
+    if (this.normalized === undefined)
+      throw new Error(this.current.kind === 'badUrl' ? this.current.message : 'The base URL is not usable.');
     if (!this.clientValue) {
       // The client's key is the key of the base URL and profile it was made for: once the window
       // switches, a request still made through it gets no key, so one service's key never goes to
@@ -120,7 +121,10 @@ export class Session implements Disposable {
       const url = this.normalized;
       const profile = this.profileValue;
       this.clientValue = this.options.createClient(url, () => {
-        if (this.normalized !== url || this.profileValue !== profile) throw new Error(`Nothing was sent: GPU Rental switched from ${url} to another service or profile while this was being done. Try again.`);
+        if (this.normalized !== url || this.profileValue !== profile)
+          throw new Error(
+            `Nothing was sent: GPU Rental switched from ${url} to another service or profile while this was being done. Try again.`,
+          );
         return this.key;
       });
     }

@@ -98,7 +98,10 @@ export function isSectionLine(line: Buffer): boolean {
 function isDirectiveLine(line: Buffer): boolean {
   const nul = line.indexOf(0);
   // A byte-order mark (read as Latin-1) is not a directive; ssh stops reading a line at a NUL.
-  const text = line.subarray(0, nul === -1 ? line.length : nul).toString('latin1').replace(/^\xEF\xBB\xBF/, '');
+  const text = line
+    .subarray(0, nul === -1 ? line.length : nul)
+    .toString('latin1')
+    .replace(/^\xEF\xBB\xBF/, '');
   const start = text.replace(/^[ \t\r\n\v\f]*/, '');
   return start !== '' && !start.startsWith('#');
 }
@@ -122,7 +125,10 @@ function findBlock(bytes: Buffer, lines: Line[]): Block | undefined {
   }
   if (ends[0]! < begins[0]!) {
     const no = lines[ends[0]!]!.no;
-    throw new SshConfigError(`The end marker of the GPU Rental block comes before its start (line ${no}). Fix or remove the markers by hand, then connect again.`, no);
+    throw new SshConfigError(
+      `The end marker of the GPU Rental block comes before its start (line ${no}). Fix or remove the markers by hand, then connect again.`,
+      no,
+    );
   }
   return { start: lines[begins[0]!]!.start, end: lines[ends[0]!]!.end, beginLine: begins[0]!, endLine: ends[0]! };
 }
@@ -231,7 +237,12 @@ export interface HostEntry {
 
 /** The lowercase alias of an instance; a profile keeps aliases of different accounts apart. */
 export function hostAlias(instanceId: number, profile?: string): string {
-  const p = profile ? `${profile.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '')}-` : '';
+  const p = profile
+    ? `${profile
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .replace(/^-+|-+$/g, '')}-`
+    : '';
   return `gpu-rental-${p}${instanceId}`;
 }
 
@@ -249,13 +260,18 @@ function shown(value: string): string {
 
 /** One instance's file in the managed folder. */
 export function hostEntryText(entry: HostEntry): string {
-  if (!/^[a-z0-9][a-z0-9.-]*$/.test(entry.alias)) throw new SshConfigError(`The SSH alias (Host) ${shown(entry.alias)} is not usable; nothing was written.`);
+  if (!/^[a-z0-9][a-z0-9.-]*$/.test(entry.alias))
+    throw new SshConfigError(`The SSH alias (Host) ${shown(entry.alias)} is not usable; nothing was written.`);
   if (!isSshHost(entry.hostName)) {
-    throw new SshConfigError(`The instance's SSH address (HostName) ${shown(entry.hostName)} is not a host name or IP address; nothing was written. Refresh the instance and connect again once it reports a plain address.`);
+    throw new SshConfigError(
+      `The instance's SSH address (HostName) ${shown(entry.hostName)} is not a host name or IP address; nothing was written. Refresh the instance and connect again once it reports a plain address.`,
+    );
   }
-  if (!Number.isInteger(entry.port) || entry.port < 1 || entry.port > 65535) throw new SshConfigError(`The instance's SSH port (Port) ${entry.port} is not a port from 1 to 65535; nothing was written.`);
+  if (!Number.isInteger(entry.port) || entry.port < 1 || entry.port > 65535)
+    throw new SshConfigError(`The instance's SSH port (Port) ${entry.port} is not a port from 1 to 65535; nothing was written.`);
   const user = entry.user ?? 'root';
-  if (!/^[A-Za-z0-9_][A-Za-z0-9._-]*$/.test(user)) throw new SshConfigError(`The SSH user (User) ${shown(user)} is not a plain user name; nothing was written.`);
+  if (!/^[A-Za-z0-9_][A-Za-z0-9._-]*$/.test(user))
+    throw new SshConfigError(`The SSH user (User) ${shown(user)} is not a plain user name; nothing was written.`);
   const lines = [
     ...(entry.comment ? [`# ${entry.comment.replace(/[\r\n]+/g, ' ')}`] : []),
     `Host ${entry.alias}`,

@@ -124,7 +124,9 @@ export class SshConnector {
     const onInstance = (await calls.listForInstance(instanceId)).some((k) => keyFingerprintPart(k.public_key) === wanted);
     if (!onInstance) {
       await calls.attach(instanceId, key.publicKey);
-      this.deps.logger.info(`Attached the public key of ${key.privateKeyPath} to instance #${instanceId}, which was created before it was registered.`);
+      this.deps.logger.info(
+        `Attached the public key of ${key.privateKeyPath} to instance #${instanceId}, which was created before it was registered.`,
+      );
     }
   }
 }

@@ -54,7 +54,7 @@ export async function writeFileAtomic(path: string, data: string | Buffer, newFi
 export async function writeFileInPlace(path: string, data: Buffer): Promise<void> {
   const handle = await open(path, 'r+');
   try {
-    for (let done = 0; done < data.length; ) {
+    for (let done = 0; done < data.length;) {
       const { bytesWritten } = await handle.write(data, done, data.length - done, done);
       done += bytesWritten;
     }
@@ -69,7 +69,11 @@ export async function writeFileInPlace(path: string, data: Buffer): Promise<void
  * Runs `fn` while holding a lock file next to `path`, so two windows never edit at once. A lock
  * older than `staleMs` (a crashed window) is taken over.
  */
-export async function withFileLock<T>(path: string, fn: () => Promise<T>, options: { timeoutMs?: number; staleMs?: number } = {}): Promise<T> {
+export async function withFileLock<T>(
+  path: string,
+  fn: () => Promise<T>,
+  options: { timeoutMs?: number; staleMs?: number } = {},
+): Promise<T> {
   const lock = `${path}.gpu-rental.lock`;
   const deadline = Date.now() + (options.timeoutMs ?? 10_000);
   for (;;) {
@@ -78,12 +82,16 @@ export async function withFileLock<T>(path: string, fn: () => Promise<T>, option
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const age = await stat(lock).then((s) => Date.now() - s.mtimeMs, () => 0);
+      const age = await stat(lock).then(
+        (s) => Date.now() - s.mtimeMs,
+        () => 0,
+      );
       if (age > (options.staleMs ?? 30_000)) {
         await rm(lock, { force: true });
         continue;
       }
-      if (Date.now() > deadline) throw new Error(`Another window is editing ${path} (lock ${lock}); try again in a moment.`, { cause: error });
+      if (Date.now() > deadline)
+        throw new Error(`Another window is editing ${path} (lock ${lock}); try again in a moment.`, { cause: error });
       await new Promise((r) => setTimeout(r, 50));
     }
   }

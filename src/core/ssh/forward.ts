@@ -54,7 +54,17 @@ export async function startPortForward(options: {
   timeoutMs?: number;
   ssh?: string;
 }): Promise<PortForward> {
-  const args = [...options.sshArgs, '-N', '-o', 'ExitOnForwardFailure=yes', '-o', 'BatchMode=yes', '-L', `127.0.0.1:${options.localPort}:localhost:${options.remotePort}`, options.alias];
+  const args = [
+    ...options.sshArgs,
+    '-N',
+    '-o',
+    'ExitOnForwardFailure=yes',
+    '-o',
+    'BatchMode=yes',
+    '-L',
+    `127.0.0.1:${options.localPort}:localhost:${options.remotePort}`,
+    options.alias,
+  ];
   const child: ChildProcess = spawn(options.ssh ?? 'ssh', args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.setEncoding('utf8');
@@ -82,7 +92,9 @@ export async function startPortForward(options: {
     if ((await portAccepts(options.localPort)) && !(await new Promise((r) => setTimeout(r, 150)).then(() => exited))) break;
     if (Date.now() > deadline) {
       child.kill();
-      throw new Error(`Forwarding port ${options.remotePort} of instance #${options.instanceId} did not start within ${Math.round((options.timeoutMs ?? 20_000) / 1000)} s.`);
+      throw new Error(
+        `Forwarding port ${options.remotePort} of instance #${options.instanceId} did not start within ${Math.round((options.timeoutMs ?? 20_000) / 1000)} s.`,
+      );
     }
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -54,7 +54,9 @@ export async function newKeyPath(sshDir = join(homedir(), '.ssh')): Promise<stri
  */
 export async function generateKey(privateKeyPath: string, comment: string): Promise<LocalKey> {
   if ((await exists(privateKeyPath)) || (await exists(`${privateKeyPath}.pub`))) {
-    throw new Error(`${privateKeyPath} already exists; it was left as it is. Choose it with the gpuRental.ssh.identityFile setting, or remove it first.`);
+    throw new Error(
+      `${privateKeyPath} already exists; it was left as it is. Choose it with the gpuRental.ssh.identityFile setting, or remove it first.`,
+    );
   }
   await ensurePrivateDir(join(privateKeyPath, '..'));
   try {
@@ -62,7 +64,9 @@ export async function generateKey(privateKeyPath: string, comment: string): Prom
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new Error(
-      code === 'ENOENT' ? 'ssh-keygen was not found. Install OpenSSH (the ssh client), then try again.' : `ssh-keygen could not make the key: ${(error as Error).message}`,
+      code === 'ENOENT'
+        ? 'ssh-keygen was not found. Install OpenSSH (the ssh client), then try again.'
+        : `ssh-keygen could not make the key: ${(error as Error).message}`,
       { cause: error },
     );
   }

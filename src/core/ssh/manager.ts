@@ -97,7 +97,11 @@ export class SshConfigManager {
       if (target) assertRegularFile(path, target);
       const bytes = await readConfig(path);
       if (!edit(bytes).changed) return false;
-      throw new SshConfigNotWritable(path, lines, 'it is a symbolic link, probably managed by a dotfile tool, and replacing it would break the link');
+      throw new SshConfigNotWritable(
+        path,
+        lines,
+        'it is a symbolic link, probably managed by a dotfile tool, and replacing it would break the link',
+      );
     }
     if (link) assertRegularFile(path, link);
     await ensurePrivateDir(dirname(path));
@@ -123,7 +127,8 @@ export class SshConfigManager {
       });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') throw new SshConfigNotWritable(path, lines, code === 'EROFS' ? 'the file system is read-only' : 'permission denied');
+      if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS')
+        throw new SshConfigNotWritable(path, lines, code === 'EROFS' ? 'the file system is read-only' : 'permission denied');
       throw error;
     }
   }

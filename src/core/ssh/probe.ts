@@ -5,7 +5,11 @@ import { connect } from 'node:net';
  * (`SSH-2.0-...`): "running" on the service is not yet "SSH works". Retries every `intervalMs`
  * until `timeoutMs`, then rejects with what it last saw.
  */
-export async function waitForSshBanner(host: string, port: number, options: { timeoutMs?: number; intervalMs?: number; signal?: AbortSignal } = {}): Promise<string> {
+export async function waitForSshBanner(
+  host: string,
+  port: number,
+  options: { timeoutMs?: number; intervalMs?: number; signal?: AbortSignal } = {},
+): Promise<string> {
   const deadline = Date.now() + (options.timeoutMs ?? 120_000);
   let last: string;
   for (;;) {
@@ -15,7 +19,8 @@ export async function waitForSshBanner(host: string, port: number, options: { ti
     } catch (error) {
       last = (error as Error).message;
     }
-    if (Date.now() >= deadline) throw new Error(`SSH at ${host}:${port} did not answer within ${Math.round((options.timeoutMs ?? 120_000) / 1000)} s (${last}).`);
+    if (Date.now() >= deadline)
+      throw new Error(`SSH at ${host}:${port} did not answer within ${Math.round((options.timeoutMs ?? 120_000) / 1000)} s (${last}).`);
     await new Promise((r) => setTimeout(r, options.intervalMs ?? 250));
   }
 }

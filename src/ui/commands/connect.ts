@@ -55,7 +55,14 @@ function nameOf(i: Instance): string {
 
 async function pick(s: Services, t: Target | undefined, title: string): Promise<Instance | undefined> {
   try {
-    return await resolveTarget(s, t instanceof InstanceItem || typeof t === 'number' ? t : undefined, title, ['running', 'stopped', 'provisioning', 'loading', 'starting', 'rebooting']);
+    return await resolveTarget(s, t instanceof InstanceItem || typeof t === 'number' ? t : undefined, title, [
+      'running',
+      'stopped',
+      'provisioning',
+      'loading',
+      'starting',
+      'rebooting',
+    ]);
   } catch (error) {
     showApiError(s, error);
     return undefined;
@@ -90,7 +97,9 @@ async function connect(s: Services, instance: Instance): Promise<ConnectOutcome>
     showIncludeLines(s, ready.instance, host);
     return 'failed';
   }
-  await setRemotePlatform(extension, host.alias).catch((error: unknown) => s.logger.warn(`Could not set ${extension.section}.remotePlatform: ${String(error)}`));
+  await setRemotePlatform(extension, host.alias).catch((error: unknown) =>
+    s.logger.warn(`Could not set ${extension.section}.remotePlatform: ${String(error)}`),
+  );
   const folder = config.remoteFolder();
   s.logger.info(`Opening ${host.alias} ${folder ? `at ${folder}` : '(empty window)'} with ${extension.id}.`);
   if (folder) await s.handoff.openFolder(vscode.Uri.parse(remoteFolderUri(host.alias, folder)), { forceNewWindow: true });
@@ -111,9 +120,11 @@ async function readyHost(s: Services, instance: Instance): Promise<{ instance: I
     return answered ? { instance: running, host } : undefined;
   } catch (error) {
     if (error instanceof NoSshKey) {
-      void vscode.window.showWarningMessage(`GPU Rental: ${error.message} Connect again to create one, or set gpuRental.ssh.identityFile.`, 'Open Settings').then((c) => {
-        if (c) void vscode.commands.executeCommand('workbench.action.openSettings', 'gpuRental.ssh.identityFile');
-      });
+      void vscode.window
+        .showWarningMessage(`GPU Rental: ${error.message} Connect again to create one, or set gpuRental.ssh.identityFile.`, 'Open Settings')
+        .then((c) => {
+          if (c) void vscode.commands.executeCommand('workbench.action.openSettings', 'gpuRental.ssh.identityFile');
+        });
     } else if (error instanceof SshConfigError) {
       s.logger.error(error.message);
       void vscode.window.showErrorMessage(`GPU Rental: ${error.message}`, 'Open SSH Config').then((c) => {
@@ -138,7 +149,11 @@ async function untilRunning(s: Services, instance: Instance): Promise<Instance |
   if (phase === 'stopped') {
     // Starting resumes GPU billing: only after the user says so, every time.
     const rate = instance.dph_total ? `${formatDollars(instance.dph_total)}/h` : 'its hourly price';
-    const ok = await s.prompts.confirm(`Start ${nameOf(instance)} to connect?`, `It is stopped. Starting it bills ${rate} while it runs.`, 'Start and Connect');
+    const ok = await s.prompts.confirm(
+      `Start ${nameOf(instance)} to connect?`,
+      `It is stopped. Starting it bills ${rate} while it runs.`,
+      'Start and Connect',
+    );
     if (!ok) return undefined;
     const adds = Math.max(0, (instance.dph_total ?? 0) - (instance.storage_total_cost ?? 0));
     if (!(await s.spend.allows(s.poller, adds, `started: ${nameOf(instance)} adds ${formatDollars(adds)}/h`))) return undefined;
@@ -150,7 +165,11 @@ async function untilRunning(s: Services, instance: Instance): Promise<Instance |
   }
   s.poller.watch(instance.id);
   return vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `GPU Rental: waiting for ${nameOf(instance)} to run, then connecting`, cancellable: true },
+    {
+      location: vscode.ProgressLocation.Notification,
+      title: `GPU Rental: waiting for ${nameOf(instance)} to run, then connecting`,
+      cancellable: true,
+    },
     (progress, token) =>
       new Promise<Instance | undefined>((resolve) => {
         const done = (value: Instance | undefined) => {
@@ -163,16 +182,20 @@ async function untilRunning(s: Services, instance: Instance): Promise<Instance |
           const p = now ? instancePhase(now) : 'gone';
           if (now && p === 'running') return done(now);
           if (p === 'failed' || p === 'gone' || p === 'stopped') {
-            void vscode.window.showErrorMessage(`GPU Rental: ${nameOf(instance)} did not reach running (it is ${p}).`, 'Show Instance Logs').then((c) => {
-              if (c) void vscode.commands.executeCommand(COMMANDS.showInstanceLogs, instance.id);
-            });
+            void vscode.window
+              .showErrorMessage(`GPU Rental: ${nameOf(instance)} did not reach running (it is ${p}).`, 'Show Instance Logs')
+              .then((c) => {
+                if (c) void vscode.commands.executeCommand(COMMANDS.showInstanceLogs, instance.id);
+              });
             return done(undefined);
           }
           progress.report({ message: p });
         };
         const sub = s.poller.onDidUpdate((snapshot) => check(snapshot.instances));
         const cancel = token.onCancellationRequested(() => {
-          void vscode.window.showInformationMessage(`GPU Rental: stopped waiting. ${nameOf(instance)} keeps booting (and billing); connect again when it runs.`);
+          void vscode.window.showInformationMessage(
+            `GPU Rental: stopped waiting. ${nameOf(instance)} keeps booting (and billing); connect again when it runs.`,
+          );
           done(undefined);
         });
         void s.poller.refresh();
@@ -186,7 +209,11 @@ async function untilSshAnswers(s: Services, instance: Instance, host: PreparedHo
   const { host: address, port } = host.endpoint;
   try {
     await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `GPU Rental: waiting for SSH on ${nameOf(instance)} (${address}:${port})`, cancellable: true },
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: `GPU Rental: waiting for SSH on ${nameOf(instance)} (${address}:${port})`,
+        cancellable: true,
+      },
       (_progress, token) => {
         const abort = new AbortController();
         token.onCancellationRequested(() => abort.abort());
@@ -281,7 +308,13 @@ async function forwardPort(s: Services, instance: Instance, given: unknown): Pro
   if (!ready) return undefined;
   try {
     const localPort = await freeLocalPort(remotePort);
-    const forward = await startPortForward({ instanceId: instance.id, alias: ready.host.alias, remotePort, localPort, sshArgs: sshArgsFor(s, ready.host) });
+    const forward = await startPortForward({
+      instanceId: instance.id,
+      alias: ready.host.alias,
+      remotePort,
+      localPort,
+      sshArgs: sshArgsFor(s, ready.host),
+    });
     s.forwards.add(forward);
     s.logger.info(`Forwarding ${forward.url} to port ${remotePort} of instance #${instance.id}.`);
     void announceForward(s, ready.instance, forward);

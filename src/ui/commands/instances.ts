@@ -17,13 +17,27 @@ export type Target = InstanceItem | number | undefined;
 export function registerInstanceCommands(s: Services): vscode.Disposable[] {
   const logChannels = new Map<number, vscode.OutputChannel>();
   return [
-    vscode.commands.registerCommand(COMMANDS.stopInstance, (t?: Target) => withTarget(s, t, 'Stop which instance?', ['running', 'loading', 'provisioning', 'rebooting', 'starting'], (i) => stop(s, i))),
-    vscode.commands.registerCommand(COMMANDS.startInstance, (t?: Target) => withTarget(s, t, 'Start which instance?', ['stopped'], (i) => start(s, i))),
-    vscode.commands.registerCommand(COMMANDS.rebootInstance, (t?: Target) => withTarget(s, t, 'Reboot which instance?', ['running'], (i) => reboot(s, i))),
-    vscode.commands.registerCommand(COMMANDS.destroyInstance, (t?: Target) => withTarget(s, t, 'Destroy which instance?', undefined, (i) => destroy(s, i))),
-    vscode.commands.registerCommand(COMMANDS.labelInstance, (t?: Target, label?: unknown) => withTarget(s, t, 'Label which instance?', undefined, (i) => relabel(s, i, label))),
-    vscode.commands.registerCommand(COMMANDS.showInstanceLogs, (t?: Target) => withTarget(s, t, 'Show the logs of which instance?', undefined, (i) => showLogs(s, i, logChannels))),
-    vscode.commands.registerCommand(COMMANDS.copySshCommand, (t?: Target) => withTarget(s, t, 'Copy the SSH command of which instance?', ['running'], (i) => copySsh(i))),
+    vscode.commands.registerCommand(COMMANDS.stopInstance, (t?: Target) =>
+      withTarget(s, t, 'Stop which instance?', ['running', 'loading', 'provisioning', 'rebooting', 'starting'], (i) => stop(s, i)),
+    ),
+    vscode.commands.registerCommand(COMMANDS.startInstance, (t?: Target) =>
+      withTarget(s, t, 'Start which instance?', ['stopped'], (i) => start(s, i)),
+    ),
+    vscode.commands.registerCommand(COMMANDS.rebootInstance, (t?: Target) =>
+      withTarget(s, t, 'Reboot which instance?', ['running'], (i) => reboot(s, i)),
+    ),
+    vscode.commands.registerCommand(COMMANDS.destroyInstance, (t?: Target) =>
+      withTarget(s, t, 'Destroy which instance?', undefined, (i) => destroy(s, i)),
+    ),
+    vscode.commands.registerCommand(COMMANDS.labelInstance, (t?: Target, label?: unknown) =>
+      withTarget(s, t, 'Label which instance?', undefined, (i) => relabel(s, i, label)),
+    ),
+    vscode.commands.registerCommand(COMMANDS.showInstanceLogs, (t?: Target) =>
+      withTarget(s, t, 'Show the logs of which instance?', undefined, (i) => showLogs(s, i, logChannels)),
+    ),
+    vscode.commands.registerCommand(COMMANDS.copySshCommand, (t?: Target) =>
+      withTarget(s, t, 'Copy the SSH command of which instance?', ['running'], (i) => copySsh(i)),
+    ),
     { dispose: () => logChannels.forEach((c) => c.dispose()) },
   ];
 }
@@ -36,7 +50,13 @@ function nameOf(i: Instance): string {
  * Resolves the instance a command acts on. From the palette, a quick pick offers only instances in
  * a phase the command applies to. Errors become messages with a next step.
  */
-async function withTarget<T>(s: Services, target: Target, title: string, phases: readonly InstancePhase[] | undefined, act: (instance: Instance) => Promise<T>): Promise<T | undefined> {
+async function withTarget<T>(
+  s: Services,
+  target: Target,
+  title: string,
+  phases: readonly InstancePhase[] | undefined,
+  act: (instance: Instance) => Promise<T>,
+): Promise<T | undefined> {
   try {
     const instance = await resolveTarget(s, target, title, phases);
     return instance ? await act(instance) : undefined;
@@ -46,7 +66,12 @@ async function withTarget<T>(s: Services, target: Target, title: string, phases:
   }
 }
 
-export async function resolveTarget(s: Services, target: Target, title: string, phases: readonly InstancePhase[] | undefined): Promise<Instance | undefined> {
+export async function resolveTarget(
+  s: Services,
+  target: Target,
+  title: string,
+  phases: readonly InstancePhase[] | undefined,
+): Promise<Instance | undefined> {
   if (target instanceof InstanceItem) return target.instance;
   if (typeof target === 'number') {
     return s.poller.snapshot?.instances.find((i) => i.id === target) ?? (await s.session.client.instances.show(target));
@@ -104,7 +129,11 @@ async function start(s: Services, i: Instance): Promise<void> {
 }
 
 async function reboot(s: Services, i: Instance): Promise<void> {
-  const ok = await s.prompts.confirm(`Reboot ${nameOf(i)}?`, 'Every process on it is stopped and the container restarts. Files on its disk are kept.', 'Reboot');
+  const ok = await s.prompts.confirm(
+    `Reboot ${nameOf(i)}?`,
+    'Every process on it is stopped and the container restarts. Files on its disk are kept.',
+    'Reboot',
+  );
   if (!ok) return;
   await s.session.client.instances.reboot(i.id);
   await afterChange(s, i.id, true);

@@ -27,19 +27,43 @@ export function registerKeyCommands(s: Services): vscode.Disposable[] {
   const guard = guarded(s);
   return [
     vscode.commands.registerCommand(COMMANDS.showAccount, () => vscode.commands.executeCommand(`${VIEWS.account}.focus`)),
-    vscode.commands.registerCommand(COMMANDS.showBilling, guard(() => showBilling(s))),
-    vscode.commands.registerCommand(COMMANDS.createApiKey, guard((spec?: NewKeySpec) => createApiKey(s, spec))),
-    vscode.commands.registerCommand(COMMANDS.deleteApiKey, guard((t?: ApiKeyItem | number) => deleteApiKey(s, t))),
-    vscode.commands.registerCommand(COMMANDS.addSshKey, guard((publicKey?: string) => addSshKey(s, publicKey))),
-    vscode.commands.registerCommand(COMMANDS.deleteSshKey, guard((t?: SshKeyItem | number) => deleteSshKey(s, t))),
-    vscode.commands.registerCommand(COMMANDS.attachSshKey, guard((t?: Target, keyId?: number) => attachSshKey(s, t, keyId))),
-    vscode.commands.registerCommand(COMMANDS.detachSshKey, guard((t?: Target, keyId?: number) => detachSshKey(s, t, keyId))),
+    vscode.commands.registerCommand(
+      COMMANDS.showBilling,
+      guard(() => showBilling(s)),
+    ),
+    vscode.commands.registerCommand(
+      COMMANDS.createApiKey,
+      guard((spec?: NewKeySpec) => createApiKey(s, spec)),
+    ),
+    vscode.commands.registerCommand(
+      COMMANDS.deleteApiKey,
+      guard((t?: ApiKeyItem | number) => deleteApiKey(s, t)),
+    ),
+    vscode.commands.registerCommand(
+      COMMANDS.addSshKey,
+      guard((publicKey?: string) => addSshKey(s, publicKey)),
+    ),
+    vscode.commands.registerCommand(
+      COMMANDS.deleteSshKey,
+      guard((t?: SshKeyItem | number) => deleteSshKey(s, t)),
+    ),
+    vscode.commands.registerCommand(
+      COMMANDS.attachSshKey,
+      guard((t?: Target, keyId?: number) => attachSshKey(s, t, keyId)),
+    ),
+    vscode.commands.registerCommand(
+      COMMANDS.detachSshKey,
+      guard((t?: Target, keyId?: number) => detachSshKey(s, t, keyId)),
+    ),
   ];
 }
 
 /** The billing report as a Markdown document (untitled, nothing written to disk); resolves with its text. */
 async function showBilling(s: Services): Promise<string> {
-  const { charges, invoices, from, to } = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'GPU Rental: reading billing…' }, () => readBilling(s.session, BILLING_DAYS));
+  const { charges, invoices, from, to } = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Window, title: 'GPU Rental: reading billing…' },
+    () => readBilling(s.session, BILLING_DAYS),
+  );
   const text = billingReport(charges, invoices, { from, to }, new Date());
   const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: text });
   await vscode.window.showTextDocument(doc, { preview: true });
@@ -69,8 +93,16 @@ async function createApiKey(s: Services, spec: NewKeySpec | undefined): Promise<
     name = spec.name;
   } else {
     const picked = await vscode.window.showQuickPick(
-      Object.entries(PERMISSION_CATEGORIES).map(([c, what]) => ({ label: c, description: what, picked: c.endsWith('_read') || c === 'misc' })),
-      { title: 'GPU Rental: New API Key (1/3): what may it do?', canPickMany: true, placeHolder: 'Pick the permission categories; read-only ones are ticked' },
+      Object.entries(PERMISSION_CATEGORIES).map(([c, what]) => ({
+        label: c,
+        description: what,
+        picked: c.endsWith('_read') || c === 'misc',
+      })),
+      {
+        title: 'GPU Rental: New API Key (1/3): what may it do?',
+        canPickMany: true,
+        placeHolder: 'Pick the permission categories; read-only ones are ticked',
+      },
     );
     if (!picked?.length) return undefined;
     categories = picked.map((p) => p.label).filter(isPermissionCategory);
@@ -83,7 +115,11 @@ async function createApiKey(s: Services, spec: NewKeySpec | undefined): Promise<
       if (only === undefined) return undefined;
       instanceId = only.trim() ? Number(only.trim()) : undefined;
     }
-    const typed = await vscode.window.showInputBox({ title: 'GPU Rental: New API Key (3/3): name', value: `vscode-${categories.every((c) => c.endsWith('_read') || c === 'misc') ? 'read-only' : 'scoped'}`, validateInput: (v) => (v.trim() ? undefined : 'Give the key a name.') });
+    const typed = await vscode.window.showInputBox({
+      title: 'GPU Rental: New API Key (3/3): name',
+      value: `vscode-${categories.every((c) => c.endsWith('_read') || c === 'misc') ? 'read-only' : 'scoped'}`,
+      validateInput: (v) => (v.trim() ? undefined : 'Give the key a name.'),
+    });
     if (typed === undefined) return undefined;
     name = typed.trim();
   }
@@ -118,10 +154,17 @@ async function pickApiKey(s: Services): Promise<ApiKey | undefined> {
 }
 
 async function deleteApiKey(s: Services, target: ApiKeyItem | number | undefined): Promise<boolean> {
-  const key = target instanceof ApiKeyItem ? target.key : typeof target === 'number' ? (await s.session.client.apiKeys.list()).find((k) => k.id === target) : await pickApiKey(s);
+  const key =
+    target instanceof ApiKeyItem
+      ? target.key
+      : typeof target === 'number'
+        ? (await s.session.client.apiKeys.list()).find((k) => k.id === target)
+        : await pickApiKey(s);
   if (!key) return false;
   if (key.id === s.accountView.inUseId()) {
-    void vscode.window.showErrorMessage(`GPU Rental: "${key.name || key.id}" is the key GPU Rental is signed in with, so it is not deleted here. Sign in with another key first.`);
+    void vscode.window.showErrorMessage(
+      `GPU Rental: "${key.name || key.id}" is the key GPU Rental is signed in with, so it is not deleted here. Sign in with another key first.`,
+    );
     return false;
   }
   const maybeOurs = s.accountView.inUseId() === undefined && !key.rights;
@@ -151,17 +194,27 @@ async function addSshKey(s: Services, given: string | undefined): Promise<SshKey
     );
     if (!how) return undefined;
     if (how.value === 'file') {
-      const [file] = (await vscode.window.showOpenDialog({ canSelectMany: false, filters: { 'Public keys': ['pub'] }, title: 'The public half (.pub) of an SSH key' })) ?? [];
+      const [file] =
+        (await vscode.window.showOpenDialog({
+          canSelectMany: false,
+          filters: { 'Public keys': ['pub'] },
+          title: 'The public half (.pub) of an SSH key',
+        })) ?? [];
       if (!file) return undefined;
       publicKey = (await readFile(file.fsPath, 'utf8')).trim();
     } else if (how.value === 'generate') {
       publicKey = (await generateKey(await newKeyPath(), `gpu-rental@${hostname()}`)).publicKey;
     } else {
-      publicKey = (await vscode.window.showInputBox({ title: 'GPU Rental: paste a public key', placeHolder: 'ssh-ed25519 AAAA… comment' }))?.trim();
+      publicKey = (
+        await vscode.window.showInputBox({ title: 'GPU Rental: paste a public key', placeHolder: 'ssh-ed25519 AAAA… comment' })
+      )?.trim();
     }
   }
   if (!publicKey) return undefined;
-  if (!/^(ssh-|ecdsa-|sk-)\S+ \S+/.test(publicKey)) throw new Error('That is not an OpenSSH public key (it starts with ssh-ed25519, ssh-rsa or ecdsa-…). Use the .pub file, never the private key.');
+  if (!/^(ssh-|ecdsa-|sk-)\S+ \S+/.test(publicKey))
+    throw new Error(
+      'That is not an OpenSSH public key (it starts with ssh-ed25519, ssh-rsa or ecdsa-…). Use the .pub file, never the private key.',
+    );
   const existing = (await s.session.client.sshKeys.list()).find((k) => keyFingerprintPart(k.public_key) === keyFingerprintPart(publicKey));
   if (existing) {
     void vscode.window.showInformationMessage('GPU Rental: that SSH key is already on the account.');
@@ -169,13 +222,19 @@ async function addSshKey(s: Services, given: string | undefined): Promise<SshKey
   }
   const key = await s.session.client.sshKeys.create(publicKey);
   s.accountView.refresh();
-  void vscode.window.showInformationMessage('GPU Rental: SSH key added. New instances accept it; attach it to existing ones with "Attach SSH Key to Instance".');
+  void vscode.window.showInformationMessage(
+    'GPU Rental: SSH key added. New instances accept it; attach it to existing ones with "Attach SSH Key to Instance".',
+  );
   return key;
 }
 
 async function pickSshKey(keys: SshKey[], title: string): Promise<SshKey | undefined> {
   const picked = await vscode.window.showQuickPick(
-    keys.map((k) => ({ label: k.public_key.split(/\s+/).slice(2).join(' ') || `key ${k.id}`, description: `${k.public_key.split(/\s+/)[0] ?? ''} …${(k.public_key.split(/\s+/)[1] ?? '').slice(-12)}`, key: k })),
+    keys.map((k) => ({
+      label: k.public_key.split(/\s+/).slice(2).join(' ') || `key ${k.id}`,
+      description: `${k.public_key.split(/\s+/)[0] ?? ''} …${(k.public_key.split(/\s+/)[1] ?? '').slice(-12)}`,
+      key: k,
+    })),
     { title },
   );
   return picked?.key;
@@ -183,9 +242,18 @@ async function pickSshKey(keys: SshKey[], title: string): Promise<SshKey | undef
 
 async function deleteSshKey(s: Services, target: SshKeyItem | number | undefined): Promise<boolean> {
   const keys = target instanceof SshKeyItem ? [target.key] : await s.session.client.sshKeys.list();
-  const key = target instanceof SshKeyItem ? target.key : typeof target === 'number' ? keys.find((k) => k.id === target) : await pickSshKey(keys, 'GPU Rental: Delete which SSH key?');
+  const key =
+    target instanceof SshKeyItem
+      ? target.key
+      : typeof target === 'number'
+        ? keys.find((k) => k.id === target)
+        : await pickSshKey(keys, 'GPU Rental: Delete which SSH key?');
   if (!key) return false;
-  const ok = await s.prompts.confirm('Delete this SSH key from the account?', `${key.public_key.slice(0, 60)}…\nNew instances will not accept it. Instances that already carry it keep it until you detach it.`, 'Delete Key');
+  const ok = await s.prompts.confirm(
+    'Delete this SSH key from the account?',
+    `${key.public_key.slice(0, 60)}…\nNew instances will not accept it. Instances that already carry it keep it until you detach it.`,
+    'Delete Key',
+  );
   if (!ok) return false;
   await s.session.client.sshKeys.delete(key.id);
   s.accountView.refresh();
@@ -196,7 +264,8 @@ async function attachSshKey(s: Services, t: Target | undefined, keyId: number | 
   const instance = await resolveTarget(s, t, 'Attach an SSH key to which instance?', undefined);
   if (!instance) return false;
   const keys = await s.session.client.sshKeys.list();
-  const key = keyId !== undefined ? keys.find((k) => k.id === keyId) : await pickSshKey(keys, `GPU Rental: Attach which SSH key to #${instance.id}?`);
+  const key =
+    keyId !== undefined ? keys.find((k) => k.id === keyId) : await pickSshKey(keys, `GPU Rental: Attach which SSH key to #${instance.id}?`);
   if (!key) return false;
   await s.session.client.sshKeys.attach(instance.id, key.public_key);
   void vscode.window.showInformationMessage(`GPU Rental: instance #${instance.id} now accepts that SSH key.`);
@@ -207,9 +276,16 @@ async function detachSshKey(s: Services, t: Target | undefined, keyId: number | 
   const instance = await resolveTarget(s, t, 'Detach an SSH key from which instance?', undefined);
   if (!instance) return false;
   const keys = await s.session.client.sshKeys.listForInstance(instance.id);
-  const key = keyId !== undefined ? keys.find((k) => k.id === keyId) : await pickSshKey(keys, `GPU Rental: Detach which SSH key from #${instance.id}?`);
+  const key =
+    keyId !== undefined
+      ? keys.find((k) => k.id === keyId)
+      : await pickSshKey(keys, `GPU Rental: Detach which SSH key from #${instance.id}?`);
   if (!key) return false;
-  const ok = await s.prompts.confirm(`Detach this SSH key from instance #${instance.id}?`, 'Logins with it are refused from now on (a session already open stays open).', 'Detach');
+  const ok = await s.prompts.confirm(
+    `Detach this SSH key from instance #${instance.id}?`,
+    'Logins with it are refused from now on (a session already open stays open).',
+    'Detach',
+  );
   if (!ok) return false;
   await s.session.client.sshKeys.detach(instance.id, key.id);
   return true;

@@ -13,7 +13,9 @@ export function registerOfferCommands(s: Services): vscode.Disposable[] {
     vscode.commands.registerCommand(COMMANDS.searchOffers, (query?: unknown) => searchOffers(s, query)),
     vscode.commands.registerCommand(COMMANDS.clearOfferFilters, () => s.offersView.setSearch({ query: '' })),
     vscode.commands.registerCommand(COMMANDS.sortOffers, (sort?: unknown) => sortOffers(s, sort)),
-    vscode.commands.registerCommand(COMMANDS.loadMoreOffers, () => s.offersView.setSearch({ pages: s.offersView.search.pages + 1, query: s.offersView.search.query })),
+    vscode.commands.registerCommand(COMMANDS.loadMoreOffers, () =>
+      s.offersView.setSearch({ pages: s.offersView.search.pages + 1, query: s.offersView.search.query }),
+    ),
   ];
 }
 
@@ -58,22 +60,51 @@ type Editor = (s: Services, text: string) => Promise<string | undefined>;
 async function pickFilter(text: string): Promise<Editor | 'apply' | undefined> {
   const q = parseQuery(text);
   const f = q.filters;
-  const show = (field: string, op: keyof FieldFilter, fmt: (v: unknown) => string = String) => (f[field]?.[op] === undefined ? 'any' : fmt(f[field]![op]));
+  const show = (field: string, op: keyof FieldFilter, fmt: (v: unknown) => string = String) =>
+    f[field]?.[op] === undefined ? 'any' : fmt(f[field]![op]);
   const items: Array<vscode.QuickPickItem & { run?: Editor | 'apply' }> = [
     { label: '$(check) Show offers', description: describeSearch({ query: text, sort: 'value', pages: 1 }), run: 'apply' },
     { label: '', kind: vscode.QuickPickItemKind.Separator },
     { label: 'GPU model', description: show('gpu_name', 'eq'), run: editGpuModel },
-    { label: 'GPU count', description: show('num_gpus', 'gte', (v) => `at least ${String(v)}`), run: numberEditor('num_gpus', 'gte', 'At least how many GPUs?', 1, (n) => Number.isInteger(n) && n >= 1) },
-    { label: 'VRAM per GPU', description: show('gpu_ram', 'gte', (v) => `at least ${Number(v) / 1000} GB`), run: numberEditor('gpu_ram', 'gte', 'At least how many GB of VRAM per GPU?', 1000, (n) => n > 0) },
-    { label: 'Price', description: show('dph_total', 'lte', (v) => `at most ${formatDollars(Number(v))}/h`), run: numberEditor('dph_total', 'lte', 'At most how many dollars per hour?', 1, (n) => n > 0) },
-    { label: 'Reliability', description: show('reliability', 'gte', (v) => `at least ${(Number(v) * 100).toFixed(1)} %`), run: numberEditor('reliability', 'gte', 'At least what reliability, between 0 and 1 (for example 0.98)?', 1, (n) => n >= 0 && n <= 1) },
-    { label: 'Verified machines only', description: f['verified']?.eq === true ? 'yes' : 'no', run: async (_s, t) => withFilter(t, 'verified', parseQuery(t).filters['verified']?.eq === true ? undefined : { eq: true }) },
-    { label: 'Region', description: Array.isArray(f['geolocation']?.in) ? (f['geolocation'].in as string[]).join(', ') : show('geolocation', 'eq'), run: editRegion },
+    {
+      label: 'GPU count',
+      description: show('num_gpus', 'gte', (v) => `at least ${String(v)}`),
+      run: numberEditor('num_gpus', 'gte', 'At least how many GPUs?', 1, (n) => Number.isInteger(n) && n >= 1),
+    },
+    {
+      label: 'VRAM per GPU',
+      description: show('gpu_ram', 'gte', (v) => `at least ${Number(v) / 1000} GB`),
+      run: numberEditor('gpu_ram', 'gte', 'At least how many GB of VRAM per GPU?', 1000, (n) => n > 0),
+    },
+    {
+      label: 'Price',
+      description: show('dph_total', 'lte', (v) => `at most ${formatDollars(Number(v))}/h`),
+      run: numberEditor('dph_total', 'lte', 'At most how many dollars per hour?', 1, (n) => n > 0),
+    },
+    {
+      label: 'Reliability',
+      description: show('reliability', 'gte', (v) => `at least ${(Number(v) * 100).toFixed(1)} %`),
+      run: numberEditor('reliability', 'gte', 'At least what reliability, between 0 and 1 (for example 0.98)?', 1, (n) => n >= 0 && n <= 1),
+    },
+    {
+      label: 'Verified machines only',
+      description: f['verified']?.eq === true ? 'yes' : 'no',
+      run: async (_s, t) => withFilter(t, 'verified', parseQuery(t).filters['verified']?.eq === true ? undefined : { eq: true }),
+    },
+    {
+      label: 'Region',
+      description: Array.isArray(f['geolocation']?.in) ? (f['geolocation'].in as string[]).join(', ') : show('geolocation', 'eq'),
+      run: editRegion,
+    },
     { label: 'Rental type', description: q.type === 'bid' ? 'interruptible' : q.type, run: editType },
     { label: '', kind: vscode.QuickPickItemKind.Separator },
     { label: '$(edit) Type a query…', description: text || 'gpu_name=RTX_4090 num_gpus>=2 dph_total<1.5', run: editText },
   ];
-  const picked = await vscode.window.showQuickPick(items, { title: 'GPU Rental: Search Offers', placeHolder: 'Change a filter, or show the offers', ignoreFocusOut: true });
+  const picked = await vscode.window.showQuickPick(items, {
+    title: 'GPU Rental: Search Offers',
+    placeHolder: 'Change a filter, or show the offers',
+    ignoreFocusOut: true,
+  });
   return picked?.run;
 }
 
@@ -84,7 +115,8 @@ function numberEditor(field: string, op: keyof FieldFilter, prompt: string, fact
       title: 'GPU Rental: Search Offers',
       prompt: `${prompt} Leave empty for any.`,
       value: current === undefined ? '' : String(Number(current) / factor),
-      validateInput: (v) => (v.trim() === '' || (Number.isFinite(Number(v)) && valid(Number(v))) ? undefined : 'Enter a number in range, or leave it empty.'),
+      validateInput: (v) =>
+        v.trim() === '' || (Number.isFinite(Number(v)) && valid(Number(v))) ? undefined : 'Enter a number in range, or leave it empty.',
     });
     if (value === undefined) return undefined;
     return withFilter(text, field, value.trim() === '' ? undefined : { [op]: Number(value) * factor });
@@ -94,8 +126,9 @@ function numberEditor(field: string, op: keyof FieldFilter, prompt: string, fact
 const editGpuModel: Editor = async (s, text) => {
   // The models on offer under the other filters, cheapest first, with how many offers each has.
   const without = withFilter(text, 'gpu_name', undefined);
-  const offers = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'GPU Rental: reading the GPU models on offer…' }, () =>
-    s.session.client.offers.search({ ...searchRequest({ query: without, sort: 'price', pages: 1 }), limit: 1000 }),
+  const offers = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: 'GPU Rental: reading the GPU models on offer…' },
+    () => s.session.client.offers.search({ ...searchRequest({ query: without, sort: 'price', pages: 1 }), limit: 1000 }),
   );
   const models = new Map<string, { count: number; min: number }>();
   for (const o of offers) {
@@ -107,7 +140,9 @@ const editGpuModel: Editor = async (s, text) => {
   const picked = await vscode.window.showQuickPick(
     [
       { label: 'Any model', description: '', model: undefined as string | undefined },
-      ...[...models].sort((a, b) => a[0].localeCompare(b[0])).map(([model, m]) => ({ label: model, description: `${m.count} offers, from ${formatDollars(m.min)}/h`, model })),
+      ...[...models]
+        .sort((a, b) => a[0].localeCompare(b[0]))
+        .map(([model, m]) => ({ label: model, description: `${m.count} offers, from ${formatDollars(m.min)}/h`, model })),
     ],
     { title: 'GPU Rental: GPU model', placeHolder: 'Pick a GPU model', matchOnDescription: true },
   );
@@ -116,7 +151,10 @@ const editGpuModel: Editor = async (s, text) => {
 };
 
 const editRegion: Editor = async (s, text) => {
-  const offers = await s.session.client.offers.search({ ...searchRequest({ query: withFilter(text, 'geolocation', undefined), sort: 'price', pages: 1 }), limit: 1000 });
+  const offers = await s.session.client.offers.search({
+    ...searchRequest({ query: withFilter(text, 'geolocation', undefined), sort: 'price', pages: 1 }),
+    limit: 1000,
+  });
   const codes = [...new Set(offers.map((o) => countryCode(o.geolocation)).filter((c): c is string => !!c && c.length === 2))].sort();
   const current = parseQuery(text).filters['geolocation'];
   const chosen = new Set(Array.isArray(current?.in) ? (current.in as string[]) : current?.eq ? [String(current.eq)] : []);
@@ -144,7 +182,8 @@ const editType: Editor = async (_s, text) => {
 const editText: Editor = async (_s, text) => {
   const value = await vscode.window.showInputBox({
     title: 'GPU Rental: Offer query',
-    prompt: 'Filters in the marketplace CLI language, e.g. gpu_name=RTX_4090 num_gpus>=2 dph_total<1.5 reliability>0.98 geolocation in [US,CA]',
+    prompt:
+      'Filters in the marketplace CLI language, e.g. gpu_name=RTX_4090 num_gpus>=2 dph_total<1.5 reliability>0.98 geolocation in [US,CA]',
     value: text,
     ignoreFocusOut: true,
     validateInput: (v) => queryProblem(v),

@@ -20,9 +20,18 @@ interface NewProfileSpec {
 export function registerProfileCommands(s: Services): vscode.Disposable[] {
   const guard = guarded(s);
   return [
-    vscode.commands.registerCommand(COMMANDS.switchProfile, guard((id?: string) => switchProfile(s, id))),
-    vscode.commands.registerCommand(COMMANDS.addProfile, guard((spec?: NewProfileSpec) => addProfile(s, spec))),
-    vscode.commands.registerCommand(COMMANDS.removeProfile, guard((id?: string) => removeProfile(s, id))),
+    vscode.commands.registerCommand(
+      COMMANDS.switchProfile,
+      guard((id?: string) => switchProfile(s, id)),
+    ),
+    vscode.commands.registerCommand(
+      COMMANDS.addProfile,
+      guard((spec?: NewProfileSpec) => addProfile(s, spec)),
+    ),
+    vscode.commands.registerCommand(
+      COMMANDS.removeProfile,
+      guard((id?: string) => removeProfile(s, id)),
+    ),
   ];
 }
 
@@ -96,7 +105,9 @@ function urlProblem(value: string): string | undefined {
 async function removeProfile(s: Services, id: string | undefined): Promise<boolean> {
   const removable = s.profiles.list().filter((p) => p.id !== DEFAULT_PROFILE_ID);
   if (removable.length === 0) {
-    void vscode.window.showInformationMessage('GPU Rental: there is only the default profile, which cannot be removed. Add Profile adds another account.');
+    void vscode.window.showInformationMessage(
+      'GPU Rental: there is only the default profile, which cannot be removed. Add Profile adds another account.',
+    );
     return false;
   }
   let profile = removable.find((p) => p.id === id);

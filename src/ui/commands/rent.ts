@@ -69,7 +69,10 @@ async function rentOffer(s: Services, target: OfferItem | number | undefined, gi
       idleStopMinutes: config.idleStopEnabled() ? config.idleStopMinutes() : 0,
       template: preset,
       recentTemplates: s.context.globalState.get<string[]>(RECENT_TEMPLATES_KEY, []),
-      activeEditor: editor && editor.document.getText().trim() ? { name: editor.document.fileName.split(/[\\/]/).pop() ?? 'editor', text: editor.document.getText() } : undefined,
+      activeEditor:
+        editor && editor.document.getText().trim()
+          ? { name: editor.document.fileName.split(/[\\/]/).pop() ?? 'editor', text: editor.document.getText() }
+          : undefined,
       volumeChoices: offer.machine_id === undefined || offer.machine_id === null ? undefined : () => volumeChoices(s, offer),
       templateMode: (hash) => templateMode(s, hash),
       searchedDiskGb: searchDiskGb(s.offersView.search.query),
@@ -84,10 +87,19 @@ async function rentOffer(s: Services, target: OfferItem | number | undefined, gi
     );
     return undefined;
   }
-  if (!(await s.spend.allows(s.poller, quote.totalPerHour, `rented: ${presentOffer(offer).label} costs ${formatDollars(quote.totalPerHour)}/h`))) return undefined;
+  if (
+    !(await s.spend.allows(
+      s.poller,
+      quote.totalPerHour,
+      `rented: ${presentOffer(offer).label} costs ${formatDollars(quote.totalPerHour)}/h`,
+    ))
+  )
+    return undefined;
   if (given) {
     // Automation skips the wizard, not the price: the confirmation still shows it.
-    const volume = plan.volume ? ` With ${plan.volume.create_new ? `a new ${plan.volume.size ?? ''} GB volume (billed until deleted)` : `volume ${plan.volume.volume_id}`} at ${plan.volume.mount_path}.` : '';
+    const volume = plan.volume
+      ? ` With ${plan.volume.create_new ? `a new ${plan.volume.size ?? ''} GB volume (billed until deleted)` : `volume ${plan.volume.volume_id}`} at ${plan.volume.mount_path}.`
+      : '';
     const launch = plan.template ? ` Template ${plan.template}: ${describeLaunch(plan, await templateMode(s, plan.template))}.` : '';
     const ok = await s.prompts.confirm(
       `Rent ${presentOffer(offer).label} for ${formatDollars(quote.totalPerHour)}/h?`,
@@ -102,7 +114,11 @@ async function rentOffer(s: Services, target: OfferItem | number | undefined, gi
   let onstart = plan.onstart;
   if (idleMinutes > 0 && !plan.template) {
     try {
-      onstart = withWatchdog(plan.onstart, { baseUrl: s.session.normalizedBaseUrl ?? s.session.baseUrl, idleMinutes, gpuThreshold: config.idleGpuThreshold() });
+      onstart = withWatchdog(plan.onstart, {
+        baseUrl: s.session.normalizedBaseUrl ?? s.session.baseUrl,
+        idleMinutes,
+        gpuThreshold: config.idleGpuThreshold(),
+      });
     } catch (error) {
       if (!(error instanceof OnstartTooLong)) throw error;
       void vscode.window.showErrorMessage(`GPU Rental: not rented. ${error.message}`);
@@ -111,28 +127,32 @@ async function rentOffer(s: Services, target: OfferItem | number | undefined, gi
   }
   const account = s.session.bound();
   if (!account) {
-    void vscode.window.showErrorMessage('GPU Rental: not rented: no API key is set for this service. Set one and try again.', 'Set API Key').then((c) => {
-      if (c) void vscode.commands.executeCommand(COMMANDS.setApiKey);
-    });
+    void vscode.window
+      .showErrorMessage('GPU Rental: not rented: no API key is set for this service. Set one and try again.', 'Set API Key')
+      .then((c) => {
+        if (c) void vscode.commands.executeCommand(COMMANDS.setApiKey);
+      });
     return undefined;
   }
   const description = presentOffer(offer).label;
-  const outcome = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `GPU Rental: renting ${description}…` }, () =>
-    s.renter.rent(
-      account,
-      offer,
-      {
-        image: plan.image,
-        template_hash_id: plan.template,
-        disk: plan.disk,
-        // With a template, none unless the user chose one: a runtype sent replaces the template's mode.
-        runtype: rentRuntype(plan),
-        label: plan.label,
-        onstart,
-        volume_info: plan.volume,
-      },
-      { description, perHour: quote.totalPerHour },
-    ),
+  const outcome = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `GPU Rental: renting ${description}…` },
+    () =>
+      s.renter.rent(
+        account,
+        offer,
+        {
+          image: plan.image,
+          template_hash_id: plan.template,
+          disk: plan.disk,
+          // With a template, none unless the user chose one: a runtype sent replaces the template's mode.
+          runtype: rentRuntype(plan),
+          label: plan.label,
+          onstart,
+          volume_info: plan.volume,
+        },
+        { description, perHour: quote.totalPerHour },
+      ),
   );
   switch (outcome.kind) {
     case 'busy':
@@ -164,7 +184,10 @@ async function rentOffer(s: Services, target: OfferItem | number | undefined, gi
       const id = outcome.instanceId;
       // "Open When Ready" waits for the boot and the SSH banner, then hands over to Remote-SSH.
       void vscode.window
-        .showInformationMessage(`GPU Rental: rented "${plan.label}" as instance #${id}. It bills ${formatDollars(quote.totalPerHour)}/h; watch it boot in the status bar.`, 'Open When Ready')
+        .showInformationMessage(
+          `GPU Rental: rented "${plan.label}" as instance #${id}. It bills ${formatDollars(quote.totalPerHour)}/h; watch it boot in the status bar.`,
+          'Open When Ready',
+        )
         .then((choice) => {
           if (choice) void vscode.commands.executeCommand(COMMANDS.connect, id);
         });
@@ -186,11 +209,18 @@ async function volumeChoices(s: Services, offer: Offer): Promise<VolumeChoice[]>
     });
   const [mine, offers] = await Promise.all([
     quiet('your volumes', client.volumes.list()),
-    quiet('volume offers', client.volumes.search({ filters: { machine_id: { eq: offer.machine_id! } }, order: [['storage_cost', 'asc']], limit: 3 })),
+    quiet(
+      'volume offers',
+      client.volumes.search({ filters: { machine_id: { eq: offer.machine_id! } }, order: [['storage_cost', 'asc']], limit: 3 }),
+    ),
   ]);
   const existing: VolumeChoice[] = mine
     .filter((v) => v.machine_id === offer.machine_id && !v.instances?.length)
-    .map((v) => ({ label: `$(database) ${v.label || `V.${v.id}`}`, description: `yours, ${v.disk_space ?? '?'} GB, free`, volumeId: v.id }));
+    .map((v) => ({
+      label: `$(database) ${v.label || `V.${v.id}`}`,
+      description: `yours, ${v.disk_space ?? '?'} GB, free`,
+      volumeId: v.id,
+    }));
   const fresh: VolumeChoice[] = offers
     .filter((o) => o.machine_id === offer.machine_id)
     .map((o) => ({
@@ -207,11 +237,16 @@ async function resolveOffer(s: Services, target: OfferItem | number | undefined)
   if (typeof target === 'number') {
     const known = s.offersView.offers.find((o) => o.id === target);
     if (known) return known;
-    const [found] = await s.session.client.offers.search({ query: { filters: { id: { eq: target } }, order: [], type: 'on-demand' }, limit: 1 });
+    const [found] = await s.session.client.offers.search({
+      query: { filters: { id: { eq: target } }, order: [], type: 'on-demand' },
+      limit: 1,
+    });
     if (!found) void vscode.window.showWarningMessage(`GPU Rental: offer ${target} is not available any more.`);
     return found;
   }
-  const offers = s.offersView.offers.length ? s.offersView.offers : await s.session.client.offers.search(searchRequest(s.offersView.search));
+  const offers = s.offersView.offers.length
+    ? s.offersView.offers
+    : await s.session.client.offers.search(searchRequest(s.offersView.search));
   const picked = await vscode.window.showQuickPick(
     offers.map((offer) => ({ ...presentOffer(offer), offer })),
     { title: 'GPU Rental: Rent which offer?', placeHolder: 'Pick an offer (the current search)', matchOnDescription: true },

@@ -13,32 +13,73 @@ const SCALING_FIELDS = [
   { key: 'min_load', label: 'Minimum load' },
   { key: 'cold_mult', label: 'Cold multiplier' },
 ] as const;
-const ENDPOINT_FIELDS = [...SCALING_FIELDS, { key: 'max_queue_time', label: 'Maximum queue time (s)' }, { key: 'target_queue_time', label: 'Target queue time (s)' }, { key: 'inactivity_timeout', label: 'Inactivity timeout (s)' }] as const;
-const GROUP_FIELDS = [...SCALING_FIELDS, { key: 'gpu_ram', label: 'GPU RAM (GB)' }, { key: 'test_workers', label: 'Test workers' }] as const;
+const ENDPOINT_FIELDS = [
+  ...SCALING_FIELDS,
+  { key: 'max_queue_time', label: 'Maximum queue time (s)' },
+  { key: 'target_queue_time', label: 'Target queue time (s)' },
+  { key: 'inactivity_timeout', label: 'Inactivity timeout (s)' },
+] as const;
+const GROUP_FIELDS = [
+  ...SCALING_FIELDS,
+  { key: 'gpu_ram', label: 'GPU RAM (GB)' },
+  { key: 'test_workers', label: 'Test workers' },
+] as const;
 
 /** Serverless endpoints and their worker groups: create, update the autoscaling fields, delete (confirmed); their workers and logs. */
 export function registerServerlessCommands(s: Services): vscode.Disposable[] {
   const guard = guarded(s);
   return [
-    vscode.commands.registerCommand(COMMANDS.createEndpoint, guard((fields?: EndpointFields) => createEndpoint(s, fields))),
-    vscode.commands.registerCommand(COMMANDS.updateEndpoint, guard((t?: EndpointItem | number, fields?: Partial<EndpointFields>) => updateEndpoint(s, t, fields))),
-    vscode.commands.registerCommand(COMMANDS.deleteEndpoint, guard((t?: EndpointItem | number) => deleteEndpoint(s, t))),
-    vscode.commands.registerCommand(COMMANDS.createWorkerGroup, guard((t?: EndpointItem | number, fields?: WorkerGroupFields) => createWorkerGroup(s, t, fields))),
-    vscode.commands.registerCommand(COMMANDS.updateWorkerGroup, guard((t?: WorkerGroupItem | number, fields?: Partial<WorkerGroupFields>) => updateWorkerGroup(s, t, fields))),
-    vscode.commands.registerCommand(COMMANDS.deleteWorkerGroup, guard((t?: WorkerGroupItem | number) => deleteWorkerGroup(s, t))),
-    vscode.commands.registerCommand(COMMANDS.showServerlessWorkers, guard((t?: ServerlessTarget) => showWorkers(s, t))),
-    vscode.commands.registerCommand(COMMANDS.showServerlessLogs, guard((t?: ServerlessTarget, tail?: number) => showLogs(s, t, tail))),
+    vscode.commands.registerCommand(
+      COMMANDS.createEndpoint,
+      guard((fields?: EndpointFields) => createEndpoint(s, fields)),
+    ),
+    vscode.commands.registerCommand(
+      COMMANDS.updateEndpoint,
+      guard((t?: EndpointItem | number, fields?: Partial<EndpointFields>) => updateEndpoint(s, t, fields)),
+    ),
+    vscode.commands.registerCommand(
+      COMMANDS.deleteEndpoint,
+      guard((t?: EndpointItem | number) => deleteEndpoint(s, t)),
+    ),
+    vscode.commands.registerCommand(
+      COMMANDS.createWorkerGroup,
+      guard((t?: EndpointItem | number, fields?: WorkerGroupFields) => createWorkerGroup(s, t, fields)),
+    ),
+    vscode.commands.registerCommand(
+      COMMANDS.updateWorkerGroup,
+      guard((t?: WorkerGroupItem | number, fields?: Partial<WorkerGroupFields>) => updateWorkerGroup(s, t, fields)),
+    ),
+    vscode.commands.registerCommand(
+      COMMANDS.deleteWorkerGroup,
+      guard((t?: WorkerGroupItem | number) => deleteWorkerGroup(s, t)),
+    ),
+    vscode.commands.registerCommand(
+      COMMANDS.showServerlessWorkers,
+      guard((t?: ServerlessTarget) => showWorkers(s, t)),
+    ),
+    vscode.commands.registerCommand(
+      COMMANDS.showServerlessLogs,
+      guard((t?: ServerlessTarget, tail?: number) => showLogs(s, t, tail)),
+    ),
   ];
 }
 
 /** Asks which field to change and its new number; undefined when cancelled. */
-async function askField(title: string, fields: ReadonlyArray<{ key: string; label: string }>, current: Record<string, unknown>): Promise<Record<string, number> | undefined> {
+async function askField(
+  title: string,
+  fields: ReadonlyArray<{ key: string; label: string }>,
+  current: Record<string, unknown>,
+): Promise<Record<string, number> | undefined> {
   const field = await vscode.window.showQuickPick(
     fields.map((f) => ({ label: f.label, description: String(current[f.key] ?? ''), key: f.key })),
     { title },
   );
   if (!field) return undefined;
-  const value = await vscode.window.showInputBox({ title: `${title}: ${field.label}`, value: String(current[field.key] ?? ''), validateInput: (v) => (Number.isFinite(Number(v)) && v.trim() !== '' ? undefined : 'A number.') });
+  const value = await vscode.window.showInputBox({
+    title: `${title}: ${field.label}`,
+    value: String(current[field.key] ?? ''),
+    validateInput: (v) => (Number.isFinite(Number(v)) && v.trim() !== '' ? undefined : 'A number.'),
+  });
   return value === undefined ? undefined : { [field.key]: Number(value) };
 }
 
@@ -46,32 +87,58 @@ async function pickEndpoint(s: Services, t: EndpointItem | number | undefined, t
   const endpoints = await s.session.client.serverless.listEndpoints();
   if (t instanceof EndpointItem) return t.endpoint;
   if (typeof t === 'number') return endpoints.find((e) => e.id === t);
-  return (await vscode.window.showQuickPick(endpoints.map((e) => ({ label: e.endpoint_name, description: `id ${e.id}`, e })), { title }))?.e;
+  return (
+    await vscode.window.showQuickPick(
+      endpoints.map((e) => ({ label: e.endpoint_name, description: `id ${e.id}`, e })),
+      { title },
+    )
+  )?.e;
 }
 
 async function pickGroup(s: Services, t: WorkerGroupItem | number | undefined, title: string) {
   const groups = await s.session.client.serverless.listWorkerGroups();
   if (t instanceof WorkerGroupItem) return t.group;
   if (typeof t === 'number') return groups.find((g) => g.id === t);
-  return (await vscode.window.showQuickPick(groups.map((g) => ({ label: `worker group ${g.id}`, description: g.endpoint_name ?? '', g })), { title }))?.g;
+  return (
+    await vscode.window.showQuickPick(
+      groups.map((g) => ({ label: `worker group ${g.id}`, description: g.endpoint_name ?? '', g })),
+      { title },
+    )
+  )?.g;
 }
 
 async function createEndpoint(s: Services, given: EndpointFields | undefined): Promise<number | undefined> {
   let fields = given;
   if (!fields) {
-    const name = (await vscode.window.showInputBox({ title: 'GPU Rental: New serverless endpoint', prompt: 'Endpoint name', validateInput: (v) => (/^[\w.-]+$/.test(v.trim()) ? undefined : 'Letters, digits, dot, dash and underscore.') }))?.trim();
+    const name = (
+      await vscode.window.showInputBox({
+        title: 'GPU Rental: New serverless endpoint',
+        prompt: 'Endpoint name',
+        validateInput: (v) => (/^[\w.-]+$/.test(v.trim()) ? undefined : 'Letters, digits, dot, dash and underscore.'),
+      })
+    )?.trim();
     if (!name) return undefined;
-    const max = await vscode.window.showInputBox({ title: `GPU Rental: ${name}: maximum workers`, value: '3', validateInput: (v) => (/^\d+$/.test(v.trim()) ? undefined : 'A whole number.') });
+    const max = await vscode.window.showInputBox({
+      title: `GPU Rental: ${name}: maximum workers`,
+      value: '3',
+      validateInput: (v) => (/^\d+$/.test(v.trim()) ? undefined : 'A whole number.'),
+    });
     if (max === undefined) return undefined;
     fields = { endpoint_name: name, max_workers: Number(max), cold_workers: 0, target_util: 0.9, min_load: 1, cold_mult: 2.5 };
   }
   const id = await s.session.client.serverless.createEndpoint(fields);
   s.accountView.refresh();
-  void vscode.window.showInformationMessage(`GPU Rental: created endpoint "${fields.endpoint_name}". Add a worker group to give it workers; workers bill like instances.`);
+  void vscode.window.showInformationMessage(
+    `GPU Rental: created endpoint "${fields.endpoint_name}". Add a worker group to give it workers; workers bill like instances.`,
+  );
   return id;
 }
 
-async function updateEndpoint(s: Services, t: EndpointItem | number | undefined, given: Partial<EndpointFields> | undefined): Promise<boolean> {
+async function updateEndpoint(
+  s: Services,
+  t: EndpointItem | number | undefined,
+  given: Partial<EndpointFields> | undefined,
+): Promise<boolean> {
   const endpoint = await pickEndpoint(s, t, 'GPU Rental: Update which endpoint?');
   if (!endpoint) return false;
   const fields = given ?? (await askField(`GPU Rental: ${endpoint.endpoint_name}`, ENDPOINT_FIELDS, endpoint));
@@ -84,30 +151,55 @@ async function updateEndpoint(s: Services, t: EndpointItem | number | undefined,
 async function deleteEndpoint(s: Services, t: EndpointItem | number | undefined): Promise<boolean> {
   const endpoint = await pickEndpoint(s, t, 'GPU Rental: Delete which endpoint?');
   if (!endpoint) return false;
-  const ok = await s.prompts.confirm(`Delete endpoint "${endpoint.endpoint_name}"?`, 'Its worker groups are deleted with it and its workers stop. Requests to it fail from now on.', 'Delete Endpoint');
+  const ok = await s.prompts.confirm(
+    `Delete endpoint "${endpoint.endpoint_name}"?`,
+    'Its worker groups are deleted with it and its workers stop. Requests to it fail from now on.',
+    'Delete Endpoint',
+  );
   if (!ok) return false;
   await s.session.client.serverless.deleteEndpoint(endpoint.id);
   s.accountView.refresh();
   return true;
 }
 
-async function createWorkerGroup(s: Services, t: EndpointItem | number | undefined, given: WorkerGroupFields | undefined): Promise<number | undefined> {
+async function createWorkerGroup(
+  s: Services,
+  t: EndpointItem | number | undefined,
+  given: WorkerGroupFields | undefined,
+): Promise<number | undefined> {
   const endpoint = await pickEndpoint(s, t, 'GPU Rental: Add a worker group to which endpoint?');
   if (!endpoint) return undefined;
   let fields = given;
   if (!fields) {
-    const template = (await vscode.window.showInputBox({ title: `GPU Rental: ${endpoint.endpoint_name}: worker template`, prompt: 'The hash of the template its workers run (see Templates)' }))?.trim();
+    const template = (
+      await vscode.window.showInputBox({
+        title: `GPU Rental: ${endpoint.endpoint_name}: worker template`,
+        prompt: 'The hash of the template its workers run (see Templates)',
+      })
+    )?.trim();
     if (!template) return undefined;
-    const query = await vscode.window.showInputBox({ title: `GPU Rental: ${endpoint.endpoint_name}: which machines`, prompt: 'An offer query, as in the offers search', value: 'gpu_ram>=24 verified=true rentable=true' });
+    const query = await vscode.window.showInputBox({
+      title: `GPU Rental: ${endpoint.endpoint_name}: which machines`,
+      prompt: 'An offer query, as in the offers search',
+      value: 'gpu_ram>=24 verified=true rentable=true',
+    });
     if (query === undefined) return undefined;
     fields = { template_hash: template, search_params: query, test_workers: 1, cold_workers: 0, max_workers: endpoint.max_workers ?? 3 };
   }
-  const id = await s.session.client.serverless.createWorkerGroup({ ...fields, endpoint_id: endpoint.id, endpoint_name: endpoint.endpoint_name });
+  const id = await s.session.client.serverless.createWorkerGroup({
+    ...fields,
+    endpoint_id: endpoint.id,
+    endpoint_name: endpoint.endpoint_name,
+  });
   s.accountView.refresh();
   return id;
 }
 
-async function updateWorkerGroup(s: Services, t: WorkerGroupItem | number | undefined, given: Partial<WorkerGroupFields> | undefined): Promise<boolean> {
+async function updateWorkerGroup(
+  s: Services,
+  t: WorkerGroupItem | number | undefined,
+  given: Partial<WorkerGroupFields> | undefined,
+): Promise<boolean> {
   const group = await pickGroup(s, t, 'GPU Rental: Update which worker group?');
   if (!group) return false;
   const fields = given ?? (await askField(`GPU Rental: worker group ${group.id}`, GROUP_FIELDS, group));
@@ -120,7 +212,11 @@ async function updateWorkerGroup(s: Services, t: WorkerGroupItem | number | unde
 async function deleteWorkerGroup(s: Services, t: WorkerGroupItem | number | undefined): Promise<boolean> {
   const group = await pickGroup(s, t, 'GPU Rental: Delete which worker group?');
   if (!group) return false;
-  const ok = await s.prompts.confirm(`Delete worker group ${group.id}${group.endpoint_name ? ` of "${group.endpoint_name}"` : ''}?`, 'Its workers stop and the endpoint no longer scales onto these machines.', 'Delete Worker Group');
+  const ok = await s.prompts.confirm(
+    `Delete worker group ${group.id}${group.endpoint_name ? ` of "${group.endpoint_name}"` : ''}?`,
+    'Its workers stop and the endpoint no longer scales onto these machines.',
+    'Delete Worker Group',
+  );
   if (!ok) return false;
   await s.session.client.serverless.deleteWorkerGroup(group.id);
   s.accountView.refresh();
@@ -147,8 +243,16 @@ async function pickServerless(s: Services, t: ServerlessTarget | undefined, titl
   const client = s.session.client.serverless;
   const [endpoints, groups] = await Promise.all([client.listEndpoints(), client.listWorkerGroups()]);
   const items = [
-    ...endpoints.map((e) => ({ label: `$(cloud) ${e.endpoint_name}`, description: `endpoint ${e.id}`, value: { kind: 'endpoint', endpoint: e } as Resolved })),
-    ...groups.map((g) => ({ label: `$(server-process) worker group ${g.id}`, description: g.endpoint_name ?? '', value: { kind: 'group', group: g } as Resolved })),
+    ...endpoints.map((e) => ({
+      label: `$(cloud) ${e.endpoint_name}`,
+      description: `endpoint ${e.id}`,
+      value: { kind: 'endpoint', endpoint: e } as Resolved,
+    })),
+    ...groups.map((g) => ({
+      label: `$(server-process) worker group ${g.id}`,
+      description: g.endpoint_name ?? '',
+      value: { kind: 'group', group: g } as Resolved,
+    })),
   ];
   if (items.length === 0) {
     void vscode.window.showInformationMessage('GPU Rental: there are no serverless endpoints yet. Create one first.');
@@ -166,11 +270,14 @@ async function showWorkers(s: Services, t: ServerlessTarget | undefined): Promis
   const target = await pickServerless(s, t, 'GPU Rental: Show the workers of…');
   if (!target) return undefined;
   const client = s.session.client.serverless;
-  const workers = target.kind === 'endpoint' ? await client.endpointWorkers(target.endpoint.id) : await client.workerGroupWorkers(target.group.id);
+  const workers =
+    target.kind === 'endpoint' ? await client.endpointWorkers(target.endpoint.id) : await client.workerGroupWorkers(target.group.id);
   // An id (not a tree item) comes from automation, which reads the result and needs no pick.
   if (t !== undefined && !(t instanceof vscode.TreeItem)) return workers;
   if (workers.length === 0) {
-    void vscode.window.showInformationMessage(`GPU Rental: ${nameOf(target)} has no workers now; the autoscaler starts them as load needs.`);
+    void vscode.window.showInformationMessage(
+      `GPU Rental: ${nameOf(target)} has no workers now; the autoscaler starts them as load needs.`,
+    );
     return workers;
   }
   const pick = await vscode.window.showQuickPick(
@@ -189,11 +296,18 @@ async function showLogs(s: Services, t: ServerlessTarget | undefined, tail = LOG
   const target = await pickServerless(s, t, 'GPU Rental: Show the logs of…');
   if (!target) return undefined;
   const client = s.session.client.serverless;
-  const text = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `GPU Rental: reading the logs of ${nameOf(target)}…` }, () =>
-    target.kind === 'endpoint' ? client.endpointLogs({ id: target.endpoint.id, name: target.endpoint.endpoint_name }, tail) : client.workerGroupLogs(target.group.id, tail),
+  const text = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Window, title: `GPU Rental: reading the logs of ${nameOf(target)}…` },
+    () =>
+      target.kind === 'endpoint'
+        ? client.endpointLogs({ id: target.endpoint.id, name: target.endpoint.endpoint_name }, tail)
+        : client.workerGroupLogs(target.group.id, tail),
   );
   const body = text.trim() ? text : '(the log is empty so far)';
-  const doc = await vscode.workspace.openTextDocument({ language: 'log', content: `# ${nameOf(target)}: the last ${tail} lines, read ${new Date().toLocaleString()}\n${body}` });
+  const doc = await vscode.workspace.openTextDocument({
+    language: 'log',
+    content: `# ${nameOf(target)}: the last ${tail} lines, read ${new Date().toLocaleString()}\n${body}`,
+  });
   await vscode.window.showTextDocument(doc, { preview: true });
   return text;
 }

@@ -102,14 +102,20 @@ async function refresh(s: Services): Promise<void> {
 /** `credit` null: the account was read but reports no credit; undefined: the key may not read it. */
 function signedInMessage(s: Services, email: string | null | undefined, credit: number | null | undefined): string {
   const who = email ? ` as ${email}` : '';
-  const money = credit === undefined ? '' : credit === null ? ' Credit: unknown (the service did not report it).' : ` Credit: ${formatDollars(credit)}.`;
+  const money =
+    credit === undefined
+      ? ''
+      : credit === null
+        ? ' Credit: unknown (the service did not report it).'
+        : ` Credit: ${formatDollars(credit)}.`;
   return `GPU Rental: signed in to ${s.where}${who}.${money}`;
 }
 
 /** The reason a key was not accepted, phrased for the input box. */
 function keyProblem(error: unknown): string {
   if (error instanceof ApiError) {
-    if (error.kind === 'auth') return `The service refused this key (HTTP ${error.status ?? 401}): it may be mistyped or revoked. It was not stored.`;
+    if (error.kind === 'auth')
+      return `The service refused this key (HTTP ${error.status ?? 401}): it may be mistyped or revoked. It was not stored.`;
     return `${error.message} The key was not stored.`;
   }
   return `${describe(error)} The key was not stored.`;

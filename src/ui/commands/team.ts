@@ -10,19 +10,42 @@ import { guarded } from './errors';
 export function registerTeamCommands(s: Services): vscode.Disposable[] {
   const guard = guarded(s);
   return [
-    vscode.commands.registerCommand(COMMANDS.inviteTeamMember, guard((email?: string, role?: string) => invite(s, email, role))),
-    vscode.commands.registerCommand(COMMANDS.removeTeamMember, guard((t?: TeamMemberItem | number) => remove(s, t))),
-    vscode.commands.registerCommand(COMMANDS.saveTeamRole, guard((t?: TeamRoleItem | string, categories?: string[]) => saveRole(s, t, categories))),
-    vscode.commands.registerCommand(COMMANDS.deleteTeamRole, guard((t?: TeamRoleItem | string) => deleteRole(s, t))),
+    vscode.commands.registerCommand(
+      COMMANDS.inviteTeamMember,
+      guard((email?: string, role?: string) => invite(s, email, role)),
+    ),
+    vscode.commands.registerCommand(
+      COMMANDS.removeTeamMember,
+      guard((t?: TeamMemberItem | number) => remove(s, t)),
+    ),
+    vscode.commands.registerCommand(
+      COMMANDS.saveTeamRole,
+      guard((t?: TeamRoleItem | string, categories?: string[]) => saveRole(s, t, categories)),
+    ),
+    vscode.commands.registerCommand(
+      COMMANDS.deleteTeamRole,
+      guard((t?: TeamRoleItem | string) => deleteRole(s, t)),
+    ),
   ];
 }
 
 async function invite(s: Services, email: string | undefined, role: string | undefined): Promise<boolean> {
   const address =
     email ??
-    (await vscode.window.showInputBox({ title: 'GPU Rental: Invite to the team (1/2)', prompt: 'Email address of the person to invite', validateInput: (v) => (/^\S+@\S+\.\S+$/.test(v.trim()) ? undefined : 'Enter an email address.') }))?.trim();
+    (
+      await vscode.window.showInputBox({
+        title: 'GPU Rental: Invite to the team (1/2)',
+        prompt: 'Email address of the person to invite',
+        validateInput: (v) => (/^\S+@\S+\.\S+$/.test(v.trim()) ? undefined : 'Enter an email address.'),
+      })
+    )?.trim();
   if (!address) return false;
-  const roleName = role ?? (await vscode.window.showQuickPick((await s.session.client.team.roles()).map((r) => r.name), { title: `GPU Rental: Invite ${address} (2/2): with which role?` }));
+  const roleName =
+    role ??
+    (await vscode.window.showQuickPick(
+      (await s.session.client.team.roles()).map((r) => r.name),
+      { title: `GPU Rental: Invite ${address} (2/2): with which role?` },
+    ));
   if (!roleName) return false;
   await s.session.client.team.invite(address, roleName);
   s.accountView.refresh();
@@ -34,11 +57,20 @@ async function remove(s: Services, target: TeamMemberItem | number | undefined):
   const members = await s.session.client.team.members();
   let member: TeamMember | undefined = target instanceof TeamMemberItem ? target.member : members.find((m) => m.id === target);
   if (target === undefined) {
-    member = (await vscode.window.showQuickPick(members.map((m) => ({ label: m.email || m.username || `user ${m.id}`, description: m.roles.join(', '), m })), { title: 'GPU Rental: Remove which team member?' }))?.m;
+    member = (
+      await vscode.window.showQuickPick(
+        members.map((m) => ({ label: m.email || m.username || `user ${m.id}`, description: m.roles.join(', '), m })),
+        { title: 'GPU Rental: Remove which team member?' },
+      )
+    )?.m;
   }
   if (!member) return false;
   const who = member.email || member.username || `user ${member.id}`;
-  const ok = await s.prompts.confirm(`Remove ${who} from the team?`, 'They lose access to the team\'s instances, keys and billing at once. You can invite them again.', 'Remove');
+  const ok = await s.prompts.confirm(
+    `Remove ${who} from the team?`,
+    "They lose access to the team's instances, keys and billing at once. You can invite them again.",
+    'Remove',
+  );
   if (!ok) return false;
   await s.session.client.team.removeMember(member.id);
   s.accountView.refresh();
@@ -50,9 +82,19 @@ async function saveRole(s: Services, target: TeamRoleItem | string | undefined, 
   const roles = await s.session.client.team.roles();
   let name = target instanceof TeamRoleItem ? target.role.name : target;
   if (!name) {
-    const picked = await vscode.window.showQuickPick([{ label: '$(add) New role…', value: '' }, ...roles.map((r) => ({ label: r.name, description: 'edit', value: r.name }))], { title: 'GPU Rental: Create or edit a team role' });
+    const picked = await vscode.window.showQuickPick(
+      [{ label: '$(add) New role…', value: '' }, ...roles.map((r) => ({ label: r.name, description: 'edit', value: r.name }))],
+      { title: 'GPU Rental: Create or edit a team role' },
+    );
     if (!picked) return false;
-    name = picked.value || (await vscode.window.showInputBox({ title: 'GPU Rental: New role name', validateInput: (v) => (v.trim() ? undefined : 'A role needs a name.') }))?.trim();
+    name =
+      picked.value ||
+      (
+        await vscode.window.showInputBox({
+          title: 'GPU Rental: New role name',
+          validateInput: (v) => (v.trim() ? undefined : 'A role needs a name.'),
+        })
+      )?.trim();
     if (!name) return false;
   }
   const existing: TeamRole | undefined = roles.find((r) => r.name === name);
@@ -83,7 +125,12 @@ async function deleteRole(s: Services, target: TeamRoleItem | string | undefined
       void vscode.window.showInformationMessage('GPU Rental: the team has no roles besides owner, which cannot be deleted.');
       return false;
     }
-    name = (await vscode.window.showQuickPick(roles.map((r) => r.name), { title: 'GPU Rental: Delete which team role?' }))?.trim();
+    name = (
+      await vscode.window.showQuickPick(
+        roles.map((r) => r.name),
+        { title: 'GPU Rental: Delete which team role?' },
+      )
+    )?.trim();
     if (!name) return false;
   }
   if (name === 'owner') {

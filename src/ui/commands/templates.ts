@@ -14,22 +14,48 @@ export const RECENT_TEMPLATES_KEY = 'gpuRental.recentTemplates';
 export function registerTemplateCommands(s: Services): vscode.Disposable[] {
   const guard = guarded(s);
   return [
-    vscode.commands.registerCommand(COMMANDS.saveAsTemplate, guard((t?: Target, name?: string) => saveAsTemplate(s, t, name))),
-    vscode.commands.registerCommand(COMMANDS.searchTemplates, guard(() => searchTemplates(s))),
-    vscode.commands.registerCommand(COMMANDS.editTemplate, guard((t?: TemplateItem | string, changes?: Partial<TemplateFields>) => editTemplate(s, t, changes))),
-    vscode.commands.registerCommand(COMMANDS.deleteTemplate, guard((t?: TemplateItem | number) => deleteTemplate(s, t))),
-    vscode.commands.registerCommand(COMMANDS.rentWithTemplate, guard((t?: TemplateItem | string) => rentWithTemplate(s, t))),
+    vscode.commands.registerCommand(
+      COMMANDS.saveAsTemplate,
+      guard((t?: Target, name?: string) => saveAsTemplate(s, t, name)),
+    ),
+    vscode.commands.registerCommand(
+      COMMANDS.searchTemplates,
+      guard(() => searchTemplates(s)),
+    ),
+    vscode.commands.registerCommand(
+      COMMANDS.editTemplate,
+      guard((t?: TemplateItem | string, changes?: Partial<TemplateFields>) => editTemplate(s, t, changes)),
+    ),
+    vscode.commands.registerCommand(
+      COMMANDS.deleteTemplate,
+      guard((t?: TemplateItem | number) => deleteTemplate(s, t)),
+    ),
+    vscode.commands.registerCommand(
+      COMMANDS.rentWithTemplate,
+      guard((t?: TemplateItem | string) => rentWithTemplate(s, t)),
+    ),
   ];
 }
 
 async function saveAsTemplate(s: Services, t: Target | undefined, given: string | undefined): Promise<Template | undefined> {
   const instance = await resolveTarget(s, t, 'Save the settings of which instance as a template?', undefined);
   if (!instance) return undefined;
-  const name = given ?? (await vscode.window.showInputBox({ title: 'GPU Rental: Save as Template', prompt: `Image, start-up script, disk and connection of #${instance.id} become a private template.`, value: instance.label ?? `template-${instance.id}`, validateInput: (v) => (v.trim() ? undefined : 'A template needs a name.') }))?.trim();
+  const name =
+    given ??
+    (
+      await vscode.window.showInputBox({
+        title: 'GPU Rental: Save as Template',
+        prompt: `Image, start-up script, disk and connection of #${instance.id} become a private template.`,
+        value: instance.label ?? `template-${instance.id}`,
+        validateInput: (v) => (v.trim() ? undefined : 'A template needs a name.'),
+      })
+    )?.trim();
   if (!name) return undefined;
   const template = await s.session.client.templates.create(templateFromInstance(instance, name));
   s.accountView.refresh();
-  void vscode.window.showInformationMessage(`GPU Rental: saved template "${name}" (${template.hash_id.slice(0, 8)}). Rent with it from the Account view or "Rent With Template".`);
+  void vscode.window.showInformationMessage(
+    `GPU Rental: saved template "${name}" (${template.hash_id.slice(0, 8)}). Rent with it from the Account view or "Rent With Template".`,
+  );
   return template;
 }
 
@@ -39,7 +65,12 @@ async function pickTemplate(s: Services, title: string, ownOnly: boolean): Promi
   const all = await s.session.client.templates.search();
   const list = ownOnly ? all.filter((t) => me === undefined || t.creator_id === me) : all;
   const picked = await vscode.window.showQuickPick(
-    list.map((t) => ({ label: t.name, description: `${t.image ?? ''}${t.tag ? `:${t.tag}` : ''}${t.creator_id === me ? ' · yours' : ''}`, detail: t.desc ?? undefined, t })),
+    list.map((t) => ({
+      label: t.name,
+      description: `${t.image ?? ''}${t.tag ? `:${t.tag}` : ''}${t.creator_id === me ? ' · yours' : ''}`,
+      detail: t.desc ?? undefined,
+      t,
+    })),
     { title, matchOnDescription: true, matchOnDetail: true, placeHolder: 'Type to filter by name, image or description' },
   );
   return picked?.t;
@@ -60,7 +91,11 @@ async function ownTemplate(s: Services, t: TemplateItem | string | number | unde
 }
 
 /** Edits a template; its hash changes, and the stored references follow. Resolves with the new hash. */
-async function editTemplate(s: Services, t: TemplateItem | string | undefined, given: Partial<TemplateFields> | undefined): Promise<string | undefined> {
+async function editTemplate(
+  s: Services,
+  t: TemplateItem | string | undefined,
+  given: Partial<TemplateFields> | undefined,
+): Promise<string | undefined> {
   const template = await ownTemplate(s, t, 'GPU Rental: Edit which template?');
   if (!template) return undefined;
   let changes = given;
@@ -77,31 +112,46 @@ async function editTemplate(s: Services, t: TemplateItem | string | undefined, g
     if (!field) return undefined;
     const value = await vscode.window.showInputBox({ title: `GPU Rental: ${field.label} of "${template.name}"`, value: field.current });
     if (value === undefined) return undefined;
-    changes = field.value === 'recommended_disk_space' ? { recommended_disk_space: Number(value) } : field.value === 'image' ? imageFields(value) : { [field.value]: value };
+    changes =
+      field.value === 'recommended_disk_space'
+        ? { recommended_disk_space: Number(value) }
+        : field.value === 'image'
+          ? imageFields(value)
+          : { [field.value]: value };
   }
   const edited = await s.session.client.templates.edit(template.hash_id, changes);
   const recent = s.context.globalState.get<string[]>(RECENT_TEMPLATES_KEY, []);
   await s.context.globalState.update(RECENT_TEMPLATES_KEY, followHash(recent, template.hash_id, edited.hash_id));
   s.accountView.refresh();
-  void vscode.window.showInformationMessage(`GPU Rental: template "${template.name}" saved; its hash is now ${edited.hash_id.slice(0, 8)} (was ${template.hash_id.slice(0, 8)}).`);
+  void vscode.window.showInformationMessage(
+    `GPU Rental: template "${template.name}" saved; its hash is now ${edited.hash_id.slice(0, 8)} (was ${template.hash_id.slice(0, 8)}).`,
+  );
   return edited.hash_id;
 }
 
 async function deleteTemplate(s: Services, t: TemplateItem | number | undefined): Promise<boolean> {
   const template = await ownTemplate(s, t, 'GPU Rental: Delete which template?');
   if (!template) return false;
-  const ok = await s.prompts.confirm(`Delete template "${template.name}"?`, 'Instances already rented with it keep running; it can no longer be rented with. This cannot be undone.', 'Delete Template');
+  const ok = await s.prompts.confirm(
+    `Delete template "${template.name}"?`,
+    'Instances already rented with it keep running; it can no longer be rented with. This cannot be undone.',
+    'Delete Template',
+  );
   if (!ok) return false;
   await s.session.client.templates.delete(template.id);
   const recent = s.context.globalState.get<string[]>(RECENT_TEMPLATES_KEY, []);
-  await s.context.globalState.update(RECENT_TEMPLATES_KEY, recent.filter((h) => h !== template.hash_id));
+  await s.context.globalState.update(
+    RECENT_TEMPLATES_KEY,
+    recent.filter((h) => h !== template.hash_id),
+  );
   s.accountView.refresh();
   return true;
 }
 
 /** Opens the rent flow with the template already chosen (its first step skipped). */
 async function rentWithTemplate(s: Services, t: TemplateItem | string | undefined): Promise<unknown> {
-  const template = t instanceof TemplateItem ? t.template : t ? { hash_id: t } : await pickTemplate(s, 'GPU Rental: Rent with which template?', false);
+  const template =
+    t instanceof TemplateItem ? t.template : t ? { hash_id: t } : await pickTemplate(s, 'GPU Rental: Rent with which template?', false);
   if (!template) return undefined;
   s.rentTemplate = template.hash_id;
   return vscode.commands.executeCommand(COMMANDS.rentOffer);

@@ -17,8 +17,14 @@ interface NewVolume {
 export function registerVolumeCommands(s: Services): vscode.Disposable[] {
   const guard = guarded(s);
   return [
-    vscode.commands.registerCommand(COMMANDS.createVolume, guard((spec?: NewVolume) => createVolume(s, spec))),
-    vscode.commands.registerCommand(COMMANDS.deleteVolume, guard((t?: VolumeItem | number) => deleteVolume(s, t))),
+    vscode.commands.registerCommand(
+      COMMANDS.createVolume,
+      guard((spec?: NewVolume) => createVolume(s, spec)),
+    ),
+    vscode.commands.registerCommand(
+      COMMANDS.deleteVolume,
+      guard((t?: VolumeItem | number) => deleteVolume(s, t)),
+    ),
   ];
 }
 
@@ -30,12 +36,26 @@ export function monthly(offer: Pick<VolumeOffer, 'storage_cost'>, gb: number): n
 async function createVolume(s: Services, spec: NewVolume | undefined): Promise<string | undefined> {
   let request = spec;
   if (!request) {
-    const sizeText = await vscode.window.showInputBox({ title: 'GPU Rental: New Volume (1/3): size', prompt: 'Size in GB', value: '50', validateInput: (v) => (/^\d+$/.test(v.trim()) && Number(v) > 0 ? undefined : 'A whole number of GB.') });
+    const sizeText = await vscode.window.showInputBox({
+      title: 'GPU Rental: New Volume (1/3): size',
+      prompt: 'Size in GB',
+      value: '50',
+      validateInput: (v) => (/^\d+$/.test(v.trim()) && Number(v) > 0 ? undefined : 'A whole number of GB.'),
+    });
     if (!sizeText) return undefined;
     const sizeGb = Number(sizeText);
-    const offers = await s.session.client.volumes.search({ filters: { disk_space: { gte: sizeGb } }, order: [['storage_cost', 'asc']], limit: 50, allocatedStorage: sizeGb });
+    const offers = await s.session.client.volumes.search({
+      filters: { disk_space: { gte: sizeGb } },
+      order: [['storage_cost', 'asc']],
+      limit: 50,
+      allocatedStorage: sizeGb,
+    });
     const picked = await vscode.window.showQuickPick(
-      offers.map((o) => ({ label: `${formatDollars(monthly(o, sizeGb))}/month`, description: `${formatDollars(o.storage_cost ?? 0)}/GB/month · ${o.geolocation ?? '?'} · machine ${o.machine_id ?? '?'} · reliability ${((o.reliability2 ?? 0) * 100).toFixed(1)} %`, o })),
+      offers.map((o) => ({
+        label: `${formatDollars(monthly(o, sizeGb))}/month`,
+        description: `${formatDollars(o.storage_cost ?? 0)}/GB/month · ${o.geolocation ?? '?'} · machine ${o.machine_id ?? '?'} · reliability ${((o.reliability2 ?? 0) * 100).toFixed(1)} %`,
+        o,
+      })),
       { title: `GPU Rental: New Volume (2/3): where (${sizeGb} GB; it bills until deleted)`, matchOnDescription: true },
     );
     if (!picked) return undefined;
@@ -45,7 +65,9 @@ async function createVolume(s: Services, spec: NewVolume | undefined): Promise<s
   }
   const created = await s.session.client.volumes.create(request);
   s.accountView.refresh();
-  void vscode.window.showInformationMessage(`GPU Rental: created volume ${created.volumeName ?? ''} (${request.sizeGb} GB). It bills until you delete it.`);
+  void vscode.window.showInformationMessage(
+    `GPU Rental: created volume ${created.volumeName ?? ''} (${request.sizeGb} GB). It bills until you delete it.`,
+  );
   return created.volumeName;
 }
 
@@ -56,13 +78,24 @@ async function deleteVolume(s: Services, t: VolumeItem | number | undefined): Pr
       ? t.volume
       : typeof t === 'number'
         ? volumes.find((v) => v.id === t)
-        : (await vscode.window.showQuickPick(volumes.map((v) => ({ label: v.label || `volume ${v.id}`, description: `${v.disk_space ?? '?'} GB`, v })), { title: 'GPU Rental: Delete which volume?' }))?.v;
+        : (
+            await vscode.window.showQuickPick(
+              volumes.map((v) => ({ label: v.label || `volume ${v.id}`, description: `${v.disk_space ?? '?'} GB`, v })),
+              { title: 'GPU Rental: Delete which volume?' },
+            )
+          )?.v;
   if (!volume) return false;
   if (volume.instances?.length) {
-    void vscode.window.showErrorMessage(`GPU Rental: volume "${volume.label || volume.id}" is used by instance #${volume.instances.join(', #')}. Destroy those first, then delete it.`);
+    void vscode.window.showErrorMessage(
+      `GPU Rental: volume "${volume.label || volume.id}" is used by instance #${volume.instances.join(', #')}. Destroy those first, then delete it.`,
+    );
     return false;
   }
-  const ok = await s.prompts.confirm(`Delete volume "${volume.label || volume.id}"?`, `Its ${volume.disk_space ?? '?'} GB and every file on it are deleted for good. Billing for it stops. This cannot be undone.`, 'Delete Volume');
+  const ok = await s.prompts.confirm(
+    `Delete volume "${volume.label || volume.id}"?`,
+    `Its ${volume.disk_space ?? '?'} GB and every file on it are deleted for good. Billing for it stops. This cannot be undone.`,
+    'Delete Volume',
+  );
   if (!ok) return false;
   await s.session.client.volumes.delete(volume.id);
   s.accountView.refresh();

@@ -122,7 +122,10 @@ function proxyUrl(value: string | undefined): ParsedProxy | undefined {
 }
 
 function bareHost(hostname: string): string {
-  return hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '').toLowerCase();
+  return hostname
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '')
+    .toLowerCase();
 }
 
 /**
@@ -168,7 +171,7 @@ export function parseNoProxy(lists: readonly string[]): (hostname: string, port:
     const address = ipv4(hostname);
     return rules.some((rule) => {
       if (rule.port && rule.port !== port) return false;
-      if (rule.range) return address !== undefined && ((address & rule.range.mask) >>> 0) === rule.range.base;
+      if (rule.range) return address !== undefined && (address & rule.range.mask) >>> 0 === rule.range.base;
       return hostname === rule.host || hostname.endsWith(`.${rule.host}`);
     });
   };
@@ -216,7 +219,9 @@ function explain(error: unknown, target: string, proxy: string | undefined): unk
   const status = /Proxy response \((\d{3})\)|\((407)\)/.exec(message);
   const statusCode = status?.[1] ?? status?.[2];
   if (statusCode === '407') {
-    return new Error(`the proxy ${proxy} asked for credentials (407 Proxy Authentication Required); put them in the proxy address: http://user:password@host:port`);
+    return new Error(
+      `the proxy ${proxy} asked for credentials (407 Proxy Authentication Required); put them in the proxy address: http://user:password@host:port`,
+    );
   }
   if (statusCode) return new Error(`the proxy ${proxy} refused to connect to ${target} (HTTP ${statusCode})`);
   return error;

@@ -19,7 +19,10 @@ export interface PickItem<T> extends vscode.QuickPickItem {
  * One quick pick as a step: the Back button (from step 2) goes back, Escape cancels, and when
  * `acceptTyped` is given, text that matches no item is accepted as a value of its own.
  */
-export function pickStep<T>(ctx: StepContext, options: { placeholder: string; items: PickItem<T>[]; acceptTyped?: (text: string) => T | undefined; activeValue?: T }): Promise<StepResult<T>> {
+export function pickStep<T>(
+  ctx: StepContext,
+  options: { placeholder: string; items: PickItem<T>[]; acceptTyped?: (text: string) => T | undefined; activeValue?: T },
+): Promise<StepResult<T>> {
   const qp = vscode.window.createQuickPick<PickItem<T>>();
   qp.title = ctx.title;
   qp.step = ctx.step;
@@ -43,7 +46,8 @@ export function pickStep<T>(ctx: StepContext, options: { placeholder: string; it
     qp.onDidAccept(() => {
       const picked = qp.selectedItems[0] ?? qp.activeItems[0];
       const typed = qp.value.trim();
-      if (picked && picked.value !== undefined && (!typed || picked.label.toLowerCase().includes(typed.toLowerCase()))) return finish(picked.value);
+      if (picked && picked.value !== undefined && (!typed || picked.label.toLowerCase().includes(typed.toLowerCase())))
+        return finish(picked.value);
       if (typed && options.acceptTyped) {
         const value = options.acceptTyped(typed);
         if (value !== undefined) return finish(value);
@@ -59,7 +63,17 @@ export function pickStep<T>(ctx: StepContext, options: { placeholder: string; it
 }
 
 /** One input box as a step; `describe` rewrites the prompt as the user types (e.g. a price). */
-export function inputStep(ctx: StepContext, options: { prompt: string; value: string; placeholder?: string; validate?: (v: string) => string | undefined; describe?: (v: string) => string; password?: boolean }): Promise<StepResult<string>> {
+export function inputStep(
+  ctx: StepContext,
+  options: {
+    prompt: string;
+    value: string;
+    placeholder?: string;
+    validate?: (v: string) => string | undefined;
+    describe?: (v: string) => string;
+    password?: boolean;
+  },
+): Promise<StepResult<string>> {
   const box = vscode.window.createInputBox();
   box.title = ctx.title;
   box.step = ctx.step;

@@ -80,7 +80,11 @@ export async function rentWizard(input: WizardInput): Promise<RentPlan | undefin
   const title = `Rent ${presentOffer(offer).label} (offer ${offer.id})`;
   const total = 6;
   const ctx = (step: number): StepContext => ({ title, step, totalSteps: total });
-  const plan: Partial<RentPlan> = { disk: rentDiskFor(offer, input.searchedDiskGb), label: input.defaultLabel, idleStopMinutes: input.idleStopMinutes };
+  const plan: Partial<RentPlan> = {
+    disk: rentDiskFor(offer, input.searchedDiskGb),
+    label: input.defaultLabel,
+    idleStopMinutes: input.idleStopMinutes,
+  };
   /** How the chosen volume reads on the confirmation, and what a new one bills per hour. */
   let volume: ChosenVolume | undefined;
   /** The chosen template's launch mode, read once per template. */
@@ -98,16 +102,35 @@ export async function rentWizard(input: WizardInput): Promise<RentPlan | undefin
         const items: PickItem<Source>[] = [
           ...(input.recentImages.length ? [{ label: 'Recent', kind: vscode.QuickPickItemKind.Separator } as PickItem<Source>] : []),
           ...input.recentImages.map((image) => ({ label: image, description: 'recent', value: { image } as Source })),
-          ...(input.recentTemplates ?? []).map((template) => ({ label: `$(symbol-class) template ${template.slice(0, 12)}`, description: 'recent template', value: { template } as Source })),
+          ...(input.recentTemplates ?? []).map((template) => ({
+            label: `$(symbol-class) template ${template.slice(0, 12)}`,
+            description: 'recent template',
+            value: { template } as Source,
+          })),
           { label: 'Presets', kind: vscode.QuickPickItemKind.Separator },
           ...IMAGE_PRESETS.map((p) => ({ label: p.image, description: p.detail, value: { image: p.image } as Source })),
           { label: '', kind: vscode.QuickPickItemKind.Separator },
           { label: '$(edit) Other image…', description: 'any Docker image reference', value: 'otherImage' },
           { label: '$(symbol-class) Template by hash…', description: 'a saved template', value: 'template' },
         ];
-        r = await pickStep(ctx(1), { placeholder: 'Image to run, or type one (e.g. python:3.12)', items, acceptTyped: (t) => ({ image: t }) });
-        if (r === 'otherImage') r = await inputStep(ctx(1), { prompt: 'Docker image to run.', value: plan.image ?? '', placeholder: 'registry/name:tag', validate: (v) => (/^\S+$/.test(v.trim()) ? undefined : 'Enter an image reference without spaces.') }).then((v) => (typeof v === 'string' ? { image: v.trim() } : v));
-        if (r === 'template') r = await inputStep(ctx(1), { prompt: 'Template hash (its settings are used; the disk size below still applies).', value: plan.template ?? '', validate: (v) => (/^[A-Za-z0-9]+$/.test(v.trim()) ? undefined : 'A template hash is letters and digits.') }).then((v) => (typeof v === 'string' ? { template: v.trim() } : v));
+        r = await pickStep(ctx(1), {
+          placeholder: 'Image to run, or type one (e.g. python:3.12)',
+          items,
+          acceptTyped: (t) => ({ image: t }),
+        });
+        if (r === 'otherImage')
+          r = await inputStep(ctx(1), {
+            prompt: 'Docker image to run.',
+            value: plan.image ?? '',
+            placeholder: 'registry/name:tag',
+            validate: (v) => (/^\S+$/.test(v.trim()) ? undefined : 'Enter an image reference without spaces.'),
+          }).then((v) => (typeof v === 'string' ? { image: v.trim() } : v));
+        if (r === 'template')
+          r = await inputStep(ctx(1), {
+            prompt: 'Template hash (its settings are used; the disk size below still applies).',
+            value: plan.template ?? '',
+            validate: (v) => (/^[A-Za-z0-9]+$/.test(v.trim()) ? undefined : 'A template hash is letters and digits.'),
+          }).then((v) => (typeof v === 'string' ? { template: v.trim() } : v));
         if (r && typeof r === 'object') {
           const wasTemplate = plan.template !== undefined;
           plan.image = 'image' in r ? (r as { image: string }).image : undefined;
@@ -122,7 +145,10 @@ export async function rentWizard(input: WizardInput): Promise<RentPlan | undefin
         r = await inputStep(ctx(2), {
           prompt: `Disk size in GB (up to ${max}).`,
           value: String(plan.disk),
-          validate: (v) => (Number.isInteger(Number(v)) && Number(v) >= 1 && Number(v) <= max ? undefined : `Enter a whole number of GB between 1 and ${max}.`),
+          validate: (v) =>
+            Number.isInteger(Number(v)) && Number(v) >= 1 && Number(v) <= max
+              ? undefined
+              : `Enter a whole number of GB between 1 and ${max}.`,
           describe: (v) => {
             const gb = Number(v);
             if (!(gb > 0)) return '';
@@ -137,39 +163,83 @@ export async function rentWizard(input: WizardInput): Promise<RentPlan | undefin
         const direct = (offer.direct_port_count ?? 0) > 0;
         const instead = plan.template ? ", instead of the template's mode" : '';
         const items: PickItem<SshRuntype | 'template'>[] = [
-          ...(direct ? [{ label: 'Direct SSH', description: `to the machine's own address (${offer.direct_port_count} ports open)${instead}`, value: 'ssh_direct' as const }] : []),
-          { label: 'SSH through the proxy', description: `${direct ? 'works behind any firewall; a little slower' : 'this machine has no direct ports'}${instead}`, value: 'ssh_proxy' },
+          ...(direct
+            ? [
+                {
+                  label: 'Direct SSH',
+                  description: `to the machine's own address (${offer.direct_port_count} ports open)${instead}`,
+                  value: 'ssh_direct' as const,
+                },
+              ]
+            : []),
+          {
+            label: 'SSH through the proxy',
+            description: `${direct ? 'works behind any firewall; a little slower' : 'this machine has no direct ports'}${instead}`,
+            value: 'ssh_proxy',
+          },
         ];
         if (plan.template) {
           // The service takes the template's mode when the rent names none; a runtype sent would replace it.
           const mode = await modeOf(plan.template);
           items.unshift({
             label: mode ? `The template's mode: ${mode.text}` : "The template's own mode",
-            description: mode ? (mode.kind === 'args' ? 'runs its entrypoint; Connect cannot reach it' : 'as the template was saved') : 'the template could not be read to say which',
+            description: mode
+              ? mode.kind === 'args'
+                ? 'runs its entrypoint; Connect cannot reach it'
+                : 'as the template was saved'
+              : 'the template could not be read to say which',
             value: 'template',
           });
         }
-        r = await pickStep(ctx(3), { placeholder: 'How to connect', items, activeValue: plan.runtype ?? (plan.template ? 'template' : direct ? 'ssh_direct' : 'ssh_proxy') });
+        r = await pickStep(ctx(3), {
+          placeholder: 'How to connect',
+          items,
+          activeValue: plan.runtype ?? (plan.template ? 'template' : direct ? 'ssh_direct' : 'ssh_proxy'),
+        });
         if (r === 'template') plan.runtype = undefined;
         else if (r === 'ssh_direct' || r === 'ssh_proxy') plan.runtype = r;
         break;
       }
       case 4:
-        r = await inputStep(ctx(4), { prompt: 'A label to recognise the instance by.', value: plan.label ?? input.defaultLabel, validate: (v) => (v.trim() === '' ? 'A label is needed: it is how a lost rent is found again.' : v.length > 1024 ? 'At most 1024 characters.' : undefined) });
+        r = await inputStep(ctx(4), {
+          prompt: 'A label to recognise the instance by.',
+          value: plan.label ?? input.defaultLabel,
+          validate: (v) =>
+            v.trim() === ''
+              ? 'A label is needed: it is how a lost rent is found again.'
+              : v.length > 1024
+                ? 'At most 1024 characters.'
+                : undefined,
+        });
         if (typeof r === 'string') plan.label = r.trim();
         break;
       case 5: {
         const items: PickItem<string>[] = [
           { label: 'No start-up script', value: '' },
           { label: '$(edit) Type a command…', description: 'run once the container starts', value: 'type' },
-          ...(input.activeEditor ? [{ label: `$(file) Use ${input.activeEditor.name}`, description: `${input.activeEditor.text.length} characters from the active editor`, value: 'editor' }] : []),
+          ...(input.activeEditor
+            ? [
+                {
+                  label: `$(file) Use ${input.activeEditor.name}`,
+                  description: `${input.activeEditor.text.length} characters from the active editor`,
+                  value: 'editor',
+                },
+              ]
+            : []),
         ];
         r = await pickStep(ctx(5), { placeholder: 'Start-up script (optional)', items });
-        if (r === 'type') r = await inputStep(ctx(5), { prompt: 'Shell command run at start-up (use ; or && to chain).', value: plan.onstart ?? '', validate: (v) => (v.length > ONSTART_MAX_CHARS ? `At most ${ONSTART_MAX_CHARS} characters.` : undefined) });
+        if (r === 'type')
+          r = await inputStep(ctx(5), {
+            prompt: 'Shell command run at start-up (use ; or && to chain).',
+            value: plan.onstart ?? '',
+            validate: (v) => (v.length > ONSTART_MAX_CHARS ? `At most ${ONSTART_MAX_CHARS} characters.` : undefined),
+          });
         if (r === 'editor') r = input.activeEditor!.text;
         if (typeof r === 'string') {
           if (r.length > ONSTART_MAX_CHARS) {
-            void vscode.window.showErrorMessage(`GPU Rental: the start-up script has ${r.length} characters; the service accepts at most ${ONSTART_MAX_CHARS}.`);
+            void vscode.window.showErrorMessage(
+              `GPU Rental: the start-up script has ${r.length} characters; the service accepts at most ${ONSTART_MAX_CHARS}.`,
+            );
             r = BACK;
             step++;
           } else plan.onstart = r || undefined;
@@ -177,7 +247,14 @@ export async function rentWizard(input: WizardInput): Promise<RentPlan | undefin
         break;
       }
       case 6:
-        r = await confirmStep(ctx(6), offer, plan as RentPlan, input.credit, input.volumeChoices ? (volume ?? 'none') : undefined, plan.template ? await modeOf(plan.template) : undefined);
+        r = await confirmStep(
+          ctx(6),
+          offer,
+          plan as RentPlan,
+          input.credit,
+          input.volumeChoices ? (volume ?? 'none') : undefined,
+          plan.template ? await modeOf(plan.template) : undefined,
+        );
         if (r === 'volume') {
           const chosen = await volumeStep(ctx(6), input.volumeChoices!);
           if (chosen === CANCEL) return undefined;
@@ -212,14 +289,24 @@ interface ChosenVolume {
  * Picks a volume (or none), then the size of a new one with its price, then where to mount it.
  * Resolves with the attachment and how to describe it, null for no volume, or BACK/CANCEL.
  */
-async function volumeStep(ctx: StepContext, choices: () => Promise<VolumeChoice[]>): Promise<ChosenVolume | null | typeof BACK | typeof CANCEL> {
+async function volumeStep(
+  ctx: StepContext,
+  choices: () => Promise<VolumeChoice[]>,
+): Promise<ChosenVolume | null | typeof BACK | typeof CANCEL> {
   const options = await choices();
   const items: PickItem<VolumeChoice | 'none'>[] = [
     { label: 'No volume', description: 'only the instance disk, which goes when the instance is destroyed', value: 'none' },
     ...options.map((c) => ({ label: c.label, description: c.description, value: c })),
   ];
-  if (options.length === 0) items.push({ label: 'No volume can be mounted here', description: 'none of your volumes is on this machine, and it offers no volume storage' });
-  const picked = await pickStep(ctx, { placeholder: 'A volume keeps its data after the instance is destroyed (it must be on the same machine)', items });
+  if (options.length === 0)
+    items.push({
+      label: 'No volume can be mounted here',
+      description: 'none of your volumes is on this machine, and it offers no volume storage',
+    });
+  const picked = await pickStep(ctx, {
+    placeholder: 'A volume keeps its data after the instance is destroyed (it must be on the same machine)',
+    items,
+  });
   if (picked === BACK || picked === CANCEL) return picked;
   if (picked === 'none' || picked === undefined) return null;
   let size: number | undefined;
@@ -231,22 +318,39 @@ async function volumeStep(ctx: StepContext, choices: () => Promise<VolumeChoice[
     const answer = await inputStep(ctx, {
       prompt: `Size of the new volume in GB (up to ${maxGb}).`,
       value: String(Math.min(50, maxGb)),
-      validate: (v) => (Number.isInteger(Number(v)) && Number(v) >= 1 && Number(v) <= maxGb ? undefined : `Enter a whole number of GB between 1 and ${maxGb}.`),
-      describe: (v) => (Number(v) > 0 ? `It bills ${formatDollars(perHour(Number(v)))}/h until you delete it, also after the instance is destroyed.` : ''),
+      validate: (v) =>
+        Number.isInteger(Number(v)) && Number(v) >= 1 && Number(v) <= maxGb
+          ? undefined
+          : `Enter a whole number of GB between 1 and ${maxGb}.`,
+      describe: (v) =>
+        Number(v) > 0 ? `It bills ${formatDollars(perHour(Number(v)))}/h until you delete it, also after the instance is destroyed.` : '',
     });
     if (answer === BACK || answer === CANCEL) return answer;
     size = Number(answer);
     volumePerHour = perHour(size);
     cost = `, ${formatDollars(volumePerHour)}/h until deleted`;
   }
-  const mount = await inputStep(ctx, { prompt: 'Where to mount it in the instance.', value: '/data', validate: (v) => (/^\/[^\s]*$/.test(v.trim()) && v.trim() !== '/' ? undefined : 'An absolute path such as /data or /workspace.') });
+  const mount = await inputStep(ctx, {
+    prompt: 'Where to mount it in the instance.',
+    value: '/data',
+    validate: (v) => (/^\/[^\s]*$/.test(v.trim()) && v.trim() !== '/' ? undefined : 'An absolute path such as /data or /workspace.'),
+  });
   if (mount === BACK || mount === CANCEL) return mount;
-  const attachment: VolumeAttachment = picked.offer ? { create_new: true, volume_id: picked.volumeId, size, mount_path: mount.trim() } : { create_new: false, volume_id: picked.volumeId, mount_path: mount.trim() };
+  const attachment: VolumeAttachment = picked.offer
+    ? { create_new: true, volume_id: picked.volumeId, size, mount_path: mount.trim() }
+    : { create_new: false, volume_id: picked.volumeId, mount_path: mount.trim() };
   const what = picked.offer ? `new ${size} GB volume` : picked.label;
   return { attachment, text: `${what} at ${mount.trim()}${cost}`, perHour: volumePerHour };
 }
 
-async function confirmStep(ctx: StepContext, offer: Offer, plan: RentPlan, credit: number | undefined, volume: ChosenVolume | 'none' | undefined, templateMode: LaunchMode | undefined): Promise<unknown> {
+async function confirmStep(
+  ctx: StepContext,
+  offer: Offer,
+  plan: RentPlan,
+  credit: number | undefined,
+  volume: ChosenVolume | 'none' | undefined,
+  templateMode: LaunchMode | undefined,
+): Promise<unknown> {
   const volumePerHour = typeof volume === 'object' ? volume.perHour : 0;
   const q = quoteRent(offer, plan.disk, credit);
   const what = plan.template ? `template ${plan.template}` : plan.image;
@@ -261,16 +365,29 @@ async function confirmStep(ctx: StepContext, offer: Offer, plan: RentPlan, credi
     // Information rows: accepting them does nothing.
     { label: `GPU ${formatDollars(q.gpuPerHour)}/h`, description: `${presentOffer(offer).label}` },
     { label: `Disk ${formatDollars(q.diskPerHour)}/h`, description: `${plan.disk} GB, billed until destroyed` },
-    q.creditAfterDay === undefined ? { label: 'Credit: unknown', description: 'not reported to this key; this rent is not checked against it' } : { label: `Credit after a day: ${formatDollars(q.creditAfterDay)}`, description: `now ${formatDollars(credit!)}` },
-    { label: `${what}`, description: `${describeLaunch(plan, templateMode)} · "${plan.label}"${plan.onstart ? ' · with start-up script' : ''}` },
+    q.creditAfterDay === undefined
+      ? { label: 'Credit: unknown', description: 'not reported to this key; this rent is not checked against it' }
+      : { label: `Credit after a day: ${formatDollars(q.creditAfterDay)}`, description: `now ${formatDollars(credit!)}` },
+    {
+      label: `${what}`,
+      description: `${describeLaunch(plan, templateMode)} · "${plan.label}"${plan.onstart ? ' · with start-up script' : ''}`,
+    },
     plan.template
       ? { label: '$(watch) No idle stop', description: "a template's own start-up script runs; the watchdog cannot be added" }
       : plan.idleStopMinutes
-        ? { label: `$(watch) Idle stop after ${plan.idleStopMinutes} min`, description: 'stops itself when the GPU and SSH are idle, even with this window closed · select to turn off', value: 'toggleIdle' }
+        ? {
+            label: `$(watch) Idle stop after ${plan.idleStopMinutes} min`,
+            description: 'stops itself when the GPU and SSH are idle, even with this window closed · select to turn off',
+            value: 'toggleIdle',
+          }
         : { label: '$(watch) No idle stop', description: 'select to turn it on', value: 'toggleIdle' },
     ...(volume === undefined
       ? []
-      : [volume === 'none' ? { label: '$(database) No volume', description: 'select to attach or create one on this machine', value: 'volume' } : { label: `$(database) Volume: ${volume.text}`, description: 'select to change', value: 'volume' }]),
+      : [
+          volume === 'none'
+            ? { label: '$(database) No volume', description: 'select to attach or create one on this machine', value: 'volume' }
+            : { label: `$(database) Volume: ${volume.text}`, description: 'select to change', value: 'volume' },
+        ]),
   ];
   return pickStep(ctx, { placeholder: 'Renting starts billing once the instance runs. Press Enter to rent, Escape to cancel.', items });
 }

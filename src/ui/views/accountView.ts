@@ -14,7 +14,11 @@ import { formatDollars } from '../../core/offers/present';
 import { UnreadableItem, unreadableRow } from './unreadable';
 
 /** Every charge and invoice line of the last `days` days (up to 20 pages each: charges 500 a page, invoices 100, the service's most). */
-export async function readBilling(session: Session, days: number, nowMs = Date.now()): Promise<{ charges: BillingEntry[]; invoices: BillingEntry[]; from: number; to: number }> {
+export async function readBilling(
+  session: Session,
+  days: number,
+  nowMs = Date.now(),
+): Promise<{ charges: BillingEntry[]; invoices: BillingEntry[]; from: number; to: number }> {
   const to = Math.ceil(nowMs / 1000);
   const from = to - days * 86_400;
   const all = async (read: (after?: string) => Promise<{ results: BillingEntry[]; next_token?: string | null }>) => {
@@ -71,9 +75,14 @@ export class ApiKeyItem extends vscode.TreeItem {
     this.description = `${key.unreadable ? 'rights unknown' : scopeSummary(key)}${inUse ? ' · in use here' : ''}`;
     const categories = key.rights ? Object.keys(key.rights.api) : undefined;
     this.tooltip = new vscode.MarkdownString(
-      [`**${key.name || `API key ${key.id}`}** (id ${key.id})`, categories ? categories.map((c) => `- \`${c}\`: ${describeCategory(c)}`).join('\n') : 'Full access to the account.', inUse ? '_GPU Rental is signed in with this key; it cannot be deleted here._' : ''].join('\n\n'),
+      [
+        `**${key.name || `API key ${key.id}`}** (id ${key.id})`,
+        categories ? categories.map((c) => `- \`${c}\`: ${describeCategory(c)}`).join('\n') : 'Full access to the account.',
+        inUse ? '_GPU Rental is signed in with this key; it cannot be deleted here._' : '',
+      ].join('\n\n'),
     );
-    if (key.unreadable) this.tooltip = `API key ${key.id}: the service's record for it could not be read (Show Logs says which field). It can still be deleted.`;
+    if (key.unreadable)
+      this.tooltip = `API key ${key.id}: the service's record for it could not be read (Show Logs says which field). It can still be deleted.`;
     this.iconPath = new vscode.ThemeIcon(inUse ? 'pass-filled' : key.unreadable ? 'warning' : 'key');
     this.contextValue = inUse ? 'apiKeyInUse' : 'apiKey';
   }
@@ -82,10 +91,15 @@ export class ApiKeyItem extends vscode.TreeItem {
 export class SshKeyItem extends vscode.TreeItem {
   constructor(readonly key: SshKey) {
     const [type, body, ...comment] = key.public_key.split(/\s+/);
-    super(key.unreadable ? `#${key.id} (details unreadable)` : comment.join(' ') || key.name || `key ${key.id}`, vscode.TreeItemCollapsibleState.None);
+    super(
+      key.unreadable ? `#${key.id} (details unreadable)` : comment.join(' ') || key.name || `key ${key.id}`,
+      vscode.TreeItemCollapsibleState.None,
+    );
     this.id = `sshkey-${key.id}`;
     this.description = key.unreadable ? 'public key unknown' : `${type ?? ''} …${(body ?? '').slice(-12)}`;
-    this.tooltip = key.unreadable ? `SSH key ${key.id}: the service's record for it could not be read (Show Logs says which field). It can still be deleted.` : key.public_key;
+    this.tooltip = key.unreadable
+      ? `SSH key ${key.id}: the service's record for it could not be read (Show Logs says which field). It can still be deleted.`
+      : key.public_key;
     this.iconPath = new vscode.ThemeIcon(key.unreadable ? 'warning' : 'lock');
     this.contextValue = 'sshKey';
   }
@@ -97,7 +111,14 @@ export class TemplateItem extends vscode.TreeItem {
     this.id = `template-${template.id}`;
     this.description = `${template.image ?? ''}${template.tag ? `:${template.tag}` : ''} · ${template.hash_id.slice(0, 8)}`;
     this.tooltip = new vscode.MarkdownString(
-      [`**${template.name}** (hash \`${template.hash_id}\`)`, `Image: \`${template.image ?? ''}${template.tag ? `:${template.tag}` : ''}\``, template.recommended_disk_space ? `Disk: ${template.recommended_disk_space} GB` : '', template.onstart ? `Start-up script: ${template.onstart.length} characters` : ''].filter(Boolean).join('\n\n'),
+      [
+        `**${template.name}** (hash \`${template.hash_id}\`)`,
+        `Image: \`${template.image ?? ''}${template.tag ? `:${template.tag}` : ''}\``,
+        template.recommended_disk_space ? `Disk: ${template.recommended_disk_space} GB` : '',
+        template.onstart ? `Start-up script: ${template.onstart.length} characters` : '',
+      ]
+        .filter(Boolean)
+        .join('\n\n'),
     );
     this.iconPath = new vscode.ThemeIcon('symbol-class');
     this.contextValue = 'template';
@@ -106,7 +127,10 @@ export class TemplateItem extends vscode.TreeItem {
 
 export class VolumeItem extends vscode.TreeItem {
   constructor(readonly volume: Volume) {
-    super(volume.unreadable ? `#${volume.id} (details unreadable)` : volume.label || `volume ${volume.id}`, vscode.TreeItemCollapsibleState.None);
+    super(
+      volume.unreadable ? `#${volume.id} (details unreadable)` : volume.label || `volume ${volume.id}`,
+      vscode.TreeItemCollapsibleState.None,
+    );
     this.id = `volume-${volume.id}`;
     const used = volume.instances?.length ? ` · used by #${volume.instances.join(', #')}` : '';
     const cost = volume.storage_total_cost ? ` · ${formatDollars(volume.storage_total_cost)}/h` : '';
@@ -208,7 +232,20 @@ class NoteItem extends vscode.TreeItem {
   }
 }
 
-export type AccountViewItem = SectionItem | ApiKeyItem | SshKeyItem | TemplateItem | VolumeItem | EndpointItem | EndpointWorkersItem | WorkerGroupItem | WorkerItem | TeamMemberItem | TeamRoleItem | NoteItem | UnreadableItem;
+export type AccountViewItem =
+  | SectionItem
+  | ApiKeyItem
+  | SshKeyItem
+  | TemplateItem
+  | VolumeItem
+  | EndpointItem
+  | EndpointWorkersItem
+  | WorkerGroupItem
+  | WorkerItem
+  | TeamMemberItem
+  | TeamRoleItem
+  | NoteItem
+  | UnreadableItem;
 
 /**
  * The rest of the platform, one collapsible section each, loaded when opened. A section the key
@@ -234,8 +271,10 @@ export class AccountView implements vscode.TreeDataProvider<AccountViewItem>, vs
     if (!item) return (Object.keys(SECTIONS) as Section[]).map((s) => new SectionItem(s));
     if (item instanceof EndpointItem) return [new EndpointWorkersItem(item.endpoint), ...item.groups.map((g) => new WorkerGroupItem(g))];
     try {
-      if (item instanceof EndpointWorkersItem) return workerRows(await this.session.client.serverless.endpointWorkers(item.endpoint.id), `endpoint-${item.endpoint.id}`);
-      if (item instanceof WorkerGroupItem) return workerRows(await this.session.client.serverless.workerGroupWorkers(item.group.id), `workergroup-${item.group.id}`);
+      if (item instanceof EndpointWorkersItem)
+        return workerRows(await this.session.client.serverless.endpointWorkers(item.endpoint.id), `endpoint-${item.endpoint.id}`);
+      if (item instanceof WorkerGroupItem)
+        return workerRows(await this.session.client.serverless.workerGroupWorkers(item.group.id), `workergroup-${item.group.id}`);
       if (!(item instanceof SectionItem)) return [];
       return await this.load(item.section);
     } catch (error) {
@@ -259,11 +298,25 @@ export class AccountView implements vscode.TreeDataProvider<AccountViewItem>, vs
       case 'apiKeys': {
         const keys = await client.apiKeys.list();
         const inUse = this.inUseId();
-        return withUnreadableRow(keys, 'API key', section, keys.length ? keys.map((k) => new ApiKeyItem(k, k.id === inUse)) : [new NoteItem('No API keys. Create a scoped one…', 'add', { title: 'Create', command: COMMANDS.createApiKey })]);
+        return withUnreadableRow(
+          keys,
+          'API key',
+          section,
+          keys.length
+            ? keys.map((k) => new ApiKeyItem(k, k.id === inUse))
+            : [new NoteItem('No API keys. Create a scoped one…', 'add', { title: 'Create', command: COMMANDS.createApiKey })],
+        );
       }
       case 'sshKeys': {
         const keys = await client.sshKeys.list();
-        return withUnreadableRow(keys, 'SSH key', section, keys.length ? keys.map((k) => new SshKeyItem(k)) : [new NoteItem('No SSH keys. Add one…', 'add', { title: 'Add', command: COMMANDS.addSshKey })]);
+        return withUnreadableRow(
+          keys,
+          'SSH key',
+          section,
+          keys.length
+            ? keys.map((k) => new SshKeyItem(k))
+            : [new NoteItem('No SSH keys. Add one…', 'add', { title: 'Add', command: COMMANDS.addSshKey })],
+        );
       }
       case 'templates': {
         // The account's own; public ones are searched from the palette.
@@ -272,16 +325,42 @@ export class AccountView implements vscode.TreeDataProvider<AccountViewItem>, vs
         // Templates that could not be read are counted here too: whose they are is not known.
         const all = await client.templates.search();
         const own = all.filter((t) => me === undefined || t.creator_id === me);
-        return withUnreadableRow(all, 'template', section, own.length ? own.map((t) => new TemplateItem(t)) : [new NoteItem('No templates of your own. Save an instance as one…', 'add', { title: 'Save', command: COMMANDS.saveAsTemplate })]);
+        return withUnreadableRow(
+          all,
+          'template',
+          section,
+          own.length
+            ? own.map((t) => new TemplateItem(t))
+            : [
+                new NoteItem('No templates of your own. Save an instance as one…', 'add', {
+                  title: 'Save',
+                  command: COMMANDS.saveAsTemplate,
+                }),
+              ],
+        );
       }
       case 'volumes': {
         const volumes = await client.volumes.list();
-        return withUnreadableRow(volumes, 'volume', section, volumes.length ? volumes.map((v) => new VolumeItem(v)) : [new NoteItem('No volumes. Create one…', 'add', { title: 'Create', command: COMMANDS.createVolume })]);
+        return withUnreadableRow(
+          volumes,
+          'volume',
+          section,
+          volumes.length
+            ? volumes.map((v) => new VolumeItem(v))
+            : [new NoteItem('No volumes. Create one…', 'add', { title: 'Create', command: COMMANDS.createVolume })],
+        );
       }
       case 'serverless': {
         const [endpoints, groups] = await Promise.all([client.serverless.listEndpoints(), client.serverless.listWorkerGroups()]);
-        if (!endpoints.length) return [new NoteItem('No serverless endpoints. Create one…', 'add', { title: 'Create', command: COMMANDS.createEndpoint })];
-        return endpoints.map((e) => new EndpointItem(e, groups.filter((g) => g.endpoint_id === e.id || (g.endpoint_id == null && g.endpoint_name === e.endpoint_name))));
+        if (!endpoints.length)
+          return [new NoteItem('No serverless endpoints. Create one…', 'add', { title: 'Create', command: COMMANDS.createEndpoint })];
+        return endpoints.map(
+          (e) =>
+            new EndpointItem(
+              e,
+              groups.filter((g) => g.endpoint_id === e.id || (g.endpoint_id == null && g.endpoint_name === e.endpoint_name)),
+            ),
+        );
       }
       case 'team': {
         const [members, roles] = await Promise.all([client.team.members(), client.team.roles()]);
@@ -311,7 +390,9 @@ function withUnreadableRow(list: readonly unknown[], what: string, section: Sect
 }
 
 function workerRows(workers: ServerlessWorker[], owner: string): AccountViewItem[] {
-  return workers.length ? workers.map((w) => new WorkerItem(w, owner)) : [new NoteItem('No workers now (the autoscaler starts them as load needs).', 'info')];
+  return workers.length
+    ? workers.map((w) => new WorkerItem(w, owner))
+    : [new NoteItem('No workers now (the autoscaler starts them as load needs).', 'info')];
 }
 
 function explain(error: unknown): NoteItem {

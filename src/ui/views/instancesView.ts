@@ -97,7 +97,10 @@ export class InstancesView implements vscode.TreeDataProvider<InstancesViewItem>
   }
 
   private onPollFailed(error: unknown): void {
-    if (error instanceof ApiError && (error.kind === 'auth' || (!this.poller.snapshot && (error.kind === 'network' || error.kind === 'timeout')))) {
+    if (
+      error instanceof ApiError &&
+      (error.kind === 'auth' || (!this.poller.snapshot && (error.kind === 'network' || error.kind === 'timeout')))
+    ) {
       this.session.reportError(error);
       return;
     }

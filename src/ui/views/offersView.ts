@@ -4,7 +4,17 @@ import { unreadableOf } from '../../core/api/fields';
 import type { Offer } from '../../core/api/offers';
 import { COMMANDS } from '../../core/ids';
 import { presentOffer } from '../../core/offers/present';
-import { OFFER_SORTS, describeDiskPricing, describeSearch, mayLoadMore, relaxations, restoreSearch, searchDiskGb, searchRequest, type OfferSearchState } from '../../core/offers/search';
+import {
+  OFFER_SORTS,
+  describeDiskPricing,
+  describeSearch,
+  mayLoadMore,
+  relaxations,
+  restoreSearch,
+  searchDiskGb,
+  searchRequest,
+  type OfferSearchState,
+} from '../../core/offers/search';
 import type { Session } from '../../core/session/session';
 import { UnreadableItem, unreadableRow } from './unreadable';
 
@@ -26,7 +36,14 @@ export class OfferItem extends vscode.TreeItem {
 
 /** Header, "load more", "no results" and "relax" rows around the offers. */
 class ActionItem extends vscode.TreeItem {
-  constructor(label: string, description: string, icon: string, command: vscode.Command | undefined, readonly kind: 'filters' | 'more' | 'empty' | 'relax', id: string) {
+  constructor(
+    label: string,
+    description: string,
+    icon: string,
+    command: vscode.Command | undefined,
+    readonly kind: 'filters' | 'more' | 'empty' | 'relax',
+    id: string,
+  ) {
     super(label, vscode.TreeItemCollapsibleState.None);
     this.id = id;
     this.description = description;
@@ -110,7 +127,16 @@ export class OffersView implements vscode.TreeDataProvider<OffersViewItem>, vsco
       if (unreadable) rows.push(unreadable);
       // A full page, counting the offers left out, means there may be more.
       if (mayLoadMore(state, offers.length + (unreadableOf(offers)?.dropped ?? 0))) {
-        rows.push(new ActionItem('Load more…', `showing ${offers.length}`, 'fold-down', { title: 'Load More', command: COMMANDS.loadMoreOffers }, 'more', 'offers-more'));
+        rows.push(
+          new ActionItem(
+            'Load more…',
+            `showing ${offers.length}`,
+            'fold-down',
+            { title: 'Load More', command: COMMANDS.loadMoreOffers },
+            'more',
+            'offers-more',
+          ),
+        );
       }
       if (offers.length === 0 && !unreadable) rows.push(...(await this.noResults(state)));
       this.items = rows;
@@ -132,17 +158,35 @@ export class OffersView implements vscode.TreeDataProvider<OffersViewItem>, vsco
 
   /** Tries the search without each filter in turn, and offers the ones that find something. */
   private async noResults(state: OfferSearchState): Promise<OffersViewItem[]> {
-    const rows: OffersViewItem[] = [new ActionItem('No offers match these filters', 'relax one below', 'info', undefined, 'empty', 'offers-empty')];
+    const rows: OffersViewItem[] = [
+      new ActionItem('No offers match these filters', 'relax one below', 'info', undefined, 'empty', 'offers-empty'),
+    ];
     const candidates = relaxations(state.query).slice(0, MAX_RELAX_PROBES);
     for (const candidate of candidates) {
       const found = await this.session.client.offers.search(searchRequest({ ...state, query: candidate.without }, 1)).catch(() => []);
       if (found.length === 0) continue;
       rows.push(
-        new ActionItem(`Remove ${candidate.description}`, 'finds offers', 'debug-restart', { title: 'Relax', command: COMMANDS.searchOffers, arguments: [candidate.without] }, 'relax', `offers-relax-${candidate.field}`),
+        new ActionItem(
+          `Remove ${candidate.description}`,
+          'finds offers',
+          'debug-restart',
+          { title: 'Relax', command: COMMANDS.searchOffers, arguments: [candidate.without] },
+          'relax',
+          `offers-relax-${candidate.field}`,
+        ),
       );
     }
     if (rows.length === 1) {
-      rows.push(new ActionItem('Clear all filters', '', 'clear-all', { title: 'Clear', command: COMMANDS.clearOfferFilters }, 'relax', 'offers-relax-all'));
+      rows.push(
+        new ActionItem(
+          'Clear all filters',
+          '',
+          'clear-all',
+          { title: 'Clear', command: COMMANDS.clearOfferFilters },
+          'relax',
+          'offers-relax-all',
+        ),
+      );
     }
     return rows;
   }

@@ -40,7 +40,8 @@ function range(filter: unknown): { from: number; to: number } | undefined {
 function showCharges(ctx: Ctx) {
   const filters = jsonParam(ctx.query, 'select_filters');
   const day = isObject(filters) ? filters.day : undefined;
-  const bounds = isObject(day) && num(day.gte) !== undefined && num(day.lte) !== undefined ? { from: num(day.gte)!, to: num(day.lte)! } : undefined;
+  const bounds =
+    isObject(day) && num(day.gte) !== undefined && num(day.lte) !== undefined ? { from: num(day.gte)!, to: num(day.lte)! } : undefined;
   if (!bounds) throw fail(400, 'invalid_request', "Must provide both 'day' gte and lte filters for instance charges");
   if (bounds.to < bounds.from) throw fail(400, 'invalid_request', "Invalid date range: 'day' lte is before gte.");
   ctx.sim.tick();
@@ -60,7 +61,11 @@ function showInvoices(ctx: Ctx) {
   const service = isObject(filters) && isObject(filters.service) ? filters.service : {};
   const rows = ctx.sim.store.data.topUps
     .filter((t) => t.accountId === ctx.account.id && t.at / 1000 >= when.from && t.at / 1000 <= when.to && t.at <= ctx.now)
-    .filter((t) => Object.entries(service).every(([op, v]) => matchOp(t.service, op as 'eq', op === 'in' || op === 'notin' ? (Array.isArray(v) ? v : [v]) : v)))
+    .filter((t) =>
+      Object.entries(service).every(([op, v]) =>
+        matchOp(t.service, op as 'eq', op === 'in' || op === 'notin' ? (Array.isArray(v) ? v : [v]) : v),
+      ),
+    )
     .map((t) => ({
       start: t.at / 1000,
       end: t.at / 1000,

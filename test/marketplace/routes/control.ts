@@ -36,7 +36,15 @@ export interface StateSummary {
   offers: number;
   rented_offers: number[];
   accounts: Array<{ id: number; email: string; credit: number; keys: number }>;
-  instances: Array<{ id: number; account_id: number; offer_id: number; actual_status: string | null; phase: string; label: string | null; dph_total: number }>;
+  instances: Array<{
+    id: number;
+    account_id: number;
+    offer_id: number;
+    actual_status: string | null;
+    phase: string;
+    label: string | null;
+    dph_total: number;
+  }>;
   volumes: number;
   templates: number;
   faults: FaultRule[];
@@ -46,7 +54,10 @@ export interface MarketplaceControl {
   /** A new funded account with a full-access key. */
   addAccount(o?: { email?: string; credit?: number; key?: string }): { id: number; key: string };
   /** Two-factor authentication on the account (see auth.ts), and money fields left out of its user record. */
-  setAccountQuirks(accountId: number, quirks: { twoFactor?: boolean; withhold?: MoneyField[] }): { two_factor: boolean; withhold: MoneyField[] };
+  setAccountQuirks(
+    accountId: number,
+    quirks: { twoFactor?: boolean; withhold?: MoneyField[] },
+  ): { two_factor: boolean; withhold: MoneyField[] };
   /** Adds a credit top-up (it shows up as an invoice). */
   addCredit(accountId: number, amount: number): number;
   addFault(rule: FaultRuleInput): FaultRule;
@@ -201,14 +212,29 @@ export function handleControl(control: MarketplaceControl, method: string, path:
       if (method === 'POST') return ok({ success: true, faults: faultInputs(body).map((r) => control.addFault(r)) });
     }
     if (area === 'accounts' && method === 'POST' && parts.length === 1) {
-      return ok(control.addAccount({ email: typeof b.email === 'string' ? b.email : undefined, credit: num(b.credit), key: typeof b.key === 'string' ? b.key : undefined }));
+      return ok(
+        control.addAccount({
+          email: typeof b.email === 'string' ? b.email : undefined,
+          credit: num(b.credit),
+          key: typeof b.key === 'string' ? b.key : undefined,
+        }),
+      );
     }
     if (area === 'accounts' && sub === 'quirks' && method === 'POST') {
-      const withhold = b.withhold === undefined ? undefined : Array.isArray(b.withhold) && b.withhold.every((f) => f === 'credit' || f === 'balance') ? (b.withhold as MoneyField[]) : null;
+      const withhold =
+        b.withhold === undefined
+          ? undefined
+          : Array.isArray(b.withhold) && b.withhold.every((f) => f === 'credit' || f === 'balance')
+            ? (b.withhold as MoneyField[])
+            : null;
       if (withhold === null) throw fail(400, 'invalid_args', 'withhold must be a list of "credit" and "balance".');
-      return ok({ success: true, ...control.setAccountQuirks(Number(id), { twoFactor: typeof b.two_factor === 'boolean' ? b.two_factor : undefined, withhold }) });
+      return ok({
+        success: true,
+        ...control.setAccountQuirks(Number(id), { twoFactor: typeof b.two_factor === 'boolean' ? b.two_factor : undefined, withhold }),
+      });
     }
-    if (area === 'accounts' && sub === 'credit' && method === 'POST') return ok({ success: true, credit: control.addCredit(Number(id), num(b.amount) ?? NaN) });
+    if (area === 'accounts' && sub === 'credit' && method === 'POST')
+      return ok({ success: true, credit: control.addCredit(Number(id), num(b.amount) ?? NaN) });
     if (area === 'instances' && sub === 'status' && method === 'POST') {
       if (!('status' in b)) throw fail(400, 'invalid_args', 'Give a status (null is allowed).');
       control.setInstanceStatus(Number(id), b.status === null ? null : String(b.status));
@@ -229,7 +255,8 @@ export function handleControl(control: MarketplaceControl, method: string, path:
     }
     if (area === 'corrupt' && parts.length === 1 && method === 'POST') {
       const instanceId = num(b.instance_id);
-      if (instanceId === undefined || !('fields' in b || 'record' in b)) throw fail(400, 'invalid_args', 'Give instance_id and fields or record.');
+      if (instanceId === undefined || !('fields' in b || 'record' in b))
+        throw fail(400, 'invalid_args', 'Give instance_id and fields or record.');
       if ('fields' in b && !isObject(b.fields)) throw fail(400, 'invalid_args', 'fields must be an object.');
       control.corruptListed(instanceId, 'record' in b ? { record: b.record } : { fields: b.fields as Record<string, unknown> });
       return ok({ success: true });

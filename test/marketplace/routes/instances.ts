@@ -12,9 +12,28 @@ import { offerOf, ownIdOnly, ownInstance } from './shared';
 
 /** Columns the v1 list filters and orders on; computed ones (dph_total, num_gpus...) are refused. */
 const STORED_COLUMNS = new Set([
-  'id', 'actual_status', 'intended_status', 'cur_state', 'next_state', 'status_msg', 'label', 'gpu_name', 'verification', 'machine_id',
-  'host_id', 'bundle_id', 'template_id', 'template_hash_id', 'template_name', 'image_uuid', 'image_runtype', 'geolocation', 'start_date',
-  'is_bid', 'disk_space', 'client_id',
+  'id',
+  'actual_status',
+  'intended_status',
+  'cur_state',
+  'next_state',
+  'status_msg',
+  'label',
+  'gpu_name',
+  'verification',
+  'machine_id',
+  'host_id',
+  'bundle_id',
+  'template_id',
+  'template_hash_id',
+  'template_name',
+  'image_uuid',
+  'image_runtype',
+  'geolocation',
+  'start_date',
+  'is_bid',
+  'disk_space',
+  'client_id',
 ]);
 
 function records(ctx: Ctx): Array<Record<string, unknown>> {
@@ -60,7 +79,10 @@ function listV1(ctx: Ctx) {
   for (const col of [...order.map((o) => o[0]), ...conditions.map((c) => c.field)]) {
     if (!STORED_COLUMNS.has(col)) throw fail(400, 'invalid_request', `Column '${col}' cannot be used to filter or order instances.`);
   }
-  const matching = sortRows(all.filter((r) => rowMatches(r, conditions)), order);
+  const matching = sortRows(
+    all.filter((r) => rowMatches(r, conditions)),
+    order,
+  );
   const labelCounts: Record<string, number> = {};
   for (const r of matching) {
     const label = typeof r.label === 'string' ? r.label : '';
@@ -78,7 +100,14 @@ function listV1(ctx: Ctx) {
   const cols = jsonParam(ctx.query, 'select_cols');
   const pick = Array.isArray(cols) && !cols.includes('*') ? cols.map(String) : undefined;
   const shaped = pick ? page.map((r) => Object.fromEntries(pick.map((c) => [c, r[c] ?? null]))) : page;
-  return ok({ success: true, instances_found: page.length, total_instances: matching.length, label_counts: labelCounts, next_token: next, instances: spoilListed(ctx.sim, shaped) });
+  return ok({
+    success: true,
+    instances_found: page.length,
+    total_instances: matching.length,
+    label_counts: labelCounts,
+    next_token: next,
+    instances: spoilListed(ctx.sim, shaped),
+  });
 }
 
 function manage(ctx: Ctx) {
@@ -90,9 +119,11 @@ function manage(ctx: Ctx) {
   if (state === undefined && label === undefined) throw fail(400, 'invalid_args', 'Give a state (running or stopped) or a label.');
   if (label !== undefined) {
     if (label !== null && typeof label !== 'string') throw fail(400, 'invalid_args', 'label must be a string.');
-    if (typeof label === 'string' && label.length > LABEL_MAX) throw fail(400, 'label_too_long', `The label may have at most ${LABEL_MAX} characters.`);
+    if (typeof label === 'string' && label.length > LABEL_MAX)
+      throw fail(400, 'label_too_long', `The label may have at most ${LABEL_MAX} characters.`);
   }
-  if (state !== undefined && state !== 'running' && state !== 'stopped') throw fail(400, 'invalid_args', "state must be 'running' or 'stopped'.");
+  if (state !== undefined && state !== 'running' && state !== 'stopped')
+    throw fail(400, 'invalid_args', "state must be 'running' or 'stopped'.");
   if (state === 'running' && (inst.phase === 'stopped' || inst.phase === 'failed') && sim.store.balance(ctx.account.id, now) <= 0)
     throw fail(400, 'insufficient_credit', 'Your account has no credit left; add credit to start instances.');
   if (typeof label === 'string' || label === null) {
@@ -157,12 +188,19 @@ export const instanceRoutes: RouteDef[] = [
     action: 'api.instance.reboot',
     handler: (ctx) => {
       const { inst, contract } = ownInstance(ctx, intParam(ctx, 'id'));
-      if (!reboot(inst, contract, ctx.now)) throw fail(400, 'invalid_args', `Instance ${inst.id} is not running (${inst.phase}); only a running instance can reboot.`);
+      if (!reboot(inst, contract, ctx.now))
+        throw fail(400, 'invalid_args', `Instance ${inst.id} is not running (${inst.phase}); only a running instance can reboot.`);
       ctx.sim.store.changed();
       return ok({ success: true });
     },
   },
-  { method: 'PUT', path: '/api/v0/instances/request_logs/:id', category: 'instance_read', action: 'api.instance.request_logs', handler: requestLogs },
+  {
+    method: 'PUT',
+    path: '/api/v0/instances/request_logs/:id',
+    category: 'instance_read',
+    action: 'api.instance.request_logs',
+    handler: requestLogs,
+  },
   {
     method: 'GET',
     path: '/api/v0/instances/:id',
@@ -180,12 +218,20 @@ export const instanceRoutes: RouteDef[] = [
     method: 'PUT',
     path: '/api/v0/instances/:id',
     category: 'instance_write',
-    action: (ctx) => (ctx.body.state === 'running' ? 'api.instance.start' : ctx.body.state === 'stopped' ? 'api.instance.stop' : 'api.instance.label'),
+    action: (ctx) =>
+      ctx.body.state === 'running' ? 'api.instance.start' : ctx.body.state === 'stopped' ? 'api.instance.stop' : 'api.instance.label',
     // An instance key may start or stop its instance, not relabel it.
     instanceKey: (ctx, instanceId) => ownIdOnly(ctx, instanceId) && ctx.body.label === undefined,
     handler: manage,
   },
-  { method: 'DELETE', path: '/api/v0/instances/:id', category: 'instance_write', action: 'api.instance.destroy', instanceKey: ownIdOnly, handler: destroy },
+  {
+    method: 'DELETE',
+    path: '/api/v0/instances/:id',
+    category: 'instance_write',
+    action: 'api.instance.destroy',
+    instanceKey: ownIdOnly,
+    handler: destroy,
+  },
   {
     method: 'GET',
     path: '/instance_logs/:file',
@@ -194,9 +240,9 @@ export const instanceRoutes: RouteDef[] = [
     handler: (ctx) => {
       const token = (ctx.params.file ?? '').replace(/\.log$/, '');
       const entry = ctx.sim.logs.get(token);
-      if (!entry || performance.now() < entry.readyAt) return { status: 404, text: NO_SUCH_KEY(`instance_logs/${token}.log`), contentType: 'application/xml' };
+      if (!entry || performance.now() < entry.readyAt)
+        return { status: 404, text: NO_SUCH_KEY(`instance_logs/${token}.log`), contentType: 'application/xml' };
       return { status: 200, text: entry.text, contentType: 'text/plain; charset=utf-8' };
     },
   },
 ];
-

@@ -35,7 +35,8 @@ export const keyRoutes: RouteDef[] = [
     action: 'api.apikey.create',
     handler: (ctx) => {
       const { body } = ctx;
-      if (body.permissions === undefined || body.permissions === null) throw fail(400, 'missing_permissions', 'A permissions object is required.');
+      if (body.permissions === undefined || body.permissions === null)
+        throw fail(400, 'missing_permissions', 'A permissions object is required.');
       const problem = validPermissions(body.permissions);
       if (problem) throw fail(400, 'invalid_permissions', problem);
       const permissions = body.permissions as Permissions;

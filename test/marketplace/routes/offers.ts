@@ -43,7 +43,13 @@ function search(ctx: Ctx, query: unknown): ReturnType<typeof ok> {
 }
 
 export const offerRoutes: RouteDef[] = [
-  { method: 'POST', path: '/api/v0/bundles', category: 'misc', action: 'api.offers.search', handler: (ctx) => search(ctx, ctx.rawBody ?? {}) },
+  {
+    method: 'POST',
+    path: '/api/v0/bundles',
+    category: 'misc',
+    action: 'api.offers.search',
+    handler: (ctx) => search(ctx, ctx.rawBody ?? {}),
+  },
   {
     method: 'GET',
     path: '/api/v0/bundles',

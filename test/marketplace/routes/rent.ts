@@ -57,7 +57,8 @@ function rent(ctx: Ctx) {
   const store = sim.store;
   const askId = intParam(ctx, 'id');
   const offer = sim.offerById.get(askId);
-  if (!offer || !isRentable(sim, offer)) throw fail(404, 'invalid_args', `no_such_ask Instance type by id ${askId} is not available.`, { ask_id: askId });
+  if (!offer || !isRentable(sim, offer))
+    throw fail(404, 'invalid_args', `no_such_ask Instance type by id ${askId} is not available.`, { ask_id: askId });
 
   let template: TemplateRecord | undefined;
   const hash = str(body.template_hash_id);
@@ -70,27 +71,37 @@ function rent(ctx: Ctx) {
   if (!image) throw fail(400, 'invalid_args', 'Invalid args: an image or a template_hash_id is required.', { ask_id: askId });
   const onstart = str(body.onstart) ?? template?.onstart ?? null;
   if (onstart && onstart.length > ONSTART_MAX)
-    throw fail(400, 'invalid_args', `onstart is ${onstart.length} characters; the limit is ${ONSTART_MAX}. Compress longer scripts.`, { ask_id: askId });
+    throw fail(400, 'invalid_args', `onstart is ${onstart.length} characters; the limit is ${ONSTART_MAX}. Compress longer scripts.`, {
+      ask_id: askId,
+    });
   const label = str(body.label) ?? null;
-  if (label && label.length > LABEL_MAX) throw fail(400, 'invalid_args', `label is longer than ${LABEL_MAX} characters.`, { ask_id: askId });
+  if (label && label.length > LABEL_MAX)
+    throw fail(400, 'invalid_args', `label is longer than ${LABEL_MAX} characters.`, { ask_id: askId });
   const disk = num(body.disk) ?? template?.recommended_disk_space ?? DEFAULT_DISK;
   if (!(disk > 0)) throw fail(400, 'invalid_args', 'disk must be a positive number of GB.', { ask_id: askId });
-  if (disk > offer.disk_space) throw fail(400, 'invalid_args', `disk ${disk} GB is more than the ${offer.disk_space} GB this offer has.`, { ask_id: askId });
+  if (disk > offer.disk_space)
+    throw fail(400, 'invalid_args', `disk ${disk} GB is more than the ${offer.disk_space} GB this offer has.`, { ask_id: askId });
   let gpuRate = offer.dph_base;
   const price = body.price === undefined || body.price === null ? undefined : num(body.price);
   if (body.price !== undefined && body.price !== null) {
-    if (price === undefined || price < 0.001 || price > 128) throw fail(400, 'invalid_price', 'price must be between 0.001 and 128 $/hour.', { ask_id: askId });
-    if (price < offer.min_bid) throw fail(400, 'invalid_price', `Your bid ${price} is below the current minimum bid ${offer.min_bid}.`, { ask_id: askId });
+    if (price === undefined || price < 0.001 || price > 128)
+      throw fail(400, 'invalid_price', 'price must be between 0.001 and 128 $/hour.', { ask_id: askId });
+    if (price < offer.min_bid)
+      throw fail(400, 'invalid_price', `Your bid ${price} is below the current minimum bid ${offer.min_bid}.`, { ask_id: askId });
     gpuRate = price;
   }
-  if (store.balance(account.id, now) <= 0) throw fail(400, 'insufficient_credit', 'Your account has no credit left; add credit to rent.', { ask_id: askId });
+  if (store.balance(account.id, now) <= 0)
+    throw fail(400, 'insufficient_credit', 'Your account has no credit left; add credit to rent.', { ask_id: askId });
   const targetState = str(body.target_state) ?? 'running';
-  if (targetState !== 'running' && targetState !== 'stopped') throw fail(400, 'invalid_args', "target_state must be 'running' or 'stopped'.", { ask_id: askId });
+  if (targetState !== 'running' && targetState !== 'stopped')
+    throw fail(400, 'invalid_args', "target_state must be 'running' or 'stopped'.", { ask_id: askId });
   const volume = resolveVolume(ctx, body.volume_info, offer.machine_id);
 
   const env = mergeEnv(template ? parseEnvFlags(template.env) : [], bodyEnv(body.env));
   const runtype = str(body.runtype) ?? (template ? templateRuntype(template) : 'ssh_proxy');
-  const args = Array.isArray(body.args) ? body.args.map(String) : str(body.args_str)?.split(/\s+/).filter(Boolean) ?? (template?.args_str ? template.args_str.split(/\s+/) : []);
+  const args = Array.isArray(body.args)
+    ? body.args.map(String)
+    : (str(body.args_str)?.split(/\s+/).filter(Boolean) ?? (template?.args_str ? template.args_str.split(/\s+/) : []));
   const id = store.nextId('contract');
   const boot = sim.faults.takeBoot();
   const apiKey = store.addKey({ accountId: account.id, name: `instance ${id}`, permissions: null, instanceId: id, now });

@@ -34,10 +34,19 @@ function nameOf(ctx: Ctx, use: Use): string {
   const { key, value } = ctx.body;
   const needValue = use !== 'delete';
   if (typeof key !== 'string' || (needValue && typeof value !== 'string')) {
-    throw fail(400, 'missing_input', needValue ? "Both 'key' and 'value' must be given, as strings." : "The 'key' to delete must be given, as a string.");
+    throw fail(
+      400,
+      'missing_input',
+      needValue ? "Both 'key' and 'value' must be given, as strings." : "The 'key' to delete must be given, as a string.",
+    );
   }
   if (key.trim() === '') throw fail(400, use === 'update' ? 'empty_input' : 'missing_input', "The 'key' is empty.");
-  if (!NAME.test(key)) throw fail(400, 'invalid_characters', `'${key.slice(0, 64)}' is not a valid variable name: use letters, digits and underscores, not starting with a digit.`);
+  if (!NAME.test(key))
+    throw fail(
+      400,
+      'invalid_characters',
+      `'${key.slice(0, 64)}' is not a valid variable name: use letters, digits and underscores, not starting with a digit.`,
+    );
   return key.toUpperCase();
 }
 
@@ -45,8 +54,10 @@ function valueOf(ctx: Ctx, use: Use): string {
   const value = ctx.body.value as string;
   const create = use === 'create';
   if (value === '') throw fail(400, create ? 'missing_input' : 'empty_input', "The 'value' is empty.");
-  if (value.length > MAX_SECRET_VALUE) throw fail(400, 'input_too_long', `The value has ${value.length} characters; at most ${MAX_SECRET_VALUE} are kept.`);
-  if (create && !CREATE_VALUE.test(value)) throw fail(400, 'invalid_characters', 'A value may hold only letters, digits, underscores, dots and hyphens.');
+  if (value.length > MAX_SECRET_VALUE)
+    throw fail(400, 'input_too_long', `The value has ${value.length} characters; at most ${MAX_SECRET_VALUE} are kept.`);
+  if (create && !CREATE_VALUE.test(value))
+    throw fail(400, 'invalid_characters', 'A value may hold only letters, digits, underscores, dots and hyphens.');
   return value;
 }
 
@@ -71,7 +82,8 @@ export const secretRoutes: RouteDef[] = [
       const value = valueOf(ctx, 'create');
       if (find(ctx, name)) throw fail(400, 'existing_key', `A variable named ${name} exists already; update it instead.`);
       const count = secretsOf(ctx).filter((s) => s.accountId === ctx.account.id).length;
-      if (count >= MAX_SECRETS) throw fail(400, 'max_secrets', `This account has ${count} variables, the most it may hold; delete one first.`);
+      if (count >= MAX_SECRETS)
+        throw fail(400, 'max_secrets', `This account has ${count} variables, the most it may hold; delete one first.`);
       secretsOf(ctx).push({ accountId: ctx.account.id, key: name, value, createdAt: ctx.now, updatedAt: ctx.now });
       ctx.sim.store.changed();
       return ok({ success: true, msg: `Environment variable ${name} added.` });

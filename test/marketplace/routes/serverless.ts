@@ -11,7 +11,19 @@
 import type { EndpointRecord, WorkerGroupRecord } from '../model';
 import { epoch, fail, intParam, num, ok, str, type Ctx, type RouteDef } from '../router';
 import { newSecret } from '../state';
-import { dropLogs, dropWorkers, endpointLogKey, groupLogKey, logLines, sayForEndpoint, sayForGroup, scaleGroup, tailText, workerRow, workersOf } from '../workers';
+import {
+  dropLogs,
+  dropWorkers,
+  endpointLogKey,
+  groupLogKey,
+  logLines,
+  sayForEndpoint,
+  sayForGroup,
+  scaleGroup,
+  tailText,
+  workerRow,
+  workersOf,
+} from '../workers';
 import { visibleTemplates } from './templates';
 
 const ENDPOINT_DEFAULTS: Record<string, unknown> = {
@@ -26,8 +38,29 @@ const ENDPOINT_DEFAULTS: Record<string, unknown> = {
   inactivity_timeout: null,
   endpoint_state: 'active',
 };
-const NUMERIC = ['min_load', 'min_cold_load', 'target_util', 'cold_mult', 'cold_workers', 'max_workers', 'max_queue_time', 'target_queue_time', 'inactivity_timeout', 'test_workers', 'gpu_ram'];
-const GROUP_DEFAULTS: Record<string, unknown> = { min_load: 1, target_util: 0.9, cold_mult: 2.5, cold_workers: 3, max_workers: 20, test_workers: 3, gpu_ram: 24, launch_args: '' };
+const NUMERIC = [
+  'min_load',
+  'min_cold_load',
+  'target_util',
+  'cold_mult',
+  'cold_workers',
+  'max_workers',
+  'max_queue_time',
+  'target_queue_time',
+  'inactivity_timeout',
+  'test_workers',
+  'gpu_ram',
+];
+const GROUP_DEFAULTS: Record<string, unknown> = {
+  min_load: 1,
+  target_util: 0.9,
+  cold_mult: 2.5,
+  cold_workers: 3,
+  max_workers: 20,
+  test_workers: 3,
+  gpu_ram: 24,
+  launch_args: '',
+};
 
 /**
  * Copies known fields from the body, checking numbers and states. A field sent as null is one the
@@ -46,7 +79,8 @@ function take(body: Record<string, unknown>, names: string[]): Record<string, un
       if (name === 'target_util' && n > 1) throw fail(400, 'invalid_args', 'target_util is a fraction between 0 and 1.');
       out[name] = n;
     } else if (name === 'endpoint_state') {
-      if (!['active', 'suspended', 'stopped'].includes(String(value))) throw fail(400, 'invalid_args', "endpoint_state must be 'active', 'suspended' or 'stopped'.");
+      if (!['active', 'suspended', 'stopped'].includes(String(value)))
+        throw fail(400, 'invalid_args', "endpoint_state must be 'active', 'suspended' or 'stopped'.");
       out[name] = value;
     } else {
       out[name] = value;
@@ -67,7 +101,15 @@ function parseSearchParams(text: string): Record<string, Record<string, string>>
 }
 
 function endpointRow(e: EndpointRecord) {
-  return { id: e.id, ...e.fields, api_key: e.apiKey, user_id: e.accountId, created_at: epoch(e.createdAt), auto_delete_in_seconds: null, auto_delete_due_24h: false };
+  return {
+    id: e.id,
+    ...e.fields,
+    api_key: e.apiKey,
+    user_id: e.accountId,
+    created_at: epoch(e.createdAt),
+    auto_delete_in_seconds: null,
+    auto_delete_due_24h: false,
+  };
 }
 
 function groupRow(ctx: Ctx, g: WorkerGroupRecord) {
@@ -176,32 +218,49 @@ const autoscalerRoutes: RouteDef[] = [
   },
   // The worker-group log route under both its names: the official CLI's and the OpenAPI's. A
   // test can take either away with the `withoutRoutes` option to see a client fall back.
-  ...['/get_autogroup_logs', '/get_workergroup_logs'].map(
-    (path): RouteDef => ({
-      method: 'POST',
-      path,
-      category: 'misc',
-      action: 'api.workergroup.logs',
-      handler: (ctx) => {
-        const g = bodyGroup(ctx);
-        return g ? ok(logsOf(ctx, groupLogKey(g.id))) : refuse('workergroup', ctx.body.id);
-      },
-    }),
-  ),
+  ...['/get_autogroup_logs', '/get_workergroup_logs'].map((path): RouteDef => ({
+    method: 'POST',
+    path,
+    category: 'misc',
+    action: 'api.workergroup.logs',
+    handler: (ctx) => {
+      const g = bodyGroup(ctx);
+      return g ? ok(logsOf(ctx, groupLogKey(g.id))) : refuse('workergroup', ctx.body.id);
+    },
+  })),
 ];
 
 const ENDPOINT_FIELDS = ['endpoint_name', ...Object.keys(ENDPOINT_DEFAULTS)];
-const GROUP_FIELDS = ['template_hash', 'template_id', 'search_params', 'launch_args', 'gpu_ram', 'test_workers', 'min_load', 'target_util', 'cold_mult', 'cold_workers', 'max_workers'];
+const GROUP_FIELDS = [
+  'template_hash',
+  'template_id',
+  'search_params',
+  'launch_args',
+  'gpu_ram',
+  'test_workers',
+  'min_load',
+  'target_util',
+  'cold_mult',
+  'cold_workers',
+  'max_workers',
+];
 
 function describeChanges(changes: Record<string, unknown>): string {
-  return Object.entries(changes).map(([k, v]) => `${k}=${String(v)}`).join(' ') || 'nothing';
+  return (
+    Object.entries(changes)
+      .map(([k, v]) => `${k}=${String(v)}`)
+      .join(' ') || 'nothing'
+  );
 }
 
 function createGroup(ctx: Ctx) {
   const { body, sim } = ctx;
   const endpoints = sim.store.data.endpoints.filter((e) => e.accountId === ctx.account.id);
   const endpointId = num(body.endpoint_id);
-  const endpoint = endpointId !== undefined ? endpoints.find((e) => e.id === endpointId) : endpoints.find((e) => e.fields.endpoint_name === str(body.endpoint_name));
+  const endpoint =
+    endpointId !== undefined
+      ? endpoints.find((e) => e.id === endpointId)
+      : endpoints.find((e) => e.fields.endpoint_name === str(body.endpoint_name));
   if (!endpoint) throw fail(400, 'invalid_args', 'Please assign your workergroup to a valid endpoint identifier');
   const fields = { ...GROUP_DEFAULTS, ...take(body, GROUP_FIELDS) };
   const hash = str(fields.template_hash);
@@ -211,7 +270,14 @@ function createGroup(ctx: Ctx) {
   if (!template) throw fail(404, 'invalid_args', `Template ${hash ?? templateId} not found.`);
   fields.template_hash = template.hash_id;
   fields.template_id = template.id;
-  const g: WorkerGroupRecord = { id: sim.store.nextId('workergroup'), accountId: ctx.account.id, endpointId: endpoint.id, fields, apiKey: newSecret(), createdAt: ctx.now };
+  const g: WorkerGroupRecord = {
+    id: sim.store.nextId('workergroup'),
+    accountId: ctx.account.id,
+    endpointId: endpoint.id,
+    fields,
+    apiKey: newSecret(),
+    createdAt: ctx.now,
+  };
   sim.store.data.workerGroups.push(g);
   sayForGroup(sim.store.data, g, ctx.now, `worker group ${g.id} created with template ${template.hash_id}`);
   scaleGroup(sim.store, g, ctx.now);
@@ -226,7 +292,11 @@ function groupRoutes(base: string): RouteDef[] {
       path: base,
       category: 'misc',
       action: 'api.workergroup.list',
-      handler: (ctx) => ok({ success: true, results: ctx.sim.store.data.workerGroups.filter((g) => g.accountId === ctx.account.id).map((g) => groupRow(ctx, g)) }),
+      handler: (ctx) =>
+        ok({
+          success: true,
+          results: ctx.sim.store.data.workerGroups.filter((g) => g.accountId === ctx.account.id).map((g) => groupRow(ctx, g)),
+        }),
     },
     { method: 'POST', path: base, category: 'misc', action: 'api.workergroup.create', handler: createGroup },
     {
@@ -270,7 +340,8 @@ export const serverlessRoutes: RouteDef[] = [
     path: '/api/v0/endptjobs',
     category: 'misc',
     action: 'api.endpoint.list',
-    handler: (ctx) => ok({ success: true, results: ctx.sim.store.data.endpoints.filter((e) => e.accountId === ctx.account.id).map(endpointRow) }),
+    handler: (ctx) =>
+      ok({ success: true, results: ctx.sim.store.data.endpoints.filter((e) => e.accountId === ctx.account.id).map(endpointRow) }),
   },
   {
     method: 'POST',
@@ -281,7 +352,8 @@ export const serverlessRoutes: RouteDef[] = [
       const store = ctx.sim.store;
       const id = store.nextId('endpoint');
       const fields = { ...ENDPOINT_DEFAULTS, endpoint_name: `endpoint-${id}`, ...take(ctx.body, ENDPOINT_FIELDS) };
-      if (typeof fields.endpoint_name !== 'string' || !fields.endpoint_name) throw fail(400, 'invalid_args', 'endpoint_name must be a non-empty string.');
+      if (typeof fields.endpoint_name !== 'string' || !fields.endpoint_name)
+        throw fail(400, 'invalid_args', 'endpoint_name must be a non-empty string.');
       if (store.data.endpoints.some((e) => e.accountId === ctx.account.id && e.fields.endpoint_name === fields.endpoint_name))
         throw fail(400, 'invalid_args', `An endpoint named '${fields.endpoint_name}' already exists.`);
       store.data.endpoints.push({ id, accountId: ctx.account.id, fields, apiKey: newSecret(), createdAt: ctx.now });

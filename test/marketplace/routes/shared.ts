@@ -19,7 +19,8 @@ export function offerOf(ctx: Ctx, inst: InstanceState): Offer {
 /** The instance an instance API key may touch through a route with `:id`. */
 export const ownIdOnly = (ctx: Ctx, instanceId: number): boolean => ctx.params.id === String(instanceId);
 
-const KEY_PATTERN = /^(ssh-(rsa|ed25519|dss)|ecdsa-sha2-nistp(256|384|521)|sk-ssh-ed25519@openssh\.com|sk-ecdsa-sha2-nistp256@openssh\.com)\s+[A-Za-z0-9+/]+={0,3}(\s+.*)?$/;
+const KEY_PATTERN =
+  /^(ssh-(rsa|ed25519|dss)|ecdsa-sha2-nistp(256|384|521)|sk-ssh-ed25519@openssh\.com|sk-ecdsa-sha2-nistp256@openssh\.com)\s+[A-Za-z0-9+/]+={0,3}(\s+.*)?$/;
 
 /** Whether text is one OpenSSH public key line. */
 export function isPublicKey(text: unknown): text is string {

@@ -9,7 +9,13 @@ import { fail, intParam, ok, type Ctx, type RouteDef } from '../router';
 import { isPublicKey, keyComment, ownInstance } from './shared';
 
 function accountRow(k: SshKeyRecord) {
-  return { id: k.id, user_id: k.accountId, key: k.publicKey, created_at: new Date(k.createdAt).toISOString(), deleted_at: k.deletedAt === null ? null : new Date(k.deletedAt).toISOString() };
+  return {
+    id: k.id,
+    user_id: k.accountId,
+    key: k.publicKey,
+    created_at: new Date(k.createdAt).toISOString(),
+    deleted_at: k.deletedAt === null ? null : new Date(k.deletedAt).toISOString(),
+  };
 }
 
 function ownSshKey(ctx: Ctx): SshKeyRecord {
@@ -36,11 +42,20 @@ export const sshRoutes: RouteDef[] = [
       const text = ctx.body.ssh_key;
       if (!isPublicKey(text)) throw fail(400, 'no_ssh_key', 'No ssh key provided, or it is not an OpenSSH public key.');
       const store = ctx.sim.store;
-      const record: SshKeyRecord = { id: store.nextId('sshkey'), accountId: ctx.account.id, publicKey: text.trim(), createdAt: ctx.now, deletedAt: null };
+      const record: SshKeyRecord = {
+        id: store.nextId('sshkey'),
+        accountId: ctx.account.id,
+        publicKey: text.trim(),
+        createdAt: ctx.now,
+        deletedAt: null,
+      };
       store.data.sshKeys.push(record);
       store.changed();
       const row = accountRow(record);
-      return ok({ success: true, key: { id: row.id, user_id: row.user_id, public_key: row.key, created_at: row.created_at, deleted_at: row.deleted_at } });
+      return ok({
+        success: true,
+        key: { id: row.id, user_id: row.user_id, public_key: row.key, created_at: row.created_at, deleted_at: row.deleted_at },
+      });
     },
   },
   {
@@ -54,7 +69,10 @@ export const sshRoutes: RouteDef[] = [
       key.publicKey = ctx.body.ssh_key.trim();
       ctx.sim.store.changed();
       const row = accountRow(key);
-      return ok({ success: true, key: { id: row.id, user_id: row.user_id, public_key: row.key, created_at: row.created_at, deleted_at: null } });
+      return ok({
+        success: true,
+        key: { id: row.id, user_id: row.user_id, public_key: row.key, created_at: row.created_at, deleted_at: null },
+      });
     },
   },
   {
@@ -94,7 +112,10 @@ export const sshRoutes: RouteDef[] = [
     action: 'api.instance.ssh_keys',
     handler: (ctx) => {
       const { inst } = ownInstance(ctx, intParam(ctx, 'id'), 'no_such_instance');
-      return ok({ success: true, ssh_keys: JSON.stringify(inst.sshKeys.map((k) => ({ id: k.id, name: k.name, public_key: k.publicKey }))) });
+      return ok({
+        success: true,
+        ssh_keys: JSON.stringify(inst.sshKeys.map((k) => ({ id: k.id, name: k.name, public_key: k.publicKey }))),
+      });
     },
   },
   {

@@ -60,8 +60,16 @@ export const teamRoutes: RouteDef[] = [
       if (role === 'owner') throw fail(400, 'invalid_args', 'The owner role cannot be given by invitation.');
       const store = ctx.sim.store;
       if (email === ctx.account.email) throw fail(400, 'invalid_args', 'You cannot invite yourself to your own team.');
-      if (store.data.members.some((m) => m.teamAccountId === ctx.account.id && m.email === email)) throw fail(400, 'invalid_args', `${email} is already a member of this team.`);
-      store.data.members.push({ id: store.nextId('member'), teamAccountId: ctx.account.id, username: email.split('@')[0] ?? email, email, fullname: null, roles: [role] });
+      if (store.data.members.some((m) => m.teamAccountId === ctx.account.id && m.email === email))
+        throw fail(400, 'invalid_args', `${email} is already a member of this team.`);
+      store.data.members.push({
+        id: store.nextId('member'),
+        teamAccountId: ctx.account.id,
+        username: email.split('@')[0] ?? email,
+        email,
+        fullname: null,
+        roles: [role],
+      });
       store.changed();
       return ok({ success: true, msg: `New invitation sent to ${email}` });
     },
@@ -87,7 +95,12 @@ export const teamRoutes: RouteDef[] = [
     path: '/api/v0/team/roles-full',
     category: 'team_read',
     action: 'api.team.roles',
-    handler: (ctx) => ok(roles(ctx).filter((r) => r.name !== 'owner').map((r) => ({ id: r.id, name: r.name, identifier: identifier(r.name), permissions: r.permissions }))),
+    handler: (ctx) =>
+      ok(
+        roles(ctx)
+          .filter((r) => r.name !== 'owner')
+          .map((r) => ({ id: r.id, name: r.name, identifier: identifier(r.name), permissions: r.permissions })),
+      ),
   },
   {
     method: 'GET',
@@ -127,7 +140,8 @@ export const teamRoutes: RouteDef[] = [
       const old = role.name;
       role.name = name;
       role.permissions = isObject(permissions) ? permissions : role.permissions;
-      for (const m of ctx.sim.store.data.members) if (m.teamAccountId === ctx.account.id) m.roles = m.roles.map((r) => (r === old ? name : r));
+      for (const m of ctx.sim.store.data.members)
+        if (m.teamAccountId === ctx.account.id) m.roles = m.roles.map((r) => (r === old ? name : r));
       ctx.sim.store.changed();
       return ok(`Successfully Updated Team Role For ${name}`);
     },

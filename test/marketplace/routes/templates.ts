@@ -37,7 +37,11 @@ function apply(t: TemplateRecord, body: Record<string, unknown>): void {
       target[field] = value ?? {};
     } else if (field === 'env') {
       // Templates keep env as docker flags; a dict is turned into `-e NAME=value` flags.
-      target[field] = isObject(value) ? Object.entries(value).map(([k, v]) => (k.startsWith('-') ? k : `-e ${k}=${String(v)}`)).join(' ') : String(value ?? '');
+      target[field] = isObject(value)
+        ? Object.entries(value)
+            .map(([k, v]) => (k.startsWith('-') ? k : `-e ${k}=${String(v)}`))
+            .join(' ')
+        : String(value ?? '');
     } else if (field === 'volume_info') {
       target[field] = value;
     } else {
@@ -65,7 +69,8 @@ function templateOrder(raw: unknown): ReturnType<typeof parseOrder> {
 /** `select_cols`: `["*"]` (or nothing) for every column; else only those, an unknown one as null. */
 function columns(raw: unknown): (row: Record<string, unknown>) => Record<string, unknown> {
   if (raw === undefined) return (row) => row;
-  if (!Array.isArray(raw) || raw.length === 0 || !raw.every((c) => typeof c === 'string')) throw new QueryError('select_cols must be a JSON list of column names, such as ["*"].');
+  if (!Array.isArray(raw) || raw.length === 0 || !raw.every((c) => typeof c === 'string'))
+    throw new QueryError('select_cols must be a JSON list of column names, such as ["*"].');
   const cols = raw as string[];
   if (cols.includes('*')) return (row) => row;
   return (row) => Object.fromEntries(cols.map((c) => [c, row[c] ?? null]));
@@ -79,7 +84,10 @@ function search(ctx: Ctx) {
     for (const c of conditions) if (!(c.field in KINDS)) throw new QueryError(`Unknown template column '${c.field}'.`);
     const order = templateOrder(jsonParam(ctx.query, 'order_by'));
     const pick = columns(jsonParam(ctx.query, 'select_cols'));
-    const rows = sortRows(visibleTemplates(ctx).filter((t) => rowMatches(t as unknown as Record<string, unknown>, conditions)), order);
+    const rows = sortRows(
+      visibleTemplates(ctx).filter((t) => rowMatches(t as unknown as Record<string, unknown>, conditions)),
+      order,
+    );
     return ok({ success: true, templates_found: rows.length, templates: rows.map((t) => pick(wire(t))) });
   } catch (error) {
     if (error instanceof QueryError) throw fail(400, 'invalid_args', error.message);
@@ -112,7 +120,7 @@ function own(ctx: Ctx, source: Record<string, unknown>): TemplateRecord {
 }
 
 function edit(ctx: Ctx) {
-  const t = own(ctx, { hash_id: ctx.body.hash_id, template_id: ctx.body.hash_id ? undefined : ctx.body.template_id ?? ctx.body.id });
+  const t = own(ctx, { hash_id: ctx.body.hash_id, template_id: ctx.body.hash_id ? undefined : (ctx.body.template_id ?? ctx.body.id) });
   const draft = { ...t };
   apply(draft, ctx.body);
   Object.assign(t, draft);

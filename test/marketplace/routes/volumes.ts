@@ -81,16 +81,37 @@ export function createVolume(ctx: Ctx, offerId: number, sizeGb: number, name: st
   const { sim, account, now } = ctx;
   const entry = volumeOffers(sim).find((v) => v.id === offerId);
   if (!entry) throw fail(404, 'invalid_args', `no_such_ask Volume offer ${offerId} is not available.`, { ask_id: offerId });
-  if (onMachine !== undefined && entry.offer.machine_id !== onMachine) throw fail(400, 'invalid_args', 'A local volume must be on the same machine as the instance.');
+  if (onMachine !== undefined && entry.offer.machine_id !== onMachine)
+    throw fail(400, 'invalid_args', 'A local volume must be on the same machine as the instance.');
   if (!Number.isInteger(sizeGb) || sizeGb <= 0) throw fail(400, 'invalid_args', 'size must be a positive whole number of GB.');
-  if (sizeGb > freeSpace(sim, entry.offer)) throw fail(400, 'invalid_args', `Only ${freeSpace(sim, entry.offer)} GB are free on this machine.`);
+  if (sizeGb > freeSpace(sim, entry.offer))
+    throw fail(400, 'invalid_args', `Only ${freeSpace(sim, entry.offer)} GB are free on this machine.`);
   if (sim.store.balance(account.id, now) <= 0) throw fail(400, 'insufficient_credit', 'Your account has no credit left.');
   const store = sim.store;
   const id = store.nextId('contract');
   const rate = storagePerHour(entry.offer.storage_cost, sizeGb);
-  const volume: VolumeRecord = { id, accountId: account.id, offerId, machineId: entry.offer.machine_id, name, sizeGb, rate, createdAt: now, instanceIds: [] };
+  const volume: VolumeRecord = {
+    id,
+    accountId: account.id,
+    offerId,
+    machineId: entry.offer.machine_id,
+    name,
+    sizeGb,
+    rate,
+    createdAt: now,
+    instanceIds: [],
+  };
   store.data.volumes.push(volume);
-  store.data.contracts.push({ id, accountId: account.id, type: 'volume', start: now, end: null, label: name, templateId: null, segments: [{ kind: 'disk', rate, start: now, end: null }] });
+  store.data.contracts.push({
+    id,
+    accountId: account.id,
+    type: 'volume',
+    start: now,
+    end: null,
+    label: name,
+    templateId: null,
+    segments: [{ kind: 'disk', rate, start: now, end: null }],
+  });
   store.changed();
   return volume;
 }
@@ -147,7 +168,8 @@ function remove(ctx: Ctx) {
   const data = ctx.sim.store.data;
   const volume = data.volumes.find((v) => v.id === id && v.accountId === ctx.account.id);
   if (!volume) throw fail(404, 'no_such_volume', 'Volume with that ID does not exist.');
-  if (volume.instanceIds.length > 0) throw fail(400, 'invalid_args', `Volume ${id} is used by instance(s) ${volume.instanceIds.join(', ')}; destroy them first.`);
+  if (volume.instanceIds.length > 0)
+    throw fail(400, 'invalid_args', `Volume ${id} is used by instance(s) ${volume.instanceIds.join(', ')}; destroy them first.`);
   const contract = data.contracts.find((c) => c.id === id);
   if (contract) closeContract(contract, ctx.now);
   data.volumes = data.volumes.filter((v) => v !== volume);

@@ -17,7 +17,7 @@ describe('account: templates from rents', () => {
     assert.deepEqual(splitImage('ubuntu'), ['ubuntu', undefined]);
   });
 
-  it('splits what an edit of a template\'s image types: the tag follows the last colon after the last slash', () => {
+  it("splits what an edit of a template's image types: the tag follows the last colon after the last slash", () => {
     const digest = `name@sha256:${'ab'.repeat(32)}`;
     assert.deepEqual(imageFields('registry:5000/name:1.0'), { image: 'registry:5000/name', tag: '1.0' }, 'was saved as registry:1.0');
     assert.deepEqual(imageFields('registry:5000/name'), { image: 'registry:5000/name', tag: 'latest' });
@@ -36,9 +36,29 @@ describe('account: templates from rents', () => {
     for (const ref of ['registry:5000/name:1.0', 'ghcr.io/o/n:tag', 'ubuntu:22.04']) assert.equal(joinImage(...splitImage(ref)), ref);
   });
 
-  it("takes image, script, disk and connection from an instance", () => {
-    const t = templateFromInstance({ id: 1, image_uuid: 'vllm/vllm-openai:latest', image_runtype: 'ssh_direc ssh_proxy', onstart: 'echo hi', disk_space: 40 } as unknown as Instance, 'mine');
-    assert.deepEqual({ image: t.image, tag: t.tag, onstart: t.onstart, runtype: t.runtype, ssh_direct: t.ssh_direct, disk: t.recommended_disk_space, private: t.private }, { image: 'vllm/vllm-openai', tag: 'latest', onstart: 'echo hi', runtype: 'ssh', ssh_direct: true, disk: 40, private: true });
+  it('takes image, script, disk and connection from an instance', () => {
+    const t = templateFromInstance(
+      {
+        id: 1,
+        image_uuid: 'vllm/vllm-openai:latest',
+        image_runtype: 'ssh_direc ssh_proxy',
+        onstart: 'echo hi',
+        disk_space: 40,
+      } as unknown as Instance,
+      'mine',
+    );
+    assert.deepEqual(
+      {
+        image: t.image,
+        tag: t.tag,
+        onstart: t.onstart,
+        runtype: t.runtype,
+        ssh_direct: t.ssh_direct,
+        disk: t.recommended_disk_space,
+        private: t.private,
+      },
+      { image: 'vllm/vllm-openai', tag: 'latest', onstart: 'echo hi', runtype: 'ssh', ssh_direct: true, disk: 40, private: true },
+    );
   });
 
   it('references follow an edit', () => {

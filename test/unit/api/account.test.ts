@@ -93,6 +93,9 @@ describe('client: account, API keys and SSH keys (simulator)', () => {
     const [offer] = await client.offers.search({ query: { filters: { rentable: { eq: true } }, order: [], type: 'on-demand' }, limit: 1 });
     const { instanceId } = await client.instances.create(offer!.id, { image: 'ubuntu:22.04', disk: 10 });
     const keys = await client.sshKeys.listForInstance(instanceId);
-    assert.deepEqual(keys.map((k) => k.public_key), [TEST_PUBLIC_KEY]);
+    assert.deepEqual(
+      keys.map((k) => k.public_key),
+      [TEST_PUBLIC_KEY],
+    );
   });
 });

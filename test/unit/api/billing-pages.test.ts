@@ -58,8 +58,14 @@ describe('invoices in pages of at most 100', () => {
     const ids = all.results.map((r) => (r.metadata as { invoice_id: number }).invoice_id);
     assert.equal(new Set(ids).size, ids.length, 'no invoice twice');
     const pages = queries.slice(1);
-    assert.deepEqual(pages.map((p) => p.get('limit')), ['100', '100', '100']);
-    assert.deepEqual(pages.map((p) => p.has('after_token')), [false, true, true]);
+    assert.deepEqual(
+      pages.map((p) => p.get('limit')),
+      ['100', '100', '100'],
+    );
+    assert.deepEqual(
+      pages.map((p) => p.has('after_token')),
+      [false, true, true],
+    );
   });
 
   it('stops at maxPages and says the list is incomplete', async () => {

@@ -10,7 +10,14 @@ function mocked() {
   const agent = new MockAgent();
   agent.disableNetConnect();
   const pool = agent.get(BASE);
-  const client = new GpuRentalClient({ dispatcher: agent, baseUrl: BASE, getApiKey: () => 'sk-credit-0123456789abcdef', logger: new MemoryLogger(), timeoutMs: 2_000, maxAttempts: 1 });
+  const client = new GpuRentalClient({
+    dispatcher: agent,
+    baseUrl: BASE,
+    getApiKey: () => 'sk-credit-0123456789abcdef',
+    logger: new MemoryLogger(),
+    timeoutMs: 2_000,
+    maxAttempts: 1,
+  });
   return { pool, client };
 }
 

@@ -67,7 +67,11 @@ describe('client against injected faults (simulator)', () => {
       (e) => isApiError(e, 'network') && e.outcomeUnknown && /may have been carried out/.test(e.message),
     );
     const all = await client.instances.list();
-    assert.deepEqual(all.map((i) => i.label), ['rent-7f3a'], 'exactly one instance, found by its label');
+    assert.deepEqual(
+      all.map((i) => i.label),
+      ['rent-7f3a'],
+      'exactly one instance, found by its label',
+    );
   });
 
   it('malformed JSON: invalid_response', async () => {
@@ -94,10 +98,14 @@ describe('client against injected faults (simulator)', () => {
   it('boot failure: the instance ends in a failed state and never runs', async () => {
     sim.control.addFault({ kind: 'boot-failure', count: 1, status: 'exited' });
     const { instanceId } = await client.instances.create(await rentableOffer(), { image: 'ubuntu', disk: 8 });
-    const final = await eventually(async () => {
-      const s = (await client.instances.show(instanceId)).actual_status;
-      return s === 'exited' ? s : undefined;
-    }, 5_000, 'exited');
+    const final = await eventually(
+      async () => {
+        const s = (await client.instances.show(instanceId)).actual_status;
+        return s === 'exited' ? s : undefined;
+      },
+      5_000,
+      'exited',
+    );
     assert.equal(final, 'exited');
     await new Promise((r) => setTimeout(r, 400));
     assert.equal((await client.instances.show(instanceId)).actual_status, 'exited');

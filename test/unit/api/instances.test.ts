@@ -10,7 +10,10 @@ describe('client: instances (simulator)', () => {
   let sim: Marketplace;
   let client: GpuRentalClient;
   const rentable = async (count = 1) => {
-    const offers = await client.offers.search({ query: { filters: { rentable: { eq: true } }, order: [['dph_total', 'asc']], type: 'on-demand' }, limit: count });
+    const offers = await client.offers.search({
+      query: { filters: { rentable: { eq: true } }, order: [['dph_total', 'asc']], type: 'on-demand' },
+      limit: count,
+    });
     assert.equal(offers.length, count);
     return offers;
   };
@@ -39,15 +42,25 @@ describe('client: instances (simulator)', () => {
 
   it('rents an offer and watches it boot: provisioning, loading, running', async () => {
     const [offer] = await rentable();
-    const created = await client.instances.create(offer!.id, { image: 'pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime', disk: 20, label: 'boot-test', runtype: 'ssh_direct', env: { HF_HOME: '/workspace/hf' } });
+    const created = await client.instances.create(offer!.id, {
+      image: 'pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime',
+      disk: 20,
+      label: 'boot-test',
+      runtype: 'ssh_direct',
+      env: { HF_HOME: '/workspace/hf' },
+    });
     assert.ok(created.instanceId > 0);
     assert.ok(created.instanceApiKey && created.instanceApiKey.length > 10);
     const seen = new Set<string | null>();
-    await eventually(async () => {
-      const s = await status(created.instanceId);
-      seen.add(s);
-      return s === 'running';
-    }, 5_000, 'running');
+    await eventually(
+      async () => {
+        const s = await status(created.instanceId);
+        seen.add(s);
+        return s === 'running';
+      },
+      5_000,
+      'running',
+    );
     assert.ok(seen.has('running'));
     const running = await client.instances.show(created.instanceId);
     assert.equal(running.label, 'boot-test');
@@ -90,14 +103,24 @@ describe('client: instances (simulator)', () => {
   it('releases the offer when its instance is destroyed', async () => {
     const [offer] = await rentable();
     const { instanceId } = await client.instances.create(offer!.id, { image: 'ubuntu:22.04', disk: 8 });
-    await assert.rejects(client.instances.create(offer!.id, { image: 'ubuntu:22.04', disk: 8 }), (e) => isApiError(e, 'not_found') && /not available/.test(e.message));
+    await assert.rejects(
+      client.instances.create(offer!.id, { image: 'ubuntu:22.04', disk: 8 }),
+      (e) => isApiError(e, 'not_found') && /not available/.test(e.message),
+    );
     await client.instances.destroy(instanceId);
     const again = await client.instances.create(offer!.id, { image: 'ubuntu:22.04', disk: 8 });
     assert.ok(again.instanceId !== instanceId);
   });
 
   it('rents from a template', async () => {
-    const template = await client.templates.create({ name: 'torch', image: 'pytorch/pytorch', tag: 'latest', onstart: 'echo hi', runtype: 'ssh', recommended_disk_space: 16 });
+    const template = await client.templates.create({
+      name: 'torch',
+      image: 'pytorch/pytorch',
+      tag: 'latest',
+      onstart: 'echo hi',
+      runtype: 'ssh',
+      recommended_disk_space: 16,
+    });
     const [offer] = await rentable();
     const { instanceId } = await client.instances.create(offer!.id, { template_hash_id: template.hash_id, disk: 16 });
     const instance = await client.instances.show(instanceId);
@@ -110,7 +133,10 @@ describe('client: instances (simulator)', () => {
       client.instances.create(1, { image: 'ubuntu', disk: 8, onstart: 'x'.repeat(ONSTART_MAX_CHARS + 1) }),
       (e) => isApiError(e, 'bad_request') && /at most 4048/.test(e.message),
     );
-    await assert.rejects(client.instances.create(1, { disk: 8 }), (e) => isApiError(e, 'bad_request') && /image or a template/.test(e.message));
+    await assert.rejects(
+      client.instances.create(1, { disk: 8 }),
+      (e) => isApiError(e, 'bad_request') && /image or a template/.test(e.message),
+    );
     assert.equal(sim.control.state().requestCount, requests);
   });
 
@@ -127,7 +153,10 @@ describe('client: instances (simulator)', () => {
     const second = await client.instances.create(b!.id, { image: 'ubuntu:22.04', disk: 8 });
     const apiKey = first.instanceApiKey!;
     assert.equal((await client.instances.show(first.instanceId, { apiKey })).id, first.instanceId);
-    await assert.rejects(client.instances.show(second.instanceId, { apiKey }), (e) => isApiError(e, 'forbidden') || isApiError(e, 'not_found'));
+    await assert.rejects(
+      client.instances.show(second.instanceId, { apiKey }),
+      (e) => isApiError(e, 'forbidden') || isApiError(e, 'not_found'),
+    );
     await assert.rejects(client.account.currentUser({ apiKey }), (e) => isApiError(e, 'forbidden'));
   });
 
@@ -136,9 +165,25 @@ describe('client: instances (simulator)', () => {
     agent.disableNetConnect();
     const pool = agent.get('https://old.example.test');
     pool.intercept({ path: /^\/api\/v1\/instances\//, method: 'GET' }).reply(404, { success: false, error: 'not_found', msg: 'no route' });
-    pool.intercept({ path: '/api/v0/instances/?owner=me', method: 'GET' }).reply(200, { instances_found: 1, instances: [{ id: 42, actual_status: 'running' }] }).times(2);
-    const old = new GpuRentalClient({ dispatcher: agent, baseUrl: 'https://old.example.test', getApiKey: () => 'k', logger: silentLogger, timeoutMs: 1000 });
-    assert.deepEqual((await old.instances.list()).map((i) => i.id), [42]);
-    assert.deepEqual((await old.instances.list()).map((i) => i.id), [42], 'the fallback is remembered');
+    pool
+      .intercept({ path: '/api/v0/instances/?owner=me', method: 'GET' })
+      .reply(200, { instances_found: 1, instances: [{ id: 42, actual_status: 'running' }] })
+      .times(2);
+    const old = new GpuRentalClient({
+      dispatcher: agent,
+      baseUrl: 'https://old.example.test',
+      getApiKey: () => 'k',
+      logger: silentLogger,
+      timeoutMs: 1000,
+    });
+    assert.deepEqual(
+      (await old.instances.list()).map((i) => i.id),
+      [42],
+    );
+    assert.deepEqual(
+      (await old.instances.list()).map((i) => i.id),
+      [42],
+      'the fallback is remembered',
+    );
   });
 });

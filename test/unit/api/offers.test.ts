@@ -3,7 +3,11 @@ import type { Offer } from '../../../src/core/api/offers';
 import type { OfferFilters, OfferQuery } from '../../../src/core/offers/types';
 import { DEMO_KEY, clientFor, startSimulator, type Marketplace } from '../support';
 
-const q = (filters: OfferFilters, order: OfferQuery['order'] = [], type: OfferQuery['type'] = 'on-demand'): OfferQuery => ({ filters, order, type });
+const q = (filters: OfferFilters, order: OfferQuery['order'] = [], type: OfferQuery['type'] = 'on-demand'): OfferQuery => ({
+  filters,
+  order,
+  type,
+});
 
 describe('client: offer search (simulator)', () => {
   let sim: Marketplace;

@@ -18,15 +18,29 @@ describe('client: templates, volumes, serverless, team and billing (simulator)',
   describe('templates', () => {
     it('finds public templates', async () => {
       const templates = await client.templates.search();
-      assert.ok(templates.some((t) => /pytorch/i.test(t.image ?? '')), 'a PyTorch template is offered');
+      assert.ok(
+        templates.some((t) => /pytorch/i.test(t.image ?? '')),
+        'a PyTorch template is offered',
+      );
       assert.ok(templates.every((t) => t.hash_id.length > 0));
     });
 
     it('creates, finds, edits (new hash, same id) and deletes a template', async () => {
-      const created = await client.templates.create({ name: 'my-train', image: 'nvcr.io/nvidia/pytorch', tag: '24.05-py3', env: '-e WANDB_MODE=offline -p 8888:8888', onstart: 'nvidia-smi', runtype: 'ssh', recommended_disk_space: 40 });
+      const created = await client.templates.create({
+        name: 'my-train',
+        image: 'nvcr.io/nvidia/pytorch',
+        tag: '24.05-py3',
+        env: '-e WANDB_MODE=offline -p 8888:8888',
+        onstart: 'nvidia-smi',
+        runtype: 'ssh',
+        recommended_disk_space: 40,
+      });
       assert.equal(created.name, 'my-train');
       const found = await client.templates.search({ selectFilters: { name: { eq: 'my-train' } } });
-      assert.deepEqual(found.map((t) => t.id), [created.id]);
+      assert.deepEqual(
+        found.map((t) => t.id),
+        [created.id],
+      );
       const edited = await client.templates.edit(created.hash_id, { onstart: 'nvidia-smi && echo ready' });
       assert.equal(edited.id, created.id);
       assert.notEqual(edited.hash_id, created.hash_id);
@@ -59,7 +73,13 @@ describe('client: templates, volumes, serverless, team and billing (simulator)',
 
   describe('serverless', () => {
     it('creates, lists, updates and deletes an endpoint with its worker groups', async () => {
-      const id = await client.serverless.createEndpoint({ endpoint_name: 'llm', min_load: 10, target_util: 0.9, cold_mult: 2.5, max_workers: 4 });
+      const id = await client.serverless.createEndpoint({
+        endpoint_name: 'llm',
+        min_load: 10,
+        target_util: 0.9,
+        cold_mult: 2.5,
+        max_workers: 4,
+      });
       let endpoints = await client.serverless.listEndpoints();
       assert.equal(endpoints.find((e) => e.id === id)?.endpoint_name, 'llm');
       await client.serverless.updateEndpoint(id, { max_workers: 8, target_util: 0.8 });
@@ -68,7 +88,12 @@ describe('client: templates, volumes, serverless, team and billing (simulator)',
       assert.equal(updated?.max_workers, 8);
       assert.equal(updated?.target_util, 0.8);
       const [template] = await client.templates.search();
-      const group = await client.serverless.createWorkerGroup({ endpoint_id: id, template_hash: template!.hash_id, search_params: 'gpu_ram>=24 num_gpus=1', test_workers: 2 });
+      const group = await client.serverless.createWorkerGroup({
+        endpoint_id: id,
+        template_hash: template!.hash_id,
+        search_params: 'gpu_ram>=24 num_gpus=1',
+        test_workers: 2,
+      });
       assert.ok((await client.serverless.listWorkerGroups()).some((g) => g.id === group && g.endpoint_id === id));
       await client.serverless.updateWorkerGroup(group, { test_workers: 3 });
       assert.equal((await client.serverless.listWorkerGroups()).find((g) => g.id === group)?.test_workers, 3);
@@ -105,7 +130,10 @@ describe('client: templates, volumes, serverless, team and billing (simulator)',
       assert.ok(role?.id !== undefined && role.id !== null);
       await client.team.updateRole(role.id, 'auditor', permissionsFor(['billing_read', 'instance_read']));
       const updated = (await client.team.roles()).find((r) => r.name === 'auditor');
-      assert.deepEqual(Object.keys((updated?.permissions as { api?: object } | undefined)?.api ?? {}).sort(), ['billing_read', 'instance_read']);
+      assert.deepEqual(Object.keys((updated?.permissions as { api?: object } | undefined)?.api ?? {}).sort(), [
+        'billing_read',
+        'instance_read',
+      ]);
       await client.team.deleteRole('auditor');
       assert.ok(!(await client.team.roles()).some((r) => r.name === 'auditor'));
     });
@@ -118,7 +146,10 @@ describe('client: templates, volumes, serverless, team and billing (simulator)',
       assert.ok(invoices.results.length >= 1);
       // Credits are listed with a negative amount, as on the real service.
       assert.ok(invoices.results.some((r) => r.amount !== 0));
-      const [offer] = await client.offers.search({ query: { filters: { rentable: { eq: true } }, order: [], type: 'on-demand' }, limit: 1 });
+      const [offer] = await client.offers.search({
+        query: { filters: { rentable: { eq: true } }, order: [], type: 'on-demand' },
+        limit: 1,
+      });
       const { instanceId } = await client.instances.create(offer!.id, { image: 'ubuntu:22.04', disk: 8, label: 'billed' });
       await new Promise((r) => setTimeout(r, 400));
       const charges = await client.billing.charges({ from: now - 86_400, to: now + 86_400 });

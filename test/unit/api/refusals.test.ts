@@ -13,8 +13,22 @@ function mocked() {
   const agent = new MockAgent();
   agent.disableNetConnect();
   const pool = agent.get(BASE);
-  const transport = new Transport({ dispatcher: agent, baseUrl: BASE, getApiKey: () => KEY, logger: new MemoryLogger(), timeoutMs: 2_000, maxAttempts: 1 });
-  const client = new GpuRentalClient({ dispatcher: agent, baseUrl: BASE, getApiKey: () => KEY, logger: new MemoryLogger(), timeoutMs: 2_000, maxAttempts: 1 });
+  const transport = new Transport({
+    dispatcher: agent,
+    baseUrl: BASE,
+    getApiKey: () => KEY,
+    logger: new MemoryLogger(),
+    timeoutMs: 2_000,
+    maxAttempts: 1,
+  });
+  const client = new GpuRentalClient({
+    dispatcher: agent,
+    baseUrl: BASE,
+    getApiKey: () => KEY,
+    logger: new MemoryLogger(),
+    timeoutMs: 2_000,
+    maxAttempts: 1,
+  });
   return { pool, transport, client };
 }
 
@@ -37,13 +51,27 @@ describe('refusals: a 401 is a bad key only when the body or the key check says 
     ['auth_error anywhere', OTHER, 401, { success: false, error: 'auth_error', msg: 'nope' }, 'auth'],
     ['the key check with no explanation', KEY_CHECK, 401, 'Unauthorized', 'auth'],
     ['the key check with an empty body', KEY_CHECK, 401, '', 'auth'],
-    ['a missing permission on the key check', KEY_CHECK, 401, { success: false, error: 'permission_denied', msg: "This API key lacks the 'user_read' permission." }, 'forbidden', 'permission'],
+    [
+      'a missing permission on the key check',
+      KEY_CHECK,
+      401,
+      { success: false, error: 'permission_denied', msg: "This API key lacks the 'user_read' permission." },
+      'forbidden',
+      'permission',
+    ],
     ['a missing permission elsewhere (401)', OTHER, 401, { msg: 'API key scope does not include this.' }, 'forbidden', 'permission'],
     ['any other 401 elsewhere', OTHER, 401, '<html><title>401</title></html>', 'forbidden', 'permission'],
     ['a missing permission (403)', OTHER, 403, { msg: 'not allowed' }, 'forbidden', 'permission'],
     ['a two-factor refusal', OTHER, 401, TFA, 'forbidden', 'two_factor'],
     ['a two-factor refusal on the key check', KEY_CHECK, 401, TFA, 'forbidden', 'two_factor'],
-    ['a two-factor refusal labelled auth_error', OTHER, 401, { error: 'auth_error', msg: 'Please enable Two Factor Authentication first' }, 'forbidden', 'two_factor'],
+    [
+      'a two-factor refusal labelled auth_error',
+      OTHER,
+      401,
+      { error: 'auth_error', msg: 'Please enable Two Factor Authentication first' },
+      'forbidden',
+      'two_factor',
+    ],
     ['a two-factor refusal known by its code alone', OTHER, 401, { error: 'tfa_required', msg: 'Not now.' }, 'forbidden', 'two_factor'],
     ['403 requires login', OTHER, 403, { success: false, error: 'auth_error', msg: 'This action requires login.' }, 'auth'],
     ['404 auth_error', OTHER, 404, { success: false, error: 'auth_error', msg: 'Invalid user key' }, 'auth'],
@@ -85,7 +113,10 @@ describe('refusals against the simulator', () => {
   afterEach(() => sim.stop());
 
   it('a key without billing_read gets 401 on invoices and charges, read as forbidden naming billing_read', async () => {
-    const created = await clientFor(sim.url, DEMO_KEY).client.apiKeys.create({ name: 'no-billing', permissions: { api: { user_read: {}, instance_read: {} } } });
+    const created = await clientFor(sim.url, DEMO_KEY).client.apiKeys.create({
+      name: 'no-billing',
+      permissions: { api: { user_read: {}, instance_read: {} } },
+    });
     const { client } = clientFor(sim.url, created.key, { maxAttempts: 1 });
     const range = { from: 0, to: Math.floor(Date.now() / 1000) };
     for (const read of [() => client.billing.invoices(range), () => client.billing.charges(range)]) {

@@ -51,11 +51,28 @@ function setup(overrides: Partial<TransportOptions> = {}) {
   const agent = new MockAgent();
   agent.disableNetConnect();
   const logger = new MemoryLogger();
-  const transport = new Transport({ dispatcher: agent, baseUrl: BASE, getApiKey: () => KEY, logger, timeoutMs: 2_000, sleep: async () => {}, random: () => 0.5, maxAttempts: 1, ...overrides });
+  const transport = new Transport({
+    dispatcher: agent,
+    baseUrl: BASE,
+    getApiKey: () => KEY,
+    logger,
+    timeoutMs: 2_000,
+    sleep: async () => {},
+    random: () => 0.5,
+    maxAttempts: 1,
+    ...overrides,
+  });
   return { agent, pool: agent.get(BASE), logger, transport };
 }
 
-const call = { action: 'read the account', method: 'PUT' as const, path: '/api/v0/users/current/', schema: z.object({ id: z.int() }), permission: 'user_read' as const, retry: 'write' as const };
+const call = {
+  action: 'read the account',
+  method: 'PUT' as const,
+  path: '/api/v0/users/current/',
+  schema: z.object({ id: z.int() }),
+  permission: 'user_read' as const,
+  retry: 'write' as const,
+};
 
 describe('secrets in errors and logs', () => {
   describe('the scrubber', () => {
@@ -106,10 +123,26 @@ describe('secrets in errors and logs', () => {
     });
 
     it('serialises only its own known fields, not what is attached to it later', () => {
-      const error = new ApiError({ kind: 'server', action: 'list instances', method: 'GET', path: '/api/v0/instances/', status: 500, secrets: [KEY] });
+      const error = new ApiError({
+        kind: 'server',
+        action: 'list instances',
+        method: 'GET',
+        path: '/api/v0/instances/',
+        status: 500,
+        secrets: [KEY],
+      });
       Object.assign(error, { request: { headers: { authorization: `Bearer ${KEY}` } } });
       assertNoLeak(JSON.stringify(error) + inspect(error, { depth: 5 }), KEY);
-      assert.deepEqual(Object.keys(JSON.parse(JSON.stringify(error)) as object).sort(), ['action', 'kind', 'message', 'method', 'name', 'outcomeUnknown', 'path', 'status']);
+      assert.deepEqual(Object.keys(JSON.parse(JSON.stringify(error)) as object).sort(), [
+        'action',
+        'kind',
+        'message',
+        'method',
+        'name',
+        'outcomeUnknown',
+        'path',
+        'status',
+      ]);
       assert.match(inspect(error), /ApiError|Error: Could not list instances/);
       assert.match(inspect(error), /kind: 'server'/);
     });
@@ -129,7 +162,11 @@ describe('secrets in errors and logs', () => {
     ];
     for (const [name, status, body] of bodies) {
       it(`keeps the key out of the error and the log when the body echoes it in ${name}`, async () => {
-        if (body === html) assert.ok(html.slice(0, 200).includes(KEY.slice(0, 12)) && !html.slice(0, 200).includes(KEY), 'the page must cut the key at 200 characters, leaving a prefix');
+        if (body === html)
+          assert.ok(
+            html.slice(0, 200).includes(KEY.slice(0, 12)) && !html.slice(0, 200).includes(KEY),
+            'the page must cut the key at 200 characters, leaving a prefix',
+          );
         const { pool, transport, logger } = setup();
         pool.intercept({ path: call.path, method: 'PUT' }).reply(status, body);
         const error = await failure(transport.send(call));
@@ -149,14 +186,18 @@ describe('secrets in errors and logs', () => {
 
     it('takes an instance key and the call secrets out as well', async () => {
       const { pool, transport, logger } = setup();
-      pool.intercept({ path: call.path, method: 'PUT' }).reply(400, { success: false, error: INSTANCE_KEY, msg: `routing ${'rk-0f1e2d3c4b5a69788'.slice(0, 12)} wrong` });
+      pool
+        .intercept({ path: call.path, method: 'PUT' })
+        .reply(400, { success: false, error: INSTANCE_KEY, msg: `routing ${'rk-0f1e2d3c4b5a69788'.slice(0, 12)} wrong` });
       const error = await failure(transport.send({ ...call, apiKey: INSTANCE_KEY, secrets: ['rk-0f1e2d3c4b5a69788'] }));
       assertNoLeak(everyRendering(error, logger), INSTANCE_KEY, 'rk-0f1e2d3c4b5a69788');
     });
 
     it('keeps a socket error that quotes the key out of the error, its cause and the log', async () => {
       const { pool, transport, logger } = setup();
-      pool.intercept({ path: call.path, method: 'PUT' }).replyWithError(Object.assign(new Error(`socket hang up for ${KEY}`), { code: undefined }));
+      pool
+        .intercept({ path: call.path, method: 'PUT' })
+        .replyWithError(Object.assign(new Error(`socket hang up for ${KEY}`), { code: undefined }));
       const error = await failure(transport.send(call));
       assert.equal(error.kind, 'network');
       assert.match(error.cause?.message ?? '', /socket hang up for \[redacted\]/);
@@ -173,12 +214,24 @@ describe('secrets in errors and logs', () => {
       const { agent, transport, logger } = setup();
       let auth: unknown = 'unset';
       let sentPath = '';
-      agent.get(LOG_HOST).intercept({ path: logPath, method: 'GET' }).reply(200, (opts) => {
-        auth = (opts.headers as Record<string, string>).authorization;
-        sentPath = opts.path;
-        return 'log line';
+      agent
+        .get(LOG_HOST)
+        .intercept({ path: logPath, method: 'GET' })
+        .reply(200, (opts) => {
+          auth = (opts.headers as Record<string, string>).authorization;
+          sentPath = opts.path;
+          return 'log line';
+        });
+      const text = await transport.send({
+        action: 'read a log',
+        method: 'GET',
+        path: '',
+        absoluteUrl: resultUrl,
+        responseType: 'text',
+        schema: z.string(),
+        permission: null,
+        retry: 'read',
       });
-      const text = await transport.send({ action: 'read a log', method: 'GET', path: '', absoluteUrl: resultUrl, responseType: 'text', schema: z.string(), permission: null, retry: 'read' });
       assert.equal(text, 'log line');
       assert.equal(auth, undefined, 'no key goes to a URL outside the API');
       assert.equal(sentPath, logPath, 'the presigned URL is fetched as given');
@@ -191,7 +244,18 @@ describe('secrets in errors and logs', () => {
     it('is kept out of an error the same way', async () => {
       const { agent, transport, logger } = setup();
       agent.get(LOG_HOST).intercept({ path: logPath, method: 'GET' }).reply(404, `NoSuchKey ${resultUrl}`);
-      const error = await failure(transport.send({ action: 'read a log', method: 'GET', path: '', absoluteUrl: resultUrl, responseType: 'text', schema: z.string(), permission: null, retry: 'read' }));
+      const error = await failure(
+        transport.send({
+          action: 'read a log',
+          method: 'GET',
+          path: '',
+          absoluteUrl: resultUrl,
+          responseType: 'text',
+          schema: z.string(),
+          permission: null,
+          retry: 'read',
+        }),
+      );
       assert.equal(error.kind, 'not_found');
       assert.equal(error.path, `${LOG_HOST}/logs/[redacted]/instance-1.log`);
       const seen = everyRendering(error, logger);
@@ -209,12 +273,26 @@ describe('secrets in errors and logs', () => {
       const log = logger.lines.join('\n');
       assertNoLeak(log, KEY);
       assert.ok(!log.includes('X-Amz-Signature'), log);
-      assert.ok(logger.lines.some((l) => l.includes('logs.example.test/logs/[redacted]/instance-1.log -> 403')), `the log fetch is logged:\n${log}`);
+      assert.ok(
+        logger.lines.some((l) => l.includes('logs.example.test/logs/[redacted]/instance-1.log -> 403')),
+        `the log fetch is logged:\n${log}`,
+      );
     });
 
     it('is refused, without quoting it, when it cannot be parsed', async () => {
       const { transport, logger } = setup();
-      const error = await failure(transport.send({ action: 'read a log', method: 'GET', path: '', absoluteUrl: `not a url ${KEY}`, responseType: 'text', schema: z.string(), permission: null, retry: 'read' }));
+      const error = await failure(
+        transport.send({
+          action: 'read a log',
+          method: 'GET',
+          path: '',
+          absoluteUrl: `not a url ${KEY}`,
+          responseType: 'text',
+          schema: z.string(),
+          permission: null,
+          retry: 'read',
+        }),
+      );
       assert.equal(error.kind, 'invalid_response');
       assertNoLeak(everyRendering(error, logger), KEY);
     });

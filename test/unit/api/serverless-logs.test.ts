@@ -27,7 +27,13 @@ async function withGroup(withoutRoutes: string[]): Promise<{ sim: Marketplace; g
   const { client } = clientFor(sim.url, DEMO_KEY);
   const endpointId = await client.serverless.createEndpoint({ endpoint_name: 'logs' });
   const [template] = await client.templates.search();
-  const groupId = await client.serverless.createWorkerGroup({ endpoint_id: endpointId, template_hash: template!.hash_id, test_workers: 0, cold_workers: 1, max_workers: 1 });
+  const groupId = await client.serverless.createWorkerGroup({
+    endpoint_id: endpointId,
+    template_hash: template!.hash_id,
+    test_workers: 0,
+    cold_workers: 1,
+    max_workers: 1,
+  });
   return { sim, groupId };
 }
 
@@ -47,7 +53,10 @@ describe('worker-group logs under either route name', () => {
     const log = await client.serverless.workerGroupLogs(made.groupId, 5);
     assert.match(log, new RegExp(`worker group ${made.groupId} created`));
     await client.serverless.workerGroupLogs(made.groupId, 5);
-    assert.deepEqual(seen.map((r) => r.path), ['/get_autogroup_logs/', '/get_autogroup_logs/']);
+    assert.deepEqual(
+      seen.map((r) => r.path),
+      ['/get_autogroup_logs/', '/get_autogroup_logs/'],
+    );
     assert.deepEqual(JSON.parse(seen[0]!.body), { id: made.groupId, tail: 5, api_key: DEMO_KEY });
   });
 
@@ -61,8 +70,15 @@ describe('worker-group logs under either route name', () => {
     assert.equal(client.serverless.workerGroupLogPath, '/get_workergroup_logs/');
     const second = await client.serverless.workerGroupLogs(made.groupId);
     assert.equal(second, first);
-    assert.deepEqual(seen.map((r) => r.path), ['/get_autogroup_logs/', '/get_workergroup_logs/', '/get_workergroup_logs/'], 'the 404 is paid once');
-    assert.ok(logger.lines.some((l) => /get_autogroup_logs\/ answered 404; trying the other name/.test(l)), logger.lines.join('\n'));
+    assert.deepEqual(
+      seen.map((r) => r.path),
+      ['/get_autogroup_logs/', '/get_workergroup_logs/', '/get_workergroup_logs/'],
+      'the 404 is paid once',
+    );
+    assert.ok(
+      logger.lines.some((l) => /get_autogroup_logs\/ answered 404; trying the other name/.test(l)),
+      logger.lines.join('\n'),
+    );
     assert.ok(logger.lines.every((l) => !l.includes(DEMO_KEY)));
     // Another client (another window, another account) finds out for itself.
     assert.equal(clientFor(sim.url, DEMO_KEY).client.serverless.workerGroupLogPath, '/get_autogroup_logs/');
@@ -91,7 +107,12 @@ describe('worker-group logs under either route name', () => {
       target = after.sim.url;
       assert.match(await client.serverless.workerGroupLogs(before.groupId), /created/);
       assert.equal(client.serverless.workerGroupLogPath, '/get_autogroup_logs/');
-      assert.deepEqual(seen, ['before /get_autogroup_logs/', 'before /get_workergroup_logs/', 'after /get_workergroup_logs/', 'after /get_autogroup_logs/']);
+      assert.deepEqual(seen, [
+        'before /get_autogroup_logs/',
+        'before /get_workergroup_logs/',
+        'after /get_workergroup_logs/',
+        'after /get_autogroup_logs/',
+      ]);
     } finally {
       await after.sim.stop();
     }
@@ -109,7 +130,10 @@ describe('worker-group logs under either route name', () => {
       assert.ok(!inspect(e).includes(DEMO_KEY) && !e.toLogString().includes(DEMO_KEY));
       return true;
     });
-    assert.deepEqual(seen.map((r) => r.path), ['/get_autogroup_logs/', '/get_workergroup_logs/']);
+    assert.deepEqual(
+      seen.map((r) => r.path),
+      ['/get_autogroup_logs/', '/get_workergroup_logs/'],
+    );
   });
 
   it("an unknown group (the autoscaler's 200 with a string) is not a missing route: no fallback", async () => {
@@ -118,7 +142,10 @@ describe('worker-group logs under either route name', () => {
     const { dispatcher, seen } = recording();
     const { client } = clientFor(sim.url, DEMO_KEY, { dispatcher });
     await assert.rejects(client.serverless.workerGroupLogs(987_654), (e: unknown) => isApiError(e, 'not_found') && e.status === 200);
-    assert.deepEqual(seen.map((r) => r.path), ['/get_autogroup_logs/']);
+    assert.deepEqual(
+      seen.map((r) => r.path),
+      ['/get_autogroup_logs/'],
+    );
     assert.equal(client.serverless.workerGroupLogPath, '/get_autogroup_logs/');
   });
 

@@ -18,7 +18,12 @@ describe('serverless workers and logs', () => {
     const { client } = clientFor(sim.url, DEMO_KEY);
     const id = await client.serverless.createEndpoint({ endpoint_name: name });
     const [template] = await client.templates.search();
-    const groupId = await client.serverless.createWorkerGroup({ endpoint_id: id, template_hash: template!.hash_id, test_workers: 0, ...group });
+    const groupId = await client.serverless.createWorkerGroup({
+      endpoint_id: id,
+      template_hash: template!.hash_id,
+      test_workers: 0,
+      ...group,
+    });
     return { client, id, groupId };
   }
 
@@ -26,10 +31,16 @@ describe('serverless workers and logs', () => {
     const { client, id, groupId } = await endpointWithGroup('workers-a', { cold_workers: 2, max_workers: 4 });
     let workers = await client.serverless.workerGroupWorkers(groupId);
     assert.equal(workers.length, 2);
-    assert.deepEqual(workers.map((w) => w.status), ['loading', 'loading']);
+    assert.deepEqual(
+      workers.map((w) => w.status),
+      ['loading', 'loading'],
+    );
     clock += WORKER_LOAD_MS + 1;
     workers = await client.serverless.endpointWorkers(id);
-    assert.deepEqual(workers.map((w) => w.status), ['idle', 'idle']);
+    assert.deepEqual(
+      workers.map((w) => w.status),
+      ['idle', 'idle'],
+    );
     assert.ok(workers.every((w) => typeof w.url === 'string' && w.created_at !== undefined));
   });
 
@@ -53,7 +64,13 @@ describe('serverless workers and logs', () => {
 
   it('deleting the group or the endpoint removes its workers', async () => {
     const { client, id, groupId } = await endpointWithGroup('workers-c', { cold_workers: 2, max_workers: 2 });
-    const second = await client.serverless.createWorkerGroup({ endpoint_id: id, template_hash: (await client.templates.search())[0]!.hash_id, cold_workers: 1, max_workers: 1, test_workers: 0 });
+    const second = await client.serverless.createWorkerGroup({
+      endpoint_id: id,
+      template_hash: (await client.templates.search())[0]!.hash_id,
+      cold_workers: 1,
+      max_workers: 1,
+      test_workers: 0,
+    });
     assert.equal((await client.serverless.endpointWorkers(id)).length, 3);
     await client.serverless.deleteWorkerGroup(groupId);
     assert.equal((await client.serverless.endpointWorkers(id)).length, 1);
@@ -67,7 +84,10 @@ describe('serverless workers and logs', () => {
     const { client } = clientFor(sim.url, other.key);
     await assert.rejects(client.serverless.endpointWorkers(id), (e: unknown) => {
       assert.ok(isApiError(e, 'not_found'), String(e));
-      assert.match((e as Error).message, /^Could not list the workers of endpoint \d+: it was not found\. The service said: "authenticate_endpoint_apikey/);
+      assert.match(
+        (e as Error).message,
+        /^Could not list the workers of endpoint \d+: it was not found\. The service said: "authenticate_endpoint_apikey/,
+      );
       return true;
     });
     await assert.rejects(client.serverless.endpointLogs({ id, name: 'workers-d' }), (e: unknown) => isApiError(e, 'not_found'));
@@ -91,31 +111,65 @@ describe('serverless workers and logs', () => {
         seen.push({ origin: 'https://run.vast.ai', auth: headers.authorization, body: String(opts.body) });
         return { logs: 'line 1\nline 2' };
       });
-    const client = new GpuRentalClient({ dispatcher: mock, baseUrl: 'https://console.vast.ai', getApiKey: () => 'secret-key-123', logger: new MemoryLogger(), timeoutMs: 2_000 });
+    const client = new GpuRentalClient({
+      dispatcher: mock,
+      baseUrl: 'https://console.vast.ai',
+      getApiKey: () => 'secret-key-123',
+      logger: new MemoryLogger(),
+      timeoutMs: 2_000,
+    });
     assert.equal(await client.serverless.endpointLogs({ id: 7, name: 'llm' }, 50), 'line 1\nline 2');
     assert.equal(seen.length, 1);
     assert.equal(seen[0]!.auth, 'Bearer secret-key-123');
     assert.deepEqual(JSON.parse(seen[0]!.body), { endpoint: 'llm', id: 7, tail: 50, api_key: 'secret-key-123' });
-    assert.throws(() => new GpuRentalClient({ dispatcher: new Agent(), baseUrl: 'https://console.vast.ai', serverlessUrl: 'http://run.example.com', getApiKey: () => 'k', logger: new MemoryLogger(), timeoutMs: 1_000 }), /plain http/);
+    assert.throws(
+      () =>
+        new GpuRentalClient({
+          dispatcher: new Agent(),
+          baseUrl: 'https://console.vast.ai',
+          serverlessUrl: 'http://run.example.com',
+          getApiKey: () => 'k',
+          logger: new MemoryLogger(),
+          timeoutMs: 1_000,
+        }),
+      /plain http/,
+    );
     await mock.close();
   });
 
   it('reads logs given by level when there is no logs field (as the CLI reads them)', async () => {
     const mock = new MockAgent();
     mock.disableNetConnect();
-    mock.get('https://run.vast.ai').intercept({ path: '/get_autogroup_logs/', method: 'POST' }).reply(200, { info0: 'short', info1: 'the usual level', debug: 'noise' });
-    const client = new GpuRentalClient({ dispatcher: mock, baseUrl: 'https://console.vast.ai', getApiKey: () => 'k', logger: new MemoryLogger(), timeoutMs: 2_000 });
+    mock
+      .get('https://run.vast.ai')
+      .intercept({ path: '/get_autogroup_logs/', method: 'POST' })
+      .reply(200, { info0: 'short', info1: 'the usual level', debug: 'noise' });
+    const client = new GpuRentalClient({
+      dispatcher: mock,
+      baseUrl: 'https://console.vast.ai',
+      getApiKey: () => 'k',
+      logger: new MemoryLogger(),
+      timeoutMs: 2_000,
+    });
     assert.equal(await client.serverless.workerGroupLogs(3), 'the usual level');
     await mock.close();
   });
 
   /** What reached the wire: origin, path, headers and body of each request. */
-  function recording(): { dispatcher: RequestDispatcher; seen: Array<{ origin: string; path: string; headers: Record<string, string>; body: string }> } {
+  function recording(): {
+    dispatcher: RequestDispatcher;
+    seen: Array<{ origin: string; path: string; headers: Record<string, string>; body: string }>;
+  } {
     const agent = new Agent();
     const seen: Array<{ origin: string; path: string; headers: Record<string, string>; body: string }> = [];
     const dispatcher: RequestDispatcher = {
       request(options: Dispatcher.RequestOptions) {
-        seen.push({ origin: String(options.origin), path: options.path, headers: { ...(options.headers as Record<string, string>) }, body: String(options.body ?? '') });
+        seen.push({
+          origin: String(options.origin),
+          path: options.path,
+          headers: { ...(options.headers as Record<string, string>) },
+          body: String(options.body ?? ''),
+        });
         return agent.request(options);
       },
     };
@@ -142,23 +196,32 @@ describe('serverless workers and logs', () => {
     const keyed = await client.serverless.endpointLogs({ id, name: 'keyed', apiKey: routingKey }, 2);
     assert.deepEqual(keyed.split('\n'), plain.split('\n').slice(-2), 'the same log, its last two lines');
 
-    assert.deepEqual(seen.map((r) => JSON.parse(r.body)), [
-      { id, api_key: DEMO_KEY },
-      { id: groupId, api_key: DEMO_KEY },
-      { id: groupId, tail: 5, api_key: DEMO_KEY },
-      { endpoint: 'keyed', id, tail: 1000, api_key: DEMO_KEY },
-      { endpoint: 'keyed', id, tail: 2, api_key: routingKey },
-    ]);
+    assert.deepEqual(
+      seen.map((r) => JSON.parse(r.body)),
+      [
+        { id, api_key: DEMO_KEY },
+        { id: groupId, api_key: DEMO_KEY },
+        { id: groupId, tail: 5, api_key: DEMO_KEY },
+        { endpoint: 'keyed', id, tail: 1000, api_key: DEMO_KEY },
+        { endpoint: 'keyed', id, tail: 2, api_key: routingKey },
+      ],
+    );
     for (const r of seen) {
       assert.equal(r.origin, sim.url);
       assert.equal(r.headers.authorization, `Bearer ${DEMO_KEY}`);
     }
-    assert.deepEqual(seen.map((r) => r.path), ['/get_endpoint_workers/', '/get_workergroup_workers/', '/get_autogroup_logs/', '/get_endpoint_logs/', '/get_endpoint_logs/']);
+    assert.deepEqual(
+      seen.map((r) => r.path),
+      ['/get_endpoint_workers/', '/get_workergroup_workers/', '/get_autogroup_logs/', '/get_endpoint_logs/', '/get_endpoint_logs/'],
+    );
     assert.ok(logger.lines.length > 0);
-    assert.ok(logger.lines.every((l) => !l.includes(routingKey) && !l.includes(DEMO_KEY)), logger.lines.join('\n'));
+    assert.ok(
+      logger.lines.every((l) => !l.includes(routingKey) && !l.includes(DEMO_KEY)),
+      logger.lines.join('\n'),
+    );
   });
 
-  it("a wrong endpoint key is refused as not found, and the message never repeats it", async () => {
+  it('a wrong endpoint key is refused as not found, and the message never repeats it', async () => {
     const { id } = await endpointWithGroup('wrong-key', { cold_workers: 1, max_workers: 1 });
     const other = await endpointWithGroup('other-key', { cold_workers: 0, max_workers: 0 });
     const foreign = await routingKeyOf(other.id);
@@ -178,8 +241,17 @@ describe('serverless workers and logs', () => {
     mock.disableNetConnect();
     const accountKey = 'acct-key-0123456789';
     const endpointKey = 'ek-9f3b2c7d1a6e4f08b5';
-    mock.get('https://run.vast.ai').intercept({ path: '/get_endpoint_logs/', method: 'POST' }).reply(200, JSON.stringify(`bad api_key ${endpointKey} (account ${accountKey}) for endpoint llm`));
-    const client = new GpuRentalClient({ dispatcher: mock, baseUrl: 'https://console.vast.ai', getApiKey: () => accountKey, logger: new MemoryLogger(), timeoutMs: 2_000 });
+    mock
+      .get('https://run.vast.ai')
+      .intercept({ path: '/get_endpoint_logs/', method: 'POST' })
+      .reply(200, JSON.stringify(`bad api_key ${endpointKey} (account ${accountKey}) for endpoint llm`));
+    const client = new GpuRentalClient({
+      dispatcher: mock,
+      baseUrl: 'https://console.vast.ai',
+      getApiKey: () => accountKey,
+      logger: new MemoryLogger(),
+      timeoutMs: 2_000,
+    });
     await assert.rejects(client.serverless.endpointLogs({ id: 1, name: 'llm', apiKey: endpointKey }), (e: unknown) => {
       assert.ok(isApiError(e, 'not_found'), String(e));
       assert.equal(e.serverMessage, 'bad api_key [redacted] (account [redacted]) for endpoint llm');
@@ -191,10 +263,26 @@ describe('serverless workers and logs', () => {
   it('a bare string is an error for all four calls, never data', async () => {
     const { client } = clientFor(sim.url, DEMO_KEY);
     const calls: Array<[string, () => Promise<unknown>, RegExp]> = [
-      ['endpoint workers', () => client.serverless.endpointWorkers(424_242), /^Could not list the workers of endpoint 424242: it was not found\. The service said: "authenticate_endpoint_apikey: invalid api_key or endpoint 424242 not found"/],
-      ['endpoint logs', () => client.serverless.endpointLogs({ id: 424_242, name: 'ghost' }), /^Could not read the logs of endpoint "ghost": it was not found\. The service said: "authenticate_endpoint_apikey: invalid api_key or endpoint ghost not found"/],
-      ['group workers', () => client.serverless.workerGroupWorkers(424_242), /^Could not list the workers of worker group 424242: it was not found\. .*workergroup 424242 not found/],
-      ['group logs', () => client.serverless.workerGroupLogs(424_242, 10), /^Could not read the logs of worker group 424242: it was not found\. .*workergroup 424242 not found/],
+      [
+        'endpoint workers',
+        () => client.serverless.endpointWorkers(424_242),
+        /^Could not list the workers of endpoint 424242: it was not found\. The service said: "authenticate_endpoint_apikey: invalid api_key or endpoint 424242 not found"/,
+      ],
+      [
+        'endpoint logs',
+        () => client.serverless.endpointLogs({ id: 424_242, name: 'ghost' }),
+        /^Could not read the logs of endpoint "ghost": it was not found\. The service said: "authenticate_endpoint_apikey: invalid api_key or endpoint ghost not found"/,
+      ],
+      [
+        'group workers',
+        () => client.serverless.workerGroupWorkers(424_242),
+        /^Could not list the workers of worker group 424242: it was not found\. .*workergroup 424242 not found/,
+      ],
+      [
+        'group logs',
+        () => client.serverless.workerGroupLogs(424_242, 10),
+        /^Could not read the logs of worker group 424242: it was not found\. .*workergroup 424242 not found/,
+      ],
     ];
     for (const [name, run, message] of calls) {
       await assert.rejects(run(), (e: unknown) => {
@@ -209,7 +297,10 @@ describe('serverless workers and logs', () => {
     const { id, groupId } = await endpointWithGroup('guarded', { cold_workers: 1, max_workers: 1 });
     const owner = clientFor(sim.url, DEMO_KEY).client;
     const readOnly = (await owner.apiKeys.create({ name: 'ro', permissions: { api: { instance_read: {} } } })).key;
-    await assert.rejects(clientFor(sim.url, 'not-a-key-000000000000').client.serverless.workerGroupWorkers(groupId), (e: unknown) => isApiError(e, 'auth') && e.status === 401);
+    await assert.rejects(
+      clientFor(sim.url, 'not-a-key-000000000000').client.serverless.workerGroupWorkers(groupId),
+      (e: unknown) => isApiError(e, 'auth') && e.status === 401,
+    );
     await assert.rejects(clientFor(sim.url, readOnly).client.serverless.endpointLogs({ id, name: 'guarded' }), (e: unknown) => {
       assert.ok(isApiError(e, 'forbidden'), String(e));
       assert.equal(e.permission, 'misc');
@@ -244,29 +335,80 @@ describe('serverless workers and logs', () => {
       seen.push(`${origin}${opts.path} ${(opts.headers as Record<string, string>).authorization}`);
       return body;
     };
-    mock.get('https://autoscaler.example.com').intercept({ path: '/sl/get_endpoint_workers/', method: 'POST' }).reply(200, answer('https://autoscaler.example.com', {
-      workers: [{ id: 1, status: 'running', url: 'http://192.168.1.10:8000', created_at: '2023-10-01T12:00:00Z', cur_load: 0.5, perf: 120, reqs_working: 2, gpu_util: 0.9 }, { id: 2 }],
-    }));
-    mock.get('https://console.vast.ai').intercept({ path: '/api/v0/endptjobs/', method: 'GET' }).reply(200, answer('https://console.vast.ai', { success: true, results: [] }));
-    const client = new GpuRentalClient({ dispatcher: mock, baseUrl: 'https://console.vast.ai', serverlessUrl: 'https://autoscaler.example.com/sl/', getApiKey: () => 'the-account-key', logger: new MemoryLogger(), timeoutMs: 2_000 });
+    mock
+      .get('https://autoscaler.example.com')
+      .intercept({ path: '/sl/get_endpoint_workers/', method: 'POST' })
+      .reply(
+        200,
+        answer('https://autoscaler.example.com', {
+          workers: [
+            {
+              id: 1,
+              status: 'running',
+              url: 'http://192.168.1.10:8000',
+              created_at: '2023-10-01T12:00:00Z',
+              cur_load: 0.5,
+              perf: 120,
+              reqs_working: 2,
+              gpu_util: 0.9,
+            },
+            { id: 2 },
+          ],
+        }),
+      );
+    mock
+      .get('https://console.vast.ai')
+      .intercept({ path: '/api/v0/endptjobs/', method: 'GET' })
+      .reply(200, answer('https://console.vast.ai', { success: true, results: [] }));
+    const client = new GpuRentalClient({
+      dispatcher: mock,
+      baseUrl: 'https://console.vast.ai',
+      serverlessUrl: 'https://autoscaler.example.com/sl/',
+      getApiKey: () => 'the-account-key',
+      logger: new MemoryLogger(),
+      timeoutMs: 2_000,
+    });
     const workers = await client.serverless.endpointWorkers(7);
     assert.deepEqual(workers, [
-      { id: 1, status: 'running', url: 'http://192.168.1.10:8000', created_at: '2023-10-01T12:00:00Z', cur_load: 0.5, perf: 120, reqs_working: 2 },
+      {
+        id: 1,
+        status: 'running',
+        url: 'http://192.168.1.10:8000',
+        created_at: '2023-10-01T12:00:00Z',
+        cur_load: 0.5,
+        perf: 120,
+        reqs_working: 2,
+      },
       { id: 2 },
     ]);
     await client.serverless.listEndpoints();
-    assert.deepEqual(seen, ['https://autoscaler.example.com/sl/get_endpoint_workers/ Bearer the-account-key', 'https://console.vast.ai/api/v0/endptjobs/ Bearer the-account-key']);
+    assert.deepEqual(seen, [
+      'https://autoscaler.example.com/sl/get_endpoint_workers/ Bearer the-account-key',
+      'https://console.vast.ai/api/v0/endptjobs/ Bearer the-account-key',
+    ]);
     await mock.close();
   });
 
   it('derives the serverless host from the base URL, and holds a configured one to the same rules', () => {
     assert.equal(serverlessUrlFor('https://CONSOLE.vast.ai/'), 'https://run.vast.ai');
     assert.equal(serverlessUrlFor('https://console.vast.ai/api/v0'), 'https://run.vast.ai');
-    assert.equal(serverlessUrlFor('https://console.vast.ai.example.com'), 'https://console.vast.ai.example.com', 'only the service itself, not a look-alike');
+    assert.equal(
+      serverlessUrlFor('https://console.vast.ai.example.com'),
+      'https://console.vast.ai.example.com',
+      'only the service itself, not a look-alike',
+    );
     assert.equal(serverlessUrlFor('http://localhost:8790/'), 'http://localhost:8790');
     assert.throws(() => serverlessUrlFor('http://console.vast.ai'), /plain http/);
     assert.throws(() => serverlessUrlFor('not a url'), /not a valid URL/);
-    const make = (serverlessUrl: string) => new GpuRentalClient({ dispatcher: new Agent(), baseUrl: 'https://console.vast.ai', serverlessUrl, getApiKey: () => 'k', logger: new MemoryLogger(), timeoutMs: 1_000 });
+    const make = (serverlessUrl: string) =>
+      new GpuRentalClient({
+        dispatcher: new Agent(),
+        baseUrl: 'https://console.vast.ai',
+        serverlessUrl,
+        getApiKey: () => 'k',
+        logger: new MemoryLogger(),
+        timeoutMs: 1_000,
+      });
     assert.throws(() => make('http://10.0.0.5:9000'), /plain http/);
     assert.throws(() => make('ftp://run.vast.ai'), /must start with https/);
     assert.throws(() => make('https://run.vast.ai/?key=1'), /query or a fragment/);

@@ -33,11 +33,22 @@ describe('template search: select_cols and order_by', () => {
     const { client } = clientFor(sim.url, DEMO_KEY, { dispatcher });
     await client.templates.search();
     await client.templates.search({ orderBy: { col: 'name', dir: 'desc' }, selectFilters: { use_ssh: { eq: true } } });
-    await client.templates.search({ orderBy: [{ col: 'count_created', dir: 'desc' }, { col: 'name', dir: 'asc' }] });
+    await client.templates.search({
+      orderBy: [
+        { col: 'count_created', dir: 'desc' },
+        { col: 'name', dir: 'asc' },
+      ],
+    });
     assert.deepEqual(queries, [
       { select_cols: ['*'] },
       { select_cols: ['*'], select_filters: { use_ssh: { eq: true } }, order_by: [{ col: 'name', dir: 'desc' }] },
-      { select_cols: ['*'], order_by: [{ col: 'count_created', dir: 'desc' }, { col: 'name', dir: 'asc' }] },
+      {
+        select_cols: ['*'],
+        order_by: [
+          { col: 'count_created', dir: 'desc' },
+          { col: 'name', dir: 'asc' },
+        ],
+      },
     ]);
   });
 
@@ -47,8 +58,14 @@ describe('template search: select_cols and order_by', () => {
     const desc = await client.templates.search({ orderBy: { col: 'name', dir: 'desc' } });
     assert.ok(asc.length > 2, `${asc.length} templates`);
     const names = asc.map((t) => t.name);
-    assert.deepEqual(names, [...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
-    assert.deepEqual(desc.map((t) => t.name), [...names].reverse());
+    assert.deepEqual(
+      names,
+      [...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)),
+    );
+    assert.deepEqual(
+      desc.map((t) => t.name),
+      [...names].reverse(),
+    );
     for (const t of asc) assert.ok(t.hash_id && t.image && t.runtype, `template ${t.id} came back whole`);
   });
 

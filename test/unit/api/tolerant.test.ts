@@ -20,7 +20,11 @@ function answering(routes: Array<{ method?: 'GET' | 'POST'; path: RegExp; body: 
   const agent = new MockAgent();
   agent.disableNetConnect();
   const pool = agent.get(BASE);
-  for (const r of routes) pool.intercept({ path: r.path, method: r.method ?? 'GET' }).reply(200, JSON.stringify(r.body), { headers: { 'content-type': 'application/json' } }).times(r.times ?? 1);
+  for (const r of routes)
+    pool
+      .intercept({ path: r.path, method: r.method ?? 'GET' })
+      .reply(200, JSON.stringify(r.body), { headers: { 'content-type': 'application/json' } })
+      .times(r.times ?? 1);
   const logger = new MemoryLogger();
   const client = new GpuRentalClient({ dispatcher: agent, baseUrl: BASE, getApiKey: () => KEY, logger, timeoutMs: 2_000, maxAttempts: 1 });
   return { client, logger, agent };
@@ -88,7 +92,10 @@ describe('tolerant lists: one odd field or record never hides the others', () =>
       it(`${name}: that field only is ${expected === undefined ? 'unknown' : `read as ${String(expected)}`}, every other record intact`, async () => {
         const intact = await clean([1, 2, 3]);
         const { list, logger } = await listV0([instance(1), { ...instance(2), ...patch }, instance(3)]);
-        assert.deepEqual(list.map((i) => i.id), [1, 2, 3]);
+        assert.deepEqual(
+          list.map((i) => i.id),
+          [1, 2, 3],
+        );
         assert.deepEqual(list[0], intact[0]);
         assert.deepEqual(list[2], intact[2]);
         assert.equal(list[1]![field], expected);
@@ -101,8 +108,21 @@ describe('tolerant lists: one odd field or record never hides the others', () =>
     }
 
     it('a port mapping with an odd port keeps the others', async () => {
-      const { list } = await listV0([{ ...instance(1), ports: { '22/tcp': [{ HostIp: '0.0.0.0', HostPort: 'x' }], '8080/tcp': [{ HostIp: '0.0.0.0', HostPort: 41_080 }], '9000/tcp': 'x' } }]);
-      assert.deepEqual(list[0]!.ports, { '22/tcp': [{ HostIp: '0.0.0.0', HostPort: undefined }], '8080/tcp': [{ HostIp: '0.0.0.0', HostPort: 41_080 }], '9000/tcp': null });
+      const { list } = await listV0([
+        {
+          ...instance(1),
+          ports: {
+            '22/tcp': [{ HostIp: '0.0.0.0', HostPort: 'x' }],
+            '8080/tcp': [{ HostIp: '0.0.0.0', HostPort: 41_080 }],
+            '9000/tcp': 'x',
+          },
+        },
+      ]);
+      assert.deepEqual(list[0]!.ports, {
+        '22/tcp': [{ HostIp: '0.0.0.0', HostPort: undefined }],
+        '8080/tcp': [{ HostIp: '0.0.0.0', HostPort: 41_080 }],
+        '9000/tcp': null,
+      });
     });
 
     for (const [name, odd, reason] of [
@@ -125,12 +145,20 @@ describe('tolerant lists: one odd field or record never hides the others', () =>
 
     it('a record whose status cannot be read is listed by id only, and Destroy is offered for it', async () => {
       const { list, logger } = await listV0([instance(1), { ...instance(2), actual_status: { state: SENSITIVE } }, instance(3)]);
-      assert.deepEqual(list.map((i) => i.id), [1, 2, 3]);
+      assert.deepEqual(
+        list.map((i) => i.id),
+        [1, 2, 3],
+      );
       assert.deepEqual(list[1], unreadableInstance(2));
       assert.equal(list[1]!.actual_status, null);
       assert.equal(list[1]!.unreadable, true);
       assert.equal(list[0]!.unreadable, undefined);
-      assert.deepEqual(unreadableOf(list), { count: 1, listedById: 1, dropped: 0, reasons: ['[1].actual_status: expected string, got object'] });
+      assert.deepEqual(unreadableOf(list), {
+        count: 1,
+        listedById: 1,
+        dropped: 0,
+        reasons: ['[1].actual_status: expected string, got object'],
+      });
       const p = presentInstance(list[1]!, { nowMs: Date.now() });
       assert.equal(p.label, '#2 (details unreadable)');
       assert.equal(p.contextValue, 'instance+unreadable+canDestroy');
@@ -155,11 +183,18 @@ describe('tolerant lists: one odd field or record never hides the others', () =>
       const records = [null, 'x', 7, [], { id: 'no' }, instance(9)];
       const { client, logger } = answering([{ path: V0, body: { instances: records }, times: 2 }]);
       const first = await client.instances.listInOneRequest();
-      assert.deepEqual(first.map((i) => i.id), [9]);
+      assert.deepEqual(
+        first.map((i) => i.id),
+        [9],
+      );
       const report = unreadableOf(first)!;
       assert.equal(report.count, 5);
       assert.equal(report.dropped, 5);
-      assert.deepEqual(report.reasons, ['[0]: null instead of an object', '[1]: string instead of an object', '[2]: number instead of an object']);
+      assert.deepEqual(report.reasons, [
+        '[0]: null instead of an object',
+        '[1]: string instead of an object',
+        '[2]: number instead of an object',
+      ]);
       assert.equal(describeUnreadable(report), '5 records could not be read; 5 without a usable id left out');
       await client.instances.listInOneRequest();
       assert.equal(logger.lines.filter((l) => l.startsWith('warn')).length, 1, 'one warning for the same report');
@@ -169,12 +204,23 @@ describe('tolerant lists: one odd field or record never hides the others', () =>
     it('the paged list adds up what each page could not read', async () => {
       const { client } = answering([
         { path: /^\/api\/v1\/instances\/\?(?!.*after_token)/, body: { instances: [instance(1), null], next_token: 'p2' } },
-        { path: /^\/api\/v1\/instances\/\?.*after_token=p2/, body: { instances: [{ ...instance(3), actual_status: 5 }, instance(4)], next_token: null } },
+        {
+          path: /^\/api\/v1\/instances\/\?.*after_token=p2/,
+          body: { instances: [{ ...instance(3), actual_status: 5 }, instance(4)], next_token: null },
+        },
       ]);
       const list = await client.instances.list();
-      assert.deepEqual(list.map((i) => i.id), [1, 3, 4]);
+      assert.deepEqual(
+        list.map((i) => i.id),
+        [1, 3, 4],
+      );
       assert.equal(list[1]!.unreadable, true);
-      assert.deepEqual(unreadableOf(list), { count: 2, listedById: 1, dropped: 1, reasons: ['[1]: null instead of an object', '[0].actual_status: expected string, got number'] });
+      assert.deepEqual(unreadableOf(list), {
+        count: 2,
+        listedById: 1,
+        dropped: 1,
+        reasons: ['[1]: null instead of an object', '[0].actual_status: expected string, got number'],
+      });
     });
 
     it('an answer that is not a list at all is still an invalid response', async () => {
@@ -200,25 +246,37 @@ describe('tolerant lists: one odd field or record never hides the others', () =>
         { ...wire[3], id: undefined },
         null,
       ]);
-      assert.deepEqual(offers.map((o) => o.id), [wire[0]!.id, wire[1]!.id]);
+      assert.deepEqual(
+        offers.map((o) => o.id),
+        [wire[0]!.id, wire[1]!.id],
+      );
       assert.deepEqual(offers[0], intact[0]);
       assert.equal(offers[1]!.cpu_ram, undefined);
       assert.equal(offers[1]!.verified, undefined);
       assert.deepEqual({ ...offers[1], cpu_ram: intact[1]!.cpu_ram, verified: intact[1]!.verified }, intact[1]);
-      assert.deepEqual(unreadableOf(offers), { count: 3, listedById: 0, dropped: 3, reasons: ['[2].gpu_name: expected string, got nothing', '[3].id: expected number, got nothing', '[4]: null instead of an object'] });
+      assert.deepEqual(unreadableOf(offers), {
+        count: 3,
+        listedById: 0,
+        dropped: 3,
+        reasons: ['[2].gpu_name: expected string, got nothing', '[3].id: expected number, got nothing', '[4]: null instead of an object'],
+      });
       assert.equal(logger.lines.filter((l) => l.startsWith('warn search offers: 3 records could not be read')).length, 1);
     });
 
     it('an answer without its offers list is still an invalid response', async () => {
       const { client } = answering([{ method: 'POST', path: /^\/api\/v0\/bundles\/$/, body: { nothing: [] } }]);
-      await assert.rejects(client.offers.search({ query: { filters: {}, order: [], type: 'on-demand' } }), (e) => isApiError(e, 'invalid_response'));
+      await assert.rejects(client.offers.search({ query: { filters: {}, order: [], type: 'on-demand' } }), (e) =>
+        isApiError(e, 'invalid_response'),
+      );
     });
   });
 
   describe('volumes', () => {
     it('an odd size is unknown, an id sent as text is read; a record that is not an object is counted', async () => {
       const good = { id: 5, label: 'data', status: 'online', disk_space: 50, instances: [12], storage_total_cost: 0.01 };
-      const { client, logger } = answering([{ path: /^\/api\/v0\/volumes\//, body: { volumes: [good, { ...good, id: '6', disk_space: 'N/A', instances: 'x' }, SENSITIVE] } }]);
+      const { client, logger } = answering([
+        { path: /^\/api\/v0\/volumes\//, body: { volumes: [good, { ...good, id: '6', disk_space: 'N/A', instances: 'x' }, SENSITIVE] } },
+      ]);
       const volumes = await client.volumes.list();
       assert.deepEqual(volumes, [good, { ...good, id: 6, disk_space: undefined, instances: undefined }]);
       assert.deepEqual(unreadableOf(volumes), { count: 1, listedById: 0, dropped: 1, reasons: ['[2]: string instead of an object'] });
@@ -233,22 +291,52 @@ describe('tolerant lists: one odd field or record never hides the others', () =>
 
   describe('templates', () => {
     it('an odd disk size is unknown; a template without its hash or id is left out and counted', async () => {
-      const t = (id: number) => ({ id, hash_id: `h${id}abcdef`, name: `tmpl-${id}`, image: 'ubuntu', recommended_disk_space: 20, creator_id: 1 });
-      const { client } = answering([{ path: /^\/api\/v0\/template\//, body: { templates: [t(1), { ...t(2), recommended_disk_space: 'N/A', private: 'no' }, { ...t(3), hash_id: 3 }, { ...t(4), id: null }] } }]);
+      const t = (id: number) => ({
+        id,
+        hash_id: `h${id}abcdef`,
+        name: `tmpl-${id}`,
+        image: 'ubuntu',
+        recommended_disk_space: 20,
+        creator_id: 1,
+      });
+      const { client } = answering([
+        {
+          path: /^\/api\/v0\/template\//,
+          body: {
+            templates: [t(1), { ...t(2), recommended_disk_space: 'N/A', private: 'no' }, { ...t(3), hash_id: 3 }, { ...t(4), id: null }],
+          },
+        },
+      ]);
       const templates = await client.templates.search();
-      assert.deepEqual(templates.map((x) => x.id), [1, 2]);
+      assert.deepEqual(
+        templates.map((x) => x.id),
+        [1, 2],
+      );
       assert.deepEqual(templates[0], t(1));
       assert.deepEqual(templates[1], { ...t(2), recommended_disk_space: undefined, private: undefined });
-      assert.deepEqual(unreadableOf(templates), { count: 2, listedById: 0, dropped: 2, reasons: ['[2].hash_id: expected string, got number', '[3].id: expected number, got null'] });
+      assert.deepEqual(unreadableOf(templates), {
+        count: 2,
+        listedById: 0,
+        dropped: 2,
+        reasons: ['[2].hash_id: expected string, got number', '[3].id: expected number, got null'],
+      });
     });
   });
 
   describe('API keys and SSH keys', () => {
     it('API keys: an odd name is unknown; unreadable rights list the key by id ("rights unknown", never full access); no id: counted', async () => {
       const k = (id: number) => ({ id, name: `key-${id}`, rights: JSON.stringify({ api: { instance_read: {} } }) });
-      const { client } = answering([{ path: /^\/api\/v0\/auth\/apikeys\//, body: { apikeys: [k(1), { ...k(2), name: 42 }, { ...k(3), rights: `{${SENSITIVE}` }, { name: 'no id' }] } }]);
+      const { client } = answering([
+        {
+          path: /^\/api\/v0\/auth\/apikeys\//,
+          body: { apikeys: [k(1), { ...k(2), name: 42 }, { ...k(3), rights: `{${SENSITIVE}` }, { name: 'no id' }] },
+        },
+      ]);
       const keys = await client.apiKeys.list();
-      assert.deepEqual(keys.map((x) => x.id), [1, 2, 3]);
+      assert.deepEqual(
+        keys.map((x) => x.id),
+        [1, 2, 3],
+      );
       assert.deepEqual(keys[0]!.rights, { api: { instance_read: {} } });
       assert.equal(keys[1]!.name, undefined);
       assert.deepEqual(keys[1]!.rights, { api: { instance_read: {} } });
@@ -263,12 +351,20 @@ describe('tolerant lists: one odd field or record never hides the others', () =>
       const s = (id: number) => ({ id, public_key: `ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI${id} me@laptop`, name: `k${id}` });
       const { client } = answering([{ path: /^\/api\/v0\/ssh\/$/, body: [s(1), { ...s(2), name: 42 }, { id: 3, public_key: 99 }, 'x'] }]);
       const keys = await client.sshKeys.list();
-      assert.deepEqual(keys.map((x) => x.id), [1, 2, 3]);
+      assert.deepEqual(
+        keys.map((x) => x.id),
+        [1, 2, 3],
+      );
       assert.equal(keys[0]!.public_key, s(1).public_key);
       assert.equal(keys[1]!.name, undefined);
       assert.equal(keys[1]!.public_key, s(2).public_key);
       assert.deepEqual(keys[2], unreadableSshKey(3));
-      assert.deepEqual(unreadableOf(keys), { count: 2, listedById: 1, dropped: 1, reasons: ['[2].public_key: no public key, got number', '[3]: string instead of an object'] });
+      assert.deepEqual(unreadableOf(keys), {
+        count: 2,
+        listedById: 1,
+        dropped: 1,
+        reasons: ['[2].public_key: no public key, got number', '[3]: string instead of an object'],
+      });
     });
   });
 
@@ -283,14 +379,23 @@ describe('tolerant lists: one odd field or record never hides the others', () =>
       const { client } = clientFor(market.url, DEMO_KEY);
       const offers = await client.offers.search({ query: { filters: { rentable: { eq: true } }, order: [], type: 'on-demand' }, limit: 3 });
       const ids: number[] = [];
-      for (const offer of offers) ids.push((await client.instances.create(offer.id, { image: 'ubuntu', disk: 8, label: 'odd' })).instanceId);
-      const corrupt = (body: unknown) => fetch(`${market.url}/__control/corrupt`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      for (const offer of offers)
+        ids.push((await client.instances.create(offer.id, { image: 'ubuntu', disk: 8, label: 'odd' })).instanceId);
+      const corrupt = (body: unknown) =>
+        fetch(`${market.url}/__control/corrupt`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
       assert.equal((await corrupt({ instance_id: ids[0], fields: { gpu_util: 'N/A', ssh_port: '22' } })).status, 200);
       assert.equal((await corrupt({ instance_id: ids[1], record: null })).status, 200);
       assert.equal((await corrupt({ instance_id: ids[2], fields: { actual_status: 5 } })).status, 200);
       assert.equal((await corrupt({ instance_id: ids[2] })).status, 400, 'fields or record is required');
       for (const list of [await client.instances.listInOneRequest(), await client.instances.list()]) {
-        assert.deepEqual(list.map((i) => i.id), [ids[0], ids[2]]);
+        assert.deepEqual(
+          list.map((i) => i.id),
+          [ids[0], ids[2]],
+        );
         assert.equal(list[0]!.gpu_util, undefined);
         assert.equal(list[0]!.ssh_port, 22);
         assert.equal(list[0]!.label, 'odd');
@@ -301,7 +406,10 @@ describe('tolerant lists: one odd field or record never hides the others', () =>
       await client.instances.destroy(ids[2]!);
       assert.equal((await fetch(`${market.url}/__control/corrupt`, { method: 'DELETE' })).status, 200);
       const after = await client.instances.listInOneRequest();
-      assert.deepEqual(after.map((i) => i.id), [ids[0], ids[1]]);
+      assert.deepEqual(
+        after.map((i) => i.id),
+        [ids[0], ids[1]],
+      );
       assert.equal(unreadableOf(after), undefined);
     });
   });

@@ -12,10 +12,18 @@ const KEY = 'sk-test-0123456789abcdef0123456789abcdef';
 
 class MemoryLogger implements Logger {
   readonly lines: string[] = [];
-  debug(m: string) { this.lines.push(`debug ${m}`); }
-  info(m: string) { this.lines.push(`info ${m}`); }
-  warn(m: string) { this.lines.push(`warn ${m}`); }
-  error(m: string) { this.lines.push(`error ${m}`); }
+  debug(m: string) {
+    this.lines.push(`debug ${m}`);
+  }
+  info(m: string) {
+    this.lines.push(`info ${m}`);
+  }
+  warn(m: string) {
+    this.lines.push(`warn ${m}`);
+  }
+  error(m: string) {
+    this.lines.push(`error ${m}`);
+  }
 }
 
 function setup(overrides: Partial<TransportOptions> = {}) {
@@ -84,7 +92,9 @@ describe('transport', () => {
 
     it('keeps the service code and message of a refused request', async () => {
       const { pool, transport } = setup();
-      pool.intercept({ path: '/api/v0/users/current/', method: 'GET' }).reply(404, { success: false, error: 'invalid_args', msg: 'no_such_ask Instance type by id 5 is not available.' });
+      pool
+        .intercept({ path: '/api/v0/users/current/', method: 'GET' })
+        .reply(404, { success: false, error: 'invalid_args', msg: 'no_such_ask Instance type by id 5 is not available.' });
       const error = await failure(transport.send(userCall()));
       assert.equal(error.code, 'invalid_args');
       assert.equal(error.serverMessage, 'no_such_ask Instance type by id 5 is not available.');
@@ -93,7 +103,9 @@ describe('transport', () => {
 
     it('treats a 200 with success:false as a refusal', async () => {
       const { pool, transport } = setup();
-      pool.intercept({ path: '/api/v0/users/current/', method: 'GET' }).reply(200, { success: false, error: 'invalid_range', msg: 'Invalid date range' });
+      pool
+        .intercept({ path: '/api/v0/users/current/', method: 'GET' })
+        .reply(200, { success: false, error: 'invalid_range', msg: 'Invalid date range' });
       const error = await failure(transport.send(userCall()));
       assert.equal(error.kind, 'bad_request');
       assert.equal(error.serverMessage, 'Invalid date range');
@@ -144,7 +156,9 @@ describe('transport', () => {
   describe('retries', () => {
     it('retries a read on 429 and honours Retry-After', async () => {
       const { pool, transport, sleeps } = setup();
-      pool.intercept({ path: '/api/v0/users/current/', method: 'GET' }).reply(429, { detail: 'API requests too frequent endpoint threshold=1.0' }, { headers: { 'retry-after': '2' } });
+      pool
+        .intercept({ path: '/api/v0/users/current/', method: 'GET' })
+        .reply(429, { detail: 'API requests too frequent endpoint threshold=1.0' }, { headers: { 'retry-after': '2' } });
       pool.intercept({ path: '/api/v0/users/current/', method: 'GET' }).reply(200, { id: 7, credit: 3 });
       const user = await transport.send(userCall());
       assert.equal(user.id, 7);
@@ -191,14 +205,18 @@ describe('transport', () => {
 
     it('retries a read after a dropped connection', async () => {
       const { pool, transport } = setup();
-      pool.intercept({ path: '/api/v0/users/current/', method: 'GET' }).replyWithError(Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }));
+      pool
+        .intercept({ path: '/api/v0/users/current/', method: 'GET' })
+        .replyWithError(Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }));
       pool.intercept({ path: '/api/v0/users/current/', method: 'GET' }).reply(200, { id: 7, credit: 3 });
       assert.equal((await transport.send(userCall())).id, 7);
     });
 
     it('does not repeat a write whose connection dropped, and says the outcome is unknown', async () => {
       const { pool, transport } = setup();
-      pool.intercept({ path: '/api/v0/users/current/', method: 'PUT' }).replyWithError(Object.assign(new Error('reset'), { code: 'ECONNRESET' }));
+      pool
+        .intercept({ path: '/api/v0/users/current/', method: 'PUT' })
+        .replyWithError(Object.assign(new Error('reset'), { code: 'ECONNRESET' }));
       const error = await failure(transport.send(userCall('write', 'PUT')));
       assert.equal(error.kind, 'network');
       assert.equal(error.outcomeUnknown, true);
@@ -207,7 +225,9 @@ describe('transport', () => {
 
     it('repeats a write whose connection was refused, since nothing was sent', async () => {
       const { pool, transport } = setup();
-      pool.intercept({ path: '/api/v0/users/current/', method: 'PUT' }).replyWithError(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }));
+      pool
+        .intercept({ path: '/api/v0/users/current/', method: 'PUT' })
+        .replyWithError(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }));
       pool.intercept({ path: '/api/v0/users/current/', method: 'PUT' }).reply(200, { id: 7, credit: 3 });
       assert.equal((await transport.send(userCall('write', 'PUT'))).id, 7);
     });
@@ -237,7 +257,14 @@ describe('transport', () => {
       ['bad_request', (p) => p.intercept({ path: /.*/, method: 'GET' }).reply(400, { msg: `bad ${KEY}` })],
       ['rate_limited', (p) => p.intercept({ path: /.*/, method: 'GET' }).reply(429, `too frequent for ${KEY}`).times(4)],
       ['server', (p) => p.intercept({ path: /.*/, method: 'GET' }).reply(500, `trace with ${KEY}`)],
-      ['network', (p) => p.intercept({ path: /.*/, method: 'GET' }).replyWithError(Object.assign(new Error(`socket ${KEY}`), { code: undefined })).times(4)],
+      [
+        'network',
+        (p) =>
+          p
+            .intercept({ path: /.*/, method: 'GET' })
+            .replyWithError(Object.assign(new Error(`socket ${KEY}`), { code: undefined }))
+            .times(4),
+      ],
       ['timeout', (p) => p.intercept({ path: /.*/, method: 'GET' }).reply(200, {}).delay(300).times(4), { timeoutMs: 30 }],
       ['invalid_response', (p) => p.intercept({ path: /.*/, method: 'GET' }).reply(200, { id: KEY, credit: 1 })],
     ];
@@ -247,9 +274,18 @@ describe('transport', () => {
         provoke(pool);
         const error = await failure(transport.send(userCall()));
         assert.equal(error.kind, kind);
-        const seen = [error.message, error.toLogString(), String(error), inspect(error, { depth: 5 }), JSON.stringify(error), error.stack ?? '', ...logger.lines].join('\n');
+        const seen = [
+          error.message,
+          error.toLogString(),
+          String(error),
+          inspect(error, { depth: 5 }),
+          JSON.stringify(error),
+          error.stack ?? '',
+          ...logger.lines,
+        ].join('\n');
         assert.ok(!seen.includes(KEY), `the key leaked:\n${seen}`);
-        for (let i = 0; i + 8 <= KEY.length; i++) assert.ok(!seen.includes(KEY.slice(i, i + 8)), `a run of the key leaked: ${KEY.slice(i, i + 8)}`);
+        for (let i = 0; i + 8 <= KEY.length; i++)
+          assert.ok(!seen.includes(KEY.slice(i, i + 8)), `a run of the key leaked: ${KEY.slice(i, i + 8)}`);
       });
     }
 
@@ -270,11 +306,23 @@ describe('transport', () => {
     it('never sends the key to a URL outside the API', async () => {
       const { agent, transport } = setup();
       let auth: unknown = 'unset';
-      agent.get('https://logs.example.test').intercept({ path: '/log/1', method: 'GET' }).reply(200, (opts) => {
-        auth = (opts.headers as Record<string, string>).authorization;
-        return 'line';
+      agent
+        .get('https://logs.example.test')
+        .intercept({ path: '/log/1', method: 'GET' })
+        .reply(200, (opts) => {
+          auth = (opts.headers as Record<string, string>).authorization;
+          return 'line';
+        });
+      const text = await transport.send({
+        action: 'read a log',
+        method: 'GET',
+        path: '',
+        absoluteUrl: 'https://logs.example.test/log/1',
+        responseType: 'text',
+        schema: z.string(),
+        permission: null,
+        retry: 'read',
       });
-      const text = await transport.send({ action: 'read a log', method: 'GET', path: '', absoluteUrl: 'https://logs.example.test/log/1', responseType: 'text', schema: z.string(), permission: null, retry: 'read' });
       assert.equal(text, 'line');
       assert.equal(auth, undefined);
     });
@@ -298,7 +346,10 @@ describe('transport', () => {
   });
 
   it('JSON-encodes query values that are not strings', () => {
-    assert.equal(encodeQuery({ owner: 'me', limit: 25, order_by: [{ col: 'id', dir: 'asc' }], skip: undefined }), '?owner=me&limit=25&order_by=%5B%7B%22col%22%3A%22id%22%2C%22dir%22%3A%22asc%22%7D%5D');
+    assert.equal(
+      encodeQuery({ owner: 'me', limit: 25, order_by: [{ col: 'id', dir: 'asc' }], skip: undefined }),
+      '?owner=me&limit=25&order_by=%5B%7B%22col%22%3A%22id%22%2C%22dir%22%3A%22asc%22%7D%5D',
+    );
     assert.equal(encodeQuery({}), '');
   });
 });

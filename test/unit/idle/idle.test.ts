@@ -8,7 +8,8 @@ import { ONSTART_MAX_CHARS } from '../../../src/core/api/limits';
 import { IdleTracker } from '../../../src/core/idle/idleTracker';
 import { OnstartTooLong, hasWatchdog, watchdogScript, withWatchdog } from '../../../src/core/idle/watchdog';
 
-const running = (id: number, gpu: number) => ({ id, actual_status: 'running', intended_status: 'running', gpu_util: gpu }) as unknown as Instance;
+const running = (id: number, gpu: number) =>
+  ({ id, actual_status: 'running', intended_status: 'running', gpu_util: gpu }) as unknown as Instance;
 const stopped = (id: number) => ({ id, actual_status: 'stopped', intended_status: 'stopped' }) as unknown as Instance;
 
 describe('idle: the editor-side tracker', () => {
@@ -62,7 +63,10 @@ describe('idle: the watchdog script', () => {
 
   it('refuses, with both sizes, a script that would pass the service limit', () => {
     const long = 'x'.repeat(ONSTART_MAX_CHARS - 100);
-    assert.throws(() => withWatchdog(long, options), (e: unknown) => e instanceof OnstartTooLong && /at most 4048/.test(e.message) && /turn idle stop off/.test(e.message));
+    assert.throws(
+      () => withWatchdog(long, options),
+      (e: unknown) => e instanceof OnstartTooLong && /at most 4048/.test(e.message) && /turn idle stop off/.test(e.message),
+    );
   });
 
   it('refuses an idle time that is not positive, or more than a week (bash would overflow and stop at once)', () => {

@@ -26,12 +26,21 @@ describe('idle: the watchdog on the host stops an idle instance and leaves a bus
     const { client } = clientFor(sim.url, DEMO_KEY);
     const offers = await client.offers.search({ query: { filters: { rentable: { eq: true } }, order: [], type: 'on-demand' }, limit: 2 });
     const marker = join(bin, 'user-script-ran');
-    const onstart = withWatchdog(`touch ${marker}-$CONTAINER_ID`, { baseUrl: sim.url, idleMinutes: 4 / 60, gpuThreshold: 5, checkSeconds: 1 });
+    const onstart = withWatchdog(`touch ${marker}-$CONTAINER_ID`, {
+      baseUrl: sim.url,
+      idleMinutes: 4 / 60,
+      gpuThreshold: 5,
+      checkSeconds: 1,
+    });
     const idle = (await client.instances.create(offers[0]!.id, { image: 'ubuntu:22.04', disk: 8, onstart })).instanceId;
     const busy = (await client.instances.create(offers[1]!.id, { image: 'ubuntu:22.04', disk: 8, onstart })).instanceId;
     writeFileSync(join(bin, `util-${busy}`), '93\n');
 
-    const stoppedAt = await eventually(async () => ((await client.instances.show(idle)).actual_status === 'stopped' ? Date.now() : undefined), 20_000, 'the idle one to stop itself');
+    const stoppedAt = await eventually(
+      async () => ((await client.instances.show(idle)).actual_status === 'stopped' ? Date.now() : undefined),
+      20_000,
+      'the idle one to stop itself',
+    );
     assert.ok(existsSync(`${marker}-${idle}`) && existsSync(`${marker}-${busy}`), "the user's own script ran on both");
     // Give the busy one as long again: it must still run.
     await new Promise((r) => setTimeout(r, 5_000));
@@ -79,7 +88,11 @@ describe('idle: the watchdog without curl', function () {
       const home = mkdtempSync(join(tmpdir(), 'gpu-rental-wd-home-'));
       const script = withWatchdog(undefined, { baseUrl: sim.url, idleMinutes: 2 / 60, gpuThreshold: 5, checkSeconds: 1 });
       const { spawn } = await import('node:child_process');
-      const shell = spawn('/bin/bash', ['-c', script], { env: { PATH: bin, HOME: home, CONTAINER_ID: String(id), CONTAINER_API_KEY: DEMO_KEY }, stdio: 'ignore', detached: true });
+      const shell = spawn('/bin/bash', ['-c', script], {
+        env: { PATH: bin, HOME: home, CONTAINER_ID: String(id), CONTAINER_API_KEY: DEMO_KEY },
+        stdio: 'ignore',
+        detached: true,
+      });
       // Out here nothing stops the container, so end the watchdog (its whole group) at the end.
       const kill = () => {
         try {
@@ -89,9 +102,20 @@ describe('idle: the watchdog without curl', function () {
         }
       };
       try {
-        await eventually(async () => (await api.instances.show(id)).actual_status === 'stopped' || undefined, 15_000, `stopped through ${client}`);
-      // The service stops it before the script writes down the answer.
-      await eventually(async () => /the service answered: .*success/.test(existsSync(join(home, 'gpu-rental-idle.log')) ? readFileSync(join(home, 'gpu-rental-idle.log'), 'utf8') : '') || undefined, 5_000, 'the answer in the log');
+        await eventually(
+          async () => (await api.instances.show(id)).actual_status === 'stopped' || undefined,
+          15_000,
+          `stopped through ${client}`,
+        );
+        // The service stops it before the script writes down the answer.
+        await eventually(
+          async () =>
+            /the service answered: .*success/.test(
+              existsSync(join(home, 'gpu-rental-idle.log')) ? readFileSync(join(home, 'gpu-rental-idle.log'), 'utf8') : '',
+            ) || undefined,
+          5_000,
+          'the answer in the log',
+        );
       } finally {
         kill();
       }
@@ -117,14 +141,25 @@ describe('idle: the watchdog with an idle time bash cannot hold', function () {
     const [offer] = await api.offers.search({ query: { filters: { rentable: { eq: true } }, order: [], type: 'on-demand' }, limit: 1 });
     const id = (await api.instances.create(offer!.id, { image: 'ubuntu:22.04', disk: 8 })).instanceId;
     await eventually(async () => (await api.instances.show(id)).actual_status === 'running' || undefined, 10_000, 'running');
-    const script = withWatchdog(undefined, { baseUrl: sim.url, idleMinutes: 2 / 60, gpuThreshold: 5, checkSeconds: 1 }).replace(' N=2 ', ' N=9600000000000000000 ');
+    const script = withWatchdog(undefined, { baseUrl: sim.url, idleMinutes: 2 / 60, gpuThreshold: 5, checkSeconds: 1 }).replace(
+      ' N=2 ',
+      ' N=9600000000000000000 ',
+    );
     assert.match(script, / N=9600000000000000000 /);
     const home = mkdtempSync(join(tmpdir(), 'gpu-rental-wd-home-'));
     const { spawn } = await import('node:child_process');
-    const shell = spawn('/bin/bash', ['-c', script], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, CONTAINER_ID: String(id), CONTAINER_API_KEY: DEMO_KEY }, stdio: 'ignore', detached: true });
+    const shell = spawn('/bin/bash', ['-c', script], {
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, CONTAINER_ID: String(id), CONTAINER_API_KEY: DEMO_KEY },
+      stdio: 'ignore',
+      detached: true,
+    });
     try {
       const log = join(home, 'gpu-rental-idle.log');
-      await eventually(async () => (existsSync(log) && /idle stop off: bad idle time N=9600000000000000000/.test(readFileSync(log, 'utf8'))) || undefined, 5_000, 'the refusal in the log');
+      await eventually(
+        async () => (existsSync(log) && /idle stop off: bad idle time N=9600000000000000000/.test(readFileSync(log, 'utf8'))) || undefined,
+        5_000,
+        'the refusal in the log',
+      );
       // Several check periods: an instance that was going to be stopped would be by now.
       await new Promise((r) => setTimeout(r, 4_000));
       assert.equal((await api.instances.show(id)).actual_status, 'running', 'still running');

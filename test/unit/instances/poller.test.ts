@@ -95,7 +95,14 @@ describe('instance poller', () => {
     assert.equal(t.calls(), 2);
     await t.timers.advance(40_000);
     assert.equal(t.calls(), 3, 'after two failures: four intervals');
-    failWith = new ApiError({ kind: 'rate_limited', action: 'list instances', method: 'GET', path: '/x', status: 429, retryAfterMs: 200_000 });
+    failWith = new ApiError({
+      kind: 'rate_limited',
+      action: 'list instances',
+      method: 'GET',
+      path: '/x',
+      status: 429,
+      retryAfterMs: 200_000,
+    });
     await t.timers.advance(80_000);
     assert.equal(t.calls(), 4);
     await t.timers.advance(199_000);

@@ -42,7 +42,8 @@ describe('instance phases and presentation', () => {
       ['offline', 'running', 'failed'],
       ['unknown', 'running', 'failed'],
     ];
-    for (const [actual, intended, phase] of cases) assert.equal(instancePhase({ actual_status: actual, intended_status: intended }), phase, `${actual}/${intended}`);
+    for (const [actual, intended, phase] of cases)
+      assert.equal(instancePhase({ actual_status: actual, intended_status: intended }), phase, `${actual}/${intended}`);
   });
 
   it('shows a running instance with price, uptime and GPU load, and tags its menus', () => {
@@ -51,7 +52,8 @@ describe('instance phases and presentation', () => {
     assert.equal(p.description, 'running · $0.820/h · up 1h 06m · $0.910 so far · GPU 87%');
     assert.deepEqual(p.icon, { id: 'vm-running', color: 'charts.green' });
     assert.equal(p.contextValue, 'instance+running+canStop+canReboot+canDestroy+canLabel+hasLogs+hasSsh+canConnect');
-    for (const part of ['ssh4.example.net:40022', 'pytorch/pytorch:latest', '40 GB', 'Texas, US', 'success, running']) assert.ok(p.tooltip.includes(part), part);
+    for (const part of ['ssh4.example.net:40022', 'pytorch/pytorch:latest', '40 GB', 'Texas, US', 'success, running'])
+      assert.ok(p.tooltip.includes(part), part);
   });
 
   it('bills a stopped or failed instance for its disk only, and spins while booting', () => {
@@ -71,7 +73,7 @@ describe('instance phases and presentation', () => {
     const odd = unreadableInstance(31000009);
     assert.equal(instancePhase(odd), 'unreadable');
     assert.equal(isTransient(instancePhase(odd)), false, 'it does not keep the poller busy');
-    assert.deepEqual(new BootTracker().update([odd], Date.now()).booting, [], "not shown as booting in the status bar");
+    assert.deepEqual(new BootTracker().update([odd], Date.now()).booting, [], 'not shown as booting in the status bar');
     const shown = presentInstance(odd, { nowMs: Date.now() });
     assert.match(shown.label, /#31000009 \(details unreadable\)/);
     assert.match(shown.contextValue, /canDestroy/);
@@ -98,7 +100,10 @@ describe('boot tracker', () => {
     u = t.update([make({ id: 1, actual_status: 'loading', start_date: NOW / 1000 })], NOW + 10_000);
     assert.equal(u.booting[0]!.since, NOW, 'the clock keeps running from the first sighting');
     u = t.update([make({ id: 1 })], NOW + 20_000);
-    assert.deepEqual(u.booted.map((i) => i.id), [1]);
+    assert.deepEqual(
+      u.booted.map((i) => i.id),
+      [1],
+    );
     u = t.update([make({ id: 1 })], NOW + 30_000);
     assert.equal(u.booted.length, 0, 'announced once');
   });
@@ -108,7 +113,10 @@ describe('boot tracker', () => {
     t1.update([make({ id: 2, actual_status: 'loading', start_date: NOW / 1000 - 30 })], NOW);
     const t2 = new BootTracker(JSON.parse(JSON.stringify(t1.toJSON())));
     const u = t2.update([make({ id: 2, actual_status: 'exited' })], NOW + 60_000);
-    assert.deepEqual(u.failed.map((i) => i.id), [2]);
+    assert.deepEqual(
+      u.failed.map((i) => i.id),
+      [2],
+    );
     assert.deepEqual(t2.toJSON(), []);
   });
 

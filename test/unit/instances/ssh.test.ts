@@ -6,7 +6,15 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { InstanceSchema, type Instance } from '../../../src/core/api/instances';
 import { presentInstance } from '../../../src/core/instances/present';
-import { UnusableSshAddress, checkSshPort, isSshHost, proxySshPort, shellQuote, sshCommand, sshEndpoint } from '../../../src/core/instances/ssh';
+import {
+  UnusableSshAddress,
+  checkSshPort,
+  isSshHost,
+  proxySshPort,
+  shellQuote,
+  sshCommand,
+  sshEndpoint,
+} from '../../../src/core/instances/ssh';
 import { endpointFor } from '../../../src/core/ssh/connector';
 
 /**
@@ -14,8 +22,15 @@ import { endpointFor } from '../../../src/core/ssh/connector';
  * that the check is tested on its own, whatever the schema lets through.
  */
 const direct = (public_ipaddr: unknown, hostPort: unknown = 41022): Instance =>
-  ({ ...InstanceSchema.parse({ id: 7 }), public_ipaddr, ports: { '22/tcp': [{ HostIp: '0.0.0.0', HostPort: hostPort }] }, ssh_host: 'ssh5.example.net', ssh_port: 12345 }) as Instance;
-const proxy = (ssh_host: unknown, ssh_port: unknown = 12345): Instance => ({ ...InstanceSchema.parse({ id: 7 }), ssh_host, ssh_port }) as Instance;
+  ({
+    ...InstanceSchema.parse({ id: 7 }),
+    public_ipaddr,
+    ports: { '22/tcp': [{ HostIp: '0.0.0.0', HostPort: hostPort }] },
+    ssh_host: 'ssh5.example.net',
+    ssh_port: 12345,
+  }) as Instance;
+const proxy = (ssh_host: unknown, ssh_port: unknown = 12345): Instance =>
+  ({ ...InstanceSchema.parse({ id: 7 }), ssh_host, ssh_port }) as Instance;
 
 /** What "Copy SSH Command" would put on the clipboard, or the error it shows instead. */
 function copied(instance: Instance): string | UnusableSshAddress | undefined {
@@ -67,34 +82,65 @@ const PAYLOADS = [
 
 describe('ssh endpoint', () => {
   it('prefers the direct address when port 22 is mapped, as the CLI does', () => {
-    const i = InstanceSchema.parse({ id: 1, public_ipaddr: '203.0.113.7 ', ports: { '22/tcp': [{ HostIp: '0.0.0.0', HostPort: '41022' }] }, ssh_host: 'ssh5.example.net', ssh_port: 12345 });
+    const i = InstanceSchema.parse({
+      id: 1,
+      public_ipaddr: '203.0.113.7 ',
+      ports: { '22/tcp': [{ HostIp: '0.0.0.0', HostPort: '41022' }] },
+      ssh_host: 'ssh5.example.net',
+      ssh_port: 12345,
+    });
     assert.deepEqual(sshEndpoint(i), { host: '203.0.113.7', port: 41022, via: 'direct' });
     assert.equal(sshCommand(sshEndpoint(i)!), 'ssh -p 41022 root@203.0.113.7');
   });
 
   it('falls back to the proxy, and has nothing before the instance runs', () => {
-    assert.deepEqual(sshEndpoint(InstanceSchema.parse({ id: 1, ssh_host: 'ssh5.example.net', ssh_port: 12345 })), { host: 'ssh5.example.net', port: 12345, via: 'proxy' });
+    assert.deepEqual(sshEndpoint(InstanceSchema.parse({ id: 1, ssh_host: 'ssh5.example.net', ssh_port: 12345 })), {
+      host: 'ssh5.example.net',
+      port: 12345,
+      via: 'proxy',
+    });
     assert.equal(sshEndpoint(InstanceSchema.parse({ id: 1 })), undefined);
     assert.equal(sshEndpoint(proxy('', 12345)), undefined, 'a blank host is not sent yet');
     assert.equal(sshEndpoint(proxy(null, null)), undefined);
   });
 
   it('accepts hosts by grammar: IPv4, IPv6 and DNS names', () => {
-    for (const host of ['203.0.113.7', '0.0.0.0', '255.255.255.255', '2001:db8::1', '::1', '::ffff:192.0.2.1', 'ssh5.vast.ai', 'localhost', 'a-b.example', '1password.example', 'x'.repeat(63), `${'abcdefghi.'.repeat(24)}example`]) {
+    for (const host of [
+      '203.0.113.7',
+      '0.0.0.0',
+      '255.255.255.255',
+      '2001:db8::1',
+      '::1',
+      '::ffff:192.0.2.1',
+      'ssh5.vast.ai',
+      'localhost',
+      'a-b.example',
+      '1password.example',
+      'x'.repeat(63),
+      `${'abcdefghi.'.repeat(24)}example`,
+    ]) {
       assert.ok(isSshHost(host), host);
       assert.equal(copied(proxy(host)), `ssh -p 12345 root@${host}`);
       assert.equal(copied(direct(host)), `ssh -p 41022 root@${host}`);
     }
   });
 
-  for (const [field, make] of [['ssh_host', (v: string) => proxy(v)], ['public_ipaddr', (v: string) => direct(v)]] as const) {
+  for (const [field, make] of [
+    ['ssh_host', (v: string) => proxy(v)],
+    ['public_ipaddr', (v: string) => direct(v)],
+  ] as const) {
     it(`refuses every shell, option or malformed payload in ${field}, naming the field`, () => {
       for (const payload of PAYLOADS) {
         if (payload.trim() === '') continue;
         const got = copied(make(payload));
         assert.ok(got instanceof UnusableSshAddress, `${JSON.stringify(payload)} gave ${String(got)}`);
         assert.equal(got.field, field);
-        assert.match(got.message, new RegExp(`^The service sent an unusable ${field.replace(/[[\]"]/g, '\\$&')} \\(".*" is not a host name or address\\)\\. Refresh the instances and try again`));
+        assert.match(
+          got.message,
+          new RegExp(
+            `^The service sent an unusable ${field.replace(/[[\]"]/g, '\\$&')} \\(".*" is not a host name or address\\)\\. Refresh the instances and try again`,
+          ),
+        );
         // eslint-disable-next-line no-control-regex
         assert.doesNotMatch(got.message, /[\u0000-\u001f\u007f\u202e]/, 'no control characters reach the message');
       }
@@ -112,7 +158,11 @@ describe('ssh endpoint', () => {
     assert.equal(copied(direct('203.0.113.7', 65535)), 'ssh -p 65535 root@203.0.113.7');
     assert.equal(copied(proxy('ssh5.example.net', 1)), 'ssh -p 1 root@ssh5.example.net');
     assert.equal(checkSshPort('2222', 'ssh_port'), 2222, 'a numeric string is a port');
-    assert.equal(copied(direct('203.0.113.7', '')), 'ssh -p 12345 root@ssh5.example.net', 'a blank mapped port is one not sent yet: the proxy is used');
+    assert.equal(
+      copied(direct('203.0.113.7', '')),
+      'ssh -p 12345 root@ssh5.example.net',
+      'a blank mapped port is one not sent yet: the proxy is used',
+    );
     for (const bad of ['abc', '0', '65536', '-1', '22.5', '1e3', '0x16', ' 22 x']) {
       const got = copied(direct('203.0.113.7', bad));
       assert.ok(got instanceof UnusableSshAddress, `HostPort ${JSON.stringify(bad)} gave ${String(got)}`);
@@ -132,23 +182,39 @@ describe('ssh endpoint', () => {
   });
 
   it('uses the same check when Connect is set to the proxy, and when it writes the SSH config', () => {
-    assert.throws(() => endpointFor(proxy('$(id).example'), 'proxy'), (e) => e instanceof UnusableSshAddress && e.field === 'ssh_host');
-    assert.throws(() => endpointFor(direct('1.2.3.4;id'), 'auto'), (e) => e instanceof UnusableSshAddress && e.field === 'public_ipaddr');
+    assert.throws(
+      () => endpointFor(proxy('$(id).example'), 'proxy'),
+      (e) => e instanceof UnusableSshAddress && e.field === 'ssh_host',
+    );
+    assert.throws(
+      () => endpointFor(direct('1.2.3.4;id'), 'auto'),
+      (e) => e instanceof UnusableSshAddress && e.field === 'public_ipaddr',
+    );
     assert.deepEqual(endpointFor(direct('203.0.113.7'), 'proxy'), { host: 'ssh5.example.net', port: 12345, via: 'proxy' });
   });
 
   it('keeps a bad proxy host out of the tooltip', () => {
-    const shown = presentInstance({ ...proxy('![x](https://tracker.example/p.png)'), actual_status: 'running', intended_status: 'running' }, { nowMs: Date.now() });
+    const shown = presentInstance(
+      { ...proxy('![x](https://tracker.example/p.png)'), actual_status: 'running', intended_status: 'running' },
+      { nowMs: Date.now() },
+    );
     const tooltip = typeof shown.tooltip === 'string' ? shown.tooltip : JSON.stringify(shown.tooltip);
     assert.ok(!tooltip.includes('tracker.example'), tooltip);
     assert.match(tooltip, /\| SSH \| \(the service sent an unusable address\) \|/);
   });
 
   describe('an instance launched in a Jupyter mode', () => {
-    const launched = (image_runtype: string, fields: Record<string, unknown> = {}) => InstanceSchema.parse({ id: 9, ssh_host: 'ssh5.example.net', ssh_port: 12345, image_runtype, ...fields });
+    const launched = (image_runtype: string, fields: Record<string, unknown> = {}) =>
+      InstanceSchema.parse({ id: 9, ssh_host: 'ssh5.example.net', ssh_port: 12345, image_runtype, ...fields });
 
     it('is reached through the proxy one port above ssh_port, as the CLI computes it, whatever the Jupyter runtype', () => {
-      for (const runtype of ['jupyter', 'jupyter_proxy', 'jupyter_proxy ssh_proxy', 'jupyter_direc ssh_direc ssh_proxy', 'jupyter_direct']) {
+      for (const runtype of [
+        'jupyter',
+        'jupyter_proxy',
+        'jupyter_proxy ssh_proxy',
+        'jupyter_direc ssh_direc ssh_proxy',
+        'jupyter_direct',
+      ]) {
         assert.deepEqual(sshEndpoint(launched(runtype)), { host: 'ssh5.example.net', port: 12346, via: 'proxy' }, runtype);
         assert.equal(copied(launched(runtype)), 'ssh -p 12346 root@ssh5.example.net', runtype);
       }
@@ -161,25 +227,41 @@ describe('ssh endpoint', () => {
       assert.equal(sshEndpoint(InstanceSchema.parse({ id: 9, ssh_host: 'ssh5.example.net', ssh_port: 12345 }))?.port, 12345);
     });
 
-    it('uses the direct address when port 22 is mapped: the +1 is the proxy\'s, not the machine\'s', () => {
-      const i = launched('jupyter_direc ssh_direc ssh_proxy', { public_ipaddr: '203.0.113.7', ports: { '22/tcp': [{ HostIp: '0.0.0.0', HostPort: '41022' }], '8080/tcp': [{ HostIp: '0.0.0.0', HostPort: '41023' }] } });
+    it("uses the direct address when port 22 is mapped: the +1 is the proxy's, not the machine's", () => {
+      const i = launched('jupyter_direc ssh_direc ssh_proxy', {
+        public_ipaddr: '203.0.113.7',
+        ports: { '22/tcp': [{ HostIp: '0.0.0.0', HostPort: '41022' }], '8080/tcp': [{ HostIp: '0.0.0.0', HostPort: '41023' }] },
+      });
       assert.deepEqual(sshEndpoint(i), { host: '203.0.113.7', port: 41022, via: 'direct' });
       assert.deepEqual(endpointFor(i, 'auto'), { host: '203.0.113.7', port: 41022, via: 'direct' });
-      assert.deepEqual(endpointFor(i, 'proxy'), { host: 'ssh5.example.net', port: 12346, via: 'proxy' }, 'Connect set to the proxy still goes one port up');
+      assert.deepEqual(
+        endpointFor(i, 'proxy'),
+        { host: 'ssh5.example.net', port: 12346, via: 'proxy' },
+        'Connect set to the proxy still goes one port up',
+      );
     });
 
-    it('maps only Jupyter\'s port 8080, not 22: the proxy one port up is used', () => {
-      const i = launched('jupyter_direc ssh_proxy', { public_ipaddr: '203.0.113.7', ports: { '8080/tcp': [{ HostIp: '0.0.0.0', HostPort: '41023' }] } });
+    it("maps only Jupyter's port 8080, not 22: the proxy one port up is used", () => {
+      const i = launched('jupyter_direc ssh_proxy', {
+        public_ipaddr: '203.0.113.7',
+        ports: { '8080/tcp': [{ HostIp: '0.0.0.0', HostPort: '41023' }] },
+      });
       assert.deepEqual(sshEndpoint(i), { host: 'ssh5.example.net', port: 12346, via: 'proxy' });
     });
 
     it('refuses an ssh_port with no port above it, naming the field, and shows the same port in the tooltip', () => {
       const top = { ...launched('jupyter'), ssh_port: 65535 } as Instance;
-      assert.throws(() => sshEndpoint(top), (e) => e instanceof UnusableSshAddress && e.field === 'ssh_port' && /65536 is not a port/.test(e.message));
+      assert.throws(
+        () => sshEndpoint(top),
+        (e) => e instanceof UnusableSshAddress && e.field === 'ssh_port' && /65536 is not a port/.test(e.message),
+      );
       assert.equal(proxySshPort(top), undefined);
       assert.equal(proxySshPort(launched('jupyter_proxy ssh_proxy')), 12346);
       assert.equal(proxySshPort(launched('ssh_proxy')), 12345);
-      const shown = presentInstance({ ...launched('jupyter_proxy ssh_proxy'), actual_status: 'running', intended_status: 'running' }, { nowMs: Date.now() });
+      const shown = presentInstance(
+        { ...launched('jupyter_proxy ssh_proxy'), actual_status: 'running', intended_status: 'running' },
+        { nowMs: Date.now() },
+      );
       const tooltip = typeof shown.tooltip === 'string' ? shown.tooltip : JSON.stringify(shown.tooltip);
       assert.match(tooltip, /\| SSH \| ssh5\.example\.net:12346 \|/);
     });
@@ -194,10 +276,15 @@ describe('ssh endpoint', () => {
       fc.ipV4(),
       fc.ipV6(),
       fc.domain(),
-      fc.tuple(fc.oneof(fc.ipV4(), fc.domain(), fc.ipV6()), fc.string({ unit: metachars }), fc.boolean()).map(([h, s, before]) => (before ? s + h : h + s)),
+      fc
+        .tuple(fc.oneof(fc.ipV4(), fc.domain(), fc.ipV6()), fc.string({ unit: metachars }), fc.boolean())
+        .map(([h, s, before]) => (before ? s + h : h + s)),
     );
 
-    for (const [field, make] of [['ssh_host', (v: string) => proxy(v)], ['public_ipaddr', (v: string) => direct(v)]] as const) {
+    for (const [field, make] of [
+      ['ssh_host', (v: string) => proxy(v)],
+      ['public_ipaddr', (v: string) => direct(v)],
+    ] as const) {
       it(`any string as ${field} gives a clear error or a command of the strict shape`, () => {
         fc.assert(
           fc.property(anyHost, (host) => {
@@ -206,8 +293,13 @@ describe('ssh endpoint', () => {
             if (host.trim() === '') return got === (field === 'ssh_host' ? undefined : 'ssh -p 12345 root@ssh5.example.net');
             if (got === undefined) return false;
             if (got instanceof UnusableSshAddress) {
-              // eslint-disable-next-line no-control-regex
-              return got.field === field && got.message.includes(`unusable ${field} (`) && !/[\u0000-\u001f\u007f]/.test(got.message) && got.message.length < 400;
+              return (
+                got.field === field &&
+                got.message.includes(`unusable ${field} (`) &&
+                // eslint-disable-next-line no-control-regex
+                !/[\u0000-\u001f\u007f]/.test(got.message) &&
+                got.message.length < 400
+              );
             }
             const m = SAFE_COMMAND.exec(got);
             return m !== null && m[2] === host.trim() && m[2]!.length <= 253;
@@ -219,9 +311,17 @@ describe('ssh endpoint', () => {
 
     it('every IPv4 and IPv6 address and every DNS name of 253 characters or fewer is accepted as it is', () => {
       fc.assert(
-        fc.property(fc.oneof(fc.ipV4(), fc.ipV6(), fc.domain().filter((d) => d.length <= 253)), fc.integer({ min: 1, max: 65535 }), (host, port) => {
-          return copied(proxy(host, port)) === `ssh -p ${port} root@${host}`;
-        }),
+        fc.property(
+          fc.oneof(
+            fc.ipV4(),
+            fc.ipV6(),
+            fc.domain().filter((d) => d.length <= 253),
+          ),
+          fc.integer({ min: 1, max: 65535 }),
+          (host, port) => {
+            return copied(proxy(host, port)) === `ssh -p ${port} root@${host}`;
+          },
+        ),
         { numRuns: 1000 },
       );
     });
@@ -230,7 +330,8 @@ describe('ssh endpoint', () => {
       fc.assert(
         fc.property(fc.oneof(fc.integer(), fc.double(), fc.constantFrom(0, 65536, Number.NaN, -0)), (port) => {
           const got = copied(direct('203.0.113.7', port));
-          if (got instanceof UnusableSshAddress) return got.field === 'ports["22/tcp"].HostPort' && !(Number.isInteger(port) && port >= 1 && port <= 65535);
+          if (got instanceof UnusableSshAddress)
+            return got.field === 'ports["22/tcp"].HostPort' && !(Number.isInteger(port) && port >= 1 && port <= 65535);
           return got === `ssh -p ${port} root@203.0.113.7` && Number.isInteger(port) && port >= 1 && port <= 65535;
         }),
         { numRuns: 1000 },
@@ -245,8 +346,24 @@ describe('ssh endpoint', () => {
     afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
     /** Runs a script in bash in `dir`, with `ssh` a shell function that only prints its arguments. */
-    const bash = (script: string) => execFileSync('bash', ['-c', `ssh() { printf '%s\\n' "$@"; }\n${script}`], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
-    const touchers = ['x; touch pwned', '$(touch pwned)', '`touch pwned`', 'x\ntouch pwned', "'; touch pwned; '", '"$(touch pwned)"', "\\'; touch pwned #", 'x && touch pwned', 'x | touch pwned', '-oProxyCommand=touch pwned'];
+    const bash = (script: string) =>
+      execFileSync('bash', ['-c', `ssh() { printf '%s\\n' "$@"; }\n${script}`], {
+        cwd: dir,
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      });
+    const touchers = [
+      'x; touch pwned',
+      '$(touch pwned)',
+      '`touch pwned`',
+      'x\ntouch pwned',
+      "'; touch pwned; '",
+      '"$(touch pwned)"',
+      "\\'; touch pwned #",
+      'x && touch pwned',
+      'x | touch pwned',
+      '-oProxyCommand=touch pwned',
+    ];
 
     it('runs a payload when it is pasted unchecked (the harness sees it)', () => {
       bash('ssh -p 22 root@x; touch pwned');

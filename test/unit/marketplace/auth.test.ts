@@ -80,7 +80,17 @@ describe('marketplace: keys, permissions and routing', () => {
       ['team_read', 'GET', '/api/v0/team/roles-full/'],
       ['team_write', 'POST', '/api/v0/team/invite/?email=a%40b.c&role=member', {}],
     ];
-    const everything = ['misc', 'user_read', 'user_write', 'instance_read', 'instance_write', 'billing_read', 'billing_write', 'team_read', 'team_write'];
+    const everything = [
+      'misc',
+      'user_read',
+      'user_write',
+      'instance_read',
+      'instance_write',
+      'billing_read',
+      'billing_write',
+      'team_read',
+      'team_write',
+    ];
     for (const [category, method, path, body] of cases) {
       const others = Object.fromEntries(everything.filter((c) => c !== category).map((c) => [c, {}]));
       const without = await scoped({ api: others });
@@ -96,12 +106,22 @@ describe('marketplace: keys, permissions and routing', () => {
   it('honours action constraints inside a category', async () => {
     const a = await rentOne(sim);
     const b = await rentOne(sim);
-    const key = (await scoped({ api: { instance_read: {}, instance_write: { 'api.instance.destroy': { constraints: { id: { eq: a.id } } } } } })).key;
+    const key = (
+      await scoped({ api: { instance_read: {}, instance_write: { 'api.instance.destroy': { constraints: { id: { eq: a.id } } } } } })
+    ).key;
     assert.equal((await call(sim, 'DELETE', `/api/v0/instances/${b.id}/`, {}, key)).status, 403, 'another id');
     assert.equal((await call(sim, 'PUT', `/api/v0/instances/${a.id}/`, { state: 'stopped' }, key)).status, 403, 'an action not listed');
     assert.equal((await call(sim, 'DELETE', `/api/v0/instances/${a.id}/`, {}, key)).status, 200, 'the allowed action on the allowed id');
-    const range = (await scoped({ api: { instance_write: { 'api.instance.reboot': { constraints: { id: { gte: b.id, lte: b.id + 10 } } }, 'api.instance.stop': {} } } })).key;
-    assert.equal((await call(sim, 'PUT', `/api/v0/instances/${b.id}/`, { state: 'stopped' }, range)).status, 200, 'an unconstrained action');
+    const range = (
+      await scoped({
+        api: { instance_write: { 'api.instance.reboot': { constraints: { id: { gte: b.id, lte: b.id + 10 } } }, 'api.instance.stop': {} } },
+      })
+    ).key;
+    assert.equal(
+      (await call(sim, 'PUT', `/api/v0/instances/${b.id}/`, { state: 'stopped' }, range)).status,
+      200,
+      'an unconstrained action',
+    );
     assert.equal((await call(sim, 'PUT', `/api/v0/instances/${b.id}/`, { label: 'x' }, range)).status, 403);
   });
 
@@ -114,7 +134,12 @@ describe('marketplace: keys, permissions and routing', () => {
     assert.equal((await call(sim, 'PUT', `/api/v0/instances/${a.id}/`, { state: 'stopped' }, k)).status, 200);
     assert.equal((await call(sim, 'PUT', `/api/v0/instances/${a.id}/`, { label: 'no' }, k)).status, 403);
     assert.equal((await call(sim, 'PUT', `/api/v0/instances/reboot/${a.id}/`, {}, k)).status, 403);
-    for (const [method, path] of [['GET', '/api/v0/users/current/'], ['GET', '/api/v1/instances/'], ['POST', '/api/v0/bundles/'], ['DELETE', `/api/v0/instances/${b.id}/`]]) {
+    for (const [method, path] of [
+      ['GET', '/api/v0/users/current/'],
+      ['GET', '/api/v1/instances/'],
+      ['POST', '/api/v0/bundles/'],
+      ['DELETE', `/api/v0/instances/${b.id}/`],
+    ]) {
       assert.equal((await call(sim, method!, path!, method === 'GET' ? undefined : {}, k)).status, 403, `${method} ${path}`);
     }
     assert.equal((await call(sim, 'DELETE', `/api/v0/instances/${a.id}/`, {}, k)).status, 200);
@@ -123,7 +148,14 @@ describe('marketplace: keys, permissions and routing', () => {
   });
 
   it('accepts every path with and without the trailing slash', async () => {
-    for (const path of ['/api/v0/users/current', '/api/v0/users/current/', '/api/v0/ssh', '/api/v0/team/members', '/api/v1/instances', '/api/v0/template']) {
+    for (const path of [
+      '/api/v0/users/current',
+      '/api/v0/users/current/',
+      '/api/v0/ssh',
+      '/api/v0/team/members',
+      '/api/v1/instances',
+      '/api/v0/template',
+    ]) {
       assert.equal((await call(sim, 'GET', path)).status, 200, path);
     }
     assert.equal((await call(sim, 'POST', '/api/v0/bundles', { limit: 1 })).status, 200);
@@ -138,7 +170,11 @@ describe('marketplace: keys, permissions and routing', () => {
     assert.match(unknown.headers.get('content-type') ?? '', /^text\/html/, 'an unknown route answers as the service does: routing.test.ts');
     const wrong = await call(sim, 'PATCH', '/api/v0/users/current/');
     assert.equal(wrong.status, 405);
-    const res = await fetch(`${sim.url}/api/v0/bundles/`, { method: 'POST', headers: { authorization: `Bearer ${KEY}` }, body: '{"limit": ' });
+    const res = await fetch(`${sim.url}/api/v0/bundles/`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}` },
+      body: '{"limit": ',
+    });
     assert.equal(res.status, 400);
     assert.equal(((await res.json()) as { error: string }).error, 'invalid_request');
   });

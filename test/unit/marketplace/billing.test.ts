@@ -71,7 +71,11 @@ describe('marketplace: credit and billing', () => {
     assert.equal(res.success, true);
     assert.equal(res.count, 2);
     const rows = res.results as Array<{ amount: number; type: string; start: number; metadata: { service: string } }>;
-    assert.deepEqual(rows.map((r) => r.amount), [-25, -100], 'newest first; credit bought shows negative, as the service does');
+    assert.deepEqual(
+      rows.map((r) => r.amount),
+      [-25, -100],
+      'newest first; credit bought shows negative, as the service does',
+    );
     assert.ok(rows.every((r) => r.type === 'credit' && r.metadata.service === 'stripe_payments'));
     assert.equal(await credit(), 125);
     const bad = obj(await call(sim, 'GET', '/api/v1/invoices/'));

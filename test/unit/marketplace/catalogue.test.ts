@@ -7,7 +7,10 @@ describe('marketplace: catalogue', () => {
   it('is the same for the same seed and different for another', () => {
     assert.deepEqual(generateOffers(300, 1), generateOffers(300, 1));
     const other = generateOffers(300, 2);
-    assert.notDeepEqual(other.map((o) => o.id), generateOffers(300, 1).map((o) => o.id));
+    assert.notDeepEqual(
+      other.map((o) => o.id),
+      generateOffers(300, 1).map((o) => o.id),
+    );
     assert.deepEqual(generateOffers(50, 7), generateOffers(300, 7).slice(0, 50), 'a prefix does not depend on the count');
   });
 
@@ -36,7 +39,10 @@ describe('marketplace: catalogue', () => {
     const r3090 = offers.find((o) => o.gpu_name === 'RTX 3090')!;
     assert.ok(h100.dph_base / h100.num_gpus > 3 * (r3090.dph_base / r3090.num_gpus), 'an H100 costs far more than a 3090');
     assert.ok(offers.some((o) => o.direct_port_count === 0) && offers.some((o) => o.direct_port_count > 0));
-    assert.ok(offers.some((o) => o.rented && !o.rentable), 'some machines are already taken');
+    assert.ok(
+      offers.some((o) => o.rented && !o.rentable),
+      'some machines are already taken',
+    );
   });
 
   it('makes 10,000 offers quickly (for the benchmark)', () => {
@@ -63,7 +69,10 @@ describe('marketplace: catalogue', () => {
 
     it('dates offers on the simulator clock', async () => {
       clock.advance(86_400);
-      const [served] = obj(await call(sim, 'POST', '/api/v0/bundles/', { order: [['id', 'asc']], limit: 1 })).offers as Array<{ start_date: number; duration: number }>;
+      const [served] = obj(await call(sim, 'POST', '/api/v0/bundles/', { order: [['id', 'asc']], limit: 1 })).offers as Array<{
+        start_date: number;
+        duration: number;
+      }>;
       const [local] = generateOffers(1, 5);
       assert.ok(Math.abs(served!.start_date - (local!.start_date + 86_400)) < 0.01);
       assert.ok(Math.abs(served!.duration - local!.duration) < 0.01, 'an offer stays available as long, whatever the date');

@@ -20,7 +20,9 @@ function launch(args: string[]): Promise<Running> {
   const child = spawn(TSX, [CLI, ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.on('exit', (code, signal) => done({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
+    child.on('exit', (code, signal) => done({ code, signal })),
+  );
   return new Promise((resolvePromise, reject) => {
     const timer = setTimeout(() => reject(new Error(`no listening line within 15 s; stderr: ${err}`)), 15_000);
     child.stderr.on('data', (chunk: Buffer) => {
@@ -51,13 +53,31 @@ describe('marketplace: command line', function () {
 
   it('prints one listening line, serves, injects flag faults, and exits 0 on SIGINT with state saved', async () => {
     const state = join(dir, 'state.json');
-    const run = await launch(['--port', '0', '--api-key', 'cli-key-0123456789', '--boot-seconds', '0.2', '--state', state, '--credit', '12', '--fault', '503:1']);
+    const run = await launch([
+      '--port',
+      '0',
+      '--api-key',
+      'cli-key-0123456789',
+      '--boot-seconds',
+      '0.2',
+      '--state',
+      state,
+      '--credit',
+      '12',
+      '--fault',
+      '503:1',
+    ]);
     const sim = { url: run.url };
     assert.equal((await call(sim, 'GET', '/api/v0/users/current/', undefined, 'cli-key-0123456789')).status, 503, 'the --fault flag');
     const user = obj(await call(sim, 'GET', '/api/v0/users/current/', undefined, 'cli-key-0123456789'));
     assert.equal(user.credit, 12);
-    const offers = obj(await call(sim, 'POST', '/api/v0/bundles/', { rentable: { eq: true }, limit: 1 }, 'cli-key-0123456789')).offers as Array<{ id: number }>;
-    assert.equal((await call(sim, 'PUT', `/api/v0/asks/${offers[0]!.id}/`, { image: 'ubuntu', disk: 10, label: 'from-cli' }, 'cli-key-0123456789')).status, 200);
+    const offers = obj(await call(sim, 'POST', '/api/v0/bundles/', { rentable: { eq: true }, limit: 1 }, 'cli-key-0123456789'))
+      .offers as Array<{ id: number }>;
+    assert.equal(
+      (await call(sim, 'PUT', `/api/v0/asks/${offers[0]!.id}/`, { image: 'ubuntu', disk: 10, label: 'from-cli' }, 'cli-key-0123456789'))
+        .status,
+      200,
+    );
     run.child.kill('SIGINT');
     const { code } = await run.exited;
     assert.equal(code, 0);
@@ -66,8 +86,13 @@ describe('marketplace: command line', function () {
     await assert.rejects(fetch(`${run.url}/api/v0/users/current/`), 'nothing listens any more');
 
     const again = await launch(['--port', '0', '--api-key', 'cli-key-0123456789', '--state', state, '--latency', '1']);
-    const list = obj(await call({ url: again.url }, 'GET', '/api/v1/instances/', undefined, 'cli-key-0123456789')).instances as Array<{ label: string }>;
-    assert.deepEqual(list.map((i) => i.label), ['from-cli']);
+    const list = obj(await call({ url: again.url }, 'GET', '/api/v1/instances/', undefined, 'cli-key-0123456789')).instances as Array<{
+      label: string;
+    }>;
+    assert.deepEqual(
+      list.map((i) => i.label),
+      ['from-cli'],
+    );
     again.child.kill('SIGTERM');
     assert.equal((await again.exited).code, 0);
   });

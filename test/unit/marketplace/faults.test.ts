@@ -92,10 +92,18 @@ describe('marketplace: faults', () => {
   it("phase 'after': the handler runs, then the answer is lost", async () => {
     const offers = obj(await call(sim, 'POST', '/api/v0/bundles/', { rentable: { eq: true }, limit: 1 })).offers as Array<{ id: number }>;
     sim.control.addFault({ kind: 'reset', method: 'PUT', path: '/asks/', phase: 'after' });
-    const res = await rawRequest(sim.url, 'PUT', `/api/v0/asks/${offers[0]!.id}/`, undefined, { image: 'ubuntu', disk: 10, label: 'orphan' });
+    const res = await rawRequest(sim.url, 'PUT', `/api/v0/asks/${offers[0]!.id}/`, undefined, {
+      image: 'ubuntu',
+      disk: 10,
+      label: 'orphan',
+    });
     assert.ok(res.error && res.status === undefined);
     const list = obj(await call(sim, 'GET', '/api/v1/instances/')).instances as Array<{ label: string }>;
-    assert.deepEqual(list.map((i) => i.label), ['orphan'], 'the instance exists although the answer was lost');
+    assert.deepEqual(
+      list.map((i) => i.label),
+      ['orphan'],
+      'the instance exists although the answer was lost',
+    );
     sim.control.addFault({ kind: '502', method: 'DELETE', phase: 'after' });
     const id = (list[0] as unknown as { id: number }).id;
     assert.equal((await call(sim, 'DELETE', `/api/v0/instances/${id}/`, {})).status, 502);
@@ -142,7 +150,7 @@ describe('marketplace: faults', () => {
     assert.equal(obj(await post('/__control/faults', { kind: '504', count: 1 })).success, true);
     assert.equal((await user()).status, 504);
     await post('/__control/faults', [{ kind: 'malformed' }, { kind: 'latency', ms: 1 }]);
-    assert.equal(((obj(await call(sim, 'GET', '/__control/faults', undefined, null)).faults) as unknown[]).length, 2);
+    assert.equal((obj(await call(sim, 'GET', '/__control/faults', undefined, null)).faults as unknown[]).length, 2);
     assert.equal(obj(await call(sim, 'DELETE', '/__control/faults', undefined, null)).success, true);
     assert.equal((await user()).status, 200);
     assert.equal((await post('/__control/faults', { kind: 'bogus' })).status, 400);

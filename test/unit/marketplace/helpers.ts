@@ -44,7 +44,8 @@ export async function call(sim: { url: string }, method: string, path: string, b
 
 /** The body as an object (throws when it is not one). */
 export function obj(answer: Answer): Record<string, unknown> {
-  if (answer.json === null || typeof answer.json !== 'object' || Array.isArray(answer.json)) throw new Error(`not an object: ${answer.status} ${answer.text.slice(0, 300)}`);
+  if (answer.json === null || typeof answer.json !== 'object' || Array.isArray(answer.json))
+    throw new Error(`not an object: ${answer.status} ${answer.text.slice(0, 300)}`);
   return answer.json as Record<string, unknown>;
 }
 
@@ -53,24 +54,52 @@ export function q(value: unknown): string {
 }
 
 /** A raw request that reports what happened on the socket: a response, or the error that ended it. */
-export function rawRequest(url: string, method: string, path: string, key = KEY, body?: unknown): Promise<{ status?: number; text?: string; error?: NodeJS.ErrnoException }> {
+export function rawRequest(
+  url: string,
+  method: string,
+  path: string,
+  key = KEY,
+  body?: unknown,
+): Promise<{ status?: number; text?: string; error?: NodeJS.ErrnoException }> {
   return new Promise((resolve) => {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    const req = httpRequest(url + path, { method, headers: { authorization: `Bearer ${key}`, ...(payload ? { 'content-type': 'application/json', 'content-length': String(payload.length) } : {}) }, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', (error) => resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString('utf8'), error }));
-      res.on('aborted', () => resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString('utf8'), error: Object.assign(new Error('aborted'), { code: 'ECONNRESET' }) }));
-    });
+    const req = httpRequest(
+      url + path,
+      {
+        method,
+        headers: {
+          authorization: `Bearer ${key}`,
+          ...(payload ? { 'content-type': 'application/json', 'content-length': String(payload.length) } : {}),
+        },
+        agent: false,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', (error) => resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString('utf8'), error }));
+        res.on('aborted', () =>
+          resolve({
+            status: res.statusCode,
+            text: Buffer.concat(chunks).toString('utf8'),
+            error: Object.assign(new Error('aborted'), { code: 'ECONNRESET' }),
+          }),
+        );
+      },
+    );
     req.on('error', (error) => resolve({ error }));
     req.end(payload);
   });
 }
 
 /** Rents the cheapest rentable offer; returns the instance id and its instance API key. */
-export async function rentOne(sim: { url: string }, body: Record<string, unknown> = {}, key = KEY): Promise<{ id: number; instanceKey: string; offerId: number }> {
-  const offers = obj(await call(sim, 'POST', '/api/v0/bundles/', { rentable: { eq: true }, order: [['dph_total', 'asc']], limit: 1 }, key)).offers as Array<{ id: number }>;
+export async function rentOne(
+  sim: { url: string },
+  body: Record<string, unknown> = {},
+  key = KEY,
+): Promise<{ id: number; instanceKey: string; offerId: number }> {
+  const offers = obj(await call(sim, 'POST', '/api/v0/bundles/', { rentable: { eq: true }, order: [['dph_total', 'asc']], limit: 1 }, key))
+    .offers as Array<{ id: number }>;
   const offerId = offers[0]!.id;
   const res = await call(sim, 'PUT', `/api/v0/asks/${offerId}/`, { client_id: 'me', image: 'ubuntu:22.04', disk: 10, ...body }, key);
   const created = obj(res);

@@ -38,8 +38,18 @@ describe('marketplace: instances', () => {
   });
 
   it('carries the request and the offer into the record', async () => {
-    const offer = (obj(await call(sim, 'POST', '/api/v0/bundles/', { rentable: { eq: true }, order: [['dph_total', 'asc']], limit: 1 })).offers as Array<Record<string, number | string>>)[0]!;
-    const { id } = await rentOne(sim, { disk: 40, label: 'train', env: { HF_HOME: '/workspace/hf', '-p 8000:8000': '1' }, onstart: 'echo hi', args: ['--x'] });
+    const offer = (
+      obj(await call(sim, 'POST', '/api/v0/bundles/', { rentable: { eq: true }, order: [['dph_total', 'asc']], limit: 1 })).offers as Array<
+        Record<string, number | string>
+      >
+    )[0]!;
+    const { id } = await rentOne(sim, {
+      disk: 40,
+      label: 'train',
+      env: { HF_HOME: '/workspace/hf', '-p 8000:8000': '1' },
+      onstart: 'echo hi',
+      args: ['--x'],
+    });
     const r = (await show(sim, id))!;
     assert.equal(r.bundle_id, offer.id);
     assert.equal(r.machine_id, offer.machine_id);
@@ -50,7 +60,10 @@ describe('marketplace: instances', () => {
     assert.equal(r.image_uuid, 'ubuntu:22.04');
     assert.equal(r.onstart, 'echo hi');
     assert.deepEqual(r.image_args, ['--x']);
-    assert.deepEqual(r.extra_env, [['HF_HOME', '/workspace/hf'], ['-p 8000:8000', '1']]);
+    assert.deepEqual(r.extra_env, [
+      ['HF_HOME', '/workspace/hf'],
+      ['-p 8000:8000', '1'],
+    ]);
     const disk = ((offer.storage_cost as number) * 40) / 720;
     assert.ok(Math.abs((r.storage_total_cost as number) - disk) < 1e-5);
     assert.ok(Math.abs((r.dph_total as number) - ((offer.dph_base as number) + disk)) < 1e-5);
@@ -98,7 +111,12 @@ describe('marketplace: instances', () => {
     assert.deepEqual([held!.rentable, held!.rented], [false, true]);
     const second = await call(sim, 'PUT', `/api/v0/asks/${offerId}/`, { image: 'ubuntu', disk: 10 });
     assert.equal(second.status, 404);
-    assert.deepEqual(obj(second), { success: false, error: 'invalid_args', msg: `no_such_ask Instance type by id ${offerId} is not available.`, ask_id: offerId });
+    assert.deepEqual(obj(second), {
+      success: false,
+      error: 'invalid_args',
+      msg: `no_such_ask Instance type by id ${offerId} is not available.`,
+      ask_id: offerId,
+    });
     await call(sim, 'DELETE', `/api/v0/instances/${id}/`, {});
     const [free] = obj(await call(sim, 'POST', '/api/v0/bundles/', { id: { eq: offerId } })).offers as Array<Record<string, unknown>>;
     assert.deepEqual([free!.rentable, free!.rented], [true, false]);
@@ -106,7 +124,9 @@ describe('marketplace: instances', () => {
   });
 
   it('validates a rent: image or template, onstart size, label size, disk, unknown offer or template', async () => {
-    const offerId = (obj(await call(sim, 'POST', '/api/v0/bundles/', { rentable: { eq: true }, limit: 1 })).offers as Array<{ id: number }>)[0]!.id;
+    const offerId = (
+      obj(await call(sim, 'POST', '/api/v0/bundles/', { rentable: { eq: true }, limit: 1 })).offers as Array<{ id: number }>
+    )[0]!.id;
     const rent = (body: unknown) => call(sim, 'PUT', `/api/v0/asks/${offerId}/`, body);
     const noImage = await rent({ disk: 10 });
     assert.equal(noImage.status, 400);
@@ -120,7 +140,8 @@ describe('marketplace: instances', () => {
   });
 
   it('fills a rent from a template; body fields win and env merges', async () => {
-    const templates = obj(await call(sim, 'GET', `/api/v0/template/?select_filters=${q({ name: { eq: 'PyTorch (CUDA)' } })}`)).templates as Array<Record<string, unknown>>;
+    const templates = obj(await call(sim, 'GET', `/api/v0/template/?select_filters=${q({ name: { eq: 'PyTorch (CUDA)' } })}`))
+      .templates as Array<Record<string, unknown>>;
     const t = templates[0]!;
     const { id } = await rentOne(sim, { image: undefined, template_hash_id: t.hash_id, disk: 20, env: { EXTRA: '1' } });
     const r = (await show(sim, id))!;
@@ -128,7 +149,11 @@ describe('marketplace: instances', () => {
     assert.equal(r.template_hash_id, t.hash_id);
     assert.equal(r.template_name, 'PyTorch (CUDA)');
     assert.match(String(r.image_runtype), /ssh/);
-    assert.deepEqual(r.extra_env, [['JUPYTER_DIR', '/'], ['-p 8888:8888', '1'], ['EXTRA', '1']]);
+    assert.deepEqual(r.extra_env, [
+      ['JUPYTER_DIR', '/'],
+      ['-p 8888:8888', '1'],
+      ['EXTRA', '1'],
+    ]);
     const { id: other } = await rentOne(sim, { template_hash_id: t.hash_id, image: 'custom/image:1', disk: 20 });
     assert.equal((await show(sim, other))!.image_uuid, 'custom/image:1');
   });
@@ -145,7 +170,7 @@ describe('marketplace: instances', () => {
     assert.equal((await call(sim, 'PUT', `/api/v0/instances/reboot/${id}/`, {})).status, 400, 'cannot reboot before it runs');
   });
 
-  it('shows someone else\'s instance as null, like a missing one', async () => {
+  it("shows someone else's instance as null, like a missing one", async () => {
     const { id } = await rentOne(sim);
     const other = sim.control.addAccount({ credit: 10 });
     assert.deepEqual(obj(await call(sim, 'GET', `/api/v0/instances/${id}/`, undefined, other.key)), { instances: null });
@@ -154,7 +179,8 @@ describe('marketplace: instances', () => {
   });
 
   it('lists v1 in keyset pages of at most 25, with filters, order and label counts', async () => {
-    const offers = obj(await call(sim, 'POST', '/api/v0/bundles/', { rentable: { eq: true }, order: [['id', 'asc']], limit: 30 })).offers as Array<{ id: number }>;
+    const offers = obj(await call(sim, 'POST', '/api/v0/bundles/', { rentable: { eq: true }, order: [['id', 'asc']], limit: 30 }))
+      .offers as Array<{ id: number }>;
     const ids: number[] = [];
     for (const [i, o] of offers.entries()) {
       const created = obj(await call(sim, 'PUT', `/api/v0/asks/${o.id}/`, { image: 'ubuntu', disk: 10, label: i % 3 === 0 ? 'a' : null }));
@@ -167,14 +193,27 @@ describe('marketplace: instances', () => {
     assert.deepEqual(first.label_counts, { a: 10, '': 20 });
     const page1 = (first.instances as Array<{ id: number }>).map((i) => i.id);
     assert.deepEqual(page1, [...ids].sort((a, b) => b - a).slice(0, 25));
-    const second = obj(await call(sim, 'GET', `/api/v1/instances/?limit=25&order_by=${q([{ col: 'id', dir: 'desc' }])}&after_token=${encodeURIComponent(String(first.next_token))}`));
-    assert.deepEqual((second.instances as Array<{ id: number }>).map((i) => i.id), [...ids].sort((a, b) => b - a).slice(25));
+    const second = obj(
+      await call(
+        sim,
+        'GET',
+        `/api/v1/instances/?limit=25&order_by=${q([{ col: 'id', dir: 'desc' }])}&after_token=${encodeURIComponent(String(first.next_token))}`,
+      ),
+    );
+    assert.deepEqual(
+      (second.instances as Array<{ id: number }>).map((i) => i.id),
+      [...ids].sort((a, b) => b - a).slice(25),
+    );
     assert.equal(second.next_token, null);
     const small = obj(await call(sim, 'GET', `/api/v1/instances/?limit=0`));
     assert.equal(small.instances_found, 5, 'limit <= 0 means 5');
     const labelled = obj(await call(sim, 'GET', `/api/v1/instances/?select_filters=${q({ label: { eq: 'a' } })}`));
     assert.equal(labelled.total_instances, 10);
-    assert.equal((await call(sim, 'GET', `/api/v1/instances/?select_filters=${q({ dph_total: { lt: 1 } })}`)).status, 400, 'computed columns are not filterable');
+    assert.equal(
+      (await call(sim, 'GET', `/api/v1/instances/?select_filters=${q({ dph_total: { lt: 1 } })}`)).status,
+      400,
+      'computed columns are not filterable',
+    );
     assert.equal((await call(sim, 'GET', '/api/v1/instances/?after_token=garbage')).status, 400);
     const v0 = obj(await call(sim, 'GET', '/api/v0/instances/?owner=me'));
     assert.equal(v0.instances_found, 30);
@@ -220,10 +259,20 @@ describe('marketplace: instances', () => {
     await call(sim, 'POST', '/api/v0/ssh/', { ssh_key: key2 });
     const listed = obj(await call(sim, 'GET', `/api/v0/instances/${id}/ssh/`));
     assert.equal(typeof listed.ssh_keys, 'string', 'the list comes as a JSON string');
-    assert.deepEqual((JSON.parse(String(listed.ssh_keys)) as Array<{ public_key: string }>).map((k) => k.public_key), [key1]);
+    assert.deepEqual(
+      (JSON.parse(String(listed.ssh_keys)) as Array<{ public_key: string }>).map((k) => k.public_key),
+      [key1],
+    );
     assert.equal(obj(await call(sim, 'POST', `/api/v0/instances/${id}/ssh/`, { ssh_key: key2 })).success, true);
-    const both = JSON.parse(String(obj(await call(sim, 'GET', `/api/v0/instances/${id}/ssh/`)).ssh_keys)) as Array<{ id: number; name: string; public_key: string }>;
-    assert.deepEqual(both.map((k) => k.name), ['one@test', 'two@test']);
+    const both = JSON.parse(String(obj(await call(sim, 'GET', `/api/v0/instances/${id}/ssh/`)).ssh_keys)) as Array<{
+      id: number;
+      name: string;
+      public_key: string;
+    }>;
+    assert.deepEqual(
+      both.map((k) => k.name),
+      ['one@test', 'two@test'],
+    );
     assert.equal(obj(await call(sim, 'DELETE', `/api/v0/instances/${id}/ssh/${both[0]!.id}/`)).success, true);
     assert.equal((await call(sim, 'DELETE', `/api/v0/instances/${id}/ssh/${both[0]!.id}/`)).status, 404);
     assert.equal((await call(sim, 'POST', `/api/v0/instances/${id}/ssh/`, { ssh_key: 'not a key' })).status, 400);

@@ -38,7 +38,11 @@ describe('marketplace: start-up scripts run as local processes', function () {
 
   const api = () => clientFor(sim.url, DEMO_KEY).client;
   async function rent(onstart: string, env?: Record<string, string>): Promise<number> {
-    const [offer] = await api().offers.search({ query: { filters: { rentable: { eq: true } }, order: [], type: 'on-demand' }, limit: 1, offset: Math.floor(Math.random() * 50) } as never);
+    const [offer] = await api().offers.search({
+      query: { filters: { rentable: { eq: true } }, order: [], type: 'on-demand' },
+      limit: 1,
+      offset: Math.floor(Math.random() * 50),
+    } as never);
     const { instanceId } = await api().instances.create(offer!.id, { image: 'ubuntu:22.04', disk: 8, onstart, env });
     await eventually(async () => (await api().instances.show(instanceId)).actual_status === 'running', 10_000, 'running');
     return instanceId;
@@ -46,11 +50,18 @@ describe('marketplace: start-up scripts run as local processes', function () {
 
   it('runs with the container variables, the user env and the extra PATH first; its output reaches the log', async () => {
     const file = join(out, 'env.txt');
-    const id = await rent(`echo "id=$CONTAINER_ID label=$VAST_CONTAINERLABEL key=\${#CONTAINER_API_KEY} mine=$MY_VAR gpu=$(nvidia-smi) home=$HOME" > ${file}; echo hello from onstart`, { MY_VAR: 'seven' });
+    const id = await rent(
+      `echo "id=$CONTAINER_ID label=$VAST_CONTAINERLABEL key=\${#CONTAINER_API_KEY} mine=$MY_VAR gpu=$(nvidia-smi) home=$HOME" > ${file}; echo hello from onstart`,
+      { MY_VAR: 'seven' },
+    );
     const text = await eventually(async () => read(file).trim() || undefined, 10_000, 'the env file');
     assert.match(text, new RegExp(`^id=${id} label=C\\.${id} key=\\d+ mine=seven gpu=87 home=/\\S+$`));
     assert.doesNotMatch(text, /key=0 /, 'the instance key is there');
-    await eventually(async () => (await api().instances.logs(id, {})).includes('onstart stdout: hello from onstart') || undefined, 5_000, 'the output in the log');
+    await eventually(
+      async () => (await api().instances.logs(id, {})).includes('onstart stdout: hello from onstart') || undefined,
+      5_000,
+      'the output in the log',
+    );
     await api().instances.destroy(id);
   });
 
@@ -63,14 +74,18 @@ describe('marketplace: start-up scripts run as local processes', function () {
     await eventually(async () => !alive(first) || undefined, 5_000, 'the child to die');
     await api().instances.start(id);
     // The simulator moves instances along when they are looked at, as the extension's poller does.
-    await eventually(async () => (await api().instances.show(id), read(pids).trim().split('\n').length === 2 || undefined), 10_000, 'a second run');
+    await eventually(
+      async () => (await api().instances.show(id), read(pids).trim().split('\n').length === 2 || undefined),
+      10_000,
+      'a second run',
+    );
     const second = Number(read(pids).trim().split('\n')[1]);
     assert.ok(alive(second));
     await api().instances.destroy(id);
     await eventually(async () => !alive(second) || undefined, 5_000, 'destroy kills it');
   });
 
-  it("lets a script stop its own instance with CONTAINER_API_KEY, and that key reaches nothing else", async () => {
+  it('lets a script stop its own instance with CONTAINER_API_KEY, and that key reaches nothing else', async () => {
     const keyFile = join(out, 'key.txt');
     const other = await rent('true');
     const id = await rent(
@@ -83,7 +98,10 @@ describe('marketplace: start-up scripts run as local processes', function () {
     assert.equal((await own.instances.show(id)).id, id);
     await assert.rejects(own.instances.stop(other), (e: { kind?: string }) => e.kind === 'forbidden');
     await api().instances.destroy(id);
-    await assert.rejects(own.instances.show(id), (e: { kind?: string }) => e.kind === 'auth' || e.kind === 'forbidden' || e.kind === 'not_found');
+    await assert.rejects(
+      own.instances.show(id),
+      (e: { kind?: string }) => e.kind === 'auth' || e.kind === 'forbidden' || e.kind === 'not_found',
+    );
     await api().instances.destroy(other);
   });
 });

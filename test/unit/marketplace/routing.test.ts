@@ -33,7 +33,10 @@ describe('marketplace: GPU names and unknown routes', () => {
       assert.deepEqual(names, expected);
       assert.ok(names.length > 3, `a catalogue of 120 offers has several models, got ${names.join(', ')}`);
       assert.equal(new Set(names).size, names.length);
-      assert.ok(names.every((n) => / /.test(n) || !/_/.test(n)), 'names are as offers spell them, with spaces');
+      assert.ok(
+        names.every((n) => / /.test(n) || !/_/.test(n)),
+        'names are as offers spell them, with spaces',
+      );
     });
 
     it('names every GPU an offer search returns', async () => {
@@ -67,7 +70,7 @@ describe('marketplace: GPU names and unknown routes', () => {
       assert.equal(body.code, '404 Not Found');
       assert.equal(body.title, 'Not Found');
       assert.match(String(body.message), /^The resource could not be found\.\s+\/api\/v0\/no_such_route\/7\/\s*$/);
-      assert.ok(!('success' in body) && !('error' in body), 'not the service\'s usual error shape');
+      assert.ok(!('success' in body) && !('error' in body), "not the service's usual error shape");
     });
 
     it('answers plain text when the request names no acceptable type, and never asks for a key', async () => {
@@ -89,7 +92,7 @@ describe('marketplace: GPU names and unknown routes', () => {
       assert.ok(res.text.includes('&lt;script&gt;x&lt;/script&gt;'), res.text);
     });
 
-    it('picks the form the way the service\'s framework does', () => {
+    it("picks the form the way the service's framework does", () => {
       assert.equal(notFoundForm('*/*'), 'text/html');
       assert.equal(notFoundForm('application/json'), 'application/json');
       assert.equal(notFoundForm('application/json, text/plain, */*'), 'text/html', 'a tie goes to the first offer, HTML');
@@ -102,12 +105,26 @@ describe('marketplace: GPU names and unknown routes', () => {
       assert.equal(notFoundForm(undefined), 'text/plain');
     });
 
-    it('reaches the extension\'s own client as a not_found error, not a crash', async () => {
+    it("reaches the extension's own client as a not_found error, not a crash", async () => {
       const dispatcher = new Agent({ keepAliveTimeout: 1_000 });
-      const transport = new Transport({ dispatcher, baseUrl: sim.url, getApiKey: () => KEY, logger: new MemoryLogger(), timeoutMs: 5_000, maxAttempts: 1 });
+      const transport = new Transport({
+        dispatcher,
+        baseUrl: sim.url,
+        getApiKey: () => KEY,
+        logger: new MemoryLogger(),
+        timeoutMs: 5_000,
+        maxAttempts: 1,
+      });
       let error: unknown;
       try {
-        await transport.send({ action: 'read something new', method: 'GET', path: '/api/v0/not_served_here/', schema: z.object({ success: z.boolean() }), permission: 'user_read', retry: 'read' });
+        await transport.send({
+          action: 'read something new',
+          method: 'GET',
+          path: '/api/v0/not_served_here/',
+          schema: z.object({ success: z.boolean() }),
+          permission: 'user_read',
+          retry: 'read',
+        });
         assert.fail('an unknown route must fail');
       } catch (e) {
         error = e;

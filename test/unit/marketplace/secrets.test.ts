@@ -49,7 +49,7 @@ describe('marketplace: environment variables (/api/v0/secrets/)', () => {
     assert.equal((await call(sim, 'GET', '/api/v0/secrets', undefined)).status, 200, 'without the trailing slash too');
   });
 
-  it('keeps each account\'s variables to itself', async () => {
+  it("keeps each account's variables to itself", async () => {
     const other = sim.control.addAccount({ email: 'other@example.test' });
     await call(sim, 'POST', PATH, { key: 'MINE', value: 'one' });
     await call(sim, 'POST', PATH, { key: 'MINE', value: 'two' }, other.key);
@@ -108,7 +108,11 @@ describe('marketplace: environment variables (/api/v0/secrets/)', () => {
     await call(sim, 'POST', PATH, { key: 'SEEN', value: 'v' });
     const reader = await scoped({ user_read: {} });
     assert.deepEqual(await list(reader), { SEEN: 'v' });
-    for (const [method, body] of [['POST', { key: 'X', value: 'v' }], ['PUT', { key: 'SEEN', value: 'w' }], ['DELETE', { key: 'SEEN' }]] as const) {
+    for (const [method, body] of [
+      ['POST', { key: 'X', value: 'v' }],
+      ['PUT', { key: 'SEEN', value: 'w' }],
+      ['DELETE', { key: 'SEEN' }],
+    ] as const) {
       const res = await call(sim, method, PATH, body, reader);
       assert.equal(res.status, 403, `${method} with user_read only: ${res.text}`);
       assert.match(String(obj(res).msg), /user_write/);

@@ -27,7 +27,7 @@ describe('marketplace: serverless workers and logs', () => {
   beforeEach(async () => {
     clock = new FakeClock();
     sim = await start({ now: clock.now });
-    templateHash = ((obj(await call(sim, 'GET', '/api/v0/template/')).templates as Array<{ hash_id: string }>)[0]!).hash_id;
+    templateHash = (obj(await call(sim, 'GET', '/api/v0/template/')).templates as Array<{ hash_id: string }>)[0]!.hash_id;
   });
   afterEach(() => sim.stop());
 
@@ -38,7 +38,13 @@ describe('marketplace: serverless workers and logs', () => {
   }
 
   async function group(endpointId: number, fields: Record<string, unknown>, key = KEY): Promise<number> {
-    const res = await call(sim, 'POST', '/api/v0/workergroups/', { endpoint_id: endpointId, template_hash: templateHash, test_workers: 0, ...fields }, key);
+    const res = await call(
+      sim,
+      'POST',
+      '/api/v0/workergroups/',
+      { endpoint_id: endpointId, template_hash: templateHash, test_workers: 0, ...fields },
+      key,
+    );
     return obj(res).id as number;
   }
 
@@ -68,10 +74,17 @@ describe('marketplace: serverless workers and logs', () => {
       assert.match(w.url, /^http:\/\/127\.0\.0\.1:\d+$/);
     }
     clock.advance(WORKER_LOAD_MS / 1000 - 1);
-    assert.deepEqual((await workers('/get_endpoint_workers/', { id })).map((w) => w.status), ['loading', 'loading'], 'a second before it is due');
+    assert.deepEqual(
+      (await workers('/get_endpoint_workers/', { id })).map((w) => w.status),
+      ['loading', 'loading'],
+      'a second before it is due',
+    );
     clock.advance(1);
     const ready = await workers('/get_endpoint_workers', { id });
-    assert.deepEqual(ready.map((w) => w.status), ['idle', 'idle']);
+    assert.deepEqual(
+      ready.map((w) => w.status),
+      ['idle', 'idle'],
+    );
     assert.ok(ready.every((w) => w.perf > 0));
 
     const lines = await logs('/get_workergroup_logs/', { id: g });
@@ -105,12 +118,20 @@ describe('marketplace: serverless workers and logs', () => {
     assert.equal((await call(sim, 'PUT', `/api/v0/workergroups/${g}/`, { cold_workers: 4 })).status, 200);
     const up = await workers('/get_workergroup_workers', { id: g });
     assert.equal(up.length, 4);
-    assert.deepEqual(up.map((w) => w.status), ['idle', 'loading', 'loading', 'loading'], 'the old worker stays, the new ones load');
+    assert.deepEqual(
+      up.map((w) => w.status),
+      ['idle', 'loading', 'loading', 'loading'],
+      'the old worker stays, the new ones load',
+    );
     assert.equal(up[0]!.id, first.id);
 
     await call(sim, 'PUT', `/api/v0/autojobs/${g}/`, { max_workers: 2 });
     const down = await workers('/get_workergroup_workers', { id: g });
-    assert.deepEqual(down.map((w) => w.id), [up[0]!.id, up[1]!.id], 'the two newest stopped');
+    assert.deepEqual(
+      down.map((w) => w.id),
+      [up[0]!.id, up[1]!.id],
+      'the two newest stopped',
+    );
 
     const lines = await logs('/get_workergroup_logs', { id: g });
     // The first worker became ready at creation + 5 s, before the update at + 60 s: its line comes first.
@@ -118,17 +139,20 @@ describe('marketplace: serverless workers and logs', () => {
     const updateLine = lines.findIndex((l) => l.includes('updated cold_workers=4'));
     assert.ok(readyLine >= 0 && readyLine < updateLine, lines.join('\n'));
     assert.ok(lines[updateLine]!.startsWith(stamp(scaledAt)));
-    assert.deepEqual(lines.slice(updateLine).map((l) => l.slice(22)), [
-      'updated cold_workers=4',
-      `worker ${up[1]!.id} loading`,
-      `worker ${up[2]!.id} loading`,
-      `worker ${up[3]!.id} loading`,
-      'scaled to 4 workers',
-      'updated max_workers=2',
-      `worker ${up[2]!.id} stopped (scaled down)`,
-      `worker ${up[3]!.id} stopped (scaled down)`,
-      'scaled to 2 workers',
-    ]);
+    assert.deepEqual(
+      lines.slice(updateLine).map((l) => l.slice(22)),
+      [
+        'updated cold_workers=4',
+        `worker ${up[1]!.id} loading`,
+        `worker ${up[2]!.id} loading`,
+        `worker ${up[3]!.id} loading`,
+        'scaled to 4 workers',
+        'updated max_workers=2',
+        `worker ${up[2]!.id} stopped (scaled down)`,
+        `worker ${up[3]!.id} stopped (scaled down)`,
+        'scaled to 2 workers',
+      ],
+    );
     const times = lines.map((l) => l.slice(0, 19));
     assert.deepEqual(times, [...times].sort(), 'never an earlier time after a later one');
   });
@@ -154,11 +178,21 @@ describe('marketplace: serverless workers and logs', () => {
     const deleted = obj(await call(sim, 'DELETE', `/api/v0/workergroups/${a}/`, {}));
     assert.equal((deleted.deleted_workers as number[]).length, 2);
     assert.equal((await workers('/get_endpoint_workers', { id })).length, 1);
-    assert.equal((await call(sim, 'POST', '/get_workergroup_logs/', { id: a })).json, `authenticate_workergroup_apikey: invalid api_key or workergroup ${a} not found`);
-    assert.match((await logs('/get_endpoint_logs', { endpoint: 'doomed' })).at(-1)!, new RegExp(`worker group ${a} deleted with 2 workers \\[worker group ${a}\\]$`));
+    assert.equal(
+      (await call(sim, 'POST', '/get_workergroup_logs/', { id: a })).json,
+      `authenticate_workergroup_apikey: invalid api_key or workergroup ${a} not found`,
+    );
+    assert.match(
+      (await logs('/get_endpoint_logs', { endpoint: 'doomed' })).at(-1)!,
+      new RegExp(`worker group ${a} deleted with 2 workers \\[worker group ${a}\\]$`),
+    );
 
     await call(sim, 'DELETE', `/api/v0/endptjobs/${id}/`, {});
-    for (const [path, body] of [['/get_workergroup_workers', { id: b }], ['/get_endpoint_workers', { id }], ['/get_endpoint_logs', { endpoint: 'doomed' }]] as const) {
+    for (const [path, body] of [
+      ['/get_workergroup_workers', { id: b }],
+      ['/get_endpoint_workers', { id }],
+      ['/get_endpoint_logs', { endpoint: 'doomed' }],
+    ] as const) {
       const res = await call(sim, 'POST', path, body);
       assert.equal(res.status, 200);
       assert.equal(typeof res.json, 'string', `${path}: ${res.text}`);
@@ -173,12 +207,36 @@ describe('marketplace: serverless workers and logs', () => {
     const refusals: Array<[string, unknown, string, string?]> = [
       ['/get_endpoint_workers', { id: 999_999 }, 'authenticate_endpoint_apikey: invalid api_key or endpoint 999999 not found'],
       ['/get_endpoint_workers', { id: theirs.id }, `authenticate_endpoint_apikey: invalid api_key or endpoint ${theirs.id} not found`],
-      ['/get_endpoint_logs', { endpoint: 'theirs', id: theirs.id }, 'authenticate_endpoint_apikey: invalid api_key or endpoint theirs not found'],
-      ['/get_endpoint_logs', { endpoint: 'nope', id }, 'authenticate_endpoint_apikey: invalid api_key or endpoint nope not found', 'the name wins over the id'],
-      ['/get_workergroup_workers', { id: g }, `authenticate_workergroup_apikey: invalid api_key or workergroup ${g} not found`, 'asked by the other account'],
+      [
+        '/get_endpoint_logs',
+        { endpoint: 'theirs', id: theirs.id },
+        'authenticate_endpoint_apikey: invalid api_key or endpoint theirs not found',
+      ],
+      [
+        '/get_endpoint_logs',
+        { endpoint: 'nope', id },
+        'authenticate_endpoint_apikey: invalid api_key or endpoint nope not found',
+        'the name wins over the id',
+      ],
+      [
+        '/get_workergroup_workers',
+        { id: g },
+        `authenticate_workergroup_apikey: invalid api_key or workergroup ${g} not found`,
+        'asked by the other account',
+      ],
       ['/get_workergroup_logs', {}, 'authenticate_workergroup_apikey: invalid api_key or workergroup not found'],
-      ['/get_endpoint_logs', { endpoint: 'mine', api_key: theirs.routingKey }, 'authenticate_endpoint_apikey: invalid api_key or endpoint mine not found', "another endpoint's key"],
-      ['/get_workergroup_logs', { id: g, api_key: other.key }, `authenticate_workergroup_apikey: invalid api_key or workergroup ${g} not found`, "another account's key"],
+      [
+        '/get_endpoint_logs',
+        { endpoint: 'mine', api_key: theirs.routingKey },
+        'authenticate_endpoint_apikey: invalid api_key or endpoint mine not found',
+        "another endpoint's key",
+      ],
+      [
+        '/get_workergroup_logs',
+        { id: g, api_key: other.key },
+        `authenticate_workergroup_apikey: invalid api_key or workergroup ${g} not found`,
+        "another account's key",
+      ],
     ];
     for (const [path, body, said, why] of refusals) {
       const res = await call(sim, 'POST', path, body, why === 'asked by the other account' ? other.key : KEY);
@@ -193,8 +251,10 @@ describe('marketplace: serverless workers and logs', () => {
 
   it('checks the Bearer key like the other serverless routes: 401 without or with a wrong one, 403 without misc', async () => {
     const { id } = await endpoint('guarded');
-    const scoped = obj(await call(sim, 'POST', '/api/v0/auth/apikeys/', { name: 'reader', permissions: { api: { instance_read: {} } } })).key as string;
-    const withMisc = obj(await call(sim, 'POST', '/api/v0/auth/apikeys/', { name: 'misc', permissions: { api: { misc: {} } } })).key as string;
+    const scoped = obj(await call(sim, 'POST', '/api/v0/auth/apikeys/', { name: 'reader', permissions: { api: { instance_read: {} } } }))
+      .key as string;
+    const withMisc = obj(await call(sim, 'POST', '/api/v0/auth/apikeys/', { name: 'misc', permissions: { api: { misc: {} } } }))
+      .key as string;
     for (const path of ['/get_endpoint_workers/', '/get_endpoint_logs/', '/get_workergroup_workers/', '/get_workergroup_logs/']) {
       assert.equal((await call(sim, 'POST', path, { id, endpoint: 'guarded' }, null)).status, 401, path);
       assert.equal((await call(sim, 'POST', path, { id, endpoint: 'guarded' }, 'wrong-key-0000000000')).status, 401, path);
@@ -212,17 +272,51 @@ describe('marketplace: serverless updates the way the official CLI sends them', 
   let templateHash: string;
   beforeEach(async () => {
     sim = await start();
-    templateHash = ((obj(await call(sim, 'GET', '/api/v0/template/')).templates as Array<{ hash_id: string }>)[0]!).hash_id;
+    templateHash = (obj(await call(sim, 'GET', '/api/v0/template/')).templates as Array<{ hash_id: string }>)[0]!.hash_id;
   });
   afterEach(() => sim.stop());
 
-  const ENDPOINT_NULLS = { endpoint_name: null, min_load: null, min_cold_load: null, target_util: null, cold_mult: null, cold_workers: null, max_workers: null, max_queue_time: null, target_queue_time: null, inactivity_timeout: null, endpoint_state: null, autoscaler_instance: null };
-  const GROUP_NULLS = { endpoint_name: null, endpoint_id: null, template_hash: null, template_id: null, search_params: null, launch_args: null, gpu_ram: null, test_workers: null, min_load: null, target_util: null, cold_mult: null, cold_workers: null, max_workers: null };
+  const ENDPOINT_NULLS = {
+    endpoint_name: null,
+    min_load: null,
+    min_cold_load: null,
+    target_util: null,
+    cold_mult: null,
+    cold_workers: null,
+    max_workers: null,
+    max_queue_time: null,
+    target_queue_time: null,
+    inactivity_timeout: null,
+    endpoint_state: null,
+    autoscaler_instance: null,
+  };
+  const GROUP_NULLS = {
+    endpoint_name: null,
+    endpoint_id: null,
+    template_hash: null,
+    template_id: null,
+    search_params: null,
+    launch_args: null,
+    gpu_ram: null,
+    test_workers: null,
+    min_load: null,
+    target_util: null,
+    cold_mult: null,
+    cold_workers: null,
+    max_workers: null,
+  };
 
   it('an endpoint update with every field not given sent as null changes only the given one', async () => {
-    const id = obj(await call(sim, 'POST', '/api/v0/endptjobs/', { client_id: 'me', endpoint_name: 'keep-me', max_workers: 9, target_util: 0.8 })).result as number;
+    const id = obj(
+      await call(sim, 'POST', '/api/v0/endptjobs/', { client_id: 'me', endpoint_name: 'keep-me', max_workers: 9, target_util: 0.8 }),
+    ).result as number;
     const before = (obj(await call(sim, 'GET', '/api/v0/endptjobs/')).results as Array<Record<string, unknown>>).find((e) => e.id === id)!;
-    const res = await call(sim, 'PUT', `/api/v0/endptjobs/${id}/`, { client_id: 'me', endptjob_id: id, ...ENDPOINT_NULLS, cold_workers: 2 });
+    const res = await call(sim, 'PUT', `/api/v0/endptjobs/${id}/`, {
+      client_id: 'me',
+      endptjob_id: id,
+      ...ENDPOINT_NULLS,
+      cold_workers: 2,
+    });
     assert.equal(res.status, 200, res.text);
     const after = (obj(await call(sim, 'GET', '/api/v0/endptjobs/')).results as Array<Record<string, unknown>>).find((e) => e.id === id)!;
     assert.equal(after.endpoint_name, 'keep-me');
@@ -235,10 +329,19 @@ describe('marketplace: serverless updates the way the official CLI sends them', 
 
   it('a worker group update with nulls keeps its template, GPU RAM and endpoint; a create with nulls gets the defaults', async () => {
     const endpointId = obj(await call(sim, 'POST', '/api/v0/endptjobs/', { client_id: 'me', endpoint_name: 'groups' })).result as number;
-    const created = await call(sim, 'POST', '/api/v0/workergroups/', { client_id: 'me', ...GROUP_NULLS, endpoint_id: endpointId, template_hash: templateHash, gpu_ram: 48, test_workers: 0, cold_workers: 0 });
+    const created = await call(sim, 'POST', '/api/v0/workergroups/', {
+      client_id: 'me',
+      ...GROUP_NULLS,
+      endpoint_id: endpointId,
+      template_hash: templateHash,
+      gpu_ram: 48,
+      test_workers: 0,
+      cold_workers: 0,
+    });
     assert.equal(created.status, 200, created.text);
     const id = obj(created).id as number;
-    const list = async () => (obj(await call(sim, 'GET', '/api/v0/workergroups/')).results as Array<Record<string, unknown>>).find((g) => g.id === id)!;
+    const list = async () =>
+      (obj(await call(sim, 'GET', '/api/v0/workergroups/')).results as Array<Record<string, unknown>>).find((g) => g.id === id)!;
     const before = await list();
     assert.equal(before.max_workers, 20, 'the default, not null');
     assert.equal(before.launch_args, '');
@@ -254,7 +357,12 @@ describe('marketplace: serverless updates the way the official CLI sends them', 
   it("GPU Rental's own lists still read both after such updates", async () => {
     const { client } = clientFor(sim.url, KEY);
     const endpointId = await client.serverless.createEndpoint({ endpoint_name: 'read-back' });
-    const groupId = await client.serverless.createWorkerGroup({ endpoint_id: endpointId, template_hash: templateHash, test_workers: 0, cold_workers: 0 });
+    const groupId = await client.serverless.createWorkerGroup({
+      endpoint_id: endpointId,
+      template_hash: templateHash,
+      test_workers: 0,
+      cold_workers: 0,
+    });
     await call(sim, 'PUT', `/api/v0/endptjobs/${endpointId}/`, { ...ENDPOINT_NULLS, max_workers: 3 });
     await call(sim, 'PUT', `/api/v0/workergroups/${groupId}/`, { ...GROUP_NULLS, min_load: 2 });
     const [endpoint] = await client.serverless.listEndpoints();
@@ -272,9 +380,16 @@ describe('marketplace: worker-group logs under both names', () => {
     for (const without of [[], ['/get_autogroup_logs'], ['/get_workergroup_logs']]) {
       const sim = await start({ withoutRoutes: without });
       try {
-        const templateHash = ((obj(await call(sim, 'GET', '/api/v0/template/')).templates as Array<{ hash_id: string }>)[0]!).hash_id;
+        const templateHash = (obj(await call(sim, 'GET', '/api/v0/template/')).templates as Array<{ hash_id: string }>)[0]!.hash_id;
         const endpointId = obj(await call(sim, 'POST', '/api/v0/endptjobs/', { client_id: 'me', endpoint_name: 'named' })).result as number;
-        const id = obj(await call(sim, 'POST', '/api/v0/workergroups/', { endpoint_id: endpointId, template_hash: templateHash, test_workers: 0, cold_workers: 1 })).id as number;
+        const id = obj(
+          await call(sim, 'POST', '/api/v0/workergroups/', {
+            endpoint_id: endpointId,
+            template_hash: templateHash,
+            test_workers: 0,
+            cold_workers: 1,
+          }),
+        ).id as number;
         const answers: Record<string, { status: number; logs?: unknown }> = {};
         for (const path of ['/get_autogroup_logs/', '/get_workergroup_logs/']) {
           const res = await call(sim, 'POST', path, { id, tail: 50, api_key: KEY });
@@ -305,9 +420,17 @@ describe('marketplace: serverless state file', () => {
         workers: async (path: string, body: unknown) => obj(await call(s, 'POST', path, body)).workers as Worker[],
         logs: async (path: string, body: unknown) => (obj(await call(s, 'POST', path, body)).logs as string).split('\n').filter(Boolean),
       });
-      const hash = ((obj(await call(sim, 'GET', '/api/v0/template/')).templates as Array<{ hash_id: string }>)[0]!).hash_id;
+      const hash = (obj(await call(sim, 'GET', '/api/v0/template/')).templates as Array<{ hash_id: string }>)[0]!.hash_id;
       const id = obj(await call(sim, 'POST', '/api/v0/endptjobs/', { endpoint_name: 'kept' })).result as number;
-      const g = obj(await call(sim, 'POST', '/api/v0/workergroups/', { endpoint_id: id, template_hash: hash, cold_workers: 2, max_workers: 3, test_workers: 0 })).id as number;
+      const g = obj(
+        await call(sim, 'POST', '/api/v0/workergroups/', {
+          endpoint_id: id,
+          template_hash: hash,
+          cold_workers: 2,
+          max_workers: 3,
+          test_workers: 0,
+        }),
+      ).id as number;
       let { workers, logs } = at(sim);
       clock.advance(WORKER_LOAD_MS / 1000);
       const before = await workers('/get_endpoint_workers', { id });
@@ -335,7 +458,11 @@ describe('marketplace: serverless state file', () => {
       assert.deepEqual(await workers('/get_workergroup_workers', { id: g }), [], 'its groups have no workers yet');
       assert.deepEqual(await logs('/get_workergroup_logs', { id: g }), []);
       await call(sim, 'PUT', `/api/v0/workergroups/${g}/`, { max_workers: 2 });
-      assert.deepEqual((await workers('/get_workergroup_workers', { id: g })).map((w) => w.status), ['loading', 'loading'], 'the next change brings them up');
+      assert.deepEqual(
+        (await workers('/get_workergroup_workers', { id: g })).map((w) => w.status),
+        ['loading', 'loading'],
+        'the next change brings them up',
+      );
     } finally {
       await sim?.stop();
       rmSync(dir, { recursive: true, force: true });

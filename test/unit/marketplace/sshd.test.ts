@@ -14,11 +14,36 @@ const run = promisify(execFile);
 
 /** True once nothing answers with a banner there any more (a stopped sshd takes a moment to exit). */
 const down = (host: string, port: number) =>
-  eventually(async () => readBanner(host, port, 300).then(() => false, () => true), 5_000, `sshd on ${port} to stop`);
+  eventually(
+    async () =>
+      readBanner(host, port, 300).then(
+        () => false,
+        () => true,
+      ),
+    5_000,
+    `sshd on ${port} to stop`,
+  );
 
 /** Runs `true` over real ssh with `key`; resolves to ssh's exit code. */
 async function sshTrue(key: string, host: string, port: number, home: string): Promise<number> {
-  const args = ['-i', key, '-p', String(port), '-o', 'IdentitiesOnly=yes', '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=accept-new', '-o', `UserKnownHostsFile=${join(home, 'known_hosts')}`, '-o', 'ConnectTimeout=5', `root@${host}`, 'true'];
+  const args = [
+    '-i',
+    key,
+    '-p',
+    String(port),
+    '-o',
+    'IdentitiesOnly=yes',
+    '-o',
+    'BatchMode=yes',
+    '-o',
+    'StrictHostKeyChecking=accept-new',
+    '-o',
+    `UserKnownHostsFile=${join(home, 'known_hosts')}`,
+    '-o',
+    'ConnectTimeout=5',
+    `root@${host}`,
+    'true',
+  ];
   try {
     await run('ssh', args);
     return 0;
@@ -45,12 +70,19 @@ async function sshTrue(key: string, host: string, port: number, home: string): P
     const mine = await generateKey(join(home, 'mine'), 'mine');
     const late = await generateKey(join(home, 'late'), 'late');
     await client.sshKeys.create(mine.publicKey);
-    const [offer] = await client.offers.search({ query: { filters: { rentable: { eq: true }, direct_port_count: { gte: 1 } }, order: [], type: 'on-demand' }, limit: 1 });
+    const [offer] = await client.offers.search({
+      query: { filters: { rentable: { eq: true }, direct_port_count: { gte: 1 } }, order: [], type: 'on-demand' },
+      limit: 1,
+    });
     const { instanceId } = await client.instances.create(offer!.id, { image: 'ubuntu:22.04', disk: 8, runtype: 'ssh_direct' });
-    const running = await eventually(async () => {
-      const i = await client.instances.show(instanceId);
-      return i.actual_status === 'running' ? i : undefined;
-    }, 10_000, 'running');
+    const running = await eventually(
+      async () => {
+        const i = await client.instances.show(instanceId);
+        return i.actual_status === 'running' ? i : undefined;
+      },
+      10_000,
+      'running',
+    );
     const proxy = { host: running.ssh_host!, port: running.ssh_port! };
     const direct = sshEndpoint(running)!;
     assert.equal(direct.via, 'direct');
@@ -67,10 +99,14 @@ async function sshTrue(key: string, host: string, port: number, home: string): P
     await eventually(async () => (await client.instances.show(instanceId)).actual_status === 'stopped', 10_000, 'stopped');
     await down(proxy.host, proxy.port);
     await client.instances.start(instanceId);
-    const again = await eventually(async () => {
-      const i = await client.instances.show(instanceId);
-      return i.actual_status === 'running' ? i : undefined;
-    }, 15_000, 'running again');
+    const again = await eventually(
+      async () => {
+        const i = await client.instances.show(instanceId);
+        return i.actual_status === 'running' ? i : undefined;
+      },
+      15_000,
+      'running again',
+    );
     assert.notEqual(again.ssh_port, proxy.port, 'a restart moves the port, as on the real service');
     await waitForSshBanner(again.ssh_host!, again.ssh_port!, { timeoutMs: 10_000, intervalMs: 50 });
     assert.equal(await sshTrue(mine.privateKeyPath, again.ssh_host!, again.ssh_port!, home), 0);
@@ -83,20 +119,30 @@ async function sshTrue(key: string, host: string, port: number, home: string): P
     const { client } = clientFor(sim.url, DEMO_KEY);
     const key = await generateKey(join(home, 'jupyter'), 'jupyter');
     await client.sshKeys.create(key.publicKey);
-    const [offer] = await client.offers.search({ query: { filters: { rentable: { eq: true } }, order: [['dph_total', 'asc']], type: 'on-demand' }, limit: 1 });
+    const [offer] = await client.offers.search({
+      query: { filters: { rentable: { eq: true } }, order: [['dph_total', 'asc']], type: 'on-demand' },
+      limit: 1,
+    });
     // What the CLI sends for --jupyter: Jupyter and SSH through the proxy, nothing mapped directly.
     const { instanceId } = await client.instances.create(offer!.id, { image: 'ubuntu:22.04', disk: 8, runtype: 'jupyter_proxy ssh_proxy' });
-    const running = await eventually(async () => {
-      const i = await client.instances.show(instanceId);
-      return i.actual_status === 'running' ? i : undefined;
-    }, 10_000, 'running');
+    const running = await eventually(
+      async () => {
+        const i = await client.instances.show(instanceId);
+        return i.actual_status === 'running' ? i : undefined;
+      },
+      10_000,
+      'running',
+    );
     assert.equal(running.image_runtype, 'jupyter_proxy ssh_proxy');
     assert.equal(running.ports?.['22/tcp'], undefined, 'port 22 is not mapped');
     const endpoint = sshEndpoint(running)!;
     assert.deepEqual(endpoint, { host: running.ssh_host, port: running.ssh_port! + 1, via: 'proxy' });
     await waitForSshBanner(endpoint.host, endpoint.port, { timeoutMs: 10_000, intervalMs: 50 });
     assert.equal(await sshTrue(key.privateKeyPath, endpoint.host, endpoint.port, home), 0, 'ssh_port + 1 reaches the instance');
-    await assert.rejects(readBanner(running.ssh_host!, running.ssh_port!, 500), 'no sshd on ssh_port itself: a client without the +1 fails, as on the service');
+    await assert.rejects(
+      readBanner(running.ssh_host!, running.ssh_port!, 500),
+      'no sshd on ssh_port itself: a client without the +1 fails, as on the service',
+    );
     await client.instances.destroy(instanceId);
     await down(endpoint.host, endpoint.port);
   });

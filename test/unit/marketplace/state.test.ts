@@ -17,7 +17,10 @@ describe('marketplace: state file', () => {
     let sim = await start({ stateFile: file, now: clock.now, bootSeconds: 10, credit: 80 });
     const { id, offerId, instanceKey } = await rentOne(sim, { label: 'keep-me' });
     const scoped = obj(await call(sim, 'POST', '/api/v0/auth/apikeys/', { name: 'kept', permissions: { api: { instance_read: {} } } }));
-    const template = obj(await call(sim, 'POST', '/api/v0/template/', { name: 'mine', image: 'ubuntu' })).template as { id: number; hash_id: string };
+    const template = obj(await call(sim, 'POST', '/api/v0/template/', { name: 'mine', image: 'ubuntu' })).template as {
+      id: number;
+      hash_id: string;
+    };
     await call(sim, 'POST', '/api/v0/ssh/', { ssh_key: PUBLIC_KEY });
     clock.advance(3600);
     const creditBefore = obj(await call(sim, 'GET', '/api/v0/users/current/')).credit as number;
@@ -30,7 +33,11 @@ describe('marketplace: state file', () => {
       assert.equal(r.label, 'keep-me');
       assert.equal(r.actual_status, 'running');
       assert.equal(r.bundle_id, offerId, 'the catalogue seed comes from the state file');
-      assert.equal(obj(await call(sim, 'GET', '/api/v0/users/current/')).credit, creditBefore, 'the credit option applies to new state only');
+      assert.equal(
+        obj(await call(sim, 'GET', '/api/v0/users/current/')).credit,
+        creditBefore,
+        'the credit option applies to new state only',
+      );
       assert.equal((await call(sim, 'GET', `/api/v0/instances/${id}/`, undefined, scoped.key as string)).status, 200);
       assert.equal((await call(sim, 'GET', `/api/v0/instances/${id}/`, undefined, instanceKey)).status, 200);
       const [offer] = obj(await call(sim, 'POST', '/api/v0/bundles/', { id: { eq: offerId } })).offers as Array<{ rented: boolean }>;
@@ -56,7 +63,10 @@ describe('marketplace: state file', () => {
       const { id } = await rentOne(sim, { label: 'debounced' });
       await waitFor(async () => existsSync(file) && readFileSync(file, 'utf8').includes('debounced'), 3000);
       const saved = JSON.parse(readFileSync(file, 'utf8')) as { instances: Array<{ id: number }> };
-      assert.deepEqual(saved.instances.map((i) => i.id), [id]);
+      assert.deepEqual(
+        saved.instances.map((i) => i.id),
+        [id],
+      );
     } finally {
       await sim.stop();
     }

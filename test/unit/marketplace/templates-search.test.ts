@@ -32,11 +32,18 @@ describe('marketplace: template search columns and order', () => {
     const byCount = (await search(`order_by=${q([{ col: 'count_created', dir: 'desc' }])}`)).body.templates as Row[];
     for (let i = 1; i < byCount.length; i++) {
       const [a, b] = [byCount[i - 1]!, byCount[i]!];
-      assert.ok((a.count_created as number) > (b.count_created as number) || (a.count_created === b.count_created && (a.id as number) < (b.id as number)), `row ${i}`);
+      assert.ok(
+        (a.count_created as number) > (b.count_created as number) ||
+          (a.count_created === b.count_created && (a.id as number) < (b.id as number)),
+        `row ${i}`,
+      );
     }
     const byName = (await search('order_by=name')).body.templates as Row[];
     const names = byName.map((t) => String(t.name));
-    assert.deepEqual(names, [...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+    assert.deepEqual(
+      names,
+      [...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)),
+    );
     const bad = await search(`order_by=${q([{ col: 'secret_sauce', dir: 'asc' }])}`);
     assert.equal(bad.status, 400);
     assert.match(String(bad.body.msg), /secret_sauce/);

@@ -76,7 +76,10 @@ describe('proxy: the built dist/undici.js', function () {
 
     const user = await client.account.currentUser();
     assert.ok((user.credit ?? 0) > 0);
-    const offers = await client.offers.search({ query: { filters: { rentable: { eq: true } }, order: [['dph_total', 'asc']], type: 'on-demand' }, limit: 3 });
+    const offers = await client.offers.search({
+      query: { filters: { rentable: { eq: true } }, order: [['dph_total', 'asc']], type: 'on-demand' },
+      limit: 3,
+    });
     assert.equal(offers.length, 3);
     const { instanceId: id } = await client.instances.create(offers[0]!.id, { image: 'ubuntu:22.04', disk: 8, label: 'via-proxy' });
     await eventually(async () => (await client.instances.show(id)).actual_status === 'running', 10_000, 'running');
@@ -90,7 +93,10 @@ describe('proxy: the built dist/undici.js', function () {
     const connects = proxy.connects();
     assert.ok(connects.length > 0, 'the proxy carried the requests');
     assert.deepEqual(new Set(connects), new Set([`${HOST}:${front.port}`]));
-    assert.ok(proxy.records.every((r) => r.line.startsWith('CONNECT ')), 'nothing but CONNECT reached the proxy in clear');
+    assert.ok(
+      proxy.records.every((r) => r.line.startsWith('CONNECT ')),
+      'nothing but CONNECT reached the proxy in clear',
+    );
     assert.ok(proxy.tunnelBytes() > 1000, 'the traffic went through the tunnel');
     assert.ok(front.connections() > 0);
     for (const secret of [DEMO_KEY, 'authorization', 'Authorization', 'Bearer', '/api/v0/']) {
@@ -114,8 +120,14 @@ describe('proxy: the built dist/undici.js', function () {
   });
 
   it('checks certificates on direct connections even with strictSSL off: it applies to proxied traffic only', async () => {
-    const { client } = clientFor(`https://127.0.0.1:${front.port}`, DEMO_KEY, { dispatcher: dispatcher({ proxy: proxy.url, strictSSL: false }), maxAttempts: 1 });
-    await assert.rejects(client.account.currentUser(), (e) => isApiError(e, 'network') && /certificate of 127\.0\.0\.1:\d+ is not trusted/.test(e.message));
+    const { client } = clientFor(`https://127.0.0.1:${front.port}`, DEMO_KEY, {
+      dispatcher: dispatcher({ proxy: proxy.url, strictSSL: false }),
+      maxAttempts: 1,
+    });
+    await assert.rejects(
+      client.account.currentUser(),
+      (e) => isApiError(e, 'network') && /certificate of 127\.0\.0\.1:\d+ is not trusted/.test(e.message),
+    );
     assert.deepEqual(proxy.records, [], 'loopback went direct');
   });
 
@@ -128,13 +140,25 @@ describe('proxy: the built dist/undici.js', function () {
     const expected = `Basic ${Buffer.from('alice:p@ss:word').toString('base64')}`;
     assert.ok(proxy.records.length > 0 && proxy.records.every((r) => r.headers['proxy-authorization'] === expected));
 
-    const { client: anonymous } = clientFor(httpsUrl(), DEMO_KEY, { dispatcher: dispatcher({ proxy: proxy.url, strictSSL: false }), maxAttempts: 1 });
-    await assert.rejects(anonymous.account.currentUser(), (e) => isApiError(e, 'network') && /asked for credentials \(407/.test(e.message) && e.message.includes(`127.0.0.1:${proxy.port}`));
+    const { client: anonymous } = clientFor(httpsUrl(), DEMO_KEY, {
+      dispatcher: dispatcher({ proxy: proxy.url, strictSSL: false }),
+      maxAttempts: 1,
+    });
+    await assert.rejects(
+      anonymous.account.currentUser(),
+      (e) => isApiError(e, 'network') && /asked for credentials \(407/.test(e.message) && e.message.includes(`127.0.0.1:${proxy.port}`),
+    );
   });
 
   it('never echoes a proxy address it cannot read, credentials included', async () => {
-    const { client } = clientFor(httpsUrl(), DEMO_KEY, { dispatcher: dispatcher({ proxy: 'http://bob:hunter2@proxy host:8080', strictSSL: false }), maxAttempts: 1 });
-    await assert.rejects(client.account.currentUser(), (e) => isApiError(e, 'network') && /proxy address .* is not a URL/.test(e.message) && !e.message.includes('hunter2'));
+    const { client } = clientFor(httpsUrl(), DEMO_KEY, {
+      dispatcher: dispatcher({ proxy: 'http://bob:hunter2@proxy host:8080', strictSSL: false }),
+      maxAttempts: 1,
+    });
+    await assert.rejects(
+      client.account.currentUser(),
+      (e) => isApiError(e, 'network') && /proxy address .* is not a URL/.test(e.message) && !e.message.includes('hunter2'),
+    );
   });
 
   describe('loopback is never proxied', () => {

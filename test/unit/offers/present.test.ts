@@ -34,7 +34,19 @@ describe('offer presentation', () => {
 
   it('puts every detail a renter weighs in the tooltip', () => {
     const tooltip = presentOffer(offer).tooltip;
-    for (const part of ['$0.812/h', 'GPU | $0.700/h', 'Disk | $0.012/h', '99.1 %', 'CUDA | 12.4', '↓ 812 / ↑ 421 Mb/s', '500 GB', 'Direct ports | 20', 'Texas, US', 'Verified | yes', '77 / 88']) {
+    for (const part of [
+      '$0.812/h',
+      'GPU | $0.700/h',
+      'Disk | $0.012/h',
+      '99.1 %',
+      'CUDA | 12.4',
+      '↓ 812 / ↑ 421 Mb/s',
+      '500 GB',
+      'Direct ports | 20',
+      'Texas, US',
+      'Verified | yes',
+      '77 / 88',
+    ]) {
       assert.ok(tooltip.includes(part), `tooltip has ${part}:\n${tooltip}`);
     }
   });

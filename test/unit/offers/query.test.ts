@@ -10,7 +10,14 @@ import {
   parseOfferQuery,
   printOfferQuery,
 } from '../../../src/core/offers/query';
-import { FILTER_OPS, OFFER_TYPES, type FieldFilter, type FilterScalar, type OfferFilters, type OfferQuery } from '../../../src/core/offers/types';
+import {
+  FILTER_OPS,
+  OFFER_TYPES,
+  type FieldFilter,
+  type FilterScalar,
+  type OfferFilters,
+  type OfferQuery,
+} from '../../../src/core/offers/types';
 
 /** What the CLI and SDK add unless told not to. */
 const DEFAULTS: OfferFilters = {
@@ -68,7 +75,10 @@ describe('offer query language: parsing', () => {
     for (const text of ['num_gpus>=2', 'num_gpus >= 2', 'num_gpus>= 2', 'num_gpus >=2', '  num_gpus\t>=\t2  ', 'num_gpus  >=  2']) {
       assert.deepStrictEqual(filtersOf(text), { num_gpus: { gte: 2 } }, text);
     }
-    assert.deepStrictEqual(filtersOf('geolocation in[US] gpu_name notin["A 1"]'), { geolocation: { in: ['US'] }, gpu_name: { notin: ['A 1'] } });
+    assert.deepStrictEqual(filtersOf('geolocation in[US] gpu_name notin["A 1"]'), {
+      geolocation: { in: ['US'] },
+      gpu_name: { notin: ['A 1'] },
+    });
   });
 
   it('accepts every operator spelling of the CLI', () => {
@@ -152,12 +162,15 @@ describe('offer query language: parsing', () => {
   });
 
   it('reads lists with spaces, quotes and typed items', () => {
-    assert.deepStrictEqual(filtersOf('gpu_name in [ RTX_4090 , "RTX 3090", A100 SXM4 ] num_gpus notin [1,8] x in [true,null,"a,b"] y in []'), {
-      gpu_name: { in: ['RTX 4090', 'RTX 3090', 'A100 SXM4'] },
-      num_gpus: { notin: [1, 8] },
-      x: { in: [true, null, 'a,b'] },
-      y: { in: [] },
-    });
+    assert.deepStrictEqual(
+      filtersOf('gpu_name in [ RTX_4090 , "RTX 3090", A100 SXM4 ] num_gpus notin [1,8] x in [true,null,"a,b"] y in []'),
+      {
+        gpu_name: { in: ['RTX 4090', 'RTX 3090', 'A100 SXM4'] },
+        num_gpus: { notin: [1, 8] },
+        x: { in: [true, null, 'a,b'] },
+        y: { in: [] },
+      },
+    );
   });
 
   it('converts GB to MB for cpu_ram, gpu_ram and gpu_total_ram, and days to seconds for duration', () => {
@@ -218,7 +231,10 @@ describe('offer query language: parsing', () => {
   });
 
   it('drops a filter, default or not, with any, * or ?', () => {
-    assert.deepStrictEqual(filtersOf('verified=any rentable=* external=? num_gpus>=2', DEFAULTS), { rented: { eq: false }, num_gpus: { gte: 2 } });
+    assert.deepStrictEqual(filtersOf('verified=any rentable=* external=? num_gpus>=2', DEFAULTS), {
+      rented: { eq: false },
+      num_gpus: { gte: 2 },
+    });
     assert.deepStrictEqual(filtersOf('dph_total>0.2 dph_total<1 dph=any'), {});
     assert.deepStrictEqual(filtersOf('num_gpus=any num_gpus>2'), { num_gpus: { gt: 2 } }, 'later conditions apply again');
     assert.deepStrictEqual(filtersOf('verified == any rented eq any', DEFAULTS), { rentable: { eq: true }, external: { eq: false } });
@@ -272,13 +288,21 @@ describe('offer query language: parsing', () => {
     });
     assert.deepStrictEqual(parseOfferQuery('limit=20 limit=5').limit, 5, 'the last one wins');
     assert.deepStrictEqual(parseOfferQuery('limit=20 limit=any'), { filters: {}, order: [], type: 'on-demand' });
-    assert.deepStrictEqual(parseOfferQuery(`limit=${MAX_OFFER_LIMIT} allocated_storage=${MAX_ALLOCATED_STORAGE_GB}`).limit, MAX_OFFER_LIMIT);
+    assert.deepStrictEqual(
+      parseOfferQuery(`limit=${MAX_OFFER_LIMIT} allocated_storage=${MAX_ALLOCATED_STORAGE_GB}`).limit,
+      MAX_OFFER_LIMIT,
+    );
     assert.deepStrictEqual(analyzeOfferQuery('limit=3 allocated_storage=8').unknownFields, [], 'known keys');
   });
 
   it('passes unknown fields through and reports where they are', () => {
     const analysis = analyzeOfferQuery('num_gpus=1 brand_new_field>=3 dph<1 type=bid mystery in [a_b]');
-    assert.deepStrictEqual(analysis.query.filters, { num_gpus: { eq: 1 }, brand_new_field: { gte: 3 }, dph_total: { lt: 1 }, mystery: { in: ['a b'] } });
+    assert.deepStrictEqual(analysis.query.filters, {
+      num_gpus: { eq: 1 },
+      brand_new_field: { gte: 3 },
+      dph_total: { lt: 1 },
+      mystery: { in: ['a b'] },
+    });
     assert.deepStrictEqual(analysis.unknownFields, [
       { name: 'brand_new_field', position: 11, length: 15 },
       { name: 'mystery', position: 45, length: 7 },
@@ -296,7 +320,12 @@ describe('offer query language: parsing', () => {
 
 describe('offer query language: errors', () => {
   it('rejects an unknown operator, at the operator', () => {
-    const e = assertError('num_gpus>=2 dph_total=>1', 22, /^at column 22: unknown operator '=>' \(use one of = != < <= > >= in notin\)$/, 2);
+    const e = assertError(
+      'num_gpus>=2 dph_total=>1',
+      22,
+      /^at column 22: unknown operator '=>' \(use one of = != < <= > >= in notin\)$/,
+      2,
+    );
     assert.equal(e.problem, "unknown operator '=>' (use one of = != < <= > >= in notin)");
     assertError('num_gpus=<2', 9, /unknown operator '=<'/, 2);
     assertError('num_gpus===2', 9, /unknown operator '==='/, 3);
@@ -374,7 +403,11 @@ describe('offer query language: errors', () => {
     assertError('limit=ten', 7, /not 'ten'/);
     assertError('limit="20"', 7, /'limit' takes a whole number/);
     assertError('limit>=20', 6, /'limit' only takes '=', not '>='/);
-    assertError('num_gpus=1 allocated_storage=0', 30, /'allocated_storage' takes a disk size in GB, more than 0 and at most 100000, not '0'/);
+    assertError(
+      'num_gpus=1 allocated_storage=0',
+      30,
+      /'allocated_storage' takes a disk size in GB, more than 0 and at most 100000, not '0'/,
+    );
     assertError('allocated_storage=-5', 19, /more than 0/);
     assertError('allocated_storage=1e9', 19, /at most 100000/);
     assertError('allocated_storage=true', 19, /not 'true'/);
@@ -450,7 +483,10 @@ describe('offer query language: printing', () => {
     for (const [value, text] of cases) {
       assert.equal(printOfferQuery({ filters: { x: { eq: value } }, order: [], type: 'on-demand' }), `x=${text}`, String(value));
     }
-    assert.equal(printOfferQuery({ filters: { driver_version: { eq: '535.86.05' } }, order: [], type: 'on-demand' }), 'driver_version="535.86.05"');
+    assert.equal(
+      printOfferQuery({ filters: { driver_version: { eq: '535.86.05' } }, order: [], type: 'on-demand' }),
+      'driver_version="535.86.05"',
+    );
     assert.equal(printOfferQuery({ filters: { gpu_ram: { eq: '24' } }, order: [], type: 'on-demand' }), 'gpu_ram="24"');
     assert.equal(
       printOfferQuery({ filters: { gpu_name: { notin: ['RTX 4090', 'a,b', 'any', 7] } }, order: [], type: 'on-demand' }),
@@ -493,7 +529,18 @@ describe('offer query language: printing', () => {
   it('describes the known fields for completion and help', () => {
     const names = OFFER_QUERY_FIELDS.map((field) => field.name);
     assert.equal(new Set(names).size, names.length, 'no duplicates');
-    for (const name of ['gpu_name', 'num_gpus', 'gpu_ram', 'dph_total', 'reliability', 'geolocation', 'verified', 'cuda_max_good', 'duration', 'driver_version']) {
+    for (const name of [
+      'gpu_name',
+      'num_gpus',
+      'gpu_ram',
+      'dph_total',
+      'reliability',
+      'geolocation',
+      'verified',
+      'cuda_max_good',
+      'duration',
+      'driver_version',
+    ]) {
       assert.ok(names.includes(name), name);
     }
     for (const alias of OFFER_QUERY_ALIASES.keys()) assert.ok(!names.includes(alias), `${alias} is an alias, not a field`);
@@ -521,8 +568,34 @@ const fieldName = fc.oneof(
 );
 
 const trickyStrings = fc.constantFrom(
-  'RTX 4090', 'RTX_4090', 'a_b c', 'true', 'False', 'None', 'null', 'any', '*', '?', '', ' ', '2', '-0', '1e5', '535.86.05',
-  'x=y', '[US]', 'a,b', 'say "hi"', 'back\\slash', '\\"', 'tab\there', 'new\nline', 'Zürich', 'us', 'US', 'on-demand',
+  'RTX 4090',
+  'RTX_4090',
+  'a_b c',
+  'true',
+  'False',
+  'None',
+  'null',
+  'any',
+  '*',
+  '?',
+  '',
+  ' ',
+  '2',
+  '-0',
+  '1e5',
+  '535.86.05',
+  'x=y',
+  '[US]',
+  'a,b',
+  'say "hi"',
+  'back\\slash',
+  '\\"',
+  'tab\there',
+  'new\nline',
+  'Zürich',
+  'us',
+  'US',
+  'on-demand',
 );
 const scalar: fc.Arbitrary<FilterScalar> = fc.oneof(
   trickyStrings,
@@ -582,9 +655,7 @@ describe('offer query language: properties', () => {
   // Query texts as people type them: any operator spelling, optional spaces, aliases, lists, quotes.
   const space = fc.constantFrom(' ', '  ', '\t');
   const maybeSpace = fc.constantFrom('', ' ');
-  const bareWord = fc
-    .stringMatching(/^[A-Za-z][A-Za-z0-9_.:-]{0,9}$/)
-    .filter((word) => !['any'].includes(word));
+  const bareWord = fc.stringMatching(/^[A-Za-z][A-Za-z0-9_.:-]{0,9}$/).filter((word) => !['any'].includes(word));
   const numberText = fc.oneof(
     // Typed in user units, so keep clear of the double range: 1e306 GB does not fit in MB (tested above).
     fc.double({ noNaN: true, min: -1e300, max: 1e300 }).map(String),
@@ -610,9 +681,9 @@ describe('offer query language: properties', () => {
     fc.tuple(typedField, space, wordOp, space, scalarText).map((parts) => parts.join('')),
     fc.tuple(typedField, space, listOp, maybeSpace, listText).map((parts) => parts.join('')),
     fc.tuple(typedField, fc.constantFrom('=any', '=*', '=?', ' == any')).map((parts) => parts.join('')),
-    fc.constantFrom('type', 'type ').chain((key) =>
-      fc.constantFrom('on-demand', 'ondemand', 'interruptible', 'bid', 'reserved', 'any').map((v) => `${key}=${v}`),
-    ),
+    fc
+      .constantFrom('type', 'type ')
+      .chain((key) => fc.constantFrom('on-demand', 'ondemand', 'interruptible', 'bid', 'reserved', 'any').map((v) => `${key}=${v}`)),
     fc
       .array(fc.tuple(typedField, fc.constantFrom('', '+', '-')), { minLength: 1, maxLength: 3 })
       .map((items) => `order=${items.map(([name, dir]) => name + dir).join(',')}`),

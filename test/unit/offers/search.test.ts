@@ -1,6 +1,17 @@
 import assert from 'node:assert/strict';
 import { searchBody } from '../../../src/core/api/offers';
-import { DEFAULT_RENT_DISK_GB, describeDiskPricing, describeSearch, mayLoadMore, relaxations, rentDiskFor, restoreSearch, searchDiskGb, searchRequest, withFilter } from '../../../src/core/offers/search';
+import {
+  DEFAULT_RENT_DISK_GB,
+  describeDiskPricing,
+  describeSearch,
+  mayLoadMore,
+  relaxations,
+  rentDiskFor,
+  restoreSearch,
+  searchDiskGb,
+  searchRequest,
+  withFilter,
+} from '../../../src/core/offers/search';
 import { quoteRent } from '../../../src/core/rent/quote';
 import { DEMO_KEY, clientFor, startSimulator, type Marketplace } from '../support';
 
@@ -30,7 +41,10 @@ describe('offer search state', () => {
 
   it('proposes dropping each filter the user added, not the defaults', () => {
     const r = relaxations('gpu_name=H100_SXM dph_total<0.2');
-    assert.deepEqual(r.map((x) => x.field), ['gpu_name', 'dph_total']);
+    assert.deepEqual(
+      r.map((x) => x.field),
+      ['gpu_name', 'dph_total'],
+    );
     assert.equal(r[1]!.without, 'gpu_name=H100_SXM');
     assert.equal(r[1]!.description, 'dph_total<0.2');
   });
@@ -64,11 +78,18 @@ describe('offer search: limit= and allocated_storage= in the query', function ()
     const plain = searchRequest({ query: 'num_gpus>=1', sort: 'price', pages: 2 }, 50);
     assert.equal(plain.allocatedStorage, DEFAULT_RENT_DISK_GB, 'without one, the disk a rent asks for by default');
     assert.equal(searchBody(plain).allocated_storage, 10);
-    assert.equal(searchBody({ query: plain.query }).allocated_storage, 10, 'a request built by hand (rent by offer id) prices the same disk');
+    assert.equal(
+      searchBody({ query: plain.query }).allocated_storage,
+      10,
+      'a request built by hand (rent by offer id) prices the same disk',
+    );
   });
 
   it('keeps them when a filter is set or dropped, and in the header', () => {
-    assert.equal(withFilter('limit=7 allocated_storage=64', 'gpu_name', { eq: 'RTX 4090' }), 'gpu_name=RTX_4090 limit=7 allocated_storage=64');
+    assert.equal(
+      withFilter('limit=7 allocated_storage=64', 'gpu_name', { eq: 'RTX 4090' }),
+      'gpu_name=RTX_4090 limit=7 allocated_storage=64',
+    );
     assert.equal(describeSearch({ query: 'allocated_storage=64.5 limit=7', sort: 'value', pages: 1 }), 'limit=7 allocated_storage=64.5');
   });
 
@@ -116,13 +137,24 @@ describe('offer search: limit= and allocated_storage= in the query', function ()
         const disk = rentDiskFor(offer, searchDiskGb(query));
         assert.equal(disk, searchDiskGb(query), `offer ${offer.id} has room for the searched disk`);
         const quoted = quoteRent(offer, disk, undefined).totalPerHour;
-        assert.ok(Math.abs(quoted - offer.dph_total) < 1e-6, `${query}: offer ${offer.id} lists ${offer.dph_total}/h, the confirmation would say ${quoted}/h`);
+        assert.ok(
+          Math.abs(quoted - offer.dph_total) < 1e-6,
+          `${query}: offer ${offer.id} lists ${offer.dph_total}/h, the confirmation would say ${quoted}/h`,
+        );
       }
     }
     // Renting the cheapest with that disk is billed at the listed price.
     const [cheapest] = await client.offers.search(searchRequest({ query: 'limit=1', sort: 'price', pages: 1 }));
-    const { instanceId } = await client.instances.create(cheapest!.id, { image: 'ubuntu:22.04', disk: rentDiskFor(cheapest!), label: 'disk-price-check', runtype: 'ssh_proxy' });
+    const { instanceId } = await client.instances.create(cheapest!.id, {
+      image: 'ubuntu:22.04',
+      disk: rentDiskFor(cheapest!),
+      label: 'disk-price-check',
+      runtype: 'ssh_proxy',
+    });
     const instance = await client.instances.show(instanceId);
-    assert.ok(Math.abs((instance.dph_total ?? 0) - cheapest!.dph_total) < 1e-6, `billed ${instance.dph_total}/h, listed ${cheapest!.dph_total}/h`);
+    assert.ok(
+      Math.abs((instance.dph_total ?? 0) - cheapest!.dph_total) < 1e-6,
+      `billed ${instance.dph_total}/h, listed ${cheapest!.dph_total}/h`,
+    );
   });
 });

@@ -70,7 +70,10 @@ describe('fault matrix: 7 faults × before/after × search, rent, poll, stop, de
 
   before(async () => {
     sim = await startSimulator({ bootSeconds: 0.1, credit: 100_000 });
-    const offers = await truth().offers.search({ query: { filters: { rentable: { eq: true } }, order: [['dph_total', 'asc']], type: 'on-demand' }, limit: 200 });
+    const offers = await truth().offers.search({
+      query: { filters: { rentable: { eq: true } }, order: [['dph_total', 'asc']], type: 'on-demand' },
+      limit: 200,
+    });
     offerIds = offers.map((o) => o.id);
   });
   afterEach(() => sim.control.clearFaults());
@@ -92,17 +95,28 @@ describe('fault matrix: 7 faults × before/after × search, rent, poll, stop, de
   async function rentedInstance(label: string, fault: FaultCase): Promise<Instance> {
     if (fault.phase === 'boot') sim.control.addFault(fault.rule('', ''));
     const { instanceId } = await truth().instances.create(nextOffer().id, { image: 'ubuntu:22.04', disk: 10, label });
-    return eventually(async () => {
-      const i = await truth().instances.show(instanceId);
-      const phase = instancePhase(i);
-      if (fault.name === 'slow boot') return phase === 'loading' || phase === 'provisioning' ? i : undefined;
-      if (fault.name === 'boot failure') return phase === 'failed' ? i : undefined;
-      return phase === 'running' ? i : undefined;
-    }, 10_000, `instance ${instanceId} ready for the cell`);
+    return eventually(
+      async () => {
+        const i = await truth().instances.show(instanceId);
+        const phase = instancePhase(i);
+        if (fault.name === 'slow boot') return phase === 'loading' || phase === 'provisioning' ? i : undefined;
+        if (fault.name === 'boot failure') return phase === 'failed' ? i : undefined;
+        return phase === 'running' ? i : undefined;
+      },
+      10_000,
+      `instance ${instanceId} ready for the cell`,
+    );
   }
 
   async function accountInstances(): Promise<Instance[]> {
-    return eventually(() => truth().instances.list().catch(() => undefined), 10_000, 'a clean list');
+    return eventually(
+      () =>
+        truth()
+          .instances.list()
+          .catch(() => undefined),
+      10_000,
+      'a clean list',
+    );
   }
 
   for (const fault of FAULTS) {
@@ -117,7 +131,10 @@ describe('fault matrix: 7 faults × before/after × search, rent, poll, stop, de
           case 'search': {
             if (fault.phase !== 'boot') sim.control.addFault(rule);
             try {
-              const offers = await client().offers.search({ query: { filters: { rentable: { eq: true } }, order: [], type: 'on-demand' }, limit: 5 });
+              const offers = await client().offers.search({
+                query: { filters: { rentable: { eq: true } }, order: [], type: 'on-demand' },
+                limit: 5,
+              });
               cell = { outcome: 'ok', message: `${offers.length} offers` };
             } catch (error) {
               cell = { outcome: 'error', message: (error as Error).message };
@@ -130,7 +147,12 @@ describe('fault matrix: 7 faults × before/after × search, rent, poll, stop, de
             const { renter } = renterFor({ timeoutMs: TIMEOUT_MS, windowMs: 1_500 });
             sim.control.addFault(rule);
             const settled = nextSettlement(renter);
-            const outcome = await renter.rent(accountAt(sim.url), nextOffer(), { image: 'ubuntu:22.04', disk: 10, label }, { description: 'matrix', perHour: 1 });
+            const outcome = await renter.rent(
+              accountAt(sim.url),
+              nextOffer(),
+              { image: 'ubuntu:22.04', disk: 10, label },
+              { description: 'matrix', perHour: 1 },
+            );
             let told: 'made' | 'notMade';
             if (outcome.kind === 'created') {
               cell = { outcome: 'created', message: `rented as instance #${outcome.instanceId}` };
@@ -152,12 +174,20 @@ describe('fault matrix: 7 faults × before/after × search, rent, poll, stop, de
             assert.ok(made.length <= 1, `${made.length} instances for one rent`);
             const exists = made.length === 1;
             if (exists && told !== 'made') orphans++;
-            assert.equal(told, exists ? 'made' : 'notMade', `the user was told "${cell.message}" but the instance ${exists ? 'exists' : 'does not exist'}`);
+            assert.equal(
+              told,
+              exists ? 'made' : 'notMade',
+              `the user was told "${cell.message}" but the instance ${exists ? 'exists' : 'does not exist'}`,
+            );
             if (!exists) assert.doesNotMatch(cell.message, /went through|rented as/);
             break;
           }
           case 'poll': {
-            const poller = new InstancePoller({ fetch: (signal) => client().instances.listInOneRequest({ signal, retry: 'never' }), intervalMs: () => 60_000, logger: new MemoryLogger() });
+            const poller = new InstancePoller({
+              fetch: (signal) => client().instances.listInOneRequest({ signal, retry: 'never' }),
+              intervalMs: () => 60_000,
+              logger: new MemoryLogger(),
+            });
             let failure: unknown;
             poller.onDidFail((e) => (failure = e));
             poller.setEnabled(true);
@@ -168,7 +198,13 @@ describe('fault matrix: 7 faults × before/after × search, rent, poll, stop, de
             const shown = poller.snapshot?.instances ?? [];
             cell = failure
               ? { outcome: 'error (last list kept)', message: (failure as Error).message }
-              : { outcome: 'ok', message: shown.map((i) => `#${i.id}: ${presentInstance(i, { nowMs: Date.now() }).description}`).find((m) => m.startsWith(`#${rented.id}`)) ?? `${shown.length} instances` };
+              : {
+                  outcome: 'ok',
+                  message:
+                    shown
+                      .map((i) => `#${i.id}: ${presentInstance(i, { nowMs: Date.now() }).description}`)
+                      .find((m) => m.startsWith(`#${rented.id}`)) ?? `${shown.length} instances`,
+                };
             if (failure) assert.match(cell.message, /^Could not list instances: /);
             // The next poll, without the fault, shows every instance of the account.
             sim.control.clearFaults();
@@ -176,7 +212,11 @@ describe('fault matrix: 7 faults × before/after × search, rent, poll, stop, de
             const account = await accountInstances();
             const missing = account.filter((a) => !(poller.snapshot?.instances ?? []).some((s) => s.id === a.id));
             orphans += missing.length;
-            assert.deepEqual(missing.map((i) => i.id), [], 'every instance of the account is shown');
+            assert.deepEqual(
+              missing.map((i) => i.id),
+              [],
+              'every instance of the account is shown',
+            );
             poller.dispose();
             break;
           }
@@ -194,14 +234,18 @@ describe('fault matrix: 7 faults × before/after × search, rent, poll, stop, de
             sim.control.clearFaults();
             await new Promise((r) => setTimeout(r, TIMEOUT_MS * 2));
             const after = (await accountInstances()).find((i) => i.id === instance.id);
-            const happened = op === 'stop' ? after !== undefined && ['stopped', 'stopping'].includes(instancePhase(after)) : after === undefined;
+            const happened =
+              op === 'stop' ? after !== undefined && ['stopped', 'stopping'].includes(instancePhase(after)) : after === undefined;
             if (happened) {
               assert.ok(cell.outcome === 'done' || cell.outcome === 'unknown', `the ${op} happened but the user was told: ${cell.message}`);
             } else {
               assert.ok(cell.outcome !== 'done', `the ${op} did not happen but the user was told: ${cell.message}`);
               assert.match(cell.message, /not (stopped|destroyed)|not known|Could not/);
             }
-            if (op === 'stop') await truth().instances.destroy(instance.id).catch(() => undefined);
+            if (op === 'stop')
+              await truth()
+                .instances.destroy(instance.id)
+                .catch(() => undefined);
             break;
           }
         }

@@ -37,7 +37,9 @@ export interface RenterKit {
 }
 
 /** A renter as the extension builds it, with short waits so tests stay fast. */
-export function renterFor(options: Partial<RenterOptions> & { storage?: MemoryJournalStorage; owner?: string; timeoutMs?: number } = {}): RenterKit {
+export function renterFor(
+  options: Partial<RenterOptions> & { storage?: MemoryJournalStorage; owner?: string; timeoutMs?: number } = {},
+): RenterKit {
   const storage = options.storage ?? new MemoryJournalStorage();
   const journal = new RentJournal(storage, options.owner ?? 'window-a', options.now);
   const logger = new MemoryLogger();

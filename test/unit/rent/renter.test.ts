@@ -18,7 +18,10 @@ describe('renting', () => {
 
   before(async () => {
     sim = await startSimulator();
-    offers = await client().offers.search({ query: { filters: { rentable: { eq: true } }, order: [['dph_total', 'asc']], type: 'on-demand' }, limit: 60 });
+    offers = await client().offers.search({
+      query: { filters: { rentable: { eq: true } }, order: [['dph_total', 'asc']], type: 'on-demand' },
+      limit: 60,
+    });
   });
   afterEach(() => sim.control.clearFaults());
   after(() => sim.stop());
@@ -33,7 +36,8 @@ describe('renting', () => {
     let journalledBeforeSend = false;
     const write = storage.write.bind(storage);
     storage.write = async (entries) => {
-      if (entries.some((e) => e.label === label && e.state === 'sending') && (await instancesLabelled(label)).length === 0) journalledBeforeSend = true;
+      if (entries.some((e) => e.label === label && e.state === 'sending') && (await instancesLabelled(label)).length === 0)
+        journalledBeforeSend = true;
       await write(entries);
     };
     const outcome = await renter.rent(accountAt(sim.url), offer(), request(label), info);
@@ -48,7 +52,10 @@ describe('renting', () => {
     const { renter } = renterFor();
     const label = renter.uniqueLabel();
     const o = offer();
-    const [a, b] = await Promise.all([renter.rent(accountAt(sim.url), o, request(label), info), renter.rent(accountAt(sim.url), o, request(label), info)]);
+    const [a, b] = await Promise.all([
+      renter.rent(accountAt(sim.url), o, request(label), info),
+      renter.rent(accountAt(sim.url), o, request(label), info),
+    ]);
     assert.deepEqual([a.kind, b.kind].sort(), ['busy', 'created']);
     assert.equal((await instancesLabelled(label)).length, 1);
   });
@@ -68,7 +75,10 @@ describe('renting', () => {
       const settled = nextSettlement(renter);
       const outcome = await renter.rent(accountAt(sim.url), offer(), request(label), info);
       assert.equal(outcome.kind, 'uncertain');
-      assert.match(rentOutcomeMessage(outcome as Exclude<typeof outcome, { kind: 'created' }>), /not confirmed.*may have made the instance.*do not rent again/s);
+      assert.match(
+        rentOutcomeMessage(outcome as Exclude<typeof outcome, { kind: 'created' }>),
+        /not confirmed.*may have made the instance.*do not rent again/s,
+      );
       const again = await renter.rent(accountAt(sim.url), offer(), request(renter.uniqueLabel()), info);
       assert.equal(again.kind, 'unsettled', 'no rent while the outcome is unknown');
       const s = await settled;
@@ -111,7 +121,9 @@ describe('renting', () => {
 
   it('a request that never reached the service is certainly not made: refused at once, nothing journalled', async () => {
     const { renter, storage } = renterFor();
-    const outcome = await renter.rent(accountAt('http://127.0.0.1:9'), offer(), request(renter.uniqueLabel()), info).catch((e: unknown) => e);
+    const outcome = await renter
+      .rent(accountAt('http://127.0.0.1:9'), offer(), request(renter.uniqueLabel()), info)
+      .catch((e: unknown) => e);
     // The list of instances before the rent fails first: nothing was sent, and it says so.
     assert.ok(outcome instanceof Error && /connection to the service failed/.test(outcome.message), String(outcome));
     assert.deepEqual(storage.entries, []);
@@ -123,7 +135,12 @@ describe('renting', () => {
     assert.equal((await renter.rent(accountAt(sim.url), o, request(renter.uniqueLabel()), info)).kind, 'created');
     const second = await renter.rent(accountAt(sim.url), o, request(renter.uniqueLabel()), info);
     assert.equal(second.kind, 'unavailable');
-    const refused = await renter.rent(accountAt(sim.url), offer(), { image: 'ubuntu:22.04', disk: 100_000, label: renter.uniqueLabel() }, info);
+    const refused = await renter.rent(
+      accountAt(sim.url),
+      offer(),
+      { image: 'ubuntu:22.04', disk: 100_000, label: renter.uniqueLabel() },
+      info,
+    );
     assert.equal(refused.kind, 'refused');
     assert.match(rentOutcomeMessage(refused as Exclude<typeof refused, { kind: 'created' }>), /no instance was made and nothing is billed/);
   });
@@ -182,14 +199,25 @@ describe('renting', () => {
     const storage = new MemoryJournalStorage();
     const journal = new RentJournal(storage, 'w');
     assert.equal(journal.freezeReason(), undefined);
-    await journal.begin({ label: 'gpu-rental-1', offerId: 1, description: 'RTX 4090', perHour: 1, profileId: 'default', baseUrl: 'https://x', before: [] }, 'k');
+    await journal.begin(
+      { label: 'gpu-rental-1', offerId: 1, description: 'RTX 4090', perHour: 1, profileId: 'default', baseUrl: 'https://x', before: [] },
+      'k',
+    );
     assert.match(journal.freezeReason() ?? '', /"gpu-rental-1" \(RTX 4090\) is not settled yet/);
     await journal.settle('gpu-rental-1');
     assert.equal(journal.freezeReason(), undefined);
   });
 
   it('quotes GPU, disk, total, per day and the credit left, and refuses what the credit cannot cover', () => {
-    const o = OfferSchema.parse({ id: 1, num_gpus: 1, gpu_name: 'RTX 4090', gpu_ram: 24564, dph_total: 0.5, dph_base: 0.4, storage_cost: 0.18 });
+    const o = OfferSchema.parse({
+      id: 1,
+      num_gpus: 1,
+      gpu_name: 'RTX 4090',
+      gpu_ram: 24564,
+      dph_total: 0.5,
+      dph_base: 0.4,
+      storage_cost: 0.18,
+    });
     const q = quoteRent(o, 40, 100);
     assert.equal(q.gpuPerHour, 0.4);
     assert.ok(Math.abs(q.diskPerHour - 0.01) < 1e-12);

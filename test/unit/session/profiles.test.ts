@@ -1,5 +1,13 @@
 import assert from 'node:assert/strict';
-import { DEFAULT_PROFILE, keySlot, newProfile, profileNameProblem, profileSlug, readProfiles, sshProfile } from '../../../src/core/session/profiles';
+import {
+  DEFAULT_PROFILE,
+  keySlot,
+  newProfile,
+  profileNameProblem,
+  profileSlug,
+  readProfiles,
+  sshProfile,
+} from '../../../src/core/session/profiles';
 import { hostAlias, parseHostAlias } from '../../../src/core/ssh/config';
 
 describe('profiles', () => {

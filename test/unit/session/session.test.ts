@@ -26,7 +26,11 @@ class MemoryKeyStore implements KeyStore {
 const kindOf = (session: Session): SessionStateKind => session.state.kind;
 
 function newSession(url: string, keys: KeyStore, logger = new MemoryLogger()) {
-  return new Session(url, { keys, logger, createClient: (baseUrl, getApiKey) => clientFor(baseUrl, undefined, { getApiKey, maxAttempts: 1 }).client });
+  return new Session(url, {
+    keys,
+    logger,
+    createClient: (baseUrl, getApiKey) => clientFor(baseUrl, undefined, { getApiKey, maxAttempts: 1 }).client,
+  });
 }
 
 describe('session', () => {
@@ -71,7 +75,12 @@ describe('session', () => {
     const keys = new MemoryKeyStore();
     await keys.store(sim.url, DEMO_KEY);
     let reason: string | undefined = 'the rent of "x" is not settled yet';
-    const session = new Session(sim.url, { keys, logger: new MemoryLogger(), frozen: () => reason, createClient: (baseUrl, getApiKey) => clientFor(baseUrl, undefined, { getApiKey, maxAttempts: 1 }).client });
+    const session = new Session(sim.url, {
+      keys,
+      logger: new MemoryLogger(),
+      frozen: () => reason,
+      createClient: (baseUrl, getApiKey) => clientFor(baseUrl, undefined, { getApiKey, maxAttempts: 1 }).client,
+    });
     await session.start();
     await assert.rejects(session.signIn(DEMO_KEY), /Not now: the rent of "x" is not settled yet/);
     await assert.rejects(session.signOut(), /Not now/);
@@ -181,7 +190,10 @@ describe('session', () => {
     };
 
     it('a 401 for a missing permission (billing_read) leaves the session ready, with its account', async () => {
-      const scoped = await clientFor(sim.url, DEMO_KEY).client.apiKeys.create({ name: 'no billing', permissions: permissionsFor(['user_read', 'instance_read']) });
+      const scoped = await clientFor(sim.url, DEMO_KEY).client.apiKeys.create({
+        name: 'no billing',
+        permissions: permissionsFor(['user_read', 'instance_read']),
+      });
       const { session, kinds } = await signedIn(scoped.key);
       const error = await refused(session.client.billing.invoices({ from: 0, to: Math.floor(Date.now() / 1000) }));
       assert.deepEqual([error.status, error.kind, error.reason], [401, 'forbidden', 'permission']);
@@ -300,7 +312,12 @@ describe('session', () => {
     it("another window's change to a profile's key reaches only the session on that profile", async () => {
       const keys = new MemoryKeyStore();
       const a = newSession(sim.url, keys);
-      const b = new Session(sim.url, { keys, logger: new MemoryLogger(), profileId: 'work', createClient: (baseUrl, getApiKey) => clientFor(baseUrl, undefined, { getApiKey, maxAttempts: 1 }).client });
+      const b = new Session(sim.url, {
+        keys,
+        logger: new MemoryLogger(),
+        profileId: 'work',
+        createClient: (baseUrl, getApiKey) => clientFor(baseUrl, undefined, { getApiKey, maxAttempts: 1 }).client,
+      });
       await a.start();
       await b.start();
       await a.signIn(DEMO_KEY);

@@ -42,7 +42,8 @@ function parse(bytes: Buffer): Parsed {
   const lines: Parsed['lines'] = [];
   const re = /[^\n]*\n|[^\n]+$/g;
   re.lastIndex = bom ? 3 : 0;
-  for (let m = re.exec(s); m; m = re.exec(s)) lines.push({ start: m.index, end: m.index + m[0].length, content: m[0].replace(/\r?\n$/, '') });
+  for (let m = re.exec(s); m; m = re.exec(s))
+    lines.push({ start: m.index, end: m.index + m[0].length, content: m[0].replace(/\r?\n$/, '') });
   const trim = (t: string): string => t.replace(/^[ \t\r\n\v\f]+|[ \t\r\n\v\f]+$/g, '');
   const begins = lines.flatMap((l, i) => (trim(l.content) === BEGIN_MARKER ? [i] : []));
   const ends = lines.flatMap((l, i) => (trim(l.content) === END_MARKER ? [i] : []));
@@ -77,7 +78,10 @@ function assertPlaced(bytes: Buffer, pattern: string): void {
   assert.equal(above, undefined, `no Host or Match line above the block: ${JSON.stringify(above?.content)}`);
   // Nor anything else ssh reads: a global option above would win over the managed entries.
   const directive = p.lines.slice(0, b).find((l) => {
-    const text = l.content.split('\0')[0]!.replace(/^\xEF\xBB\xBF/, '').trim();
+    const text = l.content
+      .split('\0')[0]!
+      .replace(/^\xEF\xBB\xBF/, '')
+      .trim();
     return text !== '' && !text.startsWith('#');
   });
   assert.equal(directive, undefined, `nothing ssh reads above the block: ${JSON.stringify(directive?.content)}`);
@@ -85,15 +89,46 @@ function assertPlaced(bytes: Buffer, pattern: string): void {
 
 const eolArb = fc.constantFrom('\n', '\r\n');
 /** A Host or Match header in the forms ssh accepts. */
-const sectionHeader = fc.constantFrom('Host other', 'Host *', 'host=other', '  HOST other', '\tMatch host other', 'Match all', '"Host" other', 'Host = work', 'Match originalhost x user y');
+const sectionHeader = fc.constantFrom(
+  'Host other',
+  'Host *',
+  'host=other',
+  '  HOST other',
+  '\tMatch host other',
+  'Match all',
+  '"Host" other',
+  'Host = work',
+  'Match originalhost x user y',
+);
 /** Lines that set nothing ssh would take for our alias ahead of our entry. */
 const harmlessLine = fc.oneof(
-  fc.constantFrom('', '   ', '# a comment', '# Host commented out', 'ServerAliveInterval 60', 'AddKeysToAgent yes', '\tServerAliveCountMax 3', 'HashKnownHosts no'),
+  fc.constantFrom(
+    '',
+    '   ',
+    '# a comment',
+    '# Host commented out',
+    'ServerAliveInterval 60',
+    'AddKeysToAgent yes',
+    '\tServerAliveCountMax 3',
+    'HashKnownHosts no',
+  ),
   fc.string({ maxLength: 20 }).map((s) => `# ${s.replace(/[\r\n\0]/g, ' ')}`),
   // A Latin-1 comment: bytes that are not UTF-8.
-  fc.uint8Array({ minLength: 1, maxLength: 20 }).map((a) => `# caf\xe9 ${Buffer.from(a).toString('latin1').replace(/[\r\n\0]/g, ' ')}`),
+  fc.uint8Array({ minLength: 1, maxLength: 20 }).map(
+    (a) =>
+      `# caf\xe9 ${Buffer.from(a)
+        .toString('latin1')
+        .replace(/[\r\n\0]/g, ' ')}`,
+  ),
 );
-const bodyLine = fc.constantFrom('  HostName 10.9.9.9', '  Port 2', '  User dev', '  ServerAliveInterval 15', '  HostName gpu-rental.example', '  IdentityFile ~/.ssh/id_other');
+const bodyLine = fc.constantFrom(
+  '  HostName 10.9.9.9',
+  '  Port 2',
+  '  User dev',
+  '  ServerAliveInterval 15',
+  '  HostName gpu-rental.example',
+  '  IdentityFile ~/.ssh/id_other',
+);
 
 function blockLines(pattern: string, eol: string, indent: string): string {
   return [`${indent}${BEGIN_MARKER}`, `Include ${pattern}`, `${END_MARKER}${indent}`].join(eol);
@@ -108,18 +143,33 @@ const anyConfig = fc
         fc.oneof(
           { weight: 3, arbitrary: fc.uint8Array({ maxLength: 48 }).map((a) => Buffer.from(a)) },
           { weight: 3, arbitrary: fc.oneof(sectionHeader, harmlessLine, bodyLine).map(latin1) },
-          { weight: 1, arbitrary: fc.constantFrom('Host gpu-rental-7 # mine', 'Include config.d/*', 'Hostname x', 'Matches', '\0Host x', 'Host\0x').map(latin1) },
+          {
+            weight: 1,
+            arbitrary: fc
+              .constantFrom('Host gpu-rental-7 # mine', 'Include config.d/*', 'Hostname x', 'Matches', '\0Host x', 'Host\0x')
+              .map(latin1),
+          },
         ),
         eolArb,
       ),
       { maxLength: 20 },
     ),
-    block: fc.option(fc.record({ at: fc.nat(), pattern: fc.constantFrom(INCLUDE, '/old/path/*.conf', '  /home/me/.ssh/gpu-rental/*.conf'), eol: eolArb, indent: fc.constantFrom('', ' ', '\t'), last: fc.boolean() })),
+    block: fc.option(
+      fc.record({
+        at: fc.nat(),
+        pattern: fc.constantFrom(INCLUDE, '/old/path/*.conf', '  /home/me/.ssh/gpu-rental/*.conf'),
+        eol: eolArb,
+        indent: fc.constantFrom('', ' ', '\t'),
+        last: fc.boolean(),
+      }),
+    ),
     stray: fc.constantFrom('none', 'none', 'none', 'none', 'none', 'none', 'none', 'none', 'none', 'begin', 'end'),
     finalNewline: fc.boolean(),
   })
   .map(({ bom, chunks, block, stray, finalNewline }) => {
-    const parts: Buffer[] = chunks.map(([bytes, eol], i) => (i < chunks.length - 1 || finalNewline ? Buffer.concat([bytes, latin1(eol)]) : bytes));
+    const parts: Buffer[] = chunks.map(([bytes, eol], i) =>
+      i < chunks.length - 1 || finalNewline ? Buffer.concat([bytes, latin1(eol)]) : bytes,
+    );
     if (block) {
       const at = block.last ? parts.length : block.at % (parts.length + 1);
       // The block starts a line; at the very end it may lack a final newline.
@@ -139,7 +189,12 @@ describe('managed SSH config block over arbitrary bytes (property, 10,000 cases)
       fc.property(anyConfig, (input) => {
         counts.cases++;
         const before = parse(input);
-        if (before.begins.length > 1 || before.ends.length > 1 || before.begins.length !== before.ends.length || before.ends[0]! < before.begins[0]!) {
+        if (
+          before.begins.length > 1 ||
+          before.ends.length > 1 ||
+          before.begins.length !== before.ends.length ||
+          before.ends[0]! < before.begins[0]!
+        ) {
           // Unbalanced markers are refused, never guessed at.
           assert.throws(() => withInclude(input, INCLUDE), SshConfigError);
           assert.throws(() => withoutInclude(input), SshConfigError);
@@ -166,9 +221,14 @@ describe('managed SSH config block over arbitrary bytes (property, 10,000 cases)
         if (!hadBlock) {
           const bom = before.bom ? 3 : 0;
           assert.deepEqual(added.text.subarray(0, bom), input.subarray(0, bom), 'a byte-order mark stays first');
-          assert.deepEqual(added.text.subarray(parse(added.text).lines[2]!.end), input.subarray(bom), 'a new block goes first, the file after it');
+          assert.deepEqual(
+            added.text.subarray(parse(added.text).lines[2]!.end),
+            input.subarray(bom),
+            'a new block goes first, the file after it',
+          );
         }
-        if (hadBlock && parse(added.text).lines[parse(added.text).begins[0]!]!.start !== before.lines[before.begins[0]!]!.start) counts.moved++;
+        if (hadBlock && parse(added.text).lines[parse(added.text).begins[0]!]!.start !== before.lines[before.begins[0]!]!.start)
+          counts.moved++;
         assert.equal(added.changed, !added.text.equals(input));
 
         const again = withInclude(added.text, INCLUDE);
@@ -197,7 +257,10 @@ describe('managed SSH config block over arbitrary bytes (property, 10,000 cases)
     );
     assert.equal(counts.cases, CASES);
     assert.equal(counts.bytesChangedOutside, 0);
-    assert.ok(counts.withBlock > CASES / 10 && counts.moved > CASES / 50 && counts.refused > CASES / 50, 'the generator reaches every kind of case');
+    assert.ok(
+      counts.withBlock > CASES / 10 && counts.moved > CASES / 50 && counts.refused > CASES / 50,
+      'the generator reaches every kind of case',
+    );
   });
 });
 
@@ -212,7 +275,13 @@ const sshConfig = fc
     finalNewline: fc.boolean(),
   })
   .map(({ preamble, sections, block, finalNewline }) => {
-    const lines: Array<[string, string]> = [...preamble, ...sections.flatMap(([header, body, eol]): Array<[string, string]> => [[header, eol], ...body.map((l): [string, string] => [l, eol])])];
+    const lines: Array<[string, string]> = [
+      ...preamble,
+      ...sections.flatMap(([header, body, eol]): Array<[string, string]> => [
+        [header, eol],
+        ...body.map((l): [string, string] => [l, eol]),
+      ]),
+    ];
     return { lines, block, finalNewline };
   });
 
@@ -232,37 +301,42 @@ describe('managed SSH config block, judged by real ssh -G (property, sampled)', 
     const counts = { cases: 0, sshRuns: 0, sshMs: 0, moved: 0, bytesChangedOutside: 0 };
     const started = Date.now();
     await fc.assert(
-      fc.asyncProperty(sshConfig, fc.integer({ min: 1, max: 99_999_999 }), fc.integer({ min: 1025, max: 65535 }), async ({ lines, block, finalNewline }, id, port) => {
-        counts.cases++;
-        const parts = lines.map(([l, eol], i) => l + (i < lines.length - 1 || finalNewline ? eol : ''));
-        if (block) {
-          const at = block.at % (parts.length + 1);
-          if (at > 0 && !parts[at - 1]!.endsWith('\n')) parts[at - 1] += block.eol;
-          parts.splice(at, 0, blockLines(block.pattern === 'CURRENT' ? ssh.includePattern : block.pattern, block.eol, '') + block.eol);
-        }
-        const original = latin1(parts.join(''));
-        await writeFile(paths.userConfig, original);
-        const alias = hostAlias(id);
-        await ssh.writeHost({ alias, hostName: `10.${id % 200}.${port % 250}.7`, port, identityFile: join(home, '.ssh', 'id_ed25519') });
-        const written = await readFile(paths.userConfig);
-        assertPlaced(written, ssh.includePattern);
-        const was = parse(original);
-        if (was.begins.length === 1 && was.lines.slice(0, was.begins[0]).some((l) => opensSection(l.content))) counts.moved++;
-        counts.bytesChangedOutside += bytesChanged(minusBlock(original), minusBlock(written));
-        assert.deepEqual(minusBlock(written), minusBlock(original));
+      fc.asyncProperty(
+        sshConfig,
+        fc.integer({ min: 1, max: 99_999_999 }),
+        fc.integer({ min: 1025, max: 65535 }),
+        async ({ lines, block, finalNewline }, id, port) => {
+          counts.cases++;
+          const parts = lines.map(([l, eol], i) => l + (i < lines.length - 1 || finalNewline ? eol : ''));
+          if (block) {
+            const at = block.at % (parts.length + 1);
+            if (at > 0 && !parts[at - 1]!.endsWith('\n')) parts[at - 1] += block.eol;
+            parts.splice(at, 0, blockLines(block.pattern === 'CURRENT' ? ssh.includePattern : block.pattern, block.eol, '') + block.eol);
+          }
+          const original = latin1(parts.join(''));
+          await writeFile(paths.userConfig, original);
+          const alias = hostAlias(id);
+          await ssh.writeHost({ alias, hostName: `10.${id % 200}.${port % 250}.7`, port, identityFile: join(home, '.ssh', 'id_ed25519') });
+          const written = await readFile(paths.userConfig);
+          assertPlaced(written, ssh.includePattern);
+          const was = parse(original);
+          if (was.begins.length === 1 && was.lines.slice(0, was.begins[0]).some((l) => opensSection(l.content))) counts.moved++;
+          counts.bytesChangedOutside += bytesChanged(minusBlock(original), minusBlock(written));
+          assert.deepEqual(minusBlock(written), minusBlock(original));
 
-        const sshStarted = performance.now();
-        const { stdout } = await run('ssh', ['-G', '-F', paths.userConfig, alias], { encoding: 'utf8' });
-        counts.sshMs += performance.now() - sshStarted;
-        counts.sshRuns++;
-        const resolved = Object.fromEntries(stdout.split('\n').map((l) => [l.slice(0, l.indexOf(' ')), l.slice(l.indexOf(' ') + 1)]));
-        assert.equal(resolved.hostname, `10.${id % 200}.${port % 250}.7`, `ssh -G ${alias}:\n${written.toString('latin1')}`);
-        assert.equal(resolved.port, String(port));
+          const sshStarted = performance.now();
+          const { stdout } = await run('ssh', ['-G', '-F', paths.userConfig, alias], { encoding: 'utf8' });
+          counts.sshMs += performance.now() - sshStarted;
+          counts.sshRuns++;
+          const resolved = Object.fromEntries(stdout.split('\n').map((l) => [l.slice(0, l.indexOf(' ')), l.slice(l.indexOf(' ') + 1)]));
+          assert.equal(resolved.hostname, `10.${id % 200}.${port % 250}.7`, `ssh -G ${alias}:\n${written.toString('latin1')}`);
+          assert.equal(resolved.port, String(port));
 
-        await ssh.removeHost(alias);
-        await ssh.removeInclude();
-        assert.deepEqual(await readFile(paths.userConfig), minusBlock(original), 'byte-identical to the original without its block');
-      }),
+          await ssh.removeHost(alias);
+          await ssh.removeInclude();
+          assert.deepEqual(await readFile(paths.userConfig), minusBlock(original), 'byte-identical to the original without its block');
+        },
+      ),
       { numRuns: SSH_G_CASES },
     );
     const seconds = (Date.now() - started) / 1000;

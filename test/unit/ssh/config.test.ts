@@ -1,19 +1,45 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { BEGIN_MARKER, END_MARKER, SshConfigError, hostAlias, hostEntryText, includeInstructions, withInclude, withoutInclude } from '../../../src/core/ssh/config';
+import {
+  BEGIN_MARKER,
+  END_MARKER,
+  SshConfigError,
+  hostAlias,
+  hostEntryText,
+  includeInstructions,
+  withInclude,
+  withoutInclude,
+} from '../../../src/core/ssh/config';
 
 const INCLUDE = '/home/me/.ssh/gpu-rental/*.conf';
 
 /** Lines a hand-written ssh_config has: Host * blocks, Match, comments, includes (even loops), blank lines. */
 const configLine = fc.oneof(
-  fc.constantFrom('Host *', '  ServerAliveInterval 60', 'Host work', '  HostName 10.0.0.4', '  User dev', 'Match host *.corp exec "true"', '  ProxyJump bastion', '# a comment', '', '   ', 'Include ~/.ssh/config', 'Include config.d/*', '\tIdentityFile ~/.ssh/id_ed25519', 'Host gpu-rental-12 # mine, not managed'),
+  fc.constantFrom(
+    'Host *',
+    '  ServerAliveInterval 60',
+    'Host work',
+    '  HostName 10.0.0.4',
+    '  User dev',
+    'Match host *.corp exec "true"',
+    '  ProxyJump bastion',
+    '# a comment',
+    '',
+    '   ',
+    'Include ~/.ssh/config',
+    'Include config.d/*',
+    '\tIdentityFile ~/.ssh/id_ed25519',
+    'Host gpu-rental-12 # mine, not managed',
+  ),
   fc.string({ maxLength: 30 }).filter((s) => !/[\r\n]/.test(s) && !s.includes('gpu-rental:') && !s.includes('<<< gpu-rental')),
 );
-const userConfig = fc.record({ lines: fc.array(configLine, { maxLength: 25 }), crlf: fc.boolean(), finalNewline: fc.boolean(), bom: fc.boolean() }).map(({ lines, crlf, finalNewline, bom }) => {
-  const eol = crlf ? '\r\n' : '\n';
-  const body = lines.join(eol) + (finalNewline && lines.length ? eol : '');
-  return (bom ? '\uFEFF' : '') + body;
-});
+const userConfig = fc
+  .record({ lines: fc.array(configLine, { maxLength: 25 }), crlf: fc.boolean(), finalNewline: fc.boolean(), bom: fc.boolean() })
+  .map(({ lines, crlf, finalNewline, bom }) => {
+    const eol = crlf ? '\r\n' : '\n';
+    const body = lines.join(eol) + (finalNewline && lines.length ? eol : '');
+    return (bom ? '\uFEFF' : '') + body;
+  });
 
 describe('managed SSH config block', () => {
   it('adds the block at the top and leaves every other byte as it was (property)', () => {
@@ -44,7 +70,10 @@ describe('managed SSH config block', () => {
         assert.equal(updated.changed, true);
         const start = updated.text.indexOf(BEGIN_MARKER);
         // Anything ssh reads (not blank, not a comment) above the block would win over it.
-        const directiveAbove = before.replace(/^\uFEFF/, '').split('\n').some((line) => line.trim() !== '' && !line.trim().startsWith('#'));
+        const directiveAbove = before
+          .replace(/^\uFEFF/, '')
+          .split('\n')
+          .some((line) => line.trim() !== '' && !line.trim().startsWith('#'));
         if (directiveAbove) {
           const bom = before.startsWith('\uFEFF') ? '\uFEFF' : '';
           assert.equal(start, bom.length, 'moved to the top');
@@ -72,7 +101,18 @@ describe('managed SSH config block', () => {
 
   it('moves the block back to the top when a Host or Match line in any form stands above it', () => {
     const block = `${BEGIN_MARKER}\nInclude ${INCLUDE}\n${END_MARKER}\n`;
-    for (const line of ['Host other', 'HOST other', '  host other', '\tMatch all', 'Host=other', 'host = other', ' = Host other', '"Host" other', 'Match\tuser me', '\rHost x\r']) {
+    for (const line of [
+      'Host other',
+      'HOST other',
+      '  host other',
+      '\tMatch all',
+      'Host=other',
+      'host = other',
+      ' = Host other',
+      '"Host" other',
+      'Match\tuser me',
+      '\rHost x\r',
+    ]) {
       const user = `# mine\n${line}\n  User x\n`;
       const moved = withInclude(`${user}${block}Host b\n`, INCLUDE);
       assert.deepEqual(moved, { text: `${block}${user}Host b\n`, changed: true }, JSON.stringify(line));
@@ -92,7 +132,7 @@ describe('managed SSH config block', () => {
     assert.equal(moved.text.toString('utf8'), `\uFEFF${BEGIN_MARKER}\r\nInclude ${INCLUDE}\r\n${END_MARKER}\r\nHost a\r\n  Port 2\r\n`);
   });
 
-  it('uses the file\'s own line endings for the block', () => {
+  it("uses the file's own line endings for the block", () => {
     const added = withInclude('Host a\r\n  User b\r\n', INCLUDE).text;
     assert.equal(added, `${BEGIN_MARKER}\r\nInclude ${INCLUDE}\r\n${END_MARKER}\r\nHost a\r\n  User b\r\n`);
   });
@@ -105,7 +145,10 @@ describe('managed SSH config block', () => {
       `${BEGIN_MARKER}\nInclude x\n${END_MARKER}\n${BEGIN_MARKER}\nInclude y\n${END_MARKER}\n`,
     ];
     for (const text of cases) {
-      assert.throws(() => withInclude(text, INCLUDE), (e: unknown) => e instanceof SshConfigError && /line \d+/.test(e.message) && /by hand/.test(e.message));
+      assert.throws(
+        () => withInclude(text, INCLUDE),
+        (e: unknown) => e instanceof SshConfigError && /line \d+/.test(e.message) && /by hand/.test(e.message),
+      );
       assert.throws(() => withoutInclude(text), SshConfigError);
     }
   });
@@ -118,7 +161,14 @@ describe('managed SSH config block', () => {
 
 describe('per-instance host entries', () => {
   it('writes alias, address, user, identity with IdentitiesOnly, its own known hosts and keep-alives', () => {
-    const text = hostEntryText({ alias: hostAlias(31000001), hostName: '127.0.0.1', port: 40022, identityFile: '/home/me/.ssh/id_ed25519', knownHostsFile: '/home/me/.ssh/gpu-rental/known_hosts_31000001', comment: 'RTX 4090 #31000001' });
+    const text = hostEntryText({
+      alias: hostAlias(31000001),
+      hostName: '127.0.0.1',
+      port: 40022,
+      identityFile: '/home/me/.ssh/id_ed25519',
+      knownHostsFile: '/home/me/.ssh/gpu-rental/known_hosts_31000001',
+      comment: 'RTX 4090 #31000001',
+    });
     assert.equal(
       text,
       [
@@ -140,18 +190,62 @@ describe('per-instance host entries', () => {
 
   it('keeps aliases lowercase and apart per profile, and refuses values that would inject lines', () => {
     assert.equal(hostAlias(7, 'Team Prod'), 'gpu-rental-team-prod-7');
-    assert.throws(() => hostEntryText({ alias: 'x', hostName: 'evil\nProxyCommand sh', port: 22, identityFile: '/k', knownHostsFile: '/h' }), SshConfigError);
-    assert.throws(() => hostEntryText({ alias: 'x', hostName: 'h', port: 22, identityFile: '/k\nProxyCommand sh', knownHostsFile: '/h' }), SshConfigError);
-    assert.throws(() => hostEntryText({ alias: 'x', hostName: 'h', port: 70000, identityFile: '/k', knownHostsFile: '/h' }), SshConfigError);
-    assert.throws(() => hostEntryText({ alias: 'x', hostName: 'h', port: 22, user: 'root\nProxyCommand sh', identityFile: '/k', knownHostsFile: '/h' }), /\(User\)/);
+    assert.throws(
+      () => hostEntryText({ alias: 'x', hostName: 'evil\nProxyCommand sh', port: 22, identityFile: '/k', knownHostsFile: '/h' }),
+      SshConfigError,
+    );
+    assert.throws(
+      () => hostEntryText({ alias: 'x', hostName: 'h', port: 22, identityFile: '/k\nProxyCommand sh', knownHostsFile: '/h' }),
+      SshConfigError,
+    );
+    assert.throws(
+      () => hostEntryText({ alias: 'x', hostName: 'h', port: 70000, identityFile: '/k', knownHostsFile: '/h' }),
+      SshConfigError,
+    );
+    assert.throws(
+      () => hostEntryText({ alias: 'x', hostName: 'h', port: 22, user: 'root\nProxyCommand sh', identityFile: '/k', knownHostsFile: '/h' }),
+      /\(User\)/,
+    );
   });
 
   it('writes IPv4, IPv6 and DNS host names, and refuses anything ssh would split, quote or expand, naming the field', () => {
     const entry = { alias: 'gpu-rental-1', port: 22, identityFile: '/k', knownHostsFile: '/h' };
-    for (const hostName of ['127.0.0.1', '2001:db8::1', '::1', 'fe80::a00:27ff:fe4e:66a1', '::ffff:192.0.2.7', 'ssh4.vast.ai', 'host-1.example.net', 'Host7.example.net', 'localhost']) {
+    for (const hostName of [
+      '127.0.0.1',
+      '2001:db8::1',
+      '::1',
+      'fe80::a00:27ff:fe4e:66a1',
+      '::ffff:192.0.2.7',
+      'ssh4.vast.ai',
+      'host-1.example.net',
+      'Host7.example.net',
+      'localhost',
+    ]) {
       assert.match(hostEntryText({ ...entry, hostName }), new RegExp(`\\n  HostName ${hostName.replace(/\./g, '\\.')}\\n`), hostName);
     }
-    for (const hostName of ['', 'a b', 'a\tb', '"a"', "a'b", 'a\nProxyCommand sh', 'a\rb', '%h', 'a%d', '$HOME', '${X}.example', 'fe80::1%eth0', '[2001:db8::1]', '-oProxyCommand=x', 'a..b', 'a;b', 'a`b`', '1:2:3', 'host_7.example', 'trailing.dot.', 'x'.repeat(254)]) {
+    for (const hostName of [
+      '',
+      'a b',
+      'a\tb',
+      '"a"',
+      "a'b",
+      'a\nProxyCommand sh',
+      'a\rb',
+      '%h',
+      'a%d',
+      '$HOME',
+      '${X}.example',
+      'fe80::1%eth0',
+      '[2001:db8::1]',
+      '-oProxyCommand=x',
+      'a..b',
+      'a;b',
+      'a`b`',
+      '1:2:3',
+      'host_7.example',
+      'trailing.dot.',
+      'x'.repeat(254),
+    ]) {
       assert.throws(
         () => hostEntryText({ ...entry, hostName }),
         (e: unknown) => e instanceof SshConfigError && /SSH address \(HostName\)/.test(e.message) && !e.message.includes('\n'),

@@ -39,7 +39,15 @@ const exists = (path: string) =>
 
 /** True once nothing answers with a banner there any more (a stopped sshd takes a moment to exit). */
 const down = (host: string, port: number) =>
-  eventually(async () => readBanner(host, port, 300).then(() => false, () => true), 5_000, `sshd on ${port} to stop`);
+  eventually(
+    async () =>
+      readBanner(host, port, 300).then(
+        () => false,
+        () => true,
+      ),
+    5_000,
+    `sshd on ${port} to stop`,
+  );
 
 /** The client's key calls, counted. */
 function countedKeys(client: GpuRentalClient) {
@@ -66,7 +74,8 @@ function countedKeys(client: GpuRentalClient) {
   return { calls, counts };
 }
 
-const copiesOf = (keys: Array<{ public_key: string }>, key: LocalKey) => keys.filter((k) => keyFingerprintPart(k.public_key) === keyFingerprintPart(key.publicKey)).length;
+const copiesOf = (keys: Array<{ public_key: string }>, key: LocalKey) =>
+  keys.filter((k) => keyFingerprintPart(k.public_key) === keyFingerprintPart(key.publicKey)).length;
 
 (sshdAvailable() && process.getuid?.() === 0 ? describe : describe.skip)('SSH connector (simulator, real sshd, real ssh)', function () {
   this.timeout(60_000);
@@ -79,15 +88,26 @@ const copiesOf = (keys: Array<{ public_key: string }>, key: LocalKey) => keys.fi
 
   function connector(keys: SshKeyCalls, over: Partial<ConstructorParameters<typeof SshConnector>[0]> = {}) {
     const logger = new MemoryLogger();
-    const c = new SshConnector({ keys: () => keys, config: () => config, findKey: async () => key, createKey: async () => undefined, logger, ...over });
+    const c = new SshConnector({
+      keys: () => keys,
+      config: () => config,
+      findKey: async () => key,
+      createKey: async () => undefined,
+      logger,
+      ...over,
+    });
     return { connector: c, logger };
   }
 
   async function running(id: number, timeoutMs = 15_000): Promise<Instance> {
-    return eventually(async () => {
-      const i = await client.instances.show(id);
-      return i.actual_status === 'running' ? i : undefined;
-    }, timeoutMs, `instance ${id} running`);
+    return eventually(
+      async () => {
+        const i = await client.instances.show(id);
+        return i.actual_status === 'running' ? i : undefined;
+      },
+      timeoutMs,
+      `instance ${id} running`,
+    );
   }
 
   before(async () => {
@@ -100,7 +120,10 @@ const copiesOf = (keys: Array<{ public_key: string }>, key: LocalKey) => keys.fi
     await writeFile(paths.userConfig, USER_CONFIG);
     config = new SshConfigManager(paths, new MemoryLogger());
     // Created before the key is on the account: it does not carry it.
-    const [offer] = await client.offers.search({ query: { filters: { rentable: { eq: true }, direct_port_count: { gte: 1 } }, order: [], type: 'on-demand' }, limit: 1 });
+    const [offer] = await client.offers.search({
+      query: { filters: { rentable: { eq: true }, direct_port_count: { gte: 1 } }, order: [], type: 'on-demand' },
+      limit: 1,
+    });
     ({ instanceId } = await client.instances.create(offer!.id, { image: 'ubuntu:22.04', disk: 8, runtype: 'ssh_direct' }));
     await running(instanceId);
   });
@@ -122,12 +145,19 @@ const copiesOf = (keys: Array<{ public_key: string }>, key: LocalKey) => keys.fi
     assert.equal(copiesOf(await client.sshKeys.listForInstance(instanceId), key), 1, 'on the instance');
 
     await c.prepare(instance);
-    assert.deepEqual({ create: counts.create, attach: counts.attach, list: counts.list }, { create: 1, attach: 1, list: 1 }, 'the second connect asks the account nothing new');
+    assert.deepEqual(
+      { create: counts.create, attach: counts.attach, list: counts.list },
+      { create: 1, attach: 1, list: 1 },
+      'the second connect asks the account nothing new',
+    );
     assert.equal(copiesOf(await client.sshKeys.list(), key), 1);
     assert.equal(copiesOf(await client.sshKeys.listForInstance(instanceId), key), 1);
     assert.equal(logger.lines.filter((l) => l.includes('Registered the public key')).length, 1);
     assert.equal(logger.lines.filter((l) => l.includes('Attached the public key')).length, 1);
-    assert.ok(!logger.lines.some((l) => l.includes('PRIVATE KEY') || l.includes(keyFingerprintPart(key.publicKey).split(' ')[1]!)), 'logs name paths, not keys');
+    assert.ok(
+      !logger.lines.some((l) => l.includes('PRIVATE KEY') || l.includes(keyFingerprintPart(key.publicKey).split(' ')[1]!)),
+      'logs name paths, not keys',
+    );
 
     // Another window (a new connector) finds the key on the account and on the instance.
     const fresh = countedKeys(client);
@@ -188,7 +218,7 @@ const copiesOf = (keys: Array<{ public_key: string }>, key: LocalKey) => keys.fi
     await c.prepare(instance, 'proxy');
     const text = await readFile(host.userConfig, 'utf8');
     assert.equal(text.split('Include ').length, 2, 'one Include, however many connects');
-    assert.ok(text.includes(`Include ${config.includePattern}\r\n`), 'the block uses the file\'s own CRLF line ends');
+    assert.ok(text.includes(`Include ${config.includePattern}\r\n`), "the block uses the file's own CRLF line ends");
     assert.equal(withoutInclude(text).text, USER_CONFIG);
 
     assert.equal(await exists(config.knownHostsFile(host.alias)), true, 'the earlier logins recorded the host key');
@@ -216,7 +246,10 @@ const copiesOf = (keys: Array<{ public_key: string }>, key: LocalKey) => keys.fi
       logger: new MemoryLogger(),
     });
     const bare = { id: 987654, actual_status: 'loading' } as Instance;
-    await assert.rejects(c.prepare(bare), (e: unknown) => e instanceof NoSshAddress && e.instanceId === 987654 && /#987654 has no SSH address/.test(e.message));
+    await assert.rejects(
+      c.prepare(bare),
+      (e: unknown) => e instanceof NoSshAddress && e.instanceId === 987654 && /#987654 has no SSH address/.test(e.message),
+    );
     await assert.rejects(c.prepare({ ...bare, public_ipaddr: '127.0.0.1', ports: {} } as Instance, 'direct'), NoSshAddress);
     await assert.rejects(c.prepare(bare, 'proxy'), NoSshAddress);
     assert.equal(asked, 0);

@@ -46,7 +46,8 @@ describe('safe SSH file writes', () => {
         }),
       ),
     );
-    for (let i = 0; i < order.length; i += 2) assert.equal(order[i]!.slice(0, 1), order[i + 1]!.slice(0, 1), `no overlap: ${order.join(' ')}`);
+    for (let i = 0; i < order.length; i += 2)
+      assert.equal(order[i]!.slice(0, 1), order[i + 1]!.slice(0, 1), `no overlap: ${order.join(' ')}`);
     await writeFile(`${path}.gpu-rental.lock`, '99999');
     const past = new Date(Date.now() - 60_000);
     await import('node:fs/promises').then((fs) => fs.utimes(`${path}.gpu-rental.lock`, past, past));

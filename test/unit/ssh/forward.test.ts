@@ -22,7 +22,6 @@ function listenOn(server: Server | HttpServer, port = 0): Promise<number> {
 
 const close = (server: Server | HttpServer) => new Promise<void>((resolve) => server.close(() => resolve()));
 
-
 /** A forward without an ssh process: ends when stopped, or when the test ends it ("ssh died"). */
 function fakeForward(instanceId: number, remotePort: number) {
   let end!: () => void;
@@ -144,10 +143,14 @@ describe('the forwards of a window', () => {
     await client.sshKeys.create(key.publicKey);
     const [offer] = await client.offers.search({ query: { filters: { rentable: { eq: true } }, order: [], type: 'on-demand' }, limit: 1 });
     ({ instanceId } = await client.instances.create(offer!.id, { image: 'ubuntu:22.04', disk: 8 }));
-    const instance = await eventually(async () => {
-      const i = await client.instances.show(instanceId);
-      return i.actual_status === 'running' ? i : undefined;
-    }, 15_000, 'running');
+    const instance = await eventually(
+      async () => {
+        const i = await client.instances.show(instanceId);
+        return i.actual_status === 'running' ? i : undefined;
+      },
+      15_000,
+      'running',
+    );
     const config = new SshConfigManager(sshPaths(join(home, '.ssh', 'config'), home), new MemoryLogger());
     const connector = new SshConnector({
       keys: () => client.sshKeys,
@@ -171,7 +174,15 @@ describe('the forwards of a window', () => {
   });
 
   const forward = async (over: Partial<Parameters<typeof startPortForward>[0]> = {}) => {
-    const f = await startPortForward({ instanceId, alias: host.alias, remotePort: webPort, localPort: await freeLocalPort(), sshArgs: ['-F', host.hostFile], timeoutMs: 15_000, ...over });
+    const f = await startPortForward({
+      instanceId,
+      alias: host.alias,
+      remotePort: webPort,
+      localPort: await freeLocalPort(),
+      sshArgs: ['-F', host.hostFile],
+      timeoutMs: 15_000,
+      ...over,
+    });
     started.push(f);
     return f;
   };
@@ -215,11 +226,23 @@ describe('the forwards of a window', () => {
     await close(probe);
     const t0 = Date.now();
     await assert.rejects(
-      startPortForward({ instanceId: 7, alias: '127.0.0.1', remotePort: 8080, localPort: await freeLocalPort(), sshArgs: ['-F', '/dev/null', '-o', 'ConnectTimeout=2', '-o', `Port=${closedPort}`] }),
+      startPortForward({
+        instanceId: 7,
+        alias: '127.0.0.1',
+        remotePort: 8080,
+        localPort: await freeLocalPort(),
+        sshArgs: ['-F', '/dev/null', '-o', 'ConnectTimeout=2', '-o', `Port=${closedPort}`],
+      }),
       /^Error: Could not forward port 8080 of instance #7: ssh: connect to host 127\.0\.0\.1 port \d+: Connection refused/,
     );
     await assert.rejects(
-      startPortForward({ instanceId: 7, alias: 'gpu-rental-nowhere.invalid', remotePort: 8080, localPort: await freeLocalPort(), sshArgs: ['-F', '/dev/null', '-o', 'ConnectTimeout=2'] }),
+      startPortForward({
+        instanceId: 7,
+        alias: 'gpu-rental-nowhere.invalid',
+        remotePort: 8080,
+        localPort: await freeLocalPort(),
+        sshArgs: ['-F', '/dev/null', '-o', 'ConnectTimeout=2'],
+      }),
       /^Error: Could not forward port 8080 of instance #7: ssh: Could not resolve hostname gpu-rental-nowhere\.invalid/,
     );
     assert.ok(Date.now() - t0 < 6_000, `took ${Date.now() - t0} ms`);

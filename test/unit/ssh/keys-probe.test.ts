@@ -58,6 +58,9 @@ describe('SSH readiness probe', () => {
 
   it('does not take another service for SSH, and gives up with what it saw', async () => {
     const port = await listen((s) => s.end('HTTP/1.1 400 Bad Request\r\n\r\n'));
-    await assert.rejects(waitForSshBanner('127.0.0.1', port, { timeoutMs: 600, intervalMs: 50 }), /did not answer within 1 s \(answered, but not with an SSH banner/);
+    await assert.rejects(
+      waitForSshBanner('127.0.0.1', port, { timeoutMs: 600, intervalMs: 50 }),
+      /did not answer within 1 s \(answered, but not with an SSH banner/,
+    );
   });
 });

@@ -10,7 +10,12 @@ import { MemoryLogger } from '../support';
 /** What real ssh makes of the config for an alias (ssh -G prints the resolved options). */
 function resolved(config: string, alias: string): Record<string, string> {
   const out = execFileSync('ssh', ['-G', '-F', config, alias], { encoding: 'utf8' });
-  return Object.fromEntries(out.split('\n').filter(Boolean).map((l) => [l.slice(0, l.indexOf(' ')), l.slice(l.indexOf(' ') + 1)]));
+  return Object.fromEntries(
+    out
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => [l.slice(0, l.indexOf(' ')), l.slice(l.indexOf(' ') + 1)]),
+  );
 }
 
 describe('SSH config manager (real files, real ssh -G)', () => {
@@ -67,7 +72,11 @@ describe('SSH config manager (real files, real ssh -G)', () => {
     const ssh = new SshConfigManager(paths, new MemoryLogger());
     await assert.rejects(
       ssh.ensureInclude(),
-      (e: unknown) => e instanceof SshConfigNotWritable && e.message.startsWith(`${paths.userConfig} cannot be edited`) && /symbolic link/.test(e.message) && e.lines.includes(`Include ${ssh.includePattern}`),
+      (e: unknown) =>
+        e instanceof SshConfigNotWritable &&
+        e.message.startsWith(`${paths.userConfig} cannot be edited`) &&
+        /symbolic link/.test(e.message) &&
+        e.lines.includes(`Include ${ssh.includePattern}`),
     );
     assert.equal(await readFile(join(home, 'dotfiles', 'ssh_config'), 'utf8'), USER_CONFIG);
     assert.ok((await import('node:fs/promises').then((fs) => fs.lstat(paths.userConfig))).isSymbolicLink(), 'still a link');
@@ -80,7 +89,10 @@ describe('SSH config manager (real files, real ssh -G)', () => {
   it('keeps bytes that are not UTF-8 exactly: a Latin-1 comment, mixed CR LF and LF, no final newline', async () => {
     const paths = sshPaths(undefined, home);
     await mkdir(join(home, '.ssh'), { recursive: true });
-    const original = Buffer.from('# Caf\xe9 \xab\xa0serveurs\xa0\xbb\r\nHost work\n  HostName 10.1.2.3\n  User dev\n# \xff\xfe\x80 end', 'latin1');
+    const original = Buffer.from(
+      '# Caf\xe9 \xab\xa0serveurs\xa0\xbb\r\nHost work\n  HostName 10.1.2.3\n  User dev\n# \xff\xfe\x80 end',
+      'latin1',
+    );
     await writeFile(paths.userConfig, original);
     const ssh = new SshConfigManager(paths, new MemoryLogger());
     const alias = hostAlias(31000002);
@@ -111,7 +123,11 @@ describe('SSH config manager (real files, real ssh -G)', () => {
       const r = resolved(paths.userConfig, alias);
       assert.equal(r.hostname, '127.0.0.1', header);
       assert.equal(r.port, '40030', header);
-      assert.deepEqual(await readFile(paths.userConfig), Buffer.concat([block, mine]), `${header}: the block first, the user's lines unchanged`);
+      assert.deepEqual(
+        await readFile(paths.userConfig),
+        Buffer.concat([block, mine]),
+        `${header}: the block first, the user's lines unchanged`,
+      );
       await writeFile(paths.userConfig, block);
     }
   });
@@ -125,7 +141,11 @@ describe('SSH config manager (real files, real ssh -G)', () => {
     const ssh = new SshConfigManager(paths, new MemoryLogger());
     await assert.rejects(
       ssh.ensureInclude(),
-      (e: unknown) => e instanceof SshConfigNotWritable && e.message.includes(paths.userConfig) && /read-only, mode 0444/.test(e.message) && e.lines.includes(`Include ${ssh.includePattern}`),
+      (e: unknown) =>
+        e instanceof SshConfigNotWritable &&
+        e.message.includes(paths.userConfig) &&
+        /read-only, mode 0444/.test(e.message) &&
+        e.lines.includes(`Include ${ssh.includePattern}`),
     );
     const after = await stat(paths.userConfig);
     assert.equal(await readFile(paths.userConfig, 'utf8'), USER_CONFIG);
@@ -163,14 +183,28 @@ describe('SSH config manager (real files, real ssh -G)', () => {
     const paths = sshPaths(join(home, 'ssh-config-folder'), home);
     await mkdir(paths.userConfig, { recursive: true });
     const ssh = new SshConfigManager(paths, new MemoryLogger());
-    for (const attempt of [() => ssh.ensureInclude(), () => ssh.writeHost({ alias: hostAlias(9), hostName: '127.0.0.1', port: 2222, identityFile: '/k' }), () => ssh.removeInclude()]) {
-      await assert.rejects(attempt(), (e: unknown) => e instanceof SshConfigError && e.message.includes(`${paths.userConfig} is a folder`) && /remote\.SSH\.configFile/.test(e.message) && !/EISDIR/.test(e.message));
+    for (const attempt of [
+      () => ssh.ensureInclude(),
+      () => ssh.writeHost({ alias: hostAlias(9), hostName: '127.0.0.1', port: 2222, identityFile: '/k' }),
+      () => ssh.removeInclude(),
+    ]) {
+      await assert.rejects(
+        attempt(),
+        (e: unknown) =>
+          e instanceof SshConfigError &&
+          e.message.includes(`${paths.userConfig} is a folder`) &&
+          /remote\.SSH\.configFile/.test(e.message) &&
+          !/EISDIR/.test(e.message),
+      );
     }
     assert.deepEqual(await readdir(paths.userConfig), []);
     assert.deepEqual((await readdir(home)).sort(), ['.ssh', 'ssh-config-folder'], 'no lock or temp file beside it');
     // A link to a folder says the same.
     const linked = sshPaths(join(home, 'link-to-folder'), home);
     await symlink(paths.userConfig, linked.userConfig);
-    await assert.rejects(new SshConfigManager(linked, new MemoryLogger()).ensureInclude(), (e: unknown) => e instanceof SshConfigError && e.message.includes('is a folder'));
+    await assert.rejects(
+      new SshConfigManager(linked, new MemoryLogger()).ensureInclude(),
+      (e: unknown) => e instanceof SshConfigError && e.message.includes('is a folder'),
+    );
   });
 });

@@ -59,7 +59,10 @@ describe('Remote-SSH extension choice', () => {
 describe('remote folder URI', () => {
   it('is vscode-remote://ssh-remote+<alias><folder>', () => {
     assert.equal(remoteFolderUri('gpu-rental-12', '/root'), 'vscode-remote://ssh-remote+gpu-rental-12/root');
-    assert.equal(remoteFolderUri('gpu-rental-work-12', '/workspace/project'), 'vscode-remote://ssh-remote+gpu-rental-work-12/workspace/project');
+    assert.equal(
+      remoteFolderUri('gpu-rental-work-12', '/workspace/project'),
+      'vscode-remote://ssh-remote+gpu-rental-work-12/workspace/project',
+    );
   });
 
   it('adds the leading slash a folder lacks, and trims blanks', () => {
