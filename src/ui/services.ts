@@ -14,7 +14,7 @@ import { RentJournal } from '../core/rent/journal';
 import { PendingRents, journalStorage } from './pendingRents';
 import { SshConnector } from '../core/ssh/connector';
 import { PortForwards } from '../core/ssh/forward';
-import { findLocalKey, generateKey, newKeyPath } from '../core/ssh/keys';
+import { findLocalKey, generateKey, newKeyPath } from '../core/ssh/localKeys';
 import { SshConfigManager, sshPaths } from '../core/ssh/manager';
 import { instancePhase } from '../core/instances/phase';
 import { forgetRemotePlatform, remoteSshConfigFile, vscodeHandoff, type RemoteHandoff } from './remote';

@@ -14,7 +14,7 @@ import { GpuRentalClient } from '../../src/core/api/client';
 import { silentLogger } from '../../src/core/log';
 import { SshConnector } from '../../src/core/ssh/connector';
 import { freeLocalPort, portAccepts } from '../../src/core/ssh/forward';
-import { generateKey } from '../../src/core/ssh/keys';
+import { generateKey } from '../../src/core/ssh/localKeys';
 import { SshConfigManager, sshPaths } from '../../src/core/ssh/manager';
 import { waitForSshBanner } from '../../src/core/ssh/probe';
 import { remoteFolderUri } from '../../src/core/ssh/remoteSsh';

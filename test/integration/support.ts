@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { secretFingerprint } from '../../src/core/account/keys';
+import { secretFingerprint } from '../../src/core/account/apiKeys';
 import type { ExtensionApi } from '../../src/extension';
 
 export const EXTENSION_ID = 'gpu-rental.gpu-rental';

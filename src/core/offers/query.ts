@@ -21,10 +21,10 @@ import {
   type OfferQuery,
   type OfferType,
 } from './types';
-import { DRIVER_VERSION_FIELD, OFFER_QUERY_ALIASES, SPECIAL_KEYS, UNIT_FACTORS, canonicalField, isKnownQueryField } from './query-fields';
-import { formatScaledDecimal, parseScaledDecimal } from './query-numbers';
+import { DRIVER_VERSION_FIELD, OFFER_QUERY_ALIASES, SPECIAL_KEYS, UNIT_FACTORS, canonicalField, isKnownQueryField } from './queryFields';
+import { formatScaledDecimal, parseScaledDecimal } from './queryNumbers';
 
-export { OFFER_QUERY_FIELDS, OFFER_QUERY_ALIASES, type OfferQueryField, type OfferQueryFieldKind } from './query-fields';
+export { OFFER_QUERY_FIELDS, OFFER_QUERY_ALIASES, type OfferQueryField, type OfferQueryFieldKind } from './queryFields';
 
 export interface ParseOptions {
   /** Filters applied before the text, in API units (e.g. verified=true rentable=true external=false rented=false). */

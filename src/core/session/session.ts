@@ -1,6 +1,6 @@
 import type { User } from '../api/account';
 import type { GpuRentalClient } from '../api/client';
-import { secretFingerprint } from '../account/keys';
+import { secretFingerprint } from '../account/apiKeys';
 import { ApiError } from '../api/errors';
 import { checkBaseUrl } from '../api/transport';
 import { Emitter, type Disposable, type Event } from '../events';

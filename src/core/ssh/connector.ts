@@ -3,7 +3,7 @@ import type { SshKey } from '../api/account';
 import type { Logger } from '../log';
 import { proxyEndpoint, sshEndpoint, type SshEndpoint } from '../instances/ssh';
 import { hostAlias } from './config';
-import { keyFingerprintPart, type LocalKey } from './keys';
+import { keyFingerprintPart, type LocalKey } from './localKeys';
 import { SshConfigNotWritable, type SshConfigManager } from './manager';
 
 /** The account's SSH key calls the connector needs. */

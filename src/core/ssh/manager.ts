@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import type { Logger } from '../log';
 import { SshConfigError, hostEntryText, includeInstructions, withInclude, withoutInclude, type HostEntry } from './config';
 import { ensurePrivateDir, readIfExists, withFileLock, writeFileAtomic, writeFileInPlace } from './files';
-import { expandHome } from './keys';
+import { expandHome } from './localKeys';
 
 export interface SshPaths {
   /** The user's SSH config: `remote.SSH.configFile`, else ~/.ssh/config. */

@@ -5,7 +5,7 @@ import type { Template } from '../../core/api/templates';
 import type { Volume } from '../../core/api/volumes';
 import type { Endpoint, ServerlessWorker, WorkerGroup } from '../../core/api/serverless';
 import { ApiError } from '../../core/api/errors';
-import { describeCategory, scopeSummary } from '../../core/account/keys';
+import { describeCategory, scopeSummary } from '../../core/account/apiKeys';
 import { COMMANDS } from '../../core/ids';
 import type { Session } from '../../core/session/session';
 import type { BillingEntry } from '../../core/api/billing';

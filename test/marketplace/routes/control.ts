@@ -22,7 +22,7 @@
 import { hasTwoFactor, setTwoFactor } from '../auth';
 import { FaultError, type FaultRule, type FaultRuleInput } from '../faults';
 import { withheldUserFields, withholdUserFields, type MoneyField } from './account';
-import { instanceRecord } from '../instance-record';
+import { instanceRecord } from '../instanceRecord';
 import { forceStatus, statusFields } from '../lifecycle';
 import { round } from '../random';
 import { HttpError, fail, isObject, num, ok, type Reply, type Sim } from '../router';

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { compareRows, kindsOf, parseFilters, parseOrder, QueryError, rowMatches, sortRows, type Order } from '../filters';
-import { instanceRecord } from '../instance-record';
+import { instanceRecord } from '../instanceRecord';
 import { closeContract } from '../ledger';
 import { reboot, start, stop } from '../lifecycle';
 import { fail, intParam, isObject, jsonParam, num, ok, str, type Ctx, type RouteDef } from '../router';

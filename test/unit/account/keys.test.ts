@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { keyCategories, scopeSummary, scopedPermissions, secretFingerprint } from '../../../src/core/account/keys';
+import { keyCategories, scopeSummary, scopedPermissions, secretFingerprint } from '../../../src/core/account/apiKeys';
 import { unreadableApiKey } from '../../../src/core/api/account';
 import { startSimulator, clientFor, DEMO_KEY } from '../support';
 

@@ -3,7 +3,7 @@ import { ApiError } from '../../../src/core/api/errors';
 import type { Instance } from '../../../src/core/api/instances';
 import { InstancePoller } from '../../../src/core/instances/poller';
 import { MemoryLogger } from '../support';
-import { FakeTimers, settle } from './fake-timers';
+import { FakeTimers, settle } from './fakeTimers';
 
 const running = (id: number) => ({ id, actual_status: 'running', intended_status: 'running' }) as Instance;
 const loading = (id: number) => ({ id, actual_status: 'loading', intended_status: 'running' }) as Instance;

@@ -4,7 +4,7 @@ import * as z from 'zod';
 import { ApiError } from '../../../src/core/api/errors';
 import { Transport } from '../../../src/core/api/transport';
 import { generateOffers } from '../../marketplace/catalogue';
-import { notFoundForm } from '../../marketplace/not-found';
+import { notFoundForm } from '../../marketplace/notFound';
 import type { Marketplace } from '../../marketplace/server';
 import { MemoryLogger } from '../support';
 import { KEY, call, obj, start } from './helpers';

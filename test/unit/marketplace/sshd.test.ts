@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { generateKey } from '../../../src/core/ssh/keys';
+import { generateKey } from '../../../src/core/ssh/localKeys';
 import { readBanner, waitForSshBanner } from '../../../src/core/ssh/probe';
 import { sshEndpoint } from '../../../src/core/instances/ssh';
 import { sshdAvailable } from '../../marketplace/sshd';

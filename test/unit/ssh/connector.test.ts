@@ -9,7 +9,7 @@ import type { Instance } from '../../../src/core/api/instances';
 import { sshEndpoint } from '../../../src/core/instances/ssh';
 import { withoutInclude } from '../../../src/core/ssh/config';
 import { NoSshAddress, NoSshKey, SshConnector, type SshKeyCalls } from '../../../src/core/ssh/connector';
-import { generateKey, keyFingerprintPart, type LocalKey } from '../../../src/core/ssh/keys';
+import { generateKey, keyFingerprintPart, type LocalKey } from '../../../src/core/ssh/localKeys';
 import { SshConfigManager, sshPaths } from '../../../src/core/ssh/manager';
 import { readBanner, waitForSshBanner } from '../../../src/core/ssh/probe';
 import { sshdAvailable } from '../../marketplace/sshd';

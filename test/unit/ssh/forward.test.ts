@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { GpuRentalClient } from '../../../src/core/api/client';
 import { SshConnector, type PreparedHost } from '../../../src/core/ssh/connector';
 import { PortForwards, freeLocalPort, portAccepts, startPortForward, type PortForward } from '../../../src/core/ssh/forward';
-import { generateKey } from '../../../src/core/ssh/keys';
+import { generateKey } from '../../../src/core/ssh/localKeys';
 import { SshConfigManager, sshPaths } from '../../../src/core/ssh/manager';
 import { waitForSshBanner } from '../../../src/core/ssh/probe';
 import { sshdAvailable } from '../../marketplace/sshd';

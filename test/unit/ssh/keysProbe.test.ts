@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findLocalKey, generateKey, keyFingerprintPart } from '../../../src/core/ssh/keys';
+import { findLocalKey, generateKey, keyFingerprintPart } from '../../../src/core/ssh/localKeys';
 import { waitForSshBanner } from '../../../src/core/ssh/probe';
 
 describe('local SSH keys', () => {

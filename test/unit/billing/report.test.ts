@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import type { BillingEntry } from '../../src/core/api/billing';
-import { billingReport, summarise } from '../../src/core/billing/report';
+import type { BillingEntry } from '../../../src/core/api/billing';
+import { billingReport, summarise } from '../../../src/core/billing/report';
 
 const charge = (source: string, amount: number, start = 1_763_856_000): BillingEntry =>
   ({ source, amount, start, description: `GPU for ${source}` }) as BillingEntry;

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { creditOf, UserSchema } from '../../src/core/api/account';
-import { OfferSchema } from '../../src/core/api/offers';
-import { LowCreditWatch } from '../../src/core/billing/lowCredit';
-import { quoteRent } from '../../src/core/rent/quote';
+import { creditOf, UserSchema } from '../../../src/core/api/account';
+import { OfferSchema } from '../../../src/core/api/offers';
+import { LowCreditWatch } from '../../../src/core/billing/lowCredit';
+import { quoteRent } from '../../../src/core/rent/quote';
 
 /** An account record as the service may send it: without credit, or with null. */
 const noCredit = UserSchema.parse({ id: 3, email: 'a@b.c', credit: null });
