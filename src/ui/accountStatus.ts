@@ -1,10 +1,10 @@
 import * as vscode from 'vscode';
 import { accountFunds, type AccountFunds } from '../core/api/account';
 import { COMMANDS, VIEWS } from '../core/ids';
-import { formatDollars } from '../core/offers/present';
 import type { Session, SessionState } from '../core/session/session';
 import { serviceLabel } from '../core/session/profiles';
 import { formatHours, hoursLeft, type Burn } from '../core/billing/burn';
+import { formatDollars } from '../core/format';
 
 /** The account at a glance: credit in the status bar, the details in its tooltip. */
 export class AccountStatus implements vscode.Disposable {

@@ -4,7 +4,7 @@ import { COMMANDS, VIEWS } from '../core/ids';
 import { BootTracker, bootStatus, type BootEntry, type Booting } from '../core/instances/boot';
 import type { InstancePoller } from '../core/instances/poller';
 import { instancePhase } from '../core/instances/phase';
-import { gpuSummary } from '../core/instances/present';
+import { instanceLabel } from '../core/instances/present';
 
 const STATE_KEY = 'gpuRental.boots';
 
@@ -94,7 +94,7 @@ export class BootStatus implements vscode.Disposable {
   }
 
   private async announceRunning(instance: Instance): Promise<void> {
-    const name = instance.label || `${gpuSummary(instance)} #${instance.id}`;
+    const name = instanceLabel(instance);
     const choice = await vscode.window.showInformationMessage(
       `GPU Rental: ${name} is running.`,
       'Connect',
@@ -107,7 +107,7 @@ export class BootStatus implements vscode.Disposable {
   }
 
   private async announceFailed(instance: Instance): Promise<void> {
-    const name = instance.label || `${gpuSummary(instance)} #${instance.id}`;
+    const name = instanceLabel(instance);
     const choice = await vscode.window.showErrorMessage(
       `GPU Rental: ${name} failed (${instance.actual_status ?? 'unknown'}). It will not recover, and its disk is billed until it is destroyed.`,
       'Destroy',

@@ -4,12 +4,12 @@ import { IdleTracker } from '../core/idle/idleTracker';
 import { parseHostAlias } from '../core/ssh/config';
 import { aliasOfRemoteAuthority } from '../core/ssh/remoteWindow';
 import { instancePhase } from '../core/instances/phase';
-import { gpuSummary } from '../core/instances/present';
-import { formatDollars } from '../core/offers/present';
+import { instanceLabel } from '../core/instances/present';
 import { COMMANDS } from '../core/ids';
 import { config } from './config';
 import { progressCountdown } from './prompts';
 import type { Services } from './services';
+import { formatDollars } from '../core/format';
 
 const CONNECTED_KEY = 'gpuRental.connectedWindows';
 const COUNTDOWN_KEY = 'gpuRental.idleCountdown';
@@ -77,7 +77,7 @@ export class IdleGuard implements vscode.Disposable {
     const instance = instances.find((i) => i.id === id);
     const phase = instance ? instancePhase(instance) : 'gone';
     if (instance && phase === 'stopped') {
-      const name = instance.label || `${gpuSummary(instance)} #${instance.id}`;
+      const name = instanceLabel(instance);
       const rate = instance.dph_total ? ` Starting it bills ${formatDollars(instance.dph_total)}/h.` : '';
       void vscode.window
         .showWarningMessage(
@@ -133,7 +133,7 @@ export class IdleGuard implements vscode.Disposable {
   }
 
   private async countDown(instance: Instance, idleMs: number): Promise<void> {
-    const name = instance.label || `${gpuSummary(instance)} #${instance.id}`;
+    const name = instanceLabel(instance);
     const minutes = Math.round(idleMs / 60_000) || `${Math.round(idleMs / 1000)} s`;
     const countdown = this.s.prompts.countdown ?? progressCountdown;
     const go = await countdown(

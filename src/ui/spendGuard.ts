@@ -5,10 +5,10 @@ import { burnRate, checkSpendCap, formatHours, type Burn } from '../core/billing
 import { LowCreditWatch, type LowCreditWarning } from '../core/billing/lowCredit';
 import { VIEWS } from '../core/ids';
 import type { InstancePoller } from '../core/instances/poller';
-import { formatDollars } from '../core/offers/present';
 import type { Session } from '../core/session/session';
 import type { AccountStatus } from './accountStatus';
 import { config } from './config';
+import { formatDollars } from '../core/format';
 
 const SNOOZE_KEY = 'gpuRental.lowCreditSnoozedUntil';
 /** While anything bills, the credit is read again this often, so the projection stays true. */

@@ -1,6 +1,6 @@
 import type { Instance } from '../api/instances';
 import { instancePhase, type InstancePhase } from '../instances/phase';
-import { currentRate, gpuSummary } from '../instances/present';
+import { currentRate, instanceLabel } from '../instances/present';
 
 /** One instance's part of the hourly spend. */
 export interface BurnShare {
@@ -30,7 +30,7 @@ export function burnRate(instances: readonly Instance[]): Burn {
     if (phase === 'gone') continue;
     const perHour = currentRate(i, phase) ?? 0;
     const kind = phase === 'stopped' || phase === 'failed' ? 'storage' : 'compute';
-    shares.push({ id: i.id, name: i.label || `${gpuSummary(i)} #${i.id}`, phase, perHour, kind });
+    shares.push({ id: i.id, name: instanceLabel(i), phase, perHour, kind });
   }
   shares.sort((a, b) => b.perHour - a.perHour || a.id - b.id);
   const sum = (k: BurnShare['kind']) => shares.filter((s) => s.kind === k).reduce((t, s) => t + s.perHour, 0);

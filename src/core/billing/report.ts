@@ -1,5 +1,5 @@
 import type { BillingEntry } from '../api/billing';
-import { formatDollars } from '../offers/present';
+import { formatDollars } from '../format';
 
 export interface BillingSummary {
   charges: number;

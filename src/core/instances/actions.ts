@@ -1,9 +1,9 @@
 import type { GpuRentalClient } from '../api/client';
 import { ApiError } from '../api/errors';
 import type { Instance } from '../api/instances';
-import { formatDollars } from '../offers/present';
 import { instancePhase } from './phase';
 import { currentRate } from './present';
+import { formatDollars } from '../format';
 
 /**
  * What became of a stop or destroy. `unknown`: neither the answer nor a second look says; the

@@ -1,6 +1,7 @@
 import type { Instance } from '../api/instances';
 import { instancePhase, isBooting, type InstancePhase } from './phase';
-import { formatClock, gpuSummary } from './present';
+import { gpuSummary } from './present';
+import { formatClock } from '../format';
 
 /** A boot being watched; saved in global state so a window reload keeps watching. */
 export interface BootEntry {

@@ -1,7 +1,8 @@
+import { formatDuration } from '../format';
 import type { Instance } from '../api/instances';
-import { formatDollars } from '../offers/present';
 import { instancePhase, isBooting, type InstancePhase } from './phase';
 import { isSshHost, proxySshPort } from './ssh';
+import { formatDollars } from '../format';
 
 export interface InstanceIcon {
   /** A codicon id, `~spin` included where it spins. */
@@ -53,6 +54,21 @@ export function gpuSummary(instance: Pick<Instance, 'gpu_name' | 'num_gpus'>): s
   return count > 1 ? `${name} ×${count}` : name;
 }
 
+/** How lists, the status bar and the log name an instance: its label, or its GPUs and id. */
+export function instanceLabel(instance: Pick<Instance, 'id' | 'label' | 'gpu_name' | 'num_gpus'>): string {
+  return instance.label || `${gpuSummary(instance)} #${instance.id}`;
+}
+
+/** How a sentence names an instance: `"train" (RTX 4090 ×2, #42)`, or `RTX 4090 ×2 #42` when it has no label. */
+export function instanceName(instance: Pick<Instance, 'id' | 'label' | 'gpu_name' | 'num_gpus'>): string {
+  return instance.label ? `"${instance.label}" (${gpuSummary(instance)}, #${instance.id})` : `${gpuSummary(instance)} #${instance.id}`;
+}
+
+/** What starting a stopped instance adds per hour: its whole rate less the disk, which bills while it is stopped too. */
+export function startAddsPerHour(instance: Pick<Instance, 'dph_total' | 'storage_total_cost'>): number {
+  return Math.max(0, (instance.dph_total ?? 0) - (instance.storage_total_cost ?? 0));
+}
+
 /** What the instance costs per hour in its current phase: everything while it runs, storage while it does not. */
 export function currentRate(instance: Instance, phase = instancePhase(instance)): number | undefined {
   if (phase === 'gone') return 0;
@@ -78,7 +94,6 @@ export interface PresentOptions {
 export function presentInstance(instance: Instance, options: PresentOptions): InstancePresentation {
   if (instance.unreadable) return presentUnreadable(instance);
   const phase = instancePhase(instance);
-  const gpus = gpuSummary(instance);
   const rate = currentRate(instance, phase);
   const uptime = uptimeSeconds(instance, options.nowMs);
   const parts = [PHASE_TEXT[phase]];
@@ -98,7 +113,7 @@ export function presentInstance(instance: Instance, options: PresentOptions): In
   if (options.sshReady) tags.push('sshReady');
 
   return {
-    label: instance.label ? instance.label : `${gpus} #${instance.id}`,
+    label: instanceLabel(instance),
     description: parts.join(' · '),
     tooltip: instanceTooltip(instance, phase, rate),
     icon: ICONS[phase],
@@ -152,22 +167,4 @@ function sshRow(instance: Instance): string | undefined {
   return isSshHost(instance.ssh_host) && Number.isInteger(instance.ssh_port)
     ? `${instance.ssh_host}:${proxySshPort(instance) ?? instance.ssh_port}`
     : '(the service sent an unusable address)';
-}
-
-/** 75 → "1m 15s", 4000 → "1h 06m", 90000 → "1d 01h". */
-export function formatDuration(seconds: number): string {
-  const s = Math.floor(seconds);
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`;
-  if (s < 86_400) return `${Math.floor(s / 3600)}h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
-  return `${Math.floor(s / 86_400)}d ${String(Math.floor((s % 86_400) / 3600)).padStart(2, '0')}h`;
-}
-
-/** 80 → "1:20", 3725 → "1:02:05": the status bar's boot clock. */
-export function formatClock(seconds: number): string {
-  const s = Math.max(0, Math.floor(seconds));
-  const h = Math.floor(s / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  const sec = String(s % 60).padStart(2, '0');
-  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${sec}` : `${m}:${sec}`;
 }

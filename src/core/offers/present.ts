@@ -1,3 +1,4 @@
+import { formatDollars } from '../format';
 import type { Offer } from '../api/offers';
 import type { OfferFilters } from './types';
 
@@ -61,12 +62,6 @@ function offerTooltip(offer: Offer): string {
   ];
   const lines = rows.filter((r): r is [string, string] => r[1] !== undefined).map(([k, v]) => `| ${k} | ${escapeCell(v)} |`);
   return [`**${offer.gpu_name}${offer.num_gpus > 1 ? ` ×${offer.num_gpus}` : ''}**`, '', '| | |', '|---|---|', ...lines].join('\n');
-}
-
-export function formatDollars(amount: number): string {
-  const abs = Math.abs(amount);
-  const digits = abs !== 0 && abs < 1 ? 3 : 2;
-  return `${amount < 0 ? '-' : ''}$${abs.toFixed(digits)}`;
 }
 
 function formatGb(mb: number): string {

@@ -1,6 +1,6 @@
-import { formatDollars } from '../offers/present';
 import type { PendingRent } from './journal';
 import type { RentOutcome, Settlement } from './renter';
+import { formatDollars } from '../format';
 
 /**
  * What the user is told about a rent, for every outcome. The rule: an outcome GPU Rental did not

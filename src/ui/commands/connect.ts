@@ -2,8 +2,7 @@ import * as vscode from 'vscode';
 import type { Instance } from '../../core/api/instances';
 import { COMMANDS } from '../../core/ids';
 import { instancePhase, isBooting } from '../../core/instances/phase';
-import { gpuSummary } from '../../core/instances/present';
-import { formatDollars } from '../../core/offers/present';
+import { instanceName, startAddsPerHour } from '../../core/instances/present';
 import { SshConfigError } from '../../core/ssh/config';
 import { NoSshKey, type PreparedHost } from '../../core/ssh/connector';
 import { freeLocalPort, startPortForward, type PortForward } from '../../core/ssh/forward';
@@ -15,6 +14,7 @@ import type { Services } from '../services';
 import { InstanceItem } from '../views/instancesView';
 import { showApiError } from './errors';
 import { resolveTarget, type Target } from './instances';
+import { formatDollars } from '../../core/format';
 
 /** How a connect ended, for the tests and the rent flow. */
 export type ConnectOutcome = 'opened' | 'terminalOffered' | 'cancelled' | 'failed';
@@ -49,10 +49,6 @@ export function registerConnectCommands(s: Services): vscode.Disposable[] {
   ];
 }
 
-function nameOf(i: Instance): string {
-  return i.label ? `"${i.label}" (#${i.id})` : `${gpuSummary(i)} #${i.id}`;
-}
-
 async function pick(s: Services, t: Target | undefined, title: string): Promise<Instance | undefined> {
   try {
     return await resolveTarget(s, t instanceof InstanceItem || typeof t === 'number' ? t : undefined, title, [
@@ -79,7 +75,7 @@ async function connect(s: Services, instance: Instance): Promise<ConnectOutcome>
     // Not awaited: the terminal is offered at once, whatever the user does with the message.
     void vscode.window
       .showInformationMessage(
-        `GPU Rental: ${nameOf(ready.instance)} is ready, but no Remote-SSH extension is installed to open it as a workspace. Install ${wanted.name}, or open an SSH terminal now.`,
+        `GPU Rental: ${instanceName(ready.instance)} is ready, but no Remote-SSH extension is installed to open it as a workspace. Install ${wanted.name}, or open an SSH terminal now.`,
         'Open SSH Terminal',
         `Install ${wanted.name}`,
       )
@@ -150,24 +146,24 @@ async function untilRunning(s: Services, instance: Instance): Promise<Instance |
     // Starting resumes GPU billing: only after the user says so, every time.
     const rate = instance.dph_total ? `${formatDollars(instance.dph_total)}/h` : 'its hourly price';
     const ok = await s.prompts.confirm(
-      `Start ${nameOf(instance)} to connect?`,
+      `Start ${instanceName(instance)} to connect?`,
       `It is stopped. Starting it bills ${rate} while it runs.`,
       'Start and Connect',
     );
     if (!ok) return undefined;
-    const adds = Math.max(0, (instance.dph_total ?? 0) - (instance.storage_total_cost ?? 0));
-    if (!(await s.spend.allows(s.poller, adds, `started: ${nameOf(instance)} adds ${formatDollars(adds)}/h`))) return undefined;
+    const adds = startAddsPerHour(instance);
+    if (!(await s.spend.allows(s.poller, adds, `started: ${instanceName(instance)} adds ${formatDollars(adds)}/h`))) return undefined;
     await s.session.client.instances.start(instance.id);
     s.boots.track(instance.id);
   } else if (!isBooting(phase)) {
-    void vscode.window.showWarningMessage(`GPU Rental: ${nameOf(instance)} is ${phase}; it cannot be connected to.`);
+    void vscode.window.showWarningMessage(`GPU Rental: ${instanceName(instance)} is ${phase}; it cannot be connected to.`);
     return undefined;
   }
   s.poller.watch(instance.id);
   return vscode.window.withProgress(
     {
       location: vscode.ProgressLocation.Notification,
-      title: `GPU Rental: waiting for ${nameOf(instance)} to run, then connecting`,
+      title: `GPU Rental: waiting for ${instanceName(instance)} to run, then connecting`,
       cancellable: true,
     },
     (progress, token) =>
@@ -183,7 +179,7 @@ async function untilRunning(s: Services, instance: Instance): Promise<Instance |
           if (now && p === 'running') return done(now);
           if (p === 'failed' || p === 'gone' || p === 'stopped') {
             void vscode.window
-              .showErrorMessage(`GPU Rental: ${nameOf(instance)} did not reach running (it is ${p}).`, 'Show Instance Logs')
+              .showErrorMessage(`GPU Rental: ${instanceName(instance)} did not reach running (it is ${p}).`, 'Show Instance Logs')
               .then((c) => {
                 if (c) void vscode.commands.executeCommand(COMMANDS.showInstanceLogs, instance.id);
               });
@@ -194,7 +190,7 @@ async function untilRunning(s: Services, instance: Instance): Promise<Instance |
         const sub = s.poller.onDidUpdate((snapshot) => check(snapshot.instances));
         const cancel = token.onCancellationRequested(() => {
           void vscode.window.showInformationMessage(
-            `GPU Rental: stopped waiting. ${nameOf(instance)} keeps booting (and billing); connect again when it runs.`,
+            `GPU Rental: stopped waiting. ${instanceName(instance)} keeps booting (and billing); connect again when it runs.`,
           );
           done(undefined);
         });
@@ -211,7 +207,7 @@ async function untilSshAnswers(s: Services, instance: Instance, host: PreparedHo
     await vscode.window.withProgress(
       {
         location: vscode.ProgressLocation.Notification,
-        title: `GPU Rental: waiting for SSH on ${nameOf(instance)} (${address}:${port})`,
+        title: `GPU Rental: waiting for SSH on ${instanceName(instance)} (${address}:${port})`,
         cancellable: true,
       },
       (_progress, token) => {
@@ -226,7 +222,7 @@ async function untilSshAnswers(s: Services, instance: Instance, host: PreparedHo
     s.logger.warn((error as Error).message);
     void vscode.window
       .showErrorMessage(
-        `GPU Rental: ${nameOf(instance)} is running, but SSH did not answer at ${address}:${port} within ${timeoutMs / 1000} s. The image may not run an SSH server (use an SSH launch mode), or it is still starting; check the instance's logs, then connect again.`,
+        `GPU Rental: ${instanceName(instance)} is running, but SSH did not answer at ${address}:${port} within ${timeoutMs / 1000} s. The image may not run an SSH server (use an SSH launch mode), or it is still starting; check the instance's logs, then connect again.`,
         'Show Instance Logs',
         'Retry',
       )
@@ -283,7 +279,7 @@ async function forwardPort(s: Services, instance: Instance, given: unknown): Pro
   let remotePort = typeof given === 'number' ? given : undefined;
   if (remotePort === undefined) {
     const quick = vscode.window.createQuickPick();
-    quick.title = `GPU Rental: forward a port of ${nameOf(instance)} to this machine`;
+    quick.title = `GPU Rental: forward a port of ${instanceName(instance)} to this machine`;
     quick.placeholder = 'A port on the instance (type any number)';
     quick.items = COMMON_PORTS;
     const chosen = await new Promise<string | undefined>((resolve) => {
@@ -327,7 +323,7 @@ async function forwardPort(s: Services, instance: Instance, given: unknown): Pro
 
 async function announceForward(s: Services, instance: Instance, forward: PortForward): Promise<void> {
   const choice = await vscode.window.showInformationMessage(
-    `GPU Rental: port ${forward.remotePort} of ${nameOf(instance)} is at ${forward.url}`,
+    `GPU Rental: port ${forward.remotePort} of ${instanceName(instance)} is at ${forward.url}`,
     'Open in Browser',
     'Copy URL',
     'Stop Forwarding',

@@ -3,12 +3,12 @@ import type { Instance } from '../../core/api/instances';
 import { COMMANDS } from '../../core/ids';
 import { destroyInstance, stopInstance, type ActionResult } from '../../core/instances/actions';
 import { instancePhase, type InstancePhase } from '../../core/instances/phase';
-import { currentRate, gpuSummary, presentInstance } from '../../core/instances/present';
+import { currentRate, instanceLabel, instanceName, presentInstance, startAddsPerHour } from '../../core/instances/present';
 import { UnusableSshAddress, sshCommand, sshEndpoint } from '../../core/instances/ssh';
-import { formatDollars } from '../../core/offers/present';
 import type { Services } from '../services';
 import { InstanceItem } from '../views/instancesView';
 import { showApiError } from './errors';
+import { formatDollars } from '../../core/format';
 
 /** What a command was invoked with: a tree item, an instance id (automation, notifications) or nothing (palette). */
 export type Target = InstanceItem | number | undefined;
@@ -40,10 +40,6 @@ export function registerInstanceCommands(s: Services): vscode.Disposable[] {
     ),
     { dispose: () => logChannels.forEach((c) => c.dispose()) },
   ];
-}
-
-function nameOf(i: Instance): string {
-  return i.label ? `"${i.label}" (${gpuSummary(i)}, #${i.id})` : `${gpuSummary(i)} #${i.id}`;
 }
 
 /**
@@ -99,7 +95,7 @@ async function afterChange(s: Services, id: number, booting: boolean): Promise<v
 }
 
 async function stop(s: Services, i: Instance): Promise<void> {
-  const result = await stopInstance(s.session.client.instances, i, nameOf(i));
+  const result = await stopInstance(s.session.client.instances, i, instanceName(i));
   await afterChange(s, i.id, false);
   report(s, result);
 }
@@ -120,17 +116,17 @@ function report(s: Services, result: ActionResult): void {
 /** Starting resumes GPU billing, so it only ever happens here, on the user's explicit command. */
 async function start(s: Services, i: Instance): Promise<void> {
   // The disk already bills; starting adds the rest of the instance's rate.
-  const adds = Math.max(0, (i.dph_total ?? 0) - (i.storage_total_cost ?? 0));
-  if (!(await s.spend.allows(s.poller, adds, `started: ${nameOf(i)} adds ${formatDollars(adds)}/h`))) return;
+  const adds = startAddsPerHour(i);
+  if (!(await s.spend.allows(s.poller, adds, `started: ${instanceName(i)} adds ${formatDollars(adds)}/h`))) return;
   await s.session.client.instances.start(i.id);
   await afterChange(s, i.id, true);
   const rate = i.dph_total ? ` It bills ${formatDollars(i.dph_total)}/h once running.` : '';
-  void vscode.window.showInformationMessage(`GPU Rental: starting ${nameOf(i)}.${rate}`);
+  void vscode.window.showInformationMessage(`GPU Rental: starting ${instanceName(i)}.${rate}`);
 }
 
 async function reboot(s: Services, i: Instance): Promise<void> {
   const ok = await s.prompts.confirm(
-    `Reboot ${nameOf(i)}?`,
+    `Reboot ${instanceName(i)}?`,
     'Every process on it is stopped and the container restarts. Files on its disk are kept.',
     'Reboot',
   );
@@ -143,12 +139,12 @@ async function destroy(s: Services, i: Instance): Promise<boolean> {
   const rate = currentRate(i);
   const billing = rate ? ` Billing (${formatDollars(rate)}/h now) stops.` : ' Billing stops.';
   const ok = await s.prompts.confirm(
-    `Destroy ${nameOf(i)}?`,
+    `Destroy ${instanceName(i)}?`,
     `Its disk and every file on it are deleted for good.${billing} This cannot be undone.`,
     'Destroy',
   );
   if (!ok) return false;
-  const result = await destroyInstance(s.session.client.instances, i, nameOf(i));
+  const result = await destroyInstance(s.session.client.instances, i, instanceName(i));
   if (result.kind === 'done') await s.forgetInstance(i.id);
   await s.poller.refresh();
   report(s, result);
@@ -160,7 +156,7 @@ async function relabel(s: Services, i: Instance, label: unknown): Promise<void> 
     typeof label === 'string'
       ? label
       : await vscode.window.showInputBox({
-          title: `GPU Rental: Label ${gpuSummary(i)} #${i.id}`,
+          title: `GPU Rental: Label ${instanceLabel(i)}`,
           value: i.label ?? '',
           prompt: 'A name to recognise the instance by. Leave empty to clear it.',
           validateInput: (v) => (v.length > 1024 ? 'At most 1024 characters.' : undefined),
@@ -172,7 +168,7 @@ async function relabel(s: Services, i: Instance, label: unknown): Promise<void> 
 
 async function showLogs(s: Services, i: Instance, channels: Map<number, vscode.OutputChannel>): Promise<string> {
   const text = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `GPU Rental: fetching the log of ${nameOf(i)}…`, cancellable: true },
+    { location: vscode.ProgressLocation.Notification, title: `GPU Rental: fetching the log of ${instanceName(i)}…`, cancellable: true },
     (_progress, token) => {
       const abort = new AbortController();
       token.onCancellationRequested(() => abort.abort());
@@ -198,11 +194,11 @@ async function copySsh(i: Instance): Promise<string | undefined> {
     command = endpoint && sshCommand(endpoint);
   } catch (error) {
     if (!(error instanceof UnusableSshAddress)) throw error;
-    void vscode.window.showErrorMessage(`GPU Rental: nothing was copied for ${nameOf(i)}. ${error.message}`);
+    void vscode.window.showErrorMessage(`GPU Rental: nothing was copied for ${instanceName(i)}. ${error.message}`);
     return undefined;
   }
   if (command === undefined) {
-    void vscode.window.showWarningMessage(`GPU Rental: ${nameOf(i)} has no SSH address yet. Wait until it is running.`);
+    void vscode.window.showWarningMessage(`GPU Rental: ${instanceName(i)} has no SSH address yet. Wait until it is running.`);
     return undefined;
   }
   await vscode.env.clipboard.writeText(command);

@@ -1,11 +1,12 @@
 import * as vscode from 'vscode';
 import { COMMANDS } from '../../core/ids';
-import { countryCode, formatDollars } from '../../core/offers/present';
+import { countryCode } from '../../core/offers/present';
 import { OfferQueryError } from '../../core/offers/query';
 import { OFFER_SORTS, describeSearch, isOfferSort, parseQuery, searchRequest, withFilter } from '../../core/offers/search';
 import type { FieldFilter } from '../../core/offers/types';
 import type { Services } from '../services';
 import { showApiError } from './errors';
+import { formatDollars } from '../../core/format';
 
 /** Search (filters), sort, clear and load more for the offers view. */
 export function registerOfferCommands(s: Services): vscode.Disposable[] {

@@ -2,11 +2,11 @@ import * as vscode from 'vscode';
 import { burnRate } from '../../core/billing/burn';
 import { checkBaseUrl } from '../../core/api/transport';
 import { COMMANDS } from '../../core/ids';
-import { formatDollars } from '../../core/offers/present';
 import { DEFAULT_PROFILE_ID, profileNameProblem, type Profile } from '../../core/session/profiles';
 import { config } from '../config';
 import type { Services } from '../services';
 import { guarded } from './errors';
+import { formatDollars } from '../../core/format';
 
 /** What automation (and the tests) may pass instead of answering the inputs. */
 interface NewProfileSpec {

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { creditOf } from '../../core/api/account';
 import type { Offer } from '../../core/api/offers';
 import { COMMANDS } from '../../core/ids';
-import { formatDollars, presentOffer } from '../../core/offers/present';
+import { presentOffer } from '../../core/offers/present';
 import { searchDiskGb, searchRequest } from '../../core/offers/search';
 import { quoteRent } from '../../core/rent/quote';
 import { describeLaunch, rentRuntype, templateLaunchMode, type LaunchMode } from '../../core/rent/launchMode';
@@ -14,6 +14,7 @@ import { showApiError } from './errors';
 import { config } from '../config';
 import { OnstartTooLong, withWatchdog } from '../../core/idle/watchdog';
 import { RECENT_TEMPLATES_KEY } from './templates';
+import { formatDollars } from '../../core/format';
 
 const RECENT_IMAGES_KEY = 'gpuRental.recentImages';
 

@@ -2,9 +2,9 @@ import * as vscode from 'vscode';
 import { creditOf } from '../../core/api/account';
 import { ApiError } from '../../core/api/errors';
 import { COMMANDS } from '../../core/ids';
-import { formatDollars } from '../../core/offers/present';
 import { AccountFrozen } from '../../core/session/session';
 import type { Services } from '../services';
+import { formatDollars } from '../../core/format';
 
 /** Set API key, sign out, refresh and show logs. */
 export function registerSessionCommands(s: Services): vscode.Disposable[] {

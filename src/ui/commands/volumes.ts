@@ -1,10 +1,10 @@
 import * as vscode from 'vscode';
 import type { VolumeOffer } from '../../core/api/volumes';
 import { COMMANDS } from '../../core/ids';
-import { formatDollars } from '../../core/offers/present';
 import type { Services } from '../services';
 import { VolumeItem } from '../views/accountView';
 import { guarded } from './errors';
+import { formatDollars } from '../../core/format';
 
 /** What automation (and the tests) may pass instead of answering the pickers. */
 interface NewVolume {

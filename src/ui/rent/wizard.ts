@@ -2,11 +2,12 @@ import * as vscode from 'vscode';
 import { ONSTART_MAX_CHARS } from '../../core/api/limits';
 import type { VolumeAttachment } from '../../core/api/instances';
 import type { Offer } from '../../core/api/offers';
-import { formatDollars, presentOffer } from '../../core/offers/present';
+import { presentOffer } from '../../core/offers/present';
 import { describeLaunch, type LaunchMode, type SshRuntype } from '../../core/rent/launchMode';
 import { rentDiskFor } from '../../core/offers/search';
-import { quoteRent } from '../../core/rent/quote';
+import { HOURS_PER_MONTH, quoteRent } from '../../core/rent/quote';
 import { BACK, CANCEL, inputStep, pickStep, type PickItem, type StepContext } from './input';
+import { formatDollars } from '../../core/format';
 
 /** Everything a rent needs besides the offer. */
 export interface RentPlan {
@@ -38,8 +39,6 @@ export interface VolumeChoice {
   /** Set for a new volume: how big it may be and what a GB costs per month. */
   offer?: { maxGb: number; costPerGbMonth: number };
 }
-
-const HOURS_PER_MONTH = 730;
 
 export const IMAGE_PRESETS: ReadonlyArray<{ image: string; detail: string }> = [
   { image: 'pytorch/pytorch:2.5.1-cuda12.4-cudnn9-devel', detail: 'PyTorch 2.5 with CUDA 12.4 and cuDNN 9' },

@@ -10,8 +10,8 @@ import { COMMANDS } from '../../core/ids';
 import type { Session } from '../../core/session/session';
 import type { BillingEntry } from '../../core/api/billing';
 import { summarise } from '../../core/billing/report';
-import { formatDollars } from '../../core/offers/present';
 import { UnreadableItem, unreadableRow } from './unreadable';
+import { formatDollars } from '../../core/format';
 
 /** Every charge and invoice line of the last `days` days (up to 20 pages each: charges 500 a page, invoices 100, the service's most). */
 export async function readBilling(

@@ -3,7 +3,8 @@ import { InstanceSchema, type Instance } from '../../../src/core/api/instances';
 import { BootTracker, bootStatus } from '../../../src/core/instances/boot';
 import { instancePhase, isTransient } from '../../../src/core/instances/phase';
 import { unreadableInstance } from '../../../src/core/api/instances';
-import { formatClock, formatDuration, presentInstance } from '../../../src/core/instances/present';
+import { instanceLabel, instanceName, presentInstance, startAddsPerHour } from '../../../src/core/instances/present';
+import { formatClock, formatDuration } from '../../../src/core/format';
 
 const NOW = 1_800_000_000_000;
 const base = {
@@ -87,6 +88,20 @@ describe('instance phases and presentation', () => {
     assert.equal(formatDuration(90_000), '1d 01h');
     assert.equal(formatClock(80), '1:20');
     assert.equal(formatClock(3725), '1:02:05');
+  });
+
+  it('names an instance one way in lists and one way in sentences', () => {
+    assert.equal(instanceLabel(make({})), 'RTX 4090 ×2 #31000001');
+    assert.equal(instanceLabel(make({ label: 'train' })), 'train');
+    assert.equal(instanceName(make({})), 'RTX 4090 ×2 #31000001');
+    assert.equal(instanceName(make({ label: 'train' })), '"train" (RTX 4090 ×2, #31000001)');
+    assert.equal(instanceName(make({ num_gpus: 1, label: '' })), 'RTX 4090 #31000001');
+  });
+
+  it('says what starting adds per hour: the rate less the disk, never below zero', () => {
+    assert.equal(startAddsPerHour(make({})), 0.82 - 0.014);
+    assert.equal(startAddsPerHour(make({ storage_total_cost: null })), 0.82);
+    assert.equal(startAddsPerHour(make({ dph_total: null })), 0);
   });
 });
 

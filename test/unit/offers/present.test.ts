@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { OfferSchema } from '../../../src/core/api/offers';
-import { countryCode, formatDollars, presentOffer } from '../../../src/core/offers/present';
+import { countryCode, presentOffer } from '../../../src/core/offers/present';
+import { formatDollars } from '../../../src/core/format';
 
 const offer = OfferSchema.parse({
   id: 4242,
