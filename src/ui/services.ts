@@ -27,6 +27,7 @@ import { BootStatus } from './bootStatus';
 import { modalPrompts, type Prompts } from './prompts';
 import { config } from './config';
 import { channelLogger } from './log';
+import { showApiError, type ShowError } from './commands/errors';
 import { VsCodeDispatcher } from './net/dispatcher';
 import { SecretKeyStore } from './secrets';
 import { InstancesView } from './views/instancesView';
@@ -74,6 +75,8 @@ export class Services implements vscode.Disposable {
   /** Unsettled rents in the status bar, and their outcomes once known. */
   readonly pendingRents: PendingRents;
   readonly connector: SshConnector;
+  /** Shows an error that escaped a command, with the buttons that fix it. */
+  readonly showError: ShowError;
   readonly forwards = new PortForwards();
   /** Instance ids in the last list, to notice those destroyed elsewhere. */
   private seen = new Set<number>();
@@ -93,6 +96,8 @@ export class Services implements vscode.Disposable {
       return new Client({ dispatcher, baseUrl, getApiKey, logger: this.logger, timeoutMs: REQUEST_TIMEOUT_MS, userAgent });
     };
     this.profiles = this.own(new Profiles(context.globalState));
+    this.showError = (error) =>
+      showApiError({ logger: this.logger, log: this.log, session: this.session, profileCount: () => this.profiles.list().length }, error);
     const profile = this.initialProfile();
     // Written before a rent is sent, settled when its outcome is known; shared by every window.
     const journal = this.own(

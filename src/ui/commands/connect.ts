@@ -12,7 +12,6 @@ import { config } from '../config';
 import { editorsRemoteSsh, installedRemoteSsh, remoteSshConfigFile, setRemotePlatform } from '../remote';
 import type { Services } from '../services';
 import { InstanceItem } from '../views/instancesView';
-import { showApiError } from './errors';
 import { resolveTarget, type Target } from './instances';
 import { formatDollars } from '../../core/format';
 
@@ -60,7 +59,7 @@ async function pick(s: Services, t: Target | undefined, title: string): Promise<
       'rebooting',
     ]);
   } catch (error) {
-    showApiError(s, error);
+    s.showError(error);
     return undefined;
   }
 }
@@ -127,7 +126,7 @@ async function readyHost(s: Services, instance: Instance): Promise<{ instance: I
         if (c) void openConfigAt(s.sshConfig().paths.userConfig, error.line);
       });
     } else {
-      showApiError(s, error);
+      s.showError(error);
     }
     return undefined;
   }
@@ -316,7 +315,7 @@ async function forwardPort(s: Services, instance: Instance, given: unknown): Pro
     void announceForward(s, ready.instance, forward);
     return forward;
   } catch (error) {
-    showApiError(s, error);
+    s.showError(error);
     return undefined;
   }
 }

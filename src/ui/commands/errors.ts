@@ -1,54 +1,56 @@
 import * as vscode from 'vscode';
+import { errorActions } from '../../core/api/errorPolicy';
 import { ApiError } from '../../core/api/errors';
 import { COMMANDS } from '../../core/ids';
-import type { Services } from '../services';
+import type { Logger } from '../../core/log';
+import type { Session } from '../../core/session/session';
+
+/** What showing a failed command's error needs. */
+export interface ErrorShowingDeps {
+  readonly logger: Logger;
+  /** The "GPU Rental" channel, for Show Logs. */
+  readonly log: { show(): void };
+  readonly session: Pick<Session, 'reportError' | 'normalizedBaseUrl'>;
+  /** How many profiles there are: with several, a refused action may be allowed in another. */
+  readonly profileCount: () => number;
+}
+
+/** Shows an error that escaped a command; resolves nothing, so the command that failed finishes at once. */
+export type ShowError = (error: unknown) => void;
 
 /**
- * Shows a failed command's error with the button that fixes it: a rejected key offers Set API Key,
- * anything else offers the log. The message already says what happened and what to do. It does not
- * wait for the user, so the command that failed finishes at once.
+ * Shows a failed command's error with the buttons that fix it (which ones, and whether the window
+ * is signed out, is decided by `errorActions` in core). The message already says what happened and
+ * what to do. It does not wait for the user.
  */
-export function showApiError(s: Services, error: unknown): void {
+export function showApiError(deps: ErrorShowingDeps, error: unknown): void {
   const message = error instanceof Error ? error.message : String(error);
-  s.logger.error(error instanceof ApiError ? error.toLogString() : message);
-  // Only a key the service called invalid signs the window out; a refused action (a missing
-  // permission, a two-factor login needed) leaves the session signed in.
-  if (error instanceof ApiError && error.kind === 'auth') s.session.reportError(error);
-  // A scoped key without the permission: the message names it; the buttons lead to another key.
-  // With several profiles, another one may be the account that has the permission. An action
-  // that needs a two-factor login is done on the web console: no key can do it.
-  const other = s.profiles.list().length > 1 ? ['Switch Profile'] : [];
-  const actions =
-    error instanceof ApiError && error.kind === 'auth'
-      ? ['Set API Key', 'Show Logs']
-      : error instanceof ApiError && error.kind === 'forbidden'
-        ? error.reason === 'two_factor'
-          ? ['Open Web Console', 'Show Logs']
-          : ['Manage API Keys', 'Set API Key', ...other]
-        : ['Show Logs'];
-  void vscode.window.showErrorMessage(`GPU Rental: ${message}`, ...actions).then((choice) => {
-    if (choice === 'Open Web Console') void openConsole(s);
+  deps.logger.error(error instanceof ApiError ? error.toLogString() : message);
+  const response = errorActions(error, { profiles: deps.profileCount() });
+  if (response.signOut) deps.session.reportError(error);
+  void vscode.window.showErrorMessage(`GPU Rental: ${message}`, ...response.actions).then((choice) => {
+    if (choice === 'Open Web Console') void openConsole(deps);
     if (choice === 'Set API Key') void vscode.commands.executeCommand(COMMANDS.setApiKey);
     if (choice === 'Switch Profile') void vscode.commands.executeCommand(COMMANDS.switchProfile);
     if (choice === 'Manage API Keys') void vscode.commands.executeCommand(COMMANDS.showAccount);
-    if (choice === 'Show Logs') s.log.show();
+    if (choice === 'Show Logs') deps.log.show();
   });
 }
 
 /** The service's web console: the base URL in use (the API and the console share a host). */
-async function openConsole(s: Services): Promise<void> {
-  const base = s.session.normalizedBaseUrl;
+async function openConsole(deps: ErrorShowingDeps): Promise<void> {
+  const base = deps.session.normalizedBaseUrl;
   if (base) await vscode.env.openExternal(vscode.Uri.parse(base));
 }
 
 /** Wraps a command body: a failure becomes the message with its fix, and the command resolves undefined. */
-export function guarded(s: Services) {
+export function guarded(s: { readonly showError: ShowError }) {
   return <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
     async (...args: A): Promise<R | undefined> => {
       try {
         return await fn(...args);
       } catch (error) {
-        showApiError(s, error);
+        s.showError(error);
         return undefined;
       }
     };

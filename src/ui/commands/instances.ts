@@ -7,7 +7,6 @@ import { currentRate, instanceLabel, instanceName, presentInstance, startAddsPer
 import { UnusableSshAddress, sshCommand, sshEndpoint } from '../../core/instances/ssh';
 import type { Services } from '../services';
 import { InstanceItem } from '../views/instancesView';
-import { showApiError } from './errors';
 import { formatDollars } from '../../core/format';
 
 /** What a command was invoked with: a tree item, an instance id (automation, notifications) or nothing (palette). */
@@ -57,7 +56,7 @@ async function withTarget<T>(
     const instance = await resolveTarget(s, target, title, phases);
     return instance ? await act(instance) : undefined;
   } catch (error) {
-    showApiError(s, error);
+    s.showError(error);
     return undefined;
   }
 }

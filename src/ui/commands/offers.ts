@@ -1,11 +1,10 @@
 import * as vscode from 'vscode';
 import { COMMANDS } from '../../core/ids';
 import { countryCode } from '../../core/offers/present';
-import { OfferQueryError } from '../../core/offers/query';
+import { OfferQueryError } from '../../core/offers/query/parse';
 import { OFFER_SORTS, describeSearch, isOfferSort, parseQuery, searchRequest, withFilter } from '../../core/offers/search';
 import type { FieldFilter } from '../../core/offers/types';
 import type { Services } from '../services';
-import { showApiError } from './errors';
 import { formatDollars } from '../../core/format';
 
 /** Search (filters), sort, clear and load more for the offers view. */
@@ -50,7 +49,7 @@ async function searchOffers(s: Services, query: unknown): Promise<void> {
       if (next !== undefined) text = next;
     }
   } catch (error) {
-    showApiError(s, error);
+    s.showError(error);
     return;
   }
   await s.offersView.setSearch({ query: text });
