@@ -8,7 +8,8 @@ import { registerTemplateCommands } from './ui/commands/templates';
 import { registerVolumeCommands } from './ui/commands/volumes';
 import { registerServerlessCommands } from './ui/commands/serverless';
 import { registerOfferCommands } from './ui/commands/offers';
-import { registerRentCommands } from './ui/commands/rent';
+import { rentCommands } from './ui/commands/rent';
+import { registerCommands } from './ui/commands/registry';
 import { registerSessionCommands } from './ui/commands/session';
 import { registerProfileCommands } from './ui/commands/profiles';
 import { Services } from './ui/services';
@@ -38,7 +39,22 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     ...registerSessionCommands(services),
     ...registerInstanceCommands(services),
     ...registerOfferCommands(services),
-    ...registerRentCommands(services),
+    ...registerCommands(
+      rentCommands({
+        session: services.session,
+        renter: services.renter,
+        poller: services.poller,
+        boots: services.boots,
+        spend: services.spend,
+        pendingRents: services.pendingRents,
+        offersView: services.offersView,
+        globalState: context.globalState,
+        prompts: () => services.prompts,
+        logger: services.logger,
+        log: services.log,
+      }),
+      services,
+    ),
     ...registerConnectCommands(services),
     ...registerKeyCommands(services),
     ...registerTeamCommands(services),

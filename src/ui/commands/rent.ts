@@ -2,37 +2,72 @@ import * as vscode from 'vscode';
 import { creditOf } from '../../core/api/account';
 import type { Offer } from '../../core/api/offers';
 import { COMMANDS } from '../../core/ids';
+import type { InstancePoller } from '../../core/instances/poller';
+import type { Logger } from '../../core/log';
 import { presentOffer } from '../../core/offers/present';
 import { searchDiskGb, searchRequest } from '../../core/offers/search';
 import { quoteRent } from '../../core/rent/quote';
 import { describeLaunch, rentRuntype, templateLaunchMode, type LaunchMode } from '../../core/rent/launchMode';
 import { rentOutcomeMessage } from '../../core/rent/messages';
-import type { Services } from '../services';
+import type { Renter } from '../../core/rent/renter';
+import type { Session } from '../../core/session/session';
+import type { BootStatus } from '../bootStatus';
+import type { PendingRents } from '../pendingRents';
+import type { Prompts } from '../prompts';
+import type { SpendGuard } from '../spendGuard';
 import { rentWizard, type RentPlan, type VolumeChoice } from '../rent/wizard';
-import { OfferItem } from '../views/offersView';
-import { showApiError } from './errors';
+import { OfferItem, type OffersView } from '../views/offersView';
 import { config } from '../config';
 import { OnstartTooLong, withWatchdog } from '../../core/idle/watchdog';
 import { RECENT_TEMPLATES_KEY } from './templates';
 import { formatDollars } from '../../core/format';
+import { command, type CommandDefinition } from './registry';
 
 const RECENT_IMAGES_KEY = 'gpuRental.recentImages';
 
-export function registerRentCommands(s: Services): vscode.Disposable[] {
+/** What the rent command uses. */
+export interface RentDeps {
+  readonly session: Session;
+  readonly renter: Renter;
+  readonly poller: InstancePoller;
+  readonly boots: BootStatus;
+  readonly spend: SpendGuard;
+  readonly pendingRents: PendingRents;
+  readonly offersView: OffersView;
+  /** Where the recent images and templates are kept. */
+  readonly globalState: vscode.Memento;
+  /** A getter: integration tests replace the prompts at run time. */
+  readonly prompts: () => Prompts;
+  readonly logger: Logger;
+  /** The "GPU Rental" channel, for Show Logs. */
+  readonly log: { show(): void };
+}
+
+/**
+ * How a rent starts, for this one call only: Rent With Template passes the template it chose, and
+ * the next rent starts without one.
+ */
+export interface RentStart {
+  readonly template?: string;
+}
+
+function isRentStart(value: unknown): value is RentStart {
+  return typeof value === 'object' && value !== null && typeof (value as RentStart).template === 'string';
+}
+
+/** Rent an offer: from the offers view, an offer id (automation), Rent With Template, or the palette. */
+export function rentCommands(deps: RentDeps): CommandDefinition[] {
   let wizardOpen = false;
   return [
-    vscode.commands.registerCommand(COMMANDS.rentOffer, async (target?: OfferItem | number, plan?: RentPlan) => {
+    command(COMMANDS.rentOffer, async (target?: OfferItem | number, plan?: RentPlan, start?: unknown) => {
       // One rent at a time: a second click while the first is being asked for or sent does nothing but say so.
-      if (wizardOpen || s.renter.busy) {
+      if (wizardOpen || deps.renter.busy) {
         void vscode.window.showInformationMessage('GPU Rental: a rent is already in progress. Wait for it to finish.');
         return undefined;
       }
       wizardOpen = true;
       try {
-        return await rentOffer(s, target, plan);
-      } catch (error) {
-        showApiError(s, error);
-        return undefined;
+        return await rentOffer(deps, target, plan, isRentStart(start) ? start.template : undefined);
       } finally {
         wizardOpen = false;
       }
@@ -41,9 +76,12 @@ export function registerRentCommands(s: Services): vscode.Disposable[] {
 }
 
 /** Resolves with the new instance id, or undefined when nothing was rented. */
-async function rentOffer(s: Services, target: OfferItem | number | undefined, given: RentPlan | undefined): Promise<number | undefined> {
-  const preset = s.rentTemplate;
-  s.rentTemplate = undefined;
+async function rentOffer(
+  s: RentDeps,
+  target: OfferItem | number | undefined,
+  given: RentPlan | undefined,
+  preset: string | undefined,
+): Promise<number | undefined> {
   // An earlier rent whose outcome is not known yet: renting again could rent twice.
   const bound = s.session.bound();
   const pending = bound ? s.renter.journal.for(bound.baseUrl, bound.profileId) : [];
@@ -65,11 +103,11 @@ async function rentOffer(s: Services, target: OfferItem | number | undefined, gi
     plan = await rentWizard({
       offer,
       credit,
-      recentImages: s.context.globalState.get<string[]>(RECENT_IMAGES_KEY, []),
+      recentImages: recentImages(s),
       defaultLabel: s.renter.uniqueLabel(),
       idleStopMinutes: config.idleStopEnabled() ? config.idleStopMinutes() : 0,
       template: preset,
-      recentTemplates: s.context.globalState.get<string[]>(RECENT_TEMPLATES_KEY, []),
+      recentTemplates: recentTemplates(s),
       activeEditor:
         editor && editor.document.getText().trim()
           ? { name: editor.document.fileName.split(/[\\/]/).pop() ?? 'editor', text: editor.document.getText() }
@@ -102,11 +140,13 @@ async function rentOffer(s: Services, target: OfferItem | number | undefined, gi
       ? ` With ${plan.volume.create_new ? `a new ${plan.volume.size ?? ''} GB volume (billed until deleted)` : `volume ${plan.volume.volume_id}`} at ${plan.volume.mount_path}.`
       : '';
     const launch = plan.template ? ` Template ${plan.template}: ${describeLaunch(plan, await templateMode(s, plan.template))}.` : '';
-    const ok = await s.prompts.confirm(
-      `Rent ${presentOffer(offer).label} for ${formatDollars(quote.totalPerHour)}/h?`,
-      `GPU ${formatDollars(quote.gpuPerHour)}/h + disk ${formatDollars(quote.diskPerHour)}/h (${plan.disk} GB). About ${formatDollars(quote.perDay)} per day.${volume}${launch}${credit === undefined ? ' The credit left is unknown, so this was not checked against it.' : ''}`,
-      'Rent',
-    );
+    const ok = await s
+      .prompts()
+      .confirm(
+        `Rent ${presentOffer(offer).label} for ${formatDollars(quote.totalPerHour)}/h?`,
+        `GPU ${formatDollars(quote.gpuPerHour)}/h + disk ${formatDollars(quote.diskPerHour)}/h (${plan.disk} GB). About ${formatDollars(quote.perDay)} per day.${volume}${launch}${credit === undefined ? ' The credit left is unknown, so this was not checked against it.' : ''}`,
+        'Rent',
+      );
     if (!ok) return undefined;
   }
 
@@ -201,7 +241,7 @@ async function rentOffer(s: Services, target: OfferItem | number | undefined, gi
  * Volumes a rent on this offer can mount: the account's free volumes on the same machine, and new
  * ones from the machine's volume offers. A key that may not read volumes just gets none.
  */
-async function volumeChoices(s: Services, offer: Offer): Promise<VolumeChoice[]> {
+async function volumeChoices(s: RentDeps, offer: Offer): Promise<VolumeChoice[]> {
   const client = s.session.client;
   const quiet = <T>(what: string, p: Promise<T[]>) =>
     p.catch((error: unknown) => {
@@ -233,7 +273,7 @@ async function volumeChoices(s: Services, offer: Offer): Promise<VolumeChoice[]>
   return [...existing, ...fresh];
 }
 
-async function resolveOffer(s: Services, target: OfferItem | number | undefined): Promise<Offer | undefined> {
+async function resolveOffer(s: RentDeps, target: OfferItem | number | undefined): Promise<Offer | undefined> {
   if (target instanceof OfferItem) return target.offer;
   if (typeof target === 'number') {
     const known = s.offersView.offers.find((o) => o.id === target);
@@ -256,7 +296,7 @@ async function resolveOffer(s: Services, target: OfferItem | number | undefined)
 }
 
 /** A template's own launch mode, read from the template search; undefined (and logged) when it cannot be read. */
-async function templateMode(s: Services, hash: string): Promise<LaunchMode | undefined> {
+async function templateMode(s: RentDeps, hash: string): Promise<LaunchMode | undefined> {
   try {
     const found = await s.session.client.templates.search({ selectFilters: { hash_id: { eq: hash } } });
     const template = found.find((t) => t.hash_id === hash);
@@ -268,12 +308,22 @@ async function templateMode(s: Services, hash: string): Promise<LaunchMode | und
   }
 }
 
-async function rememberTemplate(s: Services, hash: string): Promise<void> {
-  const recent = s.context.globalState.get<string[]>(RECENT_TEMPLATES_KEY, []).filter((h) => h !== hash);
-  await s.context.globalState.update(RECENT_TEMPLATES_KEY, [hash, ...recent].slice(0, 5));
+/** Images the rent wizard offers again, most recent first. */
+function recentImages(s: RentDeps): string[] {
+  return s.globalState.get<string[]>(RECENT_IMAGES_KEY, []);
 }
 
-async function rememberImage(s: Services, image: string): Promise<void> {
-  const recent = s.context.globalState.get<string[]>(RECENT_IMAGES_KEY, []).filter((i) => i !== image);
-  await s.context.globalState.update(RECENT_IMAGES_KEY, [image, ...recent].slice(0, 5));
+/** Template hashes the rent wizard offers again, most recent first. */
+function recentTemplates(s: RentDeps): string[] {
+  return s.globalState.get<string[]>(RECENT_TEMPLATES_KEY, []);
+}
+
+async function rememberTemplate(s: RentDeps, hash: string): Promise<void> {
+  const recent = recentTemplates(s).filter((h) => h !== hash);
+  await s.globalState.update(RECENT_TEMPLATES_KEY, [hash, ...recent].slice(0, 5));
+}
+
+async function rememberImage(s: RentDeps, image: string): Promise<void> {
+  const recent = recentImages(s).filter((i) => i !== image);
+  await s.globalState.update(RECENT_IMAGES_KEY, [image, ...recent].slice(0, 5));
 }

@@ -6,6 +6,7 @@ import type { Services } from '../services';
 import { TemplateItem } from '../views/accountView';
 import { guarded } from './errors';
 import { resolveTarget, type Target } from './instances';
+import type { RentStart } from './rent';
 
 /** Template hashes the rent flow offers again; they follow a template's edits. */
 export const RECENT_TEMPLATES_KEY = 'gpuRental.recentTemplates';
@@ -32,7 +33,7 @@ export function registerTemplateCommands(s: Services): vscode.Disposable[] {
     ),
     vscode.commands.registerCommand(
       COMMANDS.rentWithTemplate,
-      guard((t?: TemplateItem | string) => rentWithTemplate(s, t)),
+      guard((t?: TemplateItem | string, offer?: number) => rentWithTemplate(s, t, offer)),
     ),
   ];
 }
@@ -81,7 +82,7 @@ async function searchTemplates(s: Services): Promise<void> {
   if (!t) return;
   const choice = await vscode.window.showQuickPick(['Rent With This Template…', 'Copy Hash'], { title: `GPU Rental: ${t.name}` });
   if (choice === 'Copy Hash') await vscode.env.clipboard.writeText(t.hash_id);
-  if (choice?.startsWith('Rent')) await rentWithTemplate(s, t.hash_id);
+  if (choice?.startsWith('Rent')) await rentWithTemplate(s, t.hash_id, undefined);
 }
 
 async function ownTemplate(s: Services, t: TemplateItem | string | number | undefined, title: string): Promise<Template | undefined> {
@@ -148,11 +149,15 @@ async function deleteTemplate(s: Services, t: TemplateItem | number | undefined)
   return true;
 }
 
-/** Opens the rent flow with the template already chosen (its first step skipped). */
-async function rentWithTemplate(s: Services, t: TemplateItem | string | undefined): Promise<unknown> {
+/**
+ * Opens the rent flow with the template already chosen (its first step skipped). The template goes
+ * to that one rent as an argument, so the next rent starts without it. An offer id (automation)
+ * skips the offer pick.
+ */
+async function rentWithTemplate(s: Services, t: TemplateItem | string | undefined, offer: number | undefined): Promise<unknown> {
   const template =
     t instanceof TemplateItem ? t.template : t ? { hash_id: t } : await pickTemplate(s, 'GPU Rental: Rent with which template?', false);
   if (!template) return undefined;
-  s.rentTemplate = template.hash_id;
-  return vscode.commands.executeCommand(COMMANDS.rentOffer);
+  const start: RentStart = { template: template.hash_id };
+  return vscode.commands.executeCommand(COMMANDS.rentOffer, offer, undefined, start);
 }
