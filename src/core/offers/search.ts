@@ -1,6 +1,7 @@
 import { DEFAULT_RENT_DISK_GB, type SearchOffersRequest } from '../api/offers';
 import { DEFAULT_OFFER_FILTERS } from './present';
-import { parseOfferQuery, printOfferQuery } from './query';
+import { parseOfferQuery } from './query/parse';
+import { printOfferQuery } from './query/print';
 import type { FieldFilter, OfferOrder, OfferQuery } from './types';
 
 export { DEFAULT_RENT_DISK_GB };

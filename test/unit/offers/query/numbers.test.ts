@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { formatScaledDecimal, isDecimalLiteral, parseScaledDecimal } from '../../../src/core/offers/queryNumbers';
+import { formatScaledDecimal, isDecimalLiteral, parseScaledDecimal } from '../../../../src/core/offers/query/numbers';
 
 describe('offer query: exact unit scaling', () => {
   it('scales decimal literals without a second rounding', () => {
