@@ -5,6 +5,7 @@ import type { Instance } from '../core/api/instances';
 import { API_KEY_ENV, CONTEXT, SETTINGS, VIEWS } from '../core/ids';
 import type { Logger } from '../core/log';
 import { Session, type ClientFactory, type SessionState } from '../core/session/session';
+import { StoredState } from '../core/state/storedState';
 import { DEFAULT_PROFILE, DEFAULT_PROFILE_ID, keySlot, serviceLabel, sshProfile, type Profile } from '../core/session/profiles';
 import { parseHostAlias } from '../core/ssh/config';
 import { CostTracker } from '../core/billing/costs';
@@ -53,6 +54,8 @@ const REQUEST_TIMEOUT_MS = 30_000;
 export class Services implements vscode.Disposable {
   readonly log: vscode.LogOutputChannel;
   readonly logger: Logger;
+  /** Every value kept in global state, typed and checked. */
+  readonly state: StoredState;
   readonly session: Session;
   readonly poller: InstancePoller;
   readonly boots: BootStatus;
@@ -88,6 +91,7 @@ export class Services implements vscode.Disposable {
   constructor(readonly context: vscode.ExtensionContext) {
     this.log = this.own(vscode.window.createOutputChannel('GPU Rental', { log: true }));
     this.logger = channelLogger(this.log);
+    this.state = new StoredState(context.globalState, this.logger);
     const dispatcher = this.own(new VsCodeDispatcher(context.asAbsolutePath('dist')));
     const keys = (this.keys = this.own(new SecretKeyStore(context.secrets)));
     const userAgent = `gpu-rental-vscode/${String(context.extension.packageJSON.version)} vscode/${vscode.version}`;

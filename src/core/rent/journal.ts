@@ -1,3 +1,4 @@
+import * as z from 'zod';
 import { Emitter, type Disposable } from '../events';
 
 /**
@@ -31,6 +32,23 @@ export interface PendingRent {
   /** What went wrong, for the status bar's tooltip. */
   readonly problem?: string;
 }
+
+/** A stored journal entry as read back from global state; the stored state drops an entry it cannot read. */
+export const pendingRentSchema: z.ZodType<PendingRent> = z.object({
+  label: z.string(),
+  offerId: z.number(),
+  machineId: z.number().nullable().optional(),
+  description: z.string(),
+  perHour: z.number(),
+  profileId: z.string(),
+  baseUrl: z.string(),
+  account: z.string().optional(),
+  before: z.array(z.number()),
+  sentAt: z.number(),
+  state: z.enum(['sending', 'uncertain']),
+  lease: z.object({ owner: z.string(), until: z.number() }),
+  problem: z.string().optional(),
+});
 
 /** Extension storage shared by every window (global state), and the secret store for the keys. */
 export interface JournalStorage {
