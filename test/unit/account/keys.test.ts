@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { keyCategories, scopeSummary, scopedPermissions, secretFingerprint } from '../../../src/core/account/apiKeys';
 import { unreadableApiKey } from '../../../src/core/api/account';
-import { startSimulator, clientFor, DEMO_KEY } from '../support';
+import { clientFor, DEMO_KEY, startSimulator } from '../../support';
 
 describe('account: scoped API keys', () => {
   it('builds unconstrained categories, and holds instance categories to one instance when asked', () => {

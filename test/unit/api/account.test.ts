@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { isApiError } from '../../../src/core/api/errors';
 import { permissionsFor } from '../../../src/core/api/permissions';
-import { DEMO_KEY, TEST_PUBLIC_KEY, clientFor, startSimulator, type Marketplace } from '../support';
+import { clientFor, DEMO_KEY, PUBLIC_KEY, startSimulator, type Marketplace } from '../../support';
 
 describe('client: account, API keys and SSH keys (simulator)', () => {
   let sim: Marketplace;
@@ -61,9 +61,9 @@ describe('client: account, API keys and SSH keys (simulator)', () => {
 
   it('adds, lists and deletes account SSH keys', async () => {
     const { client } = clientFor(sim.url, DEMO_KEY);
-    const key = await client.sshKeys.create(TEST_PUBLIC_KEY);
-    assert.equal(key.public_key, TEST_PUBLIC_KEY);
-    assert.ok((await client.sshKeys.list()).some((k) => k.id === key.id && k.public_key === TEST_PUBLIC_KEY));
+    const key = await client.sshKeys.create(PUBLIC_KEY);
+    assert.equal(key.public_key, PUBLIC_KEY);
+    assert.ok((await client.sshKeys.list()).some((k) => k.id === key.id && k.public_key === PUBLIC_KEY));
     await client.sshKeys.delete(key.id);
     assert.ok(!(await client.sshKeys.list()).some((k) => k.id === key.id));
   });
@@ -79,23 +79,23 @@ describe('client: account, API keys and SSH keys (simulator)', () => {
     assert.ok(offer);
     const { instanceId } = await client.instances.create(offer.id, { image: 'pytorch/pytorch:latest', disk: 10 });
     assert.deepEqual(await client.sshKeys.listForInstance(instanceId), []);
-    await client.sshKeys.attach(instanceId, TEST_PUBLIC_KEY);
+    await client.sshKeys.attach(instanceId, PUBLIC_KEY);
     const keys = await client.sshKeys.listForInstance(instanceId);
     assert.equal(keys.length, 1);
-    assert.equal(keys[0]?.public_key, TEST_PUBLIC_KEY);
+    assert.equal(keys[0]?.public_key, PUBLIC_KEY);
     await client.sshKeys.detach(instanceId, keys[0]!.id);
     assert.deepEqual(await client.sshKeys.listForInstance(instanceId), []);
   });
 
   it('gives a new instance the account keys that existed when it was created', async () => {
     const { client } = clientFor(sim.url, DEMO_KEY);
-    await client.sshKeys.create(TEST_PUBLIC_KEY);
+    await client.sshKeys.create(PUBLIC_KEY);
     const [offer] = await client.offers.search({ query: { filters: { rentable: { eq: true } }, order: [], type: 'on-demand' }, limit: 1 });
     const { instanceId } = await client.instances.create(offer!.id, { image: 'ubuntu:22.04', disk: 10 });
     const keys = await client.sshKeys.listForInstance(instanceId);
     assert.deepEqual(
       keys.map((k) => k.public_key),
-      [TEST_PUBLIC_KEY],
+      [PUBLIC_KEY],
     );
   });
 });

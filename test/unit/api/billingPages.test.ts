@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { Agent, type Dispatcher } from 'undici';
 import { INVOICE_PAGE_MAX, clampPageSize } from '../../../src/core/api/billing';
 import type { RequestDispatcher } from '../../../src/core/api/transport';
-import { DEMO_KEY, clientFor, startSimulator, type Marketplace } from '../support';
+import { clientFor, DEMO_KEY, startSimulator, type Marketplace } from '../../support';
 
 describe('invoices in pages of at most 100', () => {
   let sim: Marketplace;

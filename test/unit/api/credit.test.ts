@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { MockAgent } from 'undici';
 import { accountFunds, creditOf } from '../../../src/core/api/account';
 import { GpuRentalClient } from '../../../src/core/api/client';
-import { DEMO_KEY, MemoryLogger, clientFor, startSimulator } from '../support';
+import { clientFor, DEMO_KEY, MemoryLogger, startSimulator } from '../../support';
 
 const BASE = 'https://api.example.test';
 

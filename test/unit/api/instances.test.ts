@@ -4,7 +4,7 @@ import { GpuRentalClient } from '../../../src/core/api/client';
 import { isApiError } from '../../../src/core/api/errors';
 import { ONSTART_MAX_CHARS } from '../../../src/core/api/instances';
 import { silentLogger } from '../../../src/core/log';
-import { DEMO_KEY, clientFor, eventually, startSimulator, type Marketplace } from '../support';
+import { clientFor, DEMO_KEY, eventually, startSimulator, type Marketplace } from '../../support';
 
 describe('client: instances (simulator)', () => {
   let sim: Marketplace;
@@ -58,8 +58,8 @@ describe('client: instances (simulator)', () => {
         seen.add(s);
         return s === 'running';
       },
-      5_000,
       'running',
+      5_000,
     );
     assert.ok(seen.has('running'));
     const running = await client.instances.show(created.instanceId);
@@ -85,16 +85,16 @@ describe('client: instances (simulator)', () => {
   it('stops, starts, labels, reboots and destroys', async () => {
     const [offer] = await rentable();
     const { instanceId: id } = await client.instances.create(offer!.id, { image: 'ubuntu:22.04', disk: 8 });
-    await eventually(async () => (await status(id)) === 'running', 5_000, 'running');
+    await eventually(async () => (await status(id)) === 'running', 'running', 5_000);
     await client.instances.stop(id);
-    await eventually(async () => (await status(id)) === 'stopped', 5_000, 'stopped');
+    await eventually(async () => (await status(id)) === 'stopped', 'stopped', 5_000);
     assert.equal((await client.instances.show(id)).intended_status, 'stopped');
     await client.instances.start(id);
-    await eventually(async () => (await status(id)) === 'running', 5_000, 'running again');
+    await eventually(async () => (await status(id)) === 'running', 'running again', 5_000);
     await client.instances.setLabel(id, 'renamed');
     assert.equal((await client.instances.show(id)).label, 'renamed');
     await client.instances.reboot(id);
-    await eventually(async () => (await status(id)) === 'running', 5_000, 'running after reboot');
+    await eventually(async () => (await status(id)) === 'running', 'running after reboot', 5_000);
     await client.instances.destroy(id);
     await assert.rejects(client.instances.show(id), (e) => isApiError(e, 'not_found') && /does not exist/.test(e.message));
     assert.deepEqual(await client.instances.list(), []);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Offer } from '../../../src/core/api/offers';
 import type { OfferFilters, OfferQuery } from '../../../src/core/offers/types';
-import { DEMO_KEY, clientFor, startSimulator, type Marketplace } from '../support';
+import { clientFor, DEMO_KEY, startSimulator, type Marketplace } from '../../support';
 
 const q = (filters: OfferFilters, order: OfferQuery['order'] = [], type: OfferQuery['type'] = 'on-demand'): OfferQuery => ({
   filters,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { GpuRentalClient } from '../../../src/core/api/client';
 import { ApiError, isApiError } from '../../../src/core/api/errors';
 import { PERMISSION_CATEGORIES, permissionsFor, type PermissionCategory } from '../../../src/core/api/permissions';
-import { DEMO_KEY, TEST_PUBLIC_KEY, clientFor, startSimulator, type Marketplace } from '../support';
+import { clientFor, DEMO_KEY, PUBLIC_KEY, startSimulator, type Marketplace } from '../../support';
 
 interface Fixture {
   instanceId: number;
@@ -17,9 +17,9 @@ const ENDPOINTS: Array<[string, PermissionCategory, (c: GpuRentalClient, f: Fixt
   ['apikeys create', 'user_write', (c) => c.apiKeys.create({ name: 'x', permissions: permissionsFor(['misc']) })],
   ['apikeys delete', 'user_write', (c) => c.apiKeys.delete(999_999)],
   ['ssh list', 'user_read', (c) => c.sshKeys.list()],
-  ['ssh create', 'user_write', (c) => c.sshKeys.create(TEST_PUBLIC_KEY)],
+  ['ssh create', 'user_write', (c) => c.sshKeys.create(PUBLIC_KEY)],
   ['ssh delete', 'user_write', (c) => c.sshKeys.delete(999_999)],
-  ['instance ssh attach', 'instance_write', (c, f) => c.sshKeys.attach(f.instanceId, TEST_PUBLIC_KEY)],
+  ['instance ssh attach', 'instance_write', (c, f) => c.sshKeys.attach(f.instanceId, PUBLIC_KEY)],
   ['instance ssh list', 'instance_read', (c, f) => c.sshKeys.listForInstance(f.instanceId)],
   ['instance ssh detach', 'instance_write', (c, f) => c.sshKeys.detach(f.instanceId, 999_999)],
   ['bundles search', 'misc', (c) => c.offers.search({ query: { filters: {}, order: [], type: 'on-demand' }, limit: 1 })],

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { GpuRentalClient } from '../../../src/core/api/client';
 import { isApiError } from '../../../src/core/api/errors';
 import { permissionsFor } from '../../../src/core/api/permissions';
-import { DEMO_KEY, clientFor, startSimulator, type Marketplace } from '../support';
+import { clientFor, DEMO_KEY, startSimulator, type Marketplace } from '../../support';
 
 describe('client: templates, volumes, serverless, team and billing (simulator)', () => {
   let sim: Marketplace;

@@ -4,7 +4,7 @@ import * as z from 'zod';
 import { GpuRentalClient } from '../../../src/core/api/client';
 import type { ApiErrorKind, ForbiddenReason } from '../../../src/core/api/errors';
 import { Transport } from '../../../src/core/api/transport';
-import { DEMO_KEY, MemoryLogger, clientFor, failure, startSimulator, type Marketplace } from '../support';
+import { clientFor, DEMO_KEY, failure, MemoryLogger, startSimulator, type Marketplace } from '../../support';
 
 const BASE = 'https://api.example.test';
 const KEY = 'sk-refusal-0123456789abcdef0123456789';

@@ -5,7 +5,7 @@ import * as z from 'zod';
 import { ApiError, secretScrubber } from '../../../src/core/api/errors';
 import { InstancesApi } from '../../../src/core/api/instances';
 import { Transport, type TransportOptions } from '../../../src/core/api/transport';
-import { MemoryLogger, failure } from '../support';
+import { failure, MemoryLogger } from '../../support';
 
 const BASE = 'https://api.example.test';
 const KEY = 'demo-key-5f0c1e9a7b3d42c8a61e0f9b2d4c7a35';

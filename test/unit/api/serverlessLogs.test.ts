@@ -4,7 +4,7 @@ import { Agent, type Dispatcher } from 'undici';
 import { isApiError } from '../../../src/core/api/errors';
 import { WORKER_GROUP_LOG_PATHS } from '../../../src/core/api/serverless';
 import type { RequestDispatcher } from '../../../src/core/api/transport';
-import { DEMO_KEY, clientFor, startSimulator, type Marketplace } from '../support';
+import { clientFor, DEMO_KEY, startSimulator, type Marketplace } from '../../support';
 
 /** Records the path and body of every request, then sends it on. */
 function recording(): { dispatcher: RequestDispatcher; seen: Array<{ path: string; body: string }> } {

@@ -4,7 +4,7 @@ import { GpuRentalClient } from '../../../src/core/api/client';
 import { isApiError } from '../../../src/core/api/errors';
 import { serverlessUrlFor, type RequestDispatcher } from '../../../src/core/api/transport';
 import { WORKER_LOAD_MS } from '../../marketplace/workers';
-import { DEMO_KEY, MemoryLogger, clientFor, startSimulator, type Marketplace } from '../support';
+import { clientFor, DEMO_KEY, MemoryLogger, startSimulator, type Marketplace } from '../../support';
 
 describe('serverless workers and logs', () => {
   let sim: Marketplace;

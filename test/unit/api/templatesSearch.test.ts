@@ -3,7 +3,7 @@ import { Agent, type Dispatcher } from 'undici';
 import { isApiError } from '../../../src/core/api/errors';
 import { templateSearchQuery } from '../../../src/core/api/templates';
 import type { RequestDispatcher } from '../../../src/core/api/transport';
-import { DEMO_KEY, clientFor, startSimulator, type Marketplace } from '../support';
+import { clientFor, DEMO_KEY, startSimulator, type Marketplace } from '../../support';
 
 describe('template search: select_cols and order_by', () => {
   let sim: Marketplace;

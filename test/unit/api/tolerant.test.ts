@@ -8,7 +8,7 @@ import { unreadableInstance, type Instance } from '../../../src/core/api/instanc
 import { unreadableVolume } from '../../../src/core/api/volumes';
 import { presentInstance } from '../../../src/core/instances/present';
 import { generateOffers } from '../../marketplace/catalogue';
-import { DEMO_KEY, MemoryLogger, clientFor, startSimulator, type Marketplace } from '../support';
+import { clientFor, DEMO_KEY, MemoryLogger, startSimulator, type Marketplace } from '../../support';
 
 const BASE = 'https://api.example.test';
 const KEY = 'sk-test-tolerant-0123456789abcdef';

@@ -5,7 +5,7 @@ import * as z from 'zod';
 import type { ApiErrorKind } from '../../../src/core/api/errors';
 import { Transport, checkBaseUrl, encodeQuery, type TransportOptions } from '../../../src/core/api/transport';
 import type { Logger } from '../../../src/core/log';
-import { failure } from '../support';
+import { failure } from '../../support';
 
 const BASE = 'https://api.example.test';
 const KEY = 'sk-test-0123456789abcdef0123456789abcdef';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { permissionsFor } from '../../../src/core/api/permissions';
 import { CostTracker, costsByInstance } from '../../../src/core/billing/costs';
-import { DEMO_KEY, MemoryLogger, clientFor, startSimulator } from '../support';
+import { clientFor, DEMO_KEY, MemoryLogger, startSimulator } from '../../support';
 
 describe('instance costs so far', () => {
   it('sums charges per instance and ignores other sources', () => {

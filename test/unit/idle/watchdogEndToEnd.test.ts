@@ -7,7 +7,7 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { withWatchdog } from '../../../src/core/idle/watchdog';
-import { DEMO_KEY, clientFor, eventually, startSimulator, type Marketplace } from '../support';
+import { clientFor, DEMO_KEY, eventually, startSimulator, type Marketplace } from '../../support';
 
 describe('idle: the watchdog on the host stops an idle instance and leaves a busy one running', function () {
   this.timeout(60_000);
@@ -38,8 +38,8 @@ describe('idle: the watchdog on the host stops an idle instance and leaves a bus
 
     const stoppedAt = await eventually(
       async () => ((await client.instances.show(idle)).actual_status === 'stopped' ? Date.now() : undefined),
-      20_000,
       'the idle one to stop itself',
+      20_000,
     );
     assert.ok(existsSync(`${marker}-${idle}`) && existsSync(`${marker}-${busy}`), "the user's own script ran on both");
     // Give the busy one as long again: it must still run.
@@ -79,7 +79,7 @@ describe('idle: the watchdog without curl', function () {
       const { client: api } = clientFor(sim.url, DEMO_KEY);
       const [offer] = await api.offers.search({ query: { filters: { rentable: { eq: true } }, order: [], type: 'on-demand' }, limit: 1 });
       const id = (await api.instances.create(offer!.id, { image: 'ubuntu:22.04', disk: 8 })).instanceId;
-      await eventually(async () => (await api.instances.show(id)).actual_status === 'running' || undefined, 10_000, 'running');
+      await eventually(async () => (await api.instances.show(id)).actual_status === 'running' || undefined, 'running', 10_000);
       const bin = mkdtempSync(join(tmpdir(), `gpu-rental-only-${client}-`));
       for (const tool of ['bash', 'sleep', 'date', 'tr', 'grep', 'sort', 'tail', 'cat', client]) {
         const path = ['/usr/bin', '/bin'].map((d) => join(d, tool)).find((p) => existsSync(p));
@@ -104,8 +104,8 @@ describe('idle: the watchdog without curl', function () {
       try {
         await eventually(
           async () => (await api.instances.show(id)).actual_status === 'stopped' || undefined,
-          15_000,
           `stopped through ${client}`,
+          15_000,
         );
         // The service stops it before the script writes down the answer.
         await eventually(
@@ -113,8 +113,8 @@ describe('idle: the watchdog without curl', function () {
             /the service answered: .*success/.test(
               existsSync(join(home, 'gpu-rental-idle.log')) ? readFileSync(join(home, 'gpu-rental-idle.log'), 'utf8') : '',
             ) || undefined,
-          5_000,
           'the answer in the log',
+          5_000,
         );
       } finally {
         kill();
@@ -140,7 +140,7 @@ describe('idle: the watchdog with an idle time bash cannot hold', function () {
     const { client: api } = clientFor(sim.url, DEMO_KEY);
     const [offer] = await api.offers.search({ query: { filters: { rentable: { eq: true } }, order: [], type: 'on-demand' }, limit: 1 });
     const id = (await api.instances.create(offer!.id, { image: 'ubuntu:22.04', disk: 8 })).instanceId;
-    await eventually(async () => (await api.instances.show(id)).actual_status === 'running' || undefined, 10_000, 'running');
+    await eventually(async () => (await api.instances.show(id)).actual_status === 'running' || undefined, 'running', 10_000);
     const script = withWatchdog(undefined, { baseUrl: sim.url, idleMinutes: 2 / 60, gpuThreshold: 5, checkSeconds: 1 }).replace(
       ' N=2 ',
       ' N=9600000000000000000 ',
@@ -157,8 +157,8 @@ describe('idle: the watchdog with an idle time bash cannot hold', function () {
       const log = join(home, 'gpu-rental-idle.log');
       await eventually(
         async () => (existsSync(log) && /idle stop off: bad idle time N=9600000000000000000/.test(readFileSync(log, 'utf8'))) || undefined,
-        5_000,
         'the refusal in the log',
+        5_000,
       );
       // Several check periods: an instance that was going to be stopped would be by now.
       await new Promise((r) => setTimeout(r, 4_000));

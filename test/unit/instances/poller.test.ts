@@ -2,14 +2,13 @@ import assert from 'node:assert/strict';
 import { ApiError } from '../../../src/core/api/errors';
 import type { Instance } from '../../../src/core/api/instances';
 import { InstancePoller } from '../../../src/core/instances/poller';
-import { MemoryLogger } from '../support';
-import { FakeTimers, settle } from './fakeTimers';
+import { FakeClock, MemoryLogger, settle } from '../../support';
 
 const running = (id: number) => ({ id, actual_status: 'running', intended_status: 'running' }) as Instance;
 const loading = (id: number) => ({ id, actual_status: 'loading', intended_status: 'running' }) as Instance;
 
 function setup(answer: () => Promise<Instance[]> | Instance[]) {
-  const timers = new FakeTimers();
+  const timers = new FakeClock();
   let calls = 0;
   let concurrent = 0;
   let maxConcurrent = 0;

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import type { Marketplace } from '../../marketplace/server';
-import { KEY, PUBLIC_KEY, call, obj, rentOne, start } from './helpers';
+import { call, DEMO_KEY, obj, PUBLIC_KEY, rentOne, startSimulator, type Marketplace } from '../../support';
 
 describe('marketplace: keys, permissions and routing', () => {
   let sim: Marketplace;
   beforeEach(async () => {
-    sim = await start();
+    sim = await startSimulator();
   });
   afterEach(() => sim.stop());
 
@@ -36,7 +35,7 @@ describe('marketplace: keys, permissions and routing', () => {
     const user = obj(await call(sim, 'GET', '/api/v0/users/current/'));
     for (const field of ['id', 'email', 'username', 'credit', 'balance', 'ssh_key', 'key_id']) assert.ok(field in user, field);
     assert.equal(user.credit, 250);
-    assert.ok(!JSON.stringify(user).includes(KEY));
+    assert.ok(!JSON.stringify(user).includes(DEMO_KEY));
     assert.ok(!('api_key' in user));
   });
 
@@ -48,7 +47,7 @@ describe('marketplace: keys, permissions and routing', () => {
     assert.deepEqual(JSON.parse(String(row.rights)), { api: { misc: {}, instance_read: {} } });
     assert.ok(list.some((k) => k.rights === null));
     for (const field of ['id', 'user_id', 'name', 'rights', 'team_id', 'team_name', 'created_at']) assert.ok(field in row, field);
-    assert.ok(!JSON.stringify(list).includes(created.key) && !JSON.stringify(list).includes(KEY));
+    assert.ok(!JSON.stringify(list).includes(created.key) && !JSON.stringify(list).includes(DEMO_KEY));
     assert.equal((await call(sim, 'POST', '/api/v0/auth/apikeys/', { name: 'x' })).status, 400, 'permissions are required');
     assert.equal((await call(sim, 'POST', '/api/v0/auth/apikeys/', { name: 'x', permissions: { api: { root: {} } } })).status, 400);
   });
@@ -172,7 +171,7 @@ describe('marketplace: keys, permissions and routing', () => {
     assert.equal(wrong.status, 405);
     const res = await fetch(`${sim.url}/api/v0/bundles/`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${KEY}` },
+      headers: { authorization: `Bearer ${DEMO_KEY}` },
       body: '{"limit": ',
     });
     assert.equal(res.status, 400);
@@ -211,6 +210,6 @@ describe('marketplace: keys, permissions and routing', () => {
   });
 
   it('accepts the legacy api_key query parameter', async () => {
-    assert.equal((await call(sim, 'GET', `/api/v0/users/current/?api_key=${KEY}`, undefined, null)).status, 200);
+    assert.equal((await call(sim, 'GET', `/api/v0/users/current/?api_key=${DEMO_KEY}`, undefined, null)).status, 200);
   });
 });

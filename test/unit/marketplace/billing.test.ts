@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import type { Marketplace } from '../../marketplace/server';
-import { FakeClock, call, obj, q, rentOne, show, start } from './helpers';
+import { call, FakeClock, obj, q, rentOne, show, startSimulator, type Marketplace } from '../../support';
 
 const near = (a: number, b: number, eps = 1e-4) => assert.ok(Math.abs(a - b) < eps, `${a} is not ${b}`);
 
@@ -10,7 +9,7 @@ describe('marketplace: credit and billing', () => {
   const credit = async () => obj(await call(sim, 'GET', '/api/v0/users/current/')).credit as number;
   beforeEach(async () => {
     clock = new FakeClock();
-    sim = await start({ now: clock.now, bootSeconds: 10, credit: 100 });
+    sim = await startSimulator({ now: clock.now, bootSeconds: 10, credit: 100 });
   });
   afterEach(() => sim.stop());
 
@@ -22,25 +21,25 @@ describe('marketplace: credit and billing', () => {
     const disk = r.storage_total_cost as number;
     assert.ok(total > disk && disk > 0);
     // 10 s of boot (storage only), then one hour running.
-    clock.advance(10);
+    await clock.advance(10_000);
     near(await credit(), 100 - (disk * 10) / 3600);
-    clock.advance(3600);
+    await clock.advance(3_600_000);
     near(await credit(), 100 - (disk * 10) / 3600 - total);
     await call(sim, 'PUT', `/api/v0/instances/${id}/`, { state: 'stopped' });
     const atStop = await credit();
-    clock.advance(2 * 3600);
+    await clock.advance(2 * 3_600_000);
     near(await credit(), atStop - 2 * disk, 1e-6);
     await call(sim, 'DELETE', `/api/v0/instances/${id}/`, {});
     const atDestroy = await credit();
-    clock.advance(10 * 3600);
+    await clock.advance(10 * 3_600_000);
     assert.equal(await credit(), atDestroy, 'destroying ends all billing');
   });
 
   it('itemises charges per instance into gpu and disk from real usage', async () => {
     const { id } = await rentOne(sim, { disk: 20, label: 'billed' });
     const r = (await show(sim, id))!;
-    clock.advance(10 + 7200);
-    const nowSec = clock.ms / 1000;
+    await clock.advance(10_000 + 7_200_000);
+    const nowSec = clock.now() / 1000;
     const res = obj(await call(sim, 'GET', `/api/v0/charges/?select_filters=${q({ day: { gte: nowSec - 86_400, lte: nowSec } })}`));
     assert.equal(res.success, true);
     assert.equal(res.total, 1);
@@ -64,9 +63,9 @@ describe('marketplace: credit and billing', () => {
   });
 
   it('lists the opening credit and top-ups as invoices', async () => {
-    clock.advance(60);
+    await clock.advance(60_000);
     sim.control.addCredit(sim.accountId, 25);
-    const nowSec = clock.ms / 1000;
+    const nowSec = clock.now() / 1000;
     const res = obj(await call(sim, 'GET', `/api/v1/invoices/?select_filters=${q({ when: { gte: nowSec - 3600, lte: nowSec + 1 } })}`));
     assert.equal(res.success, true);
     assert.equal(res.count, 2);
@@ -84,10 +83,10 @@ describe('marketplace: credit and billing', () => {
 
   it('hands invoices out in pages of at most 100, whatever limit asks, with a token for the next', async () => {
     for (let i = 0; i < 120; i++) {
-      clock.advance(1);
+      await clock.advance(1000);
       sim.control.addCredit(sim.accountId, 1);
     }
-    const nowSec = clock.ms / 1000;
+    const nowSec = clock.now() / 1000;
     const filters = q({ when: { gte: nowSec - 3600, lte: nowSec + 1 } });
     const first = obj(await call(sim, 'GET', `/api/v1/invoices/?select_filters=${filters}&limit=500`));
     assert.equal(first.count, 100);
@@ -102,10 +101,10 @@ describe('marketplace: credit and billing', () => {
   it('stops running instances when the credit runs out, and refuses to rent without credit', async () => {
     await sim.stop();
     clock = new FakeClock();
-    sim = await start({ now: clock.now, bootSeconds: 0, credit: 1 });
+    sim = await startSimulator({ now: clock.now, bootSeconds: 0, credit: 1 });
     const { id } = await rentOne(sim);
     const rate = (await show(sim, id))!.dph_total as number;
-    clock.advance((2 * 3600) / rate + 3600);
+    await clock.advance(((2 * 3600) / rate + 3600) * 1000);
     const r = (await show(sim, id))!;
     assert.equal(r.actual_status, 'stopped');
     assert.match(String(r.status_msg), /credit/);

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { CATALOGUE_EPOCH, generateOffers, priceOffer } from '../../marketplace/catalogue';
-import type { Marketplace } from '../../marketplace/server';
-import { FakeClock, call, obj, start } from './helpers';
+import { call, FakeClock, obj, startSimulator, type Marketplace } from '../../support';
 
 describe('marketplace: catalogue', () => {
   it('is the same for the same seed and different for another', () => {
@@ -57,7 +56,7 @@ describe('marketplace: catalogue', () => {
     let sim: Marketplace;
     const clock = new FakeClock();
     before(async () => {
-      sim = await start({ now: clock.now, seed: 5 });
+      sim = await startSimulator({ now: clock.now, seed: 5 });
     });
     after(() => sim.stop());
 
@@ -68,7 +67,7 @@ describe('marketplace: catalogue', () => {
     });
 
     it('dates offers on the simulator clock', async () => {
-      clock.advance(86_400);
+      await clock.advance(86_400_000);
       const [served] = obj(await call(sim, 'POST', '/api/v0/bundles/', { order: [['id', 'asc']], limit: 1 })).offers as Array<{
         start_date: number;
         duration: number;

@@ -3,7 +3,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { call, obj } from './helpers';
+import { call, obj } from '../../support';
 
 const ROOT = resolve(__dirname, '../../..');
 const TSX = join(ROOT, 'node_modules/.bin/tsx');

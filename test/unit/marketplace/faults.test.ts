@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
 import { parseFaultFlag } from '../../marketplace/faults';
-import type { Marketplace } from '../../marketplace/server';
-import { FakeClock, call, obj, rawRequest, rentOne, show, start } from './helpers';
+import { call, FakeClock, obj, rawRequest, rentOne, show, startSimulator, type Marketplace } from '../../support';
 
 describe('marketplace: faults', () => {
   let sim: Marketplace;
   let clock: FakeClock;
   beforeEach(async () => {
     clock = new FakeClock();
-    sim = await start({ now: clock.now, bootSeconds: 10 });
+    sim = await startSimulator({ now: clock.now, bootSeconds: 10 });
   });
   afterEach(() => sim.stop());
 
@@ -114,16 +113,16 @@ describe('marketplace: faults', () => {
     sim.control.addFault({ kind: 'slow_boot', ms: 100_000 });
     const slow = await rentOne(sim);
     const normal = await rentOne(sim);
-    clock.advance(10);
+    await clock.advance(10_000);
     assert.equal((await show(sim, normal.id))!.actual_status, 'running');
     assert.equal((await show(sim, slow.id))!.actual_status, null);
-    clock.advance(30);
+    await clock.advance(30_000);
     assert.equal((await show(sim, slow.id))!.actual_status, 'loading');
-    clock.advance(60);
+    await clock.advance(60_000);
     assert.equal((await show(sim, slow.id))!.actual_status, 'running');
     sim.control.setBootSeconds(1000);
     const later = await rentOne(sim);
-    clock.advance(500);
+    await clock.advance(500_000);
     assert.equal((await show(sim, later.id))!.actual_status, 'loading');
   });
 
@@ -132,15 +131,15 @@ describe('marketplace: faults', () => {
       sim.control.addFault({ kind: 'boot-failure', status });
       const doomed = await rentOne(sim);
       const fine = await rentOne(sim);
-      clock.advance(4);
+      await clock.advance(4000);
       assert.equal((await show(sim, doomed.id))!.actual_status, 'loading');
-      clock.advance(6);
+      await clock.advance(6000);
       assert.equal((await show(sim, doomed.id))!.actual_status, status);
       assert.equal((await show(sim, fine.id))!.actual_status, 'running');
-      clock.advance(3600);
+      await clock.advance(3_600_000);
       assert.equal((await show(sim, doomed.id))!.actual_status, status);
       await call(sim, 'PUT', `/api/v0/instances/${doomed.id}/`, { state: 'running' });
-      clock.advance(20);
+      await clock.advance(20_000);
       assert.equal((await show(sim, doomed.id))!.actual_status, status, 'a restart fails the same way');
     });
   }

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
-import type { Marketplace } from '../../marketplace/server';
-import { FakeClock, KEY, call, obj, q, rentOne, show, start, waitFor } from './helpers';
+import { call, DEMO_KEY, eventually, FakeClock, obj, q, rentOne, show, startSimulator, type Marketplace } from '../../support';
 
 describe('marketplace: instances', () => {
   let sim: Marketplace;
   let clock: FakeClock;
   beforeEach(async () => {
     clock = new FakeClock();
-    sim = await start({ now: clock.now, bootSeconds: 10 });
+    sim = await startSimulator({ now: clock.now, bootSeconds: 10 });
   });
   afterEach(() => sim.stop());
 
@@ -19,13 +18,13 @@ describe('marketplace: instances', () => {
     assert.equal(first.actual_status, null);
     assert.equal(first.intended_status, 'running');
     assert.equal(first.ports, undefined, 'no port map before running');
-    clock.advance(3.9);
+    await clock.advance(3900);
     assert.equal(await status(id), null);
-    clock.advance(0.2);
+    await clock.advance(200);
     assert.equal(await status(id), 'loading');
-    clock.advance(5.8);
+    await clock.advance(5800);
     assert.equal(await status(id), 'loading');
-    clock.advance(0.2);
+    await clock.advance(200);
     const running = (await show(sim, id))!;
     assert.equal(running.actual_status, 'running');
     assert.equal(running.cur_state, 'running');
@@ -72,7 +71,7 @@ describe('marketplace: instances', () => {
 
   it('stops, starts again with a new ssh port, reboots and destroys', async () => {
     const { id } = await rentOne(sim);
-    clock.advance(10);
+    await clock.advance(10_000);
     const before = (await show(sim, id))!;
     assert.equal(before.actual_status, 'running');
     assert.deepEqual(obj(await call(sim, 'PUT', `/api/v0/instances/${id}/`, { state: 'stopped' })), { success: true });
@@ -84,17 +83,17 @@ describe('marketplace: instances', () => {
     assert.equal(scheduling.actual_status, null);
     assert.equal(scheduling.intended_status, 'running');
     assert.match(String(scheduling.status_msg), /Scheduling/);
-    clock.advance(4);
+    await clock.advance(4000);
     assert.equal(await status(id), 'loading');
-    clock.advance(6);
+    await clock.advance(6000);
     const restarted = (await show(sim, id))!;
     assert.equal(restarted.actual_status, 'running');
     assert.notEqual(restarted.ssh_port, before.ssh_port, 'a restart gets a new ssh port');
     assert.deepEqual(obj(await call(sim, 'PUT', `/api/v0/instances/reboot/${id}/`, {})), { success: true });
     assert.equal(await status(id), 'rebooting');
-    clock.advance(4);
+    await clock.advance(4000);
     assert.equal(await status(id), 'loading');
-    clock.advance(6);
+    await clock.advance(6000);
     const rebooted = (await show(sim, id))!;
     assert.equal(rebooted.actual_status, 'running');
     assert.equal(rebooted.ssh_port, restarted.ssh_port, 'a reboot keeps the address');
@@ -220,10 +219,10 @@ describe('marketplace: instances', () => {
   });
 
   it('serves logs at an unauthenticated result URL that answers 404 first', async () => {
-    const real = await start({ bootSeconds: 0.1, logReadyMs: 150 });
+    const real = await startSimulator({ bootSeconds: 0.1, logReadyMs: 150 });
     try {
       const { id } = await rentOne(real, { onstart: 'echo hi' });
-      await waitFor(async () => (await show(real, id))!.actual_status === 'running');
+      await eventually(async () => (await show(real, id))!.actual_status === 'running', 'running');
       const res = obj(await call(real, 'PUT', `/api/v0/instances/request_logs/${id}/`, { tail: '1000' }));
       assert.equal(res.success, true);
       const url = String(res.result_url);
@@ -231,21 +230,21 @@ describe('marketplace: instances', () => {
       const early = await fetch(url);
       assert.equal(early.status, 404);
       await early.text();
-      const text = await waitFor(async () => {
+      const text = await eventually(async () => {
         const r = await fetch(url);
         const body = await r.text();
         return r.status === 200 ? body : undefined;
-      });
+      }, 'the log to be readable');
       assert.match(text, /Pulling image ubuntu:22.04/);
       assert.match(text, /onstart/);
       const tail = obj(await call(real, 'PUT', `/api/v0/instances/request_logs/${id}/`, { tail: 1 }));
-      const one = await waitFor(async () => {
+      const one = await eventually(async () => {
         const r = await fetch(String(tail.result_url));
         const body = await r.text();
         return r.status === 200 ? body : undefined;
-      });
+      }, 'the one-line log to be readable');
       assert.equal(one.trim().split('\n').length, 1);
-      assert.ok(!url.includes(KEY));
+      assert.ok(!url.includes(DEMO_KEY));
     } finally {
       await real.stop();
     }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEMO_KEY, clientFor, eventually, startSimulator, type Marketplace } from '../support';
+import { clientFor, DEMO_KEY, eventually, startSimulator, type Marketplace } from '../../support';
 
 /** The file's text, or '' while it does not exist yet. */
 const read = (file: string) => {
@@ -44,7 +44,7 @@ describe('marketplace: start-up scripts run as local processes', function () {
       offset: Math.floor(Math.random() * 50),
     } as never);
     const { instanceId } = await api().instances.create(offer!.id, { image: 'ubuntu:22.04', disk: 8, onstart, env });
-    await eventually(async () => (await api().instances.show(instanceId)).actual_status === 'running', 10_000, 'running');
+    await eventually(async () => (await api().instances.show(instanceId)).actual_status === 'running', 'running', 10_000);
     return instanceId;
   }
 
@@ -54,13 +54,13 @@ describe('marketplace: start-up scripts run as local processes', function () {
       `echo "id=$CONTAINER_ID label=$VAST_CONTAINERLABEL key=\${#CONTAINER_API_KEY} mine=$MY_VAR gpu=$(nvidia-smi) home=$HOME" > ${file}; echo hello from onstart`,
       { MY_VAR: 'seven' },
     );
-    const text = await eventually(async () => read(file).trim() || undefined, 10_000, 'the env file');
+    const text = await eventually(async () => read(file).trim() || undefined, 'the env file', 10_000);
     assert.match(text, new RegExp(`^id=${id} label=C\\.${id} key=\\d+ mine=seven gpu=87 home=/\\S+$`));
     assert.doesNotMatch(text, /key=0 /, 'the instance key is there');
     await eventually(
       async () => (await api().instances.logs(id, {})).includes('onstart stdout: hello from onstart') || undefined,
-      5_000,
       'the output in the log',
+      5_000,
     );
     await api().instances.destroy(id);
   });
@@ -68,21 +68,21 @@ describe('marketplace: start-up scripts run as local processes', function () {
   it('kills the script and its children on stop, and runs it again on start', async () => {
     const pids = join(out, 'pids.txt');
     const id = await rent(`sleep 1000 & echo $! >> ${pids}; wait`);
-    const first = Number(await eventually(async () => read(pids).trim().split('\n')[0] || undefined, 5_000, 'the pid'));
+    const first = Number(await eventually(async () => read(pids).trim().split('\n')[0] || undefined, 'the pid', 5_000));
     assert.ok(alive(first));
     await api().instances.stop(id);
-    await eventually(async () => !alive(first) || undefined, 5_000, 'the child to die');
+    await eventually(async () => !alive(first) || undefined, 'the child to die', 5_000);
     await api().instances.start(id);
     // The simulator moves instances along when they are looked at, as the extension's poller does.
     await eventually(
       async () => (await api().instances.show(id), read(pids).trim().split('\n').length === 2 || undefined),
-      10_000,
       'a second run',
+      10_000,
     );
     const second = Number(read(pids).trim().split('\n')[1]);
     assert.ok(alive(second));
     await api().instances.destroy(id);
-    await eventually(async () => !alive(second) || undefined, 5_000, 'destroy kills it');
+    await eventually(async () => !alive(second) || undefined, 'destroy kills it', 5_000);
   });
 
   it('lets a script stop its own instance with CONTAINER_API_KEY, and that key reaches nothing else', async () => {
@@ -92,7 +92,7 @@ describe('marketplace: start-up scripts run as local processes', function () {
       `printf %s "$CONTAINER_API_KEY" > ${keyFile}; sleep 1; node -e 'fetch(process.argv[1], {method: "PUT", headers: {authorization: "Bearer " + process.env.CONTAINER_API_KEY, "content-type": "application/json"}, body: JSON.stringify({state: "stopped"})}).then(r => console.log("stop answered", r.status))' "${'$'}{URL}/api/v0/instances/$CONTAINER_ID/"`,
       { URL: sim.url },
     );
-    await eventually(async () => (await api().instances.show(id)).actual_status === 'stopped' || undefined, 10_000, 'stopped by itself');
+    await eventually(async () => (await api().instances.show(id)).actual_status === 'stopped' || undefined, 'stopped by itself', 10_000);
     const key = read(keyFile);
     const own = clientFor(sim.url, key).client;
     assert.equal((await own.instances.show(id)).id, id);

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
-import type { Marketplace } from '../../marketplace/server';
-import { FakeClock, PUBLIC_KEY, call, obj, q, show, start } from './helpers';
+import { call, FakeClock, obj, PUBLIC_KEY, q, show, startSimulator, type Marketplace } from '../../support';
 
 describe('marketplace: SSH keys, templates, volumes, serverless and team envelopes', () => {
   let sim: Marketplace;
   let clock: FakeClock;
   beforeEach(async () => {
     clock = new FakeClock();
-    sim = await start({ now: clock.now });
+    sim = await startSimulator({ now: clock.now });
   });
   afterEach(() => sim.stop());
 
@@ -225,8 +224,8 @@ describe('marketplace: SSH keys, templates, volumes, serverless and team envelop
       vols.map((v) => [v.label, v.instances]),
       [['new', [fresh.new_contract]]],
     );
-    clock.advance(3600);
-    const charges = obj(await call(sim, 'GET', `/api/v0/charges/?select_filters=${q({ day: { gte: 0, lte: clock.ms / 1000 } })}`))
+    await clock.advance(3_600_000);
+    const charges = obj(await call(sim, 'GET', `/api/v0/charges/?select_filters=${q({ day: { gte: 0, lte: clock.now() / 1000 } })}`))
       .results as Array<{ type: string }>;
     assert.deepEqual(charges.map((c) => c.type).sort(), ['instance', 'instance', 'volume', 'volume']);
   });

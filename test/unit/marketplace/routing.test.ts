@@ -5,9 +5,7 @@ import { ApiError } from '../../../src/core/api/errors';
 import { Transport } from '../../../src/core/api/transport';
 import { generateOffers } from '../../marketplace/catalogue';
 import { notFoundForm } from '../../marketplace/notFound';
-import type { Marketplace } from '../../marketplace/server';
-import { MemoryLogger } from '../support';
-import { KEY, call, obj, start } from './helpers';
+import { call, DEMO_KEY, MemoryLogger, obj, startSimulator, type Marketplace } from '../../support';
 
 async function get(sim: Marketplace, path: string, headers: Record<string, string> = {}) {
   const res = await fetch(sim.url + path, { headers });
@@ -17,7 +15,7 @@ async function get(sim: Marketplace, path: string, headers: Record<string, strin
 describe('marketplace: GPU names and unknown routes', () => {
   let sim: Marketplace;
   beforeEach(async () => {
-    sim = await start({ offerCount: 120, seed: 3 });
+    sim = await startSimulator({ offerCount: 120, seed: 3 });
   });
   afterEach(() => sim.stop());
 
@@ -51,7 +49,7 @@ describe('marketplace: GPU names and unknown routes', () => {
     const path = '/api/v0/no_such_route/7/';
 
     it('answers 404 with an HTML page to a client that accepts anything (as curl, requests and fetch do)', async () => {
-      const res = await get(sim, path, { authorization: `Bearer ${KEY}`, accept: '*/*' });
+      const res = await get(sim, path, { authorization: `Bearer ${DEMO_KEY}`, accept: '*/*' });
       assert.equal(res.status, 404);
       assert.match(res.type, /^text\/html/);
       assert.match(res.text, /<title>404 Not Found<\/title>/);
@@ -62,7 +60,7 @@ describe('marketplace: GPU names and unknown routes', () => {
     });
 
     it('answers a JSON object {message, code, title} to a client that accepts only JSON', async () => {
-      const res = await get(sim, path, { authorization: `Bearer ${KEY}`, accept: 'application/json' });
+      const res = await get(sim, path, { authorization: `Bearer ${DEMO_KEY}`, accept: 'application/json' });
       assert.equal(res.status, 404);
       assert.match(res.type, /^application\/json/);
       const body = JSON.parse(res.text) as Record<string, unknown>;
@@ -110,7 +108,7 @@ describe('marketplace: GPU names and unknown routes', () => {
       const transport = new Transport({
         dispatcher,
         baseUrl: sim.url,
-        getApiKey: () => KEY,
+        getApiKey: () => DEMO_KEY,
         logger: new MemoryLogger(),
         timeoutMs: 5_000,
         maxAttempts: 1,

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { DEFAULT_ALLOCATED_STORAGE, HOURS_PER_MONTH, type Offer } from '../../marketplace/catalogue';
-import type { Marketplace } from '../../marketplace/server';
-import { FakeClock, call, obj, q, start } from './helpers';
+import { call, FakeClock, obj, q, startSimulator, type Marketplace } from '../../support';
 
 type Row = Record<string, unknown>;
 
@@ -72,7 +71,7 @@ describe('marketplace: offer search', () => {
   };
 
   before(async () => {
-    sim = await start({ now: clock.now });
+    sim = await startSimulator({ now: clock.now });
     all = await search({});
   });
   after(() => sim.stop());

@@ -2,20 +2,19 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Marketplace } from '../../marketplace/server';
 import { MAX_SECRETS, MAX_SECRET_VALUE } from '../../marketplace/routes/secrets';
-import { KEY, call, obj, rentOne, start } from './helpers';
+import { call, DEMO_KEY, obj, rentOne, startSimulator, type Marketplace } from '../../support';
 
 const PATH = '/api/v0/secrets/';
 
 describe('marketplace: environment variables (/api/v0/secrets/)', () => {
   let sim: Marketplace;
   beforeEach(async () => {
-    sim = await start();
+    sim = await startSimulator();
   });
   afterEach(() => sim.stop());
 
-  const list = async (key = KEY) => {
+  const list = async (key = DEMO_KEY) => {
     const res = await call(sim, 'GET', PATH, undefined, key);
     assert.equal(res.status, 200, res.text);
     const body = obj(res);
@@ -139,10 +138,10 @@ describe('marketplace: environment variables (/api/v0/secrets/)', () => {
 
     it('keeps the variables across a restart, and loads a file written before they existed', async () => {
       const file = join(dir, 'state.json');
-      const kept = await start({ stateFile: file });
+      const kept = await startSimulator({ stateFile: file });
       await call(kept, 'POST', PATH, { key: 'KEEP', value: 'me' });
       await kept.stop();
-      const again = await start({ stateFile: file });
+      const again = await startSimulator({ stateFile: file });
       try {
         assert.deepEqual(obj(await call(again, 'GET', PATH)).secrets, { KEEP: 'me' });
       } finally {
@@ -152,7 +151,7 @@ describe('marketplace: environment variables (/api/v0/secrets/)', () => {
       const old = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
       delete old.secrets;
       writeFileSync(file, JSON.stringify(old));
-      const older = await start({ stateFile: file });
+      const older = await startSimulator({ stateFile: file });
       try {
         assert.deepEqual(obj(await call(older, 'GET', PATH)).secrets, {});
         assert.equal((await call(older, 'POST', PATH, { key: 'NEW', value: 'v' })).status, 200);

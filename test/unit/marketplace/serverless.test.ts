@@ -2,10 +2,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Marketplace } from '../../marketplace/server';
 import { WORKER_LOAD_MS } from '../../marketplace/workers';
-import { clientFor } from '../support';
-import { FakeClock, KEY, call, obj, start } from './helpers';
+import { call, clientFor, DEMO_KEY, FakeClock, obj, startSimulator, type Marketplace } from '../../support';
 
 interface Worker {
   id: number;
@@ -26,18 +24,18 @@ describe('marketplace: serverless workers and logs', () => {
   let templateHash: string;
   beforeEach(async () => {
     clock = new FakeClock();
-    sim = await start({ now: clock.now });
+    sim = await startSimulator({ now: clock.now });
     templateHash = (obj(await call(sim, 'GET', '/api/v0/template/')).templates as Array<{ hash_id: string }>)[0]!.hash_id;
   });
   afterEach(() => sim.stop());
 
-  async function endpoint(name: string, key = KEY): Promise<{ id: number; routingKey: string }> {
+  async function endpoint(name: string, key = DEMO_KEY): Promise<{ id: number; routingKey: string }> {
     const id = obj(await call(sim, 'POST', '/api/v0/endptjobs/', { client_id: 'me', endpoint_name: name }, key)).result as number;
     const list = obj(await call(sim, 'GET', '/api/v0/endptjobs/', undefined, key)).results as Array<{ id: number; api_key: string }>;
     return { id, routingKey: list.find((e) => e.id === id)!.api_key };
   }
 
-  async function group(endpointId: number, fields: Record<string, unknown>, key = KEY): Promise<number> {
+  async function group(endpointId: number, fields: Record<string, unknown>, key = DEMO_KEY): Promise<number> {
     const res = await call(
       sim,
       'POST',
@@ -48,7 +46,7 @@ describe('marketplace: serverless workers and logs', () => {
     return obj(res).id as number;
   }
 
-  async function workers(path: string, body: unknown, key = KEY): Promise<Worker[]> {
+  async function workers(path: string, body: unknown, key = DEMO_KEY): Promise<Worker[]> {
     const res = await call(sim, 'POST', path, body, key);
     assert.equal(res.status, 200, res.text);
     return obj(res).workers as Worker[];
@@ -60,7 +58,7 @@ describe('marketplace: serverless workers and logs', () => {
   }
 
   it('a new group brings up cold_workers workers, loading until WORKER_LOAD_MS has passed on the clock, then idle', async () => {
-    const created = clock.ms;
+    const created = clock.now();
     const { id } = await endpoint('llm');
     const g = await group(id, { cold_workers: 2, max_workers: 5 });
     // With and without the trailing slash, as every other path.
@@ -73,13 +71,13 @@ describe('marketplace: serverless workers and logs', () => {
       assert.equal(w.created_at, created / 1000);
       assert.match(w.url, /^http:\/\/127\.0\.0\.1:\d+$/);
     }
-    clock.advance(WORKER_LOAD_MS / 1000 - 1);
+    await clock.advance(WORKER_LOAD_MS - 1000);
     assert.deepEqual(
       (await workers('/get_endpoint_workers/', { id })).map((w) => w.status),
       ['loading', 'loading'],
       'a second before it is due',
     );
-    clock.advance(1);
+    await clock.advance(1000);
     const ready = await workers('/get_endpoint_workers', { id });
     assert.deepEqual(
       ready.map((w) => w.status),
@@ -113,8 +111,8 @@ describe('marketplace: serverless workers and logs', () => {
     const { id } = await endpoint('scaled');
     const g = await group(id, { cold_workers: 1, max_workers: 4 });
     const first = (await workers('/get_workergroup_workers', { id: g }))[0]!;
-    clock.advance(60);
-    const scaledAt = clock.ms;
+    await clock.advance(60_000);
+    const scaledAt = clock.now();
     assert.equal((await call(sim, 'PUT', `/api/v0/workergroups/${g}/`, { cold_workers: 4 })).status, 200);
     const up = await workers('/get_workergroup_workers', { id: g });
     assert.equal(up.length, 4);
@@ -166,7 +164,7 @@ describe('marketplace: serverless workers and logs', () => {
     assert.ok(all.slice(0, 4).every((l) => l.endsWith(` [worker group ${g}]`)));
     assert.match(all[4]!, new RegExp(`^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d - endpoint ${id} updated target_util=0.5 max_workers=8$`));
     assert.deepEqual(await logs('/get_endpoint_logs', { endpoint: 'logged', tail: 2 }), all.slice(-2));
-    assert.deepEqual(await logs('/get_workergroup_logs', { id: g, tail: 1 }), [`${stamp(clock.ms)} - scaled to 2 workers`]);
+    assert.deepEqual(await logs('/get_workergroup_logs', { id: g, tail: 1 }), [`${stamp(clock.now())} - scaled to 2 workers`]);
     assert.deepEqual(await logs('/get_endpoint_logs', { id }), all, 'found by id when no name is given');
   });
 
@@ -239,14 +237,14 @@ describe('marketplace: serverless workers and logs', () => {
       ],
     ];
     for (const [path, body, said, why] of refusals) {
-      const res = await call(sim, 'POST', path, body, why === 'asked by the other account' ? other.key : KEY);
+      const res = await call(sim, 'POST', path, body, why === 'asked by the other account' ? other.key : DEMO_KEY);
       assert.equal(res.status, 200, `${path} ${JSON.stringify(body)}`);
       assert.equal(res.json, said, `${path} ${JSON.stringify(body)} (${why ?? ''})`);
     }
     // A body api_key that fits: the endpoint's routing key, or (as the CLI sends it) a key of the account.
     assert.equal(typeof obj(await call(sim, 'POST', '/get_endpoint_logs', { endpoint: 'mine', api_key: routingKey })).logs, 'string');
     assert.equal(typeof obj(await call(sim, 'POST', '/get_workergroup_workers', { id: g, api_key: routingKey })).workers, 'object');
-    assert.equal(typeof obj(await call(sim, 'POST', '/get_endpoint_workers', { id, api_key: KEY })).workers, 'object');
+    assert.equal(typeof obj(await call(sim, 'POST', '/get_endpoint_workers', { id, api_key: DEMO_KEY })).workers, 'object');
   });
 
   it('checks the Bearer key like the other serverless routes: 401 without or with a wrong one, 403 without misc', async () => {
@@ -271,7 +269,7 @@ describe('marketplace: serverless updates the way the official CLI sends them', 
   let sim: Marketplace;
   let templateHash: string;
   beforeEach(async () => {
-    sim = await start();
+    sim = await startSimulator();
     templateHash = (obj(await call(sim, 'GET', '/api/v0/template/')).templates as Array<{ hash_id: string }>)[0]!.hash_id;
   });
   afterEach(() => sim.stop());
@@ -355,7 +353,7 @@ describe('marketplace: serverless updates the way the official CLI sends them', 
   });
 
   it("GPU Rental's own lists still read both after such updates", async () => {
-    const { client } = clientFor(sim.url, KEY);
+    const { client } = clientFor(sim.url, DEMO_KEY);
     const endpointId = await client.serverless.createEndpoint({ endpoint_name: 'read-back' });
     const groupId = await client.serverless.createWorkerGroup({
       endpoint_id: endpointId,
@@ -378,7 +376,7 @@ describe('marketplace: serverless updates the way the official CLI sends them', 
 describe('marketplace: worker-group logs under both names', () => {
   it('serves /get_autogroup_logs/ (the CLI) and /get_workergroup_logs/ (the OpenAPI) alike; withoutRoutes takes one away', async () => {
     for (const without of [[], ['/get_autogroup_logs'], ['/get_workergroup_logs']]) {
-      const sim = await start({ withoutRoutes: without });
+      const sim = await startSimulator({ withoutRoutes: without });
       try {
         const templateHash = (obj(await call(sim, 'GET', '/api/v0/template/')).templates as Array<{ hash_id: string }>)[0]!.hash_id;
         const endpointId = obj(await call(sim, 'POST', '/api/v0/endptjobs/', { client_id: 'me', endpoint_name: 'named' })).result as number;
@@ -392,7 +390,7 @@ describe('marketplace: worker-group logs under both names', () => {
         ).id as number;
         const answers: Record<string, { status: number; logs?: unknown }> = {};
         for (const path of ['/get_autogroup_logs/', '/get_workergroup_logs/']) {
-          const res = await call(sim, 'POST', path, { id, tail: 50, api_key: KEY });
+          const res = await call(sim, 'POST', path, { id, tail: 50, api_key: DEMO_KEY });
           answers[path] = { status: res.status, logs: res.status === 200 ? obj(res).logs : undefined };
         }
         for (const [path, answer] of Object.entries(answers)) {
@@ -415,7 +413,7 @@ describe('marketplace: serverless state file', () => {
     let sim: Marketplace | undefined;
     try {
       const file = join(dir, 'state.json');
-      sim = await start({ stateFile: file, now: clock.now });
+      sim = await startSimulator({ stateFile: file, now: clock.now });
       const at = (s: Marketplace) => ({
         workers: async (path: string, body: unknown) => obj(await call(s, 'POST', path, body)).workers as Worker[],
         logs: async (path: string, body: unknown) => (obj(await call(s, 'POST', path, body)).logs as string).split('\n').filter(Boolean),
@@ -432,12 +430,12 @@ describe('marketplace: serverless state file', () => {
         }),
       ).id as number;
       let { workers, logs } = at(sim);
-      clock.advance(WORKER_LOAD_MS / 1000);
+      await clock.advance(WORKER_LOAD_MS);
       const before = await workers('/get_endpoint_workers', { id });
       const logBefore = await logs('/get_endpoint_logs', { endpoint: 'kept' });
       await sim.stop();
 
-      sim = await start({ stateFile: file, now: clock.now });
+      sim = await startSimulator({ stateFile: file, now: clock.now });
       ({ workers, logs } = at(sim));
       assert.deepEqual(await workers('/get_endpoint_workers', { id }), before);
       assert.deepEqual(await logs('/get_endpoint_logs', { endpoint: 'kept' }), logBefore, 'no worker is announced ready twice');
@@ -453,7 +451,7 @@ describe('marketplace: serverless state file', () => {
       delete saved.serverlessLogs;
       delete saved.ids.worker;
       writeFileSync(file, JSON.stringify(saved));
-      sim = await start({ stateFile: file, now: clock.now });
+      sim = await startSimulator({ stateFile: file, now: clock.now });
       ({ workers, logs } = at(sim));
       assert.deepEqual(await workers('/get_workergroup_workers', { id: g }), [], 'its groups have no workers yet');
       assert.deepEqual(await logs('/get_workergroup_logs', { id: g }), []);

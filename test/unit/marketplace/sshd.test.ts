@@ -8,7 +8,7 @@ import { generateKey } from '../../../src/core/ssh/localKeys';
 import { readBanner, waitForSshBanner } from '../../../src/core/ssh/probe';
 import { sshEndpoint } from '../../../src/core/instances/ssh';
 import { sshdAvailable } from '../../marketplace/sshd';
-import { DEMO_KEY, clientFor, eventually, startSimulator, type Marketplace } from '../support';
+import { clientFor, DEMO_KEY, eventually, startSimulator, type Marketplace } from '../../support';
 
 const run = promisify(execFile);
 
@@ -20,8 +20,8 @@ const down = (host: string, port: number) =>
         () => false,
         () => true,
       ),
-    5_000,
     `sshd on ${port} to stop`,
+    5_000,
   );
 
 /** Runs `true` over real ssh with `key`; resolves to ssh's exit code. */
@@ -80,8 +80,8 @@ async function sshTrue(key: string, host: string, port: number, home: string): P
         const i = await client.instances.show(instanceId);
         return i.actual_status === 'running' ? i : undefined;
       },
-      10_000,
       'running',
+      10_000,
     );
     const proxy = { host: running.ssh_host!, port: running.ssh_port! };
     const direct = sshEndpoint(running)!;
@@ -96,7 +96,7 @@ async function sshTrue(key: string, host: string, port: number, home: string): P
     assert.equal(await sshTrue(late.privateKeyPath, proxy.host, proxy.port, home), 0, 'attached later: accepted');
 
     await client.instances.stop(instanceId);
-    await eventually(async () => (await client.instances.show(instanceId)).actual_status === 'stopped', 10_000, 'stopped');
+    await eventually(async () => (await client.instances.show(instanceId)).actual_status === 'stopped', 'stopped', 10_000);
     await down(proxy.host, proxy.port);
     await client.instances.start(instanceId);
     const again = await eventually(
@@ -104,8 +104,8 @@ async function sshTrue(key: string, host: string, port: number, home: string): P
         const i = await client.instances.show(instanceId);
         return i.actual_status === 'running' ? i : undefined;
       },
-      15_000,
       'running again',
+      15_000,
     );
     assert.notEqual(again.ssh_port, proxy.port, 'a restart moves the port, as on the real service');
     await waitForSshBanner(again.ssh_host!, again.ssh_port!, { timeoutMs: 10_000, intervalMs: 50 });
@@ -130,8 +130,8 @@ async function sshTrue(key: string, host: string, port: number, home: string): P
         const i = await client.instances.show(instanceId);
         return i.actual_status === 'running' ? i : undefined;
       },
-      10_000,
       'running',
+      10_000,
     );
     assert.equal(running.image_runtype, 'jupyter_proxy ssh_proxy');
     assert.equal(running.ports?.['22/tcp'], undefined, 'port 22 is not mapped');

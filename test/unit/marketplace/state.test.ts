@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FakeClock, KEY, PUBLIC_KEY, call, obj, rentOne, show, start, waitFor } from './helpers';
+import { call, DEMO_KEY, eventually, FakeClock, obj, PUBLIC_KEY, rentOne, show, startSimulator } from '../../support';
 
 describe('marketplace: state file', () => {
   let dir: string;
@@ -14,7 +14,7 @@ describe('marketplace: state file', () => {
   it('keeps accounts, keys, instances, templates and billing across a restart', async () => {
     const file = join(dir, 'nested', 'state.json');
     const clock = new FakeClock();
-    let sim = await start({ stateFile: file, now: clock.now, bootSeconds: 10, credit: 80 });
+    let sim = await startSimulator({ stateFile: file, now: clock.now, bootSeconds: 10, credit: 80 });
     const { id, offerId, instanceKey } = await rentOne(sim, { label: 'keep-me' });
     const scoped = obj(await call(sim, 'POST', '/api/v0/auth/apikeys/', { name: 'kept', permissions: { api: { instance_read: {} } } }));
     const template = obj(await call(sim, 'POST', '/api/v0/template/', { name: 'mine', image: 'ubuntu' })).template as {
@@ -22,12 +22,12 @@ describe('marketplace: state file', () => {
       hash_id: string;
     };
     await call(sim, 'POST', '/api/v0/ssh/', { ssh_key: PUBLIC_KEY });
-    clock.advance(3600);
+    await clock.advance(3_600_000);
     const creditBefore = obj(await call(sim, 'GET', '/api/v0/users/current/')).credit as number;
     await sim.stop();
     assert.ok(existsSync(file));
 
-    sim = await start({ stateFile: file, now: clock.now, credit: 999, seed: 77 });
+    sim = await startSimulator({ stateFile: file, now: clock.now, credit: 999, seed: 77 });
     try {
       const r = (await show(sim, id))!;
       assert.equal(r.label, 'keep-me');
@@ -45,7 +45,7 @@ describe('marketplace: state file', () => {
       const templates = obj(await call(sim, 'GET', '/api/v0/template/')).templates as Array<{ id: number; hash_id: string }>;
       assert.ok(templates.some((t) => t.id === template.id && t.hash_id === template.hash_id));
       assert.equal(((await call(sim, 'GET', '/api/v0/ssh/')).json as unknown[]).length, 1);
-      clock.advance(3600);
+      await clock.advance(3_600_000);
       const rate = r.dph_total as number;
       const after = obj(await call(sim, 'GET', '/api/v0/users/current/')).credit as number;
       assert.ok(Math.abs(creditBefore - rate - after) < 1e-4, 'billing carries on from the saved state');
@@ -58,10 +58,10 @@ describe('marketplace: state file', () => {
 
   it('saves shortly after a change, without waiting for stop', async () => {
     const file = join(dir, 'state.json');
-    const sim = await start({ stateFile: file });
+    const sim = await startSimulator({ stateFile: file });
     try {
       const { id } = await rentOne(sim, { label: 'debounced' });
-      await waitFor(async () => existsSync(file) && readFileSync(file, 'utf8').includes('debounced'), 3000);
+      await eventually(async () => existsSync(file) && readFileSync(file, 'utf8').includes('debounced'), 'the debounced save', 3000);
       const saved = JSON.parse(readFileSync(file, 'utf8')) as { instances: Array<{ id: number }> };
       assert.deepEqual(
         saved.instances.map((i) => i.id),
@@ -74,14 +74,14 @@ describe('marketplace: state file', () => {
 
   it('lets a restart name a new demo key for the saved account', async () => {
     const file = join(dir, 'state.json');
-    let sim = await start({ stateFile: file });
+    let sim = await startSimulator({ stateFile: file });
     const accountId = sim.accountId;
     await sim.stop();
-    sim = await start({ stateFile: file, apiKey: 'another-key-abcdef0123456789' });
+    sim = await startSimulator({ stateFile: file, apiKey: 'another-key-abcdef0123456789' });
     try {
       assert.equal(sim.accountId, accountId);
       assert.equal(obj(await call(sim, 'GET', '/api/v0/users/current/', undefined, 'another-key-abcdef0123456789')).id, accountId);
-      assert.equal(obj(await call(sim, 'GET', '/api/v0/users/current/', undefined, KEY)).id, accountId);
+      assert.equal(obj(await call(sim, 'GET', '/api/v0/users/current/', undefined, DEMO_KEY)).id, accountId);
     } finally {
       await sim.stop();
     }

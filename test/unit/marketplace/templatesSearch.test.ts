@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
-import type { Marketplace } from '../../marketplace/server';
-import { call, q, start } from './helpers';
+import { call, q, startSimulator, type Marketplace } from '../../support';
 
 type Row = Record<string, unknown>;
 
 describe('marketplace: template search columns and order', () => {
   let sim: Marketplace;
   before(async () => {
-    sim = await start();
+    sim = await startSimulator();
   });
   after(() => sim.stop());
 

@@ -13,7 +13,7 @@ import {
   withFilter,
 } from '../../../src/core/offers/search';
 import { quoteRent } from '../../../src/core/rent/quote';
-import { DEMO_KEY, clientFor, startSimulator, type Marketplace } from '../support';
+import { clientFor, DEMO_KEY, startSimulator, type Marketplace } from '../../support';
 
 describe('offer search state', () => {
   it('builds the request from the query on top of the CLI defaults, with the picked sort and page count', () => {

@@ -7,7 +7,7 @@ import { InstancePoller } from '../../../src/core/instances/poller';
 import { presentInstance } from '../../../src/core/instances/present';
 import { rentOutcomeMessage, settlementMessage } from '../../../src/core/rent/messages';
 import type { FaultRuleInput } from '../../../test/marketplace/faults';
-import { DEMO_KEY, MemoryLogger, clientFor, eventually, startSimulator, type Marketplace } from '../support';
+import { clientFor, DEMO_KEY, eventually, MemoryLogger, startSimulator, type Marketplace } from '../../support';
 import { accountAt, nextSettlement, renterFor } from './kit';
 
 /**
@@ -103,8 +103,8 @@ describe('fault matrix: 7 faults × before/after × search, rent, poll, stop, de
         if (fault.name === 'boot failure') return phase === 'failed' ? i : undefined;
         return phase === 'running' ? i : undefined;
       },
-      10_000,
       `instance ${instanceId} ready for the cell`,
+      10_000,
     );
   }
 
@@ -114,8 +114,8 @@ describe('fault matrix: 7 faults × before/after × search, rent, poll, stop, de
         truth()
           .instances.list()
           .catch(() => undefined),
-      10_000,
       'a clean list',
+      10_000,
     );
   }
 

@@ -1,7 +1,7 @@
 import type { JournalStorage, PendingRent } from '../../../src/core/rent/journal';
 import { RentJournal } from '../../../src/core/rent/journal';
 import { Renter, type RenterOptions } from '../../../src/core/rent/renter';
-import { DEMO_KEY, MemoryLogger, clientFor } from '../support';
+import { clientFor, DEMO_KEY, MemoryLogger } from '../../support';
 
 /**
  * Extension storage as two windows share it: one list of entries (global state) and a secret store.

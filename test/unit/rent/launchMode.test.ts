@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { TemplateFields } from '../../../src/core/api/templates';
 import { describeLaunch, rentRuntype, runtypeLaunchMode, templateLaunchMode } from '../../../src/core/rent/launchMode';
-import { DEMO_KEY, clientFor, startSimulator, type Marketplace } from '../support';
+import { clientFor, DEMO_KEY, startSimulator, type Marketplace } from '../../support';
 
 describe('launch mode of a rent', () => {
   describe('what a template launches in, and what the confirmation says', () => {

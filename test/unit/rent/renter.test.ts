@@ -4,7 +4,7 @@ import { OfferSchema } from '../../../src/core/api/offers';
 import { LEASE_MS, RentJournal } from '../../../src/core/rent/journal';
 import { rentOutcomeMessage, settlementMessage } from '../../../src/core/rent/messages';
 import { quoteRent } from '../../../src/core/rent/quote';
-import { DEMO_KEY, clientFor, startSimulator, type Marketplace } from '../support';
+import { clientFor, DEMO_KEY, startSimulator, type Marketplace } from '../../support';
 import { MemoryJournalStorage, accountAt, nextSettlement, renterFor } from './kit';
 
 describe('renting', () => {

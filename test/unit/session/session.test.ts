@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { permissionsFor } from '../../../src/core/api/permissions';
 import { Emitter } from '../../../src/core/events';
 import { Session, type KeyStore, type SessionState, type SessionStateKind } from '../../../src/core/session/session';
-import { DEMO_KEY, MemoryLogger, clientFor, eventually, startSimulator, type Marketplace } from '../support';
+import { clientFor, DEMO_KEY, eventually, MemoryLogger, startSimulator, type Marketplace } from '../../support';
 
 /** SecretStorage as the extension sees it: shared by "windows", with a change event. */
 class MemoryKeyStore implements KeyStore {
@@ -147,9 +147,9 @@ describe('session', () => {
     const b = newSession(sim.url, keys);
     await Promise.all([a.start(), b.start()]);
     await a.signIn(DEMO_KEY);
-    await eventually(async () => b.state.kind === 'ready', 5_000, 'window b to sign in');
+    await eventually(async () => b.state.kind === 'ready', 'window b to sign in', 5_000);
     await a.signOut();
-    await eventually(async () => b.state.kind === 'noKey', 5_000, 'window b to sign out');
+    await eventually(async () => b.state.kind === 'noKey', 'window b to sign out', 5_000);
   });
 
   it('shows a revoked key as rejected', async () => {
@@ -324,7 +324,7 @@ describe('session', () => {
       await new Promise((r) => setTimeout(r, 50));
       assert.equal(kindOf(b), 'noKey', 'the default profile signing in does not sign in "work"');
       await keys.store(`${sim.url}#profile=work`, DEMO_KEY);
-      await eventually(async () => kindOf(b) === 'ready', 5_000, 'work signed in by the other window');
+      await eventually(async () => kindOf(b) === 'ready', 'work signed in by the other window', 5_000);
     });
   });
 });

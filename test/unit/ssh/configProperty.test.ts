@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { BEGIN_MARKER, END_MARKER, SshConfigError, hostAlias, withInclude, withoutInclude } from '../../../src/core/ssh/config';
 import { SshConfigManager, sshPaths } from '../../../src/core/ssh/manager';
-import { MemoryLogger } from '../support';
+import { MemoryLogger } from '../../support';
 
 /*
  * The managed block against arbitrary bytes. The expectations are computed here, independently of

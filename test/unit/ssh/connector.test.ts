@@ -13,7 +13,7 @@ import { generateKey, keyFingerprintPart, type LocalKey } from '../../../src/cor
 import { SshConfigManager, sshPaths } from '../../../src/core/ssh/manager';
 import { readBanner, waitForSshBanner } from '../../../src/core/ssh/probe';
 import { sshdAvailable } from '../../marketplace/sshd';
-import { DEMO_KEY, MemoryLogger, clientFor, eventually, startSimulator, type Marketplace } from '../support';
+import { clientFor, DEMO_KEY, eventually, MemoryLogger, startSimulator, type Marketplace } from '../../support';
 
 const run = promisify(execFile);
 
@@ -45,8 +45,8 @@ const down = (host: string, port: number) =>
         () => false,
         () => true,
       ),
-    5_000,
     `sshd on ${port} to stop`,
+    5_000,
   );
 
 /** The client's key calls, counted. */
@@ -105,8 +105,8 @@ const copiesOf = (keys: Array<{ public_key: string }>, key: LocalKey) =>
         const i = await client.instances.show(id);
         return i.actual_status === 'running' ? i : undefined;
       },
-      timeoutMs,
       `instance ${id} running`,
+      timeoutMs,
     );
   }
 
@@ -196,7 +196,7 @@ const copiesOf = (keys: Array<{ public_key: string }>, key: LocalKey) =>
     const { connector: c } = connector(countedKeys(client).calls);
     const before = await c.prepare(await client.instances.show(instanceId));
     await client.instances.stop(instanceId);
-    await eventually(async () => (await client.instances.show(instanceId)).actual_status === 'stopped', 10_000, 'stopped');
+    await eventually(async () => (await client.instances.show(instanceId)).actual_status === 'stopped', 'stopped', 10_000);
     await down(before.endpoint.host, before.endpoint.port);
     await client.instances.start(instanceId);
     const again = await running(instanceId);

@@ -11,7 +11,7 @@ import { generateKey } from '../../../src/core/ssh/localKeys';
 import { SshConfigManager, sshPaths } from '../../../src/core/ssh/manager';
 import { waitForSshBanner } from '../../../src/core/ssh/probe';
 import { sshdAvailable } from '../../marketplace/sshd';
-import { DEMO_KEY, MemoryLogger, clientFor, eventually, startSimulator, type Marketplace } from '../support';
+import { clientFor, DEMO_KEY, eventually, MemoryLogger, startSimulator, type Marketplace } from '../../support';
 
 function listenOn(server: Server | HttpServer, port = 0): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -148,8 +148,8 @@ describe('the forwards of a window', () => {
         const i = await client.instances.show(instanceId);
         return i.actual_status === 'running' ? i : undefined;
       },
-      15_000,
       'running',
+      15_000,
     );
     const config = new SshConfigManager(sshPaths(join(home, '.ssh', 'config'), home), new MemoryLogger());
     const connector = new SshConnector({

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BEGIN_MARKER, END_MARKER, SshConfigError, hostAlias } from '../../../src/core/ssh/config';
 import { SshConfigManager, SshConfigNotWritable, sshPaths } from '../../../src/core/ssh/manager';
-import { MemoryLogger } from '../support';
+import { MemoryLogger } from '../../support';
 
 /** What real ssh makes of the config for an alias (ssh -G prints the resolved options). */
 function resolved(config: string, alias: string): Record<string, string> {

@@ -1,11 +1,16 @@
-/** Plain-HTTP helpers for the simulator's own tests (no API client involved). */
+/**
+ * The simulator over plain HTTP, as a second client would call it: no API client in between, so
+ * a test sees exactly what the simulator answers (status, headers, body).
+ */
 import { request as httpRequest } from 'node:http';
-import { CATALOGUE_EPOCH } from '../../marketplace/catalogue';
-import { startMarketplace, type Marketplace, type MarketplaceOptions } from '../../marketplace/server';
+import { DEMO_KEY } from './keys';
 
-export const KEY = 'sim-test-key-0123456789abcdef';
-export const PUBLIC_KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIPq3d0kN8bO5n0t1s2m3u4l5a6t7o8r9k0e1y2z3a4b5 sim@test';
+/** Anything with the simulator's base URL: an in-process `Marketplace`, a spawned one, an e2e workbench's. */
+export interface SimulatorAt {
+  url: string;
+}
 
+/** One answer, read whole; `json` is undefined when the body is not JSON. */
 export interface Answer {
   status: number;
   headers: Headers;
@@ -13,21 +18,8 @@ export interface Answer {
   json: unknown;
 }
 
-/** A clock the test moves by hand; starts at the catalogue epoch so offer dates are unshifted. */
-export class FakeClock {
-  ms = CATALOGUE_EPOCH * 1000;
-  readonly now = (): number => this.ms;
-  advance(seconds: number): void {
-    this.ms += seconds * 1000;
-  }
-}
-
-export function start(options: MarketplaceOptions = {}): Promise<Marketplace> {
-  return startMarketplace({ port: 0, apiKey: KEY, bootSeconds: 0.2, seed: 1, ...options });
-}
-
 /** One request; `key` null sends no Authorization header. */
-export async function call(sim: { url: string }, method: string, path: string, body?: unknown, key: string | null = KEY): Promise<Answer> {
+export async function call(sim: SimulatorAt, method: string, path: string, body?: unknown, key: string | null = DEMO_KEY): Promise<Answer> {
   const headers: Record<string, string> = {};
   if (key !== null) headers.authorization = `Bearer ${key}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
@@ -49,8 +41,36 @@ export function obj(answer: Answer): Record<string, unknown> {
   return answer.json as Record<string, unknown>;
 }
 
+/** A value JSON-encoded for a query parameter (`?q=`, `select_filters=`). */
 export function q(value: unknown): string {
   return encodeURIComponent(JSON.stringify(value));
+}
+
+/** Calls `/__control/{path}` (the test-only control API, no key) and returns its JSON; throws unless 2xx. */
+export async function control(sim: SimulatorAt, method: string, path: string, body?: unknown): Promise<unknown> {
+  const answer = await call(sim, method, `/__control/${path}`, body, null);
+  if (answer.status >= 300) throw new Error(`control ${method} ${path}: HTTP ${answer.status} ${answer.text.slice(0, 300)}`);
+  return answer.json;
+}
+
+/** Rents the cheapest rentable offer; returns the instance id and its instance API key. */
+export async function rentOne(
+  sim: SimulatorAt,
+  body: Record<string, unknown> = {},
+  key = DEMO_KEY,
+): Promise<{ id: number; instanceKey: string; offerId: number }> {
+  const offers = obj(await call(sim, 'POST', '/api/v0/bundles/', { rentable: { eq: true }, order: [['dph_total', 'asc']], limit: 1 }, key))
+    .offers as Array<{ id: number }>;
+  const offerId = offers[0]!.id;
+  const res = await call(sim, 'PUT', `/api/v0/asks/${offerId}/`, { client_id: 'me', image: 'ubuntu:22.04', disk: 10, ...body }, key);
+  const created = obj(res);
+  if (res.status !== 200) throw new Error(`rent failed: ${res.text}`);
+  return { id: created.new_contract as number, instanceKey: created.instance_api_key as string, offerId };
+}
+
+/** An instance as `GET /api/v0/instances/{id}/` shows it to `key`'s account (null when not its own). */
+export async function show(sim: SimulatorAt, id: number, key = DEMO_KEY): Promise<Record<string, unknown> | null> {
+  return obj(await call(sim, 'GET', `/api/v0/instances/${id}/`, undefined, key)).instances as Record<string, unknown> | null;
 }
 
 /** A raw request that reports what happened on the socket: a response, or the error that ended it. */
@@ -58,7 +78,7 @@ export function rawRequest(
   url: string,
   method: string,
   path: string,
-  key = KEY,
+  key = DEMO_KEY,
   body?: unknown,
 ): Promise<{ status?: number; text?: string; error?: NodeJS.ErrnoException }> {
   return new Promise((resolve) => {
@@ -90,33 +110,4 @@ export function rawRequest(
     req.on('error', (error) => resolve({ error }));
     req.end(payload);
   });
-}
-
-/** Rents the cheapest rentable offer; returns the instance id and its instance API key. */
-export async function rentOne(
-  sim: { url: string },
-  body: Record<string, unknown> = {},
-  key = KEY,
-): Promise<{ id: number; instanceKey: string; offerId: number }> {
-  const offers = obj(await call(sim, 'POST', '/api/v0/bundles/', { rentable: { eq: true }, order: [['dph_total', 'asc']], limit: 1 }, key))
-    .offers as Array<{ id: number }>;
-  const offerId = offers[0]!.id;
-  const res = await call(sim, 'PUT', `/api/v0/asks/${offerId}/`, { client_id: 'me', image: 'ubuntu:22.04', disk: 10, ...body }, key);
-  const created = obj(res);
-  if (res.status !== 200) throw new Error(`rent failed: ${res.text}`);
-  return { id: created.new_contract as number, instanceKey: created.instance_api_key as string, offerId };
-}
-
-export async function show(sim: { url: string }, id: number, key = KEY): Promise<Record<string, unknown> | null> {
-  return obj(await call(sim, 'GET', `/api/v0/instances/${id}/`, undefined, key)).instances as Record<string, unknown> | null;
-}
-
-export async function waitFor<T>(check: () => Promise<T | undefined | false>, timeoutMs = 3000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
