@@ -1,12 +1,11 @@
 import * as vscode from 'vscode';
 import type { Instance } from '../core/api/instances';
 import { COMMANDS, VIEWS } from '../core/ids';
-import { BootTracker, bootStatus, type BootEntry, type Booting } from '../core/instances/boot';
+import { BootTracker, bootStatus, type Booting } from '../core/instances/boot';
 import type { InstancePoller } from '../core/instances/poller';
 import { instancePhase } from '../core/instances/phase';
 import { instanceLabel } from '../core/instances/present';
-
-const STATE_KEY = 'gpuRental.boots';
+import type { StoredState } from '../core/state/storedState';
 
 /**
  * The status-bar boot watcher: phase and elapsed time while anything boots, a notification when
@@ -23,11 +22,11 @@ export class BootStatus implements vscode.Disposable {
 
   constructor(
     private readonly poller: InstancePoller,
-    private readonly state: vscode.Memento,
+    private readonly state: StoredState,
   ) {
     this.item.name = 'GPU Rental Boot Progress';
     this.item.command = `${VIEWS.instances}.focus`;
-    const saved = state.get<BootEntry[]>(STATE_KEY, []);
+    const saved = state.get('boots');
     this.tracker = new BootTracker(saved);
     for (const entry of saved) poller.watch(entry.id);
     this.disposables.push(poller.onDidUpdate((snapshot) => this.update(snapshot.instances)));
@@ -89,8 +88,8 @@ export class BootStatus implements vscode.Disposable {
     this.ticker = undefined;
   }
 
-  private save(): Thenable<void> {
-    return this.state.update(STATE_KEY, this.tracker.toJSON());
+  private save(): Promise<void> {
+    return this.state.update('boots', this.tracker.toJSON());
   }
 
   private async announceRunning(instance: Instance): Promise<void> {

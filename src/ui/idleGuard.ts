@@ -6,16 +6,12 @@ import { aliasOfRemoteAuthority } from '../core/ssh/remoteWindow';
 import { instancePhase } from '../core/instances/phase';
 import { instanceLabel } from '../core/instances/present';
 import { COMMANDS } from '../core/ids';
+import { HEARTBEAT_MS, WindowClaims } from '../core/idle/windowClaims';
 import { config } from './config';
 import { progressCountdown } from './prompts';
 import type { Services } from './services';
 import { formatDollars } from '../core/format';
 
-const CONNECTED_KEY = 'gpuRental.connectedWindows';
-const COUNTDOWN_KEY = 'gpuRental.idleCountdown';
-const HEARTBEAT_MS = 60_000;
-/** A window that has not said it is connected for this long is gone. */
-const CONNECTED_FRESH_MS = 3 * HEARTBEAT_MS;
 const CHECK_MS = 20_000;
 
 /** The instance id behind one of this extension's SSH aliases (gpu-rental-[profile-]<id>). */
@@ -46,12 +42,15 @@ export class IdleGuard implements vscode.Disposable {
   private readonly timers: Array<ReturnType<typeof setInterval>> = [];
   private readonly disposables: vscode.Disposable[] = [];
   private counting = false;
+  /** The heartbeats and the countdown claim this window shares with the others. */
+  private readonly claims: WindowClaims;
   /** Terminals this window opened on instances. */
   readonly terminals = new Map<vscode.Terminal, number>();
   /** Instances stopped by a countdown here, for tests. */
   readonly stopped: number[] = [];
 
   constructor(private readonly s: Services) {
+    this.claims = new WindowClaims(s.state, vscode.env.sessionId);
     this.disposables.push(
       s.poller.onDidUpdate((snapshot) => void this.check(snapshot.instances)),
       vscode.window.onDidCloseTerminal((t) => this.terminals.delete(t)),
@@ -93,17 +92,15 @@ export class IdleGuard implements vscode.Disposable {
 
   /** This window is connected to `id`: say so now and every minute, until it closes. */
   startHeartbeat(id: number): void {
-    const beat = () => void this.markConnected(id, Date.now());
+    const beat = () => void this.claims.heartbeat(id, Date.now());
     beat();
     this.timers.push(setInterval(beat, HEARTBEAT_MS));
-    this.disposables.push({ dispose: () => void this.markConnected(id, undefined) });
+    this.disposables.push({ dispose: () => void this.claims.disconnect(id) });
   }
 
   /** Ids with a connected window (any window), an SSH terminal or a forward of this window. */
   connected(nowMs: number): Set<number> {
-    const ids = new Set<number>();
-    const windows = this.s.context.globalState.get<{ [id: string]: number }>(CONNECTED_KEY, {});
-    for (const [id, at] of Object.entries(windows)) if (nowMs - at < CONNECTED_FRESH_MS) ids.add(Number(id));
+    const ids = this.claims.connected(nowMs);
     for (const id of this.terminals.values()) ids.add(id);
     for (const f of this.s.forwards.list()) ids.add(f.instanceId);
     return ids;
@@ -117,13 +114,14 @@ export class IdleGuard implements vscode.Disposable {
     const id = idle[0];
     if (id === undefined) return;
     const instance = instances.find((i) => i.id === id);
-    if (!instance || !(await this.takeCountdown(id, nowMs))) return;
+    // One window counts down per instance: the first to write its claim.
+    if (!instance || !(await this.claims.claimCountdown(id, nowMs, config.idleCountdownSeconds() * 1000))) return;
     this.counting = true;
     try {
       await this.countDown(instance, idleMs);
     } finally {
       this.counting = false;
-      await this.s.context.globalState.update(COUNTDOWN_KEY, undefined);
+      await this.claims.releaseCountdown();
     }
   }
 
@@ -163,24 +161,5 @@ export class IdleGuard implements vscode.Disposable {
     await this.s.poller.refresh();
     const disk = now.storage_total_cost ? ` Its disk still bills ${formatDollars(now.storage_total_cost)}/h until you destroy it.` : '';
     void vscode.window.showInformationMessage(`GPU Rental: stopped ${name}: it was idle.${disk}`);
-  }
-
-  /** One window counts down per instance: the first to write its claim. */
-  private async takeCountdown(id: number, nowMs: number): Promise<boolean> {
-    const claim = this.s.context.globalState.get<{ id: number; owner: string; until: number }>(COUNTDOWN_KEY);
-    if (claim && claim.owner !== vscode.env.sessionId && claim.until > nowMs) return false;
-    await this.s.context.globalState.update(COUNTDOWN_KEY, {
-      id,
-      owner: vscode.env.sessionId,
-      until: nowMs + (config.idleCountdownSeconds() + 30) * 1000,
-    });
-    return true;
-  }
-
-  private async markConnected(id: number, at: number | undefined): Promise<void> {
-    const windows = { ...this.s.context.globalState.get<{ [id: string]: number }>(CONNECTED_KEY, {}) };
-    if (at === undefined) delete windows[String(id)];
-    else windows[String(id)] = at;
-    await this.s.context.globalState.update(CONNECTED_KEY, windows);
   }
 }

@@ -1,10 +1,10 @@
 import * as vscode from 'vscode';
 import { COMMANDS } from '../core/ids';
-import type { JournalStorage, PendingRent } from '../core/rent/journal';
+import type { JournalStorage } from '../core/rent/journal';
 import { pendingStatus, settlementMessage } from '../core/rent/messages';
 import type { Renter, Settlement } from '../core/rent/renter';
+import type { StoredState } from '../core/state/storedState';
 
-const JOURNAL_KEY = 'gpuRental.rentJournal';
 const KEY_PREFIX = 'gpuRental.rentKey:';
 /** How often a window looks for pending rents whose window closed (their lease ran out). */
 const ADOPT_MS = 10_000;
@@ -13,13 +13,14 @@ const ADOPT_MS = 10_000;
  * The rent journal in global state (shared by every window, kept across reloads), and the key each
  * pending rent was sent with in SecretStorage.
  */
-export function journalStorage(context: vscode.ExtensionContext): JournalStorage {
+export function journalStorage(state: StoredState, secrets: vscode.SecretStorage): JournalStorage {
   return {
-    read: () => context.globalState.get<PendingRent[]>(JOURNAL_KEY, []),
-    write: (entries) => Promise.resolve(context.globalState.update(JOURNAL_KEY, entries.length ? entries : undefined)),
-    storeKey: (label, key) => Promise.resolve(context.secrets.store(KEY_PREFIX + label, key)),
-    getKey: (label) => Promise.resolve(context.secrets.get(KEY_PREFIX + label)),
-    deleteKey: (label) => Promise.resolve(context.secrets.delete(KEY_PREFIX + label)),
+    read: () => state.get('rentJournal'),
+    // An empty journal is removed rather than stored as [], as it always was.
+    write: (entries) => state.update('rentJournal', entries.length ? [...entries] : undefined),
+    storeKey: (label, key) => Promise.resolve(secrets.store(KEY_PREFIX + label, key)),
+    getKey: (label) => Promise.resolve(secrets.get(KEY_PREFIX + label)),
+    deleteKey: (label) => Promise.resolve(secrets.delete(KEY_PREFIX + label)),
   };
 }
 

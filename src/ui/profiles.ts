@@ -1,10 +1,8 @@
 import type * as vscode from 'vscode';
 import { Emitter } from '../core/events';
-import { DEFAULT_PROFILE, newProfile, readProfiles, type Profile } from '../core/session/profiles';
+import { DEFAULT_PROFILE, newProfile, type Profile } from '../core/session/profiles';
+import type { StoredState } from '../core/state/storedState';
 import { config } from './config';
-
-const PROFILES_KEY = 'gpuRental.profiles';
-const LAST_KEY = 'gpuRental.activeProfile';
 
 /**
  * The profiles (accounts) GPU Rental knows, in global state: names and base URLs only, never a
@@ -15,7 +13,7 @@ export class Profiles implements vscode.Disposable {
   private readonly changed = new Emitter<void>();
   readonly onDidChange = this.changed.event;
 
-  constructor(private readonly state: vscode.Memento) {}
+  constructor(private readonly state: StoredState) {}
 
   /** The default profile first, then the added ones in the order they were added. */
   list(): Profile[] {
@@ -33,27 +31,27 @@ export class Profiles implements vscode.Disposable {
 
   /** The profile chosen last, in any window: new windows start with it. */
   last(): Profile {
-    return this.get(this.state.get<string>(LAST_KEY)) ?? DEFAULT_PROFILE;
+    return this.get(this.state.get('activeProfile')) ?? DEFAULT_PROFILE;
   }
 
   async setLast(id: string): Promise<void> {
-    await this.state.update(LAST_KEY, id);
+    await this.state.update('activeProfile', id);
   }
 
   /** Checks and stores a new profile; throws with a readable message when the name or URL is unusable. */
   async add(name: string, baseUrl: string): Promise<Profile> {
     const profile = newProfile(name, baseUrl, this.list());
-    await this.state.update(PROFILES_KEY, [...this.added(), profile]);
+    await this.state.update('profiles', [...this.added(), profile]);
     this.changed.fire();
     return profile;
   }
 
   async remove(id: string): Promise<void> {
     await this.state.update(
-      PROFILES_KEY,
+      'profiles',
       this.added().filter((p) => p.id !== id),
     );
-    if (this.state.get<string>(LAST_KEY) === id) await this.state.update(LAST_KEY, undefined);
+    if (this.state.get('activeProfile') === id) await this.state.update('activeProfile', undefined);
     this.changed.fire();
   }
 
@@ -62,6 +60,6 @@ export class Profiles implements vscode.Disposable {
   }
 
   private added(): Profile[] {
-    return readProfiles(this.state.get(PROFILES_KEY));
+    return this.state.get('profiles');
   }
 }

@@ -6,11 +6,11 @@ import { LowCreditWatch, type LowCreditWarning } from '../core/billing/lowCredit
 import { VIEWS } from '../core/ids';
 import type { InstancePoller } from '../core/instances/poller';
 import type { Session } from '../core/session/session';
+import type { StoredState } from '../core/state/storedState';
 import type { AccountStatus } from './accountStatus';
 import { config } from './config';
 import { formatDollars } from '../core/format';
 
-const SNOOZE_KEY = 'gpuRental.lowCreditSnoozedUntil';
 /** While anything bills, the credit is read again this often, so the projection stays true. */
 const CREDIT_REFRESH_MS = 2 * 60_000;
 
@@ -31,10 +31,10 @@ export class SpendGuard implements vscode.Disposable {
     private readonly session: Session,
     poller: InstancePoller,
     private readonly account: AccountStatus,
-    private readonly state: vscode.Memento,
+    private readonly state: StoredState,
   ) {
     this.watch = new LowCreditWatch(() => ({ hours: config.lowCreditHours(), amount: config.lowCreditAmount() }));
-    const snoozed = state.get<number>(SNOOZE_KEY, 0);
+    const snoozed = state.get('lowCreditSnoozedUntil');
     if (snoozed > Date.now()) this.watch.snooze(snoozed);
     this.disposables.push(
       poller.onDidUpdate((snapshot) => this.update(snapshot.instances)),
@@ -85,7 +85,7 @@ export class SpendGuard implements vscode.Disposable {
   async snooze(ms: number): Promise<void> {
     const until = Date.now() + ms;
     this.watch.snooze(until);
-    await this.state.update(SNOOZE_KEY, until);
+    await this.state.update('lowCreditSnoozedUntil', until);
   }
 
   dispose(): void {

@@ -16,9 +16,9 @@ import {
   type OfferSearchState,
 } from '../../core/offers/search';
 import type { Session } from '../../core/session/session';
+import type { StoredState } from '../../core/state/storedState';
 import { UnreadableItem, unreadableRow } from './unreadable';
 
-const STATE_KEY = 'gpuRental.offerSearch';
 /** At most this many filters are tried one by one when a search finds nothing. */
 const MAX_RELAX_PROBES = 6;
 
@@ -68,9 +68,9 @@ export class OffersView implements vscode.TreeDataProvider<OffersViewItem>, vsco
 
   constructor(
     private readonly session: Session,
-    private readonly memento: vscode.Memento,
+    private readonly state: StoredState,
   ) {
-    this.searchState = restoreSearch(memento.get(STATE_KEY));
+    this.searchState = restoreSearch(state.get('offerSearch'));
   }
 
   attach(view: vscode.TreeView<OffersViewItem>): void {
@@ -92,7 +92,7 @@ export class OffersView implements vscode.TreeDataProvider<OffersViewItem>, vsco
 
   async setSearch(next: Partial<OfferSearchState>): Promise<void> {
     this.searchState = { ...this.searchState, pages: 1, ...next };
-    await this.memento.update(STATE_KEY, { query: this.searchState.query, sort: this.searchState.sort });
+    await this.state.update('offerSearch', { query: this.searchState.query, sort: this.searchState.sort });
     this.refresh();
   }
 
