@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { Offer } from '../../src/core/api/offers';
-import type { AccountViewItem } from '../../src/ui/views/accountView';
+import type { AccountViewItem } from '../../src/ui/views/account/accountView';
 import { api, eventually, extensionApi, signIn, sim } from './support';
 
 const isForbidden = (e: unknown) =>

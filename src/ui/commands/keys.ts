@@ -7,7 +7,8 @@ import { scopedPermissions, scopeSummary, secretFingerprint } from '../../core/a
 import { COMMANDS, VIEWS } from '../../core/ids';
 import { generateKey, keyFingerprintPart, newKeyPath } from '../../core/ssh/localKeys';
 import type { Services } from '../services';
-import { ApiKeyItem, BILLING_DAYS, SshKeyItem, readBilling } from '../views/accountView';
+import { BILLING_DAYS, readBilling } from '../../core/billing/read';
+import { ApiKeyItem, SshKeyItem } from '../views/account/keyItems';
 import { billingReport } from '../../core/billing/report';
 import { guarded } from './errors';
 import { resolveTarget, type Target } from './instances';

@@ -2,7 +2,8 @@ import * as vscode from 'vscode';
 import type { Endpoint, EndpointFields, ServerlessWorker, WorkerGroup, WorkerGroupFields } from '../../core/api/serverless';
 import { COMMANDS } from '../../core/ids';
 import type { Services } from '../services';
-import { EndpointItem, WorkerGroupItem, workerSummary } from '../views/accountView';
+import { workerSummary } from '../../core/account/present';
+import { EndpointItem, WorkerGroupItem } from '../views/account/serverlessItems';
 import { guarded } from './errors';
 
 /** The autoscaling settings shared by endpoints and worker groups, as the user edits them. */

@@ -3,7 +3,7 @@ import type { TeamMember, TeamRole } from '../../core/api/team';
 import { PERMISSION_CATEGORIES, isPermissionCategory, permissionsFor } from '../../core/api/permissions';
 import { COMMANDS } from '../../core/ids';
 import type { Services } from '../services';
-import { TeamMemberItem, TeamRoleItem } from '../views/accountView';
+import { TeamMemberItem, TeamRoleItem } from '../views/account/teamItems';
 import { guarded } from './errors';
 
 /** Team members and roles: invite, remove (confirmed), create or update a role, delete one (confirmed). */

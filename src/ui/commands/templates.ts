@@ -3,7 +3,7 @@ import type { Template, TemplateFields } from '../../core/api/templates';
 import { followHash, imageFields, joinImage, templateFromInstance } from '../../core/account/templates';
 import { COMMANDS } from '../../core/ids';
 import type { Services } from '../services';
-import { TemplateItem } from '../views/accountView';
+import { TemplateItem } from '../views/account/templateItems';
 import { guarded } from './errors';
 import { resolveTarget, type Target } from './instances';
 import type { RentStart } from './rent';

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { VolumeOffer } from '../../core/api/volumes';
 import { COMMANDS } from '../../core/ids';
 import type { Services } from '../services';
-import { VolumeItem } from '../views/accountView';
+import { VolumeItem } from '../views/account/volumeItems';
 import { guarded } from './errors';
 import { formatDollars } from '../../core/format';
 
