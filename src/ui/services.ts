@@ -99,13 +99,13 @@ export class Services implements vscode.Disposable {
       const { GpuRentalClient: Client } = loadClient();
       return new Client({ dispatcher, baseUrl, getApiKey, logger: this.logger, timeoutMs: REQUEST_TIMEOUT_MS, userAgent });
     };
-    this.profiles = this.own(new Profiles(context.globalState));
+    this.profiles = this.own(new Profiles(this.state));
     this.showError = (error) =>
       showApiError({ logger: this.logger, log: this.log, session: this.session, profileCount: () => this.profiles.list().length }, error);
     const profile = this.initialProfile();
     // Written before a rent is sent, settled when its outcome is known; shared by every window.
     const journal = this.own(
-      new RentJournal(journalStorage(context), `${vscode.env.sessionId}:${Math.random().toString(16).slice(2, 10)}`),
+      new RentJournal(journalStorage(this.state, context.secrets), `${vscode.env.sessionId}:${Math.random().toString(16).slice(2, 10)}`),
     );
     this.session = this.own(
       new Session(this.profiles.baseUrl(profile), {
@@ -123,10 +123,10 @@ export class Services implements vscode.Disposable {
         logger: this.logger,
       }),
     );
-    this.boots = this.own(new BootStatus(this.poller, context.globalState));
+    this.boots = this.own(new BootStatus(this.poller, this.state));
     this.costs = new CostTracker({ charges: (range) => this.session.client.billing.charges(range), logger: this.logger });
     this.instancesView = this.own(new InstancesView(this.session, this.poller, this.costs));
-    this.offersView = this.own(new OffersView(this.session, context.globalState));
+    this.offersView = this.own(new OffersView(this.session, this.state));
     this.renter = this.own(new Renter({ journal, createClient: this.createClient, logger: this.logger }));
     this.pendingRents = this.own(
       new PendingRents(this.renter, (id) => {
@@ -142,7 +142,7 @@ export class Services implements vscode.Disposable {
     this.own(vscode.window.createTreeView(VIEWS.account, { treeDataProvider: this.accountView }));
     this.accountStatus = this.own(new AccountStatus(this.session, () => this.profileLabel()));
     this.own(this.profiles.onDidChange(() => this.accountStatus.update()));
-    this.spend = this.own(new SpendGuard(this.session, this.poller, this.accountStatus, context.globalState));
+    this.spend = this.own(new SpendGuard(this.session, this.poller, this.accountStatus, this.state));
     this.own(this.forwards);
     this.connector = new SshConnector({
       keys: () => {
