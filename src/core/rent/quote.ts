@@ -3,6 +3,15 @@ import type { Offer } from '../api/offers';
 /** The service prices disk per GB per month; a month is 720 hours there. */
 export const HOURS_PER_MONTH = 720;
 
+/**
+ * What `gb` GB of storage costs per hour at `costPerGbMonth` dollars per GB per month: an instance's
+ * disk in the rent quote, and a new volume in the rent wizard. Both bill by the hour from the same
+ * monthly rate, so one function prices both.
+ */
+export function storagePerHour(gb: number, costPerGbMonth: number): number {
+  return (gb * costPerGbMonth) / HOURS_PER_MONTH;
+}
+
 export interface RentQuote {
   gpuPerHour: number;
   diskPerHour: number;
@@ -17,7 +26,7 @@ export interface RentQuote {
 /** What renting `offer` with `diskGb` of disk costs, split the way the confirmation shows it. */
 export function quoteRent(offer: Offer, diskGb: number, credit: number | undefined): RentQuote {
   const gpuPerHour = offer.search?.gpuCostPerHour ?? offer.dph_base ?? offer.dph_total;
-  const diskPerHour = ((offer.storage_cost ?? 0) * diskGb) / HOURS_PER_MONTH;
+  const diskPerHour = storagePerHour(diskGb, offer.storage_cost ?? 0);
   const totalPerHour = gpuPerHour + diskPerHour;
   const perDay = totalPerHour * 24;
   return {

@@ -5,7 +5,7 @@ import type { Offer } from '../../core/api/offers';
 import { presentOffer } from '../../core/offers/present';
 import { describeLaunch, type LaunchMode, type SshRuntype } from '../../core/rent/launchMode';
 import { rentDiskFor } from '../../core/offers/search';
-import { HOURS_PER_MONTH, quoteRent } from '../../core/rent/quote';
+import { quoteRent, storagePerHour } from '../../core/rent/quote';
 import { BACK, CANCEL, inputStep, pickStep, type PickItem, type StepContext } from './input';
 import { formatDollars } from '../../core/format';
 
@@ -313,7 +313,7 @@ async function volumeStep(
   let volumePerHour = 0;
   if (picked.offer) {
     const { maxGb, costPerGbMonth } = picked.offer;
-    const perHour = (gb: number) => (gb * costPerGbMonth) / HOURS_PER_MONTH;
+    const perHour = (gb: number) => storagePerHour(gb, costPerGbMonth);
     const answer = await inputStep(ctx, {
       prompt: `Size of the new volume in GB (up to ${maxGb}).`,
       value: String(Math.min(50, maxGb)),
