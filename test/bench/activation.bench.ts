@@ -11,40 +11,34 @@ import { startCodeServer } from '../harness/codeServer';
 import { packageExtension } from '../harness/package';
 import { REPO } from '../harness/paths';
 import { cleanup, cleanupOnExit, trackTempDir } from '../harness/processes';
-import { startSimulator } from '../harness/simulator';
+import { eventually } from '../support/eventually';
+import { DEMO_KEY } from '../support/keys';
+import { spawnSimulator } from '../support/simulator';
 
 const RUNS = Number(process.env.GPU_RENTAL_BENCH_RUNS ?? 7);
 
-function activationTimes(dir: string): number[] {
-  const times: number[] = [];
+/** Every match of `pattern` in the extension's log files under `dir` (one log per window load). */
+function logMatches(dir: string, pattern: RegExp): RegExpMatchArray[] {
+  const found: RegExpMatchArray[] = [];
   const walk = (d: string) => {
     for (const e of readdirSync(d, { withFileTypes: true })) {
       const p = join(d, e.name);
       if (e.isDirectory()) walk(p);
-      else if (e.name === 'GPU Rental.log' || /GPU Rental/.test(e.name)) {
-        for (const m of readFileSync(p, 'utf8').matchAll(/Activated in (\d+(?:\.\d+)?) ms/g)) times.push(Number(m[1]));
-      }
+      else if (/GPU Rental/.test(e.name)) found.push(...readFileSync(p, 'utf8').matchAll(pattern));
     }
   };
   walk(dir);
-  return times;
+  return found;
+}
+
+function activationTimes(dir: string): number[] {
+  return logMatches(dir, /Activated in (\d+(?:\.\d+)?) ms/g).map((m) => Number(m[1]));
 }
 
 function splits(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (/GPU Rental/.test(e.name))
-        for (const m of readFileSync(p, 'utf8').matchAll(
-          /module (\d+\.\d) ms \(VS Code's API object (\d+\.\d) ms of it\) \+ activate\(\) (\d+\.\d) ms/g,
-        ))
-          out.push(`${m[1]} (API ${m[2]}) + ${m[3]}`);
-    }
-  };
-  walk(dir);
-  return out;
+  return logMatches(dir, /module (\d+\.\d) ms \(VS Code's API object (\d+\.\d) ms of it\) \+ activate\(\) (\d+\.\d) ms/g).map(
+    (m) => `${m[1]} (API ${m[2]}) + ${m[3]}`,
+  );
 }
 
 const median = (xs: number[]) => {
@@ -57,12 +51,12 @@ async function main(): Promise<void> {
   const vsix = packageExtension({ quiet: true });
   const bundle = statSync(join(REPO, 'dist', 'extension.js')).size;
   const chunk = statSync(join(REPO, 'dist', 'undici.js')).size;
-  const sim = await startSimulator({ key: 'bench-key', bootSeconds: 3 });
+  const sim = await spawnSimulator({ bootSeconds: 3 });
   const folder = trackTempDir(mkdtempSync(join(tmpdir(), 'gpu-rental-bench-')));
   const server = await startCodeServer({
     install: [vsix.path],
     settings: { 'gpuRental.apiUrl': sim.url },
-    env: { GPU_RENTAL_API_KEY: 'bench-key' },
+    env: { GPU_RENTAL_API_KEY: DEMO_KEY },
   });
   const browser = await launchBrowser();
   const page = browser.pages()[0] ?? (await browser.newPage());
@@ -74,18 +68,12 @@ async function main(): Promise<void> {
     .first()
     .click();
   const logs = join(server.userDataDir, 'logs');
-  const waitFor = async (n: number) => {
-    const deadline = Date.now() + 60_000;
-    while (activationTimes(logs).length < n) {
-      if (Date.now() > deadline) throw new Error(`no activation line after load ${n}`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  };
-  await waitFor(1);
+  const activations = (n: number) => eventually(() => activationTimes(logs).length >= n, `the activation line of load ${n}`, 60_000);
+  await activations(1);
   for (let i = 2; i <= RUNS; i++) {
     await page.reload();
     await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
-    await waitFor(i);
+    await activations(i);
   }
   const times = activationTimes(logs);
   console.log(`\nActivation in real VS Code (code-server 1.139), ${times.length} window loads`);

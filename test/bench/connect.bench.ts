@@ -10,7 +10,6 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent } from 'undici';
-import { GpuRentalClient } from '../../src/core/api/client';
 import { silentLogger } from '../../src/core/log';
 import { SshConnector } from '../../src/core/ssh/connector';
 import { freeLocalPort, portAccepts } from '../../src/core/ssh/forward';
@@ -19,9 +18,8 @@ import { SshConfigManager, sshPaths } from '../../src/core/ssh/manager';
 import { waitForSshBanner } from '../../src/core/ssh/probe';
 import { remoteFolderUri } from '../../src/core/ssh/remoteSsh';
 import { SSHD, sshdAvailable } from '../marketplace/sshd';
-import { startMarketplace } from '../marketplace/server';
+import { clientFor, DEMO_KEY, startSimulator } from '../support';
 
-const KEY = 'bench-connect-key';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
 const median = (xs: number[]) => sorted(xs)[Math.floor(xs.length / 2)]!;
@@ -102,10 +100,10 @@ interface ClickTimes {
 async function clickToOpenFolder(rounds: number): Promise<ClickTimes[]> {
   const home = mkdtempSync(join(tmpdir(), 'gpu-rental-bench-connect-'));
   // A seed of its own: sshd ports follow the seed, and other simulators (seed 1) may be running here.
-  const sim = await startMarketplace({ port: 0, apiKey: KEY, bootSeconds: 0.5, seed: 13, ssh: true });
+  const sim = await startSimulator({ bootSeconds: 0.5, seed: 13, ssh: true });
   const dispatcher = new Agent();
   try {
-    const client = new GpuRentalClient({ dispatcher, baseUrl: sim.url, getApiKey: () => KEY, logger: silentLogger, timeoutMs: 10_000 });
+    const { client } = clientFor(sim.url, DEMO_KEY, { dispatcher, logger: silentLogger, timeoutMs: 10_000 });
     const key = await generateKey(join(home, '.ssh', 'id_ed25519'), 'gpu-rental bench');
     await client.sshKeys.create(key.publicKey);
     const [offer] = await client.offers.search({

@@ -4,28 +4,20 @@
 // Printed: the cost work in microseconds and as a share of the poll itself (target: under 5 %),
 // and, for scale, the rows' text.
 import { Agent } from 'undici';
-import { GpuRentalClient } from '../../src/core/api/client';
 import { burnRate } from '../../src/core/billing/burn';
 import { LowCreditWatch } from '../../src/core/billing/lowCredit';
 import { IdleTracker } from '../../src/core/idle/idleTracker';
 import { presentInstance } from '../../src/core/instances/present';
 import { silentLogger } from '../../src/core/log';
 import { searchRequest } from '../../src/core/offers/search';
-import { startMarketplace } from '../marketplace/server';
+import { clientFor, DEMO_KEY, startSimulator } from '../support';
 
-const KEY = 'bench-cost-key';
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function main(): Promise<void> {
-  const sim = await startMarketplace({ port: 0, apiKey: KEY, bootSeconds: 0.2, seed: 17, credit: 100_000, offerCount: 200 });
+  const sim = await startSimulator({ seed: 17, credit: 100_000, offerCount: 200 });
   try {
-    const client = new GpuRentalClient({
-      dispatcher: new Agent(),
-      baseUrl: sim.url,
-      getApiKey: () => KEY,
-      logger: silentLogger,
-      timeoutMs: 10_000,
-    });
+    const { client } = clientFor(sim.url, DEMO_KEY, { dispatcher: new Agent(), logger: silentLogger, timeoutMs: 10_000 });
     const offers = await client.offers.search({ ...searchRequest({ query: '', sort: 'price', pages: 1 }), limit: 50 });
     const ids = [];
     for (const o of offers) ids.push((await client.instances.create(o.id, { image: 'ubuntu:22.04', disk: 8 })).instanceId);

@@ -11,20 +11,13 @@ import { silentLogger } from '../../src/core/log';
 import { OfferListSchema, searchBody } from '../../src/core/api/offers';
 import { presentOffer } from '../../src/core/offers/present';
 import { searchRequest } from '../../src/core/offers/search';
-import { startMarketplace } from '../marketplace/server';
+import { clientFor, DEMO_KEY, startSimulator } from '../support';
 
-const KEY = 'bench-poller-key';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function setup(bootSeconds: number) {
-  const sim = await startMarketplace({ port: 0, apiKey: KEY, bootSeconds, seed: 7, credit: 100_000, offerCount: 1500 });
-  const client = new GpuRentalClient({
-    dispatcher: new Agent(),
-    baseUrl: sim.url,
-    getApiKey: () => KEY,
-    logger: silentLogger,
-    timeoutMs: 10_000,
-  });
+  const sim = await startSimulator({ bootSeconds, seed: 7, credit: 100_000, offerCount: 1500 });
+  const { client } = clientFor(sim.url, DEMO_KEY, { dispatcher: new Agent(), logger: silentLogger, timeoutMs: 10_000 });
   return { sim, client };
 }
 
@@ -102,7 +95,7 @@ async function offersCost(count: number): Promise<{ fetchMs: number; validateMs:
     // the round trip (whose server side runs in this same process, so it is reported separately).
     const res = await fetch(`${sim.url}/api/v0/bundles/`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${DEMO_KEY}`, 'content-type': 'application/json' },
       body: JSON.stringify(searchBody(request)),
     });
     const text = await res.text();

@@ -14,6 +14,7 @@ import { GpuRentalClient } from '../../src/core/api/client';
 import { OfferListSchema } from '../../src/core/api/offers';
 import { silentLogger } from '../../src/core/log';
 import { generateOffers } from '../marketplace/catalogue';
+import { DEMO_KEY } from '../support/keys';
 
 const SIZES = [100, 1_000, 10_000];
 const TARGET_AT_10K = 1.3;
@@ -57,14 +58,14 @@ async function main(): Promise<void> {
     const text = JSON.stringify({ offers: generateOffers(count, 1) });
     const bytes = Buffer.from(text);
     const { server, url } = await serve(bytes);
-    const client = new GpuRentalClient({ dispatcher, baseUrl: url, getApiKey: () => 'bench-key', logger: silentLogger, timeoutMs: 60_000 });
+    const client = new GpuRentalClient({ dispatcher, baseUrl: url, getApiKey: () => DEMO_KEY, logger: silentLogger, timeoutMs: 60_000 });
     const query = { query: { filters: {}, order: [], type: 'on-demand' as const }, limit: count };
     const raw = async () => {
       const res = await request(`${url}/api/v0/bundles/`, {
         method: 'POST',
         body: '{}',
         dispatcher,
-        headers: { authorization: 'Bearer bench-key', 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${DEMO_KEY}`, 'content-type': 'application/json' },
       });
       return JSON.parse(await res.body.text());
     };

@@ -1,19 +1,14 @@
+import { control } from '../support/http';
 import { expect } from './expect';
 import { workbenchForSuite } from './workbench';
 
-const KEY = 'e2e-profiles-key-3b7d51';
-
 describe('profiles: a second account beside the first, switched from the status bar', function () {
   this.timeout(300_000);
-  const workbench = workbenchForSuite(KEY);
+  const workbench = workbenchForSuite();
   let secondKey: string;
   before(async () => {
-    const res = await fetch(`${workbench().sim.url}/__control/accounts`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'lab@example.test', credit: 42 }),
-    });
-    secondKey = ((await res.json()) as { key: string }).key;
+    const second = (await control(workbench().sim, 'POST', 'accounts', { email: 'lab@example.test', credit: 42 })) as { key: string };
+    secondKey = second.key;
     await expect(workbench().statusBar(/\$250\.00/)).toBeVisible();
   });
 

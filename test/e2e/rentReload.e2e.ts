@@ -1,7 +1,7 @@
+import { call, control, obj } from '../support/http';
 import { expect } from './expect';
 import { workbenchForSuite } from './workbench';
 
-const KEY = 'e2e-reload-key-8d41b7';
 /** The service holds the create this long before it makes the instance. */
 const CREATE_DELAY_MS = 25_000;
 
@@ -11,33 +11,17 @@ const CREATE_DELAY_MS = 25_000;
  * account, and announces the instance once the service has made it. Nothing is rented twice.
  */
 describe('rent survives a window reload mid-rent', () => {
-  const workbench = workbenchForSuite(KEY);
-
-  async function control(method: string, path: string, body?: unknown): Promise<unknown> {
-    const res = await fetch(`${workbench().sim.url}/__control/${path}`, {
-      method,
-      headers: { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (!res.ok) throw new Error(`control ${method} ${path}: HTTP ${res.status}`);
-    return res.json();
-  }
-
-  async function instances(): Promise<Array<{ id: number; label?: string }>> {
-    const res = await fetch(`${workbench().sim.url}/api/v0/instances/?owner=me`, { headers: { authorization: `Bearer ${KEY}` } });
-    return ((await res.json()) as { instances: Array<{ id: number; label?: string }> }).instances;
-  }
+  const workbench = workbenchForSuite();
 
   it('reloads during the rent, then shows the rent as unconfirmed and announces the instance once made', async () => {
     const wb = workbench();
-    await control('POST', 'faults', { kind: 'latency', ms: CREATE_DELAY_MS, method: 'PUT', path: '/api/v0/asks/', count: 1 });
+    await control(wb.sim, 'POST', 'faults', { kind: 'latency', ms: CREATE_DELAY_MS, method: 'PUT', path: '/api/v0/asks/', count: 1 });
     await wb.rentFirstOfferToConfirmation();
     await wb.pick(/Rent for \$\d/);
     await expect(wb.statusBar(/Renting .*…/)).toBeVisible();
     // The request is on its way (the service holds it); the window goes.
     await wb.page.waitForTimeout(2_000);
-    await wb.page.reload();
-    await wb.page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+    await wb.reload();
     await expect(wb.statusBar(/Rent of .* not confirmed — checking/), 60_000).toBeVisible();
     await wb.shot('e2e-rent-unconfirmed', true);
     // Settled once the service has made it: the check ends, and the outcome is announced.
@@ -45,14 +29,8 @@ describe('rent survives a window reload mid-rent', () => {
     await expect(await wb.notificationInCenter(/went through: it is instance #\d+/)).toBeVisible();
     await wb.shot('e2e-rent-reconciled', true);
     await wb.page.keyboard.press('Escape');
-    const all = await instances();
+    const all = obj(await call(wb.sim, 'GET', '/api/v0/instances/?owner=me')).instances as unknown[];
     if (all.length !== 1) throw new Error(`expected exactly one instance after the reloaded rent, found ${all.length}`);
-    await expect(
-      wb
-        .section('Instances')
-        .locator('.monaco-list-row')
-        .filter({ hasText: /running|loading|provisioning/ }),
-      30_000,
-    ).toBeVisible();
+    await expect(wb.rows('Instances', /running|loading|provisioning/), 30_000).toBeVisible();
   });
 });

@@ -1,21 +1,12 @@
 import { expect } from './expect';
-import { openWorkbench, type Workbench } from './workbench';
-
-const KEY = 'e2e-scoped-key-9a41c6';
+import { workbenchForSuite } from './workbench';
 
 describe('scoped key: create a read-only key, switch to it, and a rent is refused with the permission it lacks', function () {
   this.timeout(300_000);
-  let wb: Workbench;
-  before(async () => {
-    wb = await openWorkbench({ key: KEY, bootSeconds: 2, env: { GPU_RENTAL_API_KEY: KEY } });
-    await wb.openSidebar();
-  });
-  after(() => wb?.close());
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await wb.shot(`failed-${this.currentTest.title.replace(/\W+/g, '-')}`);
-  });
+  const workbench = workbenchForSuite();
 
   it('creates the key from the palette: read-only categories ticked, shown once, then signs in with it', async () => {
+    const wb = workbench();
     await wb.runCommand('GPU Rental: Create Scoped API Key…');
     const input = wb.quickInput();
     await expect(input.getByText(/what may it do\?/)).toBeVisible();
@@ -25,7 +16,7 @@ describe('scoped key: create a read-only key, switch to it, and a rent is refuse
     await wb.page.keyboard.press('Enter');
     await expect(input.getByText(/name/)).toBeVisible();
     await wb.page.keyboard.press('Enter');
-    const dialog = wb.page.locator('.monaco-dialog-box');
+    const dialog = wb.dialog();
     await expect(dialog.getByText(/it will not be shown again/)).toBeVisible();
     await wb.shot('e2e-scoped-key-once', true);
     await dialog.getByRole('button', { name: 'Sign In With It' }).click();
@@ -34,6 +25,7 @@ describe('scoped key: create a read-only key, switch to it, and a rent is refuse
   });
 
   it('a rent with the read-only key is refused, naming the instance_write permission', async () => {
+    const wb = workbench();
     await wb.rentFirstOfferToConfirmation();
     await wb.pick(/Rent for \$\d/);
     await expect(await wb.notificationInCenter(/lacks the "instance_write" permission/)).toBeVisible();

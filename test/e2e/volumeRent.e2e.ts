@@ -1,12 +1,11 @@
 import * as assert from 'node:assert/strict';
+import { call, obj } from '../support/http';
 import { expect } from './expect';
 import { workbenchForSuite } from './workbench';
 
-const KEY = 'e2e-volume-key-c81f27';
-
 describe('rent with a volume: the confirmation attaches a new volume on the same machine, with its price', function () {
   this.timeout(300_000);
-  const workbench = workbenchForSuite(KEY);
+  const workbench = workbenchForSuite();
 
   it('asks the size (with $/h) and the mount path, shows the volume on the confirmation, and the instance mounts it', async () => {
     const wb = workbench();
@@ -24,8 +23,10 @@ describe('rent with a volume: the confirmation attaches a new volume on the same
     await wb.pick(/Rent for \$\d/);
     await expect(await wb.notificationInCenter(/rented ".*" as instance #\d+/)).toBeVisible();
 
-    const res = await fetch(`${wb.sim.url}/api/v0/volumes/?owner=me`, { headers: { authorization: `Bearer ${KEY}` } });
-    const volumes = ((await res.json()) as { volumes: Array<{ disk_space: number; instances: number[] }> }).volumes;
+    const volumes = obj(await call(wb.sim, 'GET', '/api/v0/volumes/?owner=me')).volumes as Array<{
+      disk_space: number;
+      instances: number[];
+    }>;
     assert.equal(volumes.length, 1);
     assert.equal(volumes[0]!.disk_space, 50);
     assert.equal(volumes[0]!.instances.length, 1, 'mounted by the new instance');

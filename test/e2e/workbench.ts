@@ -10,7 +10,8 @@ import { startCodeServer, type CodeServer } from '../harness/codeServer';
 import { packageExtension } from '../harness/package';
 import { REPO } from '../harness/paths';
 import { cleanup, trackTempDir } from '../harness/processes';
-import { startSimulator, type SimulatorProcess } from '../harness/simulator';
+import { DEMO_KEY } from '../support/keys';
+import { spawnSimulator, type SimulatorProcess } from '../support/simulator';
 import { expect } from './expect';
 
 export const SCREENSHOTS = join(REPO, 'test', 'e2e', 'screenshots');
@@ -23,6 +24,12 @@ export interface Workbench {
   shot(name: string, readme?: boolean): Promise<void>;
   openSidebar(): Promise<void>;
   section(name: 'Instances' | 'Offers'): Locator;
+  /** The rows of a section's tree, those that show `text` when given. */
+  rows(section: 'Instances' | 'Offers', text?: string | RegExp): Locator;
+  /** The modal dialog (confirmations, the key shown once). */
+  dialog(): Locator;
+  /** Reloads the window and waits for the workbench to be back. */
+  reload(): Promise<void>;
   runCommand(title: string): Promise<void>;
   quickInput(): Locator;
   /** Waits for a row of the open quick pick that shows `text`, and clicks it. */
@@ -43,14 +50,26 @@ export interface Workbench {
 
 let vsix: string | undefined;
 
-export async function openWorkbench(options: {
-  key: string;
+/** An offer row: it shows a price per hour. */
+export const PRICED = /\$\d+\.\d+\/h/;
+
+/** Waits until the workbench and its status bar are drawn (after a load or a reload). */
+async function workbenchShown(page: Page): Promise<void> {
+  await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+  await page.locator('.statusbar').waitFor();
+}
+
+export interface WorkbenchOptions {
+  /** Boot time of instances in the simulator. Default 3. */
   bootSeconds?: number;
   env?: Record<string, string>;
   settings?: Record<string, unknown>;
-}): Promise<Workbench> {
+}
+
+/** code-server with the packaged extension and a simulator of its own (demo key), open in Chromium. */
+export async function openWorkbench(options: WorkbenchOptions = {}): Promise<Workbench> {
   vsix ??= packageExtension({ quiet: true }).path;
-  const sim = await startSimulator({ key: options.key, bootSeconds: options.bootSeconds ?? 3 });
+  const sim = await spawnSimulator({ bootSeconds: options.bootSeconds ?? 3 });
   const folder = trackTempDir(mkdtempSync(join(tmpdir(), 'gpu-rental-e2e-')));
   const server = await startCodeServer({
     install: [vsix],
@@ -66,8 +85,7 @@ export async function openWorkbench(options: {
   const browser = await launchBrowser();
   const page = browser.pages()[0] ?? (await browser.newPage());
   await page.goto(server.url(folder));
-  await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
-  await page.locator('.statusbar').waitFor();
+  await workbenchShown(page);
   mkdirSync(SCREENSHOTS, { recursive: true });
 
   const wb: Workbench = {
@@ -88,6 +106,17 @@ export async function openWorkbench(options: {
     section(name) {
       return page.locator('.pane').filter({ has: page.locator(`.pane-header h3.title:text-is("${name}")`) });
     },
+    rows(section, text) {
+      const rows = wb.section(section).locator('.monaco-list-row');
+      return text === undefined ? rows : rows.filter({ hasText: text });
+    },
+    dialog() {
+      return page.locator('.monaco-dialog-box');
+    },
+    async reload() {
+      await page.reload();
+      await workbenchShown(page);
+    },
     async runCommand(title) {
       await page.keyboard.press('F1');
       const input = page.locator('.quick-input-widget input');
@@ -100,12 +129,7 @@ export async function openWorkbench(options: {
       return page.locator('.quick-input-widget');
     },
     async rentFirstOfferToConfirmation() {
-      const offer = wb
-        .section('Offers')
-        .locator('.monaco-list-row')
-        .filter({ hasText: /\$\d+\.\d+\/h/ })
-        .first();
-      await wb.contextMenu(offer, 'Rent…');
+      await wb.contextMenu(wb.rows('Offers', PRICED).first(), 'Rent…');
       await wb.pick('ubuntu:22.04');
       await expect(wb.quickInput().getByText(/Disk size in GB/)).toBeVisible();
       await page.keyboard.press('Enter');
@@ -144,19 +168,38 @@ export async function openWorkbench(options: {
   return wb;
 }
 
+/** What an e2e suite's workbench starts with, on top of `WorkbenchOptions`. */
+export interface SuiteOptions extends WorkbenchOptions {
+  /** Hand the demo key over through GPU_RENTAL_API_KEY, as npm start does. Default true. */
+  signedIn?: boolean;
+  /** Runs once the workbench is open, before the sidebar opens (rent through the API, say). */
+  prepare?: (wb: Workbench) => Promise<void>;
+}
+
 /**
- * The hooks every e2e suite needs: a workbench signed in with `key` and the sidebar open before
- * the tests, a screenshot of any test that fails, and everything closed after. Returns a getter.
+ * The hooks every e2e suite needs: a workbench (signed in with the demo key unless told otherwise)
+ * with the sidebar open before the tests, screenshots of the window and of the notification center
+ * when a test fails, and everything closed after. Returns a getter.
  */
-export function workbenchForSuite(key: string, options: { bootSeconds?: number } = {}): () => Workbench {
+export function workbenchForSuite(options: SuiteOptions = {}): () => Workbench {
+  const { signedIn = true, prepare, ...open } = options;
   let wb: Workbench | undefined;
   before(async () => {
-    wb = await openWorkbench({ key, bootSeconds: options.bootSeconds ?? 2, env: { GPU_RENTAL_API_KEY: key } });
+    wb = await openWorkbench({
+      bootSeconds: 2,
+      ...open,
+      env: { ...(signedIn ? { GPU_RENTAL_API_KEY: DEMO_KEY } : {}), ...open.env },
+    });
+    await prepare?.(wb);
     await wb.openSidebar();
   });
   after(() => wb?.close());
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await wb?.shot(`failed-${this.currentTest.title.replace(/\W+/g, '-')}`);
+    if (this.currentTest?.state !== 'failed' || !wb) return;
+    const name = `failed-${this.currentTest.title.replace(/\W+/g, '-')}`;
+    await wb.shot(name);
+    await wb.runCommand('Notifications: Show Notifications');
+    await wb.shot(`${name}-notifications`);
   });
   return () => {
     if (!wb) throw new Error('the workbench did not open');

@@ -10,10 +10,10 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CACHE_DIR } from './paths';
 import { cleanupOnExit } from './processes';
-import { startSimulator } from './simulator';
+import { DEMO_KEY } from '../support/keys';
+import { spawnSimulator } from '../support/simulator';
 
 const PORT = 8791;
-const DEMO_KEY = 'demo-key';
 
 function writeUserSettings(file: string, apiUrl: string): void {
   let settings: Record<string, unknown> = {};
@@ -31,7 +31,7 @@ async function main(): Promise<void> {
   cleanupOnExit();
   const home = join(CACHE_DIR, 'f5');
   mkdirSync(home, { recursive: true });
-  const sim = await startSimulator({ key: DEMO_KEY, bootSeconds: 20, port: PORT, state: join(home, 'marketplace-state.json') });
+  const sim = await spawnSimulator({ bootSeconds: 20, port: PORT, stateFile: join(home, 'marketplace-state.json') });
   writeUserSettings(join(home, 'user-data', 'User', 'settings.json'), sim.url);
   console.log(`Marketplace listening on ${sim.url} (demo key "${DEMO_KEY}"; F5 host settings in .vscode-test/f5/user-data)`);
   await new Promise(() => {});

@@ -11,9 +11,8 @@ import { startCodeServer } from './codeServer';
 import { packageExtension } from './package';
 import { CACHE_DIR } from './paths';
 import { cleanup, cleanupOnExit, freePort, portIsFree } from './processes';
-import { startSimulator } from './simulator';
-
-const DEMO_KEY = 'demo-key';
+import { DEMO_KEY } from '../support/keys';
+import { spawnSimulator } from '../support/simulator';
 
 function option(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -35,12 +34,11 @@ async function main(): Promise<void> {
   const vsix = packageExtension({ quiet: true });
   console.log(`  ${vsix.path} (${(vsix.bytes / 1024).toFixed(1)} KiB)`);
 
-  const sim = await startSimulator({
-    key: DEMO_KEY,
+  const sim = await spawnSimulator({
     bootSeconds: Number(option('boot-seconds') ?? 20),
     // A stable port keeps the API URL, and so the stored key, the same from one start to the next.
     port: await pickPort(8790),
-    state: join(home, 'marketplace-state.json'),
+    stateFile: join(home, 'marketplace-state.json'),
   });
   console.log(`Marketplace simulator: ${sim.url} (demo key "${DEMO_KEY}", state in .vscode-test/start/)`);
 
