@@ -1,17 +1,6 @@
 import { dirname } from 'node:path';
 import * as vscode from 'vscode';
-import { registerConnectCommands } from './ui/commands/connect';
-import { registerInstanceCommands } from './ui/commands/instances';
-import { registerKeyCommands } from './ui/commands/keys';
-import { registerTeamCommands } from './ui/commands/team';
-import { registerTemplateCommands } from './ui/commands/templates';
-import { registerVolumeCommands } from './ui/commands/volumes';
-import { registerServerlessCommands } from './ui/commands/serverless';
-import { registerOfferCommands } from './ui/commands/offers';
-import { rentCommands } from './ui/commands/rent';
-import { registerCommands } from './ui/commands/registry';
-import { registerSessionCommands } from './ui/commands/session';
-import { registerProfileCommands } from './ui/commands/profiles';
+import { registerAllCommands } from './ui/commands/index';
 import { Services } from './ui/services';
 
 /** What `activate` returns: read by the integration tests, not a public API. */
@@ -34,35 +23,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   const loadMs = timed ? __gpuRentalLoadEnd - __gpuRentalLoadStart : 0;
   const apiMs = timed ? __gpuRentalApiReady - __gpuRentalLoadStart : 0;
   const services = new Services(context);
-  context.subscriptions.push(
-    services,
-    ...registerSessionCommands(services),
-    ...registerInstanceCommands(services),
-    ...registerOfferCommands(services),
-    ...registerCommands(
-      rentCommands({
-        session: services.session,
-        renter: services.renter,
-        poller: services.poller,
-        boots: services.boots,
-        spend: services.spend,
-        pendingRents: services.pendingRents,
-        offersView: services.offersView,
-        globalState: context.globalState,
-        prompts: () => services.prompts,
-        logger: services.logger,
-        log: services.log,
-      }),
-      services,
-    ),
-    ...registerConnectCommands(services),
-    ...registerKeyCommands(services),
-    ...registerTeamCommands(services),
-    ...registerTemplateCommands(services),
-    ...registerVolumeCommands(services),
-    ...registerServerlessCommands(services),
-    ...registerProfileCommands(services),
-  );
+  context.subscriptions.push(services, ...registerAllCommands(services));
   // Reading the key and asking the service about it happen after activation returns.
   void services.start().catch((error: unknown) => services.logger.error(`Start-up failed: ${String(error)}`));
   const activateMs = performance.now() - started;

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { pickRemoteSsh, nativeRemoteSsh, type RemoteSshExtension } from '../core/ssh/remoteSsh';
+import { REMOTE_SSH_EXTENSIONS, pickRemoteSsh, nativeRemoteSsh, type RemoteSshExtension } from '../core/ssh/remoteSsh';
 
 /**
  * The editor side of the handoff: which Remote-SSH extension is installed, and how a folder is
@@ -47,8 +47,8 @@ export async function setRemotePlatform(extension: RemoteSshExtension, alias: st
 }
 
 /** Takes a destroyed instance's alias out of every Remote-SSH section that has it. */
-export async function forgetRemotePlatform(sections: readonly string[], alias: string): Promise<void> {
-  for (const section of new Set(sections)) {
+export async function forgetRemotePlatform(alias: string): Promise<void> {
+  for (const section of new Set(REMOTE_SSH_EXTENSIONS.map((e) => e.section))) {
     const cfg = vscode.workspace.getConfiguration(section);
     const current = cfg.inspect<Record<string, string>>('remotePlatform')?.globalValue;
     if (!current || !(alias in current)) continue;

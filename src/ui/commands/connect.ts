@@ -10,7 +10,18 @@ import { waitForSshBanner } from '../../core/ssh/probe';
 import { remoteFolderUri } from '../../core/ssh/remoteSsh';
 import { config } from '../config';
 import { editorsRemoteSsh, installedRemoteSsh, remoteSshConfigFile, setRemotePlatform } from '../remote';
-import type { Services } from '../services';
+import type { InstancePoller } from '../../core/instances/poller';
+import type { Logger } from '../../core/log';
+import type { Session } from '../../core/session/session';
+import type { SshConnector } from '../../core/ssh/connector';
+import type { PortForwards } from '../../core/ssh/forward';
+import type { SshConfigManager } from '../../core/ssh/manager';
+import type { BootStatus } from '../bootStatus';
+import type { Prompts } from '../prompts';
+import type { RemoteHandoff } from '../remote';
+import type { SpendGuard } from '../spendGuard';
+import type { ShowError } from './errors';
+import { command, type CommandDefinition } from './registry';
 import { InstanceItem } from '../views/instancesView';
 import { resolveTarget, type Target } from './instances';
 import { formatDollars } from '../../core/format';
@@ -18,11 +29,30 @@ import { formatDollars } from '../../core/format';
 /** How a connect ended, for the tests and the rent flow. */
 export type ConnectOutcome = 'opened' | 'terminalOffered' | 'cancelled' | 'failed';
 
+/** What the connect commands use. */
+export interface ConnectDeps {
+  readonly session: Session;
+  readonly poller: InstancePoller;
+  readonly boots: Pick<BootStatus, 'track'>;
+  readonly spend: Pick<SpendGuard, 'allows'>;
+  readonly connector: Pick<SshConnector, 'prepare'>;
+  readonly forwards: PortForwards;
+  /** SSH terminals opened here count as use for the idle guard. */
+  readonly terminals: Map<vscode.Terminal, number>;
+  readonly sshConfig: () => SshConfigManager;
+  /** Getters: integration tests replace the prompts and the handoff at run time. */
+  readonly prompts: () => Prompts;
+  readonly handoff: () => RemoteHandoff;
+  readonly logger: Logger;
+  /** Shows a failure here, where the command resolves with an outcome rather than failing. */
+  readonly showError: ShowError;
+}
+
 /** Connect, the SSH terminal and port forwarding: each from the tree, a notification or the palette. */
-export function registerConnectCommands(s: Services): vscode.Disposable[] {
+export function connectCommands(s: ConnectDeps): CommandDefinition[] {
   const connecting = new Set<number>();
   return [
-    vscode.commands.registerCommand(COMMANDS.connect, async (t?: Target) => {
+    command(COMMANDS.connect, async (t?: Target) => {
       const picked = await pick(s, t, 'Connect to which instance?');
       if (!picked) return 'cancelled';
       // The list may be a poll old: a stopped or restarted instance must be seen as it is now.
@@ -36,19 +66,19 @@ export function registerConnectCommands(s: Services): vscode.Disposable[] {
         connecting.delete(instance.id);
       }
     }),
-    vscode.commands.registerCommand(COMMANDS.openSshTerminal, async (t?: Target) => {
+    command(COMMANDS.openSshTerminal, async (t?: Target) => {
       const instance = await pick(s, t, 'Open an SSH terminal on which instance?');
       const ready = instance && (await readyHost(s, instance));
       return ready ? openTerminal(s, ready.instance, ready.host) : undefined;
     }),
-    vscode.commands.registerCommand(COMMANDS.forwardPort, async (t?: Target, port?: unknown) => {
+    command(COMMANDS.forwardPort, async (t?: Target, port?: unknown) => {
       const instance = await pick(s, t, 'Forward a port of which instance?');
       return instance ? forwardPort(s, instance, port) : undefined;
     }),
   ];
 }
 
-async function pick(s: Services, t: Target | undefined, title: string): Promise<Instance | undefined> {
+async function pick(s: ConnectDeps, t: Target | undefined, title: string): Promise<Instance | undefined> {
   try {
     return await resolveTarget(s, t instanceof InstanceItem || typeof t === 'number' ? t : undefined, title, [
       'running',
@@ -64,11 +94,11 @@ async function pick(s: Services, t: Target | undefined, title: string): Promise<
   }
 }
 
-async function connect(s: Services, instance: Instance): Promise<ConnectOutcome> {
+async function connect(s: ConnectDeps, instance: Instance): Promise<ConnectOutcome> {
   const ready = await readyHost(s, instance);
   if (!ready) return 'cancelled';
   const { host } = ready;
-  const extension = installedRemoteSsh(s.handoff);
+  const extension = installedRemoteSsh(s.handoff());
   if (!extension) {
     const wanted = editorsRemoteSsh();
     // Not awaited: the terminal is offered at once, whatever the user does with the message.
@@ -81,7 +111,7 @@ async function connect(s: Services, instance: Instance): Promise<ConnectOutcome>
       .then(async (choice) => {
         if (choice === 'Open SSH Terminal') openTerminal(s, ready.instance, host);
         if (choice?.startsWith('Install')) {
-          await s.handoff.installExtension(wanted.id);
+          await s.handoff().installExtension(wanted.id);
           const again = await vscode.window.showInformationMessage(`GPU Rental: ${wanted.name} is installed.`, 'Connect');
           if (again) await vscode.commands.executeCommand(COMMANDS.connect, ready.instance.id);
         }
@@ -97,8 +127,8 @@ async function connect(s: Services, instance: Instance): Promise<ConnectOutcome>
   );
   const folder = config.remoteFolder();
   s.logger.info(`Opening ${host.alias} ${folder ? `at ${folder}` : '(empty window)'} with ${extension.id}.`);
-  if (folder) await s.handoff.openFolder(vscode.Uri.parse(remoteFolderUri(host.alias, folder)), { forceNewWindow: true });
-  else await s.handoff.openEmptyWindow(`ssh-remote+${host.alias}`);
+  if (folder) await s.handoff().openFolder(vscode.Uri.parse(remoteFolderUri(host.alias, folder)), { forceNewWindow: true });
+  else await s.handoff().openEmptyWindow(`ssh-remote+${host.alias}`);
   return 'opened';
 }
 
@@ -106,7 +136,7 @@ async function connect(s: Services, instance: Instance): Promise<ConnectOutcome>
  * Everything before the handoff: the instance running (started after asking when stopped,
  * waited for when booting), its SSH entry written, and its sshd answering with a banner.
  */
-async function readyHost(s: Services, instance: Instance): Promise<{ instance: Instance; host: PreparedHost } | undefined> {
+async function readyHost(s: ConnectDeps, instance: Instance): Promise<{ instance: Instance; host: PreparedHost } | undefined> {
   try {
     const running = await untilRunning(s, instance);
     if (!running) return undefined;
@@ -138,17 +168,19 @@ async function openConfigAt(path: string, line: number | undefined): Promise<voi
 }
 
 /** Resolves with the running instance, or undefined when the user declined or cancelled. */
-async function untilRunning(s: Services, instance: Instance): Promise<Instance | undefined> {
+async function untilRunning(s: ConnectDeps, instance: Instance): Promise<Instance | undefined> {
   const phase = instancePhase(instance);
   if (phase === 'running') return instance;
   if (phase === 'stopped') {
     // Starting resumes GPU billing: only after the user says so, every time.
     const rate = instance.dph_total ? `${formatDollars(instance.dph_total)}/h` : 'its hourly price';
-    const ok = await s.prompts.confirm(
-      `Start ${instanceName(instance)} to connect?`,
-      `It is stopped. Starting it bills ${rate} while it runs.`,
-      'Start and Connect',
-    );
+    const ok = await s
+      .prompts()
+      .confirm(
+        `Start ${instanceName(instance)} to connect?`,
+        `It is stopped. Starting it bills ${rate} while it runs.`,
+        'Start and Connect',
+      );
     if (!ok) return undefined;
     const adds = startAddsPerHour(instance);
     if (!(await s.spend.allows(s.poller, adds, `started: ${instanceName(instance)} adds ${formatDollars(adds)}/h`))) return undefined;
@@ -199,7 +231,7 @@ async function untilRunning(s: Services, instance: Instance): Promise<Instance |
 }
 
 /** Waits for an SSH banner, with a cancellable progress; on timeout says what to check. */
-async function untilSshAnswers(s: Services, instance: Instance, host: PreparedHost): Promise<boolean> {
+async function untilSshAnswers(s: ConnectDeps, instance: Instance, host: PreparedHost): Promise<boolean> {
   const timeoutMs = config.sshReadyTimeoutSeconds() * 1000;
   const { host: address, port } = host.endpoint;
   try {
@@ -234,13 +266,13 @@ async function untilSshAnswers(s: Services, instance: Instance, host: PreparedHo
 }
 
 /** The ssh arguments that reach the alias: the user's config when the Include is in it, else the host file alone. */
-export function sshArgsFor(s: Services, host: PreparedHost): string[] {
+export function sshArgsFor(s: ConnectDeps, host: PreparedHost): string[] {
   if (!host.includeInPlace) return ['-F', host.hostFile];
   // ssh reads ~/.ssh/config of the account, not of $HOME; pass the file whenever it was chosen.
-  return remoteSshConfigFile(s.handoff) ? ['-F', host.userConfig] : [];
+  return remoteSshConfigFile(s.handoff()) ? ['-F', host.userConfig] : [];
 }
 
-function openTerminal(s: Services, instance: Instance, host: PreparedHost): vscode.Terminal {
+function openTerminal(s: ConnectDeps, instance: Instance, host: PreparedHost): vscode.Terminal {
   const terminal = vscode.window.createTerminal({
     name: `GPU Rental: ${instance.label || `#${instance.id}`}`,
     shellPath: 'ssh',
@@ -248,12 +280,12 @@ function openTerminal(s: Services, instance: Instance, host: PreparedHost): vsco
     iconPath: new vscode.ThemeIcon('remote'),
   });
   terminal.show();
-  s.idle.terminals.set(terminal, instance.id);
+  s.terminals.set(terminal, instance.id);
   s.logger.info(`Opened an SSH terminal: ssh ${[...sshArgsFor(s, host), host.alias].join(' ')}`);
   return terminal;
 }
 
-function showIncludeLines(s: Services, instance: Instance, host: PreparedHost): void {
+function showIncludeLines(s: ConnectDeps, instance: Instance, host: PreparedHost): void {
   const lines = host.includeLines ?? '';
   void vscode.window
     .showWarningMessage(
@@ -274,7 +306,7 @@ const COMMON_PORTS = [
   { label: '8080', description: 'web server' },
 ];
 
-async function forwardPort(s: Services, instance: Instance, given: unknown): Promise<PortForward | undefined> {
+async function forwardPort(s: ConnectDeps, instance: Instance, given: unknown): Promise<PortForward | undefined> {
   let remotePort = typeof given === 'number' ? given : undefined;
   if (remotePort === undefined) {
     const quick = vscode.window.createQuickPick();
@@ -320,7 +352,7 @@ async function forwardPort(s: Services, instance: Instance, given: unknown): Pro
   }
 }
 
-async function announceForward(s: Services, instance: Instance, forward: PortForward): Promise<void> {
+async function announceForward(s: ConnectDeps, instance: Instance, forward: PortForward): Promise<void> {
   const choice = await vscode.window.showInformationMessage(
     `GPU Rental: port ${forward.remotePort} of ${instanceName(instance)} is at ${forward.url}`,
     'Open in Browser',

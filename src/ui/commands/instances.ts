@@ -5,64 +5,94 @@ import { destroyInstance, stopInstance, type ActionResult } from '../../core/ins
 import { instancePhase, type InstancePhase } from '../../core/instances/phase';
 import { currentRate, instanceLabel, instanceName, presentInstance, startAddsPerHour } from '../../core/instances/present';
 import { UnusableSshAddress, sshCommand, sshEndpoint } from '../../core/instances/ssh';
-import type { Services } from '../services';
+import type { InstancePoller } from '../../core/instances/poller';
+import type { Logger } from '../../core/log';
+import type { Session } from '../../core/session/session';
+import type { InstanceCleanup } from '../../core/ssh/instanceCleanup';
+import type { BootStatus } from '../bootStatus';
+import type { Prompts } from '../prompts';
+import type { SpendGuard } from '../spendGuard';
+import { command, type CommandDefinition } from './registry';
 import { InstanceItem } from '../views/instancesView';
 import { formatDollars } from '../../core/format';
 
 /** What a command was invoked with: a tree item, an instance id (automation, notifications) or nothing (palette). */
 export type Target = InstanceItem | number | undefined;
 
+/** What resolving a command's instance needs: the last list, or the service. */
+export interface TargetDeps {
+  readonly session: Pick<Session, 'client'>;
+  readonly poller: Pick<InstancePoller, 'snapshot' | 'refresh'>;
+}
+
+/** What the instance commands use. */
+export interface InstanceDeps extends TargetDeps {
+  readonly poller: InstancePoller;
+  readonly boots: Pick<BootStatus, 'track'>;
+  readonly spend: Pick<SpendGuard, 'allows'>;
+  readonly cleanup: Pick<InstanceCleanup, 'forgetInstance'>;
+  /** A getter: integration tests replace the prompts at run time. */
+  readonly prompts: () => Prompts;
+  readonly logger: Logger;
+  readonly logChannels: InstanceLogChannels;
+}
+
+/** One output channel per instance for its log, reused each time it is shown; disposed with the extension. */
+export class InstanceLogChannels implements vscode.Disposable {
+  private readonly channels = new Map<number, vscode.OutputChannel>();
+
+  for(id: number): vscode.OutputChannel {
+    let channel = this.channels.get(id);
+    if (!channel) {
+      channel = vscode.window.createOutputChannel(`GPU Rental: Instance #${id}`);
+      this.channels.set(id, channel);
+    }
+    return channel;
+  }
+
+  dispose(): void {
+    this.channels.forEach((c) => c.dispose());
+  }
+}
+
 /** Stop, start, reboot, destroy, label, logs and SSH command: each from the tree or the palette. */
-export function registerInstanceCommands(s: Services): vscode.Disposable[] {
-  const logChannels = new Map<number, vscode.OutputChannel>();
+export function instanceCommands(s: InstanceDeps): CommandDefinition[] {
   return [
-    vscode.commands.registerCommand(COMMANDS.stopInstance, (t?: Target) =>
+    command(COMMANDS.stopInstance, (t?: Target) =>
       withTarget(s, t, 'Stop which instance?', ['running', 'loading', 'provisioning', 'rebooting', 'starting'], (i) => stop(s, i)),
     ),
-    vscode.commands.registerCommand(COMMANDS.startInstance, (t?: Target) =>
-      withTarget(s, t, 'Start which instance?', ['stopped'], (i) => start(s, i)),
-    ),
-    vscode.commands.registerCommand(COMMANDS.rebootInstance, (t?: Target) =>
-      withTarget(s, t, 'Reboot which instance?', ['running'], (i) => reboot(s, i)),
-    ),
-    vscode.commands.registerCommand(COMMANDS.destroyInstance, (t?: Target) =>
-      withTarget(s, t, 'Destroy which instance?', undefined, (i) => destroy(s, i)),
-    ),
-    vscode.commands.registerCommand(COMMANDS.labelInstance, (t?: Target, label?: unknown) =>
+    command(COMMANDS.startInstance, (t?: Target) => withTarget(s, t, 'Start which instance?', ['stopped'], (i) => start(s, i))),
+    command(COMMANDS.rebootInstance, (t?: Target) => withTarget(s, t, 'Reboot which instance?', ['running'], (i) => reboot(s, i))),
+    command(COMMANDS.destroyInstance, (t?: Target) => withTarget(s, t, 'Destroy which instance?', undefined, (i) => destroy(s, i))),
+    command(COMMANDS.labelInstance, (t?: Target, label?: unknown) =>
       withTarget(s, t, 'Label which instance?', undefined, (i) => relabel(s, i, label)),
     ),
-    vscode.commands.registerCommand(COMMANDS.showInstanceLogs, (t?: Target) =>
-      withTarget(s, t, 'Show the logs of which instance?', undefined, (i) => showLogs(s, i, logChannels)),
+    command(COMMANDS.showInstanceLogs, (t?: Target) =>
+      withTarget(s, t, 'Show the logs of which instance?', undefined, (i) => showLogs(s, i)),
     ),
-    vscode.commands.registerCommand(COMMANDS.copySshCommand, (t?: Target) =>
+    command(COMMANDS.copySshCommand, (t?: Target) =>
       withTarget(s, t, 'Copy the SSH command of which instance?', ['running'], (i) => copySsh(i)),
     ),
-    { dispose: () => logChannels.forEach((c) => c.dispose()) },
   ];
 }
 
 /**
- * Resolves the instance a command acts on. From the palette, a quick pick offers only instances in
- * a phase the command applies to. Errors become messages with a next step.
+ * Resolves the instance a command acts on, then acts. From the palette, a quick pick offers only
+ * instances in a phase the command applies to. Errors escape to the command guard.
  */
 async function withTarget<T>(
-  s: Services,
+  s: TargetDeps,
   target: Target,
   title: string,
   phases: readonly InstancePhase[] | undefined,
   act: (instance: Instance) => Promise<T>,
 ): Promise<T | undefined> {
-  try {
-    const instance = await resolveTarget(s, target, title, phases);
-    return instance ? await act(instance) : undefined;
-  } catch (error) {
-    s.showError(error);
-    return undefined;
-  }
+  const instance = await resolveTarget(s, target, title, phases);
+  return instance ? await act(instance) : undefined;
 }
 
 export async function resolveTarget(
-  s: Services,
+  s: TargetDeps,
   target: Target,
   title: string,
   phases: readonly InstancePhase[] | undefined,
@@ -87,20 +117,20 @@ export async function resolveTarget(
   return picked?.instance;
 }
 
-async function afterChange(s: Services, id: number, booting: boolean): Promise<void> {
+async function afterChange(s: Pick<InstanceDeps, 'boots' | 'poller'>, id: number, booting: boolean): Promise<void> {
   if (booting) s.boots.track(id);
   else s.poller.watch(id);
   await s.poller.refresh();
 }
 
-async function stop(s: Services, i: Instance): Promise<void> {
+async function stop(s: InstanceDeps, i: Instance): Promise<void> {
   const result = await stopInstance(s.session.client.instances, i, instanceName(i));
   await afterChange(s, i.id, false);
   report(s, result);
 }
 
 /** Says what a stop or destroy did; an outcome that is not known is a warning that says to check. */
-function report(s: Services, result: ActionResult): void {
+function report(s: InstanceDeps, result: ActionResult): void {
   const message = `GPU Rental: ${result.message}`;
   if (result.kind === 'done') {
     void vscode.window.showInformationMessage(message);
@@ -113,7 +143,7 @@ function report(s: Services, result: ActionResult): void {
 }
 
 /** Starting resumes GPU billing, so it only ever happens here, on the user's explicit command. */
-async function start(s: Services, i: Instance): Promise<void> {
+async function start(s: InstanceDeps, i: Instance): Promise<void> {
   // The disk already bills; starting adds the rest of the instance's rate.
   const adds = startAddsPerHour(i);
   if (!(await s.spend.allows(s.poller, adds, `started: ${instanceName(i)} adds ${formatDollars(adds)}/h`))) return;
@@ -123,34 +153,38 @@ async function start(s: Services, i: Instance): Promise<void> {
   void vscode.window.showInformationMessage(`GPU Rental: starting ${instanceName(i)}.${rate}`);
 }
 
-async function reboot(s: Services, i: Instance): Promise<void> {
-  const ok = await s.prompts.confirm(
-    `Reboot ${instanceName(i)}?`,
-    'Every process on it is stopped and the container restarts. Files on its disk are kept.',
-    'Reboot',
-  );
+async function reboot(s: InstanceDeps, i: Instance): Promise<void> {
+  const ok = await s
+    .prompts()
+    .confirm(
+      `Reboot ${instanceName(i)}?`,
+      'Every process on it is stopped and the container restarts. Files on its disk are kept.',
+      'Reboot',
+    );
   if (!ok) return;
   await s.session.client.instances.reboot(i.id);
   await afterChange(s, i.id, true);
 }
 
-async function destroy(s: Services, i: Instance): Promise<boolean> {
+async function destroy(s: InstanceDeps, i: Instance): Promise<boolean> {
   const rate = currentRate(i);
   const billing = rate ? ` Billing (${formatDollars(rate)}/h now) stops.` : ' Billing stops.';
-  const ok = await s.prompts.confirm(
-    `Destroy ${instanceName(i)}?`,
-    `Its disk and every file on it are deleted for good.${billing} This cannot be undone.`,
-    'Destroy',
-  );
+  const ok = await s
+    .prompts()
+    .confirm(
+      `Destroy ${instanceName(i)}?`,
+      `Its disk and every file on it are deleted for good.${billing} This cannot be undone.`,
+      'Destroy',
+    );
   if (!ok) return false;
   const result = await destroyInstance(s.session.client.instances, i, instanceName(i));
-  if (result.kind === 'done') await s.forgetInstance(i.id);
+  if (result.kind === 'done') await s.cleanup.forgetInstance(i.id);
   await s.poller.refresh();
   report(s, result);
   return result.kind === 'done';
 }
 
-async function relabel(s: Services, i: Instance, label: unknown): Promise<void> {
+async function relabel(s: InstanceDeps, i: Instance, label: unknown): Promise<void> {
   const value =
     typeof label === 'string'
       ? label
@@ -165,7 +199,7 @@ async function relabel(s: Services, i: Instance, label: unknown): Promise<void> 
   await s.poller.refresh();
 }
 
-async function showLogs(s: Services, i: Instance, channels: Map<number, vscode.OutputChannel>): Promise<string> {
+async function showLogs(s: InstanceDeps, i: Instance): Promise<string> {
   const text = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: `GPU Rental: fetching the log of ${instanceName(i)}…`, cancellable: true },
     (_progress, token) => {
@@ -174,11 +208,7 @@ async function showLogs(s: Services, i: Instance, channels: Map<number, vscode.O
       return s.session.client.instances.logs(i.id, { tail: 1000 }, { signal: abort.signal });
     },
   );
-  let channel = channels.get(i.id);
-  if (!channel) {
-    channel = vscode.window.createOutputChannel(`GPU Rental: Instance #${i.id}`);
-    channels.set(i.id, channel);
-  }
+  const channel = s.logChannels.for(i.id);
   channel.replace(text || '(the log is empty)');
   channel.show(true);
   return text;

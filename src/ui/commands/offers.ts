@@ -4,16 +4,24 @@ import { countryCode } from '../../core/offers/present';
 import { OfferQueryError } from '../../core/offers/query/parse';
 import { OFFER_SORTS, describeSearch, isOfferSort, parseQuery, searchRequest, withFilter } from '../../core/offers/search';
 import type { FieldFilter } from '../../core/offers/types';
-import type { Services } from '../services';
+import type { Session } from '../../core/session/session';
+import type { OffersView } from '../views/offersView';
+import { command, type CommandDefinition } from './registry';
 import { formatDollars } from '../../core/format';
 
+/** What the offer commands use. */
+export interface OfferDeps {
+  readonly session: Pick<Session, 'client'>;
+  readonly offersView: OffersView;
+}
+
 /** Search (filters), sort, clear and load more for the offers view. */
-export function registerOfferCommands(s: Services): vscode.Disposable[] {
+export function offerCommands(s: OfferDeps): CommandDefinition[] {
   return [
-    vscode.commands.registerCommand(COMMANDS.searchOffers, (query?: unknown) => searchOffers(s, query)),
-    vscode.commands.registerCommand(COMMANDS.clearOfferFilters, () => s.offersView.setSearch({ query: '' })),
-    vscode.commands.registerCommand(COMMANDS.sortOffers, (sort?: unknown) => sortOffers(s, sort)),
-    vscode.commands.registerCommand(COMMANDS.loadMoreOffers, () =>
+    command(COMMANDS.searchOffers, (query?: unknown) => searchOffers(s, query)),
+    command(COMMANDS.clearOfferFilters, () => s.offersView.setSearch({ query: '' })),
+    command(COMMANDS.sortOffers, (sort?: unknown) => sortOffers(s, sort)),
+    command(COMMANDS.loadMoreOffers, () =>
       s.offersView.setSearch({ pages: s.offersView.search.pages + 1, query: s.offersView.search.query }),
     ),
   ];
@@ -29,7 +37,7 @@ export function queryProblem(text: string): string | undefined {
   }
 }
 
-async function searchOffers(s: Services, query: unknown): Promise<void> {
+async function searchOffers(s: OfferDeps, query: unknown): Promise<void> {
   if (typeof query === 'string') {
     const problem = queryProblem(query);
     if (problem) {
@@ -40,22 +48,18 @@ async function searchOffers(s: Services, query: unknown): Promise<void> {
     return;
   }
   let text = s.offersView.search.query;
-  try {
-    for (;;) {
-      const choice = await pickFilter(text);
-      if (!choice) return; // Escape: keep the search as it was
-      if (choice === 'apply') break;
-      const next = await choice(s, text);
-      if (next !== undefined) text = next;
-    }
-  } catch (error) {
-    s.showError(error);
-    return;
+  // A failure while editing (reading the GPU models, say) escapes to the command guard: the search stays as it was.
+  for (;;) {
+    const choice = await pickFilter(text);
+    if (!choice) return; // Escape: keep the search as it was
+    if (choice === 'apply') break;
+    const next = await choice(s, text);
+    if (next !== undefined) text = next;
   }
   await s.offersView.setSearch({ query: text });
 }
 
-type Editor = (s: Services, text: string) => Promise<string | undefined>;
+type Editor = (s: OfferDeps, text: string) => Promise<string | undefined>;
 
 async function pickFilter(text: string): Promise<Editor | 'apply' | undefined> {
   const q = parseQuery(text);
@@ -191,7 +195,7 @@ const editText: Editor = async (_s, text) => {
   return value === undefined ? undefined : value.trim();
 };
 
-async function sortOffers(s: Services, sort: unknown): Promise<void> {
+async function sortOffers(s: OfferDeps, sort: unknown): Promise<void> {
   if (isOfferSort(sort)) {
     await s.offersView.setSearch({ sort, query: s.offersView.search.query });
     return;

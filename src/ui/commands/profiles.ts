@@ -4,8 +4,12 @@ import { checkBaseUrl } from '../../core/api/transport';
 import { COMMANDS } from '../../core/ids';
 import { DEFAULT_PROFILE_ID, profileNameProblem, type Profile } from '../../core/session/profiles';
 import { config } from '../config';
-import type { Services } from '../services';
-import { guarded } from './errors';
+import type { Logger } from '../../core/log';
+import type { ProfileSwitcher } from '../../core/session/profileSwitcher';
+import type { ClientFactory, Session } from '../../core/session/session';
+import type { Profiles } from '../profiles';
+import type { Prompts } from '../prompts';
+import { command, type CommandDefinition } from './registry';
 import { formatDollars } from '../../core/format';
 
 /** What automation (and the tests) may pass instead of answering the inputs. */
@@ -16,29 +20,31 @@ interface NewProfileSpec {
   apiKey?: string;
 }
 
+/** What the profile commands use. */
+export interface ProfileDeps {
+  readonly profiles: Profiles;
+  readonly session: Pick<Session, 'profileId' | 'signIn'>;
+  readonly switcher: Pick<ProfileSwitcher, 'profile' | 'switchProfile' | 'keyOf' | 'deleteKeyOf'>;
+  /** Makes a short-lived client to look at another profile's account before it is removed. */
+  readonly createClient: ClientFactory;
+  /** A getter: integration tests replace the prompts at run time. */
+  readonly prompts: () => Prompts;
+  readonly logger: Logger;
+}
+
 /** Profiles: several accounts or services, one key each; switched from the status bar or here. */
-export function registerProfileCommands(s: Services): vscode.Disposable[] {
-  const guard = guarded(s);
+export function profileCommands(s: ProfileDeps): CommandDefinition[] {
   return [
-    vscode.commands.registerCommand(
-      COMMANDS.switchProfile,
-      guard((id?: string) => switchProfile(s, id)),
-    ),
-    vscode.commands.registerCommand(
-      COMMANDS.addProfile,
-      guard((spec?: NewProfileSpec) => addProfile(s, spec)),
-    ),
-    vscode.commands.registerCommand(
-      COMMANDS.removeProfile,
-      guard((id?: string) => removeProfile(s, id)),
-    ),
+    command(COMMANDS.switchProfile, (id?: string) => switchProfile(s, id)),
+    command(COMMANDS.addProfile, (spec?: NewProfileSpec) => addProfile(s, spec)),
+    command(COMMANDS.removeProfile, (id?: string) => removeProfile(s, id)),
   ];
 }
 
 const ADD = '$(add) Add Profile…';
 
 /** Resolves with the profile now in use, or undefined when the pick was dismissed. */
-async function switchProfile(s: Services, id: string | undefined): Promise<string | undefined> {
+async function switchProfile(s: ProfileDeps, id: string | undefined): Promise<string | undefined> {
   if (id === undefined) {
     const current = s.session.profileId;
     const items = s.profiles.list().map((p) => ({
@@ -55,12 +61,12 @@ async function switchProfile(s: Services, id: string | undefined): Promise<strin
     if (pick.label === ADD) return addProfile(s, undefined);
     id = pick.id;
   }
-  await s.switchProfile(id);
+  await s.switcher.switchProfile(id);
   return id;
 }
 
 /** Adds a profile, switches to it and asks for its key. Resolves with its id. */
-async function addProfile(s: Services, spec: NewProfileSpec | undefined): Promise<string | undefined> {
+async function addProfile(s: ProfileDeps, spec: NewProfileSpec | undefined): Promise<string | undefined> {
   const existing = s.profiles.list();
   const name =
     spec?.name ??
@@ -76,14 +82,14 @@ async function addProfile(s: Services, spec: NewProfileSpec | undefined): Promis
     (await vscode.window.showInputBox({
       title: 'GPU Rental: Add Profile (2/2)',
       prompt: 'The service this account is on. Keep the address for another account on the same service.',
-      value: s.profiles.baseUrl(s.profile) || config.apiUrl(),
+      value: s.profiles.baseUrl(s.switcher.profile) || config.apiUrl(),
       validateInput: (v) => urlProblem(v),
       ignoreFocusOut: true,
     }));
   if (baseUrl === undefined) return undefined;
   const profile = await s.profiles.add(name, baseUrl);
   s.logger.info(`Added the profile "${profile.name}" (${profile.baseUrl ?? ''}).`);
-  await s.switchProfile(profile.id);
+  await s.switcher.switchProfile(profile.id);
   if (spec?.apiKey !== undefined) await s.session.signIn(spec.apiKey);
   else if (spec === undefined) void vscode.commands.executeCommand(COMMANDS.setApiKey);
   return profile.id;
@@ -102,7 +108,7 @@ function urlProblem(value: string): string | undefined {
  * Removes a profile and its key from this machine, after a confirmation that says what its
  * account still runs: those instances keep billing and will not be visible here any more.
  */
-async function removeProfile(s: Services, id: string | undefined): Promise<boolean> {
+async function removeProfile(s: ProfileDeps, id: string | undefined): Promise<boolean> {
   const removable = s.profiles.list().filter((p) => p.id !== DEFAULT_PROFILE_ID);
   if (removable.length === 0) {
     void vscode.window.showInformationMessage(
@@ -128,17 +134,17 @@ async function removeProfile(s: Services, id: string | undefined): Promise<boole
   ]
     .filter(Boolean)
     .join('\n\n');
-  if (!(await s.prompts.confirm(`Remove the profile "${profile.name}"?`, detail, 'Remove Profile'))) return false;
-  if (s.session.profileId === profile.id) await s.switchProfile(DEFAULT_PROFILE_ID);
-  await s.deleteKeyOf(profile, baseUrl);
+  if (!(await s.prompts().confirm(`Remove the profile "${profile.name}"?`, detail, 'Remove Profile'))) return false;
+  if (s.session.profileId === profile.id) await s.switcher.switchProfile(DEFAULT_PROFILE_ID);
+  await s.switcher.deleteKeyOf(profile, baseUrl);
   await s.profiles.remove(profile.id);
   s.logger.info(`Removed the profile "${profile.name}" and its key.`);
   return true;
 }
 
 /** What the profile's account still has that bills, read with its own key; a sentence, or ''. */
-async function stillBilling(s: Services, profile: Profile, baseUrl: string): Promise<string> {
-  const key = await s.keyOf(profile, baseUrl);
+async function stillBilling(s: ProfileDeps, profile: Profile, baseUrl: string): Promise<string> {
+  const key = await s.switcher.keyOf(profile, baseUrl);
   if (!key) return '';
   try {
     const client = s.createClient(baseUrl, () => key);

@@ -11,6 +11,7 @@ import { describeLaunch, rentRuntype, templateLaunchMode, type LaunchMode } from
 import { rentOutcomeMessage } from '../../core/rent/messages';
 import type { Renter } from '../../core/rent/renter';
 import type { Session } from '../../core/session/session';
+import type { StoredState } from '../../core/state/storedState';
 import type { BootStatus } from '../bootStatus';
 import type { PendingRents } from '../pendingRents';
 import type { Prompts } from '../prompts';
@@ -19,11 +20,8 @@ import { rentWizard, type RentPlan, type VolumeChoice } from '../rent/wizard';
 import { OfferItem, type OffersView } from '../views/offersView';
 import { config } from '../config';
 import { OnstartTooLong, withWatchdog } from '../../core/idle/watchdog';
-import { RECENT_TEMPLATES_KEY } from './templates';
 import { formatDollars } from '../../core/format';
 import { command, type CommandDefinition } from './registry';
-
-const RECENT_IMAGES_KEY = 'gpuRental.recentImages';
 
 /** What the rent command uses. */
 export interface RentDeps {
@@ -35,7 +33,7 @@ export interface RentDeps {
   readonly pendingRents: PendingRents;
   readonly offersView: OffersView;
   /** Where the recent images and templates are kept. */
-  readonly globalState: vscode.Memento;
+  readonly state: Pick<StoredState, 'get' | 'change'>;
   /** A getter: integration tests replace the prompts at run time. */
   readonly prompts: () => Prompts;
   readonly logger: Logger;
@@ -310,20 +308,18 @@ async function templateMode(s: RentDeps, hash: string): Promise<LaunchMode | und
 
 /** Images the rent wizard offers again, most recent first. */
 function recentImages(s: RentDeps): string[] {
-  return s.globalState.get<string[]>(RECENT_IMAGES_KEY, []);
+  return s.state.get('recentImages');
 }
 
 /** Template hashes the rent wizard offers again, most recent first. */
 function recentTemplates(s: RentDeps): string[] {
-  return s.globalState.get<string[]>(RECENT_TEMPLATES_KEY, []);
+  return s.state.get('recentTemplates');
 }
 
 async function rememberTemplate(s: RentDeps, hash: string): Promise<void> {
-  const recent = recentTemplates(s).filter((h) => h !== hash);
-  await s.globalState.update(RECENT_TEMPLATES_KEY, [hash, ...recent].slice(0, 5));
+  await s.state.change('recentTemplates', (recent) => [hash, ...recent.filter((h) => h !== hash)].slice(0, 5));
 }
 
 async function rememberImage(s: RentDeps, image: string): Promise<void> {
-  const recent = recentImages(s).filter((i) => i !== image);
-  await s.globalState.update(RECENT_IMAGES_KEY, [image, ...recent].slice(0, 5));
+  await s.state.change('recentImages', (recent) => [image, ...recent.filter((i) => i !== image)].slice(0, 5));
 }

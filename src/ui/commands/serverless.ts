@@ -1,10 +1,10 @@
 import * as vscode from 'vscode';
 import type { Endpoint, EndpointFields, ServerlessWorker, WorkerGroup, WorkerGroupFields } from '../../core/api/serverless';
 import { COMMANDS } from '../../core/ids';
-import type { Services } from '../services';
+import type { AccountAreaDeps } from './accountDeps';
 import { workerSummary } from '../../core/account/present';
 import { EndpointItem, WorkerGroupItem } from '../views/account/serverlessItems';
-import { guarded } from './errors';
+import { command, type CommandDefinition } from './registry';
 
 /** The autoscaling settings shared by endpoints and worker groups, as the user edits them. */
 const SCALING_FIELDS = [
@@ -27,41 +27,18 @@ const GROUP_FIELDS = [
 ] as const;
 
 /** Serverless endpoints and their worker groups: create, update the autoscaling fields, delete (confirmed); their workers and logs. */
-export function registerServerlessCommands(s: Services): vscode.Disposable[] {
-  const guard = guarded(s);
+export function serverlessCommands(s: AccountAreaDeps): CommandDefinition[] {
   return [
-    vscode.commands.registerCommand(
-      COMMANDS.createEndpoint,
-      guard((fields?: EndpointFields) => createEndpoint(s, fields)),
+    command(COMMANDS.createEndpoint, (fields?: EndpointFields) => createEndpoint(s, fields)),
+    command(COMMANDS.updateEndpoint, (t?: EndpointItem | number, fields?: Partial<EndpointFields>) => updateEndpoint(s, t, fields)),
+    command(COMMANDS.deleteEndpoint, (t?: EndpointItem | number) => deleteEndpoint(s, t)),
+    command(COMMANDS.createWorkerGroup, (t?: EndpointItem | number, fields?: WorkerGroupFields) => createWorkerGroup(s, t, fields)),
+    command(COMMANDS.updateWorkerGroup, (t?: WorkerGroupItem | number, fields?: Partial<WorkerGroupFields>) =>
+      updateWorkerGroup(s, t, fields),
     ),
-    vscode.commands.registerCommand(
-      COMMANDS.updateEndpoint,
-      guard((t?: EndpointItem | number, fields?: Partial<EndpointFields>) => updateEndpoint(s, t, fields)),
-    ),
-    vscode.commands.registerCommand(
-      COMMANDS.deleteEndpoint,
-      guard((t?: EndpointItem | number) => deleteEndpoint(s, t)),
-    ),
-    vscode.commands.registerCommand(
-      COMMANDS.createWorkerGroup,
-      guard((t?: EndpointItem | number, fields?: WorkerGroupFields) => createWorkerGroup(s, t, fields)),
-    ),
-    vscode.commands.registerCommand(
-      COMMANDS.updateWorkerGroup,
-      guard((t?: WorkerGroupItem | number, fields?: Partial<WorkerGroupFields>) => updateWorkerGroup(s, t, fields)),
-    ),
-    vscode.commands.registerCommand(
-      COMMANDS.deleteWorkerGroup,
-      guard((t?: WorkerGroupItem | number) => deleteWorkerGroup(s, t)),
-    ),
-    vscode.commands.registerCommand(
-      COMMANDS.showServerlessWorkers,
-      guard((t?: ServerlessTarget) => showWorkers(s, t)),
-    ),
-    vscode.commands.registerCommand(
-      COMMANDS.showServerlessLogs,
-      guard((t?: ServerlessTarget, tail?: number) => showLogs(s, t, tail)),
-    ),
+    command(COMMANDS.deleteWorkerGroup, (t?: WorkerGroupItem | number) => deleteWorkerGroup(s, t)),
+    command(COMMANDS.showServerlessWorkers, (t?: ServerlessTarget) => showWorkers(s, t)),
+    command(COMMANDS.showServerlessLogs, (t?: ServerlessTarget, tail?: number) => showLogs(s, t, tail)),
   ];
 }
 
@@ -84,7 +61,7 @@ async function askField(
   return value === undefined ? undefined : { [field.key]: Number(value) };
 }
 
-async function pickEndpoint(s: Services, t: EndpointItem | number | undefined, title: string) {
+async function pickEndpoint(s: AccountAreaDeps, t: EndpointItem | number | undefined, title: string) {
   const endpoints = await s.session.client.serverless.listEndpoints();
   if (t instanceof EndpointItem) return t.endpoint;
   if (typeof t === 'number') return endpoints.find((e) => e.id === t);
@@ -96,7 +73,7 @@ async function pickEndpoint(s: Services, t: EndpointItem | number | undefined, t
   )?.e;
 }
 
-async function pickGroup(s: Services, t: WorkerGroupItem | number | undefined, title: string) {
+async function pickGroup(s: AccountAreaDeps, t: WorkerGroupItem | number | undefined, title: string) {
   const groups = await s.session.client.serverless.listWorkerGroups();
   if (t instanceof WorkerGroupItem) return t.group;
   if (typeof t === 'number') return groups.find((g) => g.id === t);
@@ -108,7 +85,7 @@ async function pickGroup(s: Services, t: WorkerGroupItem | number | undefined, t
   )?.g;
 }
 
-async function createEndpoint(s: Services, given: EndpointFields | undefined): Promise<number | undefined> {
+async function createEndpoint(s: AccountAreaDeps, given: EndpointFields | undefined): Promise<number | undefined> {
   let fields = given;
   if (!fields) {
     const name = (
@@ -136,7 +113,7 @@ async function createEndpoint(s: Services, given: EndpointFields | undefined): P
 }
 
 async function updateEndpoint(
-  s: Services,
+  s: AccountAreaDeps,
   t: EndpointItem | number | undefined,
   given: Partial<EndpointFields> | undefined,
 ): Promise<boolean> {
@@ -149,14 +126,16 @@ async function updateEndpoint(
   return true;
 }
 
-async function deleteEndpoint(s: Services, t: EndpointItem | number | undefined): Promise<boolean> {
+async function deleteEndpoint(s: AccountAreaDeps, t: EndpointItem | number | undefined): Promise<boolean> {
   const endpoint = await pickEndpoint(s, t, 'GPU Rental: Delete which endpoint?');
   if (!endpoint) return false;
-  const ok = await s.prompts.confirm(
-    `Delete endpoint "${endpoint.endpoint_name}"?`,
-    'Its worker groups are deleted with it and its workers stop. Requests to it fail from now on.',
-    'Delete Endpoint',
-  );
+  const ok = await s
+    .prompts()
+    .confirm(
+      `Delete endpoint "${endpoint.endpoint_name}"?`,
+      'Its worker groups are deleted with it and its workers stop. Requests to it fail from now on.',
+      'Delete Endpoint',
+    );
   if (!ok) return false;
   await s.session.client.serverless.deleteEndpoint(endpoint.id);
   s.accountView.refresh();
@@ -164,7 +143,7 @@ async function deleteEndpoint(s: Services, t: EndpointItem | number | undefined)
 }
 
 async function createWorkerGroup(
-  s: Services,
+  s: AccountAreaDeps,
   t: EndpointItem | number | undefined,
   given: WorkerGroupFields | undefined,
 ): Promise<number | undefined> {
@@ -197,7 +176,7 @@ async function createWorkerGroup(
 }
 
 async function updateWorkerGroup(
-  s: Services,
+  s: AccountAreaDeps,
   t: WorkerGroupItem | number | undefined,
   given: Partial<WorkerGroupFields> | undefined,
 ): Promise<boolean> {
@@ -210,14 +189,16 @@ async function updateWorkerGroup(
   return true;
 }
 
-async function deleteWorkerGroup(s: Services, t: WorkerGroupItem | number | undefined): Promise<boolean> {
+async function deleteWorkerGroup(s: AccountAreaDeps, t: WorkerGroupItem | number | undefined): Promise<boolean> {
   const group = await pickGroup(s, t, 'GPU Rental: Delete which worker group?');
   if (!group) return false;
-  const ok = await s.prompts.confirm(
-    `Delete worker group ${group.id}${group.endpoint_name ? ` of "${group.endpoint_name}"` : ''}?`,
-    'Its workers stop and the endpoint no longer scales onto these machines.',
-    'Delete Worker Group',
-  );
+  const ok = await s
+    .prompts()
+    .confirm(
+      `Delete worker group ${group.id}${group.endpoint_name ? ` of "${group.endpoint_name}"` : ''}?`,
+      'Its workers stop and the endpoint no longer scales onto these machines.',
+      'Delete Worker Group',
+    );
   if (!ok) return false;
   await s.session.client.serverless.deleteWorkerGroup(group.id);
   s.accountView.refresh();
@@ -230,7 +211,7 @@ type Resolved = { kind: 'endpoint'; endpoint: Endpoint } | { kind: 'group'; grou
 
 const LOG_LINES = 1000;
 
-async function pickServerless(s: Services, t: ServerlessTarget | undefined, title: string): Promise<Resolved | undefined> {
+async function pickServerless(s: AccountAreaDeps, t: ServerlessTarget | undefined, title: string): Promise<Resolved | undefined> {
   if (t instanceof EndpointItem) return { kind: 'endpoint', endpoint: t.endpoint };
   if (t instanceof WorkerGroupItem) return { kind: 'group', group: t.group };
   if (typeof t === 'number') {
@@ -267,7 +248,7 @@ function nameOf(r: Resolved): string {
 }
 
 /** Lists the workers in a quick pick; picking one copies its URL. Resolves with the workers. */
-async function showWorkers(s: Services, t: ServerlessTarget | undefined): Promise<ServerlessWorker[] | undefined> {
+async function showWorkers(s: AccountAreaDeps, t: ServerlessTarget | undefined): Promise<ServerlessWorker[] | undefined> {
   const target = await pickServerless(s, t, 'GPU Rental: Show the workers of…');
   if (!target) return undefined;
   const client = s.session.client.serverless;
@@ -293,7 +274,7 @@ async function showWorkers(s: Services, t: ServerlessTarget | undefined): Promis
 }
 
 /** Opens the last lines of an endpoint's or a worker group's log in an editor (untitled, nothing saved). Resolves with the text. */
-async function showLogs(s: Services, t: ServerlessTarget | undefined, tail = LOG_LINES): Promise<string | undefined> {
+async function showLogs(s: AccountAreaDeps, t: ServerlessTarget | undefined, tail = LOG_LINES): Promise<string | undefined> {
   const target = await pickServerless(s, t, 'GPU Rental: Show the logs of…');
   if (!target) return undefined;
   const client = s.session.client.serverless;

@@ -3,16 +3,36 @@ import { creditOf } from '../../core/api/account';
 import { ApiError } from '../../core/api/errors';
 import { COMMANDS } from '../../core/ids';
 import { AccountFrozen } from '../../core/session/session';
-import type { Services } from '../services';
+import type { InstancePoller } from '../../core/instances/poller';
+import type { Logger } from '../../core/log';
+import type { Renter } from '../../core/rent/renter';
+import type { EnvironmentKey } from '../../core/session/environmentKey';
+import type { Session } from '../../core/session/session';
+import { command, type CommandDefinition } from './registry';
 import { formatDollars } from '../../core/format';
 
+/** What the session commands use. */
+export interface SessionDeps {
+  readonly session: Session;
+  readonly renter: Pick<Renter, 'checkNow'>;
+  readonly poller: Pick<InstancePoller, 'refresh'>;
+  readonly environmentKey: Pick<EnvironmentKey, 'rememberSignOut'>;
+  /** The service, and the profile when there are several: for messages. */
+  readonly where: () => string;
+  /** Reloads the three views. */
+  readonly refreshViews: () => void;
+  readonly logger: Logger;
+  /** The "GPU Rental" channel, for Show Logs. */
+  readonly log: { show(): void };
+}
+
 /** Set API key, sign out, refresh and show logs. */
-export function registerSessionCommands(s: Services): vscode.Disposable[] {
+export function sessionCommands(s: SessionDeps): CommandDefinition[] {
   return [
-    vscode.commands.registerCommand(COMMANDS.setApiKey, (key?: unknown) => setApiKey(s, key)),
-    vscode.commands.registerCommand(COMMANDS.signOut, () => signOut(s)),
-    vscode.commands.registerCommand(COMMANDS.refresh, () => refresh(s)),
-    vscode.commands.registerCommand(COMMANDS.showLogs, () => s.log.show()),
+    command(COMMANDS.setApiKey, (key?: unknown) => setApiKey(s, key)),
+    command(COMMANDS.signOut, () => signOut(s)),
+    command(COMMANDS.refresh, () => refresh(s)),
+    command(COMMANDS.showLogs, () => s.log.show()),
   ];
 }
 
@@ -20,7 +40,7 @@ export function registerSessionCommands(s: Services): vscode.Disposable[] {
  * Asks for a key (or takes it as the argument, for automation), checks it against the service and
  * only then stores it. Resolves true when a key was stored.
  */
-async function setApiKey(s: Services, key: unknown): Promise<boolean> {
+async function setApiKey(s: SessionDeps, key: unknown): Promise<boolean> {
   if (typeof key === 'string' && key.trim()) {
     try {
       const user = await s.session.signIn(key);
@@ -34,10 +54,10 @@ async function setApiKey(s: Services, key: unknown): Promise<boolean> {
   return promptForKey(s);
 }
 
-function promptForKey(s: Services): Promise<boolean> {
+function promptForKey(s: SessionDeps): Promise<boolean> {
   const input = vscode.window.createInputBox();
   input.title = 'GPU Rental: Set API Key';
-  input.prompt = `Paste an API key for ${s.where}. It is checked with the service, then kept in VS Code's secret storage.`;
+  input.prompt = `Paste an API key for ${s.where()}. It is checked with the service, then kept in VS Code's secret storage.`;
   input.placeholder = 'API key';
   input.password = true;
   input.ignoreFocusOut = true;
@@ -74,7 +94,7 @@ function promptForKey(s: Services): Promise<boolean> {
   });
 }
 
-async function signOut(s: Services): Promise<void> {
+async function signOut(s: SessionDeps): Promise<void> {
   if (!s.session.hasKey) {
     void vscode.window.showInformationMessage('GPU Rental: no API key is set for this service.');
     return;
@@ -87,11 +107,11 @@ async function signOut(s: Services): Promise<void> {
     void vscode.window.showWarningMessage(`GPU Rental: not signed out. ${error.message}`);
     return;
   }
-  await s.rememberSignOut();
-  void vscode.window.showInformationMessage(`GPU Rental: signed out. The API key for ${s.where} was removed from this machine.`);
+  await s.environmentKey.rememberSignOut();
+  void vscode.window.showInformationMessage(`GPU Rental: signed out. The API key for ${s.where()} was removed from this machine.`);
 }
 
-async function refresh(s: Services): Promise<void> {
+async function refresh(s: SessionDeps): Promise<void> {
   // Also looks at once for the instance of a rent whose answer was lost.
   s.renter.checkNow();
   await s.session.refresh();
@@ -100,7 +120,7 @@ async function refresh(s: Services): Promise<void> {
 }
 
 /** `credit` null: the account was read but reports no credit; undefined: the key may not read it. */
-function signedInMessage(s: Services, email: string | null | undefined, credit: number | null | undefined): string {
+function signedInMessage(s: SessionDeps, email: string | null | undefined, credit: number | null | undefined): string {
   const who = email ? ` as ${email}` : '';
   const money =
     credit === undefined
@@ -108,7 +128,7 @@ function signedInMessage(s: Services, email: string | null | undefined, credit: 
       : credit === null
         ? ' Credit: unknown (the service did not report it).'
         : ` Credit: ${formatDollars(credit)}.`;
-  return `GPU Rental: signed in to ${s.where}${who}.${money}`;
+  return `GPU Rental: signed in to ${s.where()}${who}.${money}`;
 }
 
 /** The reason a key was not accepted, phrased for the input box. */
@@ -121,7 +141,7 @@ function keyProblem(error: unknown): string {
   return `${describe(error)} The key was not stored.`;
 }
 
-async function showKeyError(s: Services, error: unknown): Promise<void> {
+async function showKeyError(s: SessionDeps, error: unknown): Promise<void> {
   s.logger.warn(`The API key was not stored: ${describe(error)}`);
   const choice = await vscode.window.showErrorMessage(`GPU Rental: ${keyProblem(error)}`, 'Set API Key', 'Show Logs');
   if (choice === 'Set API Key') void vscode.commands.executeCommand(COMMANDS.setApiKey);

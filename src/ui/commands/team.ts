@@ -2,34 +2,21 @@ import * as vscode from 'vscode';
 import type { TeamMember, TeamRole } from '../../core/api/team';
 import { PERMISSION_CATEGORIES, isPermissionCategory, permissionsFor } from '../../core/api/permissions';
 import { COMMANDS } from '../../core/ids';
-import type { Services } from '../services';
+import type { AccountAreaDeps } from './accountDeps';
 import { TeamMemberItem, TeamRoleItem } from '../views/account/teamItems';
-import { guarded } from './errors';
+import { command, type CommandDefinition } from './registry';
 
 /** Team members and roles: invite, remove (confirmed), create or update a role, delete one (confirmed). */
-export function registerTeamCommands(s: Services): vscode.Disposable[] {
-  const guard = guarded(s);
+export function teamCommands(s: AccountAreaDeps): CommandDefinition[] {
   return [
-    vscode.commands.registerCommand(
-      COMMANDS.inviteTeamMember,
-      guard((email?: string, role?: string) => invite(s, email, role)),
-    ),
-    vscode.commands.registerCommand(
-      COMMANDS.removeTeamMember,
-      guard((t?: TeamMemberItem | number) => remove(s, t)),
-    ),
-    vscode.commands.registerCommand(
-      COMMANDS.saveTeamRole,
-      guard((t?: TeamRoleItem | string, categories?: string[]) => saveRole(s, t, categories)),
-    ),
-    vscode.commands.registerCommand(
-      COMMANDS.deleteTeamRole,
-      guard((t?: TeamRoleItem | string) => deleteRole(s, t)),
-    ),
+    command(COMMANDS.inviteTeamMember, (email?: string, role?: string) => invite(s, email, role)),
+    command(COMMANDS.removeTeamMember, (t?: TeamMemberItem | number) => remove(s, t)),
+    command(COMMANDS.saveTeamRole, (t?: TeamRoleItem | string, categories?: string[]) => saveRole(s, t, categories)),
+    command(COMMANDS.deleteTeamRole, (t?: TeamRoleItem | string) => deleteRole(s, t)),
   ];
 }
 
-async function invite(s: Services, email: string | undefined, role: string | undefined): Promise<boolean> {
+async function invite(s: AccountAreaDeps, email: string | undefined, role: string | undefined): Promise<boolean> {
   const address =
     email ??
     (
@@ -53,7 +40,7 @@ async function invite(s: Services, email: string | undefined, role: string | und
   return true;
 }
 
-async function remove(s: Services, target: TeamMemberItem | number | undefined): Promise<boolean> {
+async function remove(s: AccountAreaDeps, target: TeamMemberItem | number | undefined): Promise<boolean> {
   const members = await s.session.client.team.members();
   let member: TeamMember | undefined = target instanceof TeamMemberItem ? target.member : members.find((m) => m.id === target);
   if (target === undefined) {
@@ -66,11 +53,13 @@ async function remove(s: Services, target: TeamMemberItem | number | undefined):
   }
   if (!member) return false;
   const who = member.email || member.username || `user ${member.id}`;
-  const ok = await s.prompts.confirm(
-    `Remove ${who} from the team?`,
-    "They lose access to the team's instances, keys and billing at once. You can invite them again.",
-    'Remove',
-  );
+  const ok = await s
+    .prompts()
+    .confirm(
+      `Remove ${who} from the team?`,
+      "They lose access to the team's instances, keys and billing at once. You can invite them again.",
+      'Remove',
+    );
   if (!ok) return false;
   await s.session.client.team.removeMember(member.id);
   s.accountView.refresh();
@@ -78,7 +67,7 @@ async function remove(s: Services, target: TeamMemberItem | number | undefined):
 }
 
 /** Creates the role, or updates it when one of that name exists; its permissions are picked by category. */
-async function saveRole(s: Services, target: TeamRoleItem | string | undefined, given: string[] | undefined): Promise<boolean> {
+async function saveRole(s: AccountAreaDeps, target: TeamRoleItem | string | undefined, given: string[] | undefined): Promise<boolean> {
   const roles = await s.session.client.team.roles();
   let name = target instanceof TeamRoleItem ? target.role.name : target;
   if (!name) {
@@ -117,7 +106,7 @@ async function saveRole(s: Services, target: TeamRoleItem | string | undefined, 
 }
 
 /** Deletes a role after a confirmation that says who holds it. The owner role is never offered. */
-async function deleteRole(s: Services, target: TeamRoleItem | string | undefined): Promise<boolean> {
+async function deleteRole(s: AccountAreaDeps, target: TeamRoleItem | string | undefined): Promise<boolean> {
   const roles = (await s.session.client.team.roles()).filter((r) => r.name !== 'owner');
   let name = target instanceof TeamRoleItem ? target.role.name : target;
   if (name === undefined) {
@@ -142,7 +131,7 @@ async function deleteRole(s: Services, target: TeamRoleItem | string | undefined
   const detail = holders.length
     ? `${who.join(', ')} ${holders.length === 1 ? 'has' : 'have'} this role and will lose what it allows. Give them another role first if they still need access.`
     : 'No team member has this role.';
-  if (!(await s.prompts.confirm(`Delete the team role "${name}"?`, detail, 'Delete Role'))) return false;
+  if (!(await s.prompts().confirm(`Delete the team role "${name}"?`, detail, 'Delete Role'))) return false;
   await s.session.client.team.deleteRole(name);
   s.accountView.refresh();
   return true;

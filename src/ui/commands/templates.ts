@@ -2,43 +2,33 @@ import * as vscode from 'vscode';
 import type { Template, TemplateFields } from '../../core/api/templates';
 import { followHash, imageFields, joinImage, templateFromInstance } from '../../core/account/templates';
 import { COMMANDS } from '../../core/ids';
-import type { Services } from '../services';
+import type { Session } from '../../core/session/session';
+import type { StoredState } from '../../core/state/storedState';
+import type { AccountAreaDeps } from './accountDeps';
 import { TemplateItem } from '../views/account/templateItems';
-import { guarded } from './errors';
-import { resolveTarget, type Target } from './instances';
+import { command, type CommandDefinition } from './registry';
+import { resolveTarget, type Target, type TargetDeps } from './instances';
 import type { RentStart } from './rent';
 
-/** Template hashes the rent flow offers again; they follow a template's edits. */
-export const RECENT_TEMPLATES_KEY = 'gpuRental.recentTemplates';
+/** What the template commands use. */
+export interface TemplateDeps extends AccountAreaDeps, TargetDeps {
+  readonly session: Pick<Session, 'client' | 'state'>;
+  /** The recent templates the rent flow offers again: they follow a template's edits and deletion. */
+  readonly state: Pick<StoredState, 'change'>;
+}
 
 /** Templates: save an instance's settings as one, search, edit, delete, rent with one. */
-export function registerTemplateCommands(s: Services): vscode.Disposable[] {
-  const guard = guarded(s);
+export function templateCommands(s: TemplateDeps): CommandDefinition[] {
   return [
-    vscode.commands.registerCommand(
-      COMMANDS.saveAsTemplate,
-      guard((t?: Target, name?: string) => saveAsTemplate(s, t, name)),
-    ),
-    vscode.commands.registerCommand(
-      COMMANDS.searchTemplates,
-      guard(() => searchTemplates(s)),
-    ),
-    vscode.commands.registerCommand(
-      COMMANDS.editTemplate,
-      guard((t?: TemplateItem | string, changes?: Partial<TemplateFields>) => editTemplate(s, t, changes)),
-    ),
-    vscode.commands.registerCommand(
-      COMMANDS.deleteTemplate,
-      guard((t?: TemplateItem | number) => deleteTemplate(s, t)),
-    ),
-    vscode.commands.registerCommand(
-      COMMANDS.rentWithTemplate,
-      guard((t?: TemplateItem | string, offer?: number) => rentWithTemplate(s, t, offer)),
-    ),
+    command(COMMANDS.saveAsTemplate, (t?: Target, name?: string) => saveAsTemplate(s, t, name)),
+    command(COMMANDS.searchTemplates, () => searchTemplates(s)),
+    command(COMMANDS.editTemplate, (t?: TemplateItem | string, changes?: Partial<TemplateFields>) => editTemplate(s, t, changes)),
+    command(COMMANDS.deleteTemplate, (t?: TemplateItem | number) => deleteTemplate(s, t)),
+    command(COMMANDS.rentWithTemplate, (t?: TemplateItem | string, offer?: number) => rentWithTemplate(s, t, offer)),
   ];
 }
 
-async function saveAsTemplate(s: Services, t: Target | undefined, given: string | undefined): Promise<Template | undefined> {
+async function saveAsTemplate(s: TemplateDeps, t: Target | undefined, given: string | undefined): Promise<Template | undefined> {
   const instance = await resolveTarget(s, t, 'Save the settings of which instance as a template?', undefined);
   if (!instance) return undefined;
   const name =
@@ -60,7 +50,7 @@ async function saveAsTemplate(s: Services, t: Target | undefined, given: string 
   return template;
 }
 
-async function pickTemplate(s: Services, title: string, ownOnly: boolean): Promise<Template | undefined> {
+async function pickTemplate(s: TemplateDeps, title: string, ownOnly: boolean): Promise<Template | undefined> {
   const state = s.session.state;
   const me = state.kind === 'ready' ? state.user?.id : undefined;
   const all = await s.session.client.templates.search();
@@ -77,7 +67,7 @@ async function pickTemplate(s: Services, title: string, ownOnly: boolean): Promi
   return picked?.t;
 }
 
-async function searchTemplates(s: Services): Promise<void> {
+async function searchTemplates(s: TemplateDeps): Promise<void> {
   const t = await pickTemplate(s, 'GPU Rental: Templates (public and yours)', false);
   if (!t) return;
   const choice = await vscode.window.showQuickPick(['Rent With This Template…', 'Copy Hash'], { title: `GPU Rental: ${t.name}` });
@@ -85,7 +75,7 @@ async function searchTemplates(s: Services): Promise<void> {
   if (choice?.startsWith('Rent')) await rentWithTemplate(s, t.hash_id, undefined);
 }
 
-async function ownTemplate(s: Services, t: TemplateItem | string | number | undefined, title: string): Promise<Template | undefined> {
+async function ownTemplate(s: TemplateDeps, t: TemplateItem | string | number | undefined, title: string): Promise<Template | undefined> {
   if (t instanceof TemplateItem) return t.template;
   if (t !== undefined) return (await s.session.client.templates.search()).find((x) => x.hash_id === t || x.id === t);
   return pickTemplate(s, title, true);
@@ -93,7 +83,7 @@ async function ownTemplate(s: Services, t: TemplateItem | string | number | unde
 
 /** Edits a template; its hash changes, and the stored references follow. Resolves with the new hash. */
 async function editTemplate(
-  s: Services,
+  s: TemplateDeps,
   t: TemplateItem | string | undefined,
   given: Partial<TemplateFields> | undefined,
 ): Promise<string | undefined> {
@@ -121,8 +111,7 @@ async function editTemplate(
           : { [field.value]: value };
   }
   const edited = await s.session.client.templates.edit(template.hash_id, changes);
-  const recent = s.context.globalState.get<string[]>(RECENT_TEMPLATES_KEY, []);
-  await s.context.globalState.update(RECENT_TEMPLATES_KEY, followHash(recent, template.hash_id, edited.hash_id));
+  await s.state.change('recentTemplates', (recent) => followHash(recent, template.hash_id, edited.hash_id));
   s.accountView.refresh();
   void vscode.window.showInformationMessage(
     `GPU Rental: template "${template.name}" saved; its hash is now ${edited.hash_id.slice(0, 8)} (was ${template.hash_id.slice(0, 8)}).`,
@@ -130,21 +119,19 @@ async function editTemplate(
   return edited.hash_id;
 }
 
-async function deleteTemplate(s: Services, t: TemplateItem | number | undefined): Promise<boolean> {
+async function deleteTemplate(s: TemplateDeps, t: TemplateItem | number | undefined): Promise<boolean> {
   const template = await ownTemplate(s, t, 'GPU Rental: Delete which template?');
   if (!template) return false;
-  const ok = await s.prompts.confirm(
-    `Delete template "${template.name}"?`,
-    'Instances already rented with it keep running; it can no longer be rented with. This cannot be undone.',
-    'Delete Template',
-  );
+  const ok = await s
+    .prompts()
+    .confirm(
+      `Delete template "${template.name}"?`,
+      'Instances already rented with it keep running; it can no longer be rented with. This cannot be undone.',
+      'Delete Template',
+    );
   if (!ok) return false;
   await s.session.client.templates.delete(template.id);
-  const recent = s.context.globalState.get<string[]>(RECENT_TEMPLATES_KEY, []);
-  await s.context.globalState.update(
-    RECENT_TEMPLATES_KEY,
-    recent.filter((h) => h !== template.hash_id),
-  );
+  await s.state.change('recentTemplates', (recent) => recent.filter((h) => h !== template.hash_id));
   s.accountView.refresh();
   return true;
 }
@@ -154,7 +141,7 @@ async function deleteTemplate(s: Services, t: TemplateItem | number | undefined)
  * to that one rent as an argument, so the next rent starts without it. An offer id (automation)
  * skips the offer pick.
  */
-async function rentWithTemplate(s: Services, t: TemplateItem | string | undefined, offer: number | undefined): Promise<unknown> {
+async function rentWithTemplate(s: TemplateDeps, t: TemplateItem | string | undefined, offer: number | undefined): Promise<unknown> {
   const template =
     t instanceof TemplateItem ? t.template : t ? { hash_id: t } : await pickTemplate(s, 'GPU Rental: Rent with which template?', false);
   if (!template) return undefined;

@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
 import type { VolumeOffer } from '../../core/api/volumes';
 import { COMMANDS } from '../../core/ids';
-import type { Services } from '../services';
+import type { AccountAreaDeps } from './accountDeps';
 import { VolumeItem } from '../views/account/volumeItems';
-import { guarded } from './errors';
+import { command, type CommandDefinition } from './registry';
 import { formatDollars } from '../../core/format';
 
 /** What automation (and the tests) may pass instead of answering the pickers. */
@@ -14,17 +14,10 @@ interface NewVolume {
 }
 
 /** Volumes: create from a volume offer (with its price), delete after a confirmation. */
-export function registerVolumeCommands(s: Services): vscode.Disposable[] {
-  const guard = guarded(s);
+export function volumeCommands(s: AccountAreaDeps): CommandDefinition[] {
   return [
-    vscode.commands.registerCommand(
-      COMMANDS.createVolume,
-      guard((spec?: NewVolume) => createVolume(s, spec)),
-    ),
-    vscode.commands.registerCommand(
-      COMMANDS.deleteVolume,
-      guard((t?: VolumeItem | number) => deleteVolume(s, t)),
-    ),
+    command(COMMANDS.createVolume, (spec?: NewVolume) => createVolume(s, spec)),
+    command(COMMANDS.deleteVolume, (t?: VolumeItem | number) => deleteVolume(s, t)),
   ];
 }
 
@@ -33,7 +26,7 @@ export function monthly(offer: Pick<VolumeOffer, 'storage_cost'>, gb: number): n
   return (offer.storage_cost ?? 0) * gb;
 }
 
-async function createVolume(s: Services, spec: NewVolume | undefined): Promise<string | undefined> {
+async function createVolume(s: AccountAreaDeps, spec: NewVolume | undefined): Promise<string | undefined> {
   let request = spec;
   if (!request) {
     const sizeText = await vscode.window.showInputBox({
@@ -71,7 +64,7 @@ async function createVolume(s: Services, spec: NewVolume | undefined): Promise<s
   return created.volumeName;
 }
 
-async function deleteVolume(s: Services, t: VolumeItem | number | undefined): Promise<boolean> {
+async function deleteVolume(s: AccountAreaDeps, t: VolumeItem | number | undefined): Promise<boolean> {
   const volumes = await s.session.client.volumes.list();
   const volume =
     t instanceof VolumeItem
@@ -91,11 +84,13 @@ async function deleteVolume(s: Services, t: VolumeItem | number | undefined): Pr
     );
     return false;
   }
-  const ok = await s.prompts.confirm(
-    `Delete volume "${volume.label || volume.id}"?`,
-    `Its ${volume.disk_space ?? '?'} GB and every file on it are deleted for good. Billing for it stops. This cannot be undone.`,
-    'Delete Volume',
-  );
+  const ok = await s
+    .prompts()
+    .confirm(
+      `Delete volume "${volume.label || volume.id}"?`,
+      `Its ${volume.disk_space ?? '?'} GB and every file on it are deleted for good. Billing for it stops. This cannot be undone.`,
+      'Delete Volume',
+    );
   if (!ok) return false;
   await s.session.client.volumes.delete(volume.id);
   s.accountView.refresh();

@@ -1,0 +1,69 @@
+import type * as vscode from 'vscode';
+import type { Services } from '../services';
+import { apiKeyCommands, createdKeyIds } from './apiKeys';
+import { billingCommands } from './billing';
+import { connectCommands } from './connect';
+import { InstanceLogChannels, instanceCommands } from './instances';
+import { offerCommands } from './offers';
+import { profileCommands } from './profiles';
+import { registerCommands, type CommandDefinition } from './registry';
+import { rentCommands } from './rent';
+import { serverlessCommands } from './serverless';
+import { sessionCommands } from './session';
+import { sshKeyCommands } from './sshKeys';
+import { teamCommands } from './team';
+import { templateCommands } from './templates';
+import { volumeCommands } from './volumes';
+
+/**
+ * Every command of the extension, each module given the few collaborators it uses, registered
+ * through the one registry. `prompts` and `handoff` go in as getters: integration tests replace
+ * them on Services at run time.
+ */
+export function registerAllCommands(s: Services): vscode.Disposable[] {
+  const { session, poller, boots, spend, renter, accountView, offersView, state, logger, log, showError } = s;
+  const prompts = () => s.prompts;
+  const handoff = () => s.handoff;
+  const account = { session, accountView, prompts };
+  const logChannels = new InstanceLogChannels();
+  // The Account view marks the key GPU Rental is signed in with, when it was created here.
+  accountView.ownKeyId = (fingerprint) => createdKeyIds({ session, state })[fingerprint];
+  const commands: CommandDefinition[] = [
+    ...sessionCommands({
+      session,
+      renter,
+      poller,
+      environmentKey: s.environmentKey,
+      where: () => s.switcher.where,
+      refreshViews: () => s.views.refresh(),
+      logger,
+      log,
+    }),
+    ...instanceCommands({ session, poller, boots, spend, cleanup: s.cleanup, prompts, logger, logChannels }),
+    ...offerCommands({ session, offersView }),
+    ...rentCommands({ session, renter, poller, boots, spend, pendingRents: s.pendingRents, offersView, state, prompts, logger, log }),
+    ...connectCommands({
+      session,
+      poller,
+      boots,
+      spend,
+      connector: s.connector,
+      forwards: s.forwards,
+      terminals: s.idle.terminals,
+      sshConfig: s.sshConfig,
+      prompts,
+      handoff,
+      logger,
+      showError,
+    }),
+    ...billingCommands({ session }),
+    ...apiKeyCommands({ session, accountView, state, prompts, logger }),
+    ...sshKeyCommands({ ...account, poller }),
+    ...teamCommands(account),
+    ...templateCommands({ ...account, poller, state }),
+    ...volumeCommands(account),
+    ...serverlessCommands(account),
+    ...profileCommands({ profiles: s.profiles, session, switcher: s.switcher, createClient: s.createClient, prompts, logger }),
+  ];
+  return [logChannels, ...registerCommands(commands, { logger, showError })];
+}

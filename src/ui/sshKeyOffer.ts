@@ -1,0 +1,21 @@
+import { hostname } from 'node:os';
+import type { Logger } from '../core/log';
+import { generateKey, newKeyPath, type LocalKey } from '../core/ssh/localKeys';
+import type { Prompts } from './prompts';
+
+/**
+ * No SSH key was found for a connect: asks, then makes an ed25519 key where none exists. Resolves
+ * undefined when the user declines. `prompts` is a getter: integration tests replace the prompts.
+ */
+export async function offerNewSshKey(prompts: () => Prompts, logger: Logger): Promise<LocalKey | undefined> {
+  const path = await newKeyPath();
+  const ok = await prompts().confirm(
+    'No SSH key found. Create one?',
+    `GPU Rental needs an SSH key to connect. It will create a new ed25519 key at ${path} (no passphrase; nothing is overwritten) and register its public half on your account. Or cancel and choose a key with the gpuRental.ssh.identityFile setting.`,
+    'Create Key',
+  );
+  if (!ok) return undefined;
+  const key = await generateKey(path, `gpu-rental@${hostname()}`);
+  logger.info(`Created the SSH key ${path}.`);
+  return key;
+}

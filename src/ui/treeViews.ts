@@ -1,0 +1,40 @@
+import * as vscode from 'vscode';
+import type { CostTracker } from '../core/billing/costs';
+import { VIEWS } from '../core/ids';
+import type { InstancePoller } from '../core/instances/poller';
+import type { Session } from '../core/session/session';
+import type { StoredState } from '../core/state/storedState';
+import { AccountView } from './views/account/accountView';
+import { InstancesView } from './views/instancesView';
+import { OffersView } from './views/offersView';
+
+/** The three views of the activity bar, each with its tree view registered. */
+export class TreeViews implements vscode.Disposable {
+  readonly instances: InstancesView;
+  readonly offers: OffersView;
+  readonly account: AccountView;
+  private readonly disposables: vscode.Disposable[];
+
+  constructor(session: Session, poller: InstancePoller, costs: CostTracker, state: StoredState) {
+    this.instances = new InstancesView(session, poller, costs);
+    this.offers = new OffersView(session, state);
+    this.account = new AccountView(session);
+    const instancesTree = vscode.window.createTreeView(VIEWS.instances, { treeDataProvider: this.instances });
+    const offersTree = vscode.window.createTreeView(VIEWS.offers, { treeDataProvider: this.offers });
+    this.instances.attach(instancesTree);
+    this.offers.attach(offersTree);
+    const accountTree = vscode.window.createTreeView(VIEWS.account, { treeDataProvider: this.account });
+    this.disposables = [this.instances, this.offers, this.account, instancesTree, offersTree, accountTree];
+  }
+
+  /** Reloads all three, as after a change of account. */
+  refresh(): void {
+    this.instances.refresh();
+    this.offers.refresh();
+    this.account.refresh();
+  }
+
+  dispose(): void {
+    for (const d of this.disposables.reverse()) d.dispose();
+  }
+}
