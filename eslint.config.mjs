@@ -30,6 +30,21 @@ export default tseslint.config(
     rules: { 'no-restricted-syntax': ['error', zodNamespaceOnly] },
   },
   {
+    // Every command goes through one registry, which logs it and wraps it in the one error guard.
+    files: ['src/**/*.ts'],
+    ignores: ['src/ui/commands/registry.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        {
+          property: 'registerCommand',
+          message:
+            'Register commands only in src/ui/commands/registry.ts: return { id, run } definitions (command(...)) from your module and add them in src/ui/commands/index.ts.',
+        },
+      ],
+    },
+  },
+  {
     // src/core must stay testable in plain Node: type-only imports of vscode are fine, runtime ones are not.
     files: ['src/core/**/*.ts'],
     rules: {

@@ -8,7 +8,11 @@ describe('layering rule', function () {
   const eslint = new ESLint({
     overrideConfig: {
       files: ['**/*.ts'],
-      languageOptions: { parserOptions: { projectService: { allowDefaultProject: ['src/core/example.ts', 'src/ui/example.ts'] } } },
+      languageOptions: {
+        parserOptions: {
+          projectService: { allowDefaultProject: ['src/core/example.ts', 'src/ui/example.ts', 'src/ui/commands/example.ts'] },
+        },
+      },
     },
   });
   const lint = async (filePath: string, code: string) => {
@@ -28,5 +32,30 @@ describe('layering rule', function () {
 
   it('allows vscode outside src/core', async () => {
     assert.deepEqual(await lint('src/ui/example.ts', "import * as vscode from 'vscode';\nexport const w = vscode.window;\n"), []);
+  });
+
+  describe('one command registry', () => {
+    const register = "import * as vscode from 'vscode';\nexport const d = vscode.commands.registerCommand('gpuRental.x', () => 1);\n";
+    const restricted = async (filePath: string, code: string) => {
+      const [result] = await eslint.lintText(code, { filePath });
+      return result!.messages.filter((m) => m.ruleId === 'no-restricted-properties');
+    };
+
+    it('rejects registerCommand in a command module', async () => {
+      const messages = await restricted('src/ui/commands/example.ts', register);
+      assert.equal(messages.length, 1);
+      assert.match(messages[0]!.message, /Register commands only in src\/ui\/commands\/registry\.ts/);
+    });
+
+    it('rejects registerCommand anywhere else in src, also when destructured', async () => {
+      assert.equal((await restricted('src/ui/example.ts', register)).length, 1);
+      const destructured =
+        "import * as vscode from 'vscode';\nconst { registerCommand } = vscode.commands;\nexport const r = registerCommand;\n";
+      assert.equal((await restricted('src/ui/example.ts', destructured)).length, 1);
+    });
+
+    it('allows it in the registry', async () => {
+      assert.deepEqual(await restricted('src/ui/commands/registry.ts', register), []);
+    });
   });
 });
