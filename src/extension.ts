@@ -2,10 +2,12 @@ import { dirname } from 'node:path';
 import * as vscode from 'vscode';
 import { registerAllCommands } from './ui/commands/index';
 import { Services } from './ui/services';
+import { testApi, type TestApi } from './ui/testApi';
 
 /** What `activate` returns: read by the integration tests, not a public API. */
 export interface ExtensionApi {
-  readonly services: Services;
+  /** What the integration tests observe and steer (src/ui/testApi.ts). */
+  readonly test: TestApi;
   readonly activationMs: number;
   /** The extension host's log folder, which holds the "GPU Rental" channel's file. */
   readonly logDir: string;
@@ -31,7 +33,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   services.logger.info(
     `Activated in ${activationMs.toFixed(1)} ms: module ${loadMs.toFixed(1)} ms (VS Code's API object ${apiMs.toFixed(1)} ms of it) + activate() ${activateMs.toFixed(1)} ms (GPU Rental ${String(context.extension.packageJSON.version)}, VS Code ${vscode.version}).`,
   );
-  return { services, activationMs, logDir: dirname(context.logUri.fsPath) };
+  return { test: testApi(services), activationMs, logDir: dirname(context.logUri.fsPath) };
 }
 
 export function deactivate(): void {}

@@ -4,9 +4,9 @@ import { control, eventually, extensionApi, extensionLog, signIn } from './suppo
 
 /** The id of the account signed in now (the run's simulator account). */
 async function accountId(): Promise<number> {
-  const state = (await extensionApi()).services.session.state;
-  assert.ok(state.kind === 'ready' && state.user, `signed in with an account, got ${state.kind}`);
-  return state.user.id;
+  const session = (await extensionApi()).test.session();
+  assert.ok(session.state === 'ready' && session.user, `signed in with an account, got ${session.state}`);
+  return session.user.id;
 }
 
 /** The log lines, from now on, that match `pattern`. */
@@ -24,7 +24,6 @@ describe('401 refusals that are not a bad key, and a record without credit', fun
   afterEach(async () => {
     await control('POST', `accounts/${id}/quirks`, { two_factor: false, withhold: [] });
   });
-  after(signIn);
 
   it('Show Billing Report with a key lacking billing_read is refused naming it, and the window stays signed in', async () => {
     const x = await extensionApi();
@@ -34,9 +33,8 @@ describe('401 refusals that are not a bad key, and a record without credit', fun
     });
     assert.ok(created?.key);
     assert.equal(await vscode.commands.executeCommand('gpuRental.setApiKey', created.key), true);
-    assert.match(x.services.accountStatus.text, /^\$\(account\) \$[\d,]+\.\d\d/, 'the status bar shows the account');
-    const kinds: string[] = [];
-    const sub = x.services.session.onDidChangeState((s) => kinds.push(s.kind));
+    assert.match(x.test.statusBar().account.text, /^\$\(account\) \$[\d,]+\.\d\d/, 'the status bar shows the account');
+    const states = x.test.recordSessionStates();
     try {
       assert.equal(await vscode.commands.executeCommand('gpuRental.showBilling'), undefined, 'refused');
       const line = await logLine(
@@ -45,19 +43,18 @@ describe('401 refusals that are not a bad key, and a record without credit', fun
       );
       assert.ok(!line.includes(created.key), 'no key in the log');
     } finally {
-      sub.dispose();
+      states.dispose();
     }
-    assert.equal(x.services.session.state.kind, 'ready');
-    assert.ok(!kinds.includes('rejected'), `never rejected: ${kinds.join(', ')}`);
-    assert.match(x.services.accountStatus.text, /^\$\(account\) \$[\d,]+\.\d\d/, 'the status bar still shows the account');
-    assert.doesNotMatch(x.services.accountStatus.tooltipText, /refused the API key/);
+    assert.equal(x.test.session().state, 'ready');
+    assert.ok(!states.seen.includes('rejected'), `never rejected: ${states.seen.join(', ')}`);
+    assert.match(x.test.statusBar().account.text, /^\$\(account\) \$[\d,]+\.\d\d/, 'the status bar still shows the account');
+    assert.doesNotMatch(x.test.statusBar().account.tooltip, /refused the API key/);
   });
 
   it('a two-factor refusal says so and what to do, and the window stays signed in', async () => {
     const x = await signIn();
     await control('POST', `accounts/${id}/quirks`, { two_factor: true });
-    const kinds: string[] = [];
-    const sub = x.services.session.onDidChangeState((s) => kinds.push(s.kind));
+    const states = x.test.recordSessionStates();
     try {
       assert.equal(
         await vscode.commands.executeCommand('gpuRental.createApiKey', { name: 'it-401-tfa', categories: ['misc'] }),
@@ -71,21 +68,21 @@ describe('401 refusals that are not a bad key, and a record without credit', fun
       assert.match(line, /web console/);
       assert.match(line, /still signed in/);
     } finally {
-      sub.dispose();
+      states.dispose();
     }
-    assert.equal(x.services.session.state.kind, 'ready');
-    assert.ok(!kinds.includes('rejected'), `never rejected: ${kinds.join(', ')}`);
+    assert.equal(x.test.session().state, 'ready');
+    assert.ok(!states.seen.includes('rejected'), `never rejected: ${states.seen.join(', ')}`);
   });
 
   it('an account record without credit keeps the key usable and shows the credit as unknown', async () => {
     const x = await signIn();
     await control('POST', `accounts/${id}/quirks`, { withhold: ['credit', 'balance'] });
     await vscode.commands.executeCommand('gpuRental.refresh');
-    await eventually(() => /credit unknown/.test(x.services.accountStatus.text), 'the status bar to say the credit is unknown');
-    assert.equal(x.services.session.state.kind, 'ready');
-    assert.match(x.services.accountStatus.tooltipText, /Credit: \*\*unknown\*\*/);
+    await eventually(() => /credit unknown/.test(x.test.statusBar().account.text), 'the status bar to say the credit is unknown');
+    assert.equal(x.test.session().state, 'ready');
+    assert.match(x.test.statusBar().account.tooltip, /Credit: \*\*unknown\*\*/);
     await control('POST', `accounts/${id}/quirks`, { withhold: ['credit'] });
     await vscode.commands.executeCommand('gpuRental.refresh');
-    await eventually(() => /Balance: \*\*/.test(x.services.accountStatus.tooltipText), 'the tooltip to show the balance the service sent');
+    await eventually(() => /Balance: \*\*/.test(x.test.statusBar().account.tooltip), 'the tooltip to show the balance the service sent');
   });
 });

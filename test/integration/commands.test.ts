@@ -3,6 +3,13 @@ import * as vscode from 'vscode';
 import { COMMAND_IDS } from '../../src/core/ids';
 import { eventually, extensionApi, extensionLog, signIn } from './support';
 
+/** Editors showing the GPU Rental output channel: VS Code opens a channel as a document with an `output:` URI naming it. */
+const logEditors = () =>
+  vscode.window.visibleTextEditors.filter(
+    (e) => e.document.uri.scheme === 'output' && decodeURIComponent(e.document.uri.toString()).includes('GPU Rental'),
+  );
+const visibleUris = () => vscode.window.visibleTextEditors.map((e) => e.document.uri.toString()).join(', ') || 'none';
+
 describe('commands', () => {
   it('registers every command in src/core/ids', async () => {
     await extensionApi();
@@ -13,12 +20,23 @@ describe('commands', () => {
   it('refresh reloads the account and both views', async () => {
     const x = await signIn();
     await vscode.commands.executeCommand('gpuRental.refresh');
-    assert.equal(x.services.session.state.kind, 'ready');
-    assert.ok((await x.services.offersView.getChildren()).length > 0);
+    assert.equal(x.test.session().state, 'ready');
+    assert.ok((await x.test.offerItems()).length > 0);
   });
 
-  it('show logs opens the GPU Rental channel without error', async () => {
+  it('show logs brings the GPU Rental channel into view', async () => {
+    await extensionApi();
+    /** Waits for `check`, naming the editors visible then if it never holds. */
+    const waitFor = <T>(check: () => T | false, what: string) =>
+      eventually(check, what).catch((error: unknown) => {
+        throw new Error(`${(error as Error).message} (visible editors: ${visibleUris()})`);
+      });
+    // Hidden first, so that only the command can have shown it.
+    await vscode.commands.executeCommand('workbench.action.closePanel');
+    await waitFor(() => logEditors().length === 0, 'the log to be hidden');
     await vscode.commands.executeCommand('gpuRental.showLogs');
+    const editor = await waitFor(() => logEditors()[0] ?? false, 'the GPU Rental channel to be visible');
+    assert.match(editor.document.getText(), /Activated in \d+\.\d ms/, 'it shows the extension log');
   });
 
   it('logs its activation time', async () => {

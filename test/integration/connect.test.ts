@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import * as vscode from 'vscode';
 import type { Offer } from '../../src/core/api/offers';
 import type { RemoteHandoff } from '../../src/ui/remote';
-import { api, eventually, extensionApi, extensionLog, signIn, sim } from './support';
+import { always, api, eventually, extensionApi, extensionLog, signIn, sim } from './support';
 
 const run = promisify(execFile);
 const HOME = process.env.GPU_RENTAL_TEST_HOME!;
@@ -87,23 +87,19 @@ describe('connect: keys, the managed SSH config and the Remote-SSH handoff', fun
     await mkdir(SSH_DIR, { recursive: true, mode: 0o700 });
     await writeFile(USER_CONFIG, USERS_OWN, { mode: 0o644 });
     id = await rentedAndRunning();
-    alias = x.services.connector.alias(id);
+    alias = x.test.sshAlias(id);
   });
   beforeEach(async () => {
     const x = await signIn();
     asked.length = 0;
-    x.services.prompts = { confirm: async (message) => (asked.push(message), true) };
+    x.test.answerPrompts({ confirm: async (message) => (asked.push(message), true) });
     await vscode.workspace.getConfiguration('gpuRental').update('ssh.connectVia', undefined, vscode.ConfigurationTarget.Global);
-  });
-  after(async () => {
-    const x = await extensionApi();
-    x.services.handoff = (await import('../../src/ui/remote')).vscodeHandoff;
   });
 
   it('makes a key after asking, registers and attaches it, writes the entry, and opens /root on the alias in a new window', async () => {
     const x = await extensionApi();
     const seen = observedHandoff();
-    x.services.handoff = seen.handoff;
+    x.test.observeHandoff(seen.handoff);
     const outcome = await vscode.commands.executeCommand('gpuRental.connect', id);
     assert.equal(outcome, 'opened');
     assert.match(asked.join('\n'), /No SSH key found/);
@@ -128,7 +124,7 @@ describe('connect: keys, the managed SSH config and the Remote-SSH handoff', fun
 
   it('reaches the instance through the proxy address too', async () => {
     const x = await extensionApi();
-    x.services.handoff = observedHandoff().handoff;
+    x.test.observeHandoff(observedHandoff().handoff);
     await vscode.workspace.getConfiguration('gpuRental').update('ssh.connectVia', 'proxy', vscode.ConfigurationTarget.Global);
     assert.equal(await vscode.commands.executeCommand('gpuRental.connect', id), 'opened');
     const entry = await readFile(join(SSH_DIR, 'gpu-rental', `${alias}.conf`), 'utf8');
@@ -152,21 +148,21 @@ describe('connect: keys, the managed SSH config and the Remote-SSH handoff', fun
 
   it('asks before starting a stopped instance, and leaves it stopped when declined', async () => {
     const x = await extensionApi();
-    x.services.handoff = observedHandoff().handoff;
+    x.test.observeHandoff(observedHandoff().handoff);
     await api('PUT', `/api/v0/instances/${id}/`, sim.key, { state: 'stopped' });
     await eventually(async () => (await show(id))?.actual_status === 'stopped', 'stopped', 20_000);
-    await x.services.poller.refresh();
-    x.services.prompts = { confirm: async (message) => (asked.push(message), false) };
+    await x.test.refreshInstances();
+    x.test.answerPrompts({ confirm: async (message) => (asked.push(message), false) });
     assert.equal(await vscode.commands.executeCommand('gpuRental.connect', id), 'cancelled');
     assert.match(asked.join('\n'), /^Start .* to connect\?/m);
-    await x.services.poller.refresh();
+    await x.test.refreshInstances();
     assert.equal((await show(id))?.actual_status, 'stopped', 'declined: not started');
   });
 
   it('starts a stopped instance when the user agrees, waits, and connects to its new port', async () => {
     const x = await extensionApi();
     const seen = observedHandoff();
-    x.services.handoff = seen.handoff;
+    x.test.observeHandoff(seen.handoff);
     const before = await readFile(join(SSH_DIR, 'gpu-rental', `${alias}.conf`), 'utf8');
     assert.equal(await vscode.commands.executeCommand('gpuRental.connect', id), 'opened');
     assert.equal(seen.calls.length, 1);
@@ -178,19 +174,15 @@ describe('connect: keys, the managed SSH config and the Remote-SSH handoff', fun
   it('waits for a booting instance, then connects without asking anything (what Open When Ready does after a rent)', async () => {
     const x = await extensionApi();
     const seen = observedHandoff();
-    x.services.handoff = seen.handoff;
+    x.test.observeHandoff(seen.handoff);
     const booting = await rent();
     try {
       assert.notEqual((await show(booting))?.actual_status, 'running', 'still booting when connect begins');
       assert.equal(await vscode.commands.executeCommand('gpuRental.connect', booting), 'opened');
       assert.deepEqual(asked, [], 'nothing to confirm: it was meant to run');
       assert.equal((await show(booting))?.actual_status, 'running');
-      assert.equal(seen.calls[0]?.uri, `vscode-remote://ssh-remote+${x.services.connector.alias(booting)}/root`);
-      assert.equal(
-        (await sshTrue(USER_CONFIG, x.services.connector.alias(booting))).code,
-        0,
-        'created after the key was registered: it carries it',
-      );
+      assert.equal(seen.calls[0]?.uri, `vscode-remote://ssh-remote+${x.test.sshAlias(booting)}/root`);
+      assert.equal((await sshTrue(USER_CONFIG, x.test.sshAlias(booting))).code, 0, 'created after the key was registered: it carries it');
     } finally {
       await api('DELETE', `/api/v0/instances/${booting}/`, sim.key);
     }
@@ -199,7 +191,7 @@ describe('connect: keys, the managed SSH config and the Remote-SSH handoff', fun
   it('without Remote-SSH, offers the terminal, which runs ssh on the alias', async () => {
     const x = await extensionApi();
     const seen = observedHandoff([]);
-    x.services.handoff = seen.handoff;
+    x.test.observeHandoff(seen.handoff);
     assert.equal(await vscode.commands.executeCommand('gpuRental.connect', id), 'terminalOffered');
     assert.equal(seen.calls.length, 0);
     const terminal = await vscode.commands.executeCommand<vscode.Terminal>('gpuRental.openSshTerminal', id);
@@ -231,7 +223,7 @@ describe('connect: keys, the managed SSH config and the Remote-SSH handoff', fun
 
   it('refuses duplicated markers with a clear message and changes nothing', async () => {
     const x = await extensionApi();
-    x.services.handoff = observedHandoff().handoff;
+    x.test.observeHandoff(observedHandoff().handoff);
     const good = await readFile(USER_CONFIG, 'utf8');
     const broken = `${good}\n# >>> gpu-rental: managed by the GPU Rental extension; do not edit between these lines >>>\n`;
     await writeFile(USER_CONFIG, broken);
@@ -247,7 +239,7 @@ describe('connect: keys, the managed SSH config and the Remote-SSH handoff', fun
   it('shows the lines to add when the config is a link a dotfile tool manages, and never replaces it', async () => {
     const x = await extensionApi();
     const seen = observedHandoff();
-    x.services.handoff = seen.handoff;
+    x.test.observeHandoff(seen.handoff);
     const dotfile = join(HOME, 'dotfiles-ssh-config');
     await writeFile(dotfile, USERS_OWN);
     await chmod(dotfile, 0o644);
@@ -283,7 +275,7 @@ describe('connect: an instance launched in a Jupyter mode (web console, Jupyter 
 
   before(async () => {
     const x = await signIn();
-    x.services.prompts = { confirm: async () => true };
+    x.test.answerPrompts(always(true));
     await mkdir(SSH_DIR, { recursive: true, mode: 0o700 });
     const body = { rentable: { eq: true }, order: [['dph_total', 'asc']], limit: 1, type: 'on-demand' };
     const [offer] = ((await api('POST', '/api/v0/bundles/', sim.key, body)) as { offers: Offer[] }).offers;
@@ -310,18 +302,14 @@ describe('connect: an instance launched in a Jupyter mode (web console, Jupyter 
     assert.equal(running.ports?.['22/tcp'], undefined, 'port 22 is not mapped: only the proxy reaches it');
     port = running.ssh_port;
   });
-  after(async () => {
-    const x = await extensionApi();
-    x.services.handoff = (await import('../../src/ui/remote')).vscodeHandoff;
-    await api('DELETE', `/api/v0/instances/${id}/`, sim.key);
-  });
+  after(() => api('DELETE', `/api/v0/instances/${id}/`, sim.key));
 
   it('writes the proxy port above ssh_port to the SSH config; the probe, real ssh and the SSH terminal reach the instance there', async () => {
     const x = await extensionApi();
     await vscode.workspace.getConfiguration('gpuRental').update('ssh.connectVia', undefined, vscode.ConfigurationTarget.Global);
     const seen = observedHandoff();
-    x.services.handoff = seen.handoff;
-    const alias = x.services.connector.alias(id);
+    x.test.observeHandoff(seen.handoff);
+    const alias = x.test.sshAlias(id);
     assert.equal(await vscode.commands.executeCommand('gpuRental.connect', id), 'opened', 'the SSH banner answered at the port written');
     const entry = await readFile(join(SSH_DIR, 'gpu-rental', `${alias}.conf`), 'utf8');
     assert.match(entry, new RegExp(`Port ${port + 1}\\n`), "ssh_port + 1, as the service's proxy has it for a Jupyter launch");

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { Offer } from '../../src/core/api/offers';
 import type { InstanceItem } from '../../src/ui/views/instancesView';
-import { api, control, eventually, extensionApi, signIn, sim } from './support';
+import { always, api, control, eventually, extensionApi, signIn, sim } from './support';
 
 type Record = { id: number; label: string | null; actual_status: string | null; intended_status: string };
 
@@ -24,8 +24,8 @@ async function rentedAndRunning(): Promise<number> {
 
 async function item(id: number) {
   const x = await extensionApi();
-  await x.services.poller.refresh();
-  return (await x.services.instancesView.getChildren()).find((i): i is InstanceItem => 'instance' in i && i.instance.id === id);
+  await x.test.refreshInstances();
+  return (await x.test.instanceItems()).find((i): i is InstanceItem => 'instance' in i && i.instance.id === id);
 }
 
 describe('instances: lifecycle from the tree', () => {
@@ -36,7 +36,7 @@ describe('instances: lifecycle from the tree', () => {
   });
   beforeEach(async () => {
     const x = await signIn();
-    x.services.prompts = { confirm: async () => true };
+    x.test.answerPrompts(always(true));
   });
   afterEach(() => control('DELETE', 'faults'));
 
@@ -77,7 +77,7 @@ describe('instances: lifecycle from the tree', () => {
   it('reboots after confirming', async () => {
     const x = await extensionApi();
     let asked = '';
-    x.services.prompts = { confirm: async (message) => ((asked = message), true) };
+    x.test.answerPrompts({ confirm: async (message) => ((asked = message), true) });
     await vscode.commands.executeCommand('gpuRental.rebootInstance', id);
     assert.match(asked, /^Reboot /);
     await eventually(async () => (await item(id))?.instance.actual_status === 'running', 'running after the reboot', 30_000);
@@ -85,24 +85,23 @@ describe('instances: lifecycle from the tree', () => {
 
   it('keeps the last list and says why when polling meets 429 and 5xx, then recovers', async () => {
     const x = await extensionApi();
-    const failures: unknown[] = [];
-    const sub = x.services.poller.onDidFail((e) => failures.push(e));
+    const failures = x.test.recordPollFailures();
     try {
       await control('POST', 'faults', [
         { kind: '429', path: '/api/v0/instances', count: 1 },
         { kind: 'server_error', status: 503, path: '/api/v0/instances', count: 1 },
       ]);
-      await x.services.poller.refresh();
-      await x.services.poller.refresh();
-      assert.equal(failures.length, 2);
+      await x.test.refreshInstances();
+      await x.test.refreshInstances();
+      assert.equal(failures.seen.length, 2);
       assert.ok(
-        x.services.instancesView.current.some((i) => i.instance.id === id),
+        (await x.test.instanceItems()).some((i) => 'instance' in i && i.instance.id === id),
         'the last list is still shown',
       );
-      await x.services.poller.refresh();
+      await x.test.refreshInstances();
       assert.ok(await item(id));
     } finally {
-      sub.dispose();
+      failures.dispose();
     }
   });
 
@@ -120,12 +119,12 @@ describe('instances: lifecycle from the tree', () => {
   it('destroys only after the confirmation, which names the instance and says the data is deleted', async () => {
     const x = await extensionApi();
     let detail = '';
-    x.services.prompts = { confirm: async (message, d) => ((detail = `${message} ${d}`), false) };
+    x.test.answerPrompts({ confirm: async (message, d) => ((detail = `${message} ${d}`), false) });
     await vscode.commands.executeCommand('gpuRental.destroyInstance', id);
     assert.ok(await show(id), 'declined: still there');
     assert.match(detail, /training run/);
     assert.match(detail, /deleted for good/);
-    x.services.prompts = { confirm: async () => true };
+    x.test.answerPrompts(always(true));
     await vscode.commands.executeCommand('gpuRental.destroyInstance', id);
     assert.equal(await show(id), null);
     assert.equal(await item(id), undefined);

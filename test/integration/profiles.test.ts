@@ -1,21 +1,22 @@
 import * as assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import * as vscode from 'vscode';
-import type { Offer } from '../../src/core/api/offers';
 import type { RemoteHandoff } from '../../src/ui/remote';
-import { api, control, eventually, extensionApi, signIn, sim } from './support';
+import { api, control, eventually, extensionApi, rentableOffers, signIn, sim } from './support';
 
 const run = promisify(execFile);
 type Row = { id: number; actual_status: string | null };
+/** The SSH config the run's home has (Remote-SSH's configFile is not set). */
+const SSH_DIR = join(process.env.GPU_RENTAL_TEST_HOME!, '.ssh');
 
+/** Rents the cheapest free offer with a direct port, as another client of the account would. */
 async function rentAs(key: string): Promise<number> {
-  const body = { rentable: { eq: true }, direct_port_count: { gte: 1 }, order: [['dph_total', 'asc']], limit: 20, type: 'on-demand' };
-  const offers = ((await api('POST', '/api/v0/bundles/', key, body)) as { offers: Offer[] }).offers;
-  const offer = offers[Math.floor(Math.random() * offers.length)]!;
+  const [offer] = await rentableOffers({ direct_port_count: { gte: 1 } }, 1, key);
   return (
-    (await api('PUT', `/api/v0/asks/${offer.id}/`, key, { client_id: 'me', image: 'ubuntu:22.04', disk: 8, runtype: 'ssh_direct' })) as {
+    (await api('PUT', `/api/v0/asks/${offer!.id}/`, key, { client_id: 'me', image: 'ubuntu:22.04', disk: 8, runtype: 'ssh_direct' })) as {
       new_contract: number;
     }
   ).new_contract;
@@ -33,7 +34,7 @@ describe('profiles: two accounts side by side, switched from the palette', funct
 
   before(async () => {
     const x = await signIn();
-    x.services.prompts = { confirm: async (message, detail) => (asked.push({ message, detail }), answer) };
+    x.test.answerPrompts({ confirm: async (message, detail) => (asked.push({ message, detail }), answer) });
     second = (await control('POST', 'accounts', { email: 'second@example.com', credit: 42 })) as { id: number; key: string };
     secondInstance = await rentAs(second.key);
     await rentAs(sim.key); // the default account has one of its own, whatever earlier suites left
@@ -42,16 +43,8 @@ describe('profiles: two accounts side by side, switched from the palette', funct
     asked.length = 0;
     answer = true;
   });
-  after(async () => {
-    const x = await extensionApi();
-    if (x.services.profiles.get('second')) {
-      answer = true;
-      await vscode.commands.executeCommand('gpuRental.removeProfile', 'second');
-    }
-    x.services.handoff = (await import('../../src/ui/remote')).vscodeHandoff;
-    await api('DELETE', `/api/v0/instances/${secondInstance}/`, second.key).catch(() => undefined);
-    await signIn();
-  });
+  // The next suite's reset removes the profile if a test failed before doing so.
+  after(() => api('DELETE', `/api/v0/instances/${secondInstance}/`, second.key).catch(() => undefined));
 
   it("adds a profile with its own key; the status bar names it, and the views show only that account's instances", async () => {
     const x = await extensionApi();
@@ -61,13 +54,13 @@ describe('profiles: two accounts side by side, switched from the palette', funct
       apiKey: second.key,
     });
     assert.equal(id, 'second');
-    assert.equal(x.services.session.profileId, 'second');
-    const state = x.services.session.state;
-    assert.ok(state.kind === 'ready' && state.user?.email === 'second@example.com', JSON.stringify(state));
-    assert.match(x.services.accountStatus.text, /^\$\(account\) Second · \$42\.00/);
+    const session = x.test.session();
+    assert.equal(session.profileId, 'second');
+    assert.ok(session.state === 'ready' && session.user?.email === 'second@example.com', JSON.stringify(session));
+    assert.match(x.test.statusBar().account.text, /^\$\(account\) Second · \$42\.00/);
 
-    await x.services.poller.refresh();
-    const shown = (x.services.poller.snapshot?.instances ?? []).map((i) => i.id);
+    await x.test.refreshInstances();
+    const shown = x.test.instances().map((i) => i.id);
     assert.deepEqual(shown, await idsOf(second.key));
     assert.ok(shown.includes(secondInstance));
     for (const other of await idsOf(sim.key)) assert.ok(!shown.includes(other), `the default account's #${other} is not shown`);
@@ -82,7 +75,7 @@ describe('profiles: two accounts side by side, switched from the palette', funct
       openEmptyWindow: async (authority) => void calls.push(authority),
       installExtension: async () => undefined,
     };
-    x.services.handoff = handoff;
+    x.test.observeHandoff(handoff);
     await eventually(
       async () =>
         ((await api('GET', `/api/v0/instances/${secondInstance}/?owner=me`, second.key)) as { instances: Row }).instances.actual_status ===
@@ -94,32 +87,27 @@ describe('profiles: two accounts side by side, switched from the palette', funct
     assert.equal(await vscode.commands.executeCommand('gpuRental.connect', secondInstance), 'opened');
     const alias = `gpu-rental-second-${secondInstance}`;
     assert.deepEqual(calls, [`vscode-remote://ssh-remote+${alias}/root`]);
-    const ssh = x.services.sshConfig();
-    const hostFile = ssh.hostFile(alias);
+    const hostFile = join(SSH_DIR, 'gpu-rental', `${alias}.conf`);
     await stat(hostFile);
-    await run('ssh', ['-F', ssh.paths.userConfig, '-o', 'BatchMode=yes', '-o', 'ConnectTimeout=10', alias, 'true']);
+    await run('ssh', ['-F', join(SSH_DIR, 'config'), '-o', 'BatchMode=yes', '-o', 'ConnectTimeout=10', alias, 'true']);
 
     assert.equal(await vscode.commands.executeCommand('gpuRental.switchProfile', 'default'), 'default');
-    const state = x.services.session.state;
-    assert.ok(state.kind === 'ready' && state.user?.id !== second.id, 'the default account');
-    assert.match(x.services.accountStatus.text, /^\$\(account\) Default · \$/);
-    await x.services.poller.refresh();
-    await x.services.poller.refresh();
-    assert.ok(
-      !(x.services.poller.snapshot?.instances ?? []).some((i) => i.id === secondInstance),
-      "the other account's instance is not listed",
-    );
+    const session = x.test.session();
+    assert.ok(session.state === 'ready' && session.user?.id !== second.id, 'the default account');
+    assert.match(x.test.statusBar().account.text, /^\$\(account\) Default · \$/);
+    await x.test.refreshInstances();
+    await x.test.refreshInstances();
+    assert.ok(!x.test.instances().some((i) => i.id === secondInstance), "the other account's instance is not listed");
     // It vanished from the list only because another account is shown: its entry stays.
     await new Promise((r) => setTimeout(r, 300));
     await stat(hostFile);
-    assert.equal(x.services.connector.alias(secondInstance), `gpu-rental-${secondInstance}`, 'the default profile keeps the plain aliases');
+    assert.equal(x.test.sshAlias(secondInstance), `gpu-rental-${secondInstance}`, 'the default profile keeps the plain aliases');
   });
 
   it('refuses to switch accounts while a rent is on its way, so a lost answer is looked for in the right account', async () => {
     const x = await extensionApi();
-    await x.services.switchProfile('second');
-    const body = { rentable: { eq: true }, order: [['dph_total', 'asc']], limit: 1, type: 'on-demand' };
-    const [offer] = ((await api('POST', '/api/v0/bundles/', second.key, body)) as { offers: Offer[] }).offers;
+    await x.test.switchProfile('second');
+    const [offer] = await rentableOffers({}, 1, second.key);
     await control('POST', 'faults', { kind: 'latency', ms: 1500, method: 'PUT', path: '/api/v0/asks/', count: 1 });
     try {
       const renting = vscode.commands.executeCommand<number>('gpuRental.rentOffer', offer!.id, {
@@ -129,16 +117,16 @@ describe('profiles: two accounts side by side, switched from the palette', funct
         label: `it-profile-rent-${Date.now()}`,
         idleStopMinutes: 0,
       });
-      await eventually(() => x.services.renter.busy, 'the rent to be sent');
-      await assert.rejects(x.services.switchProfile('default'), /A rent is in progress/);
-      assert.equal(x.services.session.profileId, 'second');
+      await eventually(() => x.test.rents().inProgress, 'the rent to be sent');
+      await assert.rejects(x.test.switchProfile('default'), /A rent is in progress/);
+      assert.equal(x.test.session().profileId, 'second');
       const id = await renting;
       assert.ok(id && (await idsOf(second.key)).includes(id), 'rented on the account it was sent to');
       await api('DELETE', `/api/v0/instances/${id}/`, second.key);
     } finally {
       await control('DELETE', 'faults');
     }
-    await x.services.switchProfile('default');
+    await x.test.switchProfile('default');
   });
 
   it('removing a profile says what its account still runs; declined keeps it, accepted removes it and its key', async () => {
@@ -148,15 +136,15 @@ describe('profiles: two accounts side by side, switched from the palette', funct
     assert.equal(asked.length, 1);
     assert.match(asked[0]!.message, /Remove the profile "Second"\?/);
     assert.match(asked[0]!.detail, /1 instance \(\$[\d.]+\/h now\)\. They keep running and billing/);
-    assert.ok(x.services.profiles.get('second'), 'still there');
+    assert.ok(x.test.session().profileIds.includes('second'), 'still there');
 
-    await x.services.switchProfile('second');
+    await x.test.switchProfile('second');
     answer = true;
     assert.equal(await vscode.commands.executeCommand('gpuRental.removeProfile', 'second'), true);
     assert.match(asked[1]!.detail, /This window switches to the default profile/);
-    assert.equal(x.services.profiles.get('second'), undefined);
-    assert.equal(x.services.session.profileId, 'default');
-    assert.equal(await x.services.keyOf({ id: 'second', name: 'Second' }, sim.url), undefined, 'its key is gone from SecretStorage');
-    assert.doesNotMatch(x.services.accountStatus.text, /Default ·/, 'one profile again: no name in the status bar');
+    assert.ok(!x.test.session().profileIds.includes('second'));
+    assert.equal(x.test.session().profileId, 'default');
+    assert.equal(await x.test.hasStoredKey('second', sim.url), false, 'its key is gone from SecretStorage');
+    assert.doesNotMatch(x.test.statusBar().account.text, /Default ·/, 'one profile again: no name in the status bar');
   });
 });

@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { RentPlan } from '../../src/ui/rent/wizard';
+import type { RentPlan } from '../../src/core/rent/plan';
 import { selfSignedCertificate, startFront, startProxy, type Front, type RecordingProxy } from '../harness/proxy';
-import { eventually, extensionApi, setApiUrl, signIn, sim } from './support';
+import { always, eventually, extensionApi, setApiUrl, signIn, sim } from './support';
 
 const HOST = 'marketplace.test';
 
@@ -35,34 +35,30 @@ describe('proxy: the extension behind http.proxy', function () {
 
   after(async () => {
     const x = await extensionApi();
-    // The key stored for the proxied address goes; then everything is as the other suites expect.
-    if (x.services.session.baseUrl === apiUrl && x.services.session.hasKey) await vscode.commands.executeCommand('gpuRental.signOut');
-    await http().update('proxy', undefined, vscode.ConfigurationTarget.Global);
-    await http().update('proxyStrictSSL', undefined, vscode.ConfigurationTarget.Global);
-    await setApiUrl(sim.url);
-    await signIn();
+    // The key stored for the proxied address goes; the next suite's reset puts the settings back.
+    const session = x.test.session();
+    if (session.baseUrl === apiUrl && session.hasKey) await vscode.commands.executeCommand('gpuRental.signOut');
     await front?.stop();
     await proxy?.stop();
   });
 
   it('signs in, searches, rents, stops and destroys through the proxy, which never sees the key', async () => {
     const x = await extensionApi();
-    x.services.prompts = { confirm: async () => true };
+    x.test.answerPrompts(always(true));
     await setApiUrl(apiUrl);
     assert.equal(await vscode.commands.executeCommand('gpuRental.setApiKey', sim.key), true, 'signed in through the proxy');
-    assert.equal(x.services.session.state.kind, 'ready');
+    assert.equal(x.test.session().state, 'ready');
 
     await vscode.commands.executeCommand('gpuRental.searchOffers', 'num_gpus>=1');
-    await x.services.offersView.getChildren();
-    const offer = x.services.offersView.offers[0];
+    const offer = (await x.test.offerItems()).flatMap((r) => ('offer' in r ? [r.offer] : []))[0];
     assert.ok(offer, 'offers were found');
 
     const plan: RentPlan = { image: 'ubuntu:22.04', disk: 10, runtype: 'ssh_proxy', label: `it-proxy-${Date.now().toString(36)}` };
     const id = await vscode.commands.executeCommand<number | undefined>('gpuRental.rentOffer', offer.id, plan);
     assert.ok(typeof id === 'number', 'rented');
     const item = async () => {
-      await x.services.poller.refresh();
-      return (await x.services.instancesView.getChildren()).find((i) => 'instance' in i && i.instance.id === id);
+      await x.test.refreshInstances();
+      return (await x.test.instanceItems()).find((i) => 'instance' in i && i.instance.id === id);
     };
     await eventually(async () => instanceOf(await item())?.actual_status === 'running', 'running', 30_000);
     await vscode.commands.executeCommand('gpuRental.stopInstance', id);

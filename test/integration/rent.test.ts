@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { Offer } from '../../src/core/api/offers';
-import type { RentPlan } from '../../src/ui/rent/wizard';
-import { api, control, eventually, extensionApi, signIn, signOut, sim } from './support';
+import type { RentPlan } from '../../src/core/rent/plan';
+import { always, api, control, eventually, extensionApi, recordNotifications, signIn, signOut, sim } from './support';
 
 const plan = (label: string): RentPlan => ({ image: 'ubuntu:22.04', disk: 10, runtype: 'ssh_proxy', label });
 let n = 0;
@@ -22,7 +22,7 @@ async function instancesLabelled(label: string) {
 describe('rent', () => {
   beforeEach(async () => {
     const x = await signIn();
-    x.services.prompts = { confirm: async () => true };
+    x.test.answerPrompts(always(true));
   });
   afterEach(() => control('DELETE', 'faults'));
 
@@ -33,20 +33,18 @@ describe('rent', () => {
     const id = await vscode.commands.executeCommand<number | undefined>('gpuRental.rentOffer', offer!.id, plan(label));
     assert.ok(typeof id === 'number');
     assert.ok(
-      x.services.context.globalState.get<Array<{ id: number }>>('gpuRental.boots', []).some((b) => b.id === id),
+      x.test.stored('boots').some((b) => b.id === id),
       'the boot is saved for a reload',
     );
-    const booting = await eventually(() => x.services.boots.text, 'the boot status');
+    const booting = await eventually(() => x.test.statusBar().boot?.text, 'the boot status');
     assert.match(booting, /\$\(loading~spin\) .*(provisioning|loading) \d+:\d\d/);
     await eventually(
       async () =>
-        (await x.services.instancesView.getChildren()).find(
-          (i) => 'instance' in i && i.instance.id === id && i.instance.actual_status === 'running',
-        ),
+        (await x.test.instanceItems()).find((i) => 'instance' in i && i.instance.id === id && i.instance.actual_status === 'running'),
       'running in the tree',
       20_000,
     );
-    await eventually(() => x.services.boots.text === undefined, 'the boot status to clear', 10_000);
+    await eventually(() => x.test.statusBar().boot === undefined, 'the boot status to clear', 10_000);
     assert.equal((await instancesLabelled(label)).length, 1);
   });
 
@@ -66,17 +64,26 @@ describe('rent', () => {
     const [offer] = await cheapOffers(1);
     const label = uniqueLabel();
     await control('POST', 'faults', { kind: 'reset', method: 'PUT', path: '/api/v0/asks/', count: 1, phase: 'after' });
-    const id = await vscode.commands.executeCommand<number | undefined>('gpuRental.rentOffer', offer!.id, plan(label));
-    assert.equal(id, undefined, 'no success is claimed for an answer that was not seen');
-    const message = await eventually(() => x.services.pendingRents.shown.find((m) => m.includes(label)), 'the outcome to be announced');
-    const found = await instancesLabelled(label);
-    assert.equal(found.length, 1, 'exactly one instance was made');
-    assert.match(message, new RegExp(`went through: it is instance #${found[0]!.id}`));
+    const notifications = recordNotifications();
+    try {
+      const id = await vscode.commands.executeCommand<number | undefined>('gpuRental.rentOffer', offer!.id, plan(label));
+      assert.equal(id, undefined, 'no success is claimed for an answer that was not seen');
+      const message = await eventually(
+        () => notifications.seen.find((n) => n.message.includes(label) && /went through/.test(n.message))?.message,
+        'the outcome to be announced',
+      );
+      const found = await instancesLabelled(label);
+      assert.equal(found.length, 1, 'exactly one instance was made');
+      assert.match(message, new RegExp(`went through: it is instance #${found[0]!.id}`));
+    } finally {
+      notifications.dispose();
+    }
+    const [made] = await instancesLabelled(label);
     await eventually(
-      async () => (await x.services.instancesView.getChildren()).find((i) => 'instance' in i && i.instance.id === found[0]!.id),
+      async () => (await x.test.instanceItems()).find((i) => 'instance' in i && i.instance.id === made!.id),
       'the instance in the tree',
     );
-    assert.deepEqual(x.services.renter.journal.entries(), []);
+    assert.deepEqual(x.test.rents().unsettled, []);
   });
 
   it('while a rent is unsettled, a key change or sign-out is refused naming the rent, and no second rent is sent', async () => {
@@ -86,11 +93,11 @@ describe('rent', () => {
     // The service holds the create for a while: the rent is journalled and unsettled meanwhile.
     await control('POST', 'faults', { kind: 'latency', ms: 3000, method: 'PUT', path: '/api/v0/asks/', count: 1 });
     const renting = vscode.commands.executeCommand<number | undefined>('gpuRental.rentOffer', offer!.id, plan(label));
-    await eventually(() => x.services.renter.journal.entries().some((e) => e.label === label), 'the rent in the journal');
+    await eventually(() => x.test.rents().unsettled.includes(label), 'the rent in the journal');
     assert.equal(await vscode.commands.executeCommand('gpuRental.setApiKey', sim.key), false, 'the key is not changed');
     await vscode.commands.executeCommand('gpuRental.signOut');
-    assert.equal(x.services.session.hasKey, true, 'still signed in');
-    assert.match(x.services.renter.journal.freezeReason() ?? '', new RegExp(`"${label}"`));
+    assert.equal(x.test.session().hasKey, true, 'still signed in');
+    assert.match(x.test.rents().freezeReason ?? '', new RegExp(`"${label}"`));
     assert.equal(
       await vscode.commands.executeCommand('gpuRental.rentOffer', other!.id, plan(uniqueLabel())),
       undefined,
@@ -99,7 +106,7 @@ describe('rent', () => {
     const id = await renting;
     assert.equal(typeof id, 'number');
     assert.equal((await instancesLabelled(label)).length, 1);
-    assert.equal(x.services.renter.journal.freezeReason(), undefined, 'settled: the account may change again');
+    assert.equal(x.test.rents().freezeReason, undefined, 'settled: the account may change again');
   });
 
   it('says so when the offer was taken meanwhile, and makes nothing', async () => {
@@ -115,7 +122,7 @@ describe('rent', () => {
     const poor = (await control('POST', 'accounts', { email: 'poor@example.com', credit: 0.01 })) as { key: string };
     const x = await signOut();
     assert.equal(await vscode.commands.executeCommand('gpuRental.setApiKey', poor.key), true);
-    x.services.prompts = { confirm: async () => true };
+    x.test.answerPrompts(always(true));
     const [offer] = await cheapOffers(1);
     const label = uniqueLabel();
     const id = await vscode.commands.executeCommand<number | undefined>('gpuRental.rentOffer', offer!.id, plan(label));
@@ -127,7 +134,7 @@ describe('rent', () => {
 
   it('does nothing when the user declines the price', async () => {
     const x = await extensionApi();
-    x.services.prompts = { confirm: async () => false };
+    x.test.answerPrompts(always(false));
     const [offer] = await cheapOffers(1);
     const label = uniqueLabel();
     assert.equal(await vscode.commands.executeCommand('gpuRental.rentOffer', offer!.id, plan(label)), undefined);
@@ -169,7 +176,7 @@ describe('rent from a Jupyter template', function () {
   it("keeps the template's Jupyter mode on the instance, and the confirmation says so (automation path)", async () => {
     const x = await extensionApi();
     const asked: string[] = [];
-    x.services.prompts = { confirm: async (message, detail) => (asked.push(`${message}\n${detail}`), true) };
+    x.test.answerPrompts({ confirm: async (message, detail) => (asked.push(`${message}\n${detail}`), true) });
     const offer = await freshOffer();
     const id = await vscode.commands.executeCommand<number | undefined>('gpuRental.rentOffer', offer.id, {
       template: hash,
@@ -185,7 +192,7 @@ describe('rent from a Jupyter template', function () {
 
   it('the wizard opened on the template offers its mode first, shows it on the confirmation, and sends no runtype', async () => {
     const x = await extensionApi();
-    x.services.prompts = { confirm: async () => true };
+    x.test.answerPrompts(always(true));
     const offer = await freshOffer();
     // Every quick pick the wizard makes, to read what it showed: the extension and these suites share one vscode API.
     const picks: vscode.QuickPick<vscode.QuickPickItem>[] = [];
@@ -197,10 +204,11 @@ describe('rent from a Jupyter template', function () {
     }) as typeof original;
     let id: number | undefined;
     try {
-      // As "Rent With Template" does: the template is chosen, the wizard starts at the disk step.
-      x.services.rentTemplate = hash;
+      // "Rent With Template" on an offer: the template is chosen, the wizard starts at the disk step.
       let done = false;
-      const renting = vscode.commands.executeCommand<number | undefined>('gpuRental.rentOffer', offer.id).then((v) => ((done = true), v));
+      const renting = vscode.commands
+        .executeCommand<number | undefined>('gpuRental.rentWithTemplate', hash, offer.id)
+        .then((v) => ((done = true), v));
       // Accept what each step proposes: the disk, the connection, the label, no script, then Rent.
       while (!done) {
         await new Promise((resolve) => setTimeout(resolve, 250));

@@ -2,8 +2,8 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { Offer } from '../../src/core/api/offers';
 import { formatHours, hoursLeft } from '../../src/core/billing/burn';
-import type { RentPlan } from '../../src/ui/rent/wizard';
-import { api, control, eventually, extensionApi, signIn, sim } from './support';
+import type { RentPlan } from '../../src/core/rent/plan';
+import { always, api, control, eventually, extensionApi, recordNotifications, signIn, sim } from './support';
 
 type Record = { id: number; actual_status: string | null; dph_total: number; storage_total_cost: number; onstart: string | null };
 const show = async (id: number) =>
@@ -39,32 +39,22 @@ describe('spend: burn rate, low credit, the cap, idle stop and no start without 
   });
   beforeEach(async () => {
     const x = await signIn();
-    x.services.prompts = { confirm: async () => true };
-  });
-  after(async () => {
-    for (const key of [
-      'lowCredit.hours',
-      'lowCredit.amount',
-      'maxHourlySpend',
-      'idleStop.minutes',
-      'idleStop.gpuThreshold',
-      'idleStop.enabled',
-    ])
-      await set(key, undefined);
+    x.test.answerPrompts(always(true));
   });
 
   it('shows the burn rate beside the credit, with the projection and shares, matching what the simulator bills', async () => {
     const x = await extensionApi();
-    await x.services.session.refresh();
-    await x.services.poller.refresh();
+    await vscode.commands.executeCommand('gpuRental.refresh');
+    await x.test.refreshInstances();
     const record = (await show(id))!;
     const rate = `$${record.dph_total.toFixed(3).replace(/0$/, '')}`;
-    assert.match(x.services.accountStatus.text, /^\$\(account\) \$[\d,]+\.\d\d · \$\d+\.\d+\/h$/);
-    assert.ok(x.services.spend.burn, 'burn known');
-    assert.equal(x.services.spend.burn!.perHour.toFixed(4), record.dph_total.toFixed(4));
-    const state = x.services.session.state;
-    const have = state.kind === 'ready' ? (state.user!.credit ?? 0) : 0;
-    const tooltip = x.services.accountStatus.tooltipText;
+    const { account } = x.test.statusBar();
+    assert.match(account.text, /^\$\(account\) \$[\d,]+\.\d\d · \$\d+\.\d+\/h$/);
+    const burn = x.test.burnPerHour();
+    assert.ok(burn, 'burn known');
+    assert.equal(burn.toFixed(4), record.dph_total.toFixed(4));
+    const have = x.test.session().user?.credit ?? 0;
+    const tooltip = account.tooltip;
     assert.match(tooltip, new RegExp(`credit lasts \\*\\*${formatHours(hoursLeft(have, record.dph_total))}\\*\\*`));
     assert.match(tooltip, /\| 100% \|/);
     assert.ok(
@@ -77,39 +67,41 @@ describe('spend: burn rate, low credit, the cap, idle stop and no start without 
     const t0 = Date.now();
     await new Promise((r) => setTimeout(r, 3_000));
     const spentPerHour = ((c0 - (await credit())) / (Date.now() - t0)) * 3_600_000;
-    assert.ok(
-      Math.abs(spentPerHour - x.services.spend.burn!.perHour) / x.services.spend.burn!.perHour < 0.15,
-      `billed ${spentPerHour.toFixed(4)}/h vs shown ${x.services.spend.burn!.perHour.toFixed(4)}/h`,
-    );
+    assert.ok(Math.abs(spentPerHour - burn) / burn < 0.15, `billed ${spentPerHour.toFixed(4)}/h vs shown ${burn.toFixed(4)}/h`);
   });
 
   it('warns about low credit once per crossing, not on every poll, and a snooze silences it', async () => {
     const x = await extensionApi();
-    const before = x.services.spend.warnings.length;
-    await set('lowCredit.hours', 1_000_000);
-    await x.services.poller.refresh();
-    assert.equal(x.services.spend.warnings.length, before + 1);
-    assert.equal(x.services.spend.warnings.at(-1)!.reason, 'hours');
-    await x.services.poller.refresh();
-    await x.services.poller.refresh();
-    assert.equal(x.services.spend.warnings.length, before + 1, 'no second warning while still low');
+    const notifications = recordNotifications();
+    const warnings = () => notifications.seen.filter((n) => n.level === 'warning' && /low credit/.test(n.message));
+    try {
+      await set('lowCredit.hours', 1_000_000);
+      await x.test.refreshInstances();
+      assert.equal(warnings().length, 1);
+      assert.match(warnings()[0]!.message, /the credit of \$[\d,.]+ lasts about/, 'the hours left are the reason');
+      await x.test.refreshInstances();
+      await x.test.refreshInstances();
+      assert.equal(warnings().length, 1, 'no second warning while still low');
 
-    await x.services.spend.snooze(3_600_000);
-    await set('lowCredit.hours', 0);
-    await x.services.poller.refresh();
-    await set('lowCredit.hours', 1_000_000);
-    await x.services.poller.refresh();
-    assert.equal(x.services.spend.warnings.length, before + 1, 'snoozed');
-    await x.services.spend.snooze(-1);
-    await x.services.poller.refresh();
-    assert.equal(x.services.spend.warnings.length, before + 2, 'the snooze is over and the credit is still low');
-    await set('lowCredit.hours', undefined);
-    await x.services.spend.snooze(0);
+      await x.test.snoozeLowCredit(3_600_000);
+      await set('lowCredit.hours', 0);
+      await x.test.refreshInstances();
+      await set('lowCredit.hours', 1_000_000);
+      await x.test.refreshInstances();
+      assert.equal(warnings().length, 1, 'snoozed');
+      await x.test.snoozeLowCredit(-1);
+      await x.test.refreshInstances();
+      assert.equal(warnings().length, 2, 'the snooze is over and the credit is still low');
+    } finally {
+      notifications.dispose();
+      await set('lowCredit.hours', undefined);
+      await x.test.snoozeLowCredit(0);
+    }
   });
 
   it('refuses a rent that would go over gpuRental.maxHourlySpend, and rents nothing', async () => {
     const x = await extensionApi();
-    await set('maxHourlySpend', x.services.spend.burn!.perHour + 0.001);
+    await set('maxHourlySpend', x.test.burnPerHour()! + 0.001);
     const count = (await mine()).length;
     const plan: RentPlan = { image: 'ubuntu:22.04', disk: 8, runtype: 'ssh_proxy', label: `it-cap-${Date.now()}`, idleStopMinutes: 0 };
     const result = await vscode.commands.executeCommand('gpuRental.rentOffer', pool.pop()!.id, plan);
@@ -154,18 +146,17 @@ describe('spend: burn rate, low credit, the cap, idle stop and no start without 
     await set('idleStop.gpuThreshold', 100);
     const messages: string[] = [];
     let answer = false;
-    x.services.prompts = { confirm: async () => true, countdown: async (message, seconds) => (messages.push(message(seconds)), answer) };
-    await x.services.poller.refresh();
-    const list = () => x.services.poller.snapshot!.instances;
-    await x.services.idle.check(list());
+    x.test.answerPrompts({ confirm: async () => true, countdown: async (message, seconds) => (messages.push(message(seconds)), answer) });
+    await x.test.refreshInstances();
+    await x.test.checkIdle();
     // Polls also run the check; at this idle time each cancelled countdown is soon followed by another.
-    await eventually(async () => (await x.services.idle.check(list()), messages.length > 0), 'a countdown');
+    await eventually(async () => (await x.test.checkIdle(), messages.length > 0), 'a countdown');
     assert.match(messages[0]!, /idle for \d+ s, stopping in 60 s/);
     assert.equal((await show(id))!.actual_status, 'running', 'cancelled: kept');
-    assert.deepEqual(x.services.idle.stopped, []);
+    assert.deepEqual(x.test.idleStopped(), []);
 
     answer = true;
-    await eventually(async () => (await x.services.idle.check(list()), x.services.idle.stopped.includes(id)), 'the idle stop');
+    await eventually(async () => (await x.test.checkIdle(), x.test.idleStopped().includes(id)), 'the idle stop');
     await eventually(async () => (await show(id))!.actual_status === 'stopped', 'stopped', 20_000);
     await set('idleStop.minutes', undefined);
     await set('idleStop.gpuThreshold', undefined);
@@ -174,13 +165,13 @@ describe('spend: burn rate, low credit, the cap, idle stop and no start without 
   it('a reload or reconnect never starts a stopped instance: the window explains and offers Start', async () => {
     const x = await extensionApi();
     assert.equal((await show(id))!.actual_status, 'stopped');
-    await x.services.poller.refresh();
+    await x.test.refreshInstances();
     // What a Remote-SSH window on this instance does when it loads or reconnects.
-    assert.equal(await x.services.idle.explainStopped(id, x.services.poller.snapshot!.instances), 'stopped');
+    assert.equal(await x.test.explainStopped(id), 'stopped');
     // And what every window does when it activates.
-    await x.services.start();
+    await x.test.start();
     await vscode.commands.executeCommand('gpuRental.refresh');
-    await x.services.idle.check(x.services.poller.snapshot!.instances);
+    await x.test.checkIdle();
     await new Promise((r) => setTimeout(r, 2_000));
     assert.equal((await show(id))!.actual_status, 'stopped', 'still stopped');
   });
@@ -190,12 +181,12 @@ describe('spend: burn rate, low credit, the cap, idle stop and no start without 
     const failed = await rentRunning(pool.pop()!);
     await control('POST', `instances/${failed}/status`, { status: 'exited' });
     await eventually(async () => {
-      await x.services.poller.refresh();
-      return /\$\(warning\) 1 failed/.test(x.services.accountStatus.text);
+      await x.test.refreshInstances();
+      return /\$\(warning\) 1 failed/.test(x.test.statusBar().account.text);
     }, 'the failed flag');
-    assert.match(x.services.accountStatus.tooltipText, /failed and still bills for disk until destroyed/);
+    assert.match(x.test.statusBar().account.tooltip, /failed and still bills for disk until destroyed/);
     await vscode.commands.executeCommand('gpuRental.destroyInstance', failed);
-    await x.services.poller.refresh();
-    assert.doesNotMatch(x.services.accountStatus.text, /failed/);
+    await x.test.refreshInstances();
+    assert.doesNotMatch(x.test.statusBar().account.text, /failed/);
   });
 });

@@ -2,8 +2,12 @@ import * as assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
+import type { Offer } from '../../src/core/api/offers';
 import { secretFingerprint } from '../../src/core/account/apiKeys';
 import type { ExtensionApi } from '../../src/extension';
+import { eventually } from '../support/eventually';
+
+export { eventually };
 
 export const EXTENSION_ID = 'gpu-rental.gpu-rental';
 
@@ -47,28 +51,25 @@ export async function api(method: string, path: string, key: string, body?: unkn
   return res.json();
 }
 
-export async function eventually<T>(
-  check: () => T | undefined | false | Promise<T | undefined | false>,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+/**
+ * The rentable on-demand offers matching `filters`, cheapest first, as the account with `key` sees
+ * them. A rented offer is no longer rentable, so the first one is always free to rent: suites pick
+ * by position in this list, never at random, and a run repeats itself.
+ */
+export async function rentableOffers(filters: { [field: string]: unknown } = {}, limit = 30, key = sim.key): Promise<Offer[]> {
+  const body = { rentable: { eq: true }, ...filters, order: [['dph_total', 'asc']], limit, type: 'on-demand' };
+  return ((await api('POST', '/api/v0/bundles/', key, body)) as { offers: Offer[] }).offers;
 }
 
 /** Signs in with the run's full-access key through the command, as automation would. */
 export async function signIn(): Promise<ExtensionApi> {
   const x = await extensionApi();
-  // An earlier suite may have left another profile (account) in use.
-  if (x.services.session.profileId !== 'default') await x.services.switchProfile('default');
+  // A test of the suite may have switched to another profile (account).
+  if (x.test.session().profileId !== 'default') await x.test.switchProfile('default');
   await setApiUrl(sim.url);
-  // Ready is not enough: an earlier suite may have left a scoped key signed in.
-  if (x.services.session.state.kind !== 'ready' || x.services.session.keyFingerprint !== secretFingerprint(sim.key)) {
+  // Ready is not enough: a test may have left a scoped key signed in.
+  const session = x.test.session();
+  if (session.state !== 'ready' || session.keyFingerprint !== secretFingerprint(sim.key)) {
     assert.equal(await vscode.commands.executeCommand('gpuRental.setApiKey', sim.key), true);
   }
   return x;
@@ -77,7 +78,7 @@ export async function signIn(): Promise<ExtensionApi> {
 export async function signOut(): Promise<ExtensionApi> {
   const x = await extensionApi();
   await setApiUrl(sim.url);
-  if (x.services.session.hasKey) await vscode.commands.executeCommand('gpuRental.signOut');
+  if (x.test.session().hasKey) await vscode.commands.executeCommand('gpuRental.signOut');
   return x;
 }
 
@@ -85,7 +86,47 @@ export async function setApiUrl(url: string): Promise<void> {
   const x = await extensionApi();
   const cfg = vscode.workspace.getConfiguration('gpuRental');
   if (cfg.get('apiUrl') !== url) await cfg.update('apiUrl', url, vscode.ConfigurationTarget.Global);
-  await eventually(() => x.services.session.baseUrl === url && x.services.session.state.kind !== 'checking', `the session to use ${url}`);
+  await eventually(() => {
+    const session = x.test.session();
+    return session.baseUrl === url && session.state !== 'checking';
+  }, `the session to use ${url}`);
+}
+
+/** Confirmations answered with one answer, for the time a suite's setup or reset needs. */
+export const always = (answer: boolean) => ({ confirm: async () => answer });
+
+/** A notification the extension showed, with its level. */
+export interface Notification {
+  readonly level: 'info' | 'warning' | 'error';
+  readonly message: string;
+}
+
+/**
+ * Records the notifications the extension shows until disposed; they are still shown. The suites
+ * and the extension share one `vscode` API object, so wrapping its functions here sees the
+ * extension's calls.
+ */
+export function recordNotifications(): { readonly seen: Notification[]; dispose(): void } {
+  const seen: Notification[] = [];
+  const w = vscode.window;
+  const originals = { info: w.showInformationMessage, warning: w.showWarningMessage, error: w.showErrorMessage };
+  const wrap =
+    (level: Notification['level'], original: (...args: unknown[]) => unknown) =>
+    (...args: unknown[]) => {
+      seen.push({ level, message: String(args[0]) });
+      return original.apply(w, args);
+    };
+  w.showInformationMessage = wrap('info', originals.info as (...args: unknown[]) => unknown) as typeof w.showInformationMessage;
+  w.showWarningMessage = wrap('warning', originals.warning as (...args: unknown[]) => unknown) as typeof w.showWarningMessage;
+  w.showErrorMessage = wrap('error', originals.error as (...args: unknown[]) => unknown) as typeof w.showErrorMessage;
+  return {
+    seen,
+    dispose: () => {
+      w.showInformationMessage = originals.info;
+      w.showWarningMessage = originals.warning;
+      w.showErrorMessage = originals.error;
+    },
+  };
 }
 
 /** Every line the extension has written to its log channel so far (read from the log files). */

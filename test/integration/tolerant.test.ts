@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { Offer } from '../../src/core/api/offers';
 import type { InstanceItem, InstancesViewItem } from '../../src/ui/views/instancesView';
-import { api, control, eventually, extensionApi, extensionLog, signIn, sim } from './support';
+import { always, api, control, eventually, extensionApi, extensionLog, signIn, sim } from './support';
 
 async function rent(): Promise<number> {
   const body = { rentable: { eq: true }, order: [['dph_total', 'asc']], limit: 1, type: 'on-demand' };
@@ -23,8 +23,8 @@ async function shown(id: number): Promise<{ id: number } | null> {
 /** What the Instances view shows after a fresh poll. */
 async function rows(): Promise<InstancesViewItem[]> {
   const x = await extensionApi();
-  await x.services.poller.refresh();
-  return x.services.instancesView.getChildren();
+  await x.test.refreshInstances();
+  return x.test.instanceItems();
 }
 
 const instanceRows = (all: InstancesViewItem[]) => all.filter((r): r is InstanceItem => 'instance' in r);
@@ -39,7 +39,7 @@ describe('tolerant lists: the Instances view when the service sends an odd recor
   });
   beforeEach(async () => {
     const x = await signIn();
-    x.services.prompts = { confirm: async () => true };
+    x.test.answerPrompts(always(true));
   });
   afterEach(() => control('DELETE', 'corrupt'));
   after(async () => {
@@ -99,7 +99,7 @@ describe('tolerant lists: the Instances view when the service sends an odd recor
     assert.equal(warningRow(all)?.label, '1 record could not be read');
     let asked = '';
     const x = await extensionApi();
-    x.services.prompts = { confirm: async (message) => ((asked = message), true) };
+    x.test.answerPrompts({ confirm: async (message) => ((asked = message), true) });
     await vscode.commands.executeCommand('gpuRental.destroyInstance', item);
     assert.match(asked, new RegExp(`^Destroy .*#${b}\\?`));
     assert.equal(await shown(b), null, 'destroyed on the service');

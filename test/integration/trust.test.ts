@@ -63,7 +63,7 @@ describe('trust: a workspace cannot weaken a money safeguard', function () {
       assert.equal(config.sshIdentityFile(), undefined);
       assert.equal(config.sshConnectVia(), 'auto');
       const x = await extensionApi();
-      assert.equal(x.services.session.baseUrl, sim.url, 'the session still talks to the service the user chose');
+      assert.equal(x.test.session().baseUrl, sim.url, 'the session still talks to the service the user chose');
     } finally {
       rmSync(dir, { recursive: true, force: true });
       await eventually(() => config.remoteFolder() !== '/from-the-workspace', 'the workspace settings to be gone');

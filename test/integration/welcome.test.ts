@@ -14,9 +14,9 @@ describe('welcome states', () => {
 
   it('no key yet: both views empty, state noKey', async () => {
     const x = await signOut();
-    assert.equal(x.services.session.state.kind, 'noKey');
-    assert.deepEqual(await x.services.instancesView.getChildren(), []);
-    assert.deepEqual(await x.services.offersView.getChildren(), []);
+    assert.equal(x.test.session().state, 'noKey');
+    assert.deepEqual(await x.test.instanceItems(), []);
+    assert.deepEqual(await x.test.offerItems(), []);
   });
 
   it('nothing to show: signed in, no instances', async () => {
@@ -24,8 +24,8 @@ describe('welcome states', () => {
     const account = (await control('POST', 'accounts', { email: 'empty@example.com', credit: 10 })) as { key: string };
     const x = await signOut();
     assert.equal(await vscode.commands.executeCommand('gpuRental.setApiKey', account.key), true);
-    assert.equal(x.services.session.state.kind, 'ready');
-    assert.deepEqual(await x.services.instancesView.getChildren(), []);
+    assert.equal(x.test.session().state, 'ready');
+    assert.deepEqual(await x.test.instanceItems(), []);
     await signOut();
   });
 
@@ -33,12 +33,12 @@ describe('welcome states', () => {
     const x = await signIn();
     await control('POST', 'faults', { kind: 'reset', path: '/api/v0/users/current', count: 1000 });
     await vscode.commands.executeCommand('gpuRental.refresh');
-    assert.equal(x.services.session.state.kind, 'unreachable');
-    assert.deepEqual(await x.services.offersView.getChildren(), []);
-    assert.match(x.services.accountStatus.text, /\$\(warning\)/);
+    assert.equal(x.test.session().state, 'unreachable');
+    assert.deepEqual(await x.test.offerItems(), []);
+    assert.match(x.test.statusBar().account.text, /\$\(warning\)/);
     await control('DELETE', 'faults');
     await vscode.commands.executeCommand('gpuRental.refresh');
-    assert.equal(x.services.session.state.kind, 'ready');
+    assert.equal(x.test.session().state, 'ready');
   });
 
   it('a revoked key shows as refused, not as an empty list', async () => {
@@ -50,17 +50,17 @@ describe('welcome states', () => {
     assert.equal(await vscode.commands.executeCommand('gpuRental.setApiKey', created.key), true);
     await api('DELETE', `/api/v0/auth/apikeys/${created.id}/`, sim.key);
     await vscode.commands.executeCommand('gpuRental.refresh');
-    assert.equal(x.services.session.state.kind, 'rejected');
-    assert.deepEqual(await x.services.offersView.getChildren(), []);
+    assert.equal(x.test.session().state, 'rejected');
+    assert.deepEqual(await x.test.offerItems(), []);
     await vscode.commands.executeCommand('gpuRental.signOut');
   });
 
   it('a base URL that would send the key in the clear is refused, and the change applies without a reload', async () => {
     const x = await extensionApi();
     await setApiUrl('http://example.com');
-    assert.equal(x.services.session.state.kind, 'badUrl');
-    assert.deepEqual(await x.services.offersView.getChildren(), []);
+    assert.equal(x.test.session().state, 'badUrl');
+    assert.deepEqual(await x.test.offerItems(), []);
     await setApiUrl(sim.url);
-    await eventually(() => x.services.session.state.kind === 'ready', 'the session to be ready again');
+    await eventually(() => x.test.session().state === 'ready', 'the session to be ready again');
   });
 });

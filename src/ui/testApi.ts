@@ -1,0 +1,184 @@
+import type * as vscode from 'vscode';
+import type { Instance } from '../core/api/instances';
+import type { SessionStateKind } from '../core/session/session';
+import type { Stored, StoredKey } from '../core/state/storedState';
+import type { Prompts } from './prompts';
+import { modalPrompts } from './prompts';
+import { vscodeHandoff, type RemoteHandoff } from './remote';
+import type { Services } from './services';
+import type { InstancesViewItem } from './views/instancesView';
+import type { OffersViewItem } from './views/offersView';
+import type { AccountViewItem } from './views/account/accountView';
+
+/** Undoes a replacement made through the test API. */
+export type Restore = () => void;
+
+/** What the window is signed in to, as a user would read it off the status bar and the Account view. */
+export interface SessionSnapshot {
+  readonly state: SessionStateKind;
+  /** The account, when the key may read it. */
+  readonly user?: { readonly id: number; readonly email?: string | null; readonly credit?: number | null };
+  readonly profileId: string;
+  /** The ids of every profile, the default one first. */
+  readonly profileIds: readonly string[];
+  readonly baseUrl: string;
+  readonly hasKey: boolean;
+  /** A fingerprint of the key in use (never the key). */
+  readonly keyFingerprint: string | undefined;
+}
+
+/** A status bar item as shown: its text and its tooltip's text. */
+export interface StatusBarText {
+  readonly text: string;
+  readonly tooltip: string;
+}
+
+/** Events seen since `record…` was called, until `dispose`. */
+export interface Recording<T> extends vscode.Disposable {
+  readonly seen: readonly T[];
+}
+
+/**
+ * What the integration tests observe and steer, and nothing more. `activate` returns it; nothing
+ * in the extension reads it. It is the one place tests reach into the extension's objects, so the
+ * objects can be rebuilt without rewriting the suites: keep it small, and prefer what a user sees
+ * (rows, status bar text) over internal state.
+ */
+export interface TestApi {
+  /** The session now: state, account, profile, base URL, key. */
+  session(): SessionSnapshot;
+  /** Whether SecretStorage holds a key for a profile at a (normalized) base URL. */
+  hasStoredKey(profileId: string, baseUrl: string): Promise<boolean>;
+  /** Records the session's state changes (their kinds) until disposed. */
+  recordSessionStates(): Recording<SessionStateKind>;
+  /** Switches this window to another profile, as the profile picker does (refused while a rent is in progress). */
+  switchProfile(id: string): Promise<void>;
+
+  /** The instances of the last poll (empty before the first one). */
+  instances(): readonly Instance[];
+  /** Polls the instance list now. */
+  refreshInstances(): Promise<void>;
+  /** Records the errors instance polls end with, until disposed. */
+  recordPollFailures(): Recording<unknown>;
+  /** The rows of the Instances view, as VS Code would ask for them. */
+  instanceItems(): Promise<InstancesViewItem[]>;
+  /** The SSH alias (Host name) this window writes for an instance. */
+  sshAlias(instanceId: number): string;
+
+  /** The rows of the Offers view: the filters header, the offers, load more / relax rows. */
+  offerItems(): Promise<OffersViewItem[]>;
+  /** The Account view's rows below the rows named by `path` (top level when empty), each found by its label. */
+  accountItems(...path: string[]): Promise<AccountViewItem[]>;
+
+  /** The account item (credit, burn, flags) and the boot item, undefined while nothing boots. */
+  statusBar(): { readonly account: StatusBarText; readonly boot: StatusBarText | undefined };
+  /** What the account's instances cost per hour now, as the spend guard counts it. */
+  burnPerHour(): number | undefined;
+  /** Snoozes the low-credit warning for `ms` from now (0 or less ends a snooze). */
+  snoozeLowCredit(ms: number): Promise<void>;
+
+  /** Rents being sent, and rents whose outcome is not known yet (their labels), in any window. */
+  rents(): { readonly inProgress: boolean; readonly unsettled: readonly string[]; readonly freezeReason: string | undefined };
+
+  /** Runs the idle check on the last poll's instances, as each poll does. */
+  checkIdle(): Promise<void>;
+  /** Instances this window stopped for being idle. */
+  idleStopped(): readonly number[];
+  /** What a window on a stopped instance says and offers (resolves with what it found). */
+  explainStopped(instanceId: number): Promise<string>;
+  /** What a window does when it activates: import the environment's key, check the key, resume unsettled rents. */
+  start(): Promise<void>;
+
+  /** A value GPU Rental keeps in global state. */
+  stored<K extends StoredKey>(key: K): Stored<K>;
+  /** Writes a value GPU Rental keeps in global state, as an older window might have left it. */
+  store<K extends StoredKey>(key: K, value: Stored<K> | undefined): Promise<void>;
+
+  /** Answers the confirmations and countdowns instead of modal dialogs (which a test cannot click). */
+  answerPrompts(prompts: Prompts): Restore;
+  /** Sees the Remote-SSH handoff instead of opening a window (code-server has no Remote-SSH). */
+  observeHandoff(handoff: RemoteHandoff): Restore;
+  /** Puts the real prompts and handoff back. */
+  restoreDefaults(): void;
+}
+
+/** The test API over the extension's objects. */
+export function testApi(services: Services): TestApi {
+  const s = services;
+  const replace = <K extends 'prompts' | 'handoff'>(key: K, value: Services[K]): Restore => {
+    const before = s[key];
+    s[key] = value;
+    return () => void (s[key] = before);
+  };
+  const recording = <T>(subscribe: (push: (value: T) => void) => vscode.Disposable): Recording<T> => {
+    const seen: T[] = [];
+    const subscription = subscribe((value) => seen.push(value));
+    return { seen, dispose: () => subscription.dispose() };
+  };
+  return {
+    session: () => {
+      const state = s.session.state;
+      const user = state.kind === 'ready' ? state.user : undefined;
+      return {
+        state: state.kind,
+        user: user && { id: user.id, email: user.email, credit: user.credit },
+        profileId: s.session.profileId,
+        profileIds: s.profiles.list().map((p) => p.id),
+        baseUrl: s.session.baseUrl,
+        hasKey: s.session.hasKey,
+        keyFingerprint: s.session.keyFingerprint,
+      };
+    },
+    hasStoredKey: async (profileId, baseUrl) => (await s.switcher.keyOf({ id: profileId, name: profileId }, baseUrl)) !== undefined,
+    recordSessionStates: () => recording((push) => s.session.onDidChangeState((state) => push(state.kind))),
+    switchProfile: (id) => s.switcher.switchProfile(id),
+
+    instances: () => s.poller.snapshot?.instances ?? [],
+    refreshInstances: () => s.poller.refresh(),
+    recordPollFailures: () => recording((push) => s.poller.onDidFail(push)),
+    instanceItems: () => s.instancesView.getChildren(),
+    sshAlias: (id) => s.connector.alias(id),
+
+    offerItems: () => s.offersView.getChildren(),
+    accountItems: async (...path) => {
+      let parent: AccountViewItem | undefined;
+      for (const label of path) {
+        const rows: AccountViewItem[] = await s.accountView.getChildren(parent);
+        parent = rows.find((r) => r.label === label);
+        if (!parent) throw new Error(`The Account view has no row "${label}" (found: ${rows.map((r) => String(r.label)).join(', ')})`);
+      }
+      return s.accountView.getChildren(parent);
+    },
+
+    statusBar: () => {
+      const boot = s.boots.text;
+      return {
+        account: { text: s.accountStatus.text, tooltip: s.accountStatus.tooltipText },
+        boot: boot === undefined ? undefined : { text: boot, tooltip: s.boots.tooltipText },
+      };
+    },
+    burnPerHour: () => s.spend.burn?.perHour,
+    snoozeLowCredit: (ms) => s.spend.snooze(ms),
+
+    rents: () => ({
+      inProgress: s.renter.busy,
+      unsettled: s.renter.journal.entries().map((e) => e.label),
+      freezeReason: s.renter.journal.freezeReason(),
+    }),
+
+    checkIdle: () => s.idle.check(s.poller.snapshot?.instances ?? []),
+    idleStopped: () => [...s.idle.stopped],
+    explainStopped: (id) => s.idle.explainStopped(id, s.poller.snapshot?.instances ?? []),
+    start: () => s.start(),
+
+    stored: (key) => s.state.get(key),
+    store: (key, value) => s.state.update(key, value),
+
+    answerPrompts: (prompts) => replace('prompts', prompts),
+    observeHandoff: (handoff) => replace('handoff', handoff),
+    restoreDefaults: () => {
+      s.prompts = modalPrompts;
+      s.handoff = vscodeHandoff;
+    },
+  };
+}
