@@ -5,11 +5,15 @@
 //   GPU_RENTAL_TEST_RESULTS     the JSON-lines file to append to (unset: records are not written)
 //   GPU_RENTAL_TEST_GREP        only tests whose full title matches this pattern
 //   GPU_RENTAL_TEST_TIMEOUT_MS  mocha's per-test timeout (default 20000)
+//   GPU_RENTAL_TEST_SHUFFLE     a seed: the suite files run in an order shuffled by it (the same seed, the same order)
+// Before each top-level suite's own hooks, resetForSuite (reset.ts) puts the window and the
+// simulator back to the run's defaults: every suite passes alone, and after any other.
 import { appendFileSync, readdirSync } from 'node:fs';
 import { findSourceMap } from 'node:module';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Mocha from 'mocha';
+import { resetForSuite } from './reset';
 
 const REPO = resolve(__dirname, '..', '..', '..');
 
@@ -53,6 +57,24 @@ function mapStack(stack: string): string {
   });
 }
 
+/** `items` in an order drawn from `seed` (mulberry32 over the seed's characters, Fisher-Yates). */
+export function shuffled<T>(items: readonly T[], seed: string): T[] {
+  let state = [...seed].reduce((h, c) => Math.imul(h ^ c.charCodeAt(0), 0x9e3779b1) >>> 0, 0x6d2b79f5);
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(next() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
 export function run(): Promise<void> {
   const file = process.env.GPU_RENTAL_TEST_RESULTS;
   const write = (record: ResultRecord) => {
@@ -64,11 +86,20 @@ export function run(): Promise<void> {
   const mocha = new Mocha({ ui: 'bdd', timeout: Number(process.env.GPU_RENTAL_TEST_TIMEOUT_MS ?? 20_000), color: false, reporter: 'spec' });
   if (process.env.GPU_RENTAL_TEST_GREP) mocha.grep(process.env.GPU_RENTAL_TEST_GREP);
   const suites = readdirSync(__dirname, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.test.js'));
-  for (const name of suites.sort()) mocha.addFile(join(__dirname, name));
+  const seed = process.env.GPU_RENTAL_TEST_SHUFFLE;
+  const order = seed ? shuffled(suites.sort(), seed) : suites.sort();
+  for (const name of order) mocha.addFile(join(__dirname, name));
+  // Each top-level suite, as its file adds it, gets the reset as its first hook.
+  mocha.suite.on('suite', (suite: Mocha.Suite) => {
+    suite.beforeAll("reset to the run's defaults", async function () {
+      this.timeout(90_000);
+      await resetForSuite();
+    });
+  });
   let passed = 0;
   let failed = 0;
   let pending = 0;
-  write({ event: 'begin' });
+  write({ event: 'begin', ...(seed ? { title: `files shuffled with seed ${seed}: ${order.join(', ')}` } : {}) });
   return new Promise((resolve, reject) => {
     try {
       const runner = mocha.run(() => {

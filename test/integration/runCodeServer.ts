@@ -4,6 +4,7 @@
 //   GPU_RENTAL_IT_TIMEOUT_MIN=10          the whole run
 //   GPU_RENTAL_IT_TEST_TIMEOUT_MIN=2      one test or hook, past mocha's own 20 s timeout (a blocked host)
 //   GPU_RENTAL_IT_START_TIMEOUT_MIN=3     until the suites begin in the extension host
+//   GPU_RENTAL_TEST_SHUFFLE=SEED          run the suite files in an order shuffled by SEED (see index.ts)
 // The suites get GPU_RENTAL_TEST_API_URL and GPU_RENTAL_TEST_API_KEY (a full-access key) for the
 // simulator, and write their progress to GPU_RENTAL_TEST_RESULTS (see index.ts).
 import { spawnSync } from 'node:child_process';
@@ -66,6 +67,7 @@ async function main(): Promise<number> {
       GPU_RENTAL_TEST_API_KEY: key,
       GPU_RENTAL_TEST_HOME: join(work, 'home'),
       ...(grep ? { GPU_RENTAL_TEST_GREP: grep } : {}),
+      ...(process.env.GPU_RENTAL_TEST_SHUFFLE ? { GPU_RENTAL_TEST_SHUFFLE: process.env.GPU_RENTAL_TEST_SHUFFLE } : {}),
     },
   });
   console.log(`code-server ${server.origin}, simulator ${sim.url}: up in ${seconds(startup)}`);
@@ -86,6 +88,7 @@ async function main(): Promise<number> {
     onRecord: (r) => {
       if (r.event === 'begin') {
         console.log(`suites began in the extension host ${seconds(startup)} after startup began${grep ? ` (grep ${grep})` : ''}`);
+        if (r.title) console.log(r.title);
         running = Date.now();
       }
       if (r.event === 'pass') console.log(`  ✔ ${r.title} (${r.durationMs ?? 0} ms)`);
