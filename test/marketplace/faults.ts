@@ -52,7 +52,8 @@ export interface FaultRule {
   fired: number;
 }
 
-const ALIASES: Record<string, { kind: FaultKind; status?: number }> = {
+/** Other names a rule's `kind` may take, and the status each implies. */
+export const FAULT_ALIASES: Readonly<Record<string, { kind: FaultKind; status?: number }>> = {
   '429': { kind: 'rate_limit' },
   '500': { kind: 'server_error', status: 500 },
   '502': { kind: 'server_error', status: 502 },
@@ -76,7 +77,7 @@ export class Faults {
 
   add(input: FaultRuleInput): FaultRule {
     const name = String(input.kind).trim().toLowerCase().replace(/-/g, '_');
-    const alias = ALIASES[name];
+    const alias = FAULT_ALIASES[name];
     const kind = (alias?.kind ?? name) as FaultKind;
     if (!FAULT_KINDS.includes(kind))
       throw new FaultError(`unknown fault kind '${input.kind}'; one of ${FAULT_KINDS.join(', ')}, 429, 500, 502, 503, 504`);
@@ -181,7 +182,7 @@ export function parseFaultFlag(text: string): FaultRuleInput {
   if (count !== undefined && count !== '') input.count = Number(count);
   if (param !== undefined && param !== '') {
     const name = kind.toLowerCase().replace(/-/g, '_');
-    const k = ALIASES[name]?.kind ?? name;
+    const k = FAULT_ALIASES[name]?.kind ?? name;
     if (k === 'latency' || k === 'slow_boot') input.ms = Number(param);
     else if (k === 'rate_limit') input.retryAfter = Number(param);
     else input.status = /^\d+$/.test(param) ? Number(param) : param;

@@ -3,7 +3,8 @@
  * the search endpoints take them. The same functions filter instances and templates.
  */
 import type { FilterOp } from '../../src/core/offers/types';
-import { type Offer, type PricingType } from './catalogue';
+import type { Offer } from './catalogue';
+import type { PricingType } from './pricing';
 
 export const OPS: readonly FilterOp[] = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'notin'];
 

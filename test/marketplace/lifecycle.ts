@@ -7,8 +7,8 @@
  * "rebooting" after a reboot), the remaining 60% loading; then running, or the failure status of
  * a doomed instance (exited/offline/unknown), which never becomes running.
  */
-import { closeSegment, openSegment } from './ledger';
-import type { Contract, FailureStatus, InstanceState, Ms, Phase } from './model';
+import { balance, closeSegment, openSegment } from './ledger';
+import type { Contract, FailureStatus, InstanceState, Ms, Phase, StoreData } from './model';
 import type { Network } from './network';
 
 export const PROVISION_SHARE = 0.4;
@@ -195,4 +195,27 @@ export function extraPorts(env: Array<[string, string]>): string[] {
     if (m) out.push(`${m[1]}/${m[3] ?? 'tcp'}`);
   }
   return out;
+}
+
+/**
+ * Stops the running instances of every account whose credit has run out, at the moment it ran
+ * out (estimated from the account's current burn rate), as the service does. Returns whether any
+ * instance stopped.
+ */
+export function stopWhereCreditRanOut(data: StoreData, contractOf: (id: number) => Contract, now: Ms, network: Network): boolean {
+  let stopped = false;
+  for (const account of data.accounts) {
+    const running = data.instances.filter((i) => i.accountId === account.id && i.phase === 'running');
+    if (running.length === 0) continue;
+    const left = balance(data, account.id, now);
+    if (left > 0) continue;
+    const burn = data.contracts
+      .filter((c) => c.accountId === account.id)
+      .flatMap((c) => c.segments.filter((s) => s.end === null))
+      .reduce((sum, s) => sum + s.rate, 0);
+    const ranOut = burn > 0 ? now + (left / burn) * 3_600_000 : now;
+    for (const inst of running) stop(inst, contractOf(inst.id), Math.max(inst.phaseSince, ranOut), 'Stopped: out of credit', network);
+    stopped = true;
+  }
+  return stopped;
 }

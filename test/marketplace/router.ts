@@ -93,13 +93,24 @@ export function normalisePath(pathname: string): string {
   return collapsed.length > 1 && collapsed.endsWith('/') ? collapsed.slice(0, -1) : collapsed;
 }
 
-export interface Match {
-  route: RouteDef;
+export interface Match<R extends PathRoute = RouteDef> {
+  route: R;
   params: Record<string, string>;
 }
 
+/** What path matching needs of a route: the API's routes and the control routes both have it. */
+export interface PathRoute {
+  method: Method;
+  /** Without the trailing slash; `:name` matches one segment. */
+  path: string;
+}
+
 /** Finds the route; `allowed` lists methods of routes whose path matched, for 405s. */
-export function matchRoute(routes: readonly RouteDef[], method: string, path: string): { match?: Match; allowed: Method[] } {
+export function matchRoute<R extends PathRoute>(
+  routes: readonly R[],
+  method: string,
+  path: string,
+): { match?: Match<R>; allowed: Method[] } {
   const parts = path.split('/');
   const allowed: Method[] = [];
   for (const route of routes) {

@@ -6,28 +6,26 @@
  *   const sim = await startMarketplace({ port: 0, apiKey: 'KEY', bootSeconds: 0.3, seed: 1 });
  *   sim.url; sim.control; await sim.stop();
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { SshdPool } from './sshd';
 import { OnstartRunner } from './onstart';
 import { addLog } from './lifecycle';
 import type { AddressInfo, Socket } from 'node:net';
-import { authenticate, authorise, bearer } from './auth';
 import { generateOffers, type Offer } from './catalogue';
-import { Faults, writeFault, type Captured, type FaultRuleInput } from './faults';
+import { Faults, type FaultRuleInput } from './faults';
+import { capture, errorReply, handleRequest, send, type HttpHost } from './http';
 import { kindsOf } from './filters';
-import { balance } from './ledger';
-import { advance, stop as stopInstance } from './lifecycle';
-import type { Account, ApiKeyRecord, Contract, InstanceState } from './model';
+import { advance, stopWhereCreditRanOut } from './lifecycle';
+import type { Contract, InstanceState } from './model';
 import { Network } from './network';
-import { HttpError, matchRoute, normalisePath, type Ctx, type Method, type Reply, type RouteDef, type Sim } from './router';
+import type { RouteDef } from './router';
 import { accountRoutes } from './routes/account';
 import { billingRoutes } from './routes/billing';
-import { createControl, handleControl, type MarketplaceControl } from './routes/control';
+import { createControl, type MarketplaceControl } from './routes/control';
 import { instanceRoutes } from './routes/instances';
 import { gpuNameRoutes } from './routes/gpuNames';
 import { keyRoutes } from './routes/apiKeys';
 import { offerRoutes } from './routes/offers';
-import { notFoundReply } from './notFound';
 import { rentRoutes } from './routes/rent';
 import { secretRoutes } from './routes/secrets';
 import { serverlessRoutes } from './routes/serverless';
@@ -100,51 +98,7 @@ export const ROUTES: readonly RouteDef[] = [
   ...billingRoutes,
 ];
 
-const MAX_BODY = 5 * 1024 * 1024;
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY) req.destroy(new Error('body too large'));
-      else chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
-
-function capture(reply: Reply): Captured {
-  const status = reply.status ?? 200;
-  const text = reply.text ?? JSON.stringify(reply.json ?? null);
-  const contentType = reply.contentType ?? (reply.text !== undefined ? 'text/plain; charset=utf-8' : 'application/json');
-  return { status, headers: { 'content-type': contentType, ...reply.headers }, body: Buffer.from(text) };
-}
-
-function send(res: ServerResponse, c: Captured): void {
-  if (res.destroyed) return;
-  res.writeHead(c.status, { ...c.headers, 'content-length': String(c.body.length) }).end(c.body);
-}
-
-/** The path as the client sent it, percent-decoded where that is valid, without the query. */
-function requestedPath(req: IncomingMessage): string {
-  const raw = (req.url ?? '/').split('?')[0] ?? '/';
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    return raw;
-  }
-}
-
-function errorReply(error: unknown): Reply {
-  if (error instanceof HttpError) return { status: error.status, json: error.body };
-  console.error('marketplace: handler failed:', error);
-  return { status: 500, json: { success: false, error: 'server_error', msg: error instanceof Error ? error.message : String(error) } };
-}
-
-class Simulator implements Sim {
+class Simulator implements HttpHost {
   readonly store: Store;
   readonly faults = new Faults();
   readonly network: Network;
@@ -157,9 +111,13 @@ class Simulator implements Sim {
   private readonly sockets = new Set<Socket>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly clock: () => number;
-  private readonly routes: RouteDef[];
+  readonly routes: RouteDef[];
   private port = 0;
   requestCount = 0;
+
+  countRequest(): void {
+    this.requestCount += 1;
+  }
 
   constructor(readonly options: MarketplaceOptions) {
     this.store = new Store(options.seed ?? 1, options.bootSeconds ?? 20, options.stateFile);
@@ -188,7 +146,7 @@ class Simulator implements Sim {
     if (options.latencyMs) this.faults.add({ kind: 'latency', ms: options.latencyMs, count: 0 });
     for (const rule of options.faults ?? []) this.faults.add(rule);
     this.server = createServer((req, res) => {
-      this.handle(req, res).catch((error: unknown) => {
+      handleRequest(this, req, res).catch((error: unknown) => {
         console.error('marketplace: request failed:', error);
         if (!res.headersSent && !res.destroyed) send(res, capture(errorReply(error)));
       });
@@ -231,24 +189,11 @@ class Simulator implements Sim {
     settleWorkers(this.store, now);
     let changed = false;
     for (const inst of this.store.data.instances) changed = advance(inst, this.store.contract(inst.id), now, this.network) || changed;
-    for (const account of this.store.data.accounts) {
-      const running = this.store.data.instances.filter((i) => i.accountId === account.id && i.phase === 'running');
-      if (running.length === 0) continue;
-      const left = balance(this.store.data, account.id, now);
-      if (left > 0) continue;
-      const burn = this.store.data.contracts
-        .filter((c) => c.accountId === account.id)
-        .flatMap((c) => c.segments.filter((s) => s.end === null))
-        .reduce((sum, s) => sum + s.rate, 0);
-      const ranOut = burn > 0 ? now + (left / burn) * 3_600_000 : now;
-      for (const inst of running)
-        stopInstance(inst, this.store.contract(inst.id), Math.max(inst.phaseSince, ranOut), 'Stopped: out of credit', this.network);
-      changed = true;
-    }
+    changed = stopWhereCreditRanOut(this.store.data, (id) => this.store.contract(id), now, this.network) || changed;
     if (changed) this.store.changed();
   }
 
-  private sleep(ms: number): Promise<void> {
+  sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.timers.delete(timer);
@@ -256,82 +201,6 @@ class Simulator implements Sim {
       }, ms);
       this.timers.add(timer);
     });
-  }
-
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const path = normalisePath(url.pathname);
-    const method = (req.method ?? 'GET').toUpperCase();
-    const raw = await readBody(req);
-    if (path === '/__control' || path.startsWith('/__control/')) {
-      let body: unknown;
-      try {
-        body = raw.length ? JSON.parse(raw.toString('utf8')) : {};
-      } catch {
-        return send(res, capture({ status: 400, json: { success: false, error: 'invalid_request', msg: 'Body is not valid JSON.' } }));
-      }
-      let reply: Reply;
-      try {
-        reply = handleControl(this.control, method, path, body);
-      } catch (error) {
-        reply = errorReply(error);
-      }
-      return send(res, capture(reply));
-    }
-    this.requestCount += 1;
-    const faults = this.faults.forRequest(method, path + url.search);
-    if (faults.delayBeforeMs > 0) await this.sleep(faults.delayBeforeMs);
-    if (faults.before) return writeFault(faults.before, res);
-    const captured = capture(this.dispatch(req, method, path, url.searchParams, raw));
-    if (faults.delayAfterMs > 0) await this.sleep(faults.delayAfterMs);
-    if (faults.after) return writeFault(faults.after, res, captured);
-    send(res, captured);
-  }
-
-  private dispatch(req: IncomingMessage, method: string, path: string, query: URLSearchParams, raw: Buffer): Reply {
-    try {
-      const { match, allowed } = matchRoute(this.routes, method, path);
-      if (!match) {
-        if (allowed.length > 0)
-          return {
-            status: 405,
-            json: { success: false, error: 'method_not_allowed', msg: `${method} is not allowed here.` },
-            headers: { allow: allowed.join(', ') },
-          };
-        return notFoundReply(requestedPath(req), req.headers.accept);
-      }
-      let rawBody: unknown;
-      const text = raw.toString('utf8').trim();
-      try {
-        rawBody = text ? JSON.parse(text) : undefined;
-      } catch {
-        return { status: 400, json: { success: false, error: 'invalid_request', msg: 'The request body is not valid JSON.' } };
-      }
-      const body = rawBody !== null && typeof rawBody === 'object' && !Array.isArray(rawBody) ? (rawBody as Record<string, unknown>) : {};
-      let key: ApiKeyRecord | undefined;
-      let account: Account | undefined;
-      if (match.route.category) {
-        key = authenticate(this.store, bearer(req, query));
-        account = this.store.account(key.accountId);
-      }
-      this.tick();
-      const ctx = {
-        sim: this,
-        method: method as Method,
-        path,
-        params: match.params,
-        query,
-        body,
-        rawBody,
-        account,
-        key,
-        now: this.now(),
-      } as Ctx;
-      if (key) authorise(key, match.route, ctx);
-      return match.route.handler(ctx);
-    } catch (error) {
-      return errorReply(error);
-    }
   }
 
   control!: MarketplaceControl;
@@ -352,34 +221,12 @@ class Simulator implements Sim {
 export async function startMarketplace(options: MarketplaceOptions = {}): Promise<Marketplace> {
   const sim = new Simulator(options);
   sim.control = createControl(sim);
-  const now = sim.now();
-  let accountId: number;
-  let apiKey: string;
-  if (sim.store.fresh) {
-    const created = sim.store.createAccount({
-      email: options.email ?? 'demo@example.test',
-      credit: options.credit ?? 250,
-      key: options.apiKey,
-      now,
-    });
-    accountId = created.account.id;
-    apiKey = created.key.key;
-  } else {
-    // Restarted from a state file: the key given now must work on the first account.
-    const first = sim.store.data.accounts[0]!;
-    accountId = first.id;
-    const existing = options.apiKey
-      ? sim.store.liveKey(options.apiKey)
-      : sim.store.data.keys.find(
-          (k) => k.accountId === first.id && k.deletedAt === null && k.instanceId === null && k.permissions === null,
-        );
-    if (existing) {
-      accountId = existing.accountId;
-      apiKey = existing.key;
-    } else {
-      apiKey = sim.store.addKey({ accountId, key: options.apiKey, name: 'restart', permissions: null, now }).key;
-    }
-  }
+  const { accountId, apiKey } = sim.store.openingAccount({
+    email: options.email ?? 'demo@example.test',
+    credit: options.credit ?? 250,
+    key: options.apiKey,
+    now: sim.now(),
+  });
   sim.store.flush();
   const port = await sim.listen(options.port ?? 0);
   return { url: sim.baseUrl(), port, accountId, apiKey, control: sim.control, stop: () => sim.close() };

@@ -127,6 +127,29 @@ export class Store {
     return { account, key };
   }
 
+  /**
+   * The account a simulator starts with, and a full-access key to it: made on a fresh store; on a
+   * store loaded from a state file, the first account, where `key` (when given) must now work.
+   */
+  openingAccount(o: { email: string; credit: number; key?: string; now: Ms }): { accountId: number; apiKey: string } {
+    if (this.fresh) {
+      const created = this.createAccount(o);
+      return { accountId: created.account.id, apiKey: created.key.key };
+    }
+    const first = this.data.accounts[0]!;
+    const existing = o.key ? this.liveKey(o.key) : this.accountKeys(first.id).find((k) => k.permissions === null);
+    if (existing) return { accountId: existing.accountId, apiKey: existing.key };
+    return {
+      accountId: first.id,
+      apiKey: this.addKey({ accountId: first.id, key: o.key, name: 'restart', permissions: null, now: o.now }).key,
+    };
+  }
+
+  /** The account's API keys that are live and not an instance's own. */
+  accountKeys(accountId: number): ApiKeyRecord[] {
+    return this.data.keys.filter((k) => k.accountId === accountId && k.deletedAt === null && k.instanceId === null);
+  }
+
   addKey(o: {
     accountId: number;
     key?: string;

@@ -51,8 +51,7 @@ export const keyRoutes: RouteDef[] = [
     category: 'user_read',
     action: 'api.apikey.list',
     handler: (ctx) => {
-      const keys = ctx.sim.store.data.keys.filter((k) => k.accountId === ctx.account.id && k.deletedAt === null && k.instanceId === null);
-      return ok({ apikeys: keys.map(row) });
+      return ok({ apikeys: ctx.sim.store.accountKeys(ctx.account.id).map(row) });
     },
   },
   {

@@ -1,19 +1,7 @@
 /**
  * Test controls, in process (`sim.control`) and over HTTP under `/__control/` (no key; real
- * clients never call it):
- *
- *   POST   /__control/faults                 rule, [rules] or {rules: [...]}  -> {success, faults}
- *   GET    /__control/faults                 -> {faults}
- *   DELETE /__control/faults                 -> {success}
- *   POST   /__control/accounts               {email?, credit?, key?} -> {id, key}
- *   POST   /__control/accounts/{id}/credit   {amount} -> {success, credit}
- *   POST   /__control/accounts/{id}/quirks   {two_factor?, withhold?: ["credit","balance"]} -> {success, two_factor, withhold}
- *   POST   /__control/instances/{id}/status  {status} -> {success, instance}
- *   POST   /__control/boot                   {seconds} -> {success, boot_seconds}
- *   POST   /__control/clock                  {advance_seconds} -> {success, now}
- *   GET    /__control/state                  -> summary
- *   POST   /__control/corrupt                {instance_id, fields?, record?} -> {success}
- *   DELETE /__control/corrupt                -> {success}
+ * clients never call it). `CONTROL_ROUTES` below is the HTTP side; test/marketplace/README.md
+ * ("Control API") lists every route with its body and answer, and a unit test keeps the two equal.
  *
  * `corrupt` spoils how the instance lists (v0 and v1) show one instance, as a service with a bug
  * might: `fields` are put over its record (`{"ssh_port": "22"}`), or `record` replaces it whole
@@ -25,7 +13,7 @@ import { withheldUserFields, withholdUserFields, type MoneyField } from './accou
 import { instanceRecord } from '../instanceRecord';
 import { forceStatus, statusFields } from '../lifecycle';
 import { round } from '../random';
-import { HttpError, fail, isObject, num, ok, type Reply, type Sim } from '../router';
+import { HttpError, fail, isObject, matchRoute, num, ok, type PathRoute, type Reply, type Sim } from '../router';
 
 export interface StateSummary {
   now: number;
@@ -157,7 +145,7 @@ export function createControl(sim: Sim): MarketplaceControl {
           id: a.id,
           email: a.email,
           credit: round(store.balance(a.id, now), 6),
-          keys: store.data.keys.filter((k) => k.accountId === a.id && k.deletedAt === null && k.instanceId === null).length,
+          keys: store.accountKeys(a.id).length,
         })),
         instances: store.data.instances.map((i) => ({
           id: i.id,
@@ -197,30 +185,44 @@ function faultInputs(body: unknown): FaultRuleInput[] {
   });
 }
 
-/** Serves `/__control/...`. */
-export function handleControl(control: MarketplaceControl, method: string, path: string, body: unknown): Reply {
-  const b = isObject(body) ? body : {};
-  const parts = path.split('/').filter(Boolean).slice(1);
-  const [area, id, sub] = parts;
-  try {
-    if (area === 'faults' && parts.length === 1) {
-      if (method === 'GET') return ok({ faults: control.faults() });
-      if (method === 'DELETE') {
-        control.clearFaults();
-        return ok({ success: true });
-      }
-      if (method === 'POST') return ok({ success: true, faults: faultInputs(body).map((r) => control.addFault(r)) });
-    }
-    if (area === 'accounts' && method === 'POST' && parts.length === 1) {
-      return ok(
+/** One control route: no key, no faults, not counted as an API request. */
+export interface ControlRoute extends PathRoute {
+  /** `body` is the parsed JSON (anything, not only an object); `b` is it when it is an object, else `{}`. */
+  handler(control: MarketplaceControl, call: { params: Record<string, string>; body: unknown; b: Record<string, unknown> }): Reply;
+}
+
+/** Every control route (test/marketplace/README.md lists them under "Control API"). */
+export const CONTROL_ROUTES: readonly ControlRoute[] = [
+  {
+    method: 'POST',
+    path: '/__control/faults',
+    handler: (control, { body }) => ok({ success: true, faults: faultInputs(body).map((r) => control.addFault(r)) }),
+  },
+  { method: 'GET', path: '/__control/faults', handler: (control) => ok({ faults: control.faults() }) },
+  {
+    method: 'DELETE',
+    path: '/__control/faults',
+    handler: (control) => {
+      control.clearFaults();
+      return ok({ success: true });
+    },
+  },
+  {
+    method: 'POST',
+    path: '/__control/accounts',
+    handler: (control, { b }) =>
+      ok(
         control.addAccount({
           email: typeof b.email === 'string' ? b.email : undefined,
           credit: num(b.credit),
           key: typeof b.key === 'string' ? b.key : undefined,
         }),
-      );
-    }
-    if (area === 'accounts' && sub === 'quirks' && method === 'POST') {
+      ),
+  },
+  {
+    method: 'POST',
+    path: '/__control/accounts/:id/quirks',
+    handler: (control, { params, b }) => {
       const withhold =
         b.withhold === undefined
           ? undefined
@@ -230,38 +232,72 @@ export function handleControl(control: MarketplaceControl, method: string, path:
       if (withhold === null) throw fail(400, 'invalid_args', 'withhold must be a list of "credit" and "balance".');
       return ok({
         success: true,
-        ...control.setAccountQuirks(Number(id), { twoFactor: typeof b.two_factor === 'boolean' ? b.two_factor : undefined, withhold }),
+        ...control.setAccountQuirks(Number(params.id), {
+          twoFactor: typeof b.two_factor === 'boolean' ? b.two_factor : undefined,
+          withhold,
+        }),
       });
-    }
-    if (area === 'accounts' && sub === 'credit' && method === 'POST')
-      return ok({ success: true, credit: control.addCredit(Number(id), num(b.amount) ?? NaN) });
-    if (area === 'instances' && sub === 'status' && method === 'POST') {
+    },
+  },
+  {
+    method: 'POST',
+    path: '/__control/accounts/:id/credit',
+    handler: (control, { params, b }) => ok({ success: true, credit: control.addCredit(Number(params.id), num(b.amount) ?? NaN) }),
+  },
+  {
+    method: 'POST',
+    path: '/__control/instances/:id/status',
+    handler: (control, { params, b }) => {
       if (!('status' in b)) throw fail(400, 'invalid_args', 'Give a status (null is allowed).');
-      control.setInstanceStatus(Number(id), b.status === null ? null : String(b.status));
-      return ok({ success: true, instance: control.instance(Number(id)) });
-    }
-    if (area === 'boot' && method === 'POST') {
+      control.setInstanceStatus(Number(params.id), b.status === null ? null : String(b.status));
+      return ok({ success: true, instance: control.instance(Number(params.id)) });
+    },
+  },
+  {
+    method: 'POST',
+    path: '/__control/boot',
+    handler: (control, { b }) => {
       control.setBootSeconds(num(b.seconds) ?? NaN);
       return ok({ success: true, boot_seconds: num(b.seconds) });
-    }
-    if (area === 'clock' && method === 'POST') {
+    },
+  },
+  {
+    method: 'POST',
+    path: '/__control/clock',
+    handler: (control, { b }) => {
       control.advanceClock(num(b.advance_seconds) ?? NaN);
       return ok({ success: true, now: control.state().now });
-    }
-    if (area === 'state' && method === 'GET') return ok(control.state());
-    if (area === 'corrupt' && parts.length === 1 && method === 'DELETE') {
-      control.clearCorruption();
-      return ok({ success: true });
-    }
-    if (area === 'corrupt' && parts.length === 1 && method === 'POST') {
+    },
+  },
+  { method: 'GET', path: '/__control/state', handler: (control) => ok(control.state()) },
+  {
+    method: 'POST',
+    path: '/__control/corrupt',
+    handler: (control, { b }) => {
       const instanceId = num(b.instance_id);
       if (instanceId === undefined || !('fields' in b || 'record' in b))
         throw fail(400, 'invalid_args', 'Give instance_id and fields or record.');
       if ('fields' in b && !isObject(b.fields)) throw fail(400, 'invalid_args', 'fields must be an object.');
       control.corruptListed(instanceId, 'record' in b ? { record: b.record } : { fields: b.fields as Record<string, unknown> });
       return ok({ success: true });
-    }
-    return { status: 404, json: { success: false, error: 'not_found', msg: `No control route ${method} ${path}` } };
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/__control/corrupt',
+    handler: (control) => {
+      control.clearCorruption();
+      return ok({ success: true });
+    },
+  },
+];
+
+/** Serves `/__control/...`; anything else under it is a 404. */
+export function handleControl(control: MarketplaceControl, method: string, path: string, body: unknown): Reply {
+  const { match } = matchRoute(CONTROL_ROUTES, method, path);
+  if (!match) return { status: 404, json: { success: false, error: 'not_found', msg: `No control route ${method} ${path}` } };
+  try {
+    return match.route.handler(control, { params: match.params, body, b: isObject(body) ? body : {} });
   } catch (error) {
     if (error instanceof HttpError) return { status: error.status, json: error.body };
     if (error instanceof FaultError) return { status: 400, json: { success: false, error: 'invalid_args', msg: error.message } };

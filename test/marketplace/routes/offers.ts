@@ -3,7 +3,8 @@
  * (older clients) and `PUT /api/v0/search/asks/` with `{q}`. No filters are added server-side:
  * the "verified, rentable, not rented" defaults belong to the clients.
  */
-import { CATALOGUE_EPOCH, DEFAULT_ALLOCATED_STORAGE, priceOffer, type Offer, type PricingType } from '../catalogue';
+import { CATALOGUE_EPOCH, type Offer } from '../catalogue';
+import { DEFAULT_ALLOCATED_STORAGE, priceOffer, type PricingType } from '../pricing';
 import { QueryError, parseSearch, runSearch } from '../filters';
 import { round } from '../random';
 import { fail, isObject, jsonParam, ok, type Ctx, type RouteDef, type Sim } from '../router';

@@ -1,13 +1,10 @@
 /**
  * `PUT /api/v0/asks/{offer_id}/`: rent an offer. From a template (its image, start-up script,
- * env and run type; body fields override, env merges by name) or from an image. The instance
- * starts provisioning at once; its account keys are copied in; an instance API key is made.
+ * env and run type; body fields override, env merges by name) or from an image. This file reads
+ * and checks the request; `openRental` (rental.ts) makes the contract and the instance.
  */
-import { randomBytes } from 'node:crypto';
-import { storagePerHour } from '../catalogue';
-import { addLog, extraPorts } from '../lifecycle';
-import type { Contract, InstanceState, TemplateRecord, VolumeRecord } from '../model';
-import { round } from '../random';
+import type { TemplateRecord, VolumeRecord } from '../model';
+import { openRental } from '../rental';
 import { fail, intParam, isObject, num, ok, str, type Ctx, type RouteDef } from '../router';
 import { mergeEnv, parseEnvFlags } from '../templates';
 import { isRentable } from './offers';
@@ -81,14 +78,12 @@ function rent(ctx: Ctx) {
   if (!(disk > 0)) throw fail(400, 'invalid_args', 'disk must be a positive number of GB.', { ask_id: askId });
   if (disk > offer.disk_space)
     throw fail(400, 'invalid_args', `disk ${disk} GB is more than the ${offer.disk_space} GB this offer has.`, { ask_id: askId });
-  let gpuRate = offer.dph_base;
   const price = body.price === undefined || body.price === null ? undefined : num(body.price);
   if (body.price !== undefined && body.price !== null) {
     if (price === undefined || price < 0.001 || price > 128)
       throw fail(400, 'invalid_price', 'price must be between 0.001 and 128 $/hour.', { ask_id: askId });
     if (price < offer.min_bid)
       throw fail(400, 'invalid_price', `Your bid ${price} is below the current minimum bid ${offer.min_bid}.`, { ask_id: askId });
-    gpuRate = price;
   }
   if (store.balance(account.id, now) <= 0)
     throw fail(400, 'insufficient_credit', 'Your account has no credit left; add credit to rent.', { ask_id: askId });
@@ -102,68 +97,24 @@ function rent(ctx: Ctx) {
   const args = Array.isArray(body.args)
     ? body.args.map(String)
     : (str(body.args_str)?.split(/\s+/).filter(Boolean) ?? (template?.args_str ? template.args_str.split(/\s+/) : []));
-  const id = store.nextId('contract');
-  const boot = sim.faults.takeBoot();
-  const apiKey = store.addKey({ accountId: account.id, name: `instance ${id}`, permissions: null, instanceId: id, now });
-  const diskRate = storagePerHour(offer.storage_cost, disk);
-  const contract: Contract = {
-    id,
-    accountId: account.id,
-    type: 'instance',
-    start: now,
-    end: null,
-    label,
-    templateId: template?.id ?? null,
-    segments: [{ kind: 'disk', rate: diskRate, start: now, end: null }],
-  };
-  const inst: InstanceState = {
-    id,
-    accountId: account.id,
-    offerId: offer.id,
-    phase: 'provisioning',
-    phaseSince: now,
-    stopReason: null,
-    failure: null,
-    doom: boot.doom ?? null,
-    bootMs: boot.bootMs ?? store.data.bootSeconds * 1000,
-    bootCount: 1,
-    createdAt: now,
-    runningSince: null,
+  const { inst, apiKey } = openRental(sim, {
+    account,
+    offer,
+    now,
     image,
     onstart,
     env,
     args,
     runtype,
     label,
-    templateId: template?.id ?? null,
-    templateHashId: template?.hash_id ?? null,
-    templateName: template?.name ?? null,
     diskGb: disk,
-    isBid: price !== undefined,
-    gpuRate: round(gpuRate, 6),
-    diskRate,
-    apiKeyId: apiKey.id,
+    bid: price,
+    template,
+    volume,
     clientId: str(body.client_id) ?? null,
-    sshKeys: store.data.sshKeys
-      .filter((k) => k.accountId === account.id && k.deletedAt === null)
-      .map((k) => ({ id: k.id, name: k.publicKey.split(/\s+/).slice(2).join(' ') || `key-${k.id}`, publicKey: k.publicKey })),
-    endpoint: sim.network.assign({ instanceId: id, bootCount: 1, runtype, extraPorts: extraPorts(env), offer }),
-    volumeIds: volume ? [volume.volume.id] : [],
-    jupyterToken: randomBytes(16).toString('hex'),
-    log: [],
-  };
-  if (volume) volume.volume.instanceIds.push(id);
-  addLog(inst, now, `Creating container for ${image} on machine ${offer.machine_id}`);
-  if (volume) addLog(inst, now, `Mounting volume V.${volume.volume.id} at ${volume.mount}`);
-  if (targetState === 'stopped') {
-    inst.phase = 'stopped';
-    inst.stopReason = 'created stopped (target_state)';
-  }
-  if (template) template.count_created += 1;
-  store.data.contracts.push(contract);
-  store.data.instances.push(inst);
-  store.changed();
-  return ok({ success: true, new_contract: id, instance_api_key: apiKey.key });
+    stopped: targetState === 'stopped',
+  });
+  return ok({ success: true, new_contract: inst.id, instance_api_key: apiKey.key });
 }
 
 export const rentRoutes: RouteDef[] = [

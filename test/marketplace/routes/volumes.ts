@@ -4,7 +4,8 @@
  * when an instance on the same machine is created (`volume_info`), and cannot be deleted while an
  * instance uses it.
  */
-import { CATALOGUE_EPOCH, storagePerHour, type Offer } from '../catalogue';
+import { CATALOGUE_EPOCH, type Offer } from '../catalogue';
+import { storagePerHour } from '../pricing';
 import { kindsOf, parseSearch, QueryError, runSearch } from '../filters';
 import { closeContract } from '../ledger';
 import type { VolumeRecord } from '../model';

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { CATALOGUE_EPOCH, generateOffers, priceOffer } from '../../marketplace/catalogue';
+import { CATALOGUE_EPOCH, generateOffers } from '../../marketplace/catalogue';
+import { priceOffer } from '../../marketplace/pricing';
 import { call, FakeClock, obj, startSimulator, type Marketplace } from '../../support';
 
 describe('marketplace: catalogue', () => {

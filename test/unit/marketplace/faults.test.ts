@@ -177,6 +177,22 @@ describe('marketplace: faults', () => {
     assert.equal((after.instances as unknown[]).length, 1);
   });
 
+  it('answers a control path or method it does not serve with 404, and a body that is not JSON with 400', async () => {
+    for (const [method, path] of [
+      ['POST', '/__control/nothing'],
+      ['PUT', '/__control/faults'],
+      ['GET', '/__control/boot'],
+      ['POST', '/__control/accounts/1'],
+      ['GET', '/__control'],
+    ] as const) {
+      const answer = await call(sim, method, path, undefined, null);
+      assert.equal(answer.status, 404, `${method} ${path}`);
+      assert.match(String(obj(answer).msg), /No control route/);
+    }
+    const res = await fetch(`${sim.url}/__control/faults`, { method: 'POST', body: '{not json' });
+    assert.equal(res.status, 400);
+  });
+
   it('reads --fault flags', () => {
     assert.deepEqual(parseFaultFlag('503:2'), { kind: '503', count: 2 });
     assert.deepEqual(parseFaultFlag('latency:0:150'), { kind: 'latency', count: 0, ms: 150 });

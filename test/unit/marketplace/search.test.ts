@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { DEFAULT_ALLOCATED_STORAGE, HOURS_PER_MONTH, type Offer } from '../../marketplace/catalogue';
+import type { Offer } from '../../marketplace/catalogue';
+import { DEFAULT_ALLOCATED_STORAGE, HOURS_PER_MONTH } from '../../marketplace/pricing';
 import { call, FakeClock, obj, q, startSimulator, type Marketplace } from '../../support';
 
 type Row = Record<string, unknown>;
