@@ -6,9 +6,18 @@ import type { InstancePoller } from '../../core/instances/poller';
 import type { Logger } from '../../core/log';
 import { presentOffer } from '../../core/offers/present';
 import { searchDiskGb, searchRequest } from '../../core/offers/search';
-import { quoteRent } from '../../core/rent/quote';
-import { describeLaunch, rentRuntype, templateLaunchMode, type LaunchMode } from '../../core/rent/launchMode';
-import { rentOutcomeMessage } from '../../core/rent/messages';
+import {
+  NO_ACCOUNT_NOTICE,
+  priceRent,
+  rentConfirmation,
+  rentEnd,
+  rentOnstart,
+  unsettledNotice,
+  type RentFollowUp,
+  type RentNotice,
+} from '../../core/rent/flow';
+import { templateLaunchMode, type LaunchMode } from '../../core/rent/launchMode';
+import { rentRequest, type RentPlan } from '../../core/rent/plan';
 import type { Renter } from '../../core/rent/renter';
 import type { Session } from '../../core/session/session';
 import type { StoredState } from '../../core/state/storedState';
@@ -16,10 +25,9 @@ import type { BootStatus } from '../bootStatus';
 import type { PendingRents } from '../pendingRents';
 import type { Prompts } from '../prompts';
 import type { SpendGuard } from '../spendGuard';
-import { rentWizard, type RentPlan, type VolumeChoice } from '../rent/wizard';
+import { rentWizard, type VolumeChoice } from '../rent/wizard';
 import { OfferItem, type OffersView } from '../views/offersView';
 import { config } from '../config';
-import { OnstartTooLong, withWatchdog } from '../../core/idle/watchdog';
 import { formatDollars } from '../../core/format';
 import { command, type CommandDefinition } from './registry';
 
@@ -82,11 +90,8 @@ async function rentOffer(
 ): Promise<number | undefined> {
   // An earlier rent whose outcome is not known yet: renting again could rent twice.
   const bound = s.session.bound();
-  const pending = bound ? s.renter.journal.for(bound.baseUrl, bound.profileId) : [];
-  if (pending.length > 0) {
-    void vscode.window.showWarningMessage(`GPU Rental: ${rentOutcomeMessage({ kind: 'unsettled', pending })}`);
-    return undefined;
-  }
+  const unsettled = unsettledNotice(bound ? s.renter.journal.for(bound.baseUrl, bound.profileId) : []);
+  if (unsettled) return notify(s, unsettled);
   const offer = await resolveOffer(s, target);
   if (!offer) return undefined;
   await s.session.refresh();
@@ -117,122 +122,70 @@ async function rentOffer(
     if (!plan) return undefined;
   }
 
-  const quote = quoteRent(offer, plan.disk, credit);
-  if (!quote.affordable) {
-    void vscode.window.showErrorMessage(
-      `GPU Rental: not rented. This machine costs ${formatDollars(quote.totalPerHour)}/h and the credit left is ${formatDollars(credit ?? 0)}: not enough for one hour. Add credit, or pick a cheaper offer.`,
-    );
-    return undefined;
-  }
-  if (
-    !(await s.spend.allows(
-      s.poller,
-      quote.totalPerHour,
-      `rented: ${presentOffer(offer).label} costs ${formatDollars(quote.totalPerHour)}/h`,
-    ))
-  )
-    return undefined;
+  const { quote, refusal, capReason, info } = priceRent(offer, plan.disk, credit);
+  if (refusal) return notify(s, refusal);
+  if (!(await s.spend.allows(s.poller, quote.totalPerHour, capReason))) return undefined;
   if (given) {
     // Automation skips the wizard, not the price: the confirmation still shows it.
-    const volume = plan.volume
-      ? ` With ${plan.volume.create_new ? `a new ${plan.volume.size ?? ''} GB volume (billed until deleted)` : `volume ${plan.volume.volume_id}`} at ${plan.volume.mount_path}.`
-      : '';
-    const launch = plan.template ? ` Template ${plan.template}: ${describeLaunch(plan, await templateMode(s, plan.template))}.` : '';
-    const ok = await s
-      .prompts()
-      .confirm(
-        `Rent ${presentOffer(offer).label} for ${formatDollars(quote.totalPerHour)}/h?`,
-        `GPU ${formatDollars(quote.gpuPerHour)}/h + disk ${formatDollars(quote.diskPerHour)}/h (${plan.disk} GB). About ${formatDollars(quote.perDay)} per day.${volume}${launch}${credit === undefined ? ' The credit left is unknown, so this was not checked against it.' : ''}`,
-        'Rent',
-      );
-    if (!ok) return undefined;
+    const mode = plan.template ? await templateMode(s, plan.template) : undefined;
+    const { title, detail, button } = rentConfirmation(offer, plan, quote, credit, mode);
+    if (!(await s.prompts().confirm(title, detail, button))) return undefined;
   }
 
-  // The idle watchdog goes in front of the user's own start-up script (never instead of it).
-  const idleMinutes = plan.idleStopMinutes ?? (config.idleStopEnabled() ? config.idleStopMinutes() : 0);
-  let onstart = plan.onstart;
-  if (idleMinutes > 0 && !plan.template) {
-    try {
-      onstart = withWatchdog(plan.onstart, {
-        baseUrl: s.session.normalizedBaseUrl ?? s.session.baseUrl,
-        idleMinutes,
-        gpuThreshold: config.idleGpuThreshold(),
-      });
-    } catch (error) {
-      if (!(error instanceof OnstartTooLong)) throw error;
-      void vscode.window.showErrorMessage(`GPU Rental: not rented. ${error.message}`);
-      return undefined;
-    }
-  }
+  const idle = { enabled: config.idleStopEnabled(), minutes: config.idleStopMinutes(), gpuThreshold: config.idleGpuThreshold() };
+  const script = rentOnstart(plan, idle, s.session.normalizedBaseUrl ?? s.session.baseUrl);
+  if (script.refusal) return notify(s, script.refusal);
   const account = s.session.bound();
-  if (!account) {
-    void vscode.window
-      .showErrorMessage('GPU Rental: not rented: no API key is set for this service. Set one and try again.', 'Set API Key')
-      .then((c) => {
-        if (c) void vscode.commands.executeCommand(COMMANDS.setApiKey);
-      });
-    return undefined;
-  }
-  const description = presentOffer(offer).label;
+  if (!account) return notify(s, NO_ACCOUNT_NOTICE);
   const outcome = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `GPU Rental: renting ${description}…` },
-    () =>
-      s.renter.rent(
-        account,
-        offer,
-        {
-          image: plan.image,
-          template_hash_id: plan.template,
-          disk: plan.disk,
-          // With a template, none unless the user chose one: a runtype sent replaces the template's mode.
-          runtype: rentRuntype(plan),
-          label: plan.label,
-          onstart,
-          volume_info: plan.volume,
-        },
-        { description, perHour: quote.totalPerHour },
-      ),
+    { location: vscode.ProgressLocation.Notification, title: `GPU Rental: renting ${info.description}…` },
+    () => s.renter.rent(account, offer, rentRequest(plan, script.onstart), info),
   );
-  switch (outcome.kind) {
-    case 'busy':
-    case 'unsettled':
-    case 'refused':
-      void vscode.window.showErrorMessage(`GPU Rental: ${rentOutcomeMessage(outcome)}`, 'Show Logs').then((choice) => {
-        if (choice) s.log.show();
-      });
-      return undefined;
-    case 'unavailable':
-      // Not awaited: the command finishes now, the button works whenever it is clicked.
-      void vscode.window.showWarningMessage(`GPU Rental: ${rentOutcomeMessage(outcome)}`, 'Refresh Offers').then((choice) => {
-        if (choice) s.offersView.refresh();
-      });
-      return undefined;
-    case 'uncertain':
-      // The status bar shows the check; its outcome is announced when known (PendingRents).
-      s.pendingRents.update();
-      void vscode.window.showWarningMessage(`GPU Rental: ${rentOutcomeMessage(outcome)}`, 'Show Logs').then((choice) => {
-        if (choice) s.log.show();
-      });
-      return undefined;
-    case 'created': {
-      s.boots.track(outcome.instanceId);
-      if (plan.image) await rememberImage(s, plan.image);
-      if (plan.template) await rememberTemplate(s, plan.template);
-      s.offersView.refresh();
-      await s.poller.refresh();
-      const id = outcome.instanceId;
-      // "Open When Ready" waits for the boot and the SSH banner, then hands over to Remote-SSH.
-      void vscode.window
-        .showInformationMessage(
-          `GPU Rental: rented "${plan.label}" as instance #${id}. It bills ${formatDollars(quote.totalPerHour)}/h; watch it boot in the status bar.`,
-          'Open When Ready',
-        )
-        .then((choice) => {
-          if (choice) void vscode.commands.executeCommand(COMMANDS.connect, id);
-        });
-      return outcome.instanceId;
-    }
+  const end = rentEnd(outcome, plan, quote);
+  for (const followUp of end.followUps) await runFollowUp(s, followUp);
+  notify(s, end.notice);
+  return end.instanceId;
+}
+
+/** Does what the rent flow says follows the renter's answer. */
+async function runFollowUp(s: RentDeps, followUp: RentFollowUp): Promise<void> {
+  switch (followUp.kind) {
+    case 'trackBoot':
+      return s.boots.track(followUp.instanceId);
+    case 'rememberImage':
+      return rememberImage(s, followUp.image);
+    case 'rememberTemplate':
+      return rememberTemplate(s, followUp.hash);
+    case 'refreshOffers':
+      return s.offersView.refresh();
+    case 'refreshInstances':
+      return s.poller.refresh();
+    case 'showPendingRents':
+      return s.pendingRents.update();
   }
+}
+
+/**
+ * Shows a rent notice without waiting for it: the command finishes now, and its button works
+ * whenever it is clicked. Returns undefined, as the command does when nothing was rented.
+ */
+function notify(s: RentDeps, notice: RentNotice): undefined {
+  const action = notice.action;
+  const buttons = action ? [action.button] : [];
+  const shown =
+    notice.severity === 'error'
+      ? vscode.window.showErrorMessage(notice.text, ...buttons)
+      : notice.severity === 'warning'
+        ? vscode.window.showWarningMessage(notice.text, ...buttons)
+        : vscode.window.showInformationMessage(notice.text, ...buttons);
+  void shown.then((choice) => {
+    if (!choice || !action) return;
+    if (action.run === 'showLogs') s.log.show();
+    else if (action.run === 'refreshOffers') s.offersView.refresh();
+    else if (action.run === 'setApiKey') void vscode.commands.executeCommand(COMMANDS.setApiKey);
+    else void vscode.commands.executeCommand(COMMANDS.connect, action.instanceId);
+  });
+  return undefined;
 }
 
 /**

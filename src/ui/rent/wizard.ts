@@ -8,27 +8,10 @@ import { rentDiskFor } from '../../core/offers/search';
 import { quoteRent, storagePerHour } from '../../core/rent/quote';
 import { BACK, CANCEL, inputStep, pickStep, type PickItem, type StepContext } from './input';
 import { formatDollars } from '../../core/format';
+import type { RentPlan } from '../../core/rent/plan';
 
-/** Everything a rent needs besides the offer. */
-export interface RentPlan {
-  image?: string;
-  template?: string;
-  disk: number;
-  /**
-   * How to connect. With a template, undefined keeps the template's own launch mode (Jupyter, SSH
-   * or its entrypoint); a value replaces it. Without a template, undefined is SSH via the proxy.
-   */
-  runtype?: SshRuntype;
-  label: string;
-  onstart?: string;
-  /**
-   * Minutes of idleness after which the instance stops itself (the watchdog added to its start-up
-   * script); 0 turns it off for this rent; undefined uses the gpuRental.idleStop settings.
-   */
-  idleStopMinutes?: number;
-  /** A volume to attach (an existing one on the offer's machine) or create there, and where to mount it. */
-  volume?: VolumeAttachment;
-}
+/** What the wizard asks for; the rent flow in core defines it (src/core/rent/plan.ts). */
+export type { RentPlan };
 
 /** A volume the rent may attach: one of the account's, or a new one from a volume offer on the same machine. */
 export interface VolumeChoice {

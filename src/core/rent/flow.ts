@@ -1,0 +1,189 @@
+/**
+ * The decisions of a rent, from the chosen offer to what the user is told: whether an earlier rent
+ * blocks it, what it costs and whether the credit covers an hour, what the spend cap check and the
+ * confirmation say, which start-up script is sent, and after the renter's answer, what happens next
+ * and what the notification says. The rent command asks, shows and runs these; it decides nothing.
+ */
+import type { Offer } from '../api/offers';
+import { formatDollars } from '../format';
+import { OnstartTooLong, withWatchdog } from '../idle/watchdog';
+import { presentOffer } from '../offers/present';
+import type { PendingRent } from './journal';
+import { describeLaunch, type LaunchMode } from './launchMode';
+import { rentOutcomeMessage } from './messages';
+import type { RentPlan } from './plan';
+import { quoteRent, type RentQuote } from './quote';
+import type { RentInfo, RentOutcome } from './renter';
+
+/** A notification's button and what clicking it does. */
+export type RentAction =
+  | { button: 'Show Logs'; run: 'showLogs' }
+  | { button: 'Refresh Offers'; run: 'refreshOffers' }
+  | { button: 'Set API Key'; run: 'setApiKey' }
+  /** Waits for the boot and the SSH banner, then hands over to Remote-SSH. */
+  | { button: 'Open When Ready'; run: 'connect'; instanceId: number };
+
+/** What the user is told, and how loudly. */
+export interface RentNotice {
+  severity: 'info' | 'warning' | 'error';
+  /** The whole message, "GPU Rental: " included. */
+  text: string;
+  action?: RentAction;
+}
+
+/** Something the extension does once the renter has answered, before the notice is shown. */
+export type RentFollowUp =
+  /** The status bar follows the new instance's boot. */
+  | { kind: 'trackBoot'; instanceId: number }
+  /** The wizard offers this image, or template, first next time. */
+  | { kind: 'rememberImage'; image: string }
+  | { kind: 'rememberTemplate'; hash: string }
+  | { kind: 'refreshOffers' }
+  /** Waits for a fresh instance list, so the new instance is in the view when the notice shows. */
+  | { kind: 'refreshInstances' }
+  /** The status bar shows the check of a rent whose outcome is not known. */
+  | { kind: 'showPendingRents' };
+
+/** Why a rent stops before it is sent. */
+export const NO_ACCOUNT_NOTICE: RentNotice = {
+  severity: 'error',
+  text: 'GPU Rental: not rented: no API key is set for this service. Set one and try again.',
+  action: { button: 'Set API Key', run: 'setApiKey' },
+};
+
+/** An earlier rent on this account whose outcome is not known yet: renting again could rent twice. */
+export function unsettledNotice(pending: readonly PendingRent[]): RentNotice | undefined {
+  if (pending.length === 0) return undefined;
+  return { severity: 'warning', text: `GPU Rental: ${rentOutcomeMessage({ kind: 'unsettled', pending: [...pending] })}` };
+}
+
+/** What a rent costs and what the renter, the spend cap check and the progress title call it. */
+export interface PricedRent {
+  quote: RentQuote;
+  /** Set when the known credit cannot cover one hour: the rent stops here. An unknown credit is not checked. */
+  refusal: RentNotice | undefined;
+  /** What the spend cap check says would not happen ("not rented: …"). */
+  capReason: string;
+  /** What the journal and the renter record about it. */
+  info: RentInfo;
+}
+
+export function priceRent(offer: Offer, disk: number, credit: number | undefined): PricedRent {
+  const quote = quoteRent(offer, disk, credit);
+  const description = presentOffer(offer).label;
+  const perHour = formatDollars(quote.totalPerHour);
+  return {
+    quote,
+    refusal: quote.affordable
+      ? undefined
+      : {
+          severity: 'error',
+          text: `GPU Rental: not rented. This machine costs ${perHour}/h and the credit left is ${formatDollars(credit ?? 0)}: not enough for one hour. Add credit, or pick a cheaper offer.`,
+        },
+    capReason: `rented: ${description} costs ${perHour}/h`,
+    info: { description, perHour: quote.totalPerHour },
+  };
+}
+
+/**
+ * The modal confirmation for a rent that skipped the wizard (automation skips the wizard, not the
+ * price). `templateMode` is the template's own launch mode when the plan has a template and it was read.
+ */
+export function rentConfirmation(
+  offer: Offer,
+  plan: RentPlan,
+  quote: RentQuote,
+  credit: number | undefined,
+  templateMode: LaunchMode | undefined,
+): { title: string; detail: string; button: 'Rent' } {
+  const volume = plan.volume
+    ? ` With ${plan.volume.create_new ? `a new ${plan.volume.size ?? ''} GB volume (billed until deleted)` : `volume ${plan.volume.volume_id}`} at ${plan.volume.mount_path}.`
+    : '';
+  const launch = plan.template ? ` Template ${plan.template}: ${describeLaunch(plan, templateMode)}.` : '';
+  return {
+    title: `Rent ${presentOffer(offer).label} for ${formatDollars(quote.totalPerHour)}/h?`,
+    detail: `GPU ${formatDollars(quote.gpuPerHour)}/h + disk ${formatDollars(quote.diskPerHour)}/h (${plan.disk} GB). About ${formatDollars(quote.perDay)} per day.${volume}${launch}${credit === undefined ? ' The credit left is unknown, so this was not checked against it.' : ''}`,
+    button: 'Rent',
+  };
+}
+
+/** The gpuRental.idleStop settings a rent reads. */
+export interface IdleStopSettings {
+  enabled: boolean;
+  minutes: number;
+  gpuThreshold: number;
+}
+
+/**
+ * The start-up script the rent sends: the idle watchdog in front of the user's own script (never
+ * instead of it), unless idle stop is off for this rent or the plan uses a template. A script the
+ * service would refuse as too long stops the rent with a notice.
+ */
+export function rentOnstart(
+  plan: RentPlan,
+  idle: IdleStopSettings,
+  baseUrl: string,
+): { onstart: string | undefined; refusal?: undefined } | { refusal: RentNotice } {
+  const idleMinutes = plan.idleStopMinutes ?? (idle.enabled ? idle.minutes : 0);
+  if (!(idleMinutes > 0) || plan.template) return { onstart: plan.onstart };
+  try {
+    return { onstart: withWatchdog(plan.onstart, { baseUrl, idleMinutes, gpuThreshold: idle.gpuThreshold }) };
+  } catch (error) {
+    if (!(error instanceof OnstartTooLong)) throw error;
+    return { refusal: { severity: 'error', text: `GPU Rental: not rented. ${error.message}` } };
+  }
+}
+
+/** What follows the renter's answer: follow-ups in order, then the notice; `instanceId` when one was made. */
+export interface RentEnd {
+  followUps: RentFollowUp[];
+  notice: RentNotice;
+  instanceId: number | undefined;
+}
+
+export function rentEnd(outcome: RentOutcome, plan: RentPlan, quote: RentQuote): RentEnd {
+  const showLogs: RentAction = { button: 'Show Logs', run: 'showLogs' };
+  switch (outcome.kind) {
+    case 'busy':
+    case 'unsettled':
+    case 'refused':
+      return {
+        followUps: [],
+        notice: { severity: 'error', text: `GPU Rental: ${rentOutcomeMessage(outcome)}`, action: showLogs },
+        instanceId: undefined,
+      };
+    case 'unavailable':
+      return {
+        followUps: [],
+        notice: {
+          severity: 'warning',
+          text: `GPU Rental: ${rentOutcomeMessage(outcome)}`,
+          action: { button: 'Refresh Offers', run: 'refreshOffers' },
+        },
+        instanceId: undefined,
+      };
+    case 'uncertain':
+      // The status bar shows the check; its outcome is announced when known.
+      return {
+        followUps: [{ kind: 'showPendingRents' }],
+        notice: { severity: 'warning', text: `GPU Rental: ${rentOutcomeMessage(outcome)}`, action: showLogs },
+        instanceId: undefined,
+      };
+    case 'created': {
+      const id = outcome.instanceId;
+      const followUps: RentFollowUp[] = [{ kind: 'trackBoot', instanceId: id }];
+      if (plan.image) followUps.push({ kind: 'rememberImage', image: plan.image });
+      if (plan.template) followUps.push({ kind: 'rememberTemplate', hash: plan.template });
+      followUps.push({ kind: 'refreshOffers' }, { kind: 'refreshInstances' });
+      return {
+        followUps,
+        notice: {
+          severity: 'info',
+          text: `GPU Rental: rented "${plan.label}" as instance #${id}. It bills ${formatDollars(quote.totalPerHour)}/h; watch it boot in the status bar.`,
+          action: { button: 'Open When Ready', run: 'connect', instanceId: id },
+        },
+        instanceId: id,
+      };
+    }
+  }
+}

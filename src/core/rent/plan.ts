@@ -1,0 +1,37 @@
+import type { CreateInstanceRequest, VolumeAttachment } from '../api/instances';
+import { rentRuntype, type SshRuntype } from './launchMode';
+
+/** Everything a rent needs besides the offer: what the wizard asks for, or what automation passes. */
+export interface RentPlan {
+  image?: string;
+  template?: string;
+  disk: number;
+  /**
+   * How to connect. With a template, undefined keeps the template's own launch mode (Jupyter, SSH
+   * or its entrypoint); a value replaces it. Without a template, undefined is SSH via the proxy.
+   */
+  runtype?: SshRuntype;
+  label: string;
+  onstart?: string;
+  /**
+   * Minutes of idleness after which the instance stops itself (the watchdog added to its start-up
+   * script); 0 turns it off for this rent; undefined uses the gpuRental.idleStop settings.
+   */
+  idleStopMinutes?: number;
+  /** A volume to attach (an existing one on the offer's machine) or create there, and where to mount it. */
+  volume?: VolumeAttachment;
+}
+
+/** The create request a plan sends, with the start-up script it ends up with (see `rentOnstart`). */
+export function rentRequest(plan: RentPlan, onstart: string | undefined): CreateInstanceRequest & { label: string } {
+  return {
+    image: plan.image,
+    template_hash_id: plan.template,
+    disk: plan.disk,
+    // With a template, none unless the user chose one: a runtype sent replaces the template's mode.
+    runtype: rentRuntype(plan),
+    label: plan.label,
+    onstart,
+    volume_info: plan.volume,
+  };
+}
