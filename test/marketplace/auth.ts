@@ -14,6 +14,7 @@
  * with 401 and a message naming "Two Factor Authentication".
  */
 import type { IncomingMessage } from 'node:http';
+import { PERMISSION_CATEGORIES } from '../../src/core/api/permissions';
 import type { ApiKeyRecord } from './model';
 import { fail, isObject, type Ctx, type HttpError, type RouteDef } from './router';
 import type { Store } from './state';
@@ -124,21 +125,8 @@ export function authorise(key: ApiKeyRecord, route: RouteDef, ctx: Ctx): void {
   }
 }
 
-const CATEGORIES = new Set([
-  'misc',
-  'user_read',
-  'user_write',
-  'instance_read',
-  'instance_write',
-  'billing_read',
-  'billing_write',
-  'machine_read',
-  'machine_write',
-  'team_read',
-  'team_write',
-  'agents_read',
-  'agents_write',
-]);
+/** The service's categories: the extension's, and the agents ones it does not use. */
+const CATEGORIES = new Set<string>([...Object.keys(PERMISSION_CATEGORIES), 'agents_read', 'agents_write']);
 
 /** Checks the shape of a permission object given to create-key or a team role. */
 export function validPermissions(value: unknown): string | undefined {

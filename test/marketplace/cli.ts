@@ -16,49 +16,42 @@ const USAGE = `usage: marketplace [--port N] [--api-key KEY] [--boot-seconds N] 
 fault kinds: latency, rate_limit (429), server_error (500/502/503/504), reset, truncated, malformed,
              slow_boot, boot_failure; COUNT 0 = until cleared; PARAM = ms, status or Retry-After seconds`;
 
+/** Flags that take a number, and the option each sets. */
+const NUMBER_FLAGS: Readonly<Record<string, 'port' | 'bootSeconds' | 'seed' | 'credit' | 'latencyMs' | 'offerCount' | 'logReadyMs'>> = {
+  '--port': 'port',
+  '--boot-seconds': 'bootSeconds',
+  '--seed': 'seed',
+  '--credit': 'credit',
+  '--latency': 'latencyMs',
+  '--offers': 'offerCount',
+  '--log-ready-ms': 'logReadyMs',
+};
+
 function parse(argv: string[]): MarketplaceOptions {
   const options: MarketplaceOptions = {};
   const faults: FaultRuleInput[] = [];
-  const number = (flag: string, value: string | undefined): number => {
-    const n = Number(value);
-    if (value === undefined || value === '' || !Number.isFinite(n)) throw new Error(`${flag} needs a number`);
-    return n;
-  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const [flag, inline] =
       arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
     const value = () => inline ?? argv[++i];
+    const numeric = NUMBER_FLAGS[flag];
+    if (numeric) {
+      const text = value();
+      const n = Number(text);
+      if (text === undefined || text === '' || !Number.isFinite(n)) throw new Error(`${flag} needs a number`);
+      options[numeric] = n;
+      continue;
+    }
     switch (flag) {
-      case '--port':
-        options.port = number(flag, value());
-        break;
       case '--api-key':
         options.apiKey = value();
-        break;
-      case '--boot-seconds':
-        options.bootSeconds = number(flag, value());
         break;
       case '--state':
         options.stateFile = value();
         break;
-      case '--seed':
-        options.seed = number(flag, value());
-        break;
-      case '--credit':
-        options.credit = number(flag, value());
-        break;
-      case '--latency':
-        options.latencyMs = number(flag, value());
-        break;
       case '--fault':
         faults.push(parseFaultFlag(value() ?? ''));
-        break;
-      case '--offers':
-        options.offerCount = number(flag, value());
-        break;
-      case '--log-ready-ms':
-        options.logReadyMs = number(flag, value());
         break;
       case '--no-ssh':
         options.ssh = false;

@@ -222,20 +222,21 @@ export interface Cpu {
   ghz: number;
 }
 
-export const CONSUMER_CPUS: readonly Cpu[] = [
-  { name: 'AMD Ryzen 9 7950X 16-Core Processor', cores: 32, ghz: 4.5 },
-  { name: 'AMD Ryzen 9 5950X 16-Core Processor', cores: 32, ghz: 3.4 },
-  { name: 'Intel Core i9-13900K', cores: 32, ghz: 3.0 },
-  { name: 'AMD Ryzen Threadripper PRO 5975WX 32-Cores', cores: 64, ghz: 3.6 },
-  { name: 'Intel Xeon E5-2698 v4', cores: 40, ghz: 2.2 },
+const CPUS: ReadonlyArray<Cpu & { server: boolean }> = [
+  { name: 'AMD Ryzen 9 7950X 16-Core Processor', cores: 32, ghz: 4.5, server: false },
+  { name: 'AMD Ryzen 9 5950X 16-Core Processor', cores: 32, ghz: 3.4, server: false },
+  { name: 'Intel Core i9-13900K', cores: 32, ghz: 3.0, server: false },
+  { name: 'AMD Ryzen Threadripper PRO 5975WX 32-Cores', cores: 64, ghz: 3.6, server: false },
+  { name: 'Intel Xeon E5-2698 v4', cores: 40, ghz: 2.2, server: false },
+  { name: 'AMD EPYC 7543 32-Core Processor', cores: 64, ghz: 2.8, server: true },
+  { name: 'AMD EPYC 7763 64-Core Processor', cores: 128, ghz: 2.45, server: true },
+  { name: 'AMD EPYC 9654 96-Core Processor', cores: 192, ghz: 2.4, server: true },
+  { name: 'Intel Xeon Platinum 8480+', cores: 112, ghz: 2.0, server: true },
+  { name: 'Intel Xeon Gold 6342 CPU @ 2.80GHz', cores: 48, ghz: 2.8, server: true },
 ];
-export const SERVER_CPUS: readonly Cpu[] = [
-  { name: 'AMD EPYC 7543 32-Core Processor', cores: 64, ghz: 2.8 },
-  { name: 'AMD EPYC 7763 64-Core Processor', cores: 128, ghz: 2.45 },
-  { name: 'AMD EPYC 9654 96-Core Processor', cores: 192, ghz: 2.4 },
-  { name: 'Intel Xeon Platinum 8480+', cores: 112, ghz: 2.0 },
-  { name: 'Intel Xeon Gold 6342 CPU @ 2.80GHz', cores: 48, ghz: 2.8 },
-];
+/** CPUs of workstations and of servers (data-centre GPUs and hosts get a server CPU). */
+export const CONSUMER_CPUS: readonly Cpu[] = CPUS.filter((c) => !c.server);
+export const SERVER_CPUS: readonly Cpu[] = CPUS.filter((c) => c.server);
 export const MOBOS = ['ROMED8-2T', 'H12SSL-i', 'WRX80 Creator', 'PRO WS W790-ACE', 'X13DEG-OA', 'G593-SD0', 'B650M-HDV'] as const;
 export const DISKS = [
   'Samsung SSD 990 PRO 2TB',

@@ -10,24 +10,16 @@ import type { Account, ApiKeyRecord, Contract, InstanceState, Ms, TemplateRecord
 import { rentalRates } from './pricing';
 import type { Sim } from './router';
 
-/** A checked rent request. */
-export interface Rental {
+/** A checked rent request: what the instance runs, as its record keeps it, and what it rents. */
+export interface Rental extends Pick<InstanceState, 'image' | 'onstart' | 'env' | 'args' | 'runtype' | 'label' | 'diskGb' | 'clientId'> {
   account: Account;
   offer: Offer;
   now: Ms;
-  image: string;
-  onstart: string | null;
-  env: Array<[string, string]>;
-  args: string[];
-  runtype: string;
-  label: string | null;
-  diskGb: number;
   /** The bid price in $/hour; undefined rents on demand. */
   bid: number | undefined;
   template: TemplateRecord | undefined;
   /** A volume to mount, already checked to be on the offer's machine. */
   volume: { volume: VolumeRecord; mount: string } | undefined;
-  clientId: string | null;
   /** Created stopped (`target_state: stopped`) instead of booting. */
   stopped: boolean;
 }

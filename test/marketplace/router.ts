@@ -88,6 +88,12 @@ export function ok(json: unknown, status = 200): Reply {
   return { status, json };
 }
 
+/** The end of a handler that changed state: marks the store changed (it is saved shortly) and answers `json`. */
+export function saved(store: Store, json: unknown): Reply {
+  store.changed();
+  return ok(json);
+}
+
 export function normalisePath(pathname: string): string {
   const collapsed = pathname.replace(/\/{2,}/g, '/');
   return collapsed.length > 1 && collapsed.endsWith('/') ? collapsed.slice(0, -1) : collapsed;

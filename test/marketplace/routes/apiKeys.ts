@@ -4,7 +4,7 @@
 import type { Permissions } from '../../../src/core/api/permissions';
 import { validPermissions } from '../auth';
 import type { ApiKeyRecord } from '../model';
-import { epoch, HttpError, fail, intParam, ok, str, type Ctx, type RouteDef } from '../router';
+import { epoch, HttpError, fail, intParam, ok, str, type Ctx, type RouteDef, saved } from '../router';
 
 function row(k: ApiKeyRecord) {
   return {
@@ -69,8 +69,7 @@ export const keyRoutes: RouteDef[] = [
     handler: (ctx) => {
       const key = ownKey(ctx);
       key.deletedAt = ctx.now;
-      ctx.sim.store.changed();
-      return ok('Successfully Deleted API Key');
+      return saved(ctx.sim.store, 'Successfully Deleted API Key');
     },
   },
 ];

@@ -5,7 +5,7 @@ import { compareRows, kindsOf, parseFilters, parseOrder, QueryError, rowMatches,
 import { instanceRecord } from '../instanceRecord';
 import { closeContract } from '../ledger';
 import { reboot, start, stop } from '../lifecycle';
-import { fail, intParam, isObject, jsonParam, num, ok, str, type Ctx, type RouteDef } from '../router';
+import { fail, intParam, isObject, jsonParam, num, ok, str, type Ctx, type RouteDef, saved } from '../router';
 import { spoilListed } from './control';
 import { LABEL_MAX } from './rent';
 import { offerOf, ownIdOnly, ownInstance } from './shared';
@@ -148,8 +148,7 @@ function destroy(ctx: Ctx) {
   for (const v of data.volumes) v.instanceIds = v.instanceIds.filter((x) => x !== id);
   const key = data.keys.find((k) => k.id === inst.apiKeyId);
   if (key) key.deletedAt = now;
-  sim.store.changed();
-  return ok({ success: true, msg: `Instance ${id} destroyed.` });
+  return saved(sim.store, { success: true, msg: `Instance ${id} destroyed.` });
 }
 
 function requestLogs(ctx: Ctx) {
@@ -190,8 +189,7 @@ export const instanceRoutes: RouteDef[] = [
       const { inst, contract } = ownInstance(ctx, intParam(ctx, 'id'));
       if (!reboot(inst, contract, ctx.now))
         throw fail(400, 'invalid_args', `Instance ${inst.id} is not running (${inst.phase}); only a running instance can reboot.`);
-      ctx.sim.store.changed();
-      return ok({ success: true });
+      return saved(ctx.sim.store, { success: true });
     },
   },
   {

@@ -5,7 +5,7 @@
  * Errors are 400s in the usual shape, with the codes the service documents for each method.
  */
 import type { SecretRecord } from '../model';
-import { fail, ok, type Ctx, type RouteDef } from '../router';
+import { fail, ok, type Ctx, type RouteDef, saved } from '../router';
 
 /** How many variables one account may hold (the service has a limit; its number is not published). */
 export const MAX_SECRETS = 100;
@@ -23,8 +23,20 @@ function secretsOf(ctx: Ctx): SecretRecord[] {
   return store.secrets;
 }
 
+/** The caller's variables. */
+function mine(ctx: Ctx): SecretRecord[] {
+  return secretsOf(ctx).filter((s) => s.accountId === ctx.account.id);
+}
+
 function find(ctx: Ctx, name: string): SecretRecord | undefined {
-  return secretsOf(ctx).find((s) => s.accountId === ctx.account.id && s.key === name);
+  return mine(ctx).find((s) => s.key === name);
+}
+
+/** The caller's variable named `name`; the service's 400 when there is none. */
+function existing(ctx: Ctx, name: string): SecretRecord {
+  const record = find(ctx, name);
+  if (!record) throw fail(400, 'nonexistent_key', `There is no variable named ${name}.`);
+  return record;
 }
 
 type Use = 'create' | 'update' | 'delete';
@@ -68,8 +80,7 @@ export const secretRoutes: RouteDef[] = [
     category: 'user_read',
     action: 'api.secrets.show',
     handler: (ctx) => {
-      const mine = secretsOf(ctx).filter((s) => s.accountId === ctx.account.id);
-      return ok({ success: true, secrets: Object.fromEntries(mine.map((s) => [s.key, s.value])) });
+      return ok({ success: true, secrets: Object.fromEntries(mine(ctx).map((s) => [s.key, s.value])) });
     },
   },
   {
@@ -81,12 +92,11 @@ export const secretRoutes: RouteDef[] = [
       const name = nameOf(ctx, 'create');
       const value = valueOf(ctx, 'create');
       if (find(ctx, name)) throw fail(400, 'existing_key', `A variable named ${name} exists already; update it instead.`);
-      const count = secretsOf(ctx).filter((s) => s.accountId === ctx.account.id).length;
+      const count = mine(ctx).length;
       if (count >= MAX_SECRETS)
         throw fail(400, 'max_secrets', `This account has ${count} variables, the most it may hold; delete one first.`);
       secretsOf(ctx).push({ accountId: ctx.account.id, key: name, value, createdAt: ctx.now, updatedAt: ctx.now });
-      ctx.sim.store.changed();
-      return ok({ success: true, msg: `Environment variable ${name} added.` });
+      return saved(ctx.sim.store, { success: true, msg: `Environment variable ${name} added.` });
     },
   },
   {
@@ -97,12 +107,10 @@ export const secretRoutes: RouteDef[] = [
     handler: (ctx) => {
       const name = nameOf(ctx, 'update');
       const value = valueOf(ctx, 'update');
-      const record = find(ctx, name);
-      if (!record) throw fail(400, 'nonexistent_key', `There is no variable named ${name}.`);
+      const record = existing(ctx, name);
       record.value = value;
       record.updatedAt = ctx.now;
-      ctx.sim.store.changed();
-      return ok({ success: true, msg: `Environment variable ${name} updated.` });
+      return saved(ctx.sim.store, { success: true, msg: `Environment variable ${name} updated.` });
     },
   },
   {
@@ -113,11 +121,8 @@ export const secretRoutes: RouteDef[] = [
     handler: (ctx) => {
       const name = nameOf(ctx, 'delete');
       const all = secretsOf(ctx);
-      const index = all.findIndex((s) => s.accountId === ctx.account.id && s.key === name);
-      if (index < 0) throw fail(400, 'nonexistent_key', `There is no variable named ${name}.`);
-      all.splice(index, 1);
-      ctx.sim.store.changed();
-      return ok({ success: true, msg: `Environment variable ${name} deleted.` });
+      all.splice(all.indexOf(existing(ctx, name)), 1);
+      return saved(ctx.sim.store, { success: true, msg: `Environment variable ${name} deleted.` });
     },
   },
 ];

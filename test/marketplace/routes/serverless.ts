@@ -9,7 +9,7 @@
  * as the service does. The Bearer key is checked first, like everywhere else (401/403).
  */
 import type { EndpointRecord, WorkerGroupRecord } from '../model';
-import { epoch, fail, intParam, num, ok, str, type Ctx, type RouteDef } from '../router';
+import { epoch, fail, intParam, num, ok, str, type Ctx, type RouteDef, saved } from '../router';
 import { newSecret } from '../state';
 import {
   dropLogs,
@@ -281,8 +281,7 @@ function createGroup(ctx: Ctx) {
   sim.store.data.workerGroups.push(g);
   sayForGroup(sim.store.data, g, ctx.now, `worker group ${g.id} created with template ${template.hash_id}`);
   scaleGroup(sim.store, g, ctx.now);
-  sim.store.changed();
-  return ok({ success: true, id: g.id });
+  return saved(sim.store, { success: true, id: g.id });
 }
 
 function groupRoutes(base: string): RouteDef[] {
@@ -310,8 +309,7 @@ function groupRoutes(base: string): RouteDef[] {
         Object.assign(g.fields, changes);
         sayForGroup(ctx.sim.store.data, g, ctx.now, `updated ${describeChanges(changes)}`);
         scaleGroup(ctx.sim.store, g, ctx.now);
-        ctx.sim.store.changed();
-        return ok({ success: true });
+        return saved(ctx.sim.store, { success: true });
       },
     },
     {
@@ -327,8 +325,7 @@ function groupRoutes(base: string): RouteDef[] {
         // The group's own log goes with it; its endpoint's log keeps the story.
         sayForGroup(data, g, ctx.now, `worker group ${g.id} deleted with ${deleted.length} worker${deleted.length === 1 ? '' : 's'}`);
         dropLogs(data, new Set([groupLogKey(g.id)]));
-        ctx.sim.store.changed();
-        return ok({ success: true, deleted_workers: deleted, failed_workers: [], msg: `Worker group ${g.id} deleted.` });
+        return saved(ctx.sim.store, { success: true, deleted_workers: deleted, failed_workers: [], msg: `Worker group ${g.id} deleted.` });
       },
     },
   ];
@@ -357,8 +354,7 @@ export const serverlessRoutes: RouteDef[] = [
       if (store.data.endpoints.some((e) => e.accountId === ctx.account.id && e.fields.endpoint_name === fields.endpoint_name))
         throw fail(400, 'invalid_args', `An endpoint named '${fields.endpoint_name}' already exists.`);
       store.data.endpoints.push({ id, accountId: ctx.account.id, fields, apiKey: newSecret(), createdAt: ctx.now });
-      store.changed();
-      return ok({ success: true, result: id });
+      return saved(store, { success: true, result: id });
     },
   },
   {
@@ -371,8 +367,7 @@ export const serverlessRoutes: RouteDef[] = [
       const changes = take(ctx.body, ENDPOINT_FIELDS);
       Object.assign(e.fields, changes);
       sayForEndpoint(ctx.sim.store.data, e, ctx.now, `endpoint ${e.id} updated ${describeChanges(changes)}`);
-      ctx.sim.store.changed();
-      return ok({ success: true });
+      return saved(ctx.sim.store, { success: true });
     },
   },
   {
@@ -388,8 +383,12 @@ export const serverlessRoutes: RouteDef[] = [
       data.workerGroups = data.workerGroups.filter((g) => g.endpointId !== e.id);
       const deleted = dropWorkers(data, groups);
       dropLogs(data, new Set([endpointLogKey(e.id), ...[...groups].map(groupLogKey)]));
-      ctx.sim.store.changed();
-      return ok({ success: true, deleted_workers: deleted, failed_workers: [], msg: `Endpoint ${e.id} and its worker groups deleted.` });
+      return saved(ctx.sim.store, {
+        success: true,
+        deleted_workers: deleted,
+        failed_workers: [],
+        msg: `Endpoint ${e.id} and its worker groups deleted.`,
+      });
     },
   },
   ...groupRoutes('/api/v0/workergroups'),

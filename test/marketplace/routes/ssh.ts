@@ -5,7 +5,7 @@
  */
 import { addLog } from '../lifecycle';
 import type { SshKeyRecord } from '../model';
-import { fail, intParam, ok, type Ctx, type RouteDef } from '../router';
+import { fail, intParam, ok, type Ctx, type RouteDef, saved } from '../router';
 import { isPublicKey, keyComment, ownInstance } from './shared';
 
 function accountRow(k: SshKeyRecord) {
@@ -16,6 +16,22 @@ function accountRow(k: SshKeyRecord) {
     created_at: new Date(k.createdAt).toISOString(),
     deleted_at: k.deletedAt === null ? null : new Date(k.deletedAt).toISOString(),
   };
+}
+
+/** What creating or replacing an account key answers. */
+function keyAnswer(k: SshKeyRecord) {
+  const row = accountRow(k);
+  return {
+    success: true,
+    key: { id: row.id, user_id: row.user_id, public_key: row.key, created_at: row.created_at, deleted_at: row.deleted_at },
+  };
+}
+
+/** The body's `ssh_key`, trimmed, when it is one OpenSSH public key line; otherwise the service's 400. */
+function publicKeyOf(ctx: Ctx): string {
+  const text = ctx.body.ssh_key;
+  if (!isPublicKey(text)) throw fail(400, 'no_ssh_key', 'No ssh key provided, or it is not an OpenSSH public key.');
+  return text.trim();
 }
 
 function ownSshKey(ctx: Ctx): SshKeyRecord {
@@ -39,23 +55,17 @@ export const sshRoutes: RouteDef[] = [
     category: 'user_write',
     action: 'api.ssh.create',
     handler: (ctx) => {
-      const text = ctx.body.ssh_key;
-      if (!isPublicKey(text)) throw fail(400, 'no_ssh_key', 'No ssh key provided, or it is not an OpenSSH public key.');
+      const publicKey = publicKeyOf(ctx);
       const store = ctx.sim.store;
       const record: SshKeyRecord = {
         id: store.nextId('sshkey'),
         accountId: ctx.account.id,
-        publicKey: text.trim(),
+        publicKey,
         createdAt: ctx.now,
         deletedAt: null,
       };
       store.data.sshKeys.push(record);
-      store.changed();
-      const row = accountRow(record);
-      return ok({
-        success: true,
-        key: { id: row.id, user_id: row.user_id, public_key: row.key, created_at: row.created_at, deleted_at: row.deleted_at },
-      });
+      return saved(store, keyAnswer(record));
     },
   },
   {
@@ -65,14 +75,8 @@ export const sshRoutes: RouteDef[] = [
     action: 'api.ssh.update',
     handler: (ctx) => {
       const key = ownSshKey(ctx);
-      if (!isPublicKey(ctx.body.ssh_key)) throw fail(400, 'no_ssh_key', 'No ssh key provided, or it is not an OpenSSH public key.');
-      key.publicKey = ctx.body.ssh_key.trim();
-      ctx.sim.store.changed();
-      const row = accountRow(key);
-      return ok({
-        success: true,
-        key: { id: row.id, user_id: row.user_id, public_key: row.key, created_at: row.created_at, deleted_at: null },
-      });
+      key.publicKey = publicKeyOf(ctx);
+      return saved(ctx.sim.store, keyAnswer(key));
     },
   },
   {
@@ -82,8 +86,7 @@ export const sshRoutes: RouteDef[] = [
     action: 'api.ssh.delete',
     handler: (ctx) => {
       ownSshKey(ctx).deletedAt = ctx.now;
-      ctx.sim.store.changed();
-      return ok({ success: true });
+      return saved(ctx.sim.store, { success: true });
     },
   },
   {
@@ -93,11 +96,10 @@ export const sshRoutes: RouteDef[] = [
     action: 'api.instance.attach_ssh',
     handler: (ctx) => {
       const { inst } = ownInstance(ctx, intParam(ctx, 'id'), 'no_such_instance');
-      const text = ctx.body.ssh_key;
-      if (!isPublicKey(text)) throw fail(400, 'no_ssh_key', 'No ssh key provided, or it is not an OpenSSH public key.');
-      if (!inst.sshKeys.some((k) => k.publicKey === text.trim())) {
+      const publicKey = publicKeyOf(ctx);
+      if (!inst.sshKeys.some((k) => k.publicKey === publicKey)) {
         const id = ctx.sim.store.nextId('sshkey');
-        inst.sshKeys.push({ id, name: keyComment(text) ?? `key-${id}`, publicKey: text.trim() });
+        inst.sshKeys.push({ id, name: keyComment(publicKey) ?? `key-${id}`, publicKey });
         addLog(inst, ctx.now, 'SSH key added to authorized_keys');
         ctx.sim.network.keysChanged(inst);
         ctx.sim.store.changed();
@@ -130,8 +132,7 @@ export const sshRoutes: RouteDef[] = [
       if (index < 0) throw fail(404, 'no_such_ssh_key', `SSH key ${keyId} is not attached to instance ${inst.id}.`);
       inst.sshKeys.splice(index, 1);
       ctx.sim.network.keysChanged(inst);
-      ctx.sim.store.changed();
-      return ok({ success: true, msg: 'SSH key removed from instance.' });
+      return saved(ctx.sim.store, { success: true, msg: 'SSH key removed from instance.' });
     },
   },
 ];

@@ -5,7 +5,7 @@
  */
 import { validPermissions } from '../auth';
 import type { RoleRecord } from '../model';
-import { HttpError, fail, intParam, isObject, ok, str, type Ctx, type RouteDef } from '../router';
+import { HttpError, fail, intParam, isObject, ok, str, type Ctx, type RouteDef, saved } from '../router';
 
 function roles(ctx: Ctx): RoleRecord[] {
   return ctx.sim.store.data.roles.filter((r) => r.accountId === ctx.account.id);
@@ -70,8 +70,7 @@ export const teamRoutes: RouteDef[] = [
         fullname: null,
         roles: [role],
       });
-      store.changed();
-      return ok({ success: true, msg: `New invitation sent to ${email}` });
+      return saved(store, { success: true, msg: `New invitation sent to ${email}` });
     },
   },
   {
@@ -86,8 +85,7 @@ export const teamRoutes: RouteDef[] = [
       if (!member) throw failure(404, `User ${id} is not a member of this team.`);
       if (member.roles.includes('owner')) throw failure(400, 'The team owner cannot be removed.');
       data.members = data.members.filter((m) => m !== member);
-      ctx.sim.store.changed();
-      return ok({ status: 'success', message: 'User removed from the team.' });
+      return saved(ctx.sim.store, { status: 'success', message: 'User removed from the team.' });
     },
   },
   {
@@ -121,8 +119,7 @@ export const teamRoutes: RouteDef[] = [
       const { name, permissions } = checkRoleBody(ctx);
       if (roles(ctx).some((r) => r.name === name)) throw fail(400, 'invalid_args', `A role named '${name}' already exists.`);
       ctx.sim.store.data.roles.push({ id: ctx.sim.store.nextId('role'), accountId: ctx.account.id, name, permissions });
-      ctx.sim.store.changed();
-      return ok({ msg: 'success' });
+      return saved(ctx.sim.store, { msg: 'success' });
     },
   },
   {
@@ -142,8 +139,7 @@ export const teamRoutes: RouteDef[] = [
       role.permissions = isObject(permissions) ? permissions : role.permissions;
       for (const m of ctx.sim.store.data.members)
         if (m.teamAccountId === ctx.account.id) m.roles = m.roles.map((r) => (r === old ? name : r));
-      ctx.sim.store.changed();
-      return ok(`Successfully Updated Team Role For ${name}`);
+      return saved(ctx.sim.store, `Successfully Updated Team Role For ${name}`);
     },
   },
   {
@@ -155,8 +151,7 @@ export const teamRoutes: RouteDef[] = [
       const role = roleByName(ctx);
       if (role.name === 'owner') throw failure(403, 'The owner role cannot be deleted.');
       ctx.sim.store.data.roles = ctx.sim.store.data.roles.filter((r) => r !== role);
-      ctx.sim.store.changed();
-      return ok({ status: 'success', message: 'Role removed from team' });
+      return saved(ctx.sim.store, { status: 'success', message: 'Role removed from team' });
     },
   },
 ];

@@ -5,7 +5,7 @@
  */
 import { kindsOf, parseFilters, parseOrder, QueryError, rowMatches, sortRows } from '../filters';
 import type { TemplateRecord } from '../model';
-import { epoch, fail, isObject, jsonParam, num, ok, str, type Ctx, type RouteDef } from '../router';
+import { epoch, fail, isObject, jsonParam, num, ok, str, type Ctx, type RouteDef, saved } from '../router';
 import { blankTemplate, contentKey, TEMPLATE_FIELDS, templateHash } from '../templates';
 
 const BOOLEAN_FIELDS = new Set(['readme_visible', 'ssh_direct', 'use_ssh', 'jup_direct', 'use_jupyter_lab', 'private']);
@@ -105,8 +105,7 @@ function create(ctx: Ctx) {
   t.id = store.nextId('template');
   t.hash_id = templateHash(key, store.nextId('template_revision'));
   store.data.templates.push(t);
-  store.changed();
-  return ok({ success: true, msg: `Template Created Successfully! New Template ID: ${t.id}`, template: wire(t) });
+  return saved(store, { success: true, msg: `Template Created Successfully! New Template ID: ${t.id}`, template: wire(t) });
 }
 
 function own(ctx: Ctx, source: Record<string, unknown>): TemplateRecord {
@@ -125,8 +124,7 @@ function edit(ctx: Ctx) {
   apply(draft, ctx.body);
   Object.assign(t, draft);
   t.hash_id = templateHash(contentKey(t), ctx.sim.store.nextId('template_revision'));
-  ctx.sim.store.changed();
-  return ok({ success: true, msg: 'Template updated.', template: wire(t) });
+  return saved(ctx.sim.store, { success: true, msg: 'Template updated.', template: wire(t) });
 }
 
 function remove(ctx: Ctx) {
@@ -134,8 +132,7 @@ function remove(ctx: Ctx) {
   for (const name of ['template_id', 'hash_id']) if (source[name] === undefined && ctx.query.get(name)) source[name] = ctx.query.get(name);
   const t = own(ctx, source);
   ctx.sim.store.data.templates = ctx.sim.store.data.templates.filter((x) => x !== t);
-  ctx.sim.store.changed();
-  return ok({ success: true });
+  return saved(ctx.sim.store, { success: true });
 }
 
 export const templateRoutes: RouteDef[] = [

@@ -10,7 +10,7 @@ import { kindsOf, parseSearch, QueryError, runSearch } from '../filters';
 import { closeContract } from '../ledger';
 import type { VolumeRecord } from '../model';
 import { round } from '../random';
-import { epoch, fail, isObject, num, ok, type Ctx, type RouteDef, type Sim } from '../router';
+import { epoch, fail, isObject, num, ok, type Ctx, type RouteDef, type Sim, saved } from '../router';
 
 /** Volume offer ids live in their own range, derived from the machine's offer. */
 const VOLUME_OFFER_BASE = 70_000_000;
@@ -174,8 +174,7 @@ function remove(ctx: Ctx) {
   const contract = data.contracts.find((c) => c.id === id);
   if (contract) closeContract(contract, ctx.now);
   data.volumes = data.volumes.filter((v) => v !== volume);
-  ctx.sim.store.changed();
-  return ok({ success: true });
+  return saved(ctx.sim.store, { success: true });
 }
 
 export const volumeRoutes: RouteDef[] = [
