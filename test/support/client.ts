@@ -3,7 +3,10 @@ import assert from 'node:assert/strict';
 import { Agent } from 'undici';
 import { GpuRentalClient } from '../../src/core/api/client';
 import { ApiError } from '../../src/core/api/errors';
+import type { Instance } from '../../src/core/api/instances';
+import type { Offer } from '../../src/core/api/offers';
 import type { TransportOptions } from '../../src/core/api/transport';
+import { eventually } from './eventually';
 import { MemoryLogger } from './logger';
 
 const dispatcher = new Agent({ keepAliveTimeout: 1_000, connections: 8 });
@@ -32,4 +35,24 @@ export async function failure(promise: Promise<unknown>): Promise<ApiError> {
     return error;
   }
   assert.fail('expected the call to fail');
+}
+
+/** The cheapest rentable on-demand offers that pass `filters`, through the client. */
+export async function rentableOffers(client: GpuRentalClient, count = 1, filters: Record<string, unknown> = {}): Promise<Offer[]> {
+  return client.offers.search({
+    query: { filters: { rentable: { eq: true }, ...filters }, order: [['dph_total', 'asc']], type: 'on-demand' },
+    limit: count,
+  });
+}
+
+/** Polls the instance through the client until its `actual_status` is `status`, and resolves with it. */
+export function instanceIn(client: GpuRentalClient, id: number, status: string, timeoutMs = 10_000): Promise<Instance> {
+  return eventually(
+    async () => {
+      const instance = await client.instances.show(id);
+      return instance.actual_status === status ? instance : undefined;
+    },
+    `instance ${id} ${status}`,
+    timeoutMs,
+  );
 }

@@ -2,20 +2,18 @@ import assert from 'node:assert/strict';
 import { Agent, type Dispatcher } from 'undici';
 import { INVOICE_PAGE_MAX, clampPageSize } from '../../../src/core/api/billing';
 import type { RequestDispatcher } from '../../../src/core/api/transport';
-import { clientFor, DEMO_KEY, startSimulator, type Marketplace } from '../../support';
+import { clientFor, DEMO_KEY, simulatorForSuite } from '../../support';
 
 describe('invoices in pages of at most 100', () => {
-  let sim: Marketplace;
+  const sim = simulatorForSuite({ now: () => clock });
   let clock = Date.parse('2026-11-01T12:00:00Z');
   const TOP_UPS = 230;
   before(async () => {
-    sim = await startSimulator({ now: () => clock });
     for (let i = 0; i < TOP_UPS; i++) {
       clock += 1_000;
       sim.control.addCredit(sim.accountId, 1);
     }
   });
-  after(() => sim.stop());
 
   /** The query of every request, decoded. */
   function recording(): { dispatcher: RequestDispatcher; queries: URLSearchParams[] } {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { GpuRentalClient } from '../../../src/core/api/client';
 import { isApiError } from '../../../src/core/api/errors';
-import { clientFor, DEMO_KEY, eventually, startSimulator, type Marketplace } from '../../support';
+import { clientFor, DEMO_KEY, eventually, startSimulator, type Marketplace, instanceIn } from '../../support';
 
 /** What the client makes of each fault the simulator can inject. */
 describe('client against injected faults (simulator)', () => {
@@ -92,7 +92,7 @@ describe('client against injected faults (simulator)', () => {
     const { instanceId } = await client.instances.create(await rentableOffer(), { image: 'ubuntu', disk: 8 });
     await new Promise((r) => setTimeout(r, 500));
     assert.notEqual((await client.instances.show(instanceId)).actual_status, 'running');
-    await eventually(async () => (await client.instances.show(instanceId)).actual_status === 'running', 'running', 5_000);
+    await instanceIn(client, instanceId, 'running', 5_000);
   });
 
   it('boot failure: the instance ends in a failed state and never runs', async () => {

@@ -4,7 +4,7 @@ import * as z from 'zod';
 import { GpuRentalClient } from '../../../src/core/api/client';
 import type { ApiErrorKind, ForbiddenReason } from '../../../src/core/api/errors';
 import { Transport } from '../../../src/core/api/transport';
-import { clientFor, DEMO_KEY, failure, MemoryLogger, startSimulator, type Marketplace } from '../../support';
+import { clientFor, DEMO_KEY, failure, MemoryLogger, simulatorForSuite } from '../../support';
 
 const BASE = 'https://api.example.test';
 const KEY = 'sk-refusal-0123456789abcdef0123456789';
@@ -106,11 +106,7 @@ describe('refusals: a 401 is a bad key only when the body or the key check says 
 });
 
 describe('refusals against the simulator', () => {
-  let sim: Marketplace;
-  beforeEach(async () => {
-    sim = await startSimulator();
-  });
-  afterEach(() => sim.stop());
+  const sim = simulatorForSuite({}, { each: true });
 
   it('a key without billing_read gets 401 on invoices and charges, read as forbidden naming billing_read', async () => {
     const created = await clientFor(sim.url, DEMO_KEY).client.apiKeys.create({

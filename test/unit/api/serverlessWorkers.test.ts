@@ -4,15 +4,11 @@ import { GpuRentalClient } from '../../../src/core/api/client';
 import { isApiError } from '../../../src/core/api/errors';
 import { serverlessUrlFor, type RequestDispatcher } from '../../../src/core/api/transport';
 import { WORKER_LOAD_MS } from '../../marketplace/workers';
-import { clientFor, DEMO_KEY, MemoryLogger, startSimulator, type Marketplace } from '../../support';
+import { clientFor, DEMO_KEY, MemoryLogger, simulatorForSuite } from '../../support';
 
 describe('serverless workers and logs', () => {
-  let sim: Marketplace;
+  const sim = simulatorForSuite({ now: () => clock });
   let clock = Date.parse('2026-11-01T12:00:00Z');
-  before(async () => {
-    sim = await startSimulator({ now: () => clock });
-  });
-  after(() => sim.stop());
 
   async function endpointWithGroup(name: string, group: { cold_workers: number; max_workers: number; test_workers?: number }) {
     const { client } = clientFor(sim.url, DEMO_KEY);

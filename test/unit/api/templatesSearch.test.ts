@@ -3,14 +3,10 @@ import { Agent, type Dispatcher } from 'undici';
 import { isApiError } from '../../../src/core/api/errors';
 import { templateSearchQuery } from '../../../src/core/api/templates';
 import type { RequestDispatcher } from '../../../src/core/api/transport';
-import { clientFor, DEMO_KEY, startSimulator, type Marketplace } from '../../support';
+import { clientFor, DEMO_KEY, simulatorForSuite } from '../../support';
 
 describe('template search: select_cols and order_by', () => {
-  let sim: Marketplace;
-  before(async () => {
-    sim = await startSimulator();
-  });
-  after(() => sim.stop());
+  const sim = simulatorForSuite();
 
   /** The query of every request the client makes, decoded. */
   function recording(): { dispatcher: RequestDispatcher; queries: Array<Record<string, unknown>> } {

@@ -8,7 +8,7 @@ import { unreadableInstance, type Instance } from '../../../src/core/api/instanc
 import { unreadableVolume } from '../../../src/core/api/volumes';
 import { presentInstance } from '../../../src/core/instances/present';
 import { generateOffers } from '../../marketplace/catalogue';
-import { clientFor, DEMO_KEY, MemoryLogger, startSimulator, type Marketplace } from '../../support';
+import { clientFor, DEMO_KEY, MemoryLogger, simulatorForSuite } from '../../support';
 
 const BASE = 'https://api.example.test';
 const KEY = 'sk-test-tolerant-0123456789abcdef';
@@ -369,11 +369,7 @@ describe('tolerant lists: one odd field or record never hides the others', () =>
   });
 
   describe("the simulator's corrupt control", () => {
-    let market: Marketplace;
-    before(async () => {
-      market = await startSimulator();
-    });
-    after(() => market.stop());
+    const market = simulatorForSuite();
 
     it('spoils one record of both instance lists, over HTTP, and the client still lists every instance', async () => {
       const { client } = clientFor(market.url, DEMO_KEY);

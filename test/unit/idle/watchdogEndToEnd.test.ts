@@ -7,7 +7,7 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { withWatchdog } from '../../../src/core/idle/watchdog';
-import { clientFor, DEMO_KEY, eventually, startSimulator, type Marketplace } from '../../support';
+import { clientFor, DEMO_KEY, eventually, simulatorForSuite, startSimulator, type Marketplace, instanceIn } from '../../support';
 
 describe('idle: the watchdog on the host stops an idle instance and leaves a busy one running', function () {
   this.timeout(60_000);
@@ -64,11 +64,7 @@ describe('idle: the watchdog on the host stops an idle instance and leaves a bus
 
 describe('idle: the watchdog without curl', function () {
   this.timeout(60_000);
-  let sim: Marketplace;
-  before(async () => {
-    sim = await startSimulator({ bootSeconds: 0.2, seed: 22 });
-  });
-  after(() => sim.stop());
+  const sim = simulatorForSuite({ bootSeconds: 0.2, seed: 22 });
 
   // Images often lack curl: it falls back to wget, then python3. Each is checked with a PATH
   // holding only what the script needs and that one client.
@@ -79,7 +75,7 @@ describe('idle: the watchdog without curl', function () {
       const { client: api } = clientFor(sim.url, DEMO_KEY);
       const [offer] = await api.offers.search({ query: { filters: { rentable: { eq: true } }, order: [], type: 'on-demand' }, limit: 1 });
       const id = (await api.instances.create(offer!.id, { image: 'ubuntu:22.04', disk: 8 })).instanceId;
-      await eventually(async () => (await api.instances.show(id)).actual_status === 'running' || undefined, 'running', 10_000);
+      await instanceIn(api, id, 'running', 10_000);
       const bin = mkdtempSync(join(tmpdir(), `gpu-rental-only-${client}-`));
       for (const tool of ['bash', 'sleep', 'date', 'tr', 'grep', 'sort', 'tail', 'cat', client]) {
         const path = ['/usr/bin', '/bin'].map((d) => join(d, tool)).find((p) => existsSync(p));
@@ -102,11 +98,7 @@ describe('idle: the watchdog without curl', function () {
         }
       };
       try {
-        await eventually(
-          async () => (await api.instances.show(id)).actual_status === 'stopped' || undefined,
-          `stopped through ${client}`,
-          15_000,
-        );
+        await instanceIn(api, id, 'stopped', 15_000);
         // The service stops it before the script writes down the answer.
         await eventually(
           async () =>
@@ -126,11 +118,7 @@ describe('idle: the watchdog without curl', function () {
 
 describe('idle: the watchdog with an idle time bash cannot hold', function () {
   this.timeout(60_000);
-  let sim: Marketplace;
-  before(async () => {
-    sim = await startSimulator({ bootSeconds: 0.2, seed: 23 });
-  });
-  after(() => sim.stop());
+  const sim = simulatorForSuite({ bootSeconds: 0.2, seed: 23 });
 
   // 1.6e17 minutes is 9.6e18 seconds, past bash's 64-bit integers: every comparison then fails, which
   // the loop read as "idle" and stopped the instance at its first check. The extension refuses such a
@@ -140,7 +128,7 @@ describe('idle: the watchdog with an idle time bash cannot hold', function () {
     const { client: api } = clientFor(sim.url, DEMO_KEY);
     const [offer] = await api.offers.search({ query: { filters: { rentable: { eq: true } }, order: [], type: 'on-demand' }, limit: 1 });
     const id = (await api.instances.create(offer!.id, { image: 'ubuntu:22.04', disk: 8 })).instanceId;
-    await eventually(async () => (await api.instances.show(id)).actual_status === 'running' || undefined, 'running', 10_000);
+    await instanceIn(api, id, 'running', 10_000);
     const script = withWatchdog(undefined, { baseUrl: sim.url, idleMinutes: 2 / 60, gpuThreshold: 5, checkSeconds: 1 }).replace(
       ' N=2 ',
       ' N=9600000000000000000 ',

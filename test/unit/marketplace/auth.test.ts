@@ -1,12 +1,8 @@
 import assert from 'node:assert/strict';
-import { call, DEMO_KEY, obj, PUBLIC_KEY, rentOne, startSimulator, type Marketplace } from '../../support';
+import { call, DEMO_KEY, obj, PUBLIC_KEY, rentOne, simulatorForSuite } from '../../support';
 
 describe('marketplace: keys, permissions and routing', () => {
-  let sim: Marketplace;
-  beforeEach(async () => {
-    sim = await startSimulator();
-  });
-  afterEach(() => sim.stop());
+  const sim = simulatorForSuite({}, { each: true });
 
   const scoped = async (permissions: unknown, name = 'scoped') => {
     const res = await call(sim, 'POST', '/api/v0/auth/apikeys/', { name, permissions });

@@ -1,17 +1,13 @@
 import assert from 'node:assert/strict';
-import { call, FakeClock, obj, q, rentOne, show, startSimulator, type Marketplace } from '../../support';
+import { call, obj, q, rentOne, show, simulatorForSuite } from '../../support';
 
+/** The account's credit, as the user record shows it. */
+const creditOf = async (sim: { url: string }) => obj(await call(sim, 'GET', '/api/v0/users/current/')).credit as number;
 const near = (a: number, b: number, eps = 1e-4) => assert.ok(Math.abs(a - b) < eps, `${a} is not ${b}`);
 
 describe('marketplace: credit and billing', () => {
-  let sim: Marketplace;
-  let clock: FakeClock;
-  const credit = async () => obj(await call(sim, 'GET', '/api/v0/users/current/')).credit as number;
-  beforeEach(async () => {
-    clock = new FakeClock();
-    sim = await startSimulator({ now: clock.now, bootSeconds: 10, credit: 100 });
-  });
-  afterEach(() => sim.stop());
+  const sim = simulatorForSuite({ bootSeconds: 10, credit: 100 }, { each: true, clock: true });
+  const credit = () => creditOf(sim);
 
   it('drains dph_total per hour while running and storage only otherwise', async () => {
     assert.equal(await credit(), 100);
@@ -21,25 +17,25 @@ describe('marketplace: credit and billing', () => {
     const disk = r.storage_total_cost as number;
     assert.ok(total > disk && disk > 0);
     // 10 s of boot (storage only), then one hour running.
-    await clock.advance(10_000);
+    await sim.clock.advance(10_000);
     near(await credit(), 100 - (disk * 10) / 3600);
-    await clock.advance(3_600_000);
+    await sim.clock.advance(3_600_000);
     near(await credit(), 100 - (disk * 10) / 3600 - total);
     await call(sim, 'PUT', `/api/v0/instances/${id}/`, { state: 'stopped' });
     const atStop = await credit();
-    await clock.advance(2 * 3_600_000);
+    await sim.clock.advance(2 * 3_600_000);
     near(await credit(), atStop - 2 * disk, 1e-6);
     await call(sim, 'DELETE', `/api/v0/instances/${id}/`, {});
     const atDestroy = await credit();
-    await clock.advance(10 * 3_600_000);
+    await sim.clock.advance(10 * 3_600_000);
     assert.equal(await credit(), atDestroy, 'destroying ends all billing');
   });
 
   it('itemises charges per instance into gpu and disk from real usage', async () => {
     const { id } = await rentOne(sim, { disk: 20, label: 'billed' });
     const r = (await show(sim, id))!;
-    await clock.advance(10_000 + 7_200_000);
-    const nowSec = clock.now() / 1000;
+    await sim.clock.advance(10_000 + 7_200_000);
+    const nowSec = sim.clock.now() / 1000;
     const res = obj(await call(sim, 'GET', `/api/v0/charges/?select_filters=${q({ day: { gte: nowSec - 86_400, lte: nowSec } })}`));
     assert.equal(res.success, true);
     assert.equal(res.total, 1);
@@ -63,9 +59,9 @@ describe('marketplace: credit and billing', () => {
   });
 
   it('lists the opening credit and top-ups as invoices', async () => {
-    await clock.advance(60_000);
+    await sim.clock.advance(60_000);
     sim.control.addCredit(sim.accountId, 25);
-    const nowSec = clock.now() / 1000;
+    const nowSec = sim.clock.now() / 1000;
     const res = obj(await call(sim, 'GET', `/api/v1/invoices/?select_filters=${q({ when: { gte: nowSec - 3600, lte: nowSec + 1 } })}`));
     assert.equal(res.success, true);
     assert.equal(res.count, 2);
@@ -83,10 +79,10 @@ describe('marketplace: credit and billing', () => {
 
   it('hands invoices out in pages of at most 100, whatever limit asks, with a token for the next', async () => {
     for (let i = 0; i < 120; i++) {
-      await clock.advance(1000);
+      await sim.clock.advance(1000);
       sim.control.addCredit(sim.accountId, 1);
     }
-    const nowSec = clock.now() / 1000;
+    const nowSec = sim.clock.now() / 1000;
     const filters = q({ when: { gte: nowSec - 3600, lte: nowSec + 1 } });
     const first = obj(await call(sim, 'GET', `/api/v1/invoices/?select_filters=${filters}&limit=500`));
     assert.equal(first.count, 100);
@@ -97,18 +93,19 @@ describe('marketplace: credit and billing', () => {
     assert.equal(rest.next_token, null);
     assert.equal(obj(await call(sim, 'GET', `/api/v1/invoices/?select_filters=${filters}`)).count, 60, 'the default page');
   });
+});
+
+describe('marketplace: running out of credit', () => {
+  const sim = simulatorForSuite({ bootSeconds: 0, credit: 1 }, { clock: true });
 
   it('stops running instances when the credit runs out, and refuses to rent without credit', async () => {
-    await sim.stop();
-    clock = new FakeClock();
-    sim = await startSimulator({ now: clock.now, bootSeconds: 0, credit: 1 });
     const { id } = await rentOne(sim);
     const rate = (await show(sim, id))!.dph_total as number;
-    await clock.advance(((2 * 3600) / rate + 3600) * 1000);
+    await sim.clock.advance(((2 * 3600) / rate + 3600) * 1000);
     const r = (await show(sim, id))!;
     assert.equal(r.actual_status, 'stopped');
     assert.match(String(r.status_msg), /credit/);
-    const left = await credit();
+    const left = await creditOf(sim);
     assert.ok(left <= 0 && left > -0.05, `credit ${left} ran out around zero`);
     const refused = await call(sim, 'PUT', `/api/v0/instances/${id}/`, { state: 'running' });
     assert.equal(refused.status, 400);

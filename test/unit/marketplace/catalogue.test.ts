@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { CATALOGUE_EPOCH, generateOffers } from '../../marketplace/catalogue';
 import { priceOffer } from '../../marketplace/pricing';
-import { call, FakeClock, obj, startSimulator, type Marketplace } from '../../support';
+import { call, obj, simulatorForSuite } from '../../support';
 
 describe('marketplace: catalogue', () => {
   it('is the same for the same seed and different for another', () => {
@@ -54,12 +54,7 @@ describe('marketplace: catalogue', () => {
   });
 
   describe('served', () => {
-    let sim: Marketplace;
-    const clock = new FakeClock();
-    before(async () => {
-      sim = await startSimulator({ now: clock.now, seed: 5 });
-    });
-    after(() => sim.stop());
+    const sim = simulatorForSuite({ seed: 5 }, { clock: true });
 
     it('serves the seeded catalogue as priced by priceOffer', async () => {
       const served = obj(await call(sim, 'POST', '/api/v0/bundles/', { order: [['id', 'asc']] })).offers as unknown[];
@@ -68,7 +63,7 @@ describe('marketplace: catalogue', () => {
     });
 
     it('dates offers on the simulator clock', async () => {
-      await clock.advance(86_400_000);
+      await sim.clock.advance(86_400_000);
       const [served] = obj(await call(sim, 'POST', '/api/v0/bundles/', { order: [['id', 'asc']], limit: 1 })).offers as Array<{
         start_date: number;
         duration: number;

@@ -1,15 +1,9 @@
 import assert from 'node:assert/strict';
 import { parseFaultFlag } from '../../marketplace/faults';
-import { call, FakeClock, obj, rawRequest, rentOne, show, startSimulator, type Marketplace } from '../../support';
+import { call, obj, rawRequest, rentOne, show, simulatorForSuite } from '../../support';
 
 describe('marketplace: faults', () => {
-  let sim: Marketplace;
-  let clock: FakeClock;
-  beforeEach(async () => {
-    clock = new FakeClock();
-    sim = await startSimulator({ now: clock.now, bootSeconds: 10 });
-  });
-  afterEach(() => sim.stop());
+  const sim = simulatorForSuite({ bootSeconds: 10 }, { each: true, clock: true });
 
   const user = () => call(sim, 'GET', '/api/v0/users/current/');
 
@@ -113,16 +107,16 @@ describe('marketplace: faults', () => {
     sim.control.addFault({ kind: 'slow_boot', ms: 100_000 });
     const slow = await rentOne(sim);
     const normal = await rentOne(sim);
-    await clock.advance(10_000);
+    await sim.clock.advance(10_000);
     assert.equal((await show(sim, normal.id))!.actual_status, 'running');
     assert.equal((await show(sim, slow.id))!.actual_status, null);
-    await clock.advance(30_000);
+    await sim.clock.advance(30_000);
     assert.equal((await show(sim, slow.id))!.actual_status, 'loading');
-    await clock.advance(60_000);
+    await sim.clock.advance(60_000);
     assert.equal((await show(sim, slow.id))!.actual_status, 'running');
     sim.control.setBootSeconds(1000);
     const later = await rentOne(sim);
-    await clock.advance(500_000);
+    await sim.clock.advance(500_000);
     assert.equal((await show(sim, later.id))!.actual_status, 'loading');
   });
 
@@ -131,15 +125,15 @@ describe('marketplace: faults', () => {
       sim.control.addFault({ kind: 'boot-failure', status });
       const doomed = await rentOne(sim);
       const fine = await rentOne(sim);
-      await clock.advance(4000);
+      await sim.clock.advance(4000);
       assert.equal((await show(sim, doomed.id))!.actual_status, 'loading');
-      await clock.advance(6000);
+      await sim.clock.advance(6000);
       assert.equal((await show(sim, doomed.id))!.actual_status, status);
       assert.equal((await show(sim, fine.id))!.actual_status, 'running');
-      await clock.advance(3_600_000);
+      await sim.clock.advance(3_600_000);
       assert.equal((await show(sim, doomed.id))!.actual_status, status);
       await call(sim, 'PUT', `/api/v0/instances/${doomed.id}/`, { state: 'running' });
-      await clock.advance(20_000);
+      await sim.clock.advance(20_000);
       assert.equal((await show(sim, doomed.id))!.actual_status, status, 'a restart fails the same way');
     });
   }

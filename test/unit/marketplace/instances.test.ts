@@ -1,14 +1,8 @@
 import assert from 'node:assert/strict';
-import { call, DEMO_KEY, eventually, FakeClock, obj, q, rentOne, show, startSimulator, type Marketplace } from '../../support';
+import { call, DEMO_KEY, eventually, obj, q, rentOne, show, simulatorForSuite, startSimulator } from '../../support';
 
 describe('marketplace: instances', () => {
-  let sim: Marketplace;
-  let clock: FakeClock;
-  beforeEach(async () => {
-    clock = new FakeClock();
-    sim = await startSimulator({ now: clock.now, bootSeconds: 10 });
-  });
-  afterEach(() => sim.stop());
+  const sim = simulatorForSuite({ bootSeconds: 10 }, { each: true, clock: true });
 
   const status = async (id: number) => (await show(sim, id))!.actual_status;
 
@@ -18,13 +12,13 @@ describe('marketplace: instances', () => {
     assert.equal(first.actual_status, null);
     assert.equal(first.intended_status, 'running');
     assert.equal(first.ports, undefined, 'no port map before running');
-    await clock.advance(3900);
+    await sim.clock.advance(3900);
     assert.equal(await status(id), null);
-    await clock.advance(200);
+    await sim.clock.advance(200);
     assert.equal(await status(id), 'loading');
-    await clock.advance(5800);
+    await sim.clock.advance(5800);
     assert.equal(await status(id), 'loading');
-    await clock.advance(200);
+    await sim.clock.advance(200);
     const running = (await show(sim, id))!;
     assert.equal(running.actual_status, 'running');
     assert.equal(running.cur_state, 'running');
@@ -71,7 +65,7 @@ describe('marketplace: instances', () => {
 
   it('stops, starts again with a new ssh port, reboots and destroys', async () => {
     const { id } = await rentOne(sim);
-    await clock.advance(10_000);
+    await sim.clock.advance(10_000);
     const before = (await show(sim, id))!;
     assert.equal(before.actual_status, 'running');
     assert.deepEqual(obj(await call(sim, 'PUT', `/api/v0/instances/${id}/`, { state: 'stopped' })), { success: true });
@@ -83,17 +77,17 @@ describe('marketplace: instances', () => {
     assert.equal(scheduling.actual_status, null);
     assert.equal(scheduling.intended_status, 'running');
     assert.match(String(scheduling.status_msg), /Scheduling/);
-    await clock.advance(4000);
+    await sim.clock.advance(4000);
     assert.equal(await status(id), 'loading');
-    await clock.advance(6000);
+    await sim.clock.advance(6000);
     const restarted = (await show(sim, id))!;
     assert.equal(restarted.actual_status, 'running');
     assert.notEqual(restarted.ssh_port, before.ssh_port, 'a restart gets a new ssh port');
     assert.deepEqual(obj(await call(sim, 'PUT', `/api/v0/instances/reboot/${id}/`, {})), { success: true });
     assert.equal(await status(id), 'rebooting');
-    await clock.advance(4000);
+    await sim.clock.advance(4000);
     assert.equal(await status(id), 'loading');
-    await clock.advance(6000);
+    await sim.clock.advance(6000);
     const rebooted = (await show(sim, id))!;
     assert.equal(rebooted.actual_status, 'running');
     assert.equal(rebooted.ssh_port, restarted.ssh_port, 'a reboot keeps the address');

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { clientFor, DEMO_KEY, eventually, startSimulator, type Marketplace } from '../../support';
+import { clientFor, DEMO_KEY, eventually, startSimulator, type Marketplace, instanceIn } from '../../support';
 
 /** The file's text, or '' while it does not exist yet. */
 const read = (file: string) => {
@@ -44,7 +44,7 @@ describe('marketplace: start-up scripts run as local processes', function () {
       offset: Math.floor(Math.random() * 50),
     } as never);
     const { instanceId } = await api().instances.create(offer!.id, { image: 'ubuntu:22.04', disk: 8, onstart, env });
-    await eventually(async () => (await api().instances.show(instanceId)).actual_status === 'running', 'running', 10_000);
+    await instanceIn(api(), instanceId, 'running', 10_000);
     return instanceId;
   }
 
@@ -92,7 +92,7 @@ describe('marketplace: start-up scripts run as local processes', function () {
       `printf %s "$CONTAINER_API_KEY" > ${keyFile}; sleep 1; node -e 'fetch(process.argv[1], {method: "PUT", headers: {authorization: "Bearer " + process.env.CONTAINER_API_KEY, "content-type": "application/json"}, body: JSON.stringify({state: "stopped"})}).then(r => console.log("stop answered", r.status))' "${'$'}{URL}/api/v0/instances/$CONTAINER_ID/"`,
       { URL: sim.url },
     );
-    await eventually(async () => (await api().instances.show(id)).actual_status === 'stopped' || undefined, 'stopped by itself', 10_000);
+    await instanceIn(api(), id, 'stopped', 10_000);
     const key = read(keyFile);
     const own = clientFor(sim.url, key).client;
     assert.equal((await own.instances.show(id)).id, id);

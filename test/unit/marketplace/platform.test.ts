@@ -1,14 +1,8 @@
 import assert from 'node:assert/strict';
-import { call, FakeClock, obj, PUBLIC_KEY, q, show, startSimulator, type Marketplace } from '../../support';
+import { call, obj, PUBLIC_KEY, q, show, simulatorForSuite } from '../../support';
 
 describe('marketplace: SSH keys, templates, volumes, serverless and team envelopes', () => {
-  let sim: Marketplace;
-  let clock: FakeClock;
-  beforeEach(async () => {
-    clock = new FakeClock();
-    sim = await startSimulator({ now: clock.now });
-  });
-  afterEach(() => sim.stop());
+  const sim = simulatorForSuite({}, { each: true, clock: true });
 
   it('account SSH keys: bare list, created key object, 400 no_ssh_key, delete', async () => {
     const created = obj(await call(sim, 'POST', '/api/v0/ssh/', { ssh_key: PUBLIC_KEY }));
@@ -224,8 +218,8 @@ describe('marketplace: SSH keys, templates, volumes, serverless and team envelop
       vols.map((v) => [v.label, v.instances]),
       [['new', [fresh.new_contract]]],
     );
-    await clock.advance(3_600_000);
-    const charges = obj(await call(sim, 'GET', `/api/v0/charges/?select_filters=${q({ day: { gte: 0, lte: clock.now() / 1000 } })}`))
+    await sim.clock.advance(3_600_000);
+    const charges = obj(await call(sim, 'GET', `/api/v0/charges/?select_filters=${q({ day: { gte: 0, lte: sim.clock.now() / 1000 } })}`))
       .results as Array<{ type: string }>;
     assert.deepEqual(charges.map((c) => c.type).sort(), ['instance', 'instance', 'volume', 'volume']);
   });

@@ -5,7 +5,7 @@ import { ApiError } from '../../../src/core/api/errors';
 import { Transport } from '../../../src/core/api/transport';
 import { generateOffers } from '../../marketplace/catalogue';
 import { notFoundForm } from '../../marketplace/notFound';
-import { call, DEMO_KEY, MemoryLogger, obj, startSimulator, type Marketplace } from '../../support';
+import { call, DEMO_KEY, MemoryLogger, obj, simulatorForSuite, type Marketplace } from '../../support';
 
 async function get(sim: Marketplace, path: string, headers: Record<string, string> = {}) {
   const res = await fetch(sim.url + path, { headers });
@@ -13,11 +13,7 @@ async function get(sim: Marketplace, path: string, headers: Record<string, strin
 }
 
 describe('marketplace: GPU names and unknown routes', () => {
-  let sim: Marketplace;
-  beforeEach(async () => {
-    sim = await startSimulator({ offerCount: 120, seed: 3 });
-  });
-  afterEach(() => sim.stop());
+  const sim = simulatorForSuite({ offerCount: 120, seed: 3 }, { each: true });
 
   describe('GET /api/v0/gpu_names/unique/', () => {
     it('lists each GPU name of the catalogue once, sorted, without needing a key', async () => {

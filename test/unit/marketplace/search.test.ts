@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { Offer } from '../../marketplace/catalogue';
 import { DEFAULT_ALLOCATED_STORAGE, HOURS_PER_MONTH } from '../../marketplace/pricing';
-import { call, FakeClock, obj, q, startSimulator, type Marketplace } from '../../support';
+import { call, obj, q, simulatorForSuite } from '../../support';
 
 type Row = Record<string, unknown>;
 
@@ -62,9 +62,8 @@ function spelled(value: unknown, asText: boolean): unknown {
 }
 
 describe('marketplace: offer search', () => {
-  let sim: Marketplace;
+  const sim = simulatorForSuite({}, { clock: true });
   let all: Row[];
-  const clock = new FakeClock();
   const search = async (body: unknown) => {
     const res = await call(sim, 'POST', '/api/v0/bundles/', body);
     assert.equal(res.status, 200, res.text);
@@ -72,10 +71,8 @@ describe('marketplace: offer search', () => {
   };
 
   before(async () => {
-    sim = await startSimulator({ now: clock.now });
     all = await search({});
   });
-  after(() => sim.stop());
 
   it('returns the whole catalogue when nothing is asked (no server-side defaults)', () => {
     assert.equal(all.length, 300);

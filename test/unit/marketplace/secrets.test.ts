@@ -3,16 +3,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MAX_SECRETS, MAX_SECRET_VALUE } from '../../marketplace/routes/secrets';
-import { call, DEMO_KEY, obj, rentOne, startSimulator, type Marketplace } from '../../support';
+import { call, DEMO_KEY, obj, rentOne, simulatorForSuite, startSimulator } from '../../support';
 
 const PATH = '/api/v0/secrets/';
 
 describe('marketplace: environment variables (/api/v0/secrets/)', () => {
-  let sim: Marketplace;
-  beforeEach(async () => {
-    sim = await startSimulator();
-  });
-  afterEach(() => sim.stop());
+  const sim = simulatorForSuite({}, { each: true });
 
   const list = async (key = DEMO_KEY) => {
     const res = await call(sim, 'GET', PATH, undefined, key);

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WORKER_LOAD_MS } from '../../marketplace/workers';
-import { call, clientFor, DEMO_KEY, FakeClock, obj, startSimulator, type Marketplace } from '../../support';
+import { call, clientFor, DEMO_KEY, FakeClock, obj, simulatorForSuite, startSimulator, type Marketplace } from '../../support';
 
 interface Worker {
   id: number;
@@ -19,15 +19,11 @@ interface Worker {
 const stamp = (ms: number) => new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
 
 describe('marketplace: serverless workers and logs', () => {
-  let sim: Marketplace;
-  let clock: FakeClock;
+  const sim = simulatorForSuite({}, { each: true, clock: true });
   let templateHash: string;
   beforeEach(async () => {
-    clock = new FakeClock();
-    sim = await startSimulator({ now: clock.now });
     templateHash = (obj(await call(sim, 'GET', '/api/v0/template/')).templates as Array<{ hash_id: string }>)[0]!.hash_id;
   });
-  afterEach(() => sim.stop());
 
   async function endpoint(name: string, key = DEMO_KEY): Promise<{ id: number; routingKey: string }> {
     const id = obj(await call(sim, 'POST', '/api/v0/endptjobs/', { client_id: 'me', endpoint_name: name }, key)).result as number;
@@ -58,7 +54,7 @@ describe('marketplace: serverless workers and logs', () => {
   }
 
   it('a new group brings up cold_workers workers, loading until WORKER_LOAD_MS has passed on the clock, then idle', async () => {
-    const created = clock.now();
+    const created = sim.clock.now();
     const { id } = await endpoint('llm');
     const g = await group(id, { cold_workers: 2, max_workers: 5 });
     // With and without the trailing slash, as every other path.
@@ -71,13 +67,13 @@ describe('marketplace: serverless workers and logs', () => {
       assert.equal(w.created_at, created / 1000);
       assert.match(w.url, /^http:\/\/127\.0\.0\.1:\d+$/);
     }
-    await clock.advance(WORKER_LOAD_MS - 1000);
+    await sim.clock.advance(WORKER_LOAD_MS - 1000);
     assert.deepEqual(
       (await workers('/get_endpoint_workers/', { id })).map((w) => w.status),
       ['loading', 'loading'],
       'a second before it is due',
     );
-    await clock.advance(1000);
+    await sim.clock.advance(1000);
     const ready = await workers('/get_endpoint_workers', { id });
     assert.deepEqual(
       ready.map((w) => w.status),
@@ -111,8 +107,8 @@ describe('marketplace: serverless workers and logs', () => {
     const { id } = await endpoint('scaled');
     const g = await group(id, { cold_workers: 1, max_workers: 4 });
     const first = (await workers('/get_workergroup_workers', { id: g }))[0]!;
-    await clock.advance(60_000);
-    const scaledAt = clock.now();
+    await sim.clock.advance(60_000);
+    const scaledAt = sim.clock.now();
     assert.equal((await call(sim, 'PUT', `/api/v0/workergroups/${g}/`, { cold_workers: 4 })).status, 200);
     const up = await workers('/get_workergroup_workers', { id: g });
     assert.equal(up.length, 4);
@@ -164,7 +160,7 @@ describe('marketplace: serverless workers and logs', () => {
     assert.ok(all.slice(0, 4).every((l) => l.endsWith(` [worker group ${g}]`)));
     assert.match(all[4]!, new RegExp(`^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d - endpoint ${id} updated target_util=0.5 max_workers=8$`));
     assert.deepEqual(await logs('/get_endpoint_logs', { endpoint: 'logged', tail: 2 }), all.slice(-2));
-    assert.deepEqual(await logs('/get_workergroup_logs', { id: g, tail: 1 }), [`${stamp(clock.now())} - scaled to 2 workers`]);
+    assert.deepEqual(await logs('/get_workergroup_logs', { id: g, tail: 1 }), [`${stamp(sim.clock.now())} - scaled to 2 workers`]);
     assert.deepEqual(await logs('/get_endpoint_logs', { id }), all, 'found by id when no name is given');
   });
 
@@ -266,13 +262,11 @@ describe('marketplace: serverless workers and logs', () => {
 });
 
 describe('marketplace: serverless updates the way the official CLI sends them', () => {
-  let sim: Marketplace;
+  const sim = simulatorForSuite({}, { each: true });
   let templateHash: string;
   beforeEach(async () => {
-    sim = await startSimulator();
     templateHash = (obj(await call(sim, 'GET', '/api/v0/template/')).templates as Array<{ hash_id: string }>)[0]!.hash_id;
   });
-  afterEach(() => sim.stop());
 
   const ENDPOINT_NULLS = {
     endpoint_name: null,

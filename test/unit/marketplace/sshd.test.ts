@@ -8,7 +8,7 @@ import { generateKey } from '../../../src/core/ssh/localKeys';
 import { readBanner, waitForSshBanner } from '../../../src/core/ssh/probe';
 import { sshEndpoint } from '../../../src/core/instances/ssh';
 import { sshdAvailable } from '../../marketplace/sshd';
-import { clientFor, DEMO_KEY, eventually, startSimulator, type Marketplace } from '../../support';
+import { clientFor, DEMO_KEY, eventually, startSimulator, type Marketplace, instanceIn } from '../../support';
 
 const run = promisify(execFile);
 
@@ -75,14 +75,7 @@ async function sshTrue(key: string, host: string, port: number, home: string): P
       limit: 1,
     });
     const { instanceId } = await client.instances.create(offer!.id, { image: 'ubuntu:22.04', disk: 8, runtype: 'ssh_direct' });
-    const running = await eventually(
-      async () => {
-        const i = await client.instances.show(instanceId);
-        return i.actual_status === 'running' ? i : undefined;
-      },
-      'running',
-      10_000,
-    );
+    const running = await instanceIn(client, instanceId, 'running', 10_000);
     const proxy = { host: running.ssh_host!, port: running.ssh_port! };
     const direct = sshEndpoint(running)!;
     assert.equal(direct.via, 'direct');
@@ -96,17 +89,10 @@ async function sshTrue(key: string, host: string, port: number, home: string): P
     assert.equal(await sshTrue(late.privateKeyPath, proxy.host, proxy.port, home), 0, 'attached later: accepted');
 
     await client.instances.stop(instanceId);
-    await eventually(async () => (await client.instances.show(instanceId)).actual_status === 'stopped', 'stopped', 10_000);
+    await instanceIn(client, instanceId, 'stopped', 10_000);
     await down(proxy.host, proxy.port);
     await client.instances.start(instanceId);
-    const again = await eventually(
-      async () => {
-        const i = await client.instances.show(instanceId);
-        return i.actual_status === 'running' ? i : undefined;
-      },
-      'running again',
-      15_000,
-    );
+    const again = await instanceIn(client, instanceId, 'running', 15_000);
     assert.notEqual(again.ssh_port, proxy.port, 'a restart moves the port, as on the real service');
     await waitForSshBanner(again.ssh_host!, again.ssh_port!, { timeoutMs: 10_000, intervalMs: 50 });
     assert.equal(await sshTrue(mine.privateKeyPath, again.ssh_host!, again.ssh_port!, home), 0);
@@ -125,14 +111,7 @@ async function sshTrue(key: string, host: string, port: number, home: string): P
     });
     // What the CLI sends for --jupyter: Jupyter and SSH through the proxy, nothing mapped directly.
     const { instanceId } = await client.instances.create(offer!.id, { image: 'ubuntu:22.04', disk: 8, runtype: 'jupyter_proxy ssh_proxy' });
-    const running = await eventually(
-      async () => {
-        const i = await client.instances.show(instanceId);
-        return i.actual_status === 'running' ? i : undefined;
-      },
-      'running',
-      10_000,
-    );
+    const running = await instanceIn(client, instanceId, 'running', 10_000);
     assert.equal(running.image_runtype, 'jupyter_proxy ssh_proxy');
     assert.equal(running.ports?.['22/tcp'], undefined, 'port 22 is not mapped');
     const endpoint = sshEndpoint(running)!;

@@ -1,14 +1,10 @@
 import assert from 'node:assert/strict';
-import { call, q, startSimulator, type Marketplace } from '../../support';
+import { call, q, simulatorForSuite } from '../../support';
 
 type Row = Record<string, unknown>;
 
 describe('marketplace: template search columns and order', () => {
-  let sim: Marketplace;
-  before(async () => {
-    sim = await startSimulator();
-  });
-  after(() => sim.stop());
+  const sim = simulatorForSuite();
 
   const search = async (query: string) => {
     const res = await call(sim, 'GET', `/api/v0/template/?${query}`);

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { isApiError } from '../../../src/core/api/errors';
 import type { OwnedDispatcher, ProxySettings } from '../../../src/ui/net/undici';
 import { hasIpv6Loopback, selfSignedCertificate, startFront, startProxy, type Front, type RecordingProxy } from '../../harness/proxy';
-import { clientFor, DEMO_KEY, eventually, startSimulator, type Marketplace } from '../../support';
+import { clientFor, DEMO_KEY, startSimulator, type Marketplace, instanceIn } from '../../support';
 
 type Chunk = typeof import('../../../src/ui/net/undici');
 
@@ -82,9 +82,9 @@ describe('proxy: the built dist/undici.js', function () {
     });
     assert.equal(offers.length, 3);
     const { instanceId: id } = await client.instances.create(offers[0]!.id, { image: 'ubuntu:22.04', disk: 8, label: 'via-proxy' });
-    await eventually(async () => (await client.instances.show(id)).actual_status === 'running', 'running', 10_000);
+    await instanceIn(client, id, 'running', 10_000);
     await client.instances.stop(id);
-    await eventually(async () => (await client.instances.show(id)).actual_status === 'stopped', 'stopped', 10_000);
+    await instanceIn(client, id, 'stopped', 10_000);
     await client.instances.destroy(id);
     await assert.rejects(client.instances.show(id), (e) => isApiError(e, 'not_found'));
 

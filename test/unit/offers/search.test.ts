@@ -13,7 +13,7 @@ import {
   withFilter,
 } from '../../../src/core/offers/search';
 import { quoteRent } from '../../../src/core/rent/quote';
-import { clientFor, DEMO_KEY, startSimulator, type Marketplace } from '../../support';
+import { clientFor, DEMO_KEY, simulatorForSuite } from '../../support';
 
 describe('offer search state', () => {
   it('builds the request from the query on top of the CLI defaults, with the picked sort and page count', () => {
@@ -59,11 +59,7 @@ describe('offer search state', () => {
 
 describe('offer search: limit= and allocated_storage= in the query', function () {
   this.timeout(30_000);
-  let sim: Marketplace;
-  before(async () => {
-    sim = await startSimulator({ seed: 31 });
-  });
-  after(() => sim.stop());
+  const sim = simulatorForSuite({ seed: 31 });
 
   it('makes limit= the request limit and allocated_storage= the top-level key, not filters', () => {
     const r = searchRequest({ query: 'num_gpus>=1 limit=7 allocated_storage=64', sort: 'price', pages: 3 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { TemplateFields } from '../../../src/core/api/templates';
 import { describeLaunch, rentRuntype, runtypeLaunchMode, templateLaunchMode } from '../../../src/core/rent/launchMode';
-import { clientFor, DEMO_KEY, startSimulator, type Marketplace } from '../../support';
+import { clientFor, DEMO_KEY, simulatorForSuite } from '../../support';
 
 describe('launch mode of a rent', () => {
   describe('what a template launches in, and what the confirmation says', () => {
@@ -62,9 +62,7 @@ describe('launch mode of a rent', () => {
 
   describe('against the simulator: body scalars override, the template supplies the rest', function () {
     this.timeout(20_000);
-    let sim: Marketplace;
-    before(async () => (sim = await startSimulator()));
-    after(() => sim.stop());
+    const sim = simulatorForSuite();
 
     /** The instance as the service sends it, with the fields the client does not read. */
     const record = async (id: number) =>

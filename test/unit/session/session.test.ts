@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { permissionsFor } from '../../../src/core/api/permissions';
 import { Emitter } from '../../../src/core/events';
 import { Session, type KeyStore, type SessionState, type SessionStateKind } from '../../../src/core/session/session';
-import { clientFor, DEMO_KEY, eventually, MemoryLogger, startSimulator, type Marketplace } from '../../support';
+import { clientFor, DEMO_KEY, eventually, MemoryLogger, simulatorForSuite, startSimulator } from '../../support';
 
 /** SecretStorage as the extension sees it: shared by "windows", with a change event. */
 class MemoryKeyStore implements KeyStore {
@@ -34,11 +34,7 @@ function newSession(url: string, keys: KeyStore, logger = new MemoryLogger()) {
 }
 
 describe('session', () => {
-  let sim: Marketplace;
-  before(async () => {
-    sim = await startSimulator();
-  });
-  after(() => sim.stop());
+  const sim = simulatorForSuite();
 
   it('starts without a key, then signs in with a good one and stores it', async () => {
     const keys = new MemoryKeyStore();

@@ -13,7 +13,7 @@ import { generateKey, keyFingerprintPart, type LocalKey } from '../../../src/cor
 import { SshConfigManager, sshPaths } from '../../../src/core/ssh/manager';
 import { readBanner, waitForSshBanner } from '../../../src/core/ssh/probe';
 import { sshdAvailable } from '../../marketplace/sshd';
-import { clientFor, DEMO_KEY, eventually, MemoryLogger, startSimulator, type Marketplace } from '../../support';
+import { clientFor, DEMO_KEY, eventually, MemoryLogger, startSimulator, type Marketplace, instanceIn } from '../../support';
 
 const run = promisify(execFile);
 
@@ -196,7 +196,7 @@ const copiesOf = (keys: Array<{ public_key: string }>, key: LocalKey) =>
     const { connector: c } = connector(countedKeys(client).calls);
     const before = await c.prepare(await client.instances.show(instanceId));
     await client.instances.stop(instanceId);
-    await eventually(async () => (await client.instances.show(instanceId)).actual_status === 'stopped', 'stopped', 10_000);
+    await instanceIn(client, instanceId, 'stopped', 10_000);
     await down(before.endpoint.host, before.endpoint.port);
     await client.instances.start(instanceId);
     const again = await running(instanceId);

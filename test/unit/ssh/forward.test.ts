@@ -11,7 +11,7 @@ import { generateKey } from '../../../src/core/ssh/localKeys';
 import { SshConfigManager, sshPaths } from '../../../src/core/ssh/manager';
 import { waitForSshBanner } from '../../../src/core/ssh/probe';
 import { sshdAvailable } from '../../marketplace/sshd';
-import { clientFor, DEMO_KEY, eventually, MemoryLogger, startSimulator, type Marketplace } from '../../support';
+import { clientFor, DEMO_KEY, MemoryLogger, startSimulator, type Marketplace, instanceIn } from '../../support';
 
 function listenOn(server: Server | HttpServer, port = 0): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -143,14 +143,7 @@ describe('the forwards of a window', () => {
     await client.sshKeys.create(key.publicKey);
     const [offer] = await client.offers.search({ query: { filters: { rentable: { eq: true } }, order: [], type: 'on-demand' }, limit: 1 });
     ({ instanceId } = await client.instances.create(offer!.id, { image: 'ubuntu:22.04', disk: 8 }));
-    const instance = await eventually(
-      async () => {
-        const i = await client.instances.show(instanceId);
-        return i.actual_status === 'running' ? i : undefined;
-      },
-      'running',
-      15_000,
-    );
+    const instance = await instanceIn(client, instanceId, 'running', 15_000);
     const config = new SshConfigManager(sshPaths(join(home, '.ssh', 'config'), home), new MemoryLogger());
     const connector = new SshConnector({
       keys: () => client.sshKeys,

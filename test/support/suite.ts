@@ -1,0 +1,62 @@
+/**
+ * Mocha hooks the unit suites share. These use mocha's globals, so only test files import them
+ * (the integration suites and scripts import the other support files, never this one).
+ */
+import { FakeClock } from './clock';
+import { startSimulator, type Marketplace, type MarketplaceOptions } from './simulator';
+
+/** The simulator of a suite, read through getters: it is a new one for every start. */
+export interface SuiteSimulator extends Marketplace {
+  /** The clock the simulator runs on, when the suite asked for one (`clock: true`). */
+  readonly clock: FakeClock;
+}
+
+/**
+ * A simulator started before the suite's tests (before each test with `each: true`) and stopped
+ * after. With `clock: true` it runs on a new `FakeClock`, `sim.clock`, from each start.
+ */
+export function simulatorForSuite(options: MarketplaceOptions = {}, how: { each?: boolean; clock?: boolean } = {}): SuiteSimulator {
+  let current: Marketplace | undefined;
+  let clock: FakeClock | undefined;
+  const running = (): Marketplace => {
+    if (!current) throw new Error('the simulator is not running: use it inside a test or hook');
+    return current;
+  };
+  const start = async () => {
+    clock = how.clock ? new FakeClock() : undefined;
+    current = await startSimulator({ ...options, ...(clock ? { now: clock.now } : {}) });
+  };
+  const stop = async () => {
+    await current?.stop();
+    current = undefined;
+  };
+  if (how.each) {
+    beforeEach(start);
+    afterEach(stop);
+  } else {
+    before(start);
+    after(stop);
+  }
+  return {
+    get url() {
+      return running().url;
+    },
+    get port() {
+      return running().port;
+    },
+    get accountId() {
+      return running().accountId;
+    },
+    get apiKey() {
+      return running().apiKey;
+    },
+    get control() {
+      return running().control;
+    },
+    get clock() {
+      if (!clock) throw new Error('the suite asked for no clock: pass { clock: true }');
+      return clock;
+    },
+    stop: () => running().stop(),
+  };
+}
