@@ -9,11 +9,11 @@ export async function section(label: string): Promise<AccountViewItem[]> {
 }
 
 /** Rents the cheapest free offer through the API, as another client of the account would; resolves with the instance id. */
-export async function rented(): Promise<number> {
-  const [offer] = await rentableOffers();
+export async function rented(key = sim.key): Promise<number> {
+  const [offer] = await rentableOffers({}, 1, key);
   assert.ok(offer, 'a rentable offer');
   return (
-    (await api('PUT', `/api/v0/asks/${offer.id}/`, sim.key, { client_id: 'me', image: 'ubuntu:22.04', disk: 8 })) as {
+    (await api('PUT', `/api/v0/asks/${offer.id}/`, key, { client_id: 'me', image: 'ubuntu:22.04', disk: 8 })) as {
       new_contract: number;
     }
   ).new_contract;
