@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { PermissionCategory, Permissions } from '../../src/core/api/permissions';
+import { PERMISSION_CATEGORIES, type PermissionCategory, type Permissions } from '../../src/core/api/permissions';
 import { balance } from './ledger';
 import type { Account, ApiKeyRecord, Contract, InstanceState, Ms, StoreData } from './model';
 import { seedTemplates } from './templates';
@@ -23,30 +23,17 @@ const FIRST_IDS: Record<string, number> = {
 
 /** Team roles every account starts with. The owner role is not listed by roles-full. */
 /** A role's permissions: each category unconstrained. */
-function grant(...categories: PermissionCategory[]): Permissions {
+function grant(categories: readonly PermissionCategory[]): Permissions {
   return { api: Object.fromEntries(categories.map((c) => [c, {}])) };
 }
 
+/** Every category an account's own routes need (the machine ones are for hosts). */
+const ACCOUNT_CATEGORIES = (Object.keys(PERMISSION_CATEGORIES) as PermissionCategory[]).filter((c) => !c.startsWith('machine_'));
+
 const SEED_ROLES: Array<{ name: string; permissions: Permissions }> = [
-  {
-    name: 'owner',
-    permissions: grant(
-      'misc',
-      'user_read',
-      'user_write',
-      'instance_read',
-      'instance_write',
-      'billing_read',
-      'billing_write',
-      'team_read',
-      'team_write',
-    ),
-  },
-  {
-    name: 'manager',
-    permissions: grant('misc', 'user_read', 'instance_read', 'instance_write', 'billing_read', 'billing_write', 'team_read', 'team_write'),
-  },
-  { name: 'member', permissions: grant('misc', 'user_read', 'instance_read', 'instance_write') },
+  { name: 'owner', permissions: grant(ACCOUNT_CATEGORIES) },
+  { name: 'manager', permissions: grant(ACCOUNT_CATEGORIES.filter((c) => c !== 'user_write')) },
+  { name: 'member', permissions: grant(['misc', 'user_read', 'instance_read', 'instance_write']) },
 ];
 
 export function newSecret(): string {

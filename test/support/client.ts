@@ -1,11 +1,11 @@
 /** The extension's typed API client, built as the extension builds it, for tests against the simulator. */
 import assert from 'node:assert/strict';
-import { Agent } from 'undici';
+import { Agent, MockAgent } from 'undici';
 import { GpuRentalClient } from '../../src/core/api/client';
 import { ApiError } from '../../src/core/api/errors';
 import type { Instance } from '../../src/core/api/instances';
 import type { Offer } from '../../src/core/api/offers';
-import type { TransportOptions } from '../../src/core/api/transport';
+import { Transport, type TransportOptions } from '../../src/core/api/transport';
 import { eventually } from './eventually';
 import { MemoryLogger } from './logger';
 
@@ -24,6 +24,26 @@ export function clientFor(url: string, key: string | undefined, extra: Partial<T
     ...extra,
   });
   return { client, logger };
+}
+
+/**
+ * The transport and the client over undici's MockAgent, with no network: a test scripts the
+ * service's answers on `pool` (requests to `base`). One attempt per call unless `extra` says more.
+ */
+export function mockedApi(base: string, key: string, extra: Partial<TransportOptions> = {}) {
+  const agent = new MockAgent();
+  agent.disableNetConnect();
+  const logger = new MemoryLogger();
+  const options: TransportOptions = {
+    dispatcher: agent,
+    baseUrl: base,
+    getApiKey: () => key,
+    logger,
+    timeoutMs: 2_000,
+    maxAttempts: 1,
+    ...extra,
+  };
+  return { agent, pool: agent.get(base), logger, transport: new Transport(options), client: new GpuRentalClient(options) };
 }
 
 /** The ApiError a call fails with; fails the test when it succeeds or fails otherwise. */

@@ -6,15 +6,20 @@
  * - `startSimulator`, `spawnSimulator`: the marketplace simulator, in process or as its CLI.
  * - `DEMO_KEY`, `PUBLIC_KEY`: the keys.
  * - `call`, `control`, `rentOne`, `show`: the simulator over plain HTTP.
- * - `clientFor`, `failure`, `rentableOffers`, `instanceIn`: the extension's API client against it.
- * - `simulatorForSuite`: a simulator started and stopped by a suite's hooks.
+ * - `clientFor`, `failure`, `rentableOffers`, `instanceIn`: the extension's API client against it;
+ *   `mockedApi`: the client and transport against scripted answers instead.
+ * - `simulatorForSuite`, `tempDirForSuite`: a simulator or a temporary folder made and removed by a suite's hooks.
  * - `MemoryLogger`: a logger a test can read.
+ * - `priceableOffer`: an offer whose prices are easy to check by hand.
+ * - `sshdGone`: waits until an instance's sshd has stopped.
  */
-export { clientFor, failure, instanceIn, rentableOffers } from './client';
+export { clientFor, failure, instanceIn, mockedApi, rentableOffers } from './client';
 export { FakeClock, settle } from './clock';
+export { priceableOffer } from './fixtures';
 export { eventually } from './eventually';
 export { call, control, obj, q, rawRequest, rentOne, show, type Answer, type SimulatorAt } from './http';
 export { DEMO_KEY, PUBLIC_KEY } from './keys';
 export { MemoryLogger } from './logger';
-export { simulatorForSuite, type SuiteSimulator } from './suite';
+export { simulatorForSuite, tempDirForSuite, type SuiteSimulator } from './suite';
+export { sshdGone } from './sshd';
 export { spawnSimulator, startSimulator, type Marketplace, type MarketplaceOptions, type SimulatorProcess } from './simulator';

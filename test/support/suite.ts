@@ -2,6 +2,9 @@
  * Mocha hooks the unit suites share. These use mocha's globals, so only test files import them
  * (the integration suites and scripts import the other support files, never this one).
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { FakeClock } from './clock';
 import { startSimulator, type Marketplace, type MarketplaceOptions } from './simulator';
 
@@ -58,5 +61,31 @@ export function simulatorForSuite(options: MarketplaceOptions = {}, how: { each?
       return clock;
     },
     stop: () => running().stop(),
+  };
+}
+
+/**
+ * A fresh temporary folder named `prefix…` for the suite (for each test with `each: true`),
+ * removed after. Returns a getter for its path.
+ */
+export function tempDirForSuite(prefix: string, how: { each?: boolean } = {}): () => string {
+  let dir: string | undefined;
+  const make = () => {
+    dir = mkdtempSync(join(tmpdir(), prefix));
+  };
+  const remove = () => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    dir = undefined;
+  };
+  if (how.each) {
+    beforeEach(make);
+    afterEach(remove);
+  } else {
+    before(make);
+    after(remove);
+  }
+  return () => {
+    if (!dir) throw new Error('the temporary folder exists only inside a test or hook');
+    return dir;
   };
 }

@@ -1,25 +1,10 @@
 import assert from 'node:assert/strict';
-import { MockAgent } from 'undici';
 import { accountFunds, creditOf } from '../../../src/core/api/account';
-import { GpuRentalClient } from '../../../src/core/api/client';
-import { clientFor, DEMO_KEY, MemoryLogger, startSimulator } from '../../support';
+import { clientFor, DEMO_KEY, startSimulator, mockedApi } from '../../support';
 
 const BASE = 'https://api.example.test';
 
-function mocked() {
-  const agent = new MockAgent();
-  agent.disableNetConnect();
-  const pool = agent.get(BASE);
-  const client = new GpuRentalClient({
-    dispatcher: agent,
-    baseUrl: BASE,
-    getApiKey: () => 'sk-credit-0123456789abcdef',
-    logger: new MemoryLogger(),
-    timeoutMs: 2_000,
-    maxAttempts: 1,
-  });
-  return { pool, client };
-}
+const mocked = () => mockedApi(BASE, 'sk-credit-0123456789abcdef');
 
 describe('credit: optional, shown as sent', () => {
   const user = (record: object) => {

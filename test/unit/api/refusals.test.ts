@@ -1,36 +1,12 @@
 import assert from 'node:assert/strict';
-import { MockAgent } from 'undici';
 import * as z from 'zod';
-import { GpuRentalClient } from '../../../src/core/api/client';
 import type { ApiErrorKind, ForbiddenReason } from '../../../src/core/api/errors';
-import { Transport } from '../../../src/core/api/transport';
-import { clientFor, DEMO_KEY, failure, MemoryLogger, simulatorForSuite } from '../../support';
+import { clientFor, DEMO_KEY, failure, simulatorForSuite, mockedApi } from '../../support';
 
 const BASE = 'https://api.example.test';
 const KEY = 'sk-refusal-0123456789abcdef0123456789';
 
-function mocked() {
-  const agent = new MockAgent();
-  agent.disableNetConnect();
-  const pool = agent.get(BASE);
-  const transport = new Transport({
-    dispatcher: agent,
-    baseUrl: BASE,
-    getApiKey: () => KEY,
-    logger: new MemoryLogger(),
-    timeoutMs: 2_000,
-    maxAttempts: 1,
-  });
-  const client = new GpuRentalClient({
-    dispatcher: agent,
-    baseUrl: BASE,
-    getApiKey: () => KEY,
-    logger: new MemoryLogger(),
-    timeoutMs: 2_000,
-    maxAttempts: 1,
-  });
-  return { pool, transport, client };
-}
+const mocked = () => mockedApi(BASE, KEY);
 
 const call = (path: string, keyCheck: boolean) => ({
   action: keyCheck ? 'read the account' : 'read invoices',

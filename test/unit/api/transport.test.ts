@@ -4,27 +4,10 @@ import { MockAgent } from 'undici';
 import * as z from 'zod';
 import type { ApiErrorKind } from '../../../src/core/api/errors';
 import { Transport, checkBaseUrl, encodeQuery, type TransportOptions } from '../../../src/core/api/transport';
-import type { Logger } from '../../../src/core/log';
-import { failure } from '../../support';
+import { failure, MemoryLogger } from '../../support';
 
 const BASE = 'https://api.example.test';
 const KEY = 'sk-test-0123456789abcdef0123456789abcdef';
-
-class MemoryLogger implements Logger {
-  readonly lines: string[] = [];
-  debug(m: string) {
-    this.lines.push(`debug ${m}`);
-  }
-  info(m: string) {
-    this.lines.push(`info ${m}`);
-  }
-  warn(m: string) {
-    this.lines.push(`warn ${m}`);
-  }
-  error(m: string) {
-    this.lines.push(`error ${m}`);
-  }
-}
 
 function setup(overrides: Partial<TransportOptions> = {}) {
   const agent = new MockAgent();

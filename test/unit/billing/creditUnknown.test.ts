@@ -1,22 +1,14 @@
 import assert from 'node:assert/strict';
 import { creditOf, UserSchema } from '../../../src/core/api/account';
-import { OfferSchema } from '../../../src/core/api/offers';
 import { LowCreditWatch } from '../../../src/core/billing/lowCredit';
 import { quoteRent } from '../../../src/core/rent/quote';
+import { priceableOffer } from '../../support';
 
 /** An account record as the service may send it: without credit, or with null. */
 const noCredit = UserSchema.parse({ id: 3, email: 'a@b.c', credit: null });
 
 describe('billing: an unknown credit is neither 0 nor plenty', () => {
-  const offer = OfferSchema.parse({
-    id: 1,
-    num_gpus: 1,
-    gpu_name: 'RTX 4090',
-    gpu_ram: 24564,
-    dph_total: 0.5,
-    dph_base: 0.4,
-    storage_cost: 0.18,
-  });
+  const offer = priceableOffer();
 
   it('a rent is not refused for an unknown credit, and no credit after a day is made up', () => {
     const q = quoteRent(offer, 40, creditOf(noCredit));

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { InstanceSchema, type Instance } from '../../../src/core/api/instances';
@@ -16,6 +15,7 @@ import {
   sshEndpoint,
 } from '../../../src/core/instances/ssh';
 import { endpointFor } from '../../../src/core/ssh/connector';
+import { tempDirForSuite } from '../../support';
 
 /**
  * An instance with the given address fields, as they reach the check: not through the schema, so
@@ -341,14 +341,12 @@ describe('ssh endpoint', () => {
 
   describe('in a real shell', function () {
     this.timeout(30_000);
-    let dir: string;
-    beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'gpu-rental-ssh-'))));
-    afterEach(() => rmSync(dir, { recursive: true, force: true }));
+    const dir = tempDirForSuite('gpu-rental-ssh-', { each: true });
 
-    /** Runs a script in bash in `dir`, with `ssh` a shell function that only prints its arguments. */
+    /** Runs a script in bash in `dir()`, with `ssh` a shell function that only prints its arguments. */
     const bash = (script: string) =>
       execFileSync('bash', ['-c', `ssh() { printf '%s\\n' "$@"; }\n${script}`], {
-        cwd: dir,
+        cwd: dir(),
         encoding: 'utf8',
         env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
       });
@@ -367,7 +365,7 @@ describe('ssh endpoint', () => {
 
     it('runs a payload when it is pasted unchecked (the harness sees it)', () => {
       bash('ssh -p 22 root@x; touch pwned');
-      assert.ok(existsSync(join(dir, 'pwned')));
+      assert.ok(existsSync(join(dir(), 'pwned')));
     });
 
     it('pastes no payload host: each is refused, and nothing runs', () => {
@@ -375,7 +373,7 @@ describe('ssh endpoint', () => {
         for (const instance of [proxy(payload), direct(payload)]) {
           const got = copied(instance);
           if (typeof got === 'string') bash(got);
-          assert.ok(!existsSync(join(dir, 'pwned')), `${JSON.stringify(payload)} ran when pasted as ${String(got)}`);
+          assert.ok(!existsSync(join(dir(), 'pwned')), `${JSON.stringify(payload)} ran when pasted as ${String(got)}`);
           assert.ok(got instanceof UnusableSshAddress, `${JSON.stringify(payload)} was copied as ${String(got)}`);
         }
       }
@@ -389,9 +387,9 @@ describe('ssh endpoint', () => {
     it('shell quoting alone keeps a payload one inert word', () => {
       const payloads = [...touchers, "it's", '', 'a b\tc', '\\', "''''", '$HOME', '!!'];
       const script = `printf '%s\\0' ${payloads.map(shellQuote).join(' ')}`;
-      assert.equal(execFileSync('bash', ['-n', '-c', script], { cwd: dir, encoding: 'utf8' }), '', 'the quoted words parse');
+      assert.equal(execFileSync('bash', ['-n', '-c', script], { cwd: dir(), encoding: 'utf8' }), '', 'the quoted words parse');
       assert.deepEqual(bash(script).split('\0').slice(0, -1), payloads, 'each payload came back as one word, unchanged');
-      assert.ok(!existsSync(join(dir, 'pwned')), 'nothing ran');
+      assert.ok(!existsSync(join(dir(), 'pwned')), 'nothing ran');
     });
   });
 });

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { call, obj } from '../../support';
+import { call, obj, tempDirForSuite } from '../../support';
 
 const ROOT = resolve(__dirname, '../../..');
 const TSX = join(ROOT, 'node_modules/.bin/tsx');
@@ -45,14 +44,10 @@ function launch(args: string[]): Promise<Running> {
 
 describe('marketplace: command line', function () {
   this.timeout(30_000);
-  let dir: string;
-  before(() => {
-    dir = mkdtempSync(join(tmpdir(), 'marketplace-cli-'));
-  });
-  after(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDirForSuite('marketplace-cli-');
 
   it('prints one listening line, serves, injects flag faults, and exits 0 on SIGINT with state saved', async () => {
-    const state = join(dir, 'state.json');
+    const state = join(dir(), 'state.json');
     const run = await launch([
       '--port',
       '0',

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MAX_SECRETS, MAX_SECRET_VALUE } from '../../marketplace/routes/secrets';
-import { call, DEMO_KEY, obj, rentOne, simulatorForSuite, startSimulator } from '../../support';
+import { call, DEMO_KEY, obj, rentOne, simulatorForSuite, startSimulator, tempDirForSuite } from '../../support';
 
 const PATH = '/api/v0/secrets/';
 
@@ -126,14 +125,10 @@ describe('marketplace: environment variables (/api/v0/secrets/)', () => {
   });
 
   describe('with a state file', () => {
-    let dir: string;
-    beforeEach(() => {
-      dir = mkdtempSync(join(tmpdir(), 'marketplace-secrets-'));
-    });
-    afterEach(() => rmSync(dir, { recursive: true, force: true }));
+    const dir = tempDirForSuite('marketplace-secrets-', { each: true });
 
     it('keeps the variables across a restart, and loads a file written before they existed', async () => {
-      const file = join(dir, 'state.json');
+      const file = join(dir(), 'state.json');
       const kept = await startSimulator({ stateFile: file });
       await call(kept, 'POST', PATH, { key: 'KEEP', value: 'me' });
       await kept.stop();

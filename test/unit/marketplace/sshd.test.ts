@@ -8,21 +8,9 @@ import { generateKey } from '../../../src/core/ssh/localKeys';
 import { readBanner, waitForSshBanner } from '../../../src/core/ssh/probe';
 import { sshEndpoint } from '../../../src/core/instances/ssh';
 import { sshdAvailable } from '../../marketplace/sshd';
-import { clientFor, DEMO_KEY, eventually, startSimulator, type Marketplace, instanceIn } from '../../support';
+import { clientFor, DEMO_KEY, startSimulator, type Marketplace, instanceIn, sshdGone } from '../../support';
 
 const run = promisify(execFile);
-
-/** True once nothing answers with a banner there any more (a stopped sshd takes a moment to exit). */
-const down = (host: string, port: number) =>
-  eventually(
-    async () =>
-      readBanner(host, port, 300).then(
-        () => false,
-        () => true,
-      ),
-    `sshd on ${port} to stop`,
-    5_000,
-  );
 
 /** Runs `true` over real ssh with `key`; resolves to ssh's exit code. */
 async function sshTrue(key: string, host: string, port: number, home: string): Promise<number> {
@@ -90,7 +78,7 @@ async function sshTrue(key: string, host: string, port: number, home: string): P
 
     await client.instances.stop(instanceId);
     await instanceIn(client, instanceId, 'stopped', 10_000);
-    await down(proxy.host, proxy.port);
+    await sshdGone(proxy.host, proxy.port);
     await client.instances.start(instanceId);
     const again = await instanceIn(client, instanceId, 'running', 15_000);
     assert.notEqual(again.ssh_port, proxy.port, 'a restart moves the port, as on the real service');
@@ -98,7 +86,7 @@ async function sshTrue(key: string, host: string, port: number, home: string): P
     assert.equal(await sshTrue(mine.privateKeyPath, again.ssh_host!, again.ssh_port!, home), 0);
 
     await client.instances.destroy(instanceId);
-    await down(again.ssh_host!, again.ssh_port!);
+    await sshdGone(again.ssh_host!, again.ssh_port!);
   });
 
   it('a Jupyter launch reports ssh_port as the service does and listens one port above it, where the client connects', async () => {
@@ -123,6 +111,6 @@ async function sshTrue(key: string, host: string, port: number, home: string): P
       'no sshd on ssh_port itself: a client without the +1 fails, as on the service',
     );
     await client.instances.destroy(instanceId);
-    await down(endpoint.host, endpoint.port);
+    await sshdGone(endpoint.host, endpoint.port);
   });
 });

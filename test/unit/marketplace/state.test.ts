@@ -1,18 +1,13 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { call, DEMO_KEY, eventually, FakeClock, obj, PUBLIC_KEY, rentOne, show, startSimulator } from '../../support';
+import { call, DEMO_KEY, eventually, FakeClock, obj, PUBLIC_KEY, rentOne, show, startSimulator, tempDirForSuite } from '../../support';
 
 describe('marketplace: state file', () => {
-  let dir: string;
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'marketplace-state-'));
-  });
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDirForSuite('marketplace-state-', { each: true });
 
   it('keeps accounts, keys, instances, templates and billing across a restart', async () => {
-    const file = join(dir, 'nested', 'state.json');
+    const file = join(dir(), 'nested', 'state.json');
     const clock = new FakeClock();
     let sim = await startSimulator({ stateFile: file, now: clock.now, bootSeconds: 10, credit: 80 });
     const { id, offerId, instanceKey } = await rentOne(sim, { label: 'keep-me' });
@@ -57,7 +52,7 @@ describe('marketplace: state file', () => {
   });
 
   it('saves shortly after a change, without waiting for stop', async () => {
-    const file = join(dir, 'state.json');
+    const file = join(dir(), 'state.json');
     const sim = await startSimulator({ stateFile: file });
     try {
       const { id } = await rentOne(sim, { label: 'debounced' });
@@ -73,7 +68,7 @@ describe('marketplace: state file', () => {
   });
 
   it('lets a restart name a new demo key for the saved account', async () => {
-    const file = join(dir, 'state.json');
+    const file = join(dir(), 'state.json');
     let sim = await startSimulator({ stateFile: file });
     const accountId = sim.accountId;
     await sim.stop();

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import type { Offer } from '../../../src/core/api/offers';
-import { OfferSchema } from '../../../src/core/api/offers';
 import { LEASE_MS, RentJournal } from '../../../src/core/rent/journal';
 import { rentOutcomeMessage, settlementMessage } from '../../../src/core/rent/messages';
 import { quoteRent } from '../../../src/core/rent/quote';
-import { clientFor, DEMO_KEY, startSimulator, type Marketplace } from '../../support';
+import { clientFor, DEMO_KEY, startSimulator, type Marketplace, priceableOffer } from '../../support';
 import { MemoryJournalStorage, accountAt, nextSettlement, renterFor } from './kit';
 
 describe('renting', () => {
@@ -209,15 +208,7 @@ describe('renting', () => {
   });
 
   it('quotes GPU, disk, total, per day and the credit left, and refuses what the credit cannot cover', () => {
-    const o = OfferSchema.parse({
-      id: 1,
-      num_gpus: 1,
-      gpu_name: 'RTX 4090',
-      gpu_ram: 24564,
-      dph_total: 0.5,
-      dph_base: 0.4,
-      storage_cost: 0.18,
-    });
+    const o = priceableOffer();
     const q = quoteRent(o, 40, 100);
     assert.equal(q.gpuPerHour, 0.4);
     assert.ok(Math.abs(q.diskPerHour - 0.01) < 1e-12);

@@ -11,9 +11,9 @@ import { withoutInclude } from '../../../src/core/ssh/config';
 import { NoSshAddress, NoSshKey, SshConnector, type SshKeyCalls } from '../../../src/core/ssh/connector';
 import { generateKey, keyFingerprintPart, type LocalKey } from '../../../src/core/ssh/localKeys';
 import { SshConfigManager, sshPaths } from '../../../src/core/ssh/manager';
-import { readBanner, waitForSshBanner } from '../../../src/core/ssh/probe';
+import { waitForSshBanner } from '../../../src/core/ssh/probe';
 import { sshdAvailable } from '../../marketplace/sshd';
-import { clientFor, DEMO_KEY, eventually, MemoryLogger, startSimulator, type Marketplace, instanceIn } from '../../support';
+import { clientFor, DEMO_KEY, eventually, MemoryLogger, startSimulator, type Marketplace, instanceIn, sshdGone } from '../../support';
 
 const run = promisify(execFile);
 
@@ -35,18 +35,6 @@ const exists = (path: string) =>
   access(path).then(
     () => true,
     () => false,
-  );
-
-/** True once nothing answers with a banner there any more (a stopped sshd takes a moment to exit). */
-const down = (host: string, port: number) =>
-  eventually(
-    async () =>
-      readBanner(host, port, 300).then(
-        () => false,
-        () => true,
-      ),
-    `sshd on ${port} to stop`,
-    5_000,
   );
 
 /** The client's key calls, counted. */
@@ -197,7 +185,7 @@ const copiesOf = (keys: Array<{ public_key: string }>, key: LocalKey) =>
     const before = await c.prepare(await client.instances.show(instanceId));
     await client.instances.stop(instanceId);
     await instanceIn(client, instanceId, 'stopped', 10_000);
-    await down(before.endpoint.host, before.endpoint.port);
+    await sshdGone(before.endpoint.host, before.endpoint.port);
     await client.instances.start(instanceId);
     const again = await running(instanceId);
 

@@ -1,39 +1,35 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findLocalKey, generateKey, keyFingerprintPart } from '../../../src/core/ssh/localKeys';
 import { waitForSshBanner } from '../../../src/core/ssh/probe';
+import { tempDirForSuite } from '../../support';
 
 describe('local SSH keys', () => {
-  let dir: string;
-  beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'gpu-rental-keys-'));
-  });
-  afterEach(() => rm(dir, { recursive: true, force: true }));
+  const dir = tempDirForSuite('gpu-rental-keys-', { each: true });
 
   it('makes an ed25519 key with private mode 0600 in a 0700 folder, and never overwrites', async () => {
-    const path = join(dir, 'ssh', 'gpu-rental_ed25519');
+    const path = join(dir(), 'ssh', 'gpu-rental_ed25519');
     const key = await generateKey(path, 'gpu-rental test');
     assert.match(key.publicKey, /^ssh-ed25519 \S+ gpu-rental test$/);
     assert.equal((await stat(path)).mode & 0o777, 0o600);
-    assert.equal((await stat(join(dir, 'ssh'))).mode & 0o777, 0o700);
+    assert.equal((await stat(join(dir(), 'ssh'))).mode & 0o777, 0o700);
     const before = await readFile(path, 'utf8');
     await assert.rejects(generateKey(path, 'again'), /already exists; it was left as it is/);
     assert.equal(await readFile(path, 'utf8'), before);
   });
 
   it('finds the configured key, else the usual id_* files with their .pub, and reads only the public half', async () => {
-    assert.equal(await findLocalKey(undefined, dir), undefined);
-    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'rsa-less', '-f', join(dir, 'id_ecdsa')]);
-    await writeFile(join(dir, 'id_ed25519'), 'a private key without its .pub');
-    const found = await findLocalKey(undefined, dir);
-    assert.equal(found?.privateKeyPath, join(dir, 'id_ecdsa'), 'id_ed25519 has no .pub, so id_ecdsa is next');
-    const custom = join(dir, 'custom');
+    assert.equal(await findLocalKey(undefined, dir()), undefined);
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'rsa-less', '-f', join(dir(), 'id_ecdsa')]);
+    await writeFile(join(dir(), 'id_ed25519'), 'a private key without its .pub');
+    const found = await findLocalKey(undefined, dir());
+    assert.equal(found?.privateKeyPath, join(dir(), 'id_ecdsa'), 'id_ed25519 has no .pub, so id_ecdsa is next');
+    const custom = join(dir(), 'custom');
     execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'custom', '-f', custom]);
-    assert.equal((await findLocalKey(custom, dir))?.privateKeyPath, custom);
+    assert.equal((await findLocalKey(custom, dir()))?.privateKeyPath, custom);
     assert.equal(keyFingerprintPart('ssh-ed25519 AAAA comment here'), 'ssh-ed25519 AAAA');
   });
 });
