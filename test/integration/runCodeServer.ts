@@ -17,7 +17,7 @@ import { extensionHostLog, remoteUri, startCodeServer } from '../harness/codeSer
 import { NODE_BIN, REPO } from '../harness/paths';
 import { cleanupOnExit, runTestMain, trackTempDir } from '../harness/processes';
 import { followResults } from '../harness/results';
-import { startSimulator } from '../harness/simulator';
+import { spawnSimulator } from '../support/simulator';
 
 const minutes = (name: string, fallback: number) => Number(process.env[name] ?? fallback) * 60_000;
 const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(1)} s`;
@@ -51,7 +51,7 @@ async function main(): Promise<number> {
 
   const startup = Date.now();
   const key = `it-${randomBytes(12).toString('hex')}`;
-  const sim = await startSimulator({ key, bootSeconds: 3 });
+  const sim = await spawnSimulator({ apiKey: key, bootSeconds: 3 });
   const work = trackTempDir(mkdtempSync(join(tmpdir(), 'gpu-rental-it-')));
   const results = join(work, 'results.jsonl');
   const folder = join(work, 'workspace');

@@ -13,7 +13,7 @@ import { QUIET_SETTINGS } from '../harness/codeServer';
 import { CACHE_DIR, NODE_BIN, REPO } from '../harness/paths';
 import { cleanupOnExit, runTestMain, trackTempDir } from '../harness/processes';
 import { followResults } from '../harness/results';
-import { startSimulator } from '../harness/simulator';
+import { spawnSimulator } from '../support/simulator';
 
 const VERSIONS = (process.env.GPU_RENTAL_VSCODE_VERSIONS ?? '1.96.0,stable').split(',');
 
@@ -30,7 +30,11 @@ async function download(version: string): Promise<string> {
   }
 }
 
-async function runOn(version: string, executable: string, sim: { url: string; key: string }): Promise<{ passed: number; failed: number }> {
+async function runOn(
+  version: string,
+  executable: string,
+  sim: { url: string; apiKey: string },
+): Promise<{ passed: number; failed: number }> {
   const work = trackTempDir(mkdtempSync(join(tmpdir(), `gpu-rental-electron-${version}-`)));
   const userDataDir = join(work, 'user');
   const extensionsDir = join(work, 'extensions');
@@ -48,7 +52,7 @@ async function runOn(version: string, executable: string, sim: { url: string; ke
       extensionTestsPath: join(REPO, 'out', 'test', 'integration', 'index.js'),
       // The first argument is the folder to open; test-electron adds the sandbox, welcome and trust flags.
       launchArgs: [folder, '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir, '--disable-extensions'],
-      extensionTestsEnv: { GPU_RENTAL_TEST_RESULTS: results, GPU_RENTAL_TEST_API_URL: sim.url, GPU_RENTAL_TEST_API_KEY: sim.key },
+      extensionTestsEnv: { GPU_RENTAL_TEST_RESULTS: results, GPU_RENTAL_TEST_API_URL: sim.url, GPU_RENTAL_TEST_API_KEY: sim.apiKey },
     });
   } catch (error) {
     // TestRunFailedError: VS Code exited non-zero (run() rejected because a test failed, or a crash).
@@ -69,7 +73,7 @@ async function main(): Promise<number> {
   }
   const executables: string[] = [];
   for (const version of VERSIONS) executables.push(await download(version));
-  const sim = await startSimulator({ key: `it-${randomBytes(12).toString('hex')}`, bootSeconds: 3 });
+  const sim = await spawnSimulator({ apiKey: `it-${randomBytes(12).toString('hex')}`, bootSeconds: 3 });
   let passed = 0;
   let failed = 0;
   for (const [i, version] of VERSIONS.entries()) {
