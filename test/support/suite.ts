@@ -8,6 +8,17 @@ import { join } from 'node:path';
 import { FakeClock } from './clock';
 import { startSimulator, type Marketplace, type MarketplaceOptions } from './simulator';
 
+/** Runs `setUp` before the suite's tests (before each, with `each`) and `tearDown` after. */
+function around(each: boolean | undefined, setUp: () => unknown, tearDown: () => unknown): void {
+  if (each) {
+    beforeEach(setUp);
+    afterEach(tearDown);
+  } else {
+    before(setUp);
+    after(tearDown);
+  }
+}
+
 /** The simulator of a suite, read through getters: it is a new one for every start. */
 export interface SuiteSimulator extends Marketplace {
   /** The clock the simulator runs on, when the suite asked for one (`clock: true`). */
@@ -33,13 +44,7 @@ export function simulatorForSuite(options: MarketplaceOptions = {}, how: { each?
     await current?.stop();
     current = undefined;
   };
-  if (how.each) {
-    beforeEach(start);
-    afterEach(stop);
-  } else {
-    before(start);
-    after(stop);
-  }
+  around(how.each, start, stop);
   return {
     get url() {
       return running().url;
@@ -77,13 +82,7 @@ export function tempDirForSuite(prefix: string, how: { each?: boolean } = {}): (
     if (dir) rmSync(dir, { recursive: true, force: true });
     dir = undefined;
   };
-  if (how.each) {
-    beforeEach(make);
-    afterEach(remove);
-  } else {
-    before(make);
-    after(remove);
-  }
+  around(how.each, make, remove);
   return () => {
     if (!dir) throw new Error('the temporary folder exists only inside a test or hook');
     return dir;

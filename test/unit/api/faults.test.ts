@@ -1,22 +1,18 @@
 import assert from 'node:assert/strict';
 import type { GpuRentalClient } from '../../../src/core/api/client';
 import { isApiError } from '../../../src/core/api/errors';
-import { clientFor, DEMO_KEY, eventually, startSimulator, type Marketplace, instanceIn } from '../../support';
+import { clientFor, DEMO_KEY, eventually, instanceIn, simulatorForSuite } from '../../support';
 
 /** What the client makes of each fault the simulator can inject. */
 describe('client against injected faults (simulator)', () => {
-  let sim: Marketplace;
+  const sim = simulatorForSuite({}, { each: true });
   let client: GpuRentalClient;
   const rentableOffer = async () => {
     const [offer] = await client.offers.search({ query: { filters: { rentable: { eq: true } }, order: [], type: 'on-demand' }, limit: 1 });
     return offer!.id;
   };
-  beforeEach(async () => {
-    sim = await startSimulator();
+  beforeEach(() => {
     client = clientFor(sim.url, DEMO_KEY).client;
-  });
-  afterEach(async () => {
-    await sim.stop();
   });
 
   it('latency beyond the timeout: timeout', async () => {

@@ -4,27 +4,20 @@ import { GpuRentalClient } from '../../../src/core/api/client';
 import { isApiError } from '../../../src/core/api/errors';
 import { ONSTART_MAX_CHARS } from '../../../src/core/api/instances';
 import { silentLogger } from '../../../src/core/log';
-import { clientFor, DEMO_KEY, eventually, startSimulator, type Marketplace } from '../../support';
+import { clientFor, DEMO_KEY, eventually, rentableOffers, simulatorForSuite } from '../../support';
 
 describe('client: instances (simulator)', () => {
-  let sim: Marketplace;
+  const sim = simulatorForSuite({}, { each: true });
   let client: GpuRentalClient;
   const rentable = async (count = 1) => {
-    const offers = await client.offers.search({
-      query: { filters: { rentable: { eq: true } }, order: [['dph_total', 'asc']], type: 'on-demand' },
-      limit: count,
-    });
+    const offers = await rentableOffers(client, count);
     assert.equal(offers.length, count);
     return offers;
   };
   const status = async (id: number) => (await client.instances.show(id)).actual_status;
 
-  beforeEach(async () => {
-    sim = await startSimulator();
+  beforeEach(() => {
     client = clientFor(sim.url, DEMO_KEY).client;
-  });
-  afterEach(async () => {
-    await sim.stop();
   });
 
   it('lists every instance in one request for the poller, and does not retry when told not to', async () => {

@@ -209,6 +209,17 @@ describe('secrets in errors and logs', () => {
     const LOG_HOST = 'https://logs.example.test';
     const resultUrl = `${LOG_HOST}/logs/${KEY}/instance-1.log?X-Amz-Signature=0a1b2c3d4e5f60718293&api_key=${KEY}`;
     const logPath = `/logs/${KEY}/instance-1.log?X-Amz-Signature=0a1b2c3d4e5f60718293&api_key=${KEY}`;
+    /** Reading the log at the presigned URL, as the client does. */
+    const readLog = {
+      action: 'read a log',
+      method: 'GET' as const,
+      path: '',
+      absoluteUrl: resultUrl,
+      responseType: 'text' as const,
+      schema: z.string(),
+      permission: null,
+      retry: 'read' as const,
+    };
 
     it('is logged without its query and without the key, and gets no key', async () => {
       const { agent, transport, logger } = setup();
@@ -222,16 +233,7 @@ describe('secrets in errors and logs', () => {
           sentPath = opts.path;
           return 'log line';
         });
-      const text = await transport.send({
-        action: 'read a log',
-        method: 'GET',
-        path: '',
-        absoluteUrl: resultUrl,
-        responseType: 'text',
-        schema: z.string(),
-        permission: null,
-        retry: 'read',
-      });
+      const text = await transport.send(readLog);
       assert.equal(text, 'log line');
       assert.equal(auth, undefined, 'no key goes to a URL outside the API');
       assert.equal(sentPath, logPath, 'the presigned URL is fetched as given');
@@ -244,18 +246,7 @@ describe('secrets in errors and logs', () => {
     it('is kept out of an error the same way', async () => {
       const { agent, transport, logger } = setup();
       agent.get(LOG_HOST).intercept({ path: logPath, method: 'GET' }).reply(404, `NoSuchKey ${resultUrl}`);
-      const error = await failure(
-        transport.send({
-          action: 'read a log',
-          method: 'GET',
-          path: '',
-          absoluteUrl: resultUrl,
-          responseType: 'text',
-          schema: z.string(),
-          permission: null,
-          retry: 'read',
-        }),
-      );
+      const error = await failure(transport.send(readLog));
       assert.equal(error.kind, 'not_found');
       assert.equal(error.path, `${LOG_HOST}/logs/[redacted]/instance-1.log`);
       const seen = everyRendering(error, logger);
