@@ -20,6 +20,7 @@ import type { Contract, InstanceState } from './model';
 import { Network } from './network';
 import type { RouteDef } from './router';
 import { accountRoutes } from './routes/account';
+import { autoscalerRoutes } from './routes/autoscaler';
 import { billingRoutes } from './routes/billing';
 import { createControl, type MarketplaceControl } from './routes/control';
 import { instanceRoutes } from './routes/instances';
@@ -94,6 +95,7 @@ export const ROUTES: readonly RouteDef[] = [
   ...templateRoutes,
   ...volumeRoutes,
   ...serverlessRoutes,
+  ...autoscalerRoutes,
   ...teamRoutes,
   ...billingRoutes,
 ];
