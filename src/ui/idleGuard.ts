@@ -1,34 +1,22 @@
 import * as vscode from 'vscode';
 import type { Instance } from '../core/api/instances';
 import { IdleTracker } from '../core/idle/idleTracker';
-import { parseHostAlias } from '../core/ssh/config';
-import { aliasOfRemoteAuthority } from '../core/ssh/remoteWindow';
 import { instancePhase } from '../core/instances/phase';
 import { instanceLabel } from '../core/instances/present';
 import { COMMANDS } from '../core/ids';
 import { HEARTBEAT_MS, WindowClaims } from '../core/idle/windowClaims';
 import { config } from './config';
 import { progressCountdown } from './prompts';
-import type { Services } from './services';
+import type { Session } from '../core/session/session';
+import type { InstancePoller } from '../core/instances/poller';
+import type { PortForwards } from '../core/ssh/forward';
+import type { StoredState } from '../core/state/storedState';
+import type { Logger } from '../core/log';
+import type { Prompts } from './prompts';
+import { instanceIdOfAlias, windowAlias } from './remote';
 import { formatDollars } from '../core/format';
 
 const CHECK_MS = 20_000;
-
-/** The instance id behind one of this extension's SSH aliases (gpu-rental-[profile-]<id>). */
-export function instanceIdOfAlias(alias: string | undefined): number | undefined {
-  return parseHostAlias(alias)?.instanceId;
-}
-
-/** The alias this window is connected to through Remote-SSH, if any. */
-export function windowAlias(): string | undefined {
-  // A saved workspace file on the instance carries the authority; an untitled one does not, its folders do.
-  const uris = [vscode.workspace.workspaceFile, ...(vscode.workspace.workspaceFolders ?? []).map((f) => f.uri)];
-  for (const uri of uris) {
-    const alias = aliasOfRemoteAuthority(vscode.env.remoteName, uri?.authority);
-    if (alias) return alias;
-  }
-  return undefined;
-}
 
 /**
  * The editor-side idle stop. Windows connected to an instance say so every minute (in global
@@ -37,6 +25,17 @@ export function windowAlias(): string | undefined {
  * a cancellable countdown ("idle for 30 min, stopping in 60 s"); cancelling keeps it running for
  * another idle period. Only one window counts down for an instance at a time.
  */
+/** What the idle guard reads and acts through. */
+export interface IdleGuardDeps {
+  readonly session: Session;
+  readonly poller: InstancePoller;
+  readonly forwards: PortForwards;
+  readonly state: StoredState;
+  /** A getter: integration tests replace the prompts (and their countdown) at run time. */
+  readonly prompts: () => Prompts;
+  readonly logger: Logger;
+}
+
 export class IdleGuard implements vscode.Disposable {
   private readonly tracker = new IdleTracker();
   private readonly timers: Array<ReturnType<typeof setInterval>> = [];
@@ -49,7 +48,7 @@ export class IdleGuard implements vscode.Disposable {
   /** Instances stopped by a countdown here, for tests. */
   readonly stopped: number[] = [];
 
-  constructor(private readonly s: Services) {
+  constructor(private readonly s: IdleGuardDeps) {
     this.claims = new WindowClaims(s.state, vscode.env.sessionId);
     this.disposables.push(
       s.poller.onDidUpdate((snapshot) => void this.check(snapshot.instances)),
@@ -133,7 +132,7 @@ export class IdleGuard implements vscode.Disposable {
   private async countDown(instance: Instance, idleMs: number): Promise<void> {
     const name = instanceLabel(instance);
     const minutes = Math.round(idleMs / 60_000) || `${Math.round(idleMs / 1000)} s`;
-    const countdown = this.s.prompts.countdown ?? progressCountdown;
+    const countdown = this.s.prompts().countdown ?? progressCountdown;
     const go = await countdown(
       (left) =>
         `${name} idle for ${typeof minutes === 'number' ? `${minutes} min` : minutes}, stopping in ${left} s. Cancel to keep it running.`,

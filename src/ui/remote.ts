@@ -1,4 +1,6 @@
 import * as vscode from 'vscode';
+import { parseHostAlias } from '../core/ssh/config';
+import { aliasOfRemoteAuthority } from '../core/ssh/remoteWindow';
 import { REMOTE_SSH_EXTENSIONS, pickRemoteSsh, nativeRemoteSsh, type RemoteSshExtension } from '../core/ssh/remoteSsh';
 
 /**
@@ -55,4 +57,20 @@ export async function forgetRemotePlatform(alias: string): Promise<void> {
     const rest = Object.fromEntries(Object.entries(current).filter(([k]) => k !== alias));
     await cfg.update('remotePlatform', Object.keys(rest).length ? rest : undefined, vscode.ConfigurationTarget.Global);
   }
+}
+
+/** The instance id behind one of this extension's SSH aliases (gpu-rental-[profile-]<id>). */
+export function instanceIdOfAlias(alias: string | undefined): number | undefined {
+  return parseHostAlias(alias)?.instanceId;
+}
+
+/** The alias this window is connected to through Remote-SSH, if any. */
+export function windowAlias(): string | undefined {
+  // A saved workspace file on the instance carries the authority; an untitled one does not, its folders do.
+  const uris = [vscode.workspace.workspaceFile, ...(vscode.workspace.workspaceFolders ?? []).map((f) => f.uri)];
+  for (const uri of uris) {
+    const alias = aliasOfRemoteAuthority(vscode.env.remoteName, uri?.authority);
+    if (alias) return alias;
+  }
+  return undefined;
 }

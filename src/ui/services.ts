@@ -116,7 +116,7 @@ export class Services implements vscode.Disposable {
     const [prompts, handoff] = [() => this.prompts, () => this.handoff];
     const ssh = this.own(createSsh({ session, poller, forwards: this.forwards, prompts, handoff, logger }));
     ({ connector: this.connector, cleanup: this.cleanup, sshConfig: this.sshConfig } = ssh);
-    this.idle = this.own(new IdleGuard(this));
+    this.idle = this.own(new IdleGuard({ session, poller, forwards: this.forwards, state: this.state, prompts, logger }));
     const refreshViews = () => views.refresh();
     this.own(followSession({ session, poller, costs: this.costs, cleanup: this.cleanup, refreshViews, logger }));
     this.own(followApiUrlSetting({ session, journal, logger }));

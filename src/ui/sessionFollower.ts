@@ -9,7 +9,7 @@ import type { Session, SessionState } from '../core/session/session';
 import type { RentJournal } from '../core/rent/journal';
 import { parseHostAlias } from '../core/ssh/config';
 import { config } from './config';
-import { windowAlias } from './idleGuard';
+import { windowAlias } from './remote';
 import type { Profiles } from './profiles';
 import type { InstanceCleanup } from '../core/ssh/instanceCleanup';
 
