@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { Instance } from '../../core/api/instances';
 import { COMMANDS } from '../../core/ids';
+import { untilPhase } from '../../core/instances/untilPhase';
 import { instancePhase, isBooting } from '../../core/instances/phase';
 import { instanceName, startAddsPerHour } from '../../core/instances/present';
 import { SshConfigError } from '../../core/ssh/config';
@@ -190,43 +191,34 @@ async function untilRunning(s: ConnectDeps, instance: Instance): Promise<Instanc
     void vscode.window.showWarningMessage(`GPU Rental: ${instanceName(instance)} is ${phase}; it cannot be connected to.`);
     return undefined;
   }
-  s.poller.watch(instance.id);
   return vscode.window.withProgress(
     {
       location: vscode.ProgressLocation.Notification,
       title: `GPU Rental: waiting for ${instanceName(instance)} to run, then connecting`,
       cancellable: true,
     },
-    (progress, token) =>
-      new Promise<Instance | undefined>((resolve) => {
-        const done = (value: Instance | undefined) => {
-          sub.dispose();
-          cancel.dispose();
-          resolve(value);
-        };
-        const check = (list: readonly Instance[]) => {
-          const now = list.find((i) => i.id === instance.id);
-          const p = now ? instancePhase(now) : 'gone';
-          if (now && p === 'running') return done(now);
-          if (p === 'failed' || p === 'gone' || p === 'stopped') {
-            void vscode.window
-              .showErrorMessage(`GPU Rental: ${instanceName(instance)} did not reach running (it is ${p}).`, 'Show Instance Logs')
-              .then((c) => {
-                if (c) void vscode.commands.executeCommand(COMMANDS.showInstanceLogs, instance.id);
-              });
-            return done(undefined);
-          }
-          progress.report({ message: p });
-        };
-        const sub = s.poller.onDidUpdate((snapshot) => check(snapshot.instances));
-        const cancel = token.onCancellationRequested(() => {
-          void vscode.window.showInformationMessage(
-            `GPU Rental: stopped waiting. ${instanceName(instance)} keeps booting (and billing); connect again when it runs.`,
-          );
-          done(undefined);
-        });
-        void s.poller.refresh();
-      }),
+    async (progress, token) => {
+      const abort = new AbortController();
+      const cancel = token.onCancellationRequested(() => abort.abort());
+      const wait = await untilPhase(s.poller, instance.id, ['running'], {
+        signal: abort.signal,
+        onPhase: (phase) => progress.report({ message: phase }),
+      }).finally(() => cancel.dispose());
+      if (wait.outcome === 'reached') return wait.instance;
+      if (wait.outcome === 'cancelled') {
+        void vscode.window.showInformationMessage(
+          `GPU Rental: stopped waiting. ${instanceName(instance)} keeps booting (and billing); connect again when it runs.`,
+        );
+      } else {
+        const phase = wait.phase ?? 'unknown';
+        void vscode.window
+          .showErrorMessage(`GPU Rental: ${instanceName(instance)} did not reach running (it is ${phase}).`, 'Show Instance Logs')
+          .then((c) => {
+            if (c) void vscode.commands.executeCommand(COMMANDS.showInstanceLogs, instance.id);
+          });
+      }
+      return undefined;
+    },
   );
 }
 

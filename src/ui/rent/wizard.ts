@@ -10,9 +10,6 @@ import { BACK, CANCEL, inputStep, pickStep, type PickItem, type StepContext } fr
 import { formatDollars } from '../../core/format';
 import type { RentPlan } from '../../core/rent/plan';
 
-/** What the wizard asks for; the rent flow in core defines it (src/core/rent/plan.ts). */
-export type { RentPlan };
-
 /** A volume the rent may attach: one of the account's, or a new one from a volume offer on the same machine. */
 export interface VolumeChoice {
   label: string;
