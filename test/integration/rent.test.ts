@@ -190,6 +190,37 @@ describe('rent from a Jupyter template', function () {
     await api('DELETE', `/api/v0/instances/${id}/`, sim.key);
   });
 
+  it('a Rent With Template refused while another rent is open leaves no template for the next rent', async () => {
+    const x = await extensionApi();
+    x.test.answerPrompts(always(true));
+    const [first, second, third] = [await freshOffer(), await freshOffer(), await freshOffer()];
+    const picks: vscode.QuickPick<vscode.QuickPickItem>[] = [];
+    const original = vscode.window.createQuickPick;
+    vscode.window.createQuickPick = (<T extends vscode.QuickPickItem>() => {
+      const qp = original<T>();
+      picks.push(qp as unknown as vscode.QuickPick<vscode.QuickPickItem>);
+      return qp;
+    }) as typeof original;
+    try {
+      // A plain rent's wizard is open at its first step (image or template).
+      const open = vscode.commands.executeCommand<number | undefined>('gpuRental.rentOffer', first.id);
+      await eventually(() => picks.length > 0, 'the first rent wizard');
+      // Rent With Template meanwhile is refused: one rent at a time.
+      assert.equal(await vscode.commands.executeCommand('gpuRental.rentWithTemplate', hash, second.id), undefined);
+      await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+      assert.equal(await open, undefined, 'the first wizard was cancelled: nothing rented');
+      // The next plain rent starts clean: at the first step, with no template chosen.
+      picks.length = 0;
+      const next = vscode.commands.executeCommand<number | undefined>('gpuRental.rentOffer', third.id);
+      const shown = await eventually(() => picks[0], 'the next rent wizard');
+      assert.equal(shown.step, 1, 'the next wizard starts at the image or template step');
+      await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+      assert.equal(await next, undefined);
+    } finally {
+      vscode.window.createQuickPick = original;
+    }
+  });
+
   it('the wizard opened on the template offers its mode first, shows it on the confirmation, and sends no runtype', async () => {
     const x = await extensionApi();
     x.test.answerPrompts(always(true));
