@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { Emitter, type Disposable } from '../events';
+import { arrayOf, nullable, number, objectOf, oneOf, optional, string, type Reader } from '../state/readers';
 
 /**
  * A rent written down before its request is sent. The service has no idempotency keys, so a create
@@ -34,20 +34,20 @@ export interface PendingRent {
 }
 
 /** A stored journal entry as read back from global state; the stored state drops an entry it cannot read. */
-export const pendingRentSchema: z.ZodType<PendingRent> = z.object({
-  label: z.string(),
-  offerId: z.number(),
-  machineId: z.number().nullable().optional(),
-  description: z.string(),
-  perHour: z.number(),
-  profileId: z.string(),
-  baseUrl: z.string(),
-  account: z.string().optional(),
-  before: z.array(z.number()),
-  sentAt: z.number(),
-  state: z.enum(['sending', 'uncertain']),
-  lease: z.object({ owner: z.string(), until: z.number() }),
-  problem: z.string().optional(),
+export const readPendingRent: Reader<PendingRent> = objectOf({
+  label: string,
+  offerId: number,
+  machineId: optional(nullable(number)),
+  description: string,
+  perHour: number,
+  profileId: string,
+  baseUrl: string,
+  account: optional(string),
+  before: arrayOf(number),
+  sentAt: number,
+  state: oneOf(['sending', 'uncertain']),
+  lease: objectOf({ owner: string, until: number }),
+  problem: optional(string),
 });
 
 /** Extension storage shared by every window (global state), and the secret store for the keys. */

@@ -1,8 +1,22 @@
-import * as z from 'zod';
 import type { Logger } from '../log';
 import { isOfferSort, type OfferSort } from '../offers/search';
-import { pendingRentSchema } from '../rent/journal';
+import { readPendingRent } from '../rent/journal';
 import { readProfiles } from '../session/profiles';
+import {
+  ReadError,
+  arrayOf,
+  guarded,
+  integer,
+  mapped,
+  number,
+  objectOf,
+  optional,
+  orElse,
+  readableItems,
+  recordOf,
+  string,
+  type Reader,
+} from './readers';
 
 /** What VS Code's Memento offers; globalState fits it, and tests pass a Map-backed one. */
 export interface KeyValueStore {
@@ -12,34 +26,22 @@ export interface KeyValueStore {
 }
 
 /** One stored key: where it lives, what it holds, what a missing value reads as, and how an older shape becomes today's. */
-export interface StoredSpec<S extends z.ZodType> {
+export interface StoredSpec<T> {
   /** The key in global state. It never changes: existing installs keep their state under it. */
   readonly key: string;
-  readonly schema: S;
-  readonly default: z.output<S>;
-  /** Turns a value stored by an older version into one `schema` reads; only tried when `schema` rejects the value. */
+  /** Reads the stored value, or throws a ReadError (src/core/state/readers.ts). */
+  readonly read: Reader<T>;
+  readonly default: T;
+  /** Turns a value stored by an older version into one `read` accepts; only tried when `read` rejects the value. */
   readonly migrate?: (old: unknown) => unknown;
 }
 
-function spec<S extends z.ZodType>(key: string, schema: S, fallback: z.output<S>, migrate?: (old: unknown) => unknown): StoredSpec<S> {
-  return migrate ? { key, schema, default: fallback, migrate } : { key, schema, default: fallback };
-}
-
-/**
- * A list that keeps the items it can read and drops the others, as the readers before this module
- * did: one damaged entry does not cost the rest.
- */
-function readableItems<T>(item: z.ZodType<T>): z.ZodType<T[], unknown[]> {
-  return z.array(z.unknown()).transform((list) =>
-    list.flatMap((raw) => {
-      const read = item.safeParse(raw);
-      return read.success ? [read.data] : [];
-    }),
-  );
+function spec<T>(key: string, read: Reader<T>, fallback: T, migrate?: (old: unknown) => unknown): StoredSpec<T> {
+  return migrate ? { key, read, default: fallback, migrate } : { key, read, default: fallback };
 }
 
 /** "Most recently used first" lists of the rent flow: template hashes and image names. */
-const recentList = z.array(z.string());
+const recentList = arrayOf(string);
 
 /**
  * Every value GPU Rental keeps in global state (shared by all windows, kept across reloads). Keys
@@ -47,45 +49,56 @@ const recentList = z.array(z.string());
  */
 export const STORED = {
   /** The added profiles (names and base URLs); the default profile is never stored. Malformed or duplicate entries are dropped. */
-  profiles: spec('gpuRental.profiles', z.array(z.unknown()).transform(readProfiles), []),
+  profiles: spec(
+    'gpuRental.profiles',
+    mapped(
+      arrayOf((raw) => raw),
+      readProfiles,
+    ),
+    [],
+  ),
   /** The id of the profile chosen last, in any window: new windows start with it. */
-  activeProfile: spec('gpuRental.activeProfile', z.string().optional(), undefined),
+  activeProfile: spec<string | undefined>('gpuRental.activeProfile', optional(string), undefined),
   /** Normalized base URLs the user signed out of: the key from the environment is not imported for them again. */
-  signedOut: spec('gpuRental.signedOut', z.array(z.string()), []),
+  signedOut: spec('gpuRental.signedOut', arrayOf(string), []),
   /** Template hashes the rent flow offers first, most recent first. */
   recentTemplates: spec('gpuRental.recentTemplates', recentList, []),
   /** Image names the rent flow offers first, most recent first. */
   recentImages: spec('gpuRental.recentImages', recentList, []),
   /** API keys created here, per base URL: the secret's fingerprint → the key's id (never the secret itself). */
-  createdApiKeys: spec('gpuRental.createdApiKeys', z.record(z.string(), z.record(z.string(), z.number())), {}),
+  createdApiKeys: spec('gpuRental.createdApiKeys', recordOf(recordOf(number)), {}),
   /**
    * The Offers view's search: the query text and the sort. A field it cannot read falls back on
    * its own (the query to none, the sort to `value`), as the view always did.
    */
   offerSearch: spec(
     'gpuRental.offerSearch',
-    z.object({
-      query: z.string().catch(''),
-      sort: z.custom<OfferSort>(isOfferSort).catch('value'),
+    objectOf({
+      query: orElse(string, ''),
+      sort: orElse<OfferSort>(guarded(isOfferSort, 'an offer sort'), 'value'),
     }),
-    { query: '', sort: 'value' },
+    { query: '', sort: 'value' as OfferSort },
   ),
   /** Boots in progress (instance id, epoch ms it began), so a reload keeps watching them. */
-  boots: spec('gpuRental.boots', readableItems(z.object({ id: z.number().int(), since: z.number().finite() })), []),
+  boots: spec('gpuRental.boots', readableItems(objectOf({ id: integer, since: number })), []),
   /** Epoch ms until which the low-credit warning is snoozed; 0 when it is not. */
-  lowCreditSnoozedUntil: spec('gpuRental.lowCreditSnoozedUntil', z.number(), 0),
+  lowCreditSnoozedUntil: spec('gpuRental.lowCreditSnoozedUntil', number, 0),
   /** Rents whose outcome is not known yet, of every window (see src/core/rent/journal.ts). */
-  rentJournal: spec('gpuRental.rentJournal', readableItems(pendingRentSchema), []),
+  rentJournal: spec('gpuRental.rentJournal', readableItems(readPendingRent), []),
   /** Instance id → epoch ms a window connected to it last said so (see src/core/idle/windowClaims.ts). */
-  connectedWindows: spec('gpuRental.connectedWindows', z.record(z.string(), z.number()), {}),
+  connectedWindows: spec('gpuRental.connectedWindows', recordOf(number), {}),
   /** The one idle countdown running in any window: its instance, its window, and when the claim lapses. */
-  idleCountdown: spec('gpuRental.idleCountdown', z.object({ id: z.number(), owner: z.string(), until: z.number() }).optional(), undefined),
+  idleCountdown: spec<{ id: number; owner: string; until: number } | undefined>(
+    'gpuRental.idleCountdown',
+    optional(objectOf({ id: number, owner: string, until: number })),
+    undefined,
+  ),
 };
 
 export type StoredKey = keyof typeof STORED;
 
 /** What a stored key holds, as read and as written. */
-export type Stored<K extends StoredKey> = z.output<(typeof STORED)[K]['schema']>;
+export type Stored<K extends StoredKey> = (typeof STORED)[K]['default'];
 
 /** A stored value read against its spec: the value; whether it was migrated; why it was not readable, if it was not. */
 export interface StoredRead<T> {
@@ -95,26 +108,28 @@ export interface StoredRead<T> {
 }
 
 /**
- * Reads one raw stored value: missing → the default; readable → parsed; rejected but migratable →
+ * Reads one raw stored value: missing → the default; readable → read; rejected but migratable →
  * the migrated value; anything else → the default, with the reason.
  */
-export function readStored<S extends z.ZodType>(spec: StoredSpec<S>, raw: unknown): StoredRead<z.output<S>> {
+export function readStored<T>(spec: StoredSpec<T>, raw: unknown): StoredRead<T> {
   if (raw === undefined) return { value: structuredClone(spec.default) };
-  const read = spec.schema.safeParse(raw);
-  if (read.success) return { value: read.data };
+  const first = attempt(spec.read, raw);
+  if (first.ok) return { value: first.value };
   if (spec.migrate) {
-    const migrated = spec.schema.safeParse(spec.migrate(raw));
-    if (migrated.success) return { value: migrated.data, migrated: true };
+    const migrated = attempt(spec.read, spec.migrate(raw));
+    if (migrated.ok) return { value: migrated.value, migrated: true };
   }
-  return { value: structuredClone(spec.default), problem: describeIssue(read.error) };
+  return { value: structuredClone(spec.default), problem: first.problem };
 }
 
-/** Where and why a value was rejected, without the value itself (it may be anything a user had stored). */
-function describeIssue(error: z.ZodError): string {
-  const issue = error.issues[0];
-  if (!issue) return 'unreadable';
-  const path = issue.path.length ? issue.path.map(String).join('.') : 'the value';
-  return `${path}: ${issue.message}`;
+/** Runs a reader; a ReadError becomes its reason (where and why, without the value itself: it may be anything a user had stored). */
+function attempt<T>(read: Reader<T>, raw: unknown): { ok: true; value: T } | { ok: false; problem: string } {
+  try {
+    return { ok: true, value: read(raw) };
+  } catch (error) {
+    if (error instanceof ReadError) return { ok: false, problem: error.message };
+    throw error;
+  }
 }
 
 /**
@@ -131,7 +146,7 @@ export class StoredState {
   ) {}
 
   get<K extends StoredKey>(key: K): Stored<K> {
-    const spec = STORED[key] as StoredSpec<z.ZodType<Stored<K>>>;
+    const spec = STORED[key] as StoredSpec<Stored<K>>;
     const read = readStored(spec, this.store.get(spec.key));
     if (read.problem !== undefined && !this.warned.has(key)) {
       this.warned.add(key);

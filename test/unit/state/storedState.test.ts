@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import * as z from 'zod';
 import type { Logger } from '../../../src/core/log';
 import type { PendingRent } from '../../../src/core/rent/journal';
+import { arrayOf, string } from '../../../src/core/state/readers';
 import { STORED, StoredState, readStored, type Stored, type StoredKey, type StoredSpec } from '../../../src/core/state/storedState';
 import { MemoryStore } from './memoryStore';
 
@@ -164,9 +164,9 @@ describe('stored state', () => {
 
   it('migrates a value stored in an older shape, and reads today’s shape without migrating', () => {
     // A key that once held a bare image name and now holds a most-recent-first list.
-    const recent: StoredSpec<z.ZodArray<z.ZodString>> = {
+    const recent: StoredSpec<string[]> = {
       key: 'example.recent',
-      schema: z.array(z.string()),
+      read: arrayOf(string),
       default: [],
       migrate: (old) => (typeof old === 'string' ? [old] : old),
     };
