@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { accountFunds, type AccountFunds } from '../core/api/account';
+import { accountFunds, type AccountFunds } from '../core/account/funds';
 import { COMMANDS, VIEWS } from '../core/ids';
 import type { Session, SessionState } from '../core/session/session';
 import { serviceLabel } from '../core/session/profiles';

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { creditOf } from '../core/api/account';
+import { creditOf } from '../core/account/funds';
 import type { Instance } from '../core/api/instances';
 import { burnRate, checkSpendCap, formatHours, type Burn } from '../core/billing/burn';
 import { LowCreditWatch, type LowCreditWarning } from '../core/billing/lowCredit';

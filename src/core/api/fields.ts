@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { Logger } from '../log';
+import { type Unreadable, MAX_REASONS, unreadableOf, withUnreadable, describeUnreadable } from './unreadable';
 
 /*
  * Building blocks for tolerant schemas. The service adds fields over time, leaves some out, and now
@@ -113,58 +114,6 @@ export function strictTwin(item: z.ZodType): z.ZodType | undefined {
 export const anyOk = z.unknown().transform(() => undefined);
 
 // ---- Lists that survive an odd record --------------------------------------------------------------
-
-/** What a list answer held that could not be read. */
-export interface Unreadable {
-  /** Records that could not be read at all: `listedById + dropped`. */
-  count: number;
-  /** Of those, the ones kept in the list by their id alone, flagged `unreadable` (so they can still be deleted). */
-  listedById: number;
-  /** Of those, the ones without a usable id, left out. */
-  dropped: number;
-  /** Why, for the first few: a field path and what was expected there, never a value. */
-  reasons: string[];
-}
-
-/** How many reasons a report keeps; the count covers the rest. */
-const MAX_REASONS = 3;
-const REPORT = Symbol('unreadable');
-type Reported = { [REPORT]?: Unreadable };
-
-/** The report a list carries, or undefined when every record was read (or the array is not from a list call). */
-export function unreadableOf(list: readonly unknown[] | undefined | null): Unreadable | undefined {
-  return list ? (list as Reported)[REPORT] : undefined;
-}
-
-/**
- * Attaches a report to a list, out of sight: the list stays a plain array for every caller (equal to
- * one without it, same JSON); only `unreadableOf` reads it. An empty report attaches nothing.
- */
-export function withUnreadable<T>(list: T[], report: Unreadable | undefined): T[] {
-  if (report && report.count > 0) Object.defineProperty(list, REPORT, { value: report, enumerable: false, configurable: true });
-  return list;
-}
-
-/** Adds up the reports of several pages of one list. */
-export function mergeUnreadable(reports: ReadonlyArray<Unreadable | undefined>): Unreadable | undefined {
-  const present = reports.filter((r): r is Unreadable => r !== undefined && r.count > 0);
-  if (present.length === 0) return undefined;
-  return {
-    count: present.reduce((n, r) => n + r.count, 0),
-    listedById: present.reduce((n, r) => n + r.listedById, 0),
-    dropped: present.reduce((n, r) => n + r.dropped, 0),
-    reasons: present.flatMap((r) => r.reasons).slice(0, MAX_REASONS),
-  };
-}
-
-/** "2 records could not be read" / "1 record …": for the views and the log. */
-export function describeUnreadable(report: Unreadable, noun = 'record'): string {
-  const plural = report.count === 1 ? noun : `${noun}s`;
-  const parts = [`${report.count} ${plural} could not be read`];
-  if (report.listedById > 0) parts.push(`${report.listedById} listed by id only`);
-  if (report.dropped > 0) parts.push(`${report.dropped} without a usable id left out`);
-  return parts.join('; ');
-}
 
 function recordIdOf(value: unknown): number | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;

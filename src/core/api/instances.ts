@@ -3,7 +3,6 @@ import { ApiError } from './errors';
 import {
   anyOk,
   logUnreadable,
-  mergeUnreadable,
   nullableString,
   optBool,
   optInt,
@@ -13,10 +12,9 @@ import {
   optTime,
   recordId,
   tolerantArray,
-  unreadableOf,
-  withUnreadable,
   type RequestOptions,
 } from './fields';
+import { mergeUnreadable, unreadableOf, withUnreadable } from './unreadable';
 import type { Transport } from './transport';
 
 import { LABEL_MAX_CHARS, ONSTART_MAX_CHARS } from './limits';

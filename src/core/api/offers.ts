@@ -2,6 +2,7 @@ import * as z from 'zod';
 import type { OfferQuery } from '../offers/types';
 import { listOf, logUnreadable, optBool, optInt, optNumber, optString, recordId, reqNumber, type RequestOptions } from './fields';
 import type { Transport } from './transport';
+import { DEFAULT_RENT_DISK_GB } from './limits';
 
 const PriceBreakdownSchema = z.object({ gpuCostPerHour: optNumber, diskHour: optNumber, totalHour: optNumber }).optional().catch(undefined);
 
@@ -45,13 +46,6 @@ export type Offer = z.output<typeof OfferSchema>;
  * is left out and counted (`unreadableOf`), never listed by id; an odd optional field is unknown.
  */
 export const OfferListSchema = listOf(OfferSchema, 'offers', { missing: 'invalid' });
-
-/**
- * The disk (GB) a rent asks for unless the user picks another, and so the disk a search prices
- * into `dph_total` unless told otherwise. The service's own default differs (the CLI says 5, the
- * OpenAPI 8), which is why it is always sent.
- */
-export const DEFAULT_RENT_DISK_GB = 10;
 
 export interface SearchOffersRequest {
   query: OfferQuery;

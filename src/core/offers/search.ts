@@ -1,4 +1,5 @@
-import { DEFAULT_RENT_DISK_GB, type SearchOffersRequest } from '../api/offers';
+import { DEFAULT_RENT_DISK_GB } from '../api/limits';
+import type { SearchOffersRequest } from '../api/offers';
 import { DEFAULT_OFFER_FILTERS } from './present';
 import { parseOfferQuery } from './query/parse';
 import { printOfferQuery } from './query/print';

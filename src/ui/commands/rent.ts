@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { creditOf } from '../../core/api/account';
+import { creditOf } from '../../core/account/funds';
 import type { Offer } from '../../core/api/offers';
 import { COMMANDS } from '../../core/ids';
 import type { InstancePoller } from '../../core/instances/poller';

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { creditOf } from '../../core/api/account';
+import { creditOf } from '../../core/account/funds';
 import { ApiError } from '../../core/api/errors';
 import { COMMANDS } from '../../core/ids';
 import { AccountFrozen } from '../../core/session/session';

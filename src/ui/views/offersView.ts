@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { ApiError } from '../../core/api/errors';
-import { unreadableOf } from '../../core/api/fields';
+import { unreadableOf } from '../../core/api/unreadable';
 import type { Offer } from '../../core/api/offers';
 import { COMMANDS } from '../../core/ids';
 import { presentOffer } from '../../core/offers/present';

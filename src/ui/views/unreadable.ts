@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { describeUnreadable, unreadableOf } from '../../core/api/fields';
+import { describeUnreadable, unreadableOf } from '../../core/api/unreadable';
 import { COMMANDS } from '../../core/ids';
 
 /**

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { accountFunds, creditOf } from '../../../src/core/api/account';
+import { accountFunds, creditOf } from '../../../src/core/account/funds';
 import { clientFor, DEMO_KEY, startSimulator, mockedApi } from '../../support';
 
 const BASE = 'https://api.example.test';

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { creditOf, UserSchema } from '../../../src/core/api/account';
+import { UserSchema } from '../../../src/core/api/account';
+import { creditOf } from '../../../src/core/account/funds';
 import { LowCreditWatch } from '../../../src/core/billing/lowCredit';
 import { quoteRent } from '../../../src/core/rent/quote';
 import { priceableOffer } from '../../support';
