@@ -19,6 +19,18 @@ async function instancesLabelled(label: string) {
   return res.instances.filter((i) => i.label === label);
 }
 
+/** Every quick pick the extension makes from now on, to read what the wizard showed: the extension and these suites share one vscode API. */
+function recordQuickPicks(): { picks: vscode.QuickPick<vscode.QuickPickItem>[]; restore: () => void } {
+  const picks: vscode.QuickPick<vscode.QuickPickItem>[] = [];
+  const original = vscode.window.createQuickPick;
+  vscode.window.createQuickPick = (<T extends vscode.QuickPickItem>() => {
+    const qp = original<T>();
+    picks.push(qp as unknown as vscode.QuickPick<vscode.QuickPickItem>);
+    return qp;
+  }) as typeof original;
+  return { picks, restore: () => (vscode.window.createQuickPick = original) };
+}
+
 describe('rent', () => {
   beforeEach(async () => {
     const x = await signIn();
@@ -194,13 +206,7 @@ describe('rent from a Jupyter template', function () {
     const x = await extensionApi();
     x.test.answerPrompts(always(true));
     const [first, second, third] = [await freshOffer(), await freshOffer(), await freshOffer()];
-    const picks: vscode.QuickPick<vscode.QuickPickItem>[] = [];
-    const original = vscode.window.createQuickPick;
-    vscode.window.createQuickPick = (<T extends vscode.QuickPickItem>() => {
-      const qp = original<T>();
-      picks.push(qp as unknown as vscode.QuickPick<vscode.QuickPickItem>);
-      return qp;
-    }) as typeof original;
+    const { picks, restore } = recordQuickPicks();
     try {
       // A plain rent's wizard is open at its first step (image or template).
       const open = vscode.commands.executeCommand<number | undefined>('gpuRental.rentOffer', first.id);
@@ -217,7 +223,7 @@ describe('rent from a Jupyter template', function () {
       await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
       assert.equal(await next, undefined);
     } finally {
-      vscode.window.createQuickPick = original;
+      restore();
     }
   });
 
@@ -225,14 +231,7 @@ describe('rent from a Jupyter template', function () {
     const x = await extensionApi();
     x.test.answerPrompts(always(true));
     const offer = await freshOffer();
-    // Every quick pick the wizard makes, to read what it showed: the extension and these suites share one vscode API.
-    const picks: vscode.QuickPick<vscode.QuickPickItem>[] = [];
-    const original = vscode.window.createQuickPick;
-    vscode.window.createQuickPick = (<T extends vscode.QuickPickItem>() => {
-      const qp = original<T>();
-      picks.push(qp as unknown as vscode.QuickPick<vscode.QuickPickItem>);
-      return qp;
-    }) as typeof original;
+    const { picks, restore } = recordQuickPicks();
     let id: number | undefined;
     try {
       // "Rent With Template" on an offer: the template is chosen, the wizard starts at the disk step.
@@ -247,7 +246,7 @@ describe('rent from a Jupyter template', function () {
       }
       id = await renting;
     } finally {
-      vscode.window.createQuickPick = original;
+      restore();
     }
     assert.equal(typeof id, 'number', 'rented');
     const connection = picks.find((p) => p.step === 3);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { ApiError } from '../../../src/core/api/errors';
-import { OfferSchema, type Offer } from '../../../src/core/api/offers';
+import type { Offer } from '../../../src/core/api/offers';
 import { ONSTART_MAX_CHARS } from '../../../src/core/api/limits';
 import { WATCHDOG_BEGIN } from '../../../src/core/idle/watchdog';
 import { presentOffer } from '../../../src/core/offers/present';
@@ -18,18 +18,10 @@ import type { LaunchMode } from '../../../src/core/rent/launchMode';
 import { rentRequest, type RentPlan } from '../../../src/core/rent/plan';
 import { quoteRent } from '../../../src/core/rent/quote';
 import type { RentOutcome } from '../../../src/core/rent/renter';
-import { DEMO_KEY, clientFor, startSimulator, type Marketplace } from '../../support';
+import { DEMO_KEY, clientFor, priceableOffer, startSimulator, type Marketplace } from '../../support';
 import { accountAt, renterFor } from './kit';
 
-const offer = OfferSchema.parse({
-  id: 1,
-  num_gpus: 1,
-  gpu_name: 'RTX 4090',
-  gpu_ram: 24564,
-  dph_total: 0.5,
-  dph_base: 0.4,
-  storage_cost: 0.18,
-});
+const offer = priceableOffer();
 const label = presentOffer(offer).label;
 const plan: RentPlan = { image: 'ubuntu:22.04', disk: 40, label: 'train' };
 const idleOff: IdleStopSettings = { enabled: false, minutes: 30, gpuThreshold: 5 };

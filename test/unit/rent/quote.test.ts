@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { OfferSchema } from '../../../src/core/api/offers';
 import { HOURS_PER_MONTH, quoteRent, storagePerHour } from '../../../src/core/rent/quote';
-import { DEMO_KEY, clientFor, startSimulator, type Marketplace } from '../../support';
+import { DEMO_KEY, clientFor, priceableOffer, startSimulator, type Marketplace } from '../../support';
 
 describe('storage pricing: one month of 720 hours for disks and volumes', () => {
   let sim: Marketplace;
@@ -22,15 +21,7 @@ describe('storage pricing: one month of 720 hours for disks and volumes', () => 
   it('agrees with the rent quote for the same disk and rate', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 10_000 }), fc.double({ min: 0, max: 2, noNaN: true }), (gb, rate) => {
-        const offer = OfferSchema.parse({
-          id: 1,
-          num_gpus: 1,
-          gpu_name: 'RTX 4090',
-          gpu_ram: 24564,
-          dph_total: 0.5,
-          dph_base: 0.4,
-          storage_cost: rate,
-        });
+        const offer = priceableOffer({ storage_cost: rate });
         assert.equal(quoteRent(offer, gb, undefined).diskPerHour, storagePerHour(gb, rate));
       }),
     );
