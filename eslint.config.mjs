@@ -8,6 +8,18 @@ const zodNamespaceOnly = {
   message: "Use `import * as z from 'zod'`: the named `z` export defeats tree-shaking.",
 };
 
+const onlyInRegistry = {
+  property: 'registerCommand',
+  message:
+    'Register commands only in src/ui/commands/registry.ts: return { id, run } definitions (command(...)) from your module and add them in src/ui/commands/index.ts.',
+};
+
+const onlyInCompositionRoot = {
+  property: 'globalState',
+  message:
+    "Read and write stored values through StoredState (src/core/state/storedState.ts): add the key to STORED, then state.get('name').",
+};
+
 export default tseslint.config(
   { ignores: ['.scratch/**', 'dist/**', 'node_modules/**', '.vscode-test/**', 'out/**', '*.vsix'] },
   js.configs.recommended,
@@ -29,21 +41,15 @@ export default tseslint.config(
     files: ['src/**/*.ts'],
     rules: { 'no-restricted-syntax': ['error', zodNamespaceOnly] },
   },
+  // Every command goes through one registry, which logs it and wraps it in the one error guard; every
+  // stored value goes through StoredState (src/core/state/storedState.ts), which types and checks it.
   {
-    // Every command goes through one registry, which logs it and wraps it in the one error guard.
     files: ['src/**/*.ts'],
-    ignores: ['src/ui/commands/registry.ts'],
-    rules: {
-      'no-restricted-properties': [
-        'error',
-        {
-          property: 'registerCommand',
-          message:
-            'Register commands only in src/ui/commands/registry.ts: return { id, run } definitions (command(...)) from your module and add them in src/ui/commands/index.ts.',
-        },
-      ],
-    },
+    ignores: ['src/ui/commands/registry.ts', 'src/ui/services.ts'],
+    rules: { 'no-restricted-properties': ['error', onlyInRegistry, onlyInCompositionRoot] },
   },
+  { files: ['src/ui/services.ts'], rules: { 'no-restricted-properties': ['error', onlyInRegistry] } },
+  { files: ['src/ui/commands/registry.ts'], rules: { 'no-restricted-properties': ['error', onlyInCompositionRoot] } },
   {
     // src/core must stay testable in plain Node: type-only imports of vscode are fine, runtime ones are not.
     files: ['src/core/**/*.ts'],

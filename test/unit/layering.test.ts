@@ -58,4 +58,24 @@ describe('layering rule', function () {
       assert.deepEqual(await restricted('src/ui/commands/registry.ts', register), []);
     });
   });
+
+  describe('one way to stored state', () => {
+    const reads =
+      "import type * as vscode from 'vscode';\nexport const f = (c: vscode.ExtensionContext) => c.globalState.get('gpuRental.x');\n";
+    const restricted = async (filePath: string) => {
+      const [result] = await eslint.lintText(reads, { filePath });
+      return result!.messages.filter((m) => m.ruleId === 'no-restricted-properties');
+    };
+
+    it('rejects globalState outside the composition root, naming StoredState', async () => {
+      const messages = await restricted('src/ui/example.ts');
+      assert.equal(messages.length, 1);
+      assert.match(messages[0]!.message, /through StoredState/);
+      assert.equal((await restricted('src/ui/commands/registry.ts')).length, 1);
+    });
+
+    it('allows it where StoredState is built', async () => {
+      assert.deepEqual(await restricted('src/ui/services.ts'), []);
+    });
+  });
 });
