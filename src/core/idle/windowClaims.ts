@@ -53,8 +53,12 @@ export class WindowClaims {
     return true;
   }
 
-  /** The countdown is over (stopped, cancelled or given up): another window may count down now. */
+  /**
+   * The countdown is over (stopped, cancelled or given up): another window may count down now.
+   * Only this window's own claim is released: a countdown that outlasted its claim must not clear
+   * the claim another window took meanwhile, or a third window could count down the same instance.
+   */
   async releaseCountdown(): Promise<void> {
-    await this.state.update('idleCountdown', undefined);
+    await this.state.change('idleCountdown', (claim) => (claim && claim.owner !== this.owner ? claim : undefined));
   }
 }

@@ -42,6 +42,20 @@ describe('idle: the claims windows share', () => {
     assert.equal(await a.claimCountdown(7, lapse + 1, COUNTDOWN_MS), false, 'and now holds against the first window');
   });
 
+  it('a window whose countdown outlasted its claim releases only its own, never the claim another window took', async () => {
+    const store = new MemoryStore();
+    const [a, b, c] = ['session-a', 'session-b', 'session-c'].map((id) => new WindowClaims(new StoredState(store), id));
+    assert.equal(await a!.claimCountdown(7, 0, COUNTDOWN_MS), true);
+    // Window a's dialog stays open past its claim; window b takes the countdown over.
+    const lapse = COUNTDOWN_MS + CLAIM_GRACE_MS;
+    assert.equal(await b!.claimCountdown(7, lapse + 1, COUNTDOWN_MS), true);
+    // Window a's countdown ends now: b still holds the claim, so a third window may not start one.
+    await a!.releaseCountdown();
+    assert.equal(await c!.claimCountdown(7, lapse + 2, COUNTDOWN_MS), false);
+    await b!.releaseCountdown();
+    assert.equal(await c!.claimCountdown(7, lapse + 3, COUNTDOWN_MS), true);
+  });
+
   it("sees both windows' heartbeats, and forgets one that stopped beating", async () => {
     const { store, a, b } = twoWindows();
     await a.heartbeat(1, 0);
