@@ -6,7 +6,7 @@
 //      and prints its listening line, which ends the task's "background" phase;
 //   3. runs until the task is stopped.
 // launch.json hands the host the demo key through GPU_RENTAL_API_KEY, so nothing needs typing.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CACHE_DIR } from './paths';
 import { cleanupOnExit } from './processes';
@@ -15,12 +15,17 @@ import { spawnSimulator } from '../support/simulator';
 
 const PORT = 8791;
 
+/** Points the host's apiUrl at the simulator; a settings file it cannot read as plain JSON is left as it is. */
 function writeUserSettings(file: string, apiUrl: string): void {
   let settings: Record<string, unknown> = {};
-  try {
-    settings = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-  } catch {
-    // No settings yet (or not plain JSON): start from none.
+  if (existsSync(file)) {
+    try {
+      settings = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    } catch {
+      // Comments or trailing commas (VS Code allows both): rewriting would lose them.
+      console.log(`${file} is not plain JSON, so it was left unchanged: set "gpuRental.apiUrl": "${apiUrl}" in it by hand.`);
+      return;
+    }
   }
   settings['gpuRental.apiUrl'] = apiUrl;
   mkdirSync(join(file, '..'), { recursive: true });

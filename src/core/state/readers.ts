@@ -111,9 +111,8 @@ function isPlainObject(raw: unknown): raw is Record<string, unknown> {
 export function recordOf<T>(read: Reader<T>): Reader<Record<string, T>> {
   return (raw, path = '') => {
     if (!isPlainObject(raw)) throw new ReadError(path, 'expected an object');
-    const out: Record<string, T> = {};
-    for (const [key, value] of Object.entries(raw)) out[key] = read(value, at(path, key));
-    return out;
+    // fromEntries defines each key as data, so a stored "__proto__" key stays a plain entry.
+    return Object.fromEntries(Object.entries(raw).map(([key, value]) => [key, read(value, at(path, key))]));
   };
 }
 

@@ -63,6 +63,9 @@ describe('stored-state readers', () => {
     assert.deepEqual(recordOf(recordOf(number))({ 'https://a': { fp: 7 } }), { 'https://a': { fp: 7 } });
     assert.match(problem(recordOf(number), { a: 1, b: 'x' }), /^b: expected a finite number/);
     assert.match(problem(recordOf(number), [1]), /expected an object/);
+    const odd = recordOf(number)(JSON.parse('{"__proto__": 3, "a": 1}'));
+    assert.deepEqual(Object.keys(odd), ['__proto__', 'a'], 'a stored "__proto__" key stays an entry');
+    assert.equal(Object.getPrototypeOf(odd), Object.prototype);
   });
 
   it('read a rent journal entry as it is written, and refuse one without its lease', () => {
