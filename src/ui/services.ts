@@ -14,7 +14,7 @@ import { PortForwards } from '../core/ssh/forward';
 import type { SshConfigManager } from '../core/ssh/manager';
 import type { SshConnector } from '../core/ssh/connector';
 import type { InstanceCleanup } from '../core/ssh/instanceCleanup';
-import { createSsh } from './ssh';
+import { createSsh, type Ssh } from './ssh';
 import { vscodeHandoff, type RemoteHandoff } from './remote';
 import { AccountStatus } from './accountStatus';
 import { SpendGuard } from './spendGuard';
@@ -72,6 +72,8 @@ export class Services implements vscode.Disposable {
   readonly cleanup: InstanceCleanup;
   /** The SSH config files, read from the settings each time (Remote-SSH's configFile may change). */
   readonly sshConfig: () => SshConfigManager;
+  /** How `ssh` reaches a running instance (its entry written first); see createSsh. */
+  readonly sshTarget: Ssh['target'];
   readonly idle: IdleGuard;
 
   constructor(readonly context: vscode.ExtensionContext) {
@@ -115,7 +117,7 @@ export class Services implements vscode.Disposable {
     this.spend = this.own(new SpendGuard(session, this.poller, this.accountStatus, this.state));
     const [prompts, handoff] = [() => this.prompts, () => this.handoff];
     const ssh = this.own(createSsh({ session, poller, forwards: this.forwards, prompts, handoff, logger }));
-    ({ connector: this.connector, cleanup: this.cleanup, sshConfig: this.sshConfig } = ssh);
+    ({ connector: this.connector, cleanup: this.cleanup, sshConfig: this.sshConfig, target: this.sshTarget } = ssh);
     this.idle = this.own(new IdleGuard({ session, poller, forwards: this.forwards, state: this.state, prompts, logger }));
     const refreshViews = () => views.refresh();
     this.own(followSession({ session, poller, costs: this.costs, cleanup: this.cleanup, refreshViews, logger }));

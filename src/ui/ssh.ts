@@ -1,13 +1,15 @@
 import type * as vscode from 'vscode';
+import type { Instance } from '../core/api/instances';
 import type { InstancePoller } from '../core/instances/poller';
 import type { Logger } from '../core/log';
 import { sshProfile } from '../core/session/profiles';
 import type { Session } from '../core/session/session';
-import { SshConnector } from '../core/ssh/connector';
+import { SshConnector, type PreparedHost } from '../core/ssh/connector';
 import type { PortForwards } from '../core/ssh/forward';
 import { InstanceCleanup } from '../core/ssh/instanceCleanup';
 import { findLocalKey } from '../core/ssh/localKeys';
 import { SshConfigManager, sshPaths } from '../core/ssh/manager';
+import type { SshTarget } from '../core/ssh/remote';
 import { config } from './config';
 import type { Prompts } from './prompts';
 import { forgetRemotePlatform, remoteSshConfigFile, type RemoteHandoff } from './remote';
@@ -29,6 +31,18 @@ export interface Ssh extends vscode.Disposable {
   readonly cleanup: InstanceCleanup;
   /** The SSH config files, read from the settings each time (Remote-SSH's configFile may change). */
   readonly sshConfig: () => SshConfigManager;
+  /**
+   * Writes the instance's SSH entry (registering the key when needed) and says how `ssh` reaches
+   * it. The instance must be running; a stopped one has no address (NoSshAddress).
+   */
+  readonly target: (instance: Instance) => Promise<SshTarget>;
+}
+
+/** The ssh arguments that reach a prepared alias: the user's config when the Include is in it, else the host file alone. */
+export function sshArgsForHost(host: PreparedHost, handoff: RemoteHandoff): string[] {
+  if (!host.includeInPlace) return ['-F', host.hostFile];
+  // ssh reads ~/.ssh/config of the account, not of $HOME; pass the file whenever it was chosen.
+  return remoteSshConfigFile(handoff) ? ['-F', host.userConfig] : [];
 }
 
 /**
@@ -49,5 +63,9 @@ export function createSsh(deps: SshDeps): Ssh {
   });
   const cleanup = new InstanceCleanup({ forwards: deps.forwards, connector, forgetRemotePlatform, logger });
   const subscription = deps.poller.onDidUpdate((snapshot) => cleanup.followInstances(snapshot.instances));
-  return { connector, cleanup, sshConfig, dispose: () => subscription.dispose() };
+  const target = async (instance: Instance): Promise<SshTarget> => {
+    const host = await connector.prepare(instance, config.sshConnectVia());
+    return { instanceId: instance.id, alias: host.alias, args: sshArgsForHost(host, deps.handoff()) };
+  };
+  return { connector, cleanup, sshConfig, target, dispose: () => subscription.dispose() };
 }

@@ -10,7 +10,8 @@ import { freeLocalPort, startPortForward, type PortForward } from '../../core/ss
 import { waitForSshBanner } from '../../core/ssh/probe';
 import { remoteFolderUri } from '../../core/ssh/remoteSsh';
 import { config } from '../config';
-import { editorsRemoteSsh, installedRemoteSsh, remoteSshConfigFile, setRemotePlatform } from '../remote';
+import { editorsRemoteSsh, installedRemoteSsh, setRemotePlatform } from '../remote';
+import { sshArgsForHost } from '../ssh';
 import type { InstancePoller } from '../../core/instances/poller';
 import type { Logger } from '../../core/log';
 import type { Session } from '../../core/session/session';
@@ -259,9 +260,7 @@ async function untilSshAnswers(s: ConnectDeps, instance: Instance, host: Prepare
 
 /** The ssh arguments that reach the alias: the user's config when the Include is in it, else the host file alone. */
 export function sshArgsFor(s: ConnectDeps, host: PreparedHost): string[] {
-  if (!host.includeInPlace) return ['-F', host.hostFile];
-  // ssh reads ~/.ssh/config of the account, not of $HOME; pass the file whenever it was chosen.
-  return remoteSshConfigFile(s.handoff()) ? ['-F', host.userConfig] : [];
+  return sshArgsForHost(host, s.handoff());
 }
 
 function openTerminal(s: ConnectDeps, instance: Instance, host: PreparedHost): vscode.Terminal {
