@@ -1,0 +1,91 @@
+import { lastErrorLine, RemoteCommandError, runRemote, type RunRemoteOptions, type SshTarget } from '../ssh/remote';
+import { shellQuote } from '../instances/ssh';
+import { listScript, readLogScript, startScript, STATUS_MARK, stopScript, type StartOptions } from './scripts';
+import { parseStatusLines, type JobStatus } from './status';
+
+/** What the jobs' ssh calls share: a jobs folder other than `~/.gpu-rental/jobs` (tests), and runRemote's options. */
+export interface JobsAt {
+  jobsDir?: string;
+  /** The ssh binary (tests). */
+  ssh?: string;
+  signal?: AbortSignal;
+}
+
+/** `bash -c '<script>'`: the remote login shell may not be bash; the scripts are. */
+export function bashCommand(script: string): string {
+  return `bash -c ${shellQuote(script)}`;
+}
+
+function remoteOptions(at: JobsAt, extra: RunRemoteOptions = {}): RunRemoteOptions {
+  return { ...extra, ...(at.ssh ? { ssh: at.ssh } : {}), ...(at.signal ? { signal: at.signal } : {}) };
+}
+
+function failed(what: string, target: SshTarget, result: { code: number; stderr: string }): RemoteCommandError {
+  const why = lastErrorLine(result.stderr) || `exit code ${result.code}`;
+  const message =
+    result.code === 255
+      ? `GPU Rental: could not reach instance #${target.instanceId} over ssh to ${what} (${why}). Check that it runs, then try again.`
+      : `GPU Rental: could not ${what} on instance #${target.instanceId}: ${why}`;
+  return new RemoteCommandError(message, { ...result, stdout: '' });
+}
+
+/** How the job was started: in tmux, or with setsid (or plain nohup) where tmux is missing. */
+export type StartedWith = 'tmux' | 'setsid' | 'nohup';
+
+/**
+ * Starts the job detached on the instance; the command text goes over ssh's stdin. Resolves once
+ * the wrapper runs (it wrote its pid), with how it was started.
+ */
+export async function startJob(target: SshTarget, command: string, options: StartOptions & JobsAt): Promise<StartedWith> {
+  if (!command.trim()) throw new Error('GPU Rental: the job has no command. Type the command to run, e.g. python3 train.py.');
+  const result = await runRemote(target, bashCommand(startScript(options)), remoteOptions(options, { input: command, timeoutMs: 30_000 }));
+  if (result.code !== 0) throw failed('start the job', target, result);
+  const how = /started (tmux|setsid|nohup)/.exec(result.stdout)?.[1] as StartedWith | undefined;
+  return how ?? 'setsid';
+}
+
+/** Every job on the instance, the oldest first, in one ssh call. */
+export async function listJobs(target: SshTarget, at: JobsAt = {}): Promise<JobStatus[]> {
+  const result = await runRemote(target, bashCommand(listScript(at.jobsDir)), remoteOptions(at, { timeoutMs: 30_000 }));
+  if (result.code !== 0) throw failed('list its jobs', target, result);
+  return parseStatusLines(result.stdout);
+}
+
+/** The job's folder is not on the instance (destroyed and re-rented, or removed by hand). */
+export class JobMissing extends Error {
+  constructor(
+    readonly jobId: string,
+    readonly instanceId: number,
+  ) {
+    super(`GPU Rental: job ${jobId} is not on instance #${instanceId} any more (its folder ~/.gpu-rental/jobs/${jobId} is gone).`);
+    this.name = 'JobMissing';
+  }
+}
+
+/**
+ * Stops the job's command (its whole process group). With `stopInstance` false the wrapper will
+ * not stop the instance at the end even when the job asked for it. Resolves false when it had
+ * already ended.
+ */
+export async function stopJob(target: SshTarget, jobId: string, stopInstance: boolean, at: JobsAt = {}): Promise<boolean> {
+  const result = await runRemote(
+    target,
+    bashCommand(stopScript(jobId, stopInstance, at.jobsDir)),
+    remoteOptions(at, { timeoutMs: 30_000 }),
+  );
+  if (result.code === 3 && result.stderr.includes(`${STATUS_MARK}-MISSING`)) throw new JobMissing(jobId, target.instanceId);
+  if (result.code !== 0) throw failed('stop the job', target, result);
+  return result.stdout.includes('stopped');
+}
+
+/** The job's log from byte `offset`, as text (at most `maxBytes`, 4 MiB by default). */
+export async function readLog(target: SshTarget, jobId: string, offset = 0, at: JobsAt & { maxBytes?: number } = {}): Promise<string> {
+  const result = await runRemote(
+    target,
+    bashCommand(readLogScript(jobId, offset, at.jobsDir)),
+    remoteOptions(at, { timeoutMs: 60_000, maxOutputBytes: at.maxBytes ?? 4 * 1024 * 1024 }),
+  );
+  if (result.code === 3 && result.stderr.includes(`${STATUS_MARK}-MISSING`)) throw new JobMissing(jobId, target.instanceId);
+  if (result.code !== 0) throw failed("read the job's log", target, result);
+  return result.stdout;
+}

@@ -1,0 +1,96 @@
+import { formatClock } from '../format';
+import { isJobId, printable, STATUS_MARK } from './scripts';
+
+/** What a job's folder on the instance says about it (one status line, see scripts.ts). */
+export interface JobStatus {
+  readonly jobId: string;
+  /** Unix seconds, when the wrapper started it. */
+  readonly startedAt: number | undefined;
+  readonly endedAt: number | undefined;
+  /** The command's exit code, once it ended. */
+  readonly exitCode: number | undefined;
+  /** The wrapper still runs (the command, or the wait before it stops the instance). */
+  readonly alive: boolean;
+  /** The instance was to stop when the job ended. */
+  readonly stopAtEnd: boolean;
+  /** What the wrapper recorded about the stop request: `HTTP 200`, or why it did not ask. */
+  readonly stopAnswer: string | undefined;
+  /** Stop Job ran: `keep` (the instance keeps running) or `stop`. */
+  readonly cancelled: 'keep' | 'stop' | undefined;
+  /** The log's size in bytes; undefined when the log is missing. */
+  readonly logBytes: number | undefined;
+  readonly label: string;
+}
+
+/** running: the command runs; exited: it ended with `exitCode`; interrupted: it died with its wrapper (the instance stopped). */
+export type JobPhase = 'running' | 'exited' | 'interrupted';
+
+export function jobPhase(s: JobStatus): JobPhase {
+  if (s.exitCode !== undefined) return 'exited';
+  return s.alive ? 'running' : 'interrupted';
+}
+
+function int(text: string | undefined): number | undefined {
+  return text !== undefined && /^-?\d{1,15}$/.test(text) ? Number(text) : undefined;
+}
+
+/** Reads one status line; undefined when the line is not one (ssh's own warnings share stderr). */
+export function parseStatusLine(line: string): JobStatus | undefined {
+  const f = line.replace(/\r$/, '').split('\t');
+  if (f[0] !== STATUS_MARK || f.length < 11 || !isJobId(f[1] ?? '')) return undefined;
+  const cancelled = f[8] === 'keep' || f[8] === 'stop' ? f[8] : undefined;
+  const bytes = int(f[9]);
+  return {
+    jobId: f[1]!,
+    startedAt: int(f[2]),
+    endedAt: int(f[3]),
+    exitCode: int(f[4]),
+    alive: f[5] === '1',
+    stopAtEnd: f[6] === '1',
+    stopAnswer: f[7] || undefined,
+    cancelled,
+    logBytes: bytes === undefined || bytes < 0 ? undefined : bytes,
+    // What the instance wrote reaches the tree: printable characters only.
+    label: printable(f.slice(10).join(' ')).trim().slice(0, 120) || f[1]!,
+  };
+}
+
+/** Every status line in a listing's output, in the order of their ids (the oldest job first). */
+export function parseStatusLines(text: string): JobStatus[] {
+  return text
+    .split('\n')
+    .map(parseStatusLine)
+    .filter((s): s is JobStatus => s !== undefined)
+    .sort((a, b) => (a.jobId < b.jobId ? -1 : a.jobId > b.jobId ? 1 : 0));
+}
+
+/** The HTTP status the wrapper got when it asked to stop the instance, if it asked. */
+export function stopStatusCode(s: JobStatus): number | undefined {
+  return int(/^HTTP (\d{1,3})$/.exec(s.stopAnswer ?? '')?.[1]);
+}
+
+/** The row's description: "running 12:03", "exited 0 after 1:02:11", "failed (exit 2) after 0:04", "interrupted (the instance stopped)". */
+export function describeJob(s: JobStatus, nowMs: number): string {
+  const phase = jobPhase(s);
+  if (phase === 'running') return s.startedAt === undefined ? 'starting' : `running ${formatClock(nowMs / 1000 - s.startedAt)}`;
+  if (phase === 'interrupted') return 'interrupted (the instance stopped)';
+  const took = s.startedAt !== undefined && s.endedAt !== undefined ? ` after ${formatClock(s.endedAt - s.startedAt)}` : '';
+  if (s.cancelled) return `stopped by you${took}`;
+  return s.exitCode === 0 ? `exited 0${took}` : `failed (exit ${s.exitCode})${took}`;
+}
+
+/** What the end of a job says in a notification: "train.py finished (exit 0) on #123 after 1:02:11". */
+export function jobEndMessage(s: JobStatus, instanceId: number): string {
+  const took = s.startedAt !== undefined && s.endedAt !== undefined ? ` after ${formatClock(s.endedAt - s.startedAt)}` : '';
+  if (jobPhase(s) === 'interrupted') {
+    return `GPU Rental: ${s.label} on #${instanceId} was interrupted: the instance stopped while it ran. Its log stays on the instance; start the instance to read it.`;
+  }
+  if (s.cancelled) return `GPU Rental: ${s.label} on #${instanceId} was stopped${took} (exit ${s.exitCode}).`;
+  const verb = s.exitCode === 0 ? 'finished' : 'failed';
+  return `GPU Rental: ${s.label} ${verb} (exit ${s.exitCode}) on #${instanceId}${took}.`;
+}
+
+/** Whether the wrapper was going to stop the instance at the end (it asks a moment after the command ended). */
+export function stopsInstance(s: JobStatus): boolean {
+  return s.stopAtEnd && s.exitCode !== undefined && s.cancelled !== 'keep';
+}

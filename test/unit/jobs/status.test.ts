@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { isJobId, jobDir, jobLabel, newJobId, startScript } from '../../../src/core/jobs/scripts';
+import {
+  describeJob,
+  jobEndMessage,
+  jobPhase,
+  parseStatusLine,
+  parseStatusLines,
+  stopsInstance,
+  stopStatusCode,
+} from '../../../src/core/jobs/status';
+
+const line = (fields: string[]) => ['GPU-RENTAL-JOB', ...fields].join('\t');
+
+describe('jobs: ids, labels and status lines', () => {
+  it('makes ids of time and random letters that are safe in a path, a tmux name and a shell word', () => {
+    const id = newJobId(Date.UTC(2026, 10, 24, 0, 16, 11), () => 0.999);
+    assert.equal(id, '20261124-001611-999999');
+    assert.ok(isJobId(id));
+    for (const bad of ['', '../x', 'a b', 'A1', 'x;rm', '-x']) assert.equal(isJobId(bad), false, bad);
+    assert.throws(() => jobDir('../etc'), /not a job id/);
+    assert.throws(() => startScript({ jobId: 'x', cwd: '/', label: 'x', stopAtEnd: true, baseUrl: "http://a'b" }), /not a usable base URL/);
+    assert.throws(() => startScript({ jobId: 'x', cwd: '/', label: 'x', stopAtEnd: false, jobsDir: 'relative' }), /absolute/);
+  });
+
+  it('labels a Python job by its script, anything else by its first line', () => {
+    assert.equal(jobLabel('python3 train.py --lr 3e-4'), 'train.py --lr 3e-4');
+    assert.equal(jobLabel('/opt/conda/bin/python -u src/train.py'), 'src/train.py');
+    assert.equal(jobLabel('bash run.sh\necho more'), 'bash run.sh');
+    assert.equal(jobLabel('echo \u001b[31mred'), 'echo  [31mred');
+    assert.equal(jobLabel('   '), 'job');
+  });
+
+  it('reads status lines, ignores anything else, and says what the row says', () => {
+    const text = [
+      'Warning: Permanently added',
+      line(['20261124-000002-bbbbbb', '1000', '', '', '1', '1', '', '', '12', 'train.py']),
+      line(['20261124-000001-aaaaaa', '1000', '4731', '0', '0', '1', 'HTTP 200', '', '40', 'eval.py\u0007']),
+      line(['../bad', '1', '', '', '1', '0', '', '', '1', 'x']),
+      line(['20261124-000003-cccccc', '1000', '', '', '0', '0', '', '', '-1', 'lost']),
+      line(['20261124-000004-dddddd', '1000', '1004', '2', '0', '0', '', 'keep', '3', 'x']),
+    ].join('\n');
+    const [done, running, lost, stopped] = parseStatusLines(text);
+    assert.equal(parseStatusLines(text).length, 4);
+    assert.equal(jobPhase(running!), 'running');
+    assert.equal(describeJob(running!, 1_723_000), 'running 12:03');
+    assert.equal(jobPhase(done!), 'exited');
+    assert.equal(describeJob(done!, 0), 'exited 0 after 1:02:11');
+    assert.equal(done!.label, 'eval.py');
+    assert.equal(stopStatusCode(done!), 200);
+    assert.ok(stopsInstance(done!));
+    assert.equal(jobEndMessage(done!, 123), 'GPU Rental: eval.py finished (exit 0) on #123 after 1:02:11.');
+    assert.equal(describeJob(lost!, 0), 'interrupted (the instance stopped)');
+    assert.equal(lost!.logBytes, undefined);
+    assert.match(jobEndMessage(lost!, 7), /interrupted: the instance stopped while it ran/);
+    assert.equal(describeJob(stopped!, 0), 'stopped by you after 0:04');
+    assert.equal(stopsInstance(stopped!), false);
+    const failed = parseStatusLine(line(['20261124-000005-eeeeee', '10', '12', '2', '0', '0', '', '', '0', 'x']))!;
+    assert.equal(describeJob(failed, 0), 'failed (exit 2) after 0:02');
+    assert.equal(jobEndMessage(failed, 9), 'GPU Rental: x failed (exit 2) on #9 after 0:02.');
+  });
+});
