@@ -9,6 +9,7 @@
 import { parseFaultFlag, type FaultRuleInput } from './faults';
 import { startMarketplace, type MarketplaceOptions } from './server';
 import { SSHD, sshdAvailable } from './sshd';
+import { containersAvailable } from './container';
 
 const USAGE = `usage: marketplace [--port N] [--api-key KEY] [--boot-seconds N] [--state FILE] [--seed N]
                    [--credit USD] [--latency MS] [--fault KIND[:COUNT[:PARAM]]]... [--offers N] [--log-ready-ms MS] [--no-ssh]
@@ -109,9 +110,15 @@ async function main(): Promise<void> {
       ? 'SSH: each running instance gets a real sshd on 127.0.0.1 (proxy and direct ports).'
       : `SSH is off${sshdAvailable() ? ' (--no-ssh)' : `: ${SSHD} is missing (install openssh-server)`}; instances have addresses but nothing answers on them.`,
   );
+  if (options.ssh || options.onstart)
+    console.error(
+      containersAvailable()
+        ? 'Instances: each is a container (own /root, /workspace, /tmp and PID namespace; disk a tmpfs of its size).'
+        : 'Instances: plain process groups with HOME in a folder of their own (containers need root and unshare).',
+    );
   console.error(
     options.onstart
-      ? `Start-up scripts: run with bash as local processes, with CONTAINER_ID and CONTAINER_API_KEY${options.onstartPath?.length ? `; PATH starts with ${options.onstartPath.join(':')}` : ''}.`
+      ? `Start-up scripts: run with bash in each instance's container, with CONTAINER_ID and CONTAINER_API_KEY${options.onstartPath?.length ? `; PATH starts with ${options.onstartPath.join(':')}` : ''}.`
       : 'Start-up scripts are off (--no-onstart): they are only logged.',
   );
 }

@@ -3,14 +3,15 @@
  * one port above `ssh_port` for a Jupyter launch, see proxySshdPort), `public_ipaddr` and the
  * Docker-style `ports` map (the direct path).
  *
- * With an SshdPool, a real sshd listens on these ports while the instance runs (both forms lead to
- * it, so the direct address is 127.0.0.1): `assign` runs when an instance (re)starts booting,
- * `onRunning` when it reaches running, `release` when it stops, fails or is destroyed,
+ * With containers (container.ts), each running instance is a container of its own, and with SSH on
+ * a real sshd in it listens on these ports (both forms lead to it, so the direct address is
+ * 127.0.0.1): `assign` runs when an instance (re)starts booting, `onRunning` when it reaches
+ * running, `release` when it stops or fails, `destroyed` when it is gone (its store goes too),
  * `keysChanged` when a key is attached or detached, and `close` when the simulator stops.
  */
 import type { InstanceState, SshEndpoint } from './model';
 import { hash32 } from './random';
-import type { OnstartRunner } from './onstart';
+import type { Containers } from './container';
 import type { SshdPool } from './sshd';
 
 /**
@@ -37,9 +38,10 @@ export interface AssignRequest {
 export class Network {
   constructor(
     private readonly seed: number,
+    /** Runs the containers of running instances; absent: nothing runs, scripts are only logged. */
+    readonly containers?: Containers,
     private readonly sshd?: SshdPool,
-    /** Runs start-up scripts as local processes; absent: scripts are only logged. */
-    readonly onstart?: OnstartRunner,
+    private readonly report: (line: string) => void = () => {},
   ) {}
 
   get sshEnabled(): boolean {
@@ -69,26 +71,32 @@ export class Network {
     return { sshHost: PROXY_HOST, sshIdx, sshPort, publicIp, directPortStart, directPortEnd, portMap };
   }
 
-  /** The instance reached running: its sshd starts, and its start-up script. */
+  /** The instance reached running: its container starts (sshd, start-up script, Jupyter). */
   onRunning(instance: InstanceState): void {
-    this.sshd?.start(instance);
-    this.onstart?.start(instance);
+    this.containers
+      ?.start(instance)
+      .catch((error: unknown) => this.report(`instance ${instance.id}: container did not start: ${String(error)}`));
   }
 
-  /** The instance stopped, failed or is gone: its sshd stops. */
+  /** The instance stopped or failed: its container ends, its store stays. */
   release(instanceId: number): void {
-    this.sshd?.stop(instanceId);
-    this.onstart?.stop(instanceId);
+    void this.containers?.stop(instanceId);
+  }
+
+  /** The instance is destroyed: its container ends and its store goes. */
+  destroyed(instanceId: number): void {
+    this.containers
+      ?.destroy(instanceId)
+      .catch((error: unknown) => this.report(`instance ${instanceId}: store not removed: ${String(error)}`));
   }
 
   /** A key was attached or detached: authorized_keys follows. */
   keysChanged(instance: InstanceState): void {
-    if (this.sshd?.running(instance.id)) this.sshd.writeKeys(instance);
+    if (this.containers?.isRunning(instance.id)) this.sshd?.writeKeys(instance);
   }
 
   async close(): Promise<void> {
-    this.onstart?.close();
-    await this.sshd?.close();
+    await this.containers?.close();
   }
 }
 

@@ -8,7 +8,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import { SshdPool } from './sshd';
-import { OnstartRunner } from './onstart';
+import { Containers } from './container';
 import { addLog } from './lifecycle';
 import type { AddressInfo, Socket } from 'node:net';
 import { generateOffers, type Offer } from './catalogue';
@@ -124,14 +124,21 @@ class Simulator implements HttpHost {
   constructor(readonly options: MarketplaceOptions) {
     this.store = new Store(options.seed ?? 1, options.bootSeconds ?? 20, options.stateFile);
     if (options.bootSeconds !== undefined) this.store.data.bootSeconds = options.bootSeconds;
-    const onstart = options.onstart
-      ? new OnstartRunner({
-          keyOf: (inst) => this.store.data.keys.find((k) => k.id === inst.apiKeyId && k.deletedAt === null)?.key,
-          log: (inst, line) => addLog(inst, this.now(), line),
-          path: options.onstartPath,
-        })
-      : undefined;
-    this.network = new Network(this.store.data.seed, options.ssh ? new SshdPool((line) => console.error(line)) : undefined, onstart);
+    const sshd = options.ssh ? new SshdPool() : undefined;
+    const report = (line: string) => console.error(line);
+    const containers =
+      options.ssh || options.onstart
+        ? new Containers({
+            keyOf: (inst) => this.store.data.keys.find((k) => k.id === inst.apiKeyId && k.deletedAt === null)?.key,
+            log: (inst, line) => addLog(inst, this.now(), line),
+            report,
+            path: options.onstartPath,
+            sshd,
+            onstart: options.onstart ?? false,
+            jupyterDirOf: (inst) => this.store.data.templates.find((t) => t.id === inst.templateId)?.jupyter_dir,
+          })
+        : undefined;
+    this.network = new Network(this.store.data.seed, containers, sshd, report);
     if (options.ssh || options.onstart) {
       // Real processes (sshd, start-up scripts) start when an instance reaches running, observed or
       // not, as on the service: move instances along on a clock, not only when a request looks.

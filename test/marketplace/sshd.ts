@@ -1,11 +1,12 @@
 /**
- * A real OpenSSH sshd per running instance, on 127.0.0.1: one daemon listening on the instance's
- * proxy port (one above `ssh_port` for a Jupyter launch, see proxySshdPort) and, when it has one,
- * its direct port, with its own host key. authorized_keys holds the keys the instance carries (the
- * account's at creation, plus those attached later), rewritten whenever they change; sshd reads it
- * at each login.
+ * The sshd of each running instance: OpenSSH on 127.0.0.1, listening on the instance's proxy port
+ * (one above `ssh_port` for a Jupyter launch, see proxySshdPort) and, when it has one, its direct
+ * port, with its own host key. authorized_keys holds the keys the instance carries (the account's
+ * at creation, plus those attached later), rewritten whenever they change; sshd reads it at each
+ * login. This module keeps each instance's sshd folder and writes its configuration; the
+ * instance's container (container.ts) runs the daemon inside.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,11 +20,21 @@ export function sshdAvailable(): boolean {
   return existsSync(SSHD) && existsSync('/usr/bin/ssh-keygen');
 }
 
+/** Where the container sees an instance's sshd folder, and what its sessions get. */
+export interface SshdPlacement {
+  /** The folder as the daemon sees it: a private mount in a container, else the host folder. */
+  inside: string;
+  /**
+   * Without a container: the folder sessions get as HOME (a ForceCommand wrapper sets it, since
+   * sshd takes HOME from the password file and SetEnv may not change it).
+   */
+  sessionHome?: string;
+}
+
 export class SshdPool {
   private readonly root = mkdtempSync(join(tmpdir(), 'gpu-rental-sshd-'));
-  private readonly daemons = new Map<number, ChildProcess>();
 
-  constructor(private readonly log: (line: string) => void = () => {}) {
+  constructor() {
     // sshd's privilege separation wants this folder; it exists on a machine that runs sshd itself.
     try {
       mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
@@ -32,7 +43,8 @@ export class SshdPool {
     }
   }
 
-  private dir(id: number): string {
+  /** The instance's sshd folder on the host: host key, authorized_keys, sshd_config. */
+  dir(id: number): string {
     const dir = join(this.root, String(id));
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     return dir;
@@ -43,69 +55,64 @@ export class SshdPool {
     writeFileSync(join(this.dir(inst.id), 'authorized_keys'), inst.sshKeys.map((k) => k.publicKey).join('\n') + '\n', { mode: 0o600 });
   }
 
-  start(inst: InstanceState): void {
-    this.stop(inst.id);
+  /** Makes the host key (once per instance, as a real machine has one), authorized_keys and the configuration. */
+  prepare(inst: InstanceState, placement: SshdPlacement): void {
     const dir = this.dir(inst.id);
     const hostKey = join(dir, 'host_ed25519');
-    // Its own host key, made once per instance, as a real machine has.
     if (!existsSync(hostKey)) execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', `instance-${inst.id}`, '-f', hostKey]);
     this.writeKeys(inst);
+    const inside = placement.inside;
     const ports = [proxySshdPort(inst), inst.endpoint.portMap['22/tcp']].filter((p): p is number => typeof p === 'number');
+    const wrapper = join(dir, 'session.sh');
+    if (placement.sessionHome) {
+      // ForceCommand runs this for every session, sftp included (it comes as its command line).
+      writeFileSync(
+        wrapper,
+        [
+          '#!/bin/sh',
+          `HOME='${placement.sessionHome.replace(/'/g, `'\\''`)}'`,
+          'export HOME',
+          'cd "$HOME" || exit 1',
+          'if [ -n "${SSH_ORIGINAL_COMMAND:-}" ]; then exec "${SHELL:-/bin/sh}" -c "$SSH_ORIGINAL_COMMAND"; fi',
+          'exec "${SHELL:-/bin/sh}" -l',
+          '',
+        ].join('\n'),
+        { mode: 0o755 },
+      );
+    }
     const config = [
       ...ports.map((p) => `Port ${p}`),
       'ListenAddress 127.0.0.1',
-      `HostKey ${hostKey}`,
-      `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`,
-      `PidFile ${join(dir, 'sshd.pid')}`,
+      `HostKey ${join(inside, 'host_ed25519')}`,
+      `AuthorizedKeysFile ${join(inside, 'authorized_keys')}`,
+      `PidFile ${join(inside, 'sshd.pid')}`,
       'StrictModes no',
       'UsePAM no',
       'PasswordAuthentication no',
       'KbdInteractiveAuthentication no',
       'PermitRootLogin prohibit-password',
       'AllowTcpForwarding yes',
-      'Subsystem sftp internal-sftp',
+      ...(placement.sessionHome
+        ? ['Subsystem sftp /usr/lib/openssh/sftp-server', `ForceCommand ${join(inside, 'session.sh')}`]
+        : ['Subsystem sftp internal-sftp']),
       // Probes that read the banner and hang up would otherwise log an error each.
       'LogLevel FATAL',
       '',
     ].join('\n');
     writeFileSync(join(dir, 'sshd_config'), config, { mode: 0o600 });
-    const child = spawn(SSHD, ['-D', '-e', '-f', join(dir, 'sshd_config')], { stdio: ['ignore', 'ignore', 'pipe'] });
-    child.stderr?.on('data', (chunk: Buffer) => this.log(`sshd ${inst.id}: ${chunk.toString('utf8').trim()}`));
-    child.on('error', (error) => this.log(`sshd ${inst.id} could not start: ${error.message}`));
-    child.once('exit', () => {
-      if (this.daemons.get(inst.id) === child) this.daemons.delete(inst.id);
-    });
-    this.daemons.set(inst.id, child);
   }
 
-  stop(id: number): void {
-    const child = this.daemons.get(id);
-    if (!child) return;
-    this.daemons.delete(id);
-    child.kill('SIGTERM');
+  /** The daemon's command line, paths as the daemon sees them. */
+  argv(placement: SshdPlacement): string[] {
+    return [SSHD, '-D', '-e', '-f', join(placement.inside, 'sshd_config')];
   }
 
-  running(id: number): boolean {
-    return this.daemons.has(id);
+  /** The instance is gone: its host key and keys go too. */
+  forget(id: number): void {
+    rmSync(join(this.root, String(id)), { recursive: true, force: true });
   }
 
-  async close(): Promise<void> {
-    const children = [...this.daemons.values()];
-    this.daemons.clear();
-    await Promise.all(
-      children.map(
-        (child) =>
-          new Promise<void>((resolve) => {
-            if (child.exitCode !== null || child.signalCode !== null) return resolve();
-            child.once('exit', () => resolve());
-            child.kill('SIGTERM');
-            setTimeout(() => {
-              child.kill('SIGKILL');
-              resolve();
-            }, 2_000).unref();
-          }),
-      ),
-    );
+  close(): void {
     rmSync(this.root, { recursive: true, force: true });
   }
 }

@@ -66,6 +66,15 @@ export interface MarketplaceControl {
   corruptListed(id: number, change: ListedCorruption | null): void;
   /** Undoes every `corruptListed`. */
   clearCorruption(): void;
+  /**
+   * Where a path inside an instance's container is on this machine (/root, /workspace and /tmp
+   * are its store's); throws when the simulator runs no containers (neither `ssh` nor `onstart`).
+   */
+  containerPath(id: number, path: string): string;
+  /** Whether instances are isolated containers here (root, unshare), not plain process groups. */
+  containersIsolated(): boolean;
+  /** Shrinks (or grows) an instance's disk, for full-disk tests; answers the new size in bytes. */
+  setDiskBytes(id: number, bytes: number): number;
 }
 
 export interface ListedCorruption {
@@ -174,6 +183,23 @@ export function createControl(sim: Sim): MarketplaceControl {
       else spoiled.delete(id);
     },
     clearCorruption: () => corruptions.get(sim)?.clear(),
+    containerPath(id, path) {
+      if (!sim.network.containers) throw fail(400, 'invalid_args', 'This simulator runs no containers (start it with ssh or onstart).');
+      return sim.network.containers.hostPath(id, path);
+    },
+    containersIsolated: () => sim.network.containers?.isolated ?? false,
+    setDiskBytes(id, bytes) {
+      if (!store.instance(id)) throw fail(404, 'not_found', `Instance ${id} not found.`);
+      if (!(bytes > 0)) throw fail(400, 'invalid_args', 'bytes must be positive.');
+      if (!sim.network.containers?.isolated)
+        throw fail(400, 'invalid_args', 'Disks are real only when instances are containers (root, unshare).');
+      try {
+        sim.network.containers.setDiskBytes(id, bytes);
+      } catch (error) {
+        throw fail(400, 'invalid_args', (error as Error).message);
+      }
+      return bytes;
+    },
   };
 }
 
@@ -270,6 +296,11 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
     },
   },
   { method: 'GET', path: '/__control/state', handler: (control) => ok(control.state()) },
+  {
+    method: 'POST',
+    path: '/__control/instances/:id/disk',
+    handler: (control, { params, b }) => ok({ success: true, bytes: control.setDiskBytes(Number(params.id), num(b.bytes) ?? NaN) }),
+  },
   {
     method: 'POST',
     path: '/__control/corrupt',

@@ -142,7 +142,7 @@ function destroy(ctx: Ctx) {
   const { inst, contract } = ownInstance(ctx, id);
   const { sim, now } = ctx;
   closeContract(contract, now);
-  sim.network.release(inst.id);
+  sim.network.destroyed(inst.id);
   const data = sim.store.data;
   data.instances = data.instances.filter((i) => i !== inst);
   for (const v of data.volumes) v.instanceIds = v.instanceIds.filter((x) => x !== id);

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { clientFor, DEMO_KEY, eventually, startSimulator, type Marketplace, instanceIn } from '../../support';
+import { clientFor, containerPath, DEMO_KEY, eventually, startSimulator, type Marketplace, instanceIn } from '../../support';
 
 /** The file's text, or '' while it does not exist yet. */
 const read = (file: string) => {
@@ -13,22 +13,23 @@ const read = (file: string) => {
   }
 };
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
+/** How many processes on this machine have `token` in their command line (a container's pids are its own). */
+const processesWith = (token: string) =>
+  readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        return readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').includes(token);
+      } catch {
+        return false;
+      }
+    }).length;
 
 describe('marketplace: start-up scripts run as local processes', function () {
   this.timeout(30_000);
   let sim: Marketplace;
-  let out: string;
   let bin: string;
   before(async () => {
-    out = mkdtempSync(join(tmpdir(), 'gpu-rental-onstart-test-'));
     bin = mkdtempSync(join(tmpdir(), 'gpu-rental-fakebin-'));
     writeFileSync(join(bin, 'nvidia-smi'), '#!/bin/sh\necho 87\n');
     chmodSync(join(bin, 'nvidia-smi'), 0o755);
@@ -49,12 +50,11 @@ describe('marketplace: start-up scripts run as local processes', function () {
   }
 
   it('runs with the container variables, the user env and the extra PATH first; its output reaches the log', async () => {
-    const file = join(out, 'env.txt');
     const id = await rent(
-      `echo "id=$CONTAINER_ID label=$VAST_CONTAINERLABEL key=\${#CONTAINER_API_KEY} mine=$MY_VAR gpu=$(nvidia-smi) home=$HOME" > ${file}; echo hello from onstart`,
+      `echo "id=$CONTAINER_ID label=$VAST_CONTAINERLABEL key=\${#CONTAINER_API_KEY} mine=$MY_VAR gpu=$(nvidia-smi) home=$HOME" > ~/env.txt; echo hello from onstart`,
       { MY_VAR: 'seven' },
     );
-    const text = await eventually(async () => read(file).trim() || undefined, 'the env file', 10_000);
+    const text = await eventually(async () => read(containerPath(sim, id, '/root/env.txt')).trim() || undefined, 'the env file', 10_000);
     assert.match(text, new RegExp(`^id=${id} label=C\\.${id} key=\\d+ mine=seven gpu=87 home=/\\S+$`));
     assert.doesNotMatch(text, /key=0 /, 'the instance key is there');
     await eventually(
@@ -66,34 +66,33 @@ describe('marketplace: start-up scripts run as local processes', function () {
   });
 
   it('kills the script and its children on stop, and runs it again on start', async () => {
-    const pids = join(out, 'pids.txt');
-    const id = await rent(`sleep 1000 & echo $! >> ${pids}; wait`);
-    const first = Number(await eventually(async () => read(pids).trim().split('\n')[0] || undefined, 'the pid', 5_000));
-    assert.ok(alive(first));
+    // A sleep no other process on this machine runs: the container's pids are not the host's.
+    const token = `1000.${process.pid}${Date.now() % 1000}`;
+    const id = await rent(`sleep ${token} & echo $! >> ~/pids.txt; wait`);
+    const pids = () =>
+      read(containerPath(sim, id, '/root/pids.txt'))
+        .trim()
+        .split('\n');
+    await eventually(async () => pids()[0] || undefined, 'the pid', 5_000);
+    await eventually(async () => processesWith(token) === 1 || undefined, 'the child to run', 5_000);
     await api().instances.stop(id);
-    await eventually(async () => !alive(first) || undefined, 'the child to die', 5_000);
+    await eventually(async () => processesWith(token) === 0 || undefined, 'the child to die', 5_000);
     await api().instances.start(id);
     // The simulator moves instances along when they are looked at, as the extension's poller does.
-    await eventually(
-      async () => (await api().instances.show(id), read(pids).trim().split('\n').length === 2 || undefined),
-      'a second run',
-      10_000,
-    );
-    const second = Number(read(pids).trim().split('\n')[1]);
-    assert.ok(alive(second));
+    await eventually(async () => (await api().instances.show(id), pids().length === 2 || undefined), 'a second run', 10_000);
+    await eventually(async () => processesWith(token) === 1 || undefined, 'the second child to run', 5_000);
     await api().instances.destroy(id);
-    await eventually(async () => !alive(second) || undefined, 'destroy kills it', 5_000);
+    await eventually(async () => processesWith(token) === 0 || undefined, 'destroy kills it', 5_000);
   });
 
   it('lets a script stop its own instance with CONTAINER_API_KEY, and that key reaches nothing else', async () => {
-    const keyFile = join(out, 'key.txt');
     const other = await rent('true');
     const id = await rent(
-      `printf %s "$CONTAINER_API_KEY" > ${keyFile}; sleep 1; node -e 'fetch(process.argv[1], {method: "PUT", headers: {authorization: "Bearer " + process.env.CONTAINER_API_KEY, "content-type": "application/json"}, body: JSON.stringify({state: "stopped"})}).then(r => console.log("stop answered", r.status))' "${'$'}{URL}/api/v0/instances/$CONTAINER_ID/"`,
+      `printf %s "$CONTAINER_API_KEY" > ~/key.txt; sleep 1; node -e 'fetch(process.argv[1], {method: "PUT", headers: {authorization: "Bearer " + process.env.CONTAINER_API_KEY, "content-type": "application/json"}, body: JSON.stringify({state: "stopped"})}).then(r => console.log("stop answered", r.status))' "${'$'}{URL}/api/v0/instances/$CONTAINER_ID/"`,
       { URL: sim.url },
     );
     await instanceIn(api(), id, 'stopped', 10_000);
-    const key = read(keyFile);
+    const key = read(containerPath(sim, id, '/root/key.txt'));
     const own = clientFor(sim.url, key).client;
     assert.equal((await own.instances.show(id)).id, id);
     await assert.rejects(own.instances.stop(other), (e: { kind?: string }) => e.kind === 'forbidden');

@@ -1,0 +1,392 @@
+/**
+ * Each instance is a container of its own while it runs, as on the service: the simulator starts
+ * one process tree per running instance whose first process (a small bash init) starts the
+ * instance's sshd, its start-up script (`onstart`) and, for a Jupyter launch, a Jupyter server.
+ *
+ * With root and `unshare` (CI, the dev container), the tree lives in new mount and PID
+ * namespaces: the init is PID 1; /root, /workspace and /tmp are the instance's own (bind mounts
+ * of its store), /run is private, /proc shows only the container. Everything a session starts
+ * (`setsid nohup`, a tmux server) is in that PID namespace, so stopping the instance kills the init
+ * and the kernel kills the rest. The store is a tmpfs on the host, `<root>/<id>/fs`, sized to the
+ * rented disk (`df` inside shows it; a full disk is real), kept across stop and start, removed at
+ * destroy and when the simulator stops.
+ *
+ * Without them (a laptop, not root) the same init runs as a plain process group: HOME (the
+ * script's, the Jupyter server's and, through a ForceCommand wrapper, each SSH session's) is the
+ * store's `root` folder, but /root, /workspace and /tmp are the machine's own and a `setsid` job
+ * outlives the instance. `containersAvailable()` says which; tests that need isolation check it.
+ *
+ * The container's variables (CONTAINER_ID, CONTAINER_API_KEY: the instance's own key,
+ * VAST_CONTAINERLABEL, PUBLIC_IPADDR, VAST_TCP_PORT_22, the instance's env) are the init's own
+ * environment, readable at /proc/1/environ; an SSH session does not inherit them, as on the
+ * service. An image whose name contains `minimal` has no rsync and no tmux (see MINIMAL_TOOLS).
+ */
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, posix } from 'node:path';
+import type { InstanceState } from './model';
+import type { SshdPlacement, SshdPool } from './sshd';
+
+/** The Jupyter server the simulator runs for a Jupyter launch (Debian's jupyter-server). */
+export const JUPYTER_SERVER = process.env.GPU_RENTAL_JUPYTER_SERVER ?? '/usr/bin/jupyter-server';
+
+/** Tools an image whose name contains `minimal` lacks, as a bare image would. */
+export const MINIMAL_TOOLS = ['rsync', 'tmux'] as const;
+
+/** The PATH of container processes: the extra folders, then the usual system folders. */
+const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+/** Where the init mounts the instance's sshd folder (under the container's private /run). */
+const SSHD_INSIDE = '/run/gpu-rental/sshd';
+
+let probed: boolean | undefined;
+
+/**
+ * Whether instances can be real containers here: root, `unshare` and `mount`, and the kernel lets
+ * us make mount and PID namespaces (a locked-down container may not). Asked once.
+ */
+export function containersAvailable(): boolean {
+  if (probed !== undefined) return probed;
+  if (process.env.GPU_RENTAL_CONTAINERS === 'off' || process.getuid?.() !== 0) return (probed = false);
+  if (!existsSync('/usr/bin/unshare') || !existsSync('/usr/bin/mount')) return (probed = false);
+  const trial = spawnSync('/usr/bin/unshare', ['--mount', '--pid', '--fork', '--propagation', 'private', 'true'], { timeout: 5_000 });
+  return (probed = trial.status === 0);
+}
+
+/** Whether an instance of this image lacks the tools in MINIMAL_TOOLS. */
+export function isMinimalImage(image: string): boolean {
+  return /minimal/i.test(image);
+}
+
+// PID 1 of a container. Positional arguments (kept out of the environment, which is the
+// container's): 1 store, 2 isolate (1|0), 3 sshd folder on the host ('' for none), 4 sshd command
+// line, 5 start-up script ('' for none), 6 extra PATH folders (':'-separated), 7 minimal (1|0),
+// 8 Jupyter port ('' for none), 9 token, 10 Jupyter folder. File descriptors: 1 notices for the
+// simulator, 2 sshd's errors, 3 and 4 the script's stdout and stderr, 5 the Jupyter server's log.
+const INIT = String.raw`
+store=$1 isolate=$2 sshd_dir=$3 sshd_cmd=$4 script=$5 extra=$6 minimal=$7 jport=$8 jtoken=$9 jdir=${'$'}{10}
+if [ "$isolate" = 1 ]; then
+  set -e
+  mount --bind "$store/root" /root
+  mount --bind "$store/workspace" /workspace
+  mount -t tmpfs -o mode=0755,size=16m gpu-rental-run /run
+  mkdir -p /run/sshd /run/gpu-rental/sshd
+  if [ -n "$sshd_dir" ]; then mount --bind "$sshd_dir" /run/gpu-rental/sshd; fi
+  # Extra PATH folders under /tmp or /run would vanish under the private ones: keep them aside, then put them back.
+  i=0
+  IFS=:
+  for d in $extra; do
+    case $d in /tmp/*|/run/*) mkdir -p "/run/gpu-rental/path/$i"; mount --bind "$d" "/run/gpu-rental/path/$i" ;; esac
+    i=$((i + 1))
+  done
+  mount --bind "$store/tmp" /tmp
+  i=0
+  for d in $extra; do
+    case $d in /tmp/*|/run/*) mkdir -p "$d"; mount --bind "/run/gpu-rental/path/$i" "$d" ;; esac
+    i=$((i + 1))
+  done
+  unset IFS
+  if [ "$minimal" = 1 ]; then
+    : > /run/gpu-rental/absent
+    chmod 0644 /run/gpu-rental/absent
+    for tool in ${MINIMAL_TOOLS.join(' ')}; do
+      for p in $(type -ap "$tool"); do mount --bind /run/gpu-rental/absent "$p"; done
+    done
+  fi
+  set +e
+fi
+cd "$HOME" || cd /
+exec </dev/null
+if [ -n "$sshd_dir" ]; then eval "$sshd_cmd" 1>/dev/null 3>&- 4>&- 5>&- & fi
+if [ -n "$script" ]; then
+  (bash -c "$script" 1>&3 2>&4 3>&- 4>&- 5>&-; echo "onstart-exit $?") &
+fi
+if [ -n "$jport" ]; then
+  (cd "$jdir" 2>/dev/null || cd /; exec ${JUPYTER_SERVER} --ServerApp.token="$jtoken" --ServerApp.port="$jport" --ServerApp.port_retries=0 \
+    --ServerApp.ip=127.0.0.1 --no-browser --allow-root --ServerApp.root_dir="$jdir") 1>&5 2>&5 3>&- 4>&- 5>&- &
+fi
+exec 3>&- 4>&- 5>&-
+echo ready
+while :; do wait; sleep 1; done
+`;
+
+export interface ContainerOptions {
+  /** The instance's own API key (what CONTAINER_API_KEY holds). */
+  keyOf: (inst: InstanceState) => string | undefined;
+  /** Appends a line to the instance's log. */
+  log: (inst: InstanceState, line: string) => void;
+  /** Messages for whoever runs the simulator (sshd's errors). */
+  report?: (line: string) => void;
+  /** Folders put before PATH (a fake nvidia-smi, say). */
+  path?: string[];
+  /** Runs each instance's sshd. */
+  sshd?: SshdPool;
+  /** Runs start-up scripts. */
+  onstart: boolean;
+  /** The Jupyter folder of an instance (its template's `jupyter_dir`); default /workspace. */
+  jupyterDirOf?: (inst: InstanceState) => string | null | undefined;
+  /** Real namespaces; default containersAvailable(). */
+  isolate?: boolean;
+}
+
+interface Running {
+  child: ChildProcess;
+  /** Resolves when the init has exited. */
+  exited: Promise<void>;
+  jupyterPort?: number;
+}
+
+export class Containers {
+  /** Stores, sshd folders and logs, one folder per instance. */
+  readonly root = mkdtempSync(join(tmpdir(), 'gpu-rental-sim-'));
+  /**
+   * Each instance's HOME seen from the host (a link to its store's `root`), in the folder the
+   * start-up scripts used before containers, where host-side tools and tests look for what a
+   * script wrote to ~.
+   */
+  private readonly homes = mkdtempSync(join(tmpdir(), 'gpu-rental-onstart-'));
+  readonly isolated: boolean;
+  private readonly running = new Map<number, Running>();
+  private readonly mounted = new Set<number>();
+  /** Bumped by every start and stop: a start that awaited something gives up when it is stale. */
+  private readonly generation = new Map<number, number>();
+  private closed = false;
+
+  constructor(private readonly options: ContainerOptions) {
+    this.isolated = options.isolate ?? containersAvailable();
+    // The mount point of every container's /workspace; empty on the host.
+    if (this.isolated) mkdirSync('/workspace', { recursive: true });
+  }
+
+  /** The instance's store on the host: `root/`, `workspace/`, `tmp/`. */
+  store(id: number): string {
+    return join(this.root, String(id), 'fs');
+  }
+
+  /**
+   * The host path of a path inside the instance's container: /root, /workspace and /tmp are its
+   * store's; any other path is the machine's own (a container shares the rest of the file system).
+   */
+  hostPath(id: number, containerPath: string): string {
+    const p = posix.normalize(containerPath);
+    for (const top of ['root', 'workspace', 'tmp']) {
+      if (p === `/${top}` || p.startsWith(`/${top}/`)) return join(this.store(id), top, p.slice(top.length + 1));
+    }
+    return p;
+  }
+
+  /** The folder an instance's HOME is on the host (what `~` is in its script and sessions). */
+  home(id: number): string {
+    return join(this.store(id), 'root');
+  }
+
+  isRunning(id: number): boolean {
+    return this.running.has(id);
+  }
+
+  /** The host port of the instance's Jupyter server while it runs. */
+  jupyterPort(id: number): number | undefined {
+    return this.running.get(id)?.jupyterPort;
+  }
+
+  /** Makes the store once per instance: a tmpfs of the disk's size when isolated, a folder otherwise. */
+  private ensureStore(inst: InstanceState): string {
+    const fs = this.store(inst.id);
+    if (this.mounted.has(inst.id) || (!this.isolated && existsSync(fs))) return fs;
+    mkdirSync(fs, { recursive: true, mode: 0o755 });
+    if (this.isolated) {
+      const bytes = Math.max(1, Math.round(inst.diskGb * 1024 ** 3));
+      execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${bytes},mode=0755`, `gpu-rental-${inst.id}`, fs]);
+      this.mounted.add(inst.id);
+    }
+    mkdirSync(join(fs, 'root'), { mode: 0o700 });
+    mkdirSync(join(fs, 'workspace'), { mode: 0o755 });
+    mkdirSync(join(fs, 'tmp'));
+    chmodSync(join(fs, 'tmp'), 0o1777);
+    try {
+      symlinkSync(join(fs, 'root'), join(this.homes, String(inst.id)));
+    } catch {
+      // already linked
+    }
+    return fs;
+  }
+
+  /** Resizes the store (a full disk for tests). Only while the store exists, and only with a tmpfs. */
+  setDiskBytes(id: number, bytes: number): void {
+    if (!this.mounted.has(id)) throw new Error(`instance ${id} has no container disk (it never ran, or containers are off here)`);
+    execFileSync('mount', ['-o', `remount,size=${Math.max(4096, Math.round(bytes))}`, this.store(id)]);
+  }
+
+  /** Starts the container of an instance that reached running. */
+  async start(inst: InstanceState): Promise<void> {
+    const generation = this.bump(inst.id);
+    await this.end(inst.id);
+    const jupyter = /jupyter/.test(inst.runtype) && existsSync(JUPYTER_SERVER);
+    const port = jupyter ? (inst.endpoint.portMap['8080/tcp'] ?? (await freePort())) : undefined;
+    if (this.closed || this.generation.get(inst.id) !== generation) return;
+    const fs = this.ensureStore(inst);
+    const sshd = this.options.sshd;
+    const placement: SshdPlacement = this.isolated ? { inside: SSHD_INSIDE } : { inside: '', sessionHome: join(fs, 'root') };
+    let sshdDir = '';
+    let sshdCmd = '';
+    if (sshd) {
+      sshdDir = sshd.dir(inst.id);
+      if (!this.isolated) placement.inside = sshdDir;
+      sshd.prepare(inst, placement);
+      sshdCmd = sshd
+        .argv(placement)
+        .map((a) => `'${a.replace(/'/g, `'\\''`)}'`)
+        .join(' ');
+    }
+    const script = this.options.onstart ? (inst.onstart?.trim() ? inst.onstart : '') : '';
+    if (!sshd && !script && port === undefined) return;
+    const extra = this.options.path ?? [];
+    const home = this.isolated ? '/root' : join(fs, 'root');
+    const userEnv = Object.fromEntries(inst.env.filter(([k]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k)));
+    const env: NodeJS.ProcessEnv = {
+      ...userEnv,
+      PATH: [...extra, SYSTEM_PATH].join(':'),
+      HOME: home,
+      LANG: 'C.UTF-8',
+      CONTAINER_ID: String(inst.id),
+      CONTAINER_API_KEY: this.options.keyOf(inst) ?? '',
+      VAST_CONTAINERLABEL: `C.${inst.id}`,
+      PUBLIC_IPADDR: inst.endpoint.publicIp,
+      ...(inst.endpoint.portMap['22/tcp'] ? { VAST_TCP_PORT_22: String(inst.endpoint.portMap['22/tcp']) } : {}),
+    };
+    const jdir = this.options.jupyterDirOf?.(inst) || '/workspace';
+    const args = [
+      '-c',
+      INIT,
+      'gpu-rental-init',
+      fs,
+      this.isolated ? '1' : '0',
+      sshdDir,
+      sshdCmd,
+      script,
+      extra.join(':'),
+      isMinimalImage(inst.image) ? '1' : '0',
+      port === undefined ? '' : String(port),
+      inst.jupyterToken,
+      this.isolated ? jdir : this.hostPath(inst.id, jdir),
+    ];
+    const jupyterLog = openSync(join(this.root, String(inst.id), 'jupyter.log'), 'a');
+    const stdio: Array<'ignore' | 'pipe' | number> = ['ignore', 'pipe', 'pipe', 'pipe', 'pipe', jupyterLog];
+    const child = this.isolated
+      ? spawn(
+          '/usr/bin/unshare',
+          ['--mount', '--pid', '--fork', '--kill-child', '--mount-proc', '--propagation', 'private', '/bin/bash', ...args],
+          { env, stdio, cwd: '/' },
+        )
+      : spawn('/bin/bash', args, { env, stdio, cwd: '/', detached: true });
+    closeSync(jupyterLog);
+    const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+    this.running.set(inst.id, { child, exited, jupyterPort: port });
+    const lines = (stream: NodeJS.ReadableStream | null | undefined, each: (line: string) => void) => {
+      let rest = '';
+      stream?.setEncoding('utf8');
+      stream?.on('data', (chunk: string) => {
+        const all = (rest + chunk).split('\n');
+        rest = all.pop() ?? '';
+        for (const line of all) each(line);
+      });
+    };
+    const [, out, err, scriptOut, scriptErr] = child.stdio as Array<NodeJS.ReadableStream | null>;
+    lines(out, (line) => {
+      const exit = /^onstart-exit (\d+)$/.exec(line);
+      if (exit) this.options.log(inst, `onstart: exited with code ${exit[1]}`);
+    });
+    lines(err, (line) => this.options.report?.(`instance ${inst.id}: ${line}`));
+    lines(scriptOut, (line) => this.options.log(inst, `onstart stdout: ${line.slice(0, 500)}`));
+    lines(scriptErr, (line) => this.options.log(inst, `onstart stderr: ${line.slice(0, 500)}`));
+    child.on('error', (error) => this.options.log(inst, `container: could not start: ${error.message}`));
+    child.once('close', () => {
+      if (this.running.get(inst.id)?.child === child) this.running.delete(inst.id);
+    });
+  }
+
+  /**
+   * Ends the container: with namespaces, killing `unshare` kills the init (--kill-child), and the
+   * kernel kills everything else in its PID namespace; without, the init's process group gets
+   * SIGTERM, then SIGKILL. Resolves when the init has gone.
+   */
+  stop(id: number): Promise<void> {
+    this.bump(id);
+    return this.end(id);
+  }
+
+  private bump(id: number): number {
+    const next = (this.generation.get(id) ?? 0) + 1;
+    this.generation.set(id, next);
+    return next;
+  }
+
+  private async end(id: number): Promise<void> {
+    const run = this.running.get(id);
+    if (!run) return;
+    this.running.delete(id);
+    const { child } = run;
+    if (child.pid === undefined) return;
+    if (this.isolated) {
+      child.kill('SIGKILL');
+    } else {
+      const group = -child.pid;
+      try {
+        process.kill(group, 'SIGTERM');
+      } catch {
+        return;
+      }
+      setTimeout(() => {
+        try {
+          process.kill(group, 'SIGKILL');
+        } catch {
+          // gone
+        }
+      }, 2_000).unref();
+    }
+    await run.exited;
+  }
+
+  /** The instance is gone: its container stops and its store goes. */
+  async destroy(id: number): Promise<void> {
+    await this.stop(id);
+    this.options.sshd?.forget(id);
+    try {
+      unlinkSync(join(this.homes, String(id)));
+    } catch {
+      // never linked
+    }
+    this.removeStore(id);
+  }
+
+  private removeStore(id: number): void {
+    if (this.mounted.delete(id)) {
+      // Lazy: a process of the dying container may still hold it for a moment.
+      spawnSync('umount', ['-l', this.store(id)]);
+    }
+    rmSync(join(this.root, String(id)), { recursive: true, force: true });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.running.keys()].map((id) => this.stop(id)));
+    for (const id of [...this.mounted]) this.removeStore(id);
+    rmSync(this.root, { recursive: true, force: true });
+    rmSync(this.homes, { recursive: true, force: true });
+    this.options.sshd?.close();
+  }
+}
+
+/** A port nobody listens on now (the Jupyter server of an instance without a mapped 8080). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
