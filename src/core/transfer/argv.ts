@@ -1,0 +1,110 @@
+/**
+ * The command lines of a transfer: rsync over the instance's ssh alias, and the tar pipes used when
+ * either side has no rsync. Pure functions, so each word can be checked in a test.
+ */
+import { shellQuote } from '../instances/ssh';
+import { sshArgv, type SshTarget } from '../ssh/remote';
+
+/**
+ * One word for rsync's `-e` parser, which splits on spaces and honours single and double quotes
+ * but not backslashes; a quote is doubled inside quotes of its kind.
+ */
+export function rsyncShellWord(word: string): string {
+  if (/^[A-Za-z0-9@%+=:,./_-]+$/.test(word)) return word;
+  return `'${word.replace(/'/g, "''")}'`;
+}
+
+/** The `-e` value: ssh with the target's arguments and the batch options, every word quoted for rsync; the alias comes from the path. */
+export function rsyncRemoteShell(target: SshTarget, ssh = 'ssh'): string {
+  return [ssh, ...sshArgv(target).slice(0, -1)].map(rsyncShellWord).join(' ');
+}
+
+/** rsync patterns from the setting, each one an `--exclude`; blank entries and ones with control characters are dropped. */
+export function excludeArgs(patterns: readonly string[]): string[] {
+  return cleanPatterns(patterns).map((p) => `--exclude=${p}`);
+}
+
+/** The usable exclude patterns, trimmed. */
+export function cleanPatterns(patterns: readonly string[]): string[] {
+  // eslint-disable-next-line no-control-regex
+  return patterns.map((p) => p.trim()).filter((p) => p && !/[\u0000-\u001f\u007f]/.test(p));
+}
+
+/** What every rsync run shares: archive, compressed, resumable, one overall percent, a summary at the end. */
+export const RSYNC_FLAGS: readonly string[] = [
+  '--archive',
+  '--compress',
+  '--partial',
+  '--info=progress2',
+  '--no-inc-recursive',
+  '--stats',
+  // Paths go over the protocol as they are, never through the remote shell.
+  '--protect-args',
+];
+
+export interface UploadSpec {
+  /** The local folder whose contents are sent. */
+  readonly localDir: string;
+  /** The checked remote folder they go into (created when missing). */
+  readonly remoteDir: string;
+  /** rsync patterns from gpuRental.sync.exclude. */
+  readonly excludes: readonly string[];
+}
+
+/**
+ * `rsync` arguments that make `remoteDir` hold what `localDir` holds, minus the excludes and what
+ * each folder's `.gitignore` names. The remote rsync is started after `mkdir -p`, so a new
+ * destination folder and its parents are made.
+ */
+export function rsyncUploadArgv(target: SshTarget, spec: UploadSpec, options: { ssh?: string; extra?: readonly string[] } = {}): string[] {
+  return [
+    ...RSYNC_FLAGS,
+    ...(options.extra ?? []),
+    '-e',
+    rsyncRemoteShell(target, options.ssh),
+    `--rsync-path=mkdir -p -- ${shellQuote(spec.remoteDir)} && rsync`,
+    ...excludeArgs(spec.excludes),
+    '--filter=:- .gitignore',
+    '--',
+    `${spec.localDir.replace(/\/+$/, '')}/`,
+    `${target.alias}:${spec.remoteDir}/`,
+  ];
+}
+
+/** `rsync` arguments that copy the remote file or folder `remotePath` into the local folder `intoDir` (as `intoDir/<name>`). */
+export function rsyncDownloadArgv(
+  target: SshTarget,
+  remotePath: string,
+  intoDir: string,
+  options: { ssh?: string; extra?: readonly string[] } = {},
+): string[] {
+  return [
+    ...RSYNC_FLAGS,
+    ...(options.extra ?? []),
+    '-e',
+    rsyncRemoteShell(target, options.ssh),
+    '--',
+    `${target.alias}:${remotePath}`,
+    `${intoDir}/`,
+  ];
+}
+
+/**
+ * Local `tar` arguments that write the listed files (NUL-separated on stdin, chosen by GPU Rental
+ * with the excludes and .gitignore applied) as an uncompressed stream on stdout, which GPU Rental
+ * counts and compresses. Names are taken verbatim, so one starting with `-` is a name.
+ */
+export function tarCreateArgv(localDir: string): string[] {
+  return ['-c', '-f', '-', '-C', localDir, '--null', '--no-recursion', '--verbatim-files-from', '-T', '-'];
+}
+
+/** The remote side of a tar upload: make the folder, unpack stdin into it. */
+export function tarUnpackRemoteCommand(remoteDir: string, gzip: boolean): string {
+  const dir = shellQuote(remoteDir);
+  return `mkdir -p -- ${dir} && tar -x${gzip ? 'z' : ''}f - -C ${dir}`;
+}
+
+/** The remote side of a tar download: `remotePath` packed from its parent folder, so it unpacks as `<name>`. */
+export function tarPackRemoteCommand(parent: string, name: string, gzip: boolean): string {
+  return `cd -- ${shellQuote(parent)} && tar -cf - -- ${shellQuote(name)}${gzip ? ' | gzip -c' : ''}`;
+}

@@ -1,0 +1,108 @@
+/**
+ * How a transfer's progress reads: rsync's `--info=progress2` lines parsed, sizes and rates in
+ * decimal units (what disks and networks are sold in), and one line for the notification.
+ */
+
+/** Where a transfer is: bytes done, the total when known, and a recent rate. */
+export interface TransferProgress {
+  readonly bytes: number;
+  /** The whole transfer's size, when known (rsync's overall percent, or a size measured first). */
+  readonly total?: number;
+  /** 0..100, overall. */
+  readonly percent?: number;
+  /** Bytes per second over the last few seconds. */
+  readonly bytesPerSecond?: number;
+}
+
+/** One `--info=progress2` line: bytes so far (whole transfer), the overall percent, files still to check. */
+export interface RsyncProgressLine {
+  readonly bytes: number;
+  readonly percent: number;
+  readonly toCheck?: number;
+  readonly totalFiles?: number;
+}
+
+// "     84,123,456  42%   31.20MB/s    0:00:03 (xfr#12, to-chk=1988/2000)"; the thousands separator
+// is ',' or, in locales whose decimal point is ',', '.'.
+const PROGRESS2 =
+  /^\s*(\d{1,3}(?:[,.]\d{3})*|\d+)\s+(\d{1,3})%\s+\S+\s+\d+:\d{2}:\d{2}(?:\s+\(xfr#\d+,\s*(?:ir|to)-chk=(\d+)\/(\d+)\))?\s*$/;
+
+/** Parses one progress line rsync wrote (split on `\r` and `\n`); undefined for any other line. */
+export function parseRsyncProgress(line: string): RsyncProgressLine | undefined {
+  const m = PROGRESS2.exec(line);
+  if (!m) return undefined;
+  const bytes = Number(m[1]!.replace(/[,.]/g, ''));
+  const percent = Math.min(100, Number(m[2]));
+  if (!Number.isFinite(bytes)) return undefined;
+  return m[3] === undefined ? { bytes, percent } : { bytes, percent, toCheck: Number(m[3]), totalFiles: Number(m[4]) };
+}
+
+/** What `--stats` says at the end: files actually sent and their bytes. */
+export interface RsyncStats {
+  readonly filesTransferred: number;
+  readonly bytesTransferred: number;
+}
+
+/** Reads rsync's `--stats` block; numbers it did not print are 0. */
+export function parseRsyncStats(output: string): RsyncStats {
+  const number = (label: RegExp): number => {
+    const m = label.exec(output);
+    return m ? Number(m[1]!.replace(/[,.]/g, '')) : 0;
+  };
+  return {
+    filesTransferred: number(/Number of regular files transferred:\s*([\d,.]+)/),
+    bytesTransferred: number(/Total transferred file size:\s*([\d,.]+)/),
+  };
+}
+
+const UNITS = ['B', 'kB', 'MB', 'GB', 'TB', 'PB'];
+
+/** 512 → "512 B", 84_123_456 → "84.1 MB", 200_000_000 → "200 MB", 1.2e9 → "1.2 GB". */
+export function formatBytes(bytes: number): string {
+  if (!Number.isFinite(bytes) || bytes < 0) return '? B';
+  let value = bytes;
+  let unit = 0;
+  while (value >= 999.5 && unit < UNITS.length - 1) {
+    value /= 1000;
+    unit++;
+  }
+  if (unit === 0) return `${Math.round(value)} B`;
+  return `${value < 99.95 ? value.toFixed(1) : Math.round(value).toString()} ${UNITS[unit]}`;
+}
+
+/** 31_200_000 → "31.2 MB/s". */
+export function formatRate(bytesPerSecond: number): string {
+  return `${formatBytes(bytesPerSecond)}/s`;
+}
+
+/** "42% · 84.1 MB of 200 MB · 31.2 MB/s", leaving out what is not known yet. */
+export function describeProgress(p: TransferProgress): string {
+  const parts: string[] = [];
+  if (p.percent !== undefined) parts.push(`${Math.floor(p.percent)}%`);
+  parts.push(p.total !== undefined ? `${formatBytes(p.bytes)} of ${formatBytes(p.total)}` : formatBytes(p.bytes));
+  if (p.bytesPerSecond !== undefined) parts.push(formatRate(p.bytesPerSecond));
+  return parts.join(' · ');
+}
+
+/**
+ * A rate over the last `windowMs` of samples, so a pause shows as a falling rate rather than the
+ * average since the start.
+ */
+export class RateMeter {
+  private readonly samples: { t: number; bytes: number }[] = [];
+
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly windowMs = 3_000,
+  ) {}
+
+  /** Records `bytes` done now; returns the rate, undefined until two samples lie apart in time. */
+  sample(bytes: number): number | undefined {
+    const t = this.now();
+    this.samples.push({ t, bytes });
+    while (this.samples.length > 2 && t - this.samples[0]!.t > this.windowMs) this.samples.shift();
+    const first = this.samples[0]!;
+    const span = t - first.t;
+    return span > 0 ? Math.max(0, ((bytes - first.bytes) * 1000) / span) : undefined;
+  }
+}

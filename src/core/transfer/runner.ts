@@ -1,0 +1,538 @@
+/**
+ * Runs uploads and downloads: rsync over the instance's ssh alias when both sides have it, else a
+ * tar pipe over ssh, with progress events, Cancel through an AbortSignal, and downloads written to
+ * a temporary name that is renamed only when everything arrived.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { lstat, mkdir, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Transform, type Readable, type Writable } from 'node:stream';
+import { createGunzip, createGzip } from 'node:zlib';
+import { runRemote, sshArgv, type SshTarget } from '../ssh/remote';
+import { cleanPatterns, rsyncDownloadArgv, rsyncUploadArgv, tarCreateArgv, tarPackRemoteCommand, tarUnpackRemoteCommand } from './argv';
+import { classifyFailure, TransferError, withDiskFigures, type FailedRun } from './errors';
+import { ignoreRules, isIgnoredWithFolders, keptFiles } from './ignore';
+import { parseRsyncProgress, parseRsyncStats, RateMeter, type TransferProgress } from './progress';
+import {
+  checkRemotePath,
+  diskFreeCommand,
+  listCommand,
+  parseDiskFree,
+  parseListing,
+  parseProbe,
+  probeCommand,
+  remoteBaseName,
+  remoteParent,
+  sizeCommand,
+  type RemoteListing,
+  type RemoteProbe,
+} from './remotePath';
+
+/** The programs a transfer runs; tests and the benchmark point them elsewhere. */
+export interface TransferTools {
+  readonly rsync?: string;
+  readonly ssh?: string;
+  readonly tar?: string;
+  readonly git?: string;
+}
+
+export interface TransferOptions {
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (progress: TransferProgress) => void;
+  /** Something the user should read while the transfer runs: "the instance has no rsync: sending everything with tar". */
+  readonly onNotice?: (text: string) => void;
+  readonly tools?: TransferTools;
+  /** More rsync options (tests slow a transfer with --bwlimit). */
+  readonly extraRsyncArgs?: readonly string[];
+  /** Which platform's install words to use when local rsync is missing (default: this one). */
+  readonly platform?: NodeJS.Platform;
+  readonly now?: () => number;
+}
+
+/** How the files went: rsync, or tar with the reason rsync could not be used. */
+export type TransferMethod = 'rsync' | 'tar';
+
+export interface UploadResult {
+  readonly method: TransferMethod;
+  /** The remote folder that now holds the files. */
+  readonly remoteDir: string;
+  /** Files actually sent (rsync leaves out unchanged ones; tar sends all). */
+  readonly filesSent: number;
+  readonly bytesSent: number;
+  /** Why tar was used, when it was. */
+  readonly notice?: string;
+}
+
+export interface DownloadResult {
+  readonly method: TransferMethod;
+  /** The local file or folder that now holds the download. */
+  readonly localPath: string;
+  readonly filesSent: number;
+  readonly bytesSent: number;
+  readonly notice?: string;
+}
+
+/** The version rsync must have locally: `--info=progress2` came with 3.1.0. */
+const RSYNC_MIN = [3, 1];
+
+/** Local rsync: usable, or why not (missing, too old), with how to install it on this platform. */
+export async function localRsync(
+  rsync = 'rsync',
+  platform: NodeJS.Platform = process.platform,
+): Promise<{ ok: true } | { ok: false; why: string }> {
+  const install =
+    platform === 'darwin'
+      ? 'install it with `brew install rsync`'
+      : platform === 'win32'
+        ? 'install it (for example from MSYS2 or cwRsync; `winget search rsync` lists packages) and put it on PATH'
+        : "install it with `sudo apt install rsync` (or your distribution's package manager)";
+  const run = await collect(rsync, ['--version']);
+  if (run.spawnError) return { ok: false, why: `rsync is not installed on this machine: ${install}` };
+  const m = /version\s+(\d+)\.(\d+)/.exec(run.stdout);
+  const major = Number(m?.[1] ?? 0);
+  const minor = Number(m?.[2] ?? 0);
+  if (major < RSYNC_MIN[0]! || (major === RSYNC_MIN[0] && minor < RSYNC_MIN[1]!)) {
+    return { ok: false, why: `this machine's rsync (${m ? `${major}.${minor}` : 'unknown version'}) is older than 3.1: ${install}` };
+  }
+  return { ok: true };
+}
+
+/** Asks the instance what `path` is, its size when asked, and whether it has rsync and gzip. */
+export async function probeRemote(
+  target: SshTarget,
+  path: string | undefined,
+  withSize: boolean,
+  options: TransferOptions = {},
+): Promise<RemoteProbe> {
+  const result = await runRemote(target, probeCommand(path, withSize), { timeoutMs: 60_000, signal: options.signal, ...sshTool(options) });
+  if (result.code !== 0) throw connectionOr(result.stderr, result.code, path ?? '');
+  return parseProbe(result.stdout);
+}
+
+/** Lists a remote folder for the browser. */
+export async function listRemote(
+  target: SshTarget,
+  path: string,
+  options: Pick<TransferOptions, 'signal' | 'tools'> = {},
+): Promise<RemoteListing> {
+  const checked = checkRemotePath(path);
+  const result = await runRemote(target, listCommand(checked), { timeoutMs: 30_000, signal: options.signal, ...sshTool(options) });
+  if (result.code !== 0) {
+    if (/Not a directory/.test(result.stderr)) throw new TransferError('other', `${checked} is a file, not a folder.`);
+    throw connectionOr(result.stderr, result.code, checked);
+  }
+  return parseListing(result.stdout);
+}
+
+/**
+ * Bytes in a remote folder (`du -sb`), undefined when it does not exist. Throws when ssh does not
+ * answer within `timeoutMs`.
+ */
+export async function remoteSize(
+  target: SshTarget,
+  path: string,
+  timeoutMs: number,
+  options: Pick<TransferOptions, 'signal' | 'tools'> = {},
+): Promise<number | undefined> {
+  const result = await runRemote(target, sizeCommand(checkRemotePath(path)), { timeoutMs, signal: options.signal, ...sshTool(options) });
+  if (result.code !== 0) throw connectionOr(result.stderr, result.code, path);
+  const n = Number(result.stdout.trim());
+  return result.stdout.trim() && Number.isFinite(n) ? n : undefined;
+}
+
+/**
+ * Sends the contents of `localDir` to `remoteDir` on the instance: only what changed (rsync), minus
+ * the excludes and what `.gitignore` names; everything with tar when a side has no rsync.
+ */
+export async function upload(
+  target: SshTarget,
+  spec: { localDir: string; remoteDir: string; excludes: readonly string[] },
+  options: TransferOptions = {},
+): Promise<UploadResult> {
+  const remoteDir = checkRemotePath(spec.remoteDir);
+  const folder = await stat(spec.localDir).catch(() => undefined);
+  if (!folder?.isDirectory())
+    throw new TransferError('localMissing', `${spec.localDir} is not a folder on this machine. Pick a folder to upload.`);
+  const [probe, local] = await Promise.all([
+    probeRemote(target, undefined, false, options),
+    localRsync(options.tools?.rsync, options.platform),
+  ]);
+  const notice = !local.ok
+    ? `${local.why}. Sending everything with tar.`
+    : !probe.rsync
+      ? 'The instance has no rsync: sending everything with tar.'
+      : undefined;
+  const partialWhere = `${remoteDir} on the instance (upload again to finish: only what is missing is sent)`;
+  if (!notice) {
+    const argv = rsyncUploadArgv(target, { ...spec, remoteDir }, { ssh: options.tools?.ssh, extra: options.extraRsyncArgs });
+    const run = await runRsync(argv, options);
+    if (run.code !== 0)
+      throw await failure(
+        target,
+        { tool: 'rsync', direction: 'upload', code: run.code, stderr: run.stderr, remotePath: remoteDir, partialWhere },
+        options,
+        run.cancelled,
+      );
+    const stats = parseRsyncStats(run.stdout);
+    return { method: 'rsync', remoteDir, filesSent: stats.filesTransferred, bytesSent: stats.bytesTransferred };
+  }
+  options.onNotice?.(notice);
+  const sent = await tarUpload(target, spec.localDir, remoteDir, spec.excludes, probe.gzip, options, partialWhere);
+  return { method: 'tar', remoteDir, ...sent, notice };
+}
+
+/**
+ * Copies the remote file or folder `remotePath` into the local folder `localDir`, as
+ * `localDir/<name>`. It arrives in `localDir/.<name>.gpu-rental-partial` and is moved into place
+ * only when complete; after a failure the partial folder stays (a retry resumes from it) and the
+ * error says where it is. An existing `<name>` is replaced only with `replace`, and only once the
+ * new copy is complete.
+ */
+export async function download(
+  target: SshTarget,
+  spec: { remotePath: string; localDir: string; replace?: boolean },
+  options: TransferOptions = {},
+): Promise<DownloadResult> {
+  const remotePath = checkRemotePath(spec.remotePath);
+  const name = remoteBaseName(remotePath);
+  const finalPath = join(spec.localDir, name);
+  const temp = join(spec.localDir, `.${name}.gpu-rental-partial`);
+  if (!spec.replace && (await lstat(finalPath).catch(() => undefined))) {
+    throw new TransferError('targetExists', `${finalPath} exists already. Replace it, or pick another folder.`);
+  }
+  const [probe, local] = await Promise.all([
+    probeRemote(target, remotePath, true, options),
+    localRsync(options.tools?.rsync, options.platform),
+  ]);
+  if (probe.kind === 'missing') {
+    throw new TransferError(
+      'remoteMissing',
+      `${remotePath} does not exist on the instance. Browse to the folder or check the path, then try again.`,
+    );
+  }
+  await makeLocalFolder(temp);
+  const notice = !local.ok
+    ? `${local.why}. Sending everything with tar.`
+    : !probe.rsync
+      ? 'The instance has no rsync: sending everything with tar.'
+      : undefined;
+  const partialWhere = `${temp} (kept, so Retry resumes; delete it if you do not need it)`;
+  let sent: { filesSent: number; bytesSent: number };
+  if (!notice) {
+    const argv = rsyncDownloadArgv(target, remotePath, temp, { ssh: options.tools?.ssh, extra: options.extraRsyncArgs });
+    const run = await runRsync(argv, options);
+    if (run.code !== 0) {
+      throw await failure(
+        target,
+        { tool: 'rsync', direction: 'download', code: run.code, stderr: run.stderr, remotePath, partialWhere },
+        options,
+        run.cancelled,
+        temp,
+      );
+    }
+    const stats = parseRsyncStats(run.stdout);
+    sent = { filesSent: stats.filesTransferred, bytesSent: stats.bytesTransferred };
+  } else {
+    options.onNotice?.(notice);
+    sent = await tarDownload(target, remotePath, temp, probe, options, partialWhere);
+  }
+  if (spec.replace) await rm(finalPath, { recursive: true, force: true });
+  await rename(join(temp, name), finalPath);
+  await rm(temp, { recursive: true, force: true });
+  return { method: notice ? 'tar' : 'rsync', localPath: finalPath, ...sent, ...(notice ? { notice } : {}) };
+}
+
+async function makeLocalFolder(path: string): Promise<void> {
+  try {
+    await mkdir(path, { recursive: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOSPC')
+      throw new TransferError('localDiskFull', `This machine's disk is full. Free some space or pick a folder on another disk.`);
+    throw new TransferError(
+      'localNotWritable',
+      `The local folder cannot be written (${code ?? String(error)}: ${path}). Pick a folder you can write to.`,
+    );
+  }
+}
+
+function sshTool(options: Pick<TransferOptions, 'tools'>): { ssh?: string } {
+  return options.tools?.ssh ? { ssh: options.tools.ssh } : {};
+}
+
+/** A failed short ssh call: the path missing, or the connection. */
+function connectionOr(stderr: string, code: number, path: string): TransferError {
+  const { fault, message } = classifyFailure({ tool: 'ssh', direction: 'download', code, stderr, remotePath: path });
+  if (fault === 'connection') {
+    return new TransferError(
+      'connection',
+      `The instance did not answer over ssh (${message.replace(/^The connection to the instance dropped \((.*?)\).*$/s, '$1')}). Check that it is running, then try again.`,
+    );
+  }
+  return new TransferError(fault, message);
+}
+
+/** The error of a failed run, with the disk's figures when it is full, or the cancellation. */
+async function failure(
+  target: SshTarget,
+  run: FailedRun,
+  options: TransferOptions,
+  cancelled: boolean,
+  partialAt?: string,
+): Promise<TransferError> {
+  if (cancelled) {
+    return new TransferError(
+      'cancelled',
+      `Cancelled: the ${run.direction} is partial. What arrived so far is in ${run.partialWhere ?? 'its destination'}.`,
+      partialAt,
+    );
+  }
+  const { fault, message } = classifyFailure(run);
+  if (fault !== 'remoteDiskFull') return new TransferError(fault, message, partialAt);
+  const df = await runRemote(target, diskFreeCommand(run.remotePath), { timeoutMs: 10_000, ...sshTool(options) }).catch(() => undefined);
+  return new TransferError(fault, withDiskFigures(message, df && df.code === 0 ? parseDiskFree(df.stdout) : undefined), partialAt);
+}
+
+interface ProcessRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  spawnError?: Error;
+  cancelled: boolean;
+}
+
+/** Runs a program to the end, collecting its output (the last 256 kB of each stream). */
+function collect(
+  cmd: string,
+  args: readonly string[],
+  options: { signal?: AbortSignal; onStdout?: (chunk: string) => void; cwd?: string } = {},
+): Promise<ProcessRun> {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], cwd: options.cwd });
+    const out = tail();
+    const err = tail();
+    let cancelled = false;
+    const onAbort = () => {
+      cancelled = true;
+      child.kill('SIGTERM');
+    };
+    if (options.signal?.aborted) onAbort();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      out.add(chunk);
+      options.onStdout?.(chunk);
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => err.add(chunk));
+    child.once('error', (error) => {
+      options.signal?.removeEventListener('abort', onAbort);
+      resolve({ code: null, stdout: '', stderr: error.message, spawnError: error, cancelled });
+    });
+    child.once('close', (code) => {
+      options.signal?.removeEventListener('abort', onAbort);
+      resolve({ code, stdout: out.text(), stderr: err.text(), cancelled });
+    });
+  });
+}
+
+function tail(max = 256 * 1024): { add(chunk: string): void; text(): string } {
+  let text = '';
+  return {
+    add(chunk) {
+      text += chunk;
+      if (text.length > max * 2) text = text.slice(-max);
+    },
+    text: () => text,
+  };
+}
+
+/** Runs rsync, turning its `--info=progress2` lines into progress events. */
+async function runRsync(argv: string[], options: TransferOptions): Promise<ProcessRun> {
+  const meter = new RateMeter(options.now);
+  let pending = '';
+  const run = await collect(options.tools?.rsync ?? 'rsync', argv, {
+    signal: options.signal,
+    onStdout: (chunk) => {
+      const lines = (pending + chunk).split(/[\r\n]/);
+      pending = lines.pop() ?? '';
+      for (const line of lines) {
+        const p = parseRsyncProgress(line);
+        if (!p) continue;
+        const total = p.percent > 0 ? Math.round((p.bytes * 100) / p.percent) : undefined;
+        options.onProgress?.({
+          bytes: p.bytes,
+          percent: p.percent,
+          ...(total !== undefined ? { total } : {}),
+          bytesPerSecond: meter.sample(p.bytes),
+        });
+      }
+    },
+  });
+  if (run.spawnError) throw new TransferError('other', `rsync could not be started: ${run.spawnError.message}`);
+  return run;
+}
+
+/** Counts the bytes of an uncompressed tar stream as they pass, for progress against a size measured first. */
+function counter(total: number | undefined, options: TransferOptions): Transform {
+  const meter = new RateMeter(options.now);
+  let bytes = 0;
+  let last = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      bytes += chunk.length;
+      const t = (options.now ?? Date.now)();
+      if (t - last >= 100) {
+        last = t;
+        const percent = total ? Math.min(99, (bytes * 100) / total) : undefined;
+        options.onProgress?.({ bytes, ...(total ? { total, percent } : {}), bytesPerSecond: meter.sample(bytes) });
+      }
+      done(null, chunk);
+    },
+  });
+}
+
+/** A child process's end: its code and the last of its stderr. */
+function ended(child: ChildProcess, label: string): Promise<{ code: number | null; stderr: string; error?: Error }> {
+  const err = tail(64 * 1024);
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => err.add(chunk));
+  return new Promise((resolve) => {
+    child.once('error', (error) => resolve({ code: null, stderr: `${label}: ${error.message}`, error }));
+    child.once('close', (code) => resolve({ code, stderr: err.text() }));
+  });
+}
+
+/** Pipes `from` into `to` through the given streams; a broken pipe is the processes' to report. */
+function pipeAll(from: Readable, to: Writable, ...through: Transform[]): void {
+  const chain: (Readable | Writable)[] = [from, ...through, to];
+  for (const s of chain) s.on('error', () => {});
+  let current: Readable = from;
+  for (const t of through) current = current.pipe(t);
+  current.pipe(to);
+}
+
+/** The files a tar upload sends when the folder is in a git work tree: git's own reading of every ignore file; else undefined. */
+async function gitFileList(dir: string, git = 'git'): Promise<string[] | undefined> {
+  const inside = await collect(git, ['-C', dir, 'rev-parse', '--is-inside-work-tree']);
+  if (inside.code !== 0 || inside.stdout.trim() !== 'true') return undefined;
+  const listed = await collect(git, ['-C', dir, 'ls-files', '-co', '--exclude-standard', '-z']);
+  if (listed.code !== 0) return undefined;
+  return listed.stdout.split('\0').filter(Boolean);
+}
+
+/** The size of a tar stream of these files: a 512-byte header each, contents padded to 512, two closing blocks. */
+async function tarSize(dir: string, files: readonly string[]): Promise<{ size: number; count: number }> {
+  let size = 1024;
+  let count = 0;
+  for (const f of files) {
+    const s = await lstat(join(dir, f)).catch(() => undefined);
+    if (!s) continue;
+    count += s.isFile() ? 1 : 0;
+    size += 512 + (s.isFile() ? Math.ceil(s.size / 512) * 512 : 0);
+  }
+  return { size, count };
+}
+
+async function tarUpload(
+  target: SshTarget,
+  localDir: string,
+  remoteDir: string,
+  excludes: readonly string[],
+  gzip: boolean,
+  options: TransferOptions,
+  partialWhere: string,
+): Promise<{ filesSent: number; bytesSent: number }> {
+  const rules = ignoreRules(cleanPatterns(excludes));
+  const listed = await gitFileList(localDir, options.tools?.git);
+  const files = listed ? listed.filter((f) => !isIgnoredWithFolders(f, rules)) : await keptFiles(localDir, rules);
+  const { size, count } = await tarSize(localDir, files);
+  const tar = spawn(options.tools?.tar ?? 'tar', tarCreateArgv(localDir), {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const ssh = spawn(options.tools?.ssh ?? 'ssh', sshArgv(target, tarUnpackRemoteCommand(remoteDir, gzip)), {
+    stdio: ['pipe', 'ignore', 'pipe'],
+  });
+  const done = Promise.all([ended(tar, 'tar'), ended(ssh, 'ssh')]);
+  tar.stdin.on('error', () => {});
+  tar.stdin.end(files.map((f) => `${f}\0`).join(''));
+  pipeAll(tar.stdout, ssh.stdin, counter(size, options), ...(gzip ? [createGzip({ level: 3 })] : []));
+  const cancelled = killOnAbort(options.signal, [tar, ssh]);
+  const [t, s] = await done;
+  cancelled.dispose();
+  // tar says 1 when a file changed while it was read: what was read was still sent.
+  if ((t.code === 0 || t.code === 1) && s.code === 0) {
+    options.onProgress?.({ bytes: size, total: size, percent: 100 });
+    return { filesSent: count, bytesSent: size };
+  }
+  throw await failure(
+    target,
+    {
+      tool: 'tar',
+      direction: 'upload',
+      code: s.code !== 0 ? s.code : t.code,
+      stderr: `${s.stderr}\n${t.stderr}`,
+      localStderr: t.stderr,
+      remotePath: remoteDir,
+      partialWhere,
+    },
+    options,
+    cancelled.happened,
+  );
+}
+
+async function tarDownload(
+  target: SshTarget,
+  remotePath: string,
+  temp: string,
+  probe: RemoteProbe,
+  options: TransferOptions,
+  partialWhere: string,
+): Promise<{ filesSent: number; bytesSent: number }> {
+  const ssh = spawn(
+    options.tools?.ssh ?? 'ssh',
+    sshArgv(target, tarPackRemoteCommand(remoteParent(remotePath), remoteBaseName(remotePath), probe.gzip)),
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  const tar = spawn(options.tools?.tar ?? 'tar', ['-x', '-f', '-', '-C', temp], { stdio: ['pipe', 'ignore', 'pipe'] });
+  const done = Promise.all([ended(ssh, 'ssh'), ended(tar, 'tar')]);
+  pipeAll(ssh.stdout, tar.stdin, ...(probe.gzip ? [createGunzip()] : []), counter(probe.size, options));
+  const cancelled = killOnAbort(options.signal, [ssh, tar]);
+  const [s, t] = await done;
+  cancelled.dispose();
+  if (s.code === 0 && t.code === 0) {
+    options.onProgress?.({ bytes: probe.size ?? 0, ...(probe.size ? { total: probe.size } : {}), percent: 100 });
+    return { filesSent: 0, bytesSent: probe.size ?? 0 };
+  }
+  throw await failure(
+    target,
+    {
+      tool: 'tar',
+      direction: 'download',
+      code: s.code !== 0 ? s.code : t.code,
+      stderr: `${s.stderr}\n${t.stderr}`,
+      localStderr: t.stderr,
+      remotePath,
+      partialWhere,
+    },
+    options,
+    cancelled.happened,
+    temp,
+  );
+}
+
+/** Kills the pipe's processes when the signal fires; says whether it did. */
+function killOnAbort(signal: AbortSignal | undefined, children: ChildProcess[]): { readonly happened: boolean; dispose(): void } {
+  let happened = false;
+  const onAbort = () => {
+    happened = true;
+    for (const c of children) c.kill('SIGTERM');
+  };
+  if (signal?.aborted) onAbort();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  return {
+    get happened() {
+      return happened;
+    },
+    dispose: () => signal?.removeEventListener('abort', onAbort),
+  };
+}
