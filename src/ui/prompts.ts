@@ -12,6 +12,40 @@ export interface Prompts {
    * cancelled it. Optional so tests that only answer confirmations need not provide it.
    */
   countdown?(message: (secondsLeft: number) => string, seconds: number, cancelLabel: string): Promise<boolean>;
+  /**
+   * A one-line input box (a password box with `password`); resolves undefined when dismissed.
+   * Optional, like `countdown`: a command asks `inputOf(prompts)`, which falls back to the real box.
+   */
+  input?(options: InputPrompt): Promise<string | undefined>;
+}
+
+/** What an input box asks; `validate` says why the text is refused, and the box is not accepted until it is fine. */
+export interface InputPrompt {
+  title: string;
+  prompt: string;
+  placeholder?: string;
+  value?: string;
+  password?: boolean;
+  validate?(value: string): string | undefined;
+}
+
+/** The prompts' input box, or the real one when the prompts answer confirmations only. */
+export function inputOf(prompts: Prompts): (options: InputPrompt) => Promise<string | undefined> {
+  return prompts.input ? (options) => prompts.input!(options) : showInput;
+}
+
+function showInput(options: InputPrompt): Promise<string | undefined> {
+  return Promise.resolve(
+    vscode.window.showInputBox({
+      title: options.title,
+      prompt: options.prompt,
+      placeHolder: options.placeholder,
+      value: options.value,
+      password: options.password ?? false,
+      ignoreFocusOut: true,
+      validateInput: options.validate ? (v) => options.validate!(v) : undefined,
+    }),
+  );
 }
 
 export const modalPrompts: Prompts = {
@@ -20,6 +54,7 @@ export const modalPrompts: Prompts = {
     return choice === action;
   },
   countdown: progressCountdown,
+  input: showInput,
 };
 
 /** A notification with a progress bar that counts down; its Cancel button keeps things as they are. */

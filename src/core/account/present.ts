@@ -40,12 +40,13 @@ export interface NotePresentation {
   command?: NoteCommand;
 }
 
-export type AccountSection = 'apiKeys' | 'sshKeys' | 'templates' | 'volumes' | 'serverless' | 'team' | 'billing';
+export type AccountSection = 'apiKeys' | 'sshKeys' | 'secrets' | 'templates' | 'volumes' | 'serverless' | 'team' | 'billing';
 
 /** The sections, in the order the view shows them. */
 export const ACCOUNT_SECTIONS: Readonly<Record<AccountSection, { label: string; icon: string; context: string }>> = {
   apiKeys: { label: 'API Keys', icon: 'key', context: 'apiKeys' },
   sshKeys: { label: 'SSH Keys', icon: 'lock', context: 'sshKeys' },
+  secrets: { label: 'Environment Variables', icon: 'symbol-variable', context: 'secrets' },
   templates: { label: 'Templates', icon: 'symbol-class', context: 'templates' },
   volumes: { label: 'Volumes', icon: 'database', context: 'volumes' },
   serverless: { label: 'Serverless', icon: 'cloud', context: 'serverless' },
@@ -65,6 +66,11 @@ export type FillableSection = Exclude<AccountSection, 'team' | 'billing'>;
 export const EMPTY_SECTION_NOTES: Readonly<Record<FillableSection, NotePresentation>> = {
   apiKeys: { label: 'No API keys. Create a scoped one…', icon: 'add', command: { title: 'Create', command: COMMANDS.createApiKey } },
   sshKeys: { label: 'No SSH keys. Add one…', icon: 'add', command: { title: 'Add', command: COMMANDS.addSshKey } },
+  secrets: {
+    label: 'No environment variables. Add one (such as HF_TOKEN)…',
+    icon: 'add',
+    command: { title: 'Add', command: COMMANDS.addSecret },
+  },
   templates: {
     label: 'No templates of your own. Save an instance as one…',
     icon: 'add',

@@ -2,6 +2,7 @@ import { AccountApi, ApiKeysApi, SshKeysApi } from './account';
 import { BillingApi } from './billing';
 import { InstancesApi } from './instances';
 import { OffersApi } from './offers';
+import { SecretsApi } from './secrets';
 import { ServerlessApi } from './serverless';
 import { TeamApi } from './team';
 import { TemplatesApi } from './templates';
@@ -20,6 +21,8 @@ export class GpuRentalClient {
   readonly account: AccountApi;
   readonly apiKeys: ApiKeysApi;
   readonly sshKeys: SshKeysApi;
+  /** The account's environment variables; names only come back. */
+  readonly secrets: SecretsApi;
   readonly offers: OffersApi;
   readonly instances: InstancesApi;
   readonly templates: TemplatesApi;
@@ -35,6 +38,7 @@ export class GpuRentalClient {
     this.account = new AccountApi(t);
     this.apiKeys = new ApiKeysApi(t);
     this.sshKeys = new SshKeysApi(t);
+    this.secrets = new SecretsApi(t);
     this.offers = new OffersApi(t);
     this.instances = new InstancesApi(t);
     this.templates = new TemplatesApi(t);

@@ -8,6 +8,7 @@ import { offerCommands } from './offers';
 import { profileCommands } from './profiles';
 import { registerCommands, type CommandDefinition } from './registry';
 import { rentCommands } from './rent';
+import { secretCommands } from './secrets';
 import { serverlessCommands } from './serverless';
 import { sessionCommands } from './session';
 import { sshKeyCommands } from './sshKeys';
@@ -59,6 +60,7 @@ export function registerAllCommands(s: Services): vscode.Disposable[] {
     ...billingCommands({ session }),
     ...apiKeyCommands({ session, accountView, state, prompts, logger }),
     ...sshKeyCommands({ ...account, poller }),
+    ...secretCommands(account),
     ...teamCommands(account),
     ...templateCommands({ ...account, poller, state }),
     ...volumeCommands(account),

@@ -29,13 +29,22 @@ import { unreadableVolume } from '../../../src/core/api/volumes';
 // clauses read the context values: every string here is pinned exactly.
 
 describe('account view: sections and notes', () => {
-  it('lists the seven sections in order, each with its icon and context value', () => {
-    assert.deepEqual(Object.keys(ACCOUNT_SECTIONS), ['apiKeys', 'sshKeys', 'templates', 'volumes', 'serverless', 'team', 'billing']);
+  it('lists the eight sections in order, each with its icon and context value', () => {
+    assert.deepEqual(Object.keys(ACCOUNT_SECTIONS), [
+      'apiKeys',
+      'sshKeys',
+      'secrets',
+      'templates',
+      'volumes',
+      'serverless',
+      'team',
+      'billing',
+    ]);
     assert.deepEqual(presentSection('apiKeys'), { id: 'section-apiKeys', label: 'API Keys', icon: 'key', contextValue: 'apiKeys' });
     assert.deepEqual(presentSection('billing'), { id: 'section-billing', label: 'Billing', icon: 'credit-card', contextValue: 'billing' });
     assert.deepEqual(
       Object.values(ACCOUNT_SECTIONS).map((s) => s.label),
-      ['API Keys', 'SSH Keys', 'Templates', 'Volumes', 'Serverless', 'Team', 'Billing'],
+      ['API Keys', 'SSH Keys', 'Environment Variables', 'Templates', 'Volumes', 'Serverless', 'Team', 'Billing'],
     );
   });
 
@@ -49,6 +58,11 @@ describe('account view: sections and notes', () => {
       label: 'No SSH keys. Add one…',
       icon: 'add',
       command: { title: 'Add', command: 'gpuRental.addSshKey' },
+    });
+    assert.deepEqual(EMPTY_SECTION_NOTES.secrets, {
+      label: 'No environment variables. Add one (such as HF_TOKEN)…',
+      icon: 'add',
+      command: { title: 'Add', command: 'gpuRental.addSecret' },
     });
     assert.deepEqual(EMPTY_SECTION_NOTES.templates, {
       label: 'No templates of your own. Save an instance as one…',

@@ -11,6 +11,7 @@ import { UnreadableItem, unreadableRow } from '../unreadable';
 import { billingRows } from './billingItems';
 import { ApiKeyItem, SshKeyItem } from './keyItems';
 import { NoteItem, SectionItem } from './rows';
+import { SecretItem } from './secretsItems';
 import { EndpointItem, EndpointWorkersItem, WorkerGroupItem, WorkerItem, workerRows } from './serverlessItems';
 import { TeamMemberItem, TeamRoleItem } from './teamItems';
 import { TemplateItem } from './templateItems';
@@ -20,6 +21,7 @@ export type AccountViewItem =
   | SectionItem
   | ApiKeyItem
   | SshKeyItem
+  | SecretItem
   | TemplateItem
   | VolumeItem
   | EndpointItem
@@ -92,6 +94,11 @@ export class AccountView implements vscode.TreeDataProvider<AccountViewItem>, vs
       case 'sshKeys': {
         const keys = await client.sshKeys.list();
         return withUnreadableRow(keys, 'SSH key', section, keys.length ? keys.map((k) => new SshKeyItem(k)) : [emptyNote(section)]);
+      }
+      case 'secrets': {
+        // Names only: the client drops the values the service lists.
+        const names = await client.secrets.list();
+        return names.length ? names.map((n) => new SecretItem(n)) : [emptyNote(section)];
       }
       case 'templates': {
         // The account's own; public ones are searched from the palette.
