@@ -19,7 +19,9 @@
  * The container's variables (CONTAINER_ID, CONTAINER_API_KEY: the instance's own key,
  * VAST_CONTAINERLABEL, PUBLIC_IPADDR, VAST_TCP_PORT_22, the instance's env) are the init's own
  * environment, readable at /proc/1/environ; an SSH session does not inherit them, as on the
- * service. An image whose name contains `minimal` has no rsync and no tmux (see MINIMAL_TOOLS).
+ * service. An image whose name contains `minimal` has no rsync and no tmux (see MINIMAL_TOOLS): an
+ * overlay with a whiteout for each hides them (an empty non-executable file over each would not:
+ * bash's `command -v` still prints a non-executable file when it finds no executable one).
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
@@ -89,11 +91,17 @@ if [ "$isolate" = 1 ]; then
   done
   unset IFS
   if [ "$minimal" = 1 ]; then
-    : > /run/gpu-rental/absent
-    chmod 0644 /run/gpu-rental/absent
+    # Hide the tools as absent files: an overlay whose top layer holds a whiteout for each.
+    declare -A hidden=()
     for tool in ${MINIMAL_TOOLS.join(' ')}; do
-      for p in $(type -ap "$tool"); do mount --bind /run/gpu-rental/absent "$p"; done
+      for p in $(type -ap "$tool"); do
+        d=$(cd "$(dirname "$p")" && pwd -P)
+        mkdir -p "/run/gpu-rental/absent$d"
+        [ -e "/run/gpu-rental/absent$d/$tool" ] || mknod "/run/gpu-rental/absent$d/$tool" c 0 0
+        hidden[$d]=1
+      done
     done
+    for d in "${'$'}{!hidden[@]}"; do mount -t overlay gpu-rental-minimal -o "lowerdir=/run/gpu-rental/absent$d:$d" "$d"; done
   fi
   set +e
 fi
@@ -135,6 +143,8 @@ interface Running {
   child: ChildProcess;
   /** Resolves when the init has exited. */
   exited: Promise<void>;
+  /** Resolves when the init has started what the instance runs (or has exited). */
+  ready: Promise<void>;
   jupyterPort?: number;
 }
 
@@ -184,6 +194,11 @@ export class Containers {
 
   isRunning(id: number): boolean {
     return this.running.has(id);
+  }
+
+  /** Resolves once the instance's container has started its processes; at once when none runs. */
+  async whenReady(id: number): Promise<void> {
+    await this.running.get(id)?.ready;
   }
 
   /** The host port of the instance's Jupyter server while it runs. */
@@ -283,7 +298,9 @@ export class Containers {
       : spawn('/bin/bash', args, { env, stdio, cwd: '/', detached: true });
     closeSync(jupyterLog);
     const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
-    this.running.set(inst.id, { child, exited, jupyterPort: port });
+    let isReady = () => {};
+    const ready = Promise.race([new Promise<void>((resolve) => (isReady = resolve)), exited]);
+    this.running.set(inst.id, { child, exited, ready, jupyterPort: port });
     const lines = (stream: NodeJS.ReadableStream | null | undefined, each: (line: string) => void) => {
       let rest = '';
       stream?.setEncoding('utf8');
@@ -295,6 +312,7 @@ export class Containers {
     };
     const [, out, err, scriptOut, scriptErr] = child.stdio as Array<NodeJS.ReadableStream | null>;
     lines(out, (line) => {
+      if (line === 'ready') isReady();
       const exit = /^onstart-exit (\d+)$/.exec(line);
       if (exit) this.options.log(inst, `onstart: exited with code ${exit[1]}`);
     });

@@ -1,0 +1,167 @@
+// Each running simulator instance is a container of its own: what a session starts dies with the
+// instance, its files are its own and survive stop and start, nothing lands on this machine, and
+// PID 1 holds the container's variables, as on the service.
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { generateKey } from '../../../src/core/ssh/localKeys';
+import { waitForSshBanner } from '../../../src/core/ssh/probe';
+import { sshEndpoint } from '../../../src/core/instances/ssh';
+import { runRemote, type SshTarget } from '../../../src/core/ssh/remote';
+import { containersAvailable } from '../../marketplace/container';
+import { sshdAvailable } from '../../marketplace/sshd';
+import type { GpuRentalClient } from '../../../src/core/api/client';
+import { clientFor, containerPath, control, DEMO_KEY, eventually, instanceIn, simulatorForSuite, tempDirForSuite } from '../../support';
+
+/** How many processes on this machine have `token` as a word of their command line. */
+function processesWith(token: string): number {
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        return readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').includes(token);
+      } catch {
+        return false;
+      }
+    }).length;
+}
+
+/** A word no other process or file on this machine has. */
+const unique = () => `${process.pid}${Date.now() % 100_000}${Math.floor(Math.random() * 1000)}`;
+
+(sshdAvailable() ? describe : describe.skip)('marketplace: each running instance is a container', function () {
+  this.timeout(60_000);
+  const sim = simulatorForSuite({ ssh: true, onstart: true, bootSeconds: 0.2, seed: 41 });
+  const home = tempDirForSuite('gpu-rental-container-test-');
+  let client: GpuRentalClient;
+  let keyPath: string;
+  let offset = 0;
+
+  before(async function () {
+    if (!containersAvailable()) {
+      console.log('      (skipped: instances are containers only as root with unshare; these tests need the isolation)');
+      this.skip();
+    }
+    ({ client } = clientFor(sim.url, DEMO_KEY));
+    const key = await generateKey(join(home(), 'key'), 'container');
+    keyPath = key.privateKeyPath;
+    await client.sshKeys.create(key.publicKey);
+  });
+
+  async function targetOf(id: number): Promise<SshTarget> {
+    const running = await instanceIn(client, id, 'running', 10_000);
+    const at = sshEndpoint(running)!;
+    await waitForSshBanner(at.host, at.port, { timeoutMs: 10_000, intervalMs: 50 });
+    const args = ['-i', keyPath, '-p', String(at.port), '-o', 'IdentitiesOnly=yes', '-o', 'StrictHostKeyChecking=no'];
+    return { instanceId: id, alias: `root@${at.host}`, args: [...args, '-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR'] };
+  }
+
+  async function rent(options: { image?: string; disk?: number } = {}): Promise<{ id: number; target: SshTarget }> {
+    const [offer] = await client.offers.search({
+      query: { filters: { rentable: { eq: true } }, order: [], type: 'on-demand' },
+      limit: 1,
+      offset: offset++,
+    });
+    const { instanceId } = await client.instances.create(offer!.id, { image: options.image ?? 'ubuntu:22.04', disk: options.disk ?? 8 });
+    return { id: instanceId, target: await targetOf(instanceId) };
+  }
+
+  async function sh(target: SshTarget, command: string): Promise<string> {
+    const result = await runRemote(target, command, { timeoutMs: 20_000 });
+    assert.equal(result.code, 0, `${command}: ${result.stderr}`);
+    return result.stdout;
+  }
+
+  async function restart(id: number): Promise<SshTarget> {
+    await client.instances.stop(id);
+    await instanceIn(client, id, 'stopped', 10_000);
+    await client.instances.start(id);
+    return targetOf(id);
+  }
+
+  it('kills a setsid nohup job when the instance stops, and when it is destroyed', async () => {
+    const token = `1000.${unique()}`;
+    const detach = `setsid nohup sleep ${token} >/dev/null 2>&1 </dev/null & echo started`;
+    const { id, target } = await rent();
+    assert.equal((await sh(target, detach)).trim(), 'started');
+    await eventually(async () => processesWith(token) === 1 || undefined, 'the job to run', 5_000);
+    await client.instances.stop(id);
+    await eventually(async () => processesWith(token) === 0 || undefined, 'stop to kill the job', 5_000);
+
+    await client.instances.start(id);
+    await sh(await targetOf(id), detach);
+    await eventually(async () => processesWith(token) === 1 || undefined, 'the second job to run', 5_000);
+    await client.instances.destroy(id);
+    await eventually(async () => processesWith(token) === 0 || undefined, 'destroy to kill the job', 5_000);
+  });
+
+  it('keeps /root and /workspace across stop and start; two instances do not share them; nothing reaches this machine', async () => {
+    const name = `gpu-rental-mark-${unique()}`;
+    const a = await rent();
+    const b = await rent();
+    await sh(a.target, `echo in-root > /root/${name} && echo in-workspace > /workspace/${name} && echo in-tmp > /tmp/${name}`);
+    assert.equal(existsSync(`/root/${name}`), false, "this machine's /root is untouched");
+    assert.equal(existsSync(`/workspace/${name}`), false, "this machine's /workspace is untouched");
+    assert.equal(existsSync(`/tmp/${name}`), false, "this machine's /tmp is untouched");
+    assert.equal(readFileSync(containerPath(sim, a.id, `/workspace/${name}`), 'utf8'), 'in-workspace\n');
+    assert.equal(await sh(b.target, `ls -A /root /workspace /tmp | grep -c ${name} || true`), '0\n', 'the other instance sees none of it');
+
+    // A file put on the host side shows inside, as tests that check uploads need.
+    writeFileSync(containerPath(sim, b.id, `/workspace/${name}.put`), 'put\n');
+    assert.equal(await sh(b.target, `cat /workspace/${name}.put`), 'put\n');
+
+    const again = await restart(a.id);
+    assert.equal(await sh(again, `cat /root/${name} /workspace/${name}`), 'in-root\nin-workspace\n', 'kept across stop and start');
+    assert.equal(await sh(again, 'echo "$HOME"; pwd'), '/root\n/root\n');
+    await client.instances.destroy(a.id);
+    await eventually(async () => !existsSync(containerPath(sim, a.id, '/workspace')) || undefined, 'destroy to remove the store', 5_000);
+    await client.instances.destroy(b.id);
+  });
+
+  it("holds the container's variables in PID 1, not in the session; its key stops the instance with curl from inside", async () => {
+    const { id, target } = await rent();
+    const environ = await sh(target, "tr '\\0' '\\n' < /proc/1/environ");
+    assert.match(environ, new RegExp(`^CONTAINER_ID=${id}$`, 'm'));
+    assert.match(environ, new RegExp(`^VAST_CONTAINERLABEL=C\\.${id}$`, 'm'));
+    assert.match(environ, /^CONTAINER_API_KEY=\S{16,}$/m);
+    assert.doesNotMatch(environ, new RegExp(DEMO_KEY), "the account's key is not the container's");
+    assert.equal(await sh(target, 'echo "${CONTAINER_API_KEY:-none}"'), 'none\n', 'an ssh session does not inherit it');
+    assert.match(
+      (await sh(target, 'ps -e -o pid=,comm= | head -1')).trim(),
+      /^1 bash$/,
+      'the init is PID 1 and the container sees its own processes',
+    );
+
+    const stop =
+      `K=$(tr '\\0' '\\n' < /proc/1/environ | sed -n 's/^CONTAINER_API_KEY=//p'); ` +
+      `curl -s -o /dev/null -w '%{http_code}' -X PUT -H "Authorization: Bearer $K" -H 'Content-Type: application/json' ` +
+      `-d '{"state":"stopped"}' ${sim.url}/api/v0/instances/${id}/`;
+    const answered = await runRemote(target, stop, { timeoutMs: 20_000 });
+    // The stop ends the container, and the session with it: the answer may or may not get back.
+    assert.ok(answered.stdout === '200' || answered.code === 255, `curl: ${answered.stdout} ${answered.stderr}`);
+    await instanceIn(client, id, 'stopped', 10_000);
+    await client.instances.destroy(id);
+  });
+
+  it('has a disk of the rented size; the control route shrinks it, and a write then finds it full', async () => {
+    const { id, target } = await rent({ disk: 12 });
+    const size = Number(await sh(target, 'df -B1 --output=size /workspace | tail -1'));
+    assert.equal(size, 12 * 1024 ** 3);
+    assert.deepEqual(await control(sim, 'POST', `/instances/${id}/disk`, { bytes: 1024 * 1024 }), { success: true, bytes: 1024 * 1024 });
+    const full = await runRemote(target, 'head -c 3000000 /dev/zero > /workspace/big', { timeoutMs: 20_000 });
+    assert.notEqual(full.code, 0);
+    assert.match(full.stderr, /No space left on device/);
+    await client.instances.destroy(id);
+  });
+
+  it('an image named minimal has no rsync and no tmux; another image has both', async () => {
+    const bare = await rent({ image: 'example/minimal:1.0' });
+    assert.equal(await sh(bare.target, 'command -v rsync || echo none; command -v tmux || echo none'), 'none\nnone\n');
+    if (existsSync('/usr/bin/rsync') && existsSync('/usr/bin/tmux')) {
+      const full = await rent();
+      assert.equal(await sh(full.target, 'command -v rsync; command -v tmux'), '/usr/bin/rsync\n/usr/bin/tmux\n');
+      await client.instances.destroy(full.id);
+    }
+    await client.instances.destroy(bare.id);
+  });
+});
