@@ -35,7 +35,6 @@ const unique = () => `${process.pid}${Date.now() % 100_000}${Math.floor(Math.ran
   const home = tempDirForSuite('gpu-rental-container-test-');
   let client: GpuRentalClient;
   let keyPath: string;
-  let offset = 0;
 
   before(async function () {
     if (!containersAvailable()) {
@@ -60,7 +59,6 @@ const unique = () => `${process.pid}${Date.now() % 100_000}${Math.floor(Math.ran
     const [offer] = await client.offers.search({
       query: { filters: { rentable: { eq: true } }, order: [], type: 'on-demand' },
       limit: 1,
-      offset: offset++,
     });
     const { instanceId } = await client.instances.create(offer!.id, { image: options.image ?? 'ubuntu:22.04', disk: options.disk ?? 8 });
     return { id: instanceId, target: await targetOf(instanceId) };
