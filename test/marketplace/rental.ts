@@ -57,7 +57,13 @@ export function openRental(sim: Sim, r: Rental): { inst: InstanceState; apiKey: 
     runningSince: null,
     image: r.image,
     onstart: r.onstart,
-    env: r.env,
+    // The service adds the account's variables (/api/v0/secrets/) to every new instance; the rent's own env wins on a name.
+    env: [
+      ...(store.data.secrets ?? [])
+        .filter((s) => s.accountId === account.id && !r.env.some(([k]) => k === s.key))
+        .map((s): [string, string] => [s.key, s.value]),
+      ...r.env,
+    ],
     args: r.args,
     runtype: r.runtype,
     label: r.label,

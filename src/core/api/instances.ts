@@ -177,6 +177,8 @@ export class InstancesApi {
       method: 'PUT',
       path,
       body: { client_id: 'me', ...request },
+      // The rent's own variables (an HF_TOKEN) are taken out of any message that echoes them.
+      secrets: Object.values(request.env ?? {}),
       schema: CreatedInstanceSchema,
       permission: 'instance_write',
       retry: 'never',

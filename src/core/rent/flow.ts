@@ -4,6 +4,7 @@
  * confirmation say, which start-up script is sent, and after the renter's answer, what happens next
  * and what the notification says. The rent command asks, shows and runs these; it decides nothing.
  */
+import { describeRentEnv } from '../account/secrets';
 import type { Offer } from '../api/offers';
 import { formatDollars } from '../format';
 import { OnstartTooLong, withWatchdog } from '../idle/watchdog';
@@ -100,9 +101,10 @@ export function rentConfirmation(
     ? ` With ${plan.volume.create_new ? `a new ${plan.volume.size ?? ''} GB volume (billed until deleted)` : `volume ${plan.volume.volume_id}`} at ${plan.volume.mount_path}.`
     : '';
   const launch = plan.template ? ` Template ${plan.template}: ${describeLaunch(plan, templateMode)}.` : '';
+  const env = describeRentEnv(plan.env);
   return {
     title: `Rent ${presentOffer(offer).label} for ${formatDollars(quote.totalPerHour)}/h?`,
-    detail: `GPU ${formatDollars(quote.gpuPerHour)}/h + disk ${formatDollars(quote.diskPerHour)}/h (${plan.disk} GB). About ${formatDollars(quote.perDay)} per day.${volume}${launch}${credit === undefined ? ' The credit left is unknown, so this was not checked against it.' : ''}`,
+    detail: `GPU ${formatDollars(quote.gpuPerHour)}/h + disk ${formatDollars(quote.diskPerHour)}/h (${plan.disk} GB). About ${formatDollars(quote.perDay)} per day.${volume}${launch}${env ? ` ${env}.` : ''}${credit === undefined ? ' The credit left is unknown, so this was not checked against it.' : ''}`,
     button: 'Rent',
   };
 }

@@ -20,6 +20,11 @@ export interface RentPlan {
   idleStopMinutes?: number;
   /** A volume to attach (an existing one on the offer's machine) or create there, and where to mount it. */
   volume?: VolumeAttachment;
+  /**
+   * Environment variables for this rent only, sent as the create body's `env` map. Never logged
+   * nor kept (the rent journal stores no request); the confirmation shows their names only.
+   */
+  env?: Record<string, string>;
 }
 
 /** The create request a plan sends, with the start-up script it ends up with (see `rentOnstart`). */
@@ -33,5 +38,7 @@ export function rentRequest(plan: RentPlan, onstart: string | undefined): Create
     label: plan.label,
     onstart,
     volume_info: plan.volume,
+    // Sent only when there is one: the create body's `env` map, which the service merges with a template's.
+    ...(plan.env && Object.keys(plan.env).length > 0 ? { env: { ...plan.env } } : {}),
   };
 }

@@ -118,6 +118,7 @@ async function rentOffer(
       volumeChoices: offer.machine_id === undefined || offer.machine_id === null ? undefined : () => volumeChoices(s, offer),
       templateMode: (hash) => templateMode(s, hash),
       searchedDiskGb: searchDiskGb(s.offersView.search.query),
+      accountSecretNames: () => s.session.client.secrets.list(),
     });
     if (!plan) return undefined;
   }

@@ -6,6 +6,8 @@ import { presentOffer } from '../../core/offers/present';
 import { describeLaunch, type LaunchMode, type SshRuntype } from '../../core/rent/launchMode';
 import { rentDiskFor } from '../../core/offers/search';
 import { quoteRent, storagePerHour } from '../../core/rent/quote';
+import { describeRentEnv } from '../../core/account/secrets';
+import { rentEnvStep } from './envStep';
 import { BACK, CANCEL, inputStep, pickStep, type PickItem, type StepContext } from './input';
 import { formatDollars } from '../../core/format';
 import type { RentPlan } from '../../core/rent/plan';
@@ -48,6 +50,8 @@ export interface WizardInput {
   templateMode?: (hash: string) => Promise<LaunchMode | undefined>;
   /** The disk (GB) the offer's listed price includes: the disk step starts there (see rentDiskFor). */
   searchedDiskGb?: number;
+  /** The names of the account's own variables, for the environment step's hint; undefined when they cannot be read. */
+  accountSecretNames?: () => Promise<string[] | undefined>;
 }
 
 /**
@@ -243,6 +247,11 @@ export async function rentWizard(input: WizardInput): Promise<RentPlan | undefin
           }
           continue;
         }
+        if (r === 'env') {
+          const names = await input.accountSecretNames?.().catch(() => undefined);
+          plan.env = await rentEnvStep(ctx(6), plan.env ?? {}, names);
+          continue;
+        }
         if (r === 'toggleIdle') {
           // The toggle row: flip it and show the confirmation again.
           plan.idleStopMinutes = plan.idleStopMinutes ? 0 : input.idleStopMinutes || 30;
@@ -360,6 +369,11 @@ async function confirmStep(
             value: 'toggleIdle',
           }
         : { label: '$(watch) No idle stop', description: 'select to turn it on', value: 'toggleIdle' },
+    {
+      label: `$(symbol-variable) ${describeRentEnv(plan.env) ?? 'Environment variables…'}`,
+      description: plan.env && Object.keys(plan.env).length ? 'for this rent only · select to change' : 'optional, for this rent only',
+      value: 'env',
+    },
     ...(volume === undefined
       ? []
       : [

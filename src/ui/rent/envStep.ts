@@ -1,0 +1,49 @@
+import { checkRentEnvName, checkRentEnvValue, rentEnvHint } from '../../core/account/secrets';
+import { BACK, CANCEL, inputStep, pickStep, type PickItem, type StepContext } from './input';
+
+type EnvChoice = 'add' | 'done' | { remove: string };
+
+/**
+ * The rent confirmation's "Environment variables…": adds NAME=value pairs for this rent only (a
+ * value in a password box), or removes one, until Done. Values are kept only in the plan that is
+ * sent; the list shows names. Resolves with the variables (Back and Escape keep what was there).
+ */
+export async function rentEnvStep(
+  ctx: StepContext,
+  current: Readonly<Record<string, string>>,
+  accountNames: readonly string[] | undefined,
+): Promise<Record<string, string>> {
+  const env: Record<string, string> = { ...current };
+  for (;;) {
+    const names = Object.keys(env);
+    const items: PickItem<EnvChoice>[] = [
+      { label: '$(check) Done', description: names.length ? names.join(', ') : 'no variables for this rent', value: 'done' },
+      { label: '$(add) Add a variable…', description: 'NAME, then its value', value: 'add' },
+      ...names.map((name) => ({
+        label: `$(symbol-variable) ${name}`,
+        description: 'value hidden · select to remove',
+        value: { remove: name } as EnvChoice,
+      })),
+    ];
+    const picked = await pickStep(ctx, { placeholder: rentEnvHint(accountNames), items });
+    if (picked === BACK || picked === CANCEL || picked === 'done' || picked === undefined) return env;
+    if (typeof picked === 'object') {
+      delete env[picked.remove];
+      continue;
+    }
+    const name = await inputStep(ctx, {
+      prompt: 'Name of the variable (letters, digits and underscores), for this rent only.',
+      value: '',
+      placeholder: 'MODEL_ID',
+      validate: (v) => checkRentEnvName(v, Object.keys(env)),
+    });
+    if (typeof name !== 'string') continue;
+    const value = await inputStep(ctx, {
+      prompt: `Value of ${name.trim()}. It is sent with the rent and not shown again.`,
+      value: '',
+      password: true,
+      validate: checkRentEnvValue,
+    });
+    if (typeof value === 'string') env[name.trim()] = value;
+  }
+}

@@ -1,0 +1,148 @@
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { RentPlan } from '../../../src/core/rent/plan';
+import type { InputPrompt } from '../../../src/ui/prompts';
+import { api, extensionLog, recordNotifications, rentableOffers, signIn, sim } from '../support';
+import { section } from './kit';
+
+const PATH = '/api/v0/secrets/';
+/** Values long enough that a run of 8 of their characters in the log would be theirs. */
+const VALUE = 'it_Qv7rX2kWm9.Lp4-Tz';
+const CHANGED = 'it/changed value=Zr8Kp3';
+const RENT_VALUE = 'it-rent_Hd5Nc8Yq2.Wb';
+
+const stored = async () => ((await api('GET', PATH, sim.key)) as { secrets: Record<string, string> }).secrets;
+const seenIn = (text: string, value: string) => text.includes(value.slice(0, 8));
+
+describe('account: environment variables from the Account view, and a rent of its own', function () {
+  this.timeout(90_000);
+  /** The texts each input box would be typed, in turn: the first one its `validate` accepts is entered. */
+  const typed: string[][] = [];
+  /** What each input box asked, and the validation messages the refused texts got. */
+  const asked: Array<{ prompt: string; password: boolean; refused: string[] }> = [];
+  const confirmed: Array<{ message: string; detail: string }> = [];
+  let answer = true;
+
+  beforeEach(async () => {
+    typed.length = 0;
+    asked.length = 0;
+    confirmed.length = 0;
+    answer = true;
+    const x = await signIn();
+    x.test.answerPrompts({
+      confirm: async (message, detail) => (confirmed.push({ message, detail }), answer),
+      input: async (o: InputPrompt) => {
+        const seen = { prompt: o.prompt, password: o.password === true, refused: [] as string[] };
+        asked.push(seen);
+        for (const text of typed.shift() ?? []) {
+          const refusal = o.validate?.(text);
+          if (refusal === undefined) return text;
+          seen.refused.push(refusal);
+        }
+        return undefined;
+      },
+    });
+  });
+  after(async () => {
+    // The account is the run's: no variable of this suite reaches another suite's instances.
+    for (const name of Object.keys(await stored()).filter((n) => n.startsWith('IT_'))) await api('DELETE', PATH, sim.key, { key: name });
+  });
+
+  it('adds a variable (value in a password box), lists its name only, changes its value and deletes it', async () => {
+    typed.push(['1bad', 'it_hf_token'], ['it/has-a-slash', VALUE]);
+    assert.equal(await vscode.commands.executeCommand('gpuRental.addSecret'), 'IT_HF_TOKEN');
+    assert.deepEqual(asked[0]?.refused, [
+      'A name may use only letters, digits and underscores, not starting with a digit (for example HF_TOKEN).',
+    ]);
+    assert.equal(asked[0]?.password, false);
+    assert.equal(asked[1]?.password, true, 'the value is typed in a password box');
+    assert.match(
+      asked[1]?.refused[0] ?? '',
+      /only with letters A-Z and a-z, digits 0-9, and the three characters _ - \.; this one has "\/"\./,
+    );
+    assert.equal((await stored()).IT_HF_TOKEN, VALUE, 'on the account');
+
+    const rows = await section('Environment Variables');
+    const row = rows.find((r) => r.label === 'IT_HF_TOKEN');
+    assert.ok(row, `listed: ${rows.map((r) => String(r.label)).join(', ')}`);
+    assert.equal(row.description, 'value hidden');
+    assert.equal(row.contextValue, 'secret');
+    assert.ok(!seenIn(JSON.stringify(rows), VALUE), 'no value in the rows');
+
+    typed.push(['IT_HF_TOKEN']);
+    assert.equal(await vscode.commands.executeCommand('gpuRental.addSecret'), undefined, 'not added twice');
+    assert.deepEqual(asked.at(-1)?.refused, ['IT_HF_TOKEN exists already: use Change Value on it instead.']);
+
+    typed.push([CHANGED]);
+    assert.equal(await vscode.commands.executeCommand('gpuRental.changeSecret', row), true);
+    assert.equal(asked.at(-1)?.password, true);
+    assert.equal((await stored()).IT_HF_TOKEN, CHANGED, 'a changed value may hold any character');
+
+    answer = false;
+    assert.equal(await vscode.commands.executeCommand('gpuRental.deleteSecret', row), false);
+    assert.match(confirmed.at(-1)?.message ?? '', /Delete the environment variable IT_HF_TOKEN/);
+    assert.ok('IT_HF_TOKEN' in (await stored()), 'declined: kept');
+    answer = true;
+    assert.equal(await vscode.commands.executeCommand('gpuRental.deleteSecret', row), true);
+    assert.ok(!('IT_HF_TOKEN' in (await stored())), 'deleted');
+    assert.ok(!(await section('Environment Variables')).some((r) => r.label === 'IT_HF_TOKEN'), 'gone from the view');
+
+    const log = await extensionLog();
+    assert.ok(!seenIn(log, VALUE) && !seenIn(log, CHANGED), 'no value in the log');
+  });
+
+  it('a key without user_write is refused naming the permission, after the value was asked', async () => {
+    const created = await vscode.commands.executeCommand<{ id: number; key: string }>('gpuRental.createApiKey', {
+      name: 'it-secrets-reader',
+      categories: ['user_read'],
+    });
+    assert.ok(created?.key);
+    assert.equal(await vscode.commands.executeCommand('gpuRental.setApiKey', created.key), true);
+    const notifications = recordNotifications();
+    try {
+      typed.push(['IT_NOT_ALLOWED'], [VALUE]);
+      assert.equal(await vscode.commands.executeCommand('gpuRental.addSecret'), undefined);
+      const refusal = notifications.seen.find((n) => n.level === 'error');
+      assert.match(
+        refusal?.message ?? '',
+        /^GPU Rental: Could not add environment variable IT_NOT_ALLOWED: this API key lacks the "user_write" permission/,
+      );
+      assert.ok(!seenIn(JSON.stringify(notifications.seen), VALUE));
+    } finally {
+      notifications.dispose();
+      await signIn();
+      await api('DELETE', `/api/v0/auth/apikeys/${created.id}/`, sim.key);
+    }
+    assert.ok(!('IT_NOT_ALLOWED' in (await stored())));
+  });
+
+  it('rents with a variable of its own: the confirmation names it, the instance has it, the log never holds its value', async () => {
+    const [offer] = await rentableOffers({}, 1);
+    const plan: RentPlan = {
+      image: 'ubuntu:22.04',
+      disk: 8,
+      runtype: 'ssh_proxy',
+      label: `it-secrets-rent-${Date.now().toString(36)}`,
+      idleStopMinutes: 0,
+      env: { IT_RENT_VAR: RENT_VALUE },
+    };
+    const id = await vscode.commands.executeCommand<number | undefined>('gpuRental.rentOffer', offer!.id, plan);
+    assert.equal(typeof id, 'number');
+    try {
+      const detail = confirmed.at(-1)?.detail ?? '';
+      assert.match(detail, /Environment: IT_RENT_VAR \(values hidden\)\./);
+      assert.ok(!seenIn(detail, RENT_VALUE));
+      const record = (await api('GET', `/api/v0/instances/${id}/?owner=me`, sim.key)) as {
+        instances: { extra_env: Array<[string, string]> };
+      };
+      assert.deepEqual(
+        record.instances.extra_env.find(([k]) => k === 'IT_RENT_VAR'),
+        ['IT_RENT_VAR', RENT_VALUE],
+        'the instance has the variable',
+      );
+      assert.ok(!seenIn(await extensionLog(), RENT_VALUE), 'no value in the log');
+    } finally {
+      await api('DELETE', `/api/v0/instances/${id}/`, sim.key);
+    }
+  });
+});
