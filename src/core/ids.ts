@@ -19,6 +19,8 @@ export const COMMANDS = {
   labelInstance: 'gpuRental.labelInstance',
   showInstanceLogs: 'gpuRental.showInstanceLogs',
   copySshCommand: 'gpuRental.copySshCommand',
+  uploadFolder: 'gpuRental.uploadFolder',
+  downloadFromInstance: 'gpuRental.downloadFromInstance',
   connect: 'gpuRental.connect',
   openSshTerminal: 'gpuRental.openSshTerminal',
   forwardPort: 'gpuRental.forwardPort',
@@ -55,6 +57,10 @@ export const COMMANDS = {
   switchProfile: 'gpuRental.switchProfile',
   addProfile: 'gpuRental.addProfile',
   removeProfile: 'gpuRental.removeProfile',
+  runJob: 'gpuRental.runJob',
+  stopJob: 'gpuRental.stopJob',
+  showJobOutput: 'gpuRental.showJobOutput',
+  downloadJobOutputs: 'gpuRental.downloadJobOutputs',
 } as const;
 
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];
@@ -71,6 +77,7 @@ export const SETTINGS = {
   apiUrl: 'gpuRental.apiUrl',
   pollIntervalSeconds: 'gpuRental.pollIntervalSeconds',
   remoteFolder: 'gpuRental.remoteFolder',
+  syncExclude: 'gpuRental.sync.exclude',
   sshIdentityFile: 'gpuRental.ssh.identityFile',
   sshConnectVia: 'gpuRental.ssh.connectVia',
   sshReadyTimeoutSeconds: 'gpuRental.ssh.readyTimeoutSeconds',

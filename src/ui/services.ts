@@ -32,6 +32,8 @@ import { TreeViews } from './treeViews';
 import type { InstancesView } from './views/instancesView';
 import type { OffersView } from './views/offersView';
 import type { AccountView } from './views/account/accountView';
+import { JobMemory } from '../core/jobs/memory';
+import { Jobs } from './jobs/jobs';
 
 /**
  * The composition root: builds every long-lived object of the extension once, in `activate`, and
@@ -75,6 +77,10 @@ export class Services implements vscode.Disposable {
   /** How `ssh` reaches a running instance (its entry written first); see createSsh. */
   readonly sshTarget: Ssh['target'];
   readonly idle: IdleGuard;
+  /** What this workspace remembers about its jobs (workspaceState): the jobs to re-attach, the last command. */
+  readonly jobMemory: JobMemory;
+  /** Jobs on instances: started, followed into terminals, listed under their instance. */
+  readonly jobs: Jobs;
 
   constructor(readonly context: vscode.ExtensionContext) {
     const { logger } = this;
@@ -119,6 +125,9 @@ export class Services implements vscode.Disposable {
     const ssh = this.own(createSsh({ session, poller, forwards: this.forwards, prompts, handoff, logger }));
     ({ connector: this.connector, cleanup: this.cleanup, sshConfig: this.sshConfig, target: this.sshTarget } = ssh);
     this.idle = this.own(new IdleGuard({ session, poller, forwards: this.forwards, state: this.state, prompts, logger }));
+    this.jobMemory = new JobMemory(context.workspaceState);
+    this.jobs = this.own(new Jobs({ poller, sshTarget: this.sshTarget, memory: this.jobMemory, logger }));
+    this.instancesView.setChildren(this.jobs);
     const refreshViews = () => views.refresh();
     this.own(followSession({ session, poller, costs: this.costs, cleanup: this.cleanup, refreshViews, logger }));
     this.own(followApiUrlSetting({ session, journal, logger }));

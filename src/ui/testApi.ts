@@ -64,6 +64,16 @@ export interface TestApi {
   instanceItems(): Promise<InstancesViewItem[]>;
   /** The SSH alias (Host name) this window writes for an instance. */
   sshAlias(instanceId: number): string;
+  /** The job rows under an instance in the Instances view, as the tree asks for them. */
+  jobItems(instanceId: number): Promise<InstancesViewItem[]>;
+  /** What a job's terminal holds (its output as the terminal shows it); undefined when it has none in this window. */
+  jobOutput(jobId: string): string | undefined;
+  /** Whether a job's terminal is open. */
+  jobTerminalOpen(jobId: string): boolean;
+  /** Puts jobs in an absolute folder on the instance instead of ~/.gpu-rental/jobs (undefined: back to that). */
+  useJobsFolder(folder: string | undefined): void;
+  /** Drops every follower and terminal of jobs and re-attaches from the workspace's memory, as a reloaded window does. */
+  reattachJobs(): void;
 
   /** The rows of the Offers view: the filters header, the offers, load more / relax rows. */
   offerItems(): Promise<OffersViewItem[]>;
@@ -138,6 +148,15 @@ export function testApi(services: Services): TestApi {
     recordPollFailures: () => recording((push) => s.poller.onDidFail(push)),
     instanceItems: () => s.instancesView.getChildren(),
     sshAlias: (id) => s.connector.alias(id),
+    jobItems: async (id) => {
+      const parent = (await s.instancesView.getChildren()).find((r) => r.id === `instance-${id}`);
+      if (!parent) throw new Error(`The Instances view has no row for #${id}`);
+      return s.instancesView.getChildren(parent);
+    },
+    jobOutput: (jobId) => s.jobs.outputText(jobId),
+    jobTerminalOpen: (jobId) => s.jobs.terminalOpen(jobId),
+    reattachJobs: () => s.jobs.reattach(),
+    useJobsFolder: (folder) => void (s.jobs.jobsDir = folder),
 
     offerItems: () => s.offersView.getChildren(),
     accountItems: async (...path) => {

@@ -207,14 +207,14 @@ export function startScript(o: StartOptions): string {
 
 /**
  * `st <dir>`: prints the job's one status line, tab-separated:
- * mark, id, started, ended, exit, wrapper alive (1/0), stop-at-end, stop-answer, cancelled, log bytes (-1: no log), label.
+ * mark, id, started, ended, exit, wrapper alive (1/0), stop-at-end, stop-answer, cancelled, log bytes (-1: no log), folder, label.
  */
 const STATUS_FUNCTION = [
   'st(){ d=$1; j=${d##*/}',
   '  f(){ head -c 300 "$d/$1" 2>/dev/null | tr -d "\\t\\r\\n"; }',
   '  a=0; w=$(f wpid); [ -n "$w" ] && kill -0 "$w" 2>/dev/null && a=1',
   '  s=$(wc -c <"$d/log" 2>/dev/null | tr -d " ") || s=-1; s=${s:--1}',
-  `  printf '${STATUS_MARK}\\t%s\\t%s\\t%s\\t%s\\t%s\\t%s\\t%s\\t%s\\t%s\\t%s\\n' "$j" "$(f started)" "$(f ended)" "$(f exit)" "$a" "$(f stop-at-end)" "$(f stop-answer)" "$(f cancelled)" "$s" "$(f label)"`,
+  `  printf '${STATUS_MARK}\\t%s\\t%s\\t%s\\t%s\\t%s\\t%s\\t%s\\t%s\\t%s\\t%s\\t%s\\n' "$j" "$(f started)" "$(f ended)" "$(f exit)" "$a" "$(f stop-at-end)" "$(f stop-answer)" "$(f cancelled)" "$s" "$(f cwd)" "$(f label)"`,
   '}',
 ].join('\n');
 

@@ -19,6 +19,8 @@ export interface JobStatus {
   readonly cancelled: 'keep' | 'stop' | undefined;
   /** The log's size in bytes; undefined when the log is missing. */
   readonly logBytes: number | undefined;
+  /** The folder it runs in, as typed (`~/…` allowed): where its outputs are. */
+  readonly cwd: string;
   readonly label: string;
 }
 
@@ -37,7 +39,7 @@ function int(text: string | undefined): number | undefined {
 /** Reads one status line; undefined when the line is not one (ssh's own warnings share stderr). */
 export function parseStatusLine(line: string): JobStatus | undefined {
   const f = line.replace(/\r$/, '').split('\t');
-  if (f[0] !== STATUS_MARK || f.length < 11 || !isJobId(f[1] ?? '')) return undefined;
+  if (f[0] !== STATUS_MARK || f.length < 12 || !isJobId(f[1] ?? '')) return undefined;
   const cancelled = f[8] === 'keep' || f[8] === 'stop' ? f[8] : undefined;
   const bytes = int(f[9]);
   return {
@@ -50,8 +52,9 @@ export function parseStatusLine(line: string): JobStatus | undefined {
     stopAnswer: f[7] || undefined,
     cancelled,
     logBytes: bytes === undefined || bytes < 0 ? undefined : bytes,
+    cwd: printable(f[10] ?? '').trim(),
     // What the instance wrote reaches the tree: printable characters only.
-    label: printable(f.slice(10).join(' ')).trim().slice(0, 120) || f[1]!,
+    label: printable(f.slice(11).join(' ')).trim().slice(0, 120) || f[1]!,
   };
 }
 

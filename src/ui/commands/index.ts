@@ -1,9 +1,11 @@
 import type * as vscode from 'vscode';
+import type { Instance } from '../../core/api/instances';
 import type { Services } from '../services';
 import { apiKeyCommands, createdKeyIds } from './apiKeys';
 import { billingCommands } from './billing';
 import { connectCommands } from './connect';
 import { InstanceLogChannels, instanceCommands } from './instances';
+import { jobCommands } from '../jobs/commands';
 import { offerCommands } from './offers';
 import { profileCommands } from './profiles';
 import { registerCommands, type CommandDefinition } from './registry';
@@ -14,6 +16,7 @@ import { sessionCommands } from './session';
 import { sshKeyCommands } from './sshKeys';
 import { teamCommands } from './team';
 import { templateCommands } from './templates';
+import { downloadBeforeDestroy, measureForDestroy, transferCommands } from './transfer';
 import { volumeCommands } from './volumes';
 
 /**
@@ -27,6 +30,11 @@ export function registerAllCommands(s: Services): vscode.Disposable[] {
   const handoff = () => s.handoff;
   const account = { session, accountView, prompts };
   const logChannels = new InstanceLogChannels();
+  const transfer = { session, poller, sshTarget: s.sshTarget, prompts, logger };
+  const beforeDestroy = {
+    measure: (i: Instance) => measureForDestroy(transfer, i),
+    download: (i: Instance, folder: string) => downloadBeforeDestroy(transfer, i, folder),
+  };
   // The Account view marks the key GPU Rental is signed in with, when it was created here.
   accountView.ownKeyId = (fingerprint) => createdKeyIds({ session, state })[fingerprint];
   const commands: CommandDefinition[] = [
@@ -40,7 +48,8 @@ export function registerAllCommands(s: Services): vscode.Disposable[] {
       logger,
       log,
     }),
-    ...instanceCommands({ session, poller, boots, spend, cleanup: s.cleanup, prompts, logger, logChannels }),
+    ...instanceCommands({ session, poller, boots, spend, cleanup: s.cleanup, prompts, logger, logChannels, beforeDestroy }),
+    ...transferCommands(transfer),
     ...offerCommands({ session, offersView }),
     ...rentCommands({ session, renter, poller, boots, spend, pendingRents: s.pendingRents, offersView, state, prompts, logger, log }),
     ...connectCommands({
@@ -65,6 +74,7 @@ export function registerAllCommands(s: Services): vscode.Disposable[] {
     ...templateCommands({ ...account, poller, state }),
     ...volumeCommands(account),
     ...serverlessCommands(account),
+    ...jobCommands({ session, poller, jobs: s.jobs, memory: s.jobMemory, prompts }),
     ...profileCommands({ profiles: s.profiles, session, switcher: s.switcher, createClient: s.createClient, prompts, logger }),
   ];
   return [logChannels, ...registerCommands(commands, { logger, showError })];

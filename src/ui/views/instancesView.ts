@@ -7,14 +7,25 @@ import type { InstancePoller } from '../../core/instances/poller';
 import { presentInstance } from '../../core/instances/present';
 import type { Session } from '../../core/session/session';
 import { UnreadableItem, unreadableRow } from './unreadable';
+import type { JobItem } from '../jobs/jobs';
+
+/** What shows under an instance row: its jobs. The row expands only when it has some. */
+export interface InstanceChildren {
+  hasJobs(instanceId: number): boolean;
+  rows(instanceId: number): JobItem[];
+  /** The rows are seen when the tree opens an instance: a stale listing is read again (in the background). */
+  opened(instanceId: number): void;
+  readonly onDidChange: vscode.Event<void>;
+}
 
 export class InstanceItem extends vscode.TreeItem {
   constructor(
     readonly instance: Instance,
     costSoFar?: number,
+    hasJobs = false,
   ) {
     const p = presentInstance(instance, { nowMs: Date.now(), costSoFar });
-    super(p.label, vscode.TreeItemCollapsibleState.None);
+    super(p.label, hasJobs ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
     this.id = `instance-${instance.id}`;
     this.description = p.description;
     this.tooltip = new vscode.MarkdownString(p.tooltip);
@@ -27,7 +38,7 @@ export class InstanceItem extends vscode.TreeItem {
  * The account's instances, read from the poller's snapshot (the status bar reads the same one).
  * While the view is visible the poller keeps it fresh; a failed poll keeps the last list and says so.
  */
-export type InstancesViewItem = InstanceItem | UnreadableItem;
+export type InstancesViewItem = InstanceItem | UnreadableItem | JobItem;
 
 export class InstancesView implements vscode.TreeDataProvider<InstancesViewItem>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
@@ -36,6 +47,7 @@ export class InstancesView implements vscode.TreeDataProvider<InstancesViewItem>
   private view: vscode.TreeView<InstancesViewItem> | undefined;
   private items: InstanceItem[] = [];
   private unreadable: UnreadableItem | undefined;
+  private children: InstanceChildren | undefined;
 
   constructor(
     private readonly session: Session,
@@ -58,6 +70,12 @@ export class InstancesView implements vscode.TreeDataProvider<InstancesViewItem>
     this.disposables.push(view.onDidChangeVisibility((e) => this.poller.setInterest(VIEWS.instances, e.visible)));
   }
 
+  /** Gives the instance rows their children (jobs), and redraws when those change. */
+  setChildren(children: InstanceChildren): void {
+    this.children = children;
+    this.disposables.push(children.onDidChange(() => this.changed.fire()));
+  }
+
   /** The instances the view shows now; integration tests read it. */
   get current(): readonly InstanceItem[] {
     return this.items;
@@ -77,6 +95,10 @@ export class InstancesView implements vscode.TreeDataProvider<InstancesViewItem>
   }
 
   async getChildren(element?: InstancesViewItem): Promise<InstancesViewItem[]> {
+    if (element instanceof InstanceItem && this.children) {
+      this.children.opened(element.instance.id);
+      return this.children.rows(element.instance.id);
+    }
     if (element) return [];
     this.unreadable = undefined;
     if (this.session.state.kind !== 'ready') return (this.items = []);
@@ -84,7 +106,9 @@ export class InstancesView implements vscode.TreeDataProvider<InstancesViewItem>
       await this.poller.refresh();
     }
     const instances = this.poller.snapshot?.instances ?? [];
-    this.items = instances.filter((i) => i.actual_status !== 'destroyed').map((i) => new InstanceItem(i, this.costs.costOf(i.id)));
+    this.items = instances
+      .filter((i) => i.actual_status !== 'destroyed')
+      .map((i) => new InstanceItem(i, this.costs.costOf(i.id), this.children?.hasJobs(i.id)));
     // Records the list could not read: those with an id are among the items (as "#id (details
     // unreadable)"), the others are only counted here.
     this.unreadable = unreadableRow(instances, 'instance', 'instances-unreadable');

@@ -56,7 +56,7 @@ function until(target: SshTarget, id: string, jobsDir: string, done: (s: JobStat
   it('runs a command with quotes, $(...) and newlines exactly as typed, in tmux, and records its exit code', async () => {
     const id = jobId();
     const command = `echo "it's \\"quoted\\""; echo '$(not run)' "$(echo ran)"\nprintf 'second line\\n'\nexit 3`;
-    assert.equal(await startJob(target, command, { jobId: id, cwd: home(), label: 'quoting', stopAtEnd: false, jobsDir }), 'tmux');
+    assert.equal(await startJob(target, command, { jobId: id, cwd: jobsDir, label: 'quoting', stopAtEnd: false, jobsDir }), 'tmux');
     const s = await until(target, id, jobsDir, (s) => jobPhase(s) === 'exited', 'the job to end');
     assert.equal(s.exitCode, 3);
     assert.equal(s.label, 'quoting');
@@ -68,7 +68,7 @@ function until(target: SshTarget, id: string, jobsDir: string, done: (s: JobStat
     const id = jobId();
     await startJob(target, 'sleep 1; echo done in $PWD; exit 0', {
       jobId: id,
-      cwd: home(),
+      cwd: jobsDir,
       label: 'x',
       stopAtEnd: false,
       forceSetsid: true,
@@ -78,18 +78,18 @@ function until(target: SshTarget, id: string, jobsDir: string, done: (s: JobStat
     assert.equal(jobPhase(running), 'running');
     const s = await until(target, id, jobsDir, (s) => jobPhase(s) === 'exited', 'the job to end');
     assert.equal(s.exitCode, 0);
-    assert.equal(await readLog(target, id, 0, { jobsDir }), `done in ${home()}\n`);
+    assert.equal(await readLog(target, id, 0, { jobsDir }), `done in ${jobsDir}\n`);
   });
 
   it('a command that exits at once: its output and exit code are there right away; a missing folder says so', async () => {
     const id = jobId();
-    await startJob(target, 'echo "no such file: data.csv" >&2; exit 2', { jobId: id, cwd: home(), label: 'x', stopAtEnd: false, jobsDir });
+    await startJob(target, 'echo "no such file: data.csv" >&2; exit 2', { jobId: id, cwd: jobsDir, label: 'x', stopAtEnd: false, jobsDir });
     const s = await until(target, id, jobsDir, (s) => jobPhase(s) === 'exited', 'the job to end');
     assert.equal(s.exitCode, 2);
     assert.equal(await readLog(target, id, 0, { jobsDir }), 'no such file: data.csv\n');
 
     const lost = jobId();
-    await startJob(target, 'echo never', { jobId: lost, cwd: join(home(), 'not-there'), label: 'x', stopAtEnd: false, jobsDir });
+    await startJob(target, 'echo never', { jobId: lost, cwd: join(jobsDir, 'not-there'), label: 'x', stopAtEnd: false, jobsDir });
     const l = await until(target, lost, jobsDir, (s) => jobPhase(s) === 'exited', 'the job to end');
     assert.equal(l.exitCode, 1);
     assert.match(await readLog(target, lost, 0, { jobsDir }), /the folder .*not-there does not exist on the instance/);
@@ -98,11 +98,11 @@ function until(target: SshTarget, id: string, jobsDir: string, done: (s: JobStat
 
   it('Stop Job ends the command and what it started; the instance keeps running', async () => {
     const id = jobId();
-    const marker = join(home(), `child-${id}`);
+    const marker = join(jobsDir, `child-${id}`);
     // A child of the command that would outlive a plain kill of its parent.
     await startJob(target, `(sleep 30; touch ${marker}) & echo started; sleep 30`, {
       jobId: id,
-      cwd: home(),
+      cwd: jobsDir,
       label: 'x',
       stopAtEnd: true,
       baseUrl: sim.url,
@@ -125,7 +125,7 @@ function until(target: SshTarget, id: string, jobsDir: string, done: (s: JobStat
     const id = jobId();
     await startJob(target, 'for i in $(seq 1 30); do echo "line $i"; sleep 0.1; done; exit 5', {
       jobId: id,
-      cwd: home(),
+      cwd: jobsDir,
       label: 'x',
       stopAtEnd: false,
       jobsDir,
@@ -178,7 +178,7 @@ function until(target: SshTarget, id: string, jobsDir: string, done: (s: JobStat
 
   it('the follower waits while the instance cannot be reached and ends with the job', async () => {
     const id = jobId();
-    await startJob(target, 'echo one; sleep 1; echo two', { jobId: id, cwd: home(), label: 'x', stopAtEnd: false, jobsDir });
+    await startJob(target, 'echo one; sleep 1; echo two', { jobId: id, cwd: jobsDir, label: 'x', stopAtEnd: false, jobsDir });
     let reachable = false;
     const out: Buffer[] = [];
     const errors: string[] = [];

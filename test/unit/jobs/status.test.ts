@@ -34,11 +34,11 @@ describe('jobs: ids, labels and status lines', () => {
   it('reads status lines, ignores anything else, and says what the row says', () => {
     const text = [
       'Warning: Permanently added',
-      line(['20261124-000002-bbbbbb', '1000', '', '', '1', '1', '', '', '12', 'train.py']),
-      line(['20261124-000001-aaaaaa', '1000', '4731', '0', '0', '1', 'HTTP 200', '', '40', 'eval.py\u0007']),
-      line(['../bad', '1', '', '', '1', '0', '', '', '1', 'x']),
-      line(['20261124-000003-cccccc', '1000', '', '', '0', '0', '', '', '-1', 'lost']),
-      line(['20261124-000004-dddddd', '1000', '1004', '2', '0', '0', '', 'keep', '3', 'x']),
+      line(['20261124-000002-bbbbbb', '1000', '', '', '1', '1', '', '', '12', '/w', 'train.py']),
+      line(['20261124-000001-aaaaaa', '1000', '4731', '0', '0', '1', 'HTTP 200', '', '40', '/w', 'eval.py\u0007']),
+      line(['../bad', '1', '', '', '1', '0', '', '', '1', '/w', 'x']),
+      line(['20261124-000003-cccccc', '1000', '', '', '0', '0', '', '', '-1', '/w', 'lost']),
+      line(['20261124-000004-dddddd', '1000', '1004', '2', '0', '0', '', 'keep', '3', '/w', 'x']),
     ].join('\n');
     const [done, running, lost, stopped] = parseStatusLines(text);
     assert.equal(parseStatusLines(text).length, 4);
@@ -55,7 +55,7 @@ describe('jobs: ids, labels and status lines', () => {
     assert.match(jobEndMessage(lost!, 7), /interrupted: the instance stopped while it ran/);
     assert.equal(describeJob(stopped!, 0), 'stopped by you after 0:04');
     assert.equal(stopsInstance(stopped!), false);
-    const failed = parseStatusLine(line(['20261124-000005-eeeeee', '10', '12', '2', '0', '0', '', '', '0', 'x']))!;
+    const failed = parseStatusLine(line(['20261124-000005-eeeeee', '10', '12', '2', '0', '0', '', '', '0', '/w', 'x']))!;
     assert.equal(describeJob(failed, 0), 'failed (exit 2) after 0:02');
     assert.equal(jobEndMessage(failed, 9), 'GPU Rental: x failed (exit 2) on #9 after 0:02.');
   });

@@ -1,0 +1,102 @@
+import { isJobId } from './scripts';
+
+/** A job started from this workspace, kept so the window re-attaches to it after a reload or the next day. */
+export interface RememberedJob {
+  readonly jobId: string;
+  readonly instanceId: number;
+  readonly label: string;
+  /** When it was started, in ms. */
+  readonly startedAtMs: number;
+  /** Its terminal was open when the window last saw it: re-attaching opens it again. */
+  readonly terminalOpen: boolean;
+  /** Its end was seen (and told); it stays for the tree and Show Output but is not followed again. */
+  readonly ended: boolean;
+}
+
+/** Per-workspace storage (VS Code's workspaceState). */
+export interface WorkspaceMemento {
+  get(key: string): unknown;
+  update(key: string, value: unknown): Thenable<void>;
+}
+
+export const JOB_MEMORY_KEYS = {
+  jobs: 'gpuRental.jobs.remembered',
+  lastCommand: 'gpuRental.jobs.lastCommand',
+  uploadFirst: 'gpuRental.jobs.uploadFirst',
+} as const;
+
+/** At most this many jobs are remembered per workspace, the newest kept. */
+export const MAX_REMEMBERED_JOBS = 50;
+
+function readJob(value: unknown): RememberedJob | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const v = value as Record<string, unknown>;
+  const { jobId, instanceId, label, startedAtMs } = v;
+  if (typeof jobId !== 'string' || !isJobId(jobId)) return undefined;
+  if (typeof instanceId !== 'number' || !Number.isSafeInteger(instanceId) || instanceId <= 0) return undefined;
+  return {
+    jobId,
+    instanceId,
+    label: typeof label === 'string' ? label.slice(0, 200) : jobId,
+    startedAtMs: typeof startedAtMs === 'number' && Number.isFinite(startedAtMs) ? startedAtMs : 0,
+    terminalOpen: v['terminalOpen'] === true,
+    ended: v['ended'] === true,
+  };
+}
+
+/**
+ * What a workspace remembers about its jobs: the jobs themselves, the last command typed and
+ * whether to upload first. An unreadable value reads as nothing remembered, never as an error.
+ */
+export class JobMemory {
+  constructor(private readonly memento: WorkspaceMemento) {}
+
+  jobs(): RememberedJob[] {
+    const value = this.memento.get(JOB_MEMORY_KEYS.jobs);
+    return Array.isArray(value) ? value.map(readJob).filter((j): j is RememberedJob => j !== undefined) : [];
+  }
+
+  job(jobId: string): RememberedJob | undefined {
+    return this.jobs().find((j) => j.jobId === jobId);
+  }
+
+  async remember(job: RememberedJob): Promise<void> {
+    const others = this.jobs().filter((j) => j.jobId !== job.jobId);
+    await this.memento.update(JOB_MEMORY_KEYS.jobs, [...others, job].slice(-MAX_REMEMBERED_JOBS));
+  }
+
+  async change(jobId: string, patch: Partial<Pick<RememberedJob, 'terminalOpen' | 'ended'>>): Promise<void> {
+    const jobs = this.jobs();
+    if (!jobs.some((j) => j.jobId === jobId)) return;
+    await this.memento.update(
+      JOB_MEMORY_KEYS.jobs,
+      jobs.map((j) => (j.jobId === jobId ? { ...j, ...patch } : j)),
+    );
+  }
+
+  /** Forgets the jobs of instances that are gone. */
+  async forgetInstances(isGone: (instanceId: number) => boolean): Promise<void> {
+    const jobs = this.jobs();
+    const kept = jobs.filter((j) => !isGone(j.instanceId));
+    if (kept.length !== jobs.length) await this.memento.update(JOB_MEMORY_KEYS.jobs, kept);
+  }
+
+  lastCommand(): string | undefined {
+    const value = this.memento.get(JOB_MEMORY_KEYS.lastCommand);
+    return typeof value === 'string' && value.trim() ? value : undefined;
+  }
+
+  setLastCommand(command: string): Thenable<void> {
+    return this.memento.update(JOB_MEMORY_KEYS.lastCommand, command);
+  }
+
+  /** Whether the workspace uploads itself before a job; undefined until the user chose once. */
+  uploadFirst(): boolean | undefined {
+    const value = this.memento.get(JOB_MEMORY_KEYS.uploadFirst);
+    return typeof value === 'boolean' ? value : undefined;
+  }
+
+  setUploadFirst(value: boolean): Thenable<void> {
+    return this.memento.update(JOB_MEMORY_KEYS.uploadFirst, value);
+  }
+}

@@ -1,0 +1,208 @@
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { Instance } from '../../core/api/instances';
+import { COMMANDS } from '../../core/ids';
+import { shellQuote } from '../../core/instances/ssh';
+import { instanceName } from '../../core/instances/present';
+import type { JobMemory } from '../../core/jobs/memory';
+import type { InstancePoller } from '../../core/instances/poller';
+import type { Session } from '../../core/session/session';
+import { formatDollars } from '../../core/format';
+import { command, type CommandDefinition } from '../commands/registry';
+import { resolveTarget } from '../commands/instances';
+import { config } from '../config';
+import type { Prompts } from '../prompts';
+import { InstanceItem } from '../views/instancesView';
+import { JobItem, type Jobs } from './jobs';
+
+/** Helper H2's commands: Run on Instance uploads first through the one, Download Outputs goes through the other. */
+const UPLOAD_FOLDER = 'gpuRental.uploadFolder';
+const DOWNLOAD_FROM_INSTANCE = 'gpuRental.downloadFromInstance';
+
+export interface JobCommandDeps {
+  readonly session: Session;
+  readonly poller: InstancePoller;
+  readonly jobs: Jobs;
+  readonly memory: JobMemory;
+  readonly prompts: () => Prompts;
+}
+
+/**
+ * What Run on Instance may be given instead of asking (tests, and other commands): each one given
+ * is not asked.
+ */
+export interface RunJobOptions {
+  command?: string;
+  uploadFirst?: boolean;
+  /** The folder on the instance to run in. */
+  cwd?: string;
+  stopAtEnd?: boolean;
+}
+
+/** `python3 <file relative to the workspace folder>`, the path quoted when it needs it; undefined for a file outside every folder. */
+export function pythonCommand(file: vscode.Uri): string | undefined {
+  const folder = vscode.workspace.getWorkspaceFolder(file);
+  if (!folder) return `python3 ${shellQuote(path.basename(file.fsPath))}`;
+  const relative = path.relative(folder.uri.fsPath, file.fsPath).split(path.sep).join('/');
+  return `python3 ${/^[\w./-]+$/.test(relative) ? relative : shellQuote(relative)}`;
+}
+
+async function commandRegistered(id: string): Promise<boolean> {
+  return (await vscode.commands.getCommands(true)).includes(id);
+}
+
+/** Asks which of two answers; the first is the default. Resolves undefined when dismissed. */
+async function choose<T>(title: string, items: Array<{ label: string; detail?: string; value: T }>): Promise<T | undefined> {
+  const picked = await vscode.window.showQuickPick(items, { title: `GPU Rental: ${title}`, ignoreFocusOut: true });
+  return picked?.value;
+}
+
+/** Run on Instance, Stop Job, Show Output and Download Outputs. */
+export function jobCommands(s: JobCommandDeps): CommandDefinition[] {
+  return [
+    command(COMMANDS.runJob, (target?: InstanceItem | number | vscode.Uri, options: RunJobOptions = {}) => runJob(s, target, options)),
+    command(COMMANDS.stopJob, async (given?: JobItem) => {
+      const item = given instanceof JobItem ? given : await pickJob(s, 'Stop Job', true);
+      if (!item) return false;
+      const instance = s.poller.snapshot?.instances.find((i) => i.id === item.instanceId);
+      const rate = instance?.dph_total ? ` (${formatDollars(instance.dph_total)}/h)` : '';
+      const ok = await s
+        .prompts()
+        .confirm(
+          `Stop ${String(item.label)} on #${item.instanceId}?`,
+          `Its command and everything it started are ended. The instance keeps running${rate}, even when the job was to stop it at its end: stop it yourself when you are done.`,
+          'Stop Job',
+        );
+      if (!ok) return false;
+      const stopped = await s.jobs.stop(item.instanceId, item.jobId, false);
+      void vscode.window.showInformationMessage(
+        stopped
+          ? `GPU Rental: ${String(item.label)} was stopped. #${item.instanceId} keeps running${rate}; stop or destroy it when you are done.`
+          : `GPU Rental: ${String(item.label)} had already ended.`,
+      );
+      return stopped;
+    }),
+    command(COMMANDS.showJobOutput, (item?: JobItem) => {
+      if (!(item instanceof JobItem))
+        throw new Error('GPU Rental: pick a job under its instance in the Instances view to show its output.');
+      s.jobs.showOutput(item.instanceId, item.jobId, String(item.label));
+    }),
+    command(COMMANDS.downloadJobOutputs, async (item?: JobItem) => {
+      if (!(item instanceof JobItem))
+        throw new Error('GPU Rental: pick a job under its instance in the Instances view to download its outputs.');
+      if (!item.cwd)
+        throw new Error(
+          `GPU Rental: the folder ${String(item.label)} ran in is not known yet. Refresh the Instances view, then try again.`,
+        );
+      if (!(await commandRegistered(DOWNLOAD_FROM_INSTANCE))) {
+        throw new Error(
+          'GPU Rental: Download from Instance is not available in this window, so the outputs cannot be downloaded from here.',
+        );
+      }
+      return vscode.commands.executeCommand(DOWNLOAD_FROM_INSTANCE, item.instanceId, { remotePath: item.cwd });
+    }),
+  ];
+}
+
+/** The jobs this window knows (listed or remembered), to pick one from the palette; `running` keeps only running ones. */
+async function pickJob(s: JobCommandDeps, title: string, running: boolean): Promise<JobItem | undefined> {
+  const rows = (s.poller.snapshot?.instances ?? [])
+    .flatMap((i) => s.jobs.rows(i.id))
+    .filter((r) => !running || r.contextValue === 'job-running');
+  if (rows.length === 0) {
+    void vscode.window.showInformationMessage(
+      `GPU Rental: no ${running ? 'running ' : ''}job is known in this window. Start one with Run on Instance, or open an instance's jobs in the Instances view.`,
+    );
+    return undefined;
+  }
+  const picked = await vscode.window.showQuickPick(
+    rows.map((item) => ({ label: String(item.label), description: `#${item.instanceId} · ${String(item.description)}`, item })),
+    { title: `GPU Rental: ${title}`, placeHolder: 'Pick a job' },
+  );
+  return picked?.item;
+}
+
+async function runJob(
+  s: JobCommandDeps,
+  target: InstanceItem | number | vscode.Uri | undefined,
+  o: RunJobOptions,
+): Promise<{ jobId: string } | undefined> {
+  const file = target instanceof vscode.Uri ? target : undefined;
+  const instance = await resolveTarget(
+    s,
+    target instanceof InstanceItem || typeof target === 'number' ? target : undefined,
+    'Run on Instance',
+    ['running'],
+  );
+  if (!instance) return undefined;
+
+  const command = o.command ?? (await askCommand(s.memory, file, instance));
+  if (command === undefined) return undefined;
+  await s.memory.setLastCommand(command);
+
+  let uploadFirst = o.uploadFirst;
+  if (uploadFirst === undefined) {
+    const remembered = s.memory.uploadFirst() ?? true;
+    const items = [
+      {
+        label: 'Upload the workspace first',
+        detail: 'Only what changed is sent, then the job starts in the uploaded folder.',
+        value: true,
+      },
+      { label: 'Run without uploading', detail: 'The job runs on what the instance already has.', value: false },
+    ];
+    uploadFirst = await choose('Upload before the job?', remembered ? items : items.reverse());
+    if (uploadFirst === undefined) return undefined;
+    await s.memory.setUploadFirst(uploadFirst);
+  }
+  let cwd = o.cwd;
+  if (uploadFirst) {
+    if (!(await commandRegistered(UPLOAD_FOLDER))) {
+      throw new Error(
+        'GPU Rental: Upload Folder is not available in this window. Run the job without uploading, or upload the folder another way.',
+      );
+    }
+    const uploaded = await vscode.commands.executeCommand<{ remoteFolder: string } | undefined>(UPLOAD_FOLDER, instance.id, {
+      quiet: true,
+    });
+    if (!uploaded) return undefined;
+    cwd ??= uploaded.remoteFolder;
+  }
+  cwd ??= config.remoteFolder() || '~';
+
+  let stopAtEnd = o.stopAtEnd;
+  if (stopAtEnd === undefined) {
+    await s.jobs.list(instance.id);
+    const alone = !s.jobs.runsJobs(instance.id);
+    const disk = instance.storage_total_cost
+      ? `its disk still bills ${formatDollars(instance.storage_total_cost)}/h while it is stopped`
+      : 'its disk still bills while it is stopped';
+    const items = [
+      { label: 'Stop the instance when the job ends', detail: `Works with this window closed; ${disk}.`, value: true },
+      {
+        label: 'Keep the instance running',
+        detail: alone ? 'It bills its full rate until you stop it.' : 'Another job of GPU Rental runs on it.',
+        value: false,
+      },
+    ];
+    stopAtEnd = await choose(`When the job on ${instanceName(instance)} ends`, alone ? items : items.reverse());
+    if (stopAtEnd === undefined) return undefined;
+  }
+  const { jobId } = await s.jobs.run(instance, { command, cwd, stopAtEnd, baseUrl: s.session.baseUrl });
+  return { jobId };
+}
+
+async function askCommand(memory: JobMemory, file: vscode.Uri | undefined, instance: Instance): Promise<string | undefined> {
+  const editor = vscode.window.activeTextEditor?.document;
+  const python = file ?? (editor?.languageId === 'python' && editor.uri.scheme === 'file' ? editor.uri : undefined);
+  const value = (python && pythonCommand(python)) ?? memory.lastCommand() ?? '';
+  const typed = await vscode.window.showInputBox({
+    title: `GPU Rental: Run on ${instanceName(instance)}`,
+    prompt: 'The command to run on the instance, detached: it keeps running with this window closed.',
+    placeHolder: 'python3 train.py',
+    value,
+    ignoreFocusOut: true,
+    validateInput: (v) => (v.trim() ? undefined : 'Type the command to run, e.g. python3 train.py'),
+  });
+  return typed?.trim() ? typed : undefined;
+}

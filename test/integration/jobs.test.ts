@@ -1,0 +1,111 @@
+import * as assert from 'node:assert/strict';
+import { rm } from 'node:fs/promises';
+import * as vscode from 'vscode';
+import type { Offer } from '../../src/core/api/offers';
+import type { JobItem } from '../../src/ui/jobs/jobs';
+import { api, eventually, extensionApi, recordNotifications, signIn, sim } from './support';
+
+/** The jobs of this suite live here on the instance, never in a home folder (the simulator's instances may share this machine's). */
+const JOBS = `/tmp/gpu-rental-itest-jobs-${process.pid}`;
+
+async function status(id: number): Promise<string | null | undefined> {
+  return ((await api('GET', `/api/v0/instances/${id}/?owner=me`, sim.key)) as { instances: { actual_status: string | null } | null })
+    .instances?.actual_status;
+}
+
+async function rentedAndRunning(): Promise<number> {
+  const body = { rentable: { eq: true }, order: [['dph_total', 'asc']], limit: 1, type: 'on-demand' };
+  const [offer] = ((await api('POST', '/api/v0/bundles/', sim.key, body)) as { offers: Offer[] }).offers;
+  const created = (await api('PUT', `/api/v0/asks/${offer!.id}/`, sim.key, { client_id: 'me', image: 'ubuntu:22.04', disk: 8 })) as {
+    new_contract: number;
+  };
+  await eventually(async () => (await status(created.new_contract)) === 'running', 'the instance to run', 20_000);
+  return created.new_contract;
+}
+
+async function jobRow(id: number, jobId: string): Promise<JobItem | undefined> {
+  const x = await extensionApi();
+  return (await x.test.jobItems(id)).find((r): r is JobItem => 'jobId' in r && r.jobId === jobId);
+}
+
+describe('jobs: Run on Instance, live output, the tree, re-attach', function () {
+  this.timeout(120_000);
+  let id: number;
+
+  before(async () => {
+    const x = await signIn();
+    x.test.useJobsFolder(JOBS);
+    id = await rentedAndRunning();
+    await x.test.refreshInstances();
+  });
+  beforeEach(async () => {
+    const x = await signIn();
+    // The first ssh call may offer to make a key: yes.
+    x.test.answerPrompts({ confirm: async () => true });
+    x.test.useJobsFolder(JOBS);
+  });
+  after(async () => {
+    const x = await extensionApi();
+    x.test.useJobsFolder(undefined);
+    await api('DELETE', `/api/v0/instances/${id}/`, sim.key);
+    await rm(JOBS, { recursive: true, force: true });
+  });
+
+  it('runs a short script detached: its lines reach the terminal live, its row shows running then the exit code, and the end is told', async () => {
+    const x = await extensionApi();
+    const notes = recordNotifications();
+    try {
+      const command = 'for i in 1 2 3; do echo "step $i of 3"; sleep 1; done\necho "it\'s done: $(echo 42)"\nexit 4';
+      const started = (await vscode.commands.executeCommand('gpuRental.runJob', id, {
+        command,
+        uploadFirst: false,
+        cwd: JOBS,
+        stopAtEnd: false,
+      })) as {
+        jobId: string;
+      };
+      assert.match(started.jobId, /^[a-z0-9-]+$/);
+      await eventually(() => x.test.jobOutput(started.jobId)?.includes('step 1 of 3'), 'the first line in the terminal', 20_000);
+      assert.equal(x.test.jobTerminalOpen(started.jobId), true, 'its terminal opened');
+      const running = await eventually(() => jobRow(id, started.jobId), 'the job under its instance', 20_000);
+      assert.equal(running.label, 'for i in 1 2 3; do echo "step $i of 3"; sleep 1; done');
+      assert.ok(
+        (await x.test.instanceItems()).some(
+          (r) => r.id === `instance-${id}` && r.collapsibleState !== vscode.TreeItemCollapsibleState.None,
+        ),
+        'the instance row expands',
+      );
+
+      await eventually(() => notes.seen.find((n) => /failed \(exit 4\) on #\d+/.test(n.message)), 'the end told', 30_000);
+      const output = x.test.jobOutput(started.jobId)!;
+      assert.equal(output.split('step 2 of 3').length, 2, 'each line once');
+      assert.match(output, /it's done: 42\r\n/);
+      const ended = await eventually(async () => {
+        const row = await jobRow(id, started.jobId);
+        return row && /^failed \(exit 4\) after 0:0\d$/.test(String(row.description)) ? row : undefined;
+      }, 'the row to show the exit code');
+      assert.equal(ended.contextValue, 'job-ended');
+    } finally {
+      notes.dispose();
+    }
+  });
+
+  it('a window that reloads while the job runs re-attaches: its terminal comes back and the output goes on, nothing twice', async () => {
+    const x = await extensionApi();
+    const command = 'echo before; sleep 4; echo after';
+    const { jobId } = (await vscode.commands.executeCommand('gpuRental.runJob', id, {
+      command,
+      uploadFirst: false,
+      cwd: JOBS,
+      stopAtEnd: false,
+    })) as {
+      jobId: string;
+    };
+    await eventually(() => x.test.jobOutput(jobId)?.includes('before'), 'the first line', 20_000);
+    x.test.reattachJobs();
+    await eventually(() => x.test.jobOutput(jobId)?.includes('after'), 'the line printed after the reload', 30_000);
+    const output = x.test.jobOutput(jobId)!;
+    assert.equal(output.split('before').length, 2, 'the line from before the reload once');
+    assert.equal(x.test.jobTerminalOpen(jobId), true, 'the terminal that was open is open again');
+  });
+});

@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { JOB_MEMORY_KEYS, JobMemory, MAX_REMEMBERED_JOBS, type WorkspaceMemento } from '../../../src/core/jobs/memory';
+
+function memento(initial: Record<string, unknown> = {}): WorkspaceMemento & { values: Record<string, unknown> } {
+  const values = { ...initial };
+  return {
+    values,
+    get: (key) => values[key],
+    update: (key, value) => {
+      values[key] = value;
+      return Promise.resolve();
+    },
+  };
+}
+
+const job = (n: number, instanceId = 7) => ({
+  jobId: `20261124-000000-${String(n).padStart(6, '0')}`,
+  instanceId,
+  label: `job ${n}`,
+  startedAtMs: n,
+  terminalOpen: false,
+  ended: false,
+});
+
+describe('jobs: what a workspace remembers', () => {
+  it('remembers jobs, changes one, forgets those of gone instances, and keeps the newest fifty', async () => {
+    const m = memento();
+    const memory = new JobMemory(m);
+    await memory.remember(job(1));
+    await memory.remember(job(2, 8));
+    await memory.change(job(1).jobId, { terminalOpen: true });
+    assert.deepEqual(memory.job(job(1).jobId), { ...job(1), terminalOpen: true });
+    await memory.forgetInstances((id) => id === 8);
+    assert.deepEqual(
+      memory.jobs().map((j) => j.jobId),
+      [job(1).jobId],
+    );
+    for (let n = 10; n < 10 + MAX_REMEMBERED_JOBS + 5; n++) await memory.remember(job(n));
+    assert.equal(memory.jobs().length, MAX_REMEMBERED_JOBS);
+    assert.equal(memory.jobs().at(-1)?.jobId, job(10 + MAX_REMEMBERED_JOBS + 4).jobId);
+  });
+
+  it('reads a damaged value as nothing remembered, and drops records it cannot use', () => {
+    assert.deepEqual(new JobMemory(memento({ [JOB_MEMORY_KEYS.jobs]: 'nonsense' })).jobs(), []);
+    const mixed = [job(1), { ...job(2), jobId: '../../etc' }, { ...job(3), instanceId: -1 }, null, { ...job(4), label: 5 }];
+    const read = new JobMemory(memento({ [JOB_MEMORY_KEYS.jobs]: mixed })).jobs();
+    assert.deepEqual(
+      read.map((j) => [j.jobId, j.label]),
+      [
+        [job(1).jobId, 'job 1'],
+        [job(4).jobId, job(4).jobId],
+      ],
+    );
+  });
+
+  it('remembers the last command and the upload choice', async () => {
+    const memory = new JobMemory(memento());
+    assert.equal(memory.lastCommand(), undefined);
+    assert.equal(memory.uploadFirst(), undefined);
+    await memory.setLastCommand('python3 train.py');
+    await memory.setUploadFirst(false);
+    assert.equal(memory.lastCommand(), 'python3 train.py');
+    assert.equal(memory.uploadFirst(), false);
+  });
+});
