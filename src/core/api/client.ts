@@ -1,5 +1,6 @@
 import { AccountApi, ApiKeysApi, SshKeysApi } from './account';
 import { BillingApi } from './billing';
+import { CopyApi } from './copy';
 import { InstancesApi } from './instances';
 import { OffersApi } from './offers';
 import { SecretsApi } from './secrets';
@@ -30,6 +31,7 @@ export class GpuRentalClient {
   readonly serverless: ServerlessApi;
   readonly team: TeamApi;
   readonly billing: BillingApi;
+  readonly copy: CopyApi;
   private readonly transport: Transport;
 
   constructor(options: ClientOptions) {
@@ -46,6 +48,7 @@ export class GpuRentalClient {
     this.serverless = new ServerlessApi(t);
     this.team = new TeamApi(t);
     this.billing = new BillingApi(t);
+    this.copy = new CopyApi(t);
   }
 
   get baseUrl(): string {

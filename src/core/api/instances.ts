@@ -51,6 +51,8 @@ export const InstanceSchema = z.object({
   host_id: optInt,
   image_uuid: optString,
   image_runtype: optString,
+  /** The token of the instance's Jupyter server (a secret: never logged or shown). */
+  jupyter_token: optString,
   template_hash_id: optString,
   template_name: optString,
   onstart: optString,
