@@ -54,6 +54,15 @@ export const config = {
     const value = resolved<string>(SETTINGS.remoteFolder);
     return typeof value === 'string' ? value.trim() : '/root';
   },
+  /** The folder uploads go into and Destroy measures: remoteFolder, or /root when that is empty. */
+  transferFolder(): string {
+    return this.remoteFolder() || '/root';
+  },
+  /** rsync patterns an upload leaves out; anything that is not a list of strings reads as the default. */
+  syncExclude(): string[] {
+    const value = resolved<unknown>(SETTINGS.syncExclude);
+    return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : ['.git/', 'node_modules/', '__pycache__/', '.venv/'];
+  },
   sshIdentityFile(): string | undefined {
     const value = userSetting<string>(SETTINGS.sshIdentityFile);
     return (typeof value === 'string' && value.trim()) || undefined;

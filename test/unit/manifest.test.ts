@@ -95,7 +95,12 @@ describe('package.json against src/core/ids', () => {
  * Settings a workspace may set: nothing about money, identity or where the extension connects.
  * Every other gpuRental setting must be one a cloned repository's .vscode/settings.json cannot set.
  */
-const WINDOW_SETTINGS: readonly string[] = [SETTINGS.pollIntervalSeconds, SETTINGS.remoteFolder, SETTINGS.sshReadyTimeoutSeconds];
+const WINDOW_SETTINGS: readonly string[] = [
+  SETTINGS.pollIntervalSeconds,
+  SETTINGS.remoteFolder,
+  SETTINGS.sshReadyTimeoutSeconds,
+  SETTINGS.syncExclude,
+];
 /** Of those, the ones that stay harmless from an untrusted workspace too. */
 const HARMLESS_IN_WORKSPACE: readonly string[] = [SETTINGS.pollIntervalSeconds, SETTINGS.sshReadyTimeoutSeconds];
 

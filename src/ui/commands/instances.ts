@@ -10,11 +10,12 @@ import type { Logger } from '../../core/log';
 import type { Session } from '../../core/session/session';
 import type { InstanceCleanup } from '../../core/ssh/instanceCleanup';
 import type { BootStatus } from '../bootStatus';
-import type { Prompts } from '../prompts';
+import { modalPrompts, type Prompts } from '../prompts';
 import type { SpendGuard } from '../spendGuard';
 import { command, type CommandDefinition } from './registry';
 import { InstanceItem } from '../views/instancesView';
 import { formatDollars } from '../../core/format';
+import { formatBytes } from '../../core/transfer/progress';
 
 /** What a command was invoked with: a tree item, an instance id (automation, notifications) or nothing (palette). */
 export type Target = InstanceItem | number | undefined;
@@ -35,7 +36,23 @@ export interface InstanceDeps extends TargetDeps {
   readonly prompts: () => Prompts;
   readonly logger: Logger;
   readonly logChannels: InstanceLogChannels;
+  /** What the destroy confirmation asks the instance before it deletes its disk (ui/commands/transfer.ts). */
+  readonly beforeDestroy?: BeforeDestroy;
 }
+
+/**
+ * Destroy never loses work silently: how much the instance's folder holds, asked with a short
+ * timeout, and a download of it offered first.
+ */
+export interface BeforeDestroy {
+  /** The folder and its bytes (undefined when missing); undefined when the instance did not answer in time. */
+  measure(instance: Instance): Promise<{ folder: string; bytes: number | undefined } | undefined>;
+  /** Downloads the folder; true when it arrived completely. */
+  download(instance: Instance, folder: string): Promise<boolean>;
+}
+
+/** A confirmation with several buttons; integration tests answer it through their prompts when they provide `choose`. */
+type ChoosingPrompts = Prompts & { choose?(message: string, detail: string, actions: readonly string[]): Promise<string | undefined> };
 
 /** One output channel per instance for its log, reused each time it is shown; disposed with the extension. */
 export class InstanceLogChannels implements vscode.Disposable {
@@ -169,19 +186,49 @@ async function reboot(s: InstanceDeps, i: Instance): Promise<void> {
 async function destroy(s: InstanceDeps, i: Instance): Promise<boolean> {
   const rate = currentRate(i);
   const billing = rate ? ` Billing (${formatDollars(rate)}/h now) stops.` : ' Billing stops.';
-  const ok = await s
-    .prompts()
-    .confirm(
-      `Destroy ${instanceName(i)}?`,
-      `Its disk and every file on it are deleted for good.${billing} This cannot be undone.`,
-      'Destroy',
-    );
-  if (!ok) return false;
+  for (;;) {
+    const data = await whatGoes(s, i);
+    const detail = `${data.text}Its disk and every file on it are deleted for good.${billing} This cannot be undone.`;
+    const prompts: ChoosingPrompts = s.prompts();
+    if (!data.folder) {
+      if (!(await prompts.confirm(`Destroy ${instanceName(i)}?`, detail, 'Destroy'))) return false;
+      break;
+    }
+    const actions = ['Download First', 'Destroy'];
+    const choice = prompts.choose
+      ? await prompts.choose(`Destroy ${instanceName(i)}?`, detail, actions)
+      : prompts === modalPrompts
+        ? await vscode.window.showWarningMessage(`Destroy ${instanceName(i)}?`, { modal: true, detail }, ...actions)
+        : // Prompts that answer confirmations only (tests) get the one-button question they know.
+          (await prompts.confirm(`Destroy ${instanceName(i)}?`, detail, 'Destroy'))
+          ? 'Destroy'
+          : undefined;
+    if (choice === 'Destroy') break;
+    if (choice !== 'Download First') return false;
+    // Whatever the download did, the user is asked again: a failed download must not lead to a destroy.
+    await s.beforeDestroy!.download(i, data.folder);
+  }
   const result = await destroyInstance(s.session.client.instances, i, instanceName(i));
   if (result.kind === 'done') await s.cleanup.forgetInstance(i.id);
   await s.poller.refresh();
   report(s, result);
   return result.kind === 'done';
+}
+
+/**
+ * What the confirmation says about the files that go with the instance: the size of its folder
+ * when a running instance answers within seconds, else why it could not be checked.
+ */
+async function whatGoes(s: InstanceDeps, i: Instance): Promise<{ text: string; folder?: string }> {
+  if (!s.beforeDestroy) return { text: '' };
+  const phase = instancePhase(i);
+  if (phase !== 'running') {
+    return { text: `Its files could not be checked: the instance is ${phase}, so it has no address to ask. ` };
+  }
+  const measured = await s.beforeDestroy.measure(i);
+  if (!measured) return { text: 'Its files could not be checked over SSH (no answer within 5 seconds, or no SSH key on this machine). ' };
+  if (measured.bytes === undefined) return { text: `${measured.folder} does not exist on it. ` };
+  return { text: `${measured.folder} holds ${formatBytes(measured.bytes)} that goes with the instance. `, folder: measured.folder };
 }
 
 async function relabel(s: InstanceDeps, i: Instance, label: unknown): Promise<void> {
