@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { RentPlan } from '../../../src/core/rent/plan';
 import type { InputPrompt } from '../../../src/ui/prompts';
-import { api, extensionLog, recordNotifications, rentableOffers, signIn, sim } from '../support';
+import { api, eventually, extensionLog, recordNotifications, rentableOffers, signIn, sim } from '../support';
 import { section } from './kit';
 
 const PATH = '/api/v0/secrets/';
@@ -10,6 +10,54 @@ const PATH = '/api/v0/secrets/';
 const VALUE = 'it_Qv7rX2kWm9.Lp4-Tz';
 const CHANGED = 'it/changed value=Zr8Kp3';
 const RENT_VALUE = 'it-rent_Hd5Nc8Yq2.Wb';
+
+type QuickInput = vscode.QuickPick<vscode.QuickPickItem> | vscode.InputBox;
+
+/**
+ * Every quick pick and input box the extension opens from now on, in order, and a way to answer
+ * the n-th as a person would: pick the row whose label matches (else the proposed one), or type
+ * a text, then press Enter. The extension and these suites share one vscode API.
+ */
+function recordQuickInputs() {
+  const opened: QuickInput[] = [];
+  const w = vscode.window;
+  const originals = { pick: w.createQuickPick, box: w.createInputBox };
+  w.createQuickPick = (<T extends vscode.QuickPickItem>() => {
+    const qp = originals.pick<T>();
+    opened.push(qp as unknown as QuickInput);
+    return qp;
+  }) as typeof originals.pick;
+  w.createInputBox = () => {
+    const box = originals.box();
+    opened.push(box);
+    return box;
+  };
+  const at = async (n: number): Promise<QuickInput> => {
+    const shown = await eventually(() => opened[n], `quick input ${n} (opened: ${opened.map((o) => o.title ?? '').join(' | ')})`);
+    // Its items and value are set just before show(): let it open.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    return shown;
+  };
+  return {
+    at,
+    accept: async (n: number, label?: (label: string) => boolean, text?: string) => {
+      const input = await at(n);
+      if (label && 'items' in input) {
+        const item = input.items.find((i) => label(i.label));
+        assert.ok(item, `quick pick ${n} has the row (${input.items.map((i) => i.label).join(' | ')})`);
+        input.activeItems = [item];
+        // The active row travels to the workbench before Enter is pressed there.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      }
+      if (text !== undefined) input.value = text;
+      await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+    },
+    restore: () => {
+      w.createQuickPick = originals.pick;
+      w.createInputBox = originals.box;
+    },
+  };
+}
 
 const stored = async () => ((await api('GET', PATH, sim.key)) as { secrets: Record<string, string> }).secrets;
 const seenIn = (text: string, value: string) => text.includes(value.slice(0, 8));
@@ -114,6 +162,46 @@ describe('account: environment variables from the Account view, and a rent of it
       await api('DELETE', `/api/v0/auth/apikeys/${created.id}/`, sim.key);
     }
     assert.ok(!('IT_NOT_ALLOWED' in (await stored())));
+  });
+
+  it("adds a rent's own variable on the wizard's confirmation, in a password box; the instance gets it and the account's", async () => {
+    await api('POST', PATH, sim.key, { key: 'IT_ACCOUNT_VAR', value: 'from-the-account' });
+    const [offer] = await rentableOffers({}, 1);
+    const shown = recordQuickInputs();
+    let id: number | undefined;
+    try {
+      const renting = vscode.commands.executeCommand<number | undefined>('gpuRental.rentOffer', offer!.id);
+      // Image, disk, connection, label and start-up script as proposed.
+      for (let i = 0; i < 5; i++) await shown.accept(i);
+      await shown.accept(5, (label) => label.includes('Environment variables…'));
+      const envStep = await shown.at(6);
+      assert.match((envStep as vscode.QuickPick<vscode.QuickPickItem>).placeholder ?? '', /IT_ACCOUNT_VAR from your account's variables/);
+      await shown.accept(6, (label) => label.includes('Add a variable'));
+      await shown.accept(7, undefined, 'IT_WIZARD_VAR');
+      assert.equal(((await shown.at(8)) as vscode.InputBox).password, true, 'the value is typed in a password box');
+      await shown.accept(8, undefined, RENT_VALUE);
+      await shown.accept(9, (label) => label.includes('Done'));
+      const confirmation = (await shown.at(10)) as vscode.QuickPick<vscode.QuickPickItem>;
+      assert.ok(confirmation.items.some((i) => i.label === '$(symbol-variable) Environment: IT_WIZARD_VAR (values hidden)'));
+      assert.ok(!seenIn(JSON.stringify(confirmation.items.map((i) => [i.label, i.description])), RENT_VALUE));
+      await shown.accept(10);
+      id = await renting;
+    } finally {
+      shown.restore();
+      await api('DELETE', PATH, sim.key, { key: 'IT_ACCOUNT_VAR' });
+    }
+    assert.equal(typeof id, 'number', 'rented');
+    try {
+      const record = (await api('GET', `/api/v0/instances/${id}/?owner=me`, sim.key)) as {
+        instances: { extra_env: Array<[string, string]> };
+      };
+      const env = Object.fromEntries(record.instances.extra_env);
+      assert.equal(env['IT_WIZARD_VAR'], RENT_VALUE);
+      assert.equal(env['IT_ACCOUNT_VAR'], 'from-the-account', "the service added the account's variable");
+      assert.ok(!seenIn(await extensionLog(), RENT_VALUE), 'no value in the log');
+    } finally {
+      await api('DELETE', `/api/v0/instances/${id}/`, sim.key);
+    }
   });
 
   it('rents with a variable of its own: the confirmation names it, the instance has it, the log never holds its value', async () => {
