@@ -98,7 +98,12 @@ export class Jobs implements vscode.Disposable {
   /** The rows under an instance: the jobs its last listing showed, and the ones started here that it did not show yet. */
   rows(instanceId: number, nowMs = Date.now()): JobItem[] {
     const listed = this.statuses.get(instanceId) ?? [];
-    const rows = listed.map((s) => new JobItem(instanceId, s.jobId, jobPhase(s), s.label, describeJob(s, nowMs), s.cwd || undefined));
+    const up = this.running.has(instanceId);
+    const rows = listed.map((s) => {
+      // A stop or a reboot kills every process of the instance: what ran then was interrupted.
+      const shown = !up && jobPhase(s) === 'running' ? { ...s, alive: false } : s;
+      return new JobItem(instanceId, s.jobId, jobPhase(shown), s.label, describeJob(shown, nowMs), s.cwd || undefined);
+    });
     for (const j of this.deps.memory.jobs()) {
       if (j.instanceId !== instanceId || listed.some((s) => s.jobId === j.jobId)) continue;
       const running = this.running.has(instanceId);
