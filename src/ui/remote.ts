@@ -14,6 +14,8 @@ export interface RemoteHandoff {
   /** An empty window on the remote, when no folder is configured. */
   openEmptyWindow(remoteAuthority: string): Thenable<unknown>;
   installExtension(id: string): Thenable<unknown>;
+  /** Opens a URL outside VS Code (a browser); optional so a test's handoff may leave it to VS Code. */
+  openExternal?(uri: vscode.Uri): Thenable<boolean>;
 }
 
 export const vscodeHandoff: RemoteHandoff = {
@@ -21,6 +23,7 @@ export const vscodeHandoff: RemoteHandoff = {
   openFolder: (uri, options) => vscode.commands.executeCommand('vscode.openFolder', uri, options),
   openEmptyWindow: (remoteAuthority) => vscode.commands.executeCommand('vscode.newWindow', { remoteAuthority, reuseWindow: false }),
   installExtension: (id) => vscode.commands.executeCommand('workbench.extensions.installExtension', id),
+  openExternal: (uri) => vscode.env.openExternal(uri),
 };
 
 export function installedRemoteSsh(handoff: RemoteHandoff): RemoteSshExtension | undefined {

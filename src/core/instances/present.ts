@@ -1,7 +1,7 @@
 import { formatDuration } from '../format';
 import type { Instance } from '../api/instances';
 import { instancePhase, isBooting, type InstancePhase } from './phase';
-import { isSshHost, proxySshPort } from './ssh';
+import { isSshHost, launchedWithJupyter, proxySshPort } from './ssh';
 import { formatDollars } from '../format';
 
 export interface InstanceIcon {
@@ -108,6 +108,8 @@ export function presentInstance(instance: Instance, options: PresentOptions): In
   if (phase === 'stopped') tags.push('canStart');
   if (phase !== 'gone') tags.push('canDestroy', 'canLabel', 'hasLogs');
   if (instance.ssh_host && instance.ssh_port && phase === 'running') tags.push('hasSsh');
+  // Open Jupyter: a Jupyter launch runs a server once the instance runs.
+  if (phase === 'running' && launchedWithJupyter(instance)) tags.push('jupyter');
   // Connect also starts a stopped instance (after asking) and waits for a booting one.
   if (phase === 'running' || phase === 'stopped' || isBooting(phase)) tags.push('canConnect');
   if (options.sshReady) tags.push('sshReady');

@@ -16,6 +16,8 @@ export type TransferReading =
 const FAILED = /\b(fail(s|ed|ure)?|error(s|ed)?|cancel(l)?ed|abort(ed)?|no space|denied|not found|no such)\b/i;
 const DONE = /\b(done|complete(d)?|finished|succeeded)\b/i;
 const PERCENT = /(\d{1,3}(?:\.\d+)?)\s*%/;
+/** "12/40 files": the share done, when no percentage is given. */
+const FRACTION = /(\d+)\s*\/\s*(\d+)\s*files?\b/i;
 
 /**
  * Reads a status message against the one the instance showed before the transfer started: the
@@ -28,7 +30,12 @@ export function readTransferStatus(message: string | null | undefined, before: s
   if (FAILED.test(text)) return { kind: 'failed', message: text };
   if (DONE.test(text)) return { kind: 'done', message: text };
   const percent = PERCENT.exec(text);
-  const value = percent ? Number(percent[1]) : undefined;
+  const fraction = percent ? undefined : FRACTION.exec(text);
+  const value = percent
+    ? Number(percent[1])
+    : fraction && Number(fraction[2]) > 0
+      ? (100 * Number(fraction[1])) / Number(fraction[2])
+      : undefined;
   return { kind: 'progress', message: text, ...(value !== undefined && value <= 100 ? { percent: value } : {}) };
 }
 

@@ -4,8 +4,10 @@ import type { Services } from '../services';
 import { apiKeyCommands, createdKeyIds } from './apiKeys';
 import { billingCommands } from './billing';
 import { connectCommands } from './connect';
+import { dataCommands } from './data';
 import { InstanceLogChannels, instanceCommands } from './instances';
 import { jobCommands } from '../jobs/commands';
+import { jupyterCommands } from './jupyter';
 import { offerCommands } from './offers';
 import { profileCommands } from './profiles';
 import { registerCommands, type CommandDefinition } from './registry';
@@ -50,6 +52,8 @@ export function registerAllCommands(s: Services): vscode.Disposable[] {
     }),
     ...instanceCommands({ session, poller, boots, spend, cleanup: s.cleanup, prompts, logger, logChannels, beforeDestroy }),
     ...transferCommands(transfer),
+    ...dataCommands({ session, poller, prompts, handoff, logger }),
+    ...jupyterCommands({ session, poller, forwards: s.forwards, sshTarget: s.sshTarget, handoff, logger }),
     ...offerCommands({ session, offersView }),
     ...rentCommands({ session, renter, poller, boots, spend, pendingRents: s.pendingRents, offersView, state, prompts, logger, log }),
     ...connectCommands({

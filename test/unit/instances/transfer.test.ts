@@ -47,13 +47,28 @@ describe('reading a transfer from the status message', () => {
       percent: 42,
     });
     assert.deepEqual(readTransferStatus('Remote copy started', BEFORE), { kind: 'progress', message: 'Remote copy started' });
+    assert.equal((readTransferStatus('Remote to Remote copy: 3/12 files, 4096 bytes', BEFORE) as { percent?: number }).percent, 25);
+    assert.equal((readTransferStatus('Cloud copy: 0/0 files', BEFORE) as { percent?: number }).percent, undefined);
     assert.equal((readTransferStatus('bogus 250% done?', BEFORE) as TransferReading).kind, 'done');
   });
 
   it('words of completion and of failure end it; failure wins when both are there', () => {
-    for (const text of ['Copy done', 'rclone sync complete', 'Transfer completed', 'copy finished: 3 files'])
+    for (const text of [
+      'Copy done',
+      'rclone sync complete',
+      'Transfer completed',
+      'copy finished: 3 files',
+      'Cloud copy: done, 2 files, 10 bytes',
+    ])
       assert.equal(readTransferStatus(text, BEFORE)?.kind, 'done', text);
-    for (const text of ['Copy failed: no space left', 'rsync error: some files', 'copy cancelled', 'Copy aborted', 'src path not found'])
+    for (const text of [
+      'Copy failed: no space left',
+      'rsync error: some files',
+      'copy cancelled',
+      'Copy aborted',
+      'src path not found',
+      'Remote to Remote copy: canceled',
+    ])
       assert.equal(readTransferStatus(text, BEFORE)?.kind, 'failed', text);
     assert.equal(readTransferStatus('copy completed with errors', BEFORE)?.kind, 'failed');
   });

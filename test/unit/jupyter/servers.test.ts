@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { InstanceSchema } from '../../../src/core/api/instances';
+import { presentInstance } from '../../../src/core/instances/present';
 import { chooseServer, jupyterUrl, normaliseBaseUrl, parseServerList, servedPage } from '../../../src/core/jupyter/servers';
 
 /** `jupyter-server list --json` of Debian's jupyter-server 1.23.3, as printed (one server). */
@@ -95,5 +97,30 @@ describe('Jupyter URL', () => {
     assert.equal(await servedPage(server, 1, answering(['tree'])), 'tree');
     assert.equal(await servedPage(server, 1, answering([])), '');
     assert.equal(await servedPage(server, 1, () => Promise.reject(new Error('reset'))), '');
+  });
+});
+
+describe('Open Jupyter in the Instances view', () => {
+  const row = (image_runtype: string, actual_status = 'running') =>
+    presentInstance(
+      InstanceSchema.parse({
+        id: 5,
+        actual_status,
+        intended_status: actual_status,
+        image_runtype,
+        ssh_host: 'ssh5.example.net',
+        ssh_port: 20000,
+      }),
+      { nowMs: 0 },
+    ).contextValue.split('+');
+
+  it('is offered on a running Jupyter launch, through the proxy or direct', () => {
+    assert.ok(row('jupyter_proxy ssh_proxy').includes('jupyter'));
+    assert.ok(row('jupyter_direc ssh_direc ssh_proxy').includes('jupyter'));
+  });
+
+  it('is not offered on an SSH launch, nor on a stopped Jupyter launch', () => {
+    assert.ok(!row('ssh_direc ssh_proxy').includes('jupyter'));
+    assert.ok(!row('jupyter_proxy ssh_proxy', 'stopped').includes('jupyter'));
   });
 });
