@@ -38,6 +38,7 @@ function enterRunning(inst: InstanceState, contract: Contract, at: Ms, network: 
   enter(inst, 'running', at);
   inst.runningSince = at;
   inst.failure = null;
+  inst.transferNote = null;
   openSegment(contract, 'gpu', inst.gpuRate, at);
   addLog(inst, at, `Container started; runtype ${inst.runtype}`);
   if (inst.onstart) addLog(inst, at, 'Running onstart script /root/onstart.sh');
@@ -171,7 +172,11 @@ export function statusFields(inst: InstanceState): StatusFields {
     case 'loading':
       return { actual_status: 'loading', ...wantRunning, status_msg: `Pulling image ${inst.image}` };
     case 'running':
-      return { actual_status: 'running', ...wantRunning, status_msg: `success, running ${inst.image}/${inst.runtype}` };
+      return {
+        actual_status: 'running',
+        ...wantRunning,
+        status_msg: inst.transferNote ?? `success, running ${inst.image}/${inst.runtype}`,
+      };
     case 'stopped':
       return {
         actual_status: 'stopped',

@@ -129,6 +129,8 @@ export interface InstanceState {
   volumeIds: number[];
   jupyterToken: string;
   log: LogLine[];
+  /** A copy's progress or outcome (transfers.ts), shown as `status_msg` while the instance runs. */
+  transferNote?: string | null;
 }
 
 export interface TemplateRecord {

@@ -5,6 +5,7 @@ import type { Faults } from './faults';
 import type { Account, ApiKeyRecord, Contract, InstanceState, Ms } from './model';
 import type { Network } from './network';
 import type { Store } from './state';
+import type { Transfers } from './transfers';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -13,6 +14,8 @@ export interface Sim {
   store: Store;
   faults: Faults;
   network: Network;
+  /** Copies between instances and cloud connections, on the containers' files. */
+  transfers: Transfers;
   /** The base catalogue, unpriced for any particular search. */
   offers: Offer[];
   offerById: Map<number, Offer>;

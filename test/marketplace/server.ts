@@ -34,6 +34,9 @@ import { sshRoutes } from './routes/ssh';
 import { teamRoutes } from './routes/team';
 import { templateRoutes } from './routes/templates';
 import { volumeRoutes } from './routes/volumes';
+import { copyRoutes } from './routes/copy';
+import { cloudRoutes } from './routes/cloud';
+import { Transfers } from './transfers';
 import { Store } from './state';
 import { settleWorkers } from './workers';
 
@@ -94,6 +97,8 @@ export const ROUTES: readonly RouteDef[] = [
   ...instanceRoutes,
   ...templateRoutes,
   ...volumeRoutes,
+  ...copyRoutes,
+  ...cloudRoutes,
   ...serverlessRoutes,
   ...autoscalerRoutes,
   ...teamRoutes,
@@ -104,6 +109,7 @@ class Simulator implements HttpHost {
   readonly store: Store;
   readonly faults = new Faults();
   readonly network: Network;
+  readonly transfers: Transfers;
   readonly offers: Offer[];
   readonly offerById: Map<number, Offer>;
   readonly offerKinds: Record<string, string>;
@@ -139,6 +145,11 @@ class Simulator implements HttpHost {
           })
         : undefined;
     this.network = new Network(this.store.data.seed, containers, sshd, report);
+    this.transfers = new Transfers(
+      containers,
+      (id) => this.store.instance(id),
+      () => this.now(),
+    );
     if (options.ssh || options.onstart) {
       // Real processes (sshd, start-up scripts) start when an instance reaches running, observed or
       // not, as on the service: move instances along on a clock, not only when a request looks.
@@ -221,6 +232,7 @@ class Simulator implements HttpHost {
     for (const socket of this.sockets) socket.destroy();
     this.server.closeAllConnections();
     await closed;
+    this.transfers.close();
     await this.network.close();
     this.store.flush();
   }

@@ -75,6 +75,18 @@ export interface MarketplaceControl {
   containersIsolated(): boolean;
   /** Shrinks (or grows) an instance's disk, for full-disk tests; answers the new size in bytes. */
   setDiskBytes(id: number, bytes: number): number;
+  /** The account's cloud connections (its seeded one made on first use), with the folder behind each. */
+  cloudConnections(accountId: number): CloudConnectionView[];
+  /** Adds a cloud connection to an account, backed by a new empty folder. */
+  addCloudConnection(accountId: number, o?: { name?: string; cloudType?: string }): CloudConnectionView;
+}
+
+/** A cloud connection as the control API shows it: what the API lists, and its folder on this machine. */
+export interface CloudConnectionView {
+  id: number;
+  cloud_type: string;
+  name: string;
+  path: string;
 }
 
 export interface ListedCorruption {
@@ -200,6 +212,16 @@ export function createControl(sim: Sim): MarketplaceControl {
       }
       return bytes;
     },
+    cloudConnections(accountId) {
+      if (!store.account(accountId)) throw fail(404, 'not_found', `No account ${accountId}.`);
+      return sim.transfers.connectionsOf(accountId).map((c) => ({ id: c.id, cloud_type: c.cloud_type, name: c.name, path: c.folder }));
+    },
+    addCloudConnection(accountId, o = {}) {
+      if (!store.account(accountId)) throw fail(404, 'not_found', `No account ${accountId}.`);
+      sim.transfers.connectionsOf(accountId);
+      const c = sim.transfers.addConnection(accountId, o);
+      return { id: c.id, cloud_type: c.cloud_type, name: c.name, path: c.folder };
+    },
   };
 }
 
@@ -296,6 +318,23 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
     },
   },
   { method: 'GET', path: '/__control/state', handler: (control) => ok(control.state()) },
+  {
+    method: 'GET',
+    path: '/__control/accounts/:id/cloud',
+    handler: (control, { params }) => ok({ connections: control.cloudConnections(Number(params.id)) }),
+  },
+  {
+    method: 'POST',
+    path: '/__control/accounts/:id/cloud',
+    handler: (control, { params, b }) =>
+      ok({
+        success: true,
+        connection: control.addCloudConnection(Number(params.id), {
+          name: typeof b.name === 'string' ? b.name : undefined,
+          cloudType: typeof b.cloud_type === 'string' ? b.cloud_type : undefined,
+        }),
+      }),
+  },
   {
     method: 'POST',
     path: '/__control/instances/:id/disk',
