@@ -30,10 +30,13 @@ export function cleanPatterns(patterns: readonly string[]): string[] {
   return patterns.map((p) => p.trim()).filter((p) => p && !/[\u0000-\u001f\u007f]/.test(p));
 }
 
-/** What every rsync run shares: archive, compressed, resumable, one overall percent, a summary at the end. */
+/**
+ * What every rsync run shares: archive, resumable, one overall percent, a summary at the end. No
+ * `--compress`: what goes to a GPU is mostly weights and data that do not compress, and on a fast
+ * link compressing costs more than it saves (measured in test/bench/transfer.bench.ts).
+ */
 export const RSYNC_FLAGS: readonly string[] = [
   '--archive',
-  '--compress',
   '--partial',
   '--info=progress2',
   '--no-inc-recursive',

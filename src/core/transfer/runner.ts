@@ -153,29 +153,28 @@ export async function upload(
   const folder = await stat(spec.localDir).catch(() => undefined);
   if (!folder?.isDirectory())
     throw new TransferError('localMissing', `${spec.localDir} is not a folder on this machine. Pick a folder to upload.`);
-  const [probe, local] = await Promise.all([
-    probeRemote(target, undefined, false, options),
-    localRsync(options.tools?.rsync, options.platform),
-  ]);
-  const notice = !local.ok
-    ? `${local.why}. Sending everything with tar.`
-    : !probe.rsync
-      ? 'The instance has no rsync: sending everything with tar.'
-      : undefined;
+  const local = await localRsync(options.tools?.rsync, options.platform);
   const partialWhere = `${remoteDir} on the instance (upload again to finish: only what is missing is sent)`;
-  if (!notice) {
+  if (local.ok) {
+    // rsync straight away: one ssh connection, as plain rsync has. Whether the instance has rsync
+    // is learnt from this run; only when it has none is the instance asked what else it has.
     const argv = rsyncUploadArgv(target, { ...spec, remoteDir }, { ssh: options.tools?.ssh, extra: options.extraRsyncArgs });
     const run = await runRsync(argv, options);
-    if (run.code !== 0)
+    if (run.code === 0) {
+      const stats = parseRsyncStats(run.stdout);
+      return { method: 'rsync', remoteDir, filesSent: stats.filesTransferred, bytesSent: stats.bytesTransferred };
+    }
+    if (run.cancelled || !remoteLacksRsync(run.stderr)) {
       throw await failure(
         target,
         { tool: 'rsync', direction: 'upload', code: run.code, stderr: run.stderr, remotePath: remoteDir, partialWhere },
         options,
         run.cancelled,
       );
-    const stats = parseRsyncStats(run.stdout);
-    return { method: 'rsync', remoteDir, filesSent: stats.filesTransferred, bytesSent: stats.bytesTransferred };
+    }
   }
+  const probe = await probeRemote(target, undefined, false, options);
+  const notice = !local.ok ? `${local.why}. Sending everything with tar.` : 'The instance has no rsync: sending everything with tar.';
   options.onNotice?.(notice);
   const sent = await tarUpload(target, spec.localDir, remoteDir, spec.excludes, probe.gzip, options, partialWhere);
   return { method: 'tar', remoteDir, ...sent, notice };
@@ -258,6 +257,11 @@ async function makeLocalFolder(path: string): Promise<void> {
 
 function sshTool(options: Pick<TransferOptions, 'tools'>): { ssh?: string } {
   return options.tools?.ssh ? { ssh: options.tools.ssh } : {};
+}
+
+/** Whether rsync failed because the instance's shell found no rsync to run (missing, or not executable). */
+export function remoteLacksRsync(stderr: string): boolean {
+  return /\brsync: (command )?not found|\brsync: (Permission denied|cannot execute)|\brsync: No such file or directory/.test(stderr);
 }
 
 /** A failed short ssh call: the path missing, or the connection. */

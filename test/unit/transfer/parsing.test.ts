@@ -9,6 +9,7 @@ import {
   tarUnpackRemoteCommand,
 } from '../../../src/core/transfer/argv';
 import { ignoreRules, isIgnored, isIgnoredWithFolders } from '../../../src/core/transfer/ignore';
+import { remoteLacksRsync } from '../../../src/core/transfer/runner';
 import { classifyFailure, withDiskFigures } from '../../../src/core/transfer/errors';
 import { describeProgress, formatBytes, parseRsyncProgress, parseRsyncStats, RateMeter } from '../../../src/core/transfer/progress';
 import {
@@ -283,5 +284,18 @@ describe('transfer: excludes for a tar upload outside git', () => {
     const nested = ignoreRules(['out/'], 'pkg');
     assert.equal(isIgnored('pkg/out', true, nested), true);
     assert.equal(isIgnored('out', true, nested), false, 'a nested .gitignore applies below its folder only');
+  });
+});
+
+describe('transfer: an instance without rsync, told apart from other failures', () => {
+  it("knows the shells' words for a missing or unrunnable rsync", () => {
+    assert.equal(
+      remoteLacksRsync('bash: line 1: rsync: command not found\nrsync: connection unexpectedly closed (0 bytes received so far) [sender]'),
+      true,
+    );
+    assert.equal(remoteLacksRsync('sh: 1: rsync: not found'), true);
+    assert.equal(remoteLacksRsync('bash: line 1: /usr/bin/rsync: Permission denied'), true);
+    assert.equal(remoteLacksRsync('rsync: connection unexpectedly closed (0 bytes received so far) [sender]'), false);
+    assert.equal(remoteLacksRsync('rsync: [receiver] mkstemp "/x" failed: Permission denied (13)'), false);
   });
 });
