@@ -11,8 +11,19 @@ export interface LaunchMode {
   text: string;
 }
 
-/** The runtypes a rent may set itself, overriding a template's own mode. */
-export type SshRuntype = 'ssh_direct' | 'ssh_proxy';
+/**
+ * The runtypes a rent may set itself, overriding a template's own mode: SSH, or Jupyter with SSH
+ * in the words the service's CLI sends for `--jupyter` and `--jupyter --direct` (and the service
+ * reports back in `image_runtype`).
+ */
+export type RentRuntype = 'ssh_direct' | 'ssh_proxy' | 'jupyter_proxy ssh_proxy' | 'jupyter_direc ssh_direc ssh_proxy';
+
+/** Whether a picked value is a runtype a rent may send. */
+export function isRentRuntype(value: unknown): value is RentRuntype {
+  return (
+    value === 'ssh_direct' || value === 'ssh_proxy' || value === 'jupyter_proxy ssh_proxy' || value === 'jupyter_direc ssh_direc ssh_proxy'
+  );
+}
 
 /**
  * The mode a template launches in when the rent names no `runtype` (the service then takes the
@@ -54,7 +65,7 @@ function mode(kind: LaunchMode['kind'], direct: boolean): LaunchMode {
  * own, the template's mode (or that it could not be read); with one, that it replaces the
  * template's; without a template, the rent's runtype.
  */
-export function describeLaunch(plan: { template?: string; runtype?: SshRuntype }, templateMode: LaunchMode | undefined): string {
+export function describeLaunch(plan: { template?: string; runtype?: RentRuntype }, templateMode: LaunchMode | undefined): string {
   const own = plan.runtype ? runtypeLaunchMode(plan.runtype).text : undefined;
   if (!plan.template) return own ?? runtypeLaunchMode('ssh_proxy').text;
   if (own) return templateMode ? `${own}, instead of the template's ${templateMode.text}` : `${own}, instead of the template's own mode`;
@@ -68,7 +79,7 @@ export function describeLaunch(plan: { template?: string; runtype?: SshRuntype }
  * template's, so sending a default would turn a Jupyter or entrypoint template into SSH. Without a
  * template, the user's choice, or SSH through the proxy.
  */
-export function rentRuntype(plan: { template?: string; runtype?: SshRuntype }): SshRuntype | undefined {
+export function rentRuntype(plan: { template?: string; runtype?: RentRuntype }): RentRuntype | undefined {
   if (plan.template) return plan.runtype;
   return plan.runtype ?? 'ssh_proxy';
 }

@@ -1,5 +1,5 @@
 import type { CreateInstanceRequest, VolumeAttachment } from '../api/instances';
-import { rentRuntype, type SshRuntype } from './launchMode';
+import { rentRuntype, type RentRuntype } from './launchMode';
 
 /** Everything a rent needs besides the offer: what the wizard asks for, or what automation passes. */
 export interface RentPlan {
@@ -10,7 +10,7 @@ export interface RentPlan {
    * How to connect. With a template, undefined keeps the template's own launch mode (Jupyter, SSH
    * or its entrypoint); a value replaces it. Without a template, undefined is SSH via the proxy.
    */
-  runtype?: SshRuntype;
+  runtype?: RentRuntype;
   label: string;
   onstart?: string;
   /**

@@ -3,7 +3,7 @@ import { ONSTART_MAX_CHARS } from '../../core/api/limits';
 import type { VolumeAttachment } from '../../core/api/instances';
 import type { Offer } from '../../core/api/offers';
 import { presentOffer } from '../../core/offers/present';
-import { describeLaunch, type LaunchMode, type SshRuntype } from '../../core/rent/launchMode';
+import { describeLaunch, isRentRuntype, type LaunchMode, type RentRuntype } from '../../core/rent/launchMode';
 import { rentDiskFor } from '../../core/offers/search';
 import { quoteRent, storagePerHour } from '../../core/rent/quote';
 import { describeRentEnv } from '../../core/account/secrets';
@@ -145,7 +145,7 @@ export async function rentWizard(input: WizardInput): Promise<RentPlan | undefin
       case 3: {
         const direct = (offer.direct_port_count ?? 0) > 0;
         const instead = plan.template ? ", instead of the template's mode" : '';
-        const items: PickItem<SshRuntype | 'template'>[] = [
+        const items: PickItem<RentRuntype | 'template'>[] = [
           ...(direct
             ? [
                 {
@@ -159,6 +159,20 @@ export async function rentWizard(input: WizardInput): Promise<RentPlan | undefin
             label: 'SSH through the proxy',
             description: `${direct ? 'works behind any firewall; a little slower' : 'this machine has no direct ports'}${instead}`,
             value: 'ssh_proxy',
+          },
+          ...(direct
+            ? [
+                {
+                  label: 'Jupyter and SSH on direct ports',
+                  description: `a Jupyter server as well; Open Jupyter opens it${instead}`,
+                  value: 'jupyter_direc ssh_direc ssh_proxy' as const,
+                },
+              ]
+            : []),
+          {
+            label: 'Jupyter and SSH through the proxy',
+            description: `a Jupyter server as well; Open Jupyter opens it${instead}`,
+            value: 'jupyter_proxy ssh_proxy',
           },
         ];
         if (plan.template) {
@@ -180,7 +194,7 @@ export async function rentWizard(input: WizardInput): Promise<RentPlan | undefin
           activeValue: plan.runtype ?? (plan.template ? 'template' : direct ? 'ssh_direct' : 'ssh_proxy'),
         });
         if (r === 'template') plan.runtype = undefined;
-        else if (r === 'ssh_direct' || r === 'ssh_proxy') plan.runtype = r;
+        else if (isRentRuntype(r)) plan.runtype = r;
         break;
       }
       case 4:

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { TemplateFields } from '../../../src/core/api/templates';
-import { describeLaunch, rentRuntype, runtypeLaunchMode, templateLaunchMode } from '../../../src/core/rent/launchMode';
+import { describeLaunch, isRentRuntype, rentRuntype, runtypeLaunchMode, templateLaunchMode } from '../../../src/core/rent/launchMode';
 import { clientFor, DEMO_KEY, simulatorForSuite } from '../../support';
 
 describe('launch mode of a rent', () => {
@@ -57,6 +57,19 @@ describe('launch mode of a rent', () => {
       assert.equal(rentRuntype({ template: 'abc', runtype: 'ssh_direct' }), 'ssh_direct');
       assert.equal(rentRuntype({}), 'ssh_proxy');
       assert.equal(rentRuntype({ runtype: 'ssh_direct' }), 'ssh_direct');
+    });
+
+    it('a rent may choose Jupyter itself, through the proxy or on direct ports, and the confirmation says so', () => {
+      assert.equal(rentRuntype({ runtype: 'jupyter_proxy ssh_proxy' }), 'jupyter_proxy ssh_proxy');
+      assert.equal(rentRuntype({ template: 'abc', runtype: 'jupyter_direc ssh_direc ssh_proxy' }), 'jupyter_direc ssh_direc ssh_proxy');
+      assert.equal(describeLaunch({ runtype: 'jupyter_proxy ssh_proxy' }, undefined), 'Jupyter and SSH via proxy');
+      assert.equal(
+        describeLaunch({ template: 'abc', runtype: 'jupyter_direc ssh_direc ssh_proxy' }, templateLaunchMode({ runtype: 'ssh' })),
+        "Jupyter and SSH on direct ports, instead of the template's SSH via proxy",
+      );
+      for (const value of ['ssh_direct', 'ssh_proxy', 'jupyter_proxy ssh_proxy', 'jupyter_direc ssh_direc ssh_proxy'])
+        assert.ok(isRentRuntype(value), value);
+      for (const value of ['template', 'args', 'jupyter', '', undefined]) assert.ok(!isRentRuntype(value), String(value));
     });
   });
 
