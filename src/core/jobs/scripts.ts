@@ -10,7 +10,7 @@
  * | file | written by | holds |
  * | --- | --- | --- |
  * | `cmd` | start | the command, as the user typed it (run by `bash`) |
- * | `cwd` | start | the folder it runs in (`~` and `~/…` mean the home folder) |
+ * | `cwd` | start | the folder it runs in (`~/…` and a relative path are in the home folder) |
  * | `label` | start | the name the tree shows (one line) |
  * | `api` | start | the API's base URL, when the job stops its instance at the end |
  * | `stop-at-end` | start | `1` when the instance stops when the job ends |
@@ -104,7 +104,7 @@ export function wrapperScript(): string {
     'date +%s >"$D/started"',
     'W=$(r cwd)',
     // A folder typed as ~/x means the home folder on the instance, which only the instance knows.
-    'case $W in "~") W=$HOME;; "~/"*) W="$HOME/${W#"~/"}";; "") W=$HOME;; esac',
+    'case $W in "~"|""|.) W=$HOME;; "~/"*) W="$HOME/${W#"~/"}";; /*) ;; *) W="$HOME/$W";; esac',
     'if cd -- "$W" 2>/dev/null; then',
     // Job control gives the command its own process group (its pid), which Stop Job signals as a whole.
     '  set -m',

@@ -15,9 +15,9 @@ import type { Prompts } from '../prompts';
 import { InstanceItem } from '../views/instancesView';
 import { JobItem, type Jobs } from './jobs';
 
-/** Helper H2's commands: Run on Instance uploads first through the one, Download Outputs goes through the other. */
-const UPLOAD_FOLDER = 'gpuRental.uploadFolder';
-const DOWNLOAD_FROM_INSTANCE = 'gpuRental.downloadFromInstance';
+/** Run on Instance uploads first through Upload Folder; Download Outputs goes through Download from Instance. */
+const UPLOAD_FOLDER = COMMANDS.uploadFolder;
+const DOWNLOAD_FROM_INSTANCE = COMMANDS.downloadFromInstance;
 
 export interface JobCommandDeps {
   readonly session: Session;
@@ -162,11 +162,14 @@ async function runJob(
         'GPU Rental: Upload Folder is not available in this window. Run the job without uploading, or upload the folder another way.',
       );
     }
-    const uploaded = await vscode.commands.executeCommand<{ remoteFolder: string } | undefined>(UPLOAD_FOLDER, instance.id, {
+    // The folder of the file being run, else the first of the workspace; Upload asks where it goes on the instance.
+    const folder = (file && vscode.workspace.getWorkspaceFolder(file)) ?? vscode.workspace.workspaceFolders?.[0];
+    const uploaded = await vscode.commands.executeCommand<string | { remoteFolder: string } | undefined>(UPLOAD_FOLDER, instance.id, {
       quiet: true,
+      ...(folder ? { localDir: folder.uri.fsPath } : {}),
     });
     if (!uploaded) return undefined;
-    cwd ??= uploaded.remoteFolder;
+    cwd ??= typeof uploaded === 'string' ? uploaded : uploaded.remoteFolder;
   }
   cwd ??= config.remoteFolder() || '~';
 

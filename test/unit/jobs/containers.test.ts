@@ -72,6 +72,12 @@ describe('jobs: in the simulator containers', function () {
     assert.equal(s.exitCode, 0);
     assert.equal(await readLog(target, job), 'in /root as root\n');
     assert.ok(existsSync(containerPath(sim, id, `/root/.gpu-rental/jobs/${job}/exit`)), "in the instance's own /root");
+    // A folder as Upload Folder reports it, relative to the home folder.
+    assert.equal((await runRemote(target, 'mkdir -p data/run')).code, 0);
+    const relative = jobId();
+    await startJob(target, 'pwd', { jobId: relative, cwd: 'data/run', label: 'x', stopAtEnd: false });
+    await ended(target, relative);
+    assert.equal(await readLog(target, relative), '/root/data/run\n');
     await client.instances.destroy(id);
   });
 
