@@ -24,7 +24,20 @@
  * bash's `command -v` still prints a non-executable file when it finds no executable one).
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
@@ -166,8 +179,12 @@ export class Containers {
 
   constructor(private readonly options: ContainerOptions) {
     this.isolated = options.isolate ?? containersAvailable();
-    // The mount point of every container's /workspace; empty on the host.
-    if (this.isolated) mkdirSync('/workspace', { recursive: true });
+    writeFileSync(join(this.root, 'owner.pid'), String(process.pid));
+    if (this.isolated) {
+      // The mount point of every container's /workspace; empty on the host.
+      mkdirSync('/workspace', { recursive: true });
+      removeAbandonedStores();
+    }
   }
 
   /** The instance's store on the host: `root/`, `workspace/`, `tmp/`. */
@@ -289,12 +306,13 @@ export class Containers {
     ];
     const jupyterLog = openSync(join(this.root, String(inst.id), 'jupyter.log'), 'a');
     const stdio: Array<'ignore' | 'pipe' | number> = ['ignore', 'pipe', 'pipe', 'pipe', 'pipe', jupyterLog];
+    const unshare = ['/usr/bin/unshare', '--mount', '--pid', '--fork', '--kill-child', '--mount-proc', '--propagation', 'private'];
+    // setpriv: if this process dies without stopping it (a killed test run), unshare dies too, and
+    // with it the container (--kill-child).
+    const orphanProof = existsSync('/usr/bin/setpriv') ? ['/usr/bin/setpriv', '--pdeathsig', 'KILL', '--'] : [];
+    const [command, ...prefix] = [...orphanProof, ...unshare];
     const child = this.isolated
-      ? spawn(
-          '/usr/bin/unshare',
-          ['--mount', '--pid', '--fork', '--kill-child', '--mount-proc', '--propagation', 'private', '/bin/bash', ...args],
-          { env, stdio, cwd: '/' },
-        )
+      ? spawn(command!, [...prefix, '/bin/bash', ...args], { env, stdio, cwd: '/' })
       : spawn('/bin/bash', args, { env, stdio, cwd: '/', detached: true });
     closeSync(jupyterLog);
     const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
@@ -394,6 +412,44 @@ export class Containers {
     rmSync(this.root, { recursive: true, force: true });
     rmSync(this.homes, { recursive: true, force: true });
     this.options.sshd?.close();
+  }
+}
+
+/**
+ * Unmounts and removes the stores of simulators that died without closing (a killed test run):
+ * their folder's owner.pid names a process that is gone.
+ */
+function removeAbandonedStores(): void {
+  const mounts = (() => {
+    try {
+      return readFileSync('/proc/self/mounts', 'utf8')
+        .split('\n')
+        .map((line) => line.split(' ')[1] ?? '');
+    } catch {
+      return [];
+    }
+  })();
+  for (const name of readdirSync(tmpdir())) {
+    if (!name.startsWith('gpu-rental-sim-')) continue;
+    const dir = join(tmpdir(), name);
+    let owner: number;
+    try {
+      owner = Number(readFileSync(join(dir, 'owner.pid'), 'utf8'));
+    } catch {
+      continue;
+    }
+    if (!(owner > 0) || alive(owner)) continue;
+    for (const target of mounts.filter((m) => m.startsWith(`${dir}/`))) spawnSync('umount', ['-l', target]);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

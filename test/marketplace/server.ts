@@ -71,6 +71,11 @@ export interface MarketplaceOptions {
   onstart?: boolean;
   /** Folders put before PATH for start-up scripts (a fake nvidia-smi, say). */
   onstartPath?: string[];
+  /**
+   * Instances as containers with their own namespaces (default: when containersAvailable(), i.e.
+   * root and unshare); false runs each as a plain process group, as on a laptop.
+   */
+  isolate?: boolean;
   /** Route paths (as in the route table, e.g. `/get_autogroup_logs`) not served: they answer as an unknown route. */
   withoutRoutes?: string[];
 }
@@ -141,6 +146,7 @@ class Simulator implements HttpHost {
             path: options.onstartPath,
             sshd,
             onstart: options.onstart ?? false,
+            isolate: options.isolate,
             jupyterDirOf: (inst) => this.store.data.templates.find((t) => t.id === inst.templateId)?.jupyter_dir,
           })
         : undefined;

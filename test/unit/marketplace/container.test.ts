@@ -163,3 +163,55 @@ const unique = () => `${process.pid}${Date.now() % 100_000}${Math.floor(Math.ran
     await client.instances.destroy(bare.id);
   });
 });
+
+(sshdAvailable() ? describe : describe.skip)(
+  'marketplace: without namespaces (a laptop), an instance still has a HOME of its own',
+  function () {
+    this.timeout(60_000);
+    const sim = simulatorForSuite({ ssh: true, onstart: true, bootSeconds: 0.2, seed: 42, isolate: false });
+    const home = tempDirForSuite('gpu-rental-plain-test-');
+
+    it("gives the start-up script and each SSH session the store's root folder as HOME", async () => {
+      const { client } = clientFor(sim.url, DEMO_KEY);
+      const key = await generateKey(join(home(), 'key'), 'plain');
+      await client.sshKeys.create(key.publicKey);
+      const [offer] = await client.offers.search({
+        query: { filters: { rentable: { eq: true } }, order: [], type: 'on-demand' },
+        limit: 1,
+      });
+      const { instanceId: id } = await client.instances.create(offer!.id, {
+        image: 'ubuntu:22.04',
+        disk: 8,
+        onstart: 'echo from-script > ~/script.txt',
+      });
+      const running = await instanceIn(client, id, 'running', 10_000);
+      const at = sshEndpoint(running)!;
+      await waitForSshBanner(at.host, at.port, { timeoutMs: 10_000, intervalMs: 50 });
+      const target: SshTarget = {
+        instanceId: id,
+        alias: `root@${at.host}`,
+        args: [
+          '-i',
+          key.privateKeyPath,
+          '-p',
+          String(at.port),
+          '-o',
+          'IdentitiesOnly=yes',
+          '-o',
+          'StrictHostKeyChecking=no',
+          '-o',
+          'UserKnownHostsFile=/dev/null',
+          '-o',
+          'LogLevel=ERROR',
+        ],
+      };
+      const result = await runRemote(target, 'echo "$HOME"; pwd; echo from-session > ~/session.txt', { timeoutMs: 20_000 });
+      assert.equal(result.code, 0, result.stderr);
+      const store = containerPath(sim, id, '/root');
+      assert.equal(result.stdout, `${store}\n${store}\n`);
+      assert.equal(readFileSync(join(store, 'session.txt'), 'utf8'), 'from-session\n');
+      await eventually(async () => existsSync(join(store, 'script.txt')) || undefined, 'the script to write to its HOME', 5_000);
+      await client.instances.destroy(id);
+    });
+  },
+);
