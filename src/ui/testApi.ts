@@ -64,6 +64,8 @@ export interface TestApi {
   instanceItems(): Promise<InstancesViewItem[]>;
   /** The SSH alias (Host name) this window writes for an instance. */
   sshAlias(instanceId: number): string;
+  /** The port forwards this window runs (Forward a Port, Open Jupyter): which instance, which ports. */
+  forwards(): ReadonlyArray<{ readonly instanceId: number; readonly remotePort: number; readonly localPort: number }>;
   /** The job rows under an instance in the Instances view, as the tree asks for them. */
   jobItems(instanceId: number): Promise<InstancesViewItem[]>;
   /** What a job's terminal holds (its output as the terminal shows it); undefined when it has none in this window. */
@@ -148,6 +150,7 @@ export function testApi(services: Services): TestApi {
     recordPollFailures: () => recording((push) => s.poller.onDidFail(push)),
     instanceItems: () => s.instancesView.getChildren(),
     sshAlias: (id) => s.connector.alias(id),
+    forwards: () => s.forwards.list().map((f) => ({ instanceId: f.instanceId, remotePort: f.remotePort, localPort: f.localPort })),
     jobItems: async (id) => {
       const parent = (await s.instancesView.getChildren()).find((r) => r.id === `instance-${id}`);
       if (!parent) throw new Error(`The Instances view has no row for #${id}`);

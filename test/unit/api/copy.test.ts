@@ -1,5 +1,24 @@
 import assert from 'node:assert/strict';
-import { failure, mockedApi } from '../../support';
+import { join } from 'node:path';
+import type { GpuRentalClient } from '../../../src/core/api/client';
+import { InstancePoller } from '../../../src/core/instances/poller';
+import { sshEndpoint } from '../../../src/core/instances/ssh';
+import { followTransfer, type TransferEnd } from '../../../src/core/instances/transfer';
+import { generateKey } from '../../../src/core/ssh/localKeys';
+import { waitForSshBanner } from '../../../src/core/ssh/probe';
+import { runRemote, type SshTarget } from '../../../src/core/ssh/remote';
+import { sshdAvailable } from '../../marketplace/sshd';
+import {
+  clientFor,
+  DEMO_KEY,
+  failure,
+  instanceIn,
+  MemoryLogger,
+  mockedApi,
+  rentableOffers,
+  simulatorForSuite,
+  tempDirForSuite,
+} from '../../support';
 
 const BASE = 'https://api.example.test';
 const KEY = 'sk-copy-0123456789abcdef0123456789';
@@ -133,5 +152,156 @@ describe('copy and cloud sync client (scripted answers)', () => {
     );
     assert.equal(e.kind, 'network');
     assert.equal(e.outcomeUnknown, true);
+  });
+});
+
+(sshdAvailable() ? describe : describe.skip)('copy and cloud sync against the simulator (real files)', function () {
+  this.timeout(60_000);
+  const sim = simulatorForSuite({ ssh: true, bootSeconds: 0.2, seed: 53 });
+  const home = tempDirForSuite('gpu-rental-copy-test-');
+  let client: GpuRentalClient;
+  let keyArgs: string[];
+  let a: SshTarget & { id: number };
+  let b: SshTarget & { id: number };
+
+  /** A running instance, reachable with ssh. */
+  async function running(): Promise<SshTarget & { id: number }> {
+    const [offer] = await rentableOffers(client);
+    const { instanceId } = await client.instances.create(offer!.id, { image: 'ubuntu:22.04', disk: 8, runtype: 'ssh_proxy' });
+    const at = sshEndpoint(await instanceIn(client, instanceId, 'running'))!;
+    await waitForSshBanner(at.host, at.port, { timeoutMs: 10_000, intervalMs: 50 });
+    return { id: instanceId, instanceId, alias: `root@${at.host}`, args: [...keyArgs, '-p', String(at.port)] };
+  }
+
+  async function sh(target: SshTarget, command: string): Promise<string> {
+    const r = await runRemote(target, command, { timeoutMs: 20_000 });
+    assert.equal(r.code, 0, r.stderr);
+    return r.stdout;
+  }
+
+  /** Follows the instance's status message through a real poller, as the commands do. */
+  async function followed(id: number, before: string | null | undefined): Promise<TransferEnd> {
+    const poller = new InstancePoller({
+      fetch: (signal) => client.instances.list({ signal }),
+      intervalMs: () => 100,
+      logger: new MemoryLogger(),
+    });
+    poller.setEnabled(true);
+    try {
+      return await followTransfer(poller, id, { before, quietMs: 20_000 });
+    } finally {
+      poller.dispose();
+    }
+  }
+
+  before(async () => {
+    ({ client } = clientFor(sim.url, DEMO_KEY));
+    const key = await generateKey(join(home(), 'key'), 'copy');
+    keyArgs = [
+      '-i',
+      key.privateKeyPath,
+      '-o',
+      'IdentitiesOnly=yes',
+      '-o',
+      'StrictHostKeyChecking=no',
+      '-o',
+      'UserKnownHostsFile=/dev/null',
+      '-o',
+      'LogLevel=ERROR',
+    ];
+    await client.sshKeys.create(key.publicKey);
+    a = await running();
+    b = await running();
+    await sh(
+      a,
+      'mkdir -p /workspace/copy-src/sub && printf one > /workspace/copy-src/one.txt && printf two > /workspace/copy-src/sub/two.txt',
+    );
+  });
+
+  it('copies a folder between two instances; the destination reports done and has the files', async () => {
+    const before = (await client.instances.show(b.id)).status_msg;
+    const res = await client.copy.copyBetweenInstances({
+      srcId: a.id,
+      dstId: b.id,
+      srcPath: '/workspace/copy-src/',
+      dstPath: '/workspace/copied/',
+    });
+    assert.match(res.message ?? '', /initiated/);
+    const end = await followed(b.id, before);
+    assert.equal(end.outcome, 'done', JSON.stringify(end));
+    assert.equal(await sh(b, 'cat /workspace/copied/one.txt /workspace/copied/sub/two.txt'), 'onetwo');
+  });
+
+  it("refusals: a path outside the container's folders is 400 invalid_args, an instance not the account's 404; neither unknown", async () => {
+    const bad = await failure(client.copy.copyBetweenInstances({ srcId: a.id, dstId: b.id, srcPath: '/etc/', dstPath: '/workspace/x/' }));
+    assert.equal(bad.kind, 'bad_request');
+    assert.equal(bad.code, 'invalid_args');
+    assert.equal(bad.outcomeUnknown, false);
+    const missing = await failure(
+      client.copy.copyBetweenInstances({ srcId: a.id, dstId: 999_999, srcPath: '/workspace/copy-src/', dstPath: '/workspace/x/' }),
+    );
+    assert.equal(missing.kind, 'not_found');
+    assert.equal(missing.outcomeUnknown, false);
+  });
+
+  it('a 500 after the copy was accepted: unknown outcome, and the copy did run (which is why it is never "nothing happened")', async () => {
+    const before = (await client.instances.show(b.id)).status_msg;
+    sim.control.addFault({ kind: '5xx', status: 500, count: 1, method: 'PUT', path: '/commands/copy_direct', phase: 'after' });
+    const e = await failure(
+      client.copy.copyBetweenInstances({
+        srcId: a.id,
+        dstId: b.id,
+        srcPath: '/workspace/copy-src/one.txt',
+        dstPath: '/workspace/after-500/',
+      }),
+    );
+    assert.equal(e.kind, 'server');
+    assert.equal(e.outcomeUnknown, true);
+    assert.equal((await followed(b.id, before)).outcome, 'done');
+    assert.equal(await sh(b, 'cat /workspace/after-500/one.txt'), 'one');
+  });
+
+  it('cancels a copy: the destination says it was canceled', async () => {
+    await sh(a, 'mkdir -p /workspace/many && for i in $(seq 1 400); do echo $i > /workspace/many/f$i; done');
+    const before = (await client.instances.show(b.id)).status_msg;
+    await client.copy.copyBetweenInstances({ srcId: a.id, dstId: b.id, srcPath: '/workspace/many/', dstPath: '/workspace/many-copy/' });
+    await client.copy.cancelCopy(b.id);
+    const end = await followed(b.id, before);
+    assert.equal(end.outcome, 'failed');
+    assert.match((end as { message: string }).message, /cancel/i);
+  });
+
+  it("sends a folder to the account's cloud connection and fetches it onto the other instance", async () => {
+    const connections = await client.copy.cloudConnections();
+    assert.ok(connections.length >= 1);
+    const bucket = connections[0]!;
+    let before = (await client.instances.show(a.id)).status_msg;
+    await client.copy.cloudSync({
+      instanceId: a.id,
+      connectionId: bucket.id,
+      direction: 'Instance To Cloud',
+      src: '/workspace/copy-src/',
+      dst: 'runs/1/',
+    });
+    assert.equal((await followed(a.id, before)).outcome, 'done');
+    before = (await client.instances.show(b.id)).status_msg;
+    await client.copy.cloudSync({
+      instanceId: b.id,
+      connectionId: bucket.id,
+      direction: 'Cloud To Instance',
+      src: 'runs/1/',
+      dst: '/workspace/from-cloud/',
+    });
+    assert.equal((await followed(b.id, before)).outcome, 'done');
+    assert.equal(await sh(b, 'cat /workspace/from-cloud/sub/two.txt'), 'two');
+    await client.copy.cancelCloudSync(b.id);
+  });
+
+  it("a sync with a connection that is not the account's: 400 invalid_args", async () => {
+    const e = await failure(
+      client.copy.cloudSync({ instanceId: a.id, connectionId: 424_242, direction: 'Instance To Cloud', src: '/workspace/', dst: 'x/' }),
+    );
+    assert.equal(e.code, 'invalid_args');
+    assert.equal(e.outcomeUnknown, false);
   });
 });
