@@ -114,10 +114,14 @@ export function start(
   addLog(inst, now, 'Scheduling: waiting for the GPU');
 }
 
-/** Reboot keeps the GPU and the address; only a running instance can reboot. */
-export function reboot(inst: InstanceState, contract: Contract, now: Ms): boolean {
+/**
+ * Reboot keeps the GPU, the address and the files; the container's processes end and start again
+ * when it runs. Only a running instance can reboot.
+ */
+export function reboot(inst: InstanceState, contract: Contract, now: Ms, network: Network): boolean {
   if (inst.phase !== 'running') return false;
   leaveRunning(inst, contract, now);
+  network.release(inst.id);
   enter(inst, 'rebooting', now);
   addLog(inst, now, 'Rebooting container');
   return true;
@@ -144,7 +148,10 @@ export function forceStatus(inst: InstanceState, contract: Contract, status: str
     case 'loading':
     case 'scheduling':
     case 'rebooting':
-      if (inst.phase === 'running') leaveRunning(inst, contract, now);
+      if (inst.phase === 'running') {
+        leaveRunning(inst, contract, now);
+        network.release(inst.id);
+      }
       enter(inst, status === null ? 'provisioning' : status, now);
       return;
     default:

@@ -187,7 +187,7 @@ export const instanceRoutes: RouteDef[] = [
     action: 'api.instance.reboot',
     handler: (ctx) => {
       const { inst, contract } = ownInstance(ctx, intParam(ctx, 'id'));
-      if (!reboot(inst, contract, ctx.now))
+      if (!reboot(inst, contract, ctx.now, ctx.sim.network))
         throw fail(400, 'invalid_args', `Instance ${inst.id} is not running (${inst.phase}); only a running instance can reboot.`);
       return saved(ctx.sim.store, { success: true });
     },

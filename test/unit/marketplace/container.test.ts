@@ -93,6 +93,17 @@ const unique = () => `${process.pid}${Date.now() % 100_000}${Math.floor(Math.ran
     await eventually(async () => processesWith(token) === 0 || undefined, 'destroy to kill the job', 5_000);
   });
 
+  it('ends the processes at a reboot and keeps the files', async () => {
+    const token = `1000.${unique()}`;
+    const { id, target } = await rent();
+    await sh(target, `echo kept > /workspace/r.txt; setsid nohup sleep ${token} >/dev/null 2>&1 </dev/null &`);
+    await eventually(async () => processesWith(token) === 1 || undefined, 'the job to run', 5_000);
+    await client.instances.reboot(id);
+    await eventually(async () => processesWith(token) === 0 || undefined, 'the reboot to end the job', 5_000);
+    assert.equal(await sh(await targetOf(id), 'cat /workspace/r.txt'), 'kept\n');
+    await client.instances.destroy(id);
+  });
+
   it('keeps /root and /workspace across stop and start; two instances do not share them; nothing reaches this machine', async () => {
     const name = `gpu-rental-mark-${unique()}`;
     const a = await rent();
