@@ -1,5 +1,7 @@
 import * as assert from 'node:assert/strict';
-import { rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { Offer } from '../../src/core/api/offers';
 import type { JobItem } from '../../src/ui/jobs/jobs';
@@ -107,5 +109,69 @@ describe('jobs: Run on Instance, live output, the tree, re-attach', function () 
     const output = x.test.jobOutput(jobId)!;
     assert.equal(output.split('before').length, 2, 'the line from before the reload once');
     assert.equal(x.test.jobTerminalOpen(jobId), true, 'the terminal that was open is open again');
+  });
+
+  it('uploads the folder first and runs the script there; Download Outputs brings its outputs back; stop at end stops the instance', async () => {
+    const x = await extensionApi();
+    const project = await mkdtemp(join(tmpdir(), 'gpu-rental-itest-project-'));
+    const downloads = await mkdtemp(join(tmpdir(), 'gpu-rental-itest-downloads-'));
+    await writeFile(
+      join(project, 'train.py'),
+      [
+        'import os, time',
+        "os.makedirs('outputs', exist_ok=True)",
+        'for epoch in range(3):',
+        "    print(f'epoch {epoch} loss {1 / (epoch + 1):.3f}')",
+        '    time.sleep(0.5)',
+        "open('outputs/model.txt', 'w').write('weights')",
+        '',
+      ].join('\n'),
+    );
+    const notes = recordNotifications();
+    try {
+      const run = (stopAtEnd: boolean, uploadFirst: boolean, cwd?: string) =>
+        vscode.commands.executeCommand('gpuRental.runJob', id, {
+          command: 'python3 train.py',
+          uploadFirst,
+          localDir: project,
+          cwd,
+          stopAtEnd,
+        }) as Promise<{
+          jobId: string;
+        }>;
+      const first = await run(false, true);
+      await eventually(() => x.test.jobOutput(first.jobId)?.includes('epoch 2 loss 0.333'), 'the last epoch', 30_000);
+      const row = await eventually(
+        async () => {
+          const r = await jobRow(id, first.jobId);
+          return r && /^exited 0/.test(String(r.description)) ? r : undefined;
+        },
+        'the job to end',
+        20_000,
+      );
+      assert.equal(row.label, 'train.py');
+      assert.match(row.cwd ?? '', /gpu-rental-itest-project-/);
+      const local = (await vscode.commands.executeCommand('gpuRental.downloadJobOutputs', row, { localDir: downloads })) as string;
+      assert.equal(await readFile(join(local, 'outputs', 'model.txt'), 'utf8'), 'weights');
+
+      // The same folder again, now stopping the instance at the end.
+      const second = await run(true, false, row.cwd);
+      await eventually(
+        () => notes.seen.find((n) => n.message.startsWith('GPU Rental: train.py finished (exit 0)')),
+        'the end told',
+        30_000,
+      );
+      const stopped = await eventually(
+        () => notes.seen.find((n) => /#\d+ is being stopped by the job's end; its disk still bills \$[\d.]+\/h/.test(n.message)),
+        'the stop told, with what the disk still bills',
+      );
+      assert.match(stopped.message, new RegExp(`#${id} `));
+      await eventually(async () => (await status(id)) === 'stopped', 'the instance to stop itself', 30_000);
+      assert.match(x.test.jobOutput(second.jobId) ?? '', /epoch 2 loss 0\.333/);
+    } finally {
+      notes.dispose();
+      await rm(project, { recursive: true, force: true });
+      await rm(downloads, { recursive: true, force: true });
+    }
   });
 });

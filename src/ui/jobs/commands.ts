@@ -11,6 +11,7 @@ import { formatDollars } from '../../core/format';
 import { command, type CommandDefinition } from '../commands/registry';
 import { resolveTarget } from '../commands/instances';
 import { config } from '../config';
+import { checkRemotePath, remoteJoin } from '../../core/transfer/remotePath';
 import type { Prompts } from '../prompts';
 import { InstanceItem } from '../views/instancesView';
 import { JobItem, type Jobs } from './jobs';
@@ -34,6 +35,8 @@ export interface JobCommandDeps {
 export interface RunJobOptions {
   command?: string;
   uploadFirst?: boolean;
+  /** The local folder to upload first (default: the workspace folder of the file, else the first one). */
+  localDir?: string;
   /** The folder on the instance to run in. */
   cwd?: string;
   stopAtEnd?: boolean;
@@ -82,14 +85,14 @@ export function jobCommands(s: JobCommandDeps): CommandDefinition[] {
       );
       return stopped;
     }),
-    command(COMMANDS.showJobOutput, (item?: JobItem) => {
-      if (!(item instanceof JobItem))
-        throw new Error('GPU Rental: pick a job under its instance in the Instances view to show its output.');
+    command(COMMANDS.showJobOutput, async (given?: JobItem) => {
+      const item = given instanceof JobItem ? given : await pickJob(s, 'Show Job Output', false);
+      if (!item) return;
       s.jobs.showOutput(item.instanceId, item.jobId, String(item.label));
     }),
-    command(COMMANDS.downloadJobOutputs, async (item?: JobItem) => {
-      if (!(item instanceof JobItem))
-        throw new Error('GPU Rental: pick a job under its instance in the Instances view to download its outputs.');
+    command(COMMANDS.downloadJobOutputs, async (given?: JobItem, options: { localDir?: string } = {}) => {
+      const item = given instanceof JobItem ? given : await pickJob(s, 'Download Job Outputs', false);
+      if (!item) return undefined;
       if (!item.cwd)
         throw new Error(
           `GPU Rental: the folder ${String(item.label)} ran in is not known yet. Refresh the Instances view, then try again.`,
@@ -99,7 +102,7 @@ export function jobCommands(s: JobCommandDeps): CommandDefinition[] {
           'GPU Rental: Download from Instance is not available in this window, so the outputs cannot be downloaded from here.',
         );
       }
-      return vscode.commands.executeCommand(DOWNLOAD_FROM_INSTANCE, item.instanceId, { remotePath: item.cwd });
+      return vscode.commands.executeCommand(DOWNLOAD_FROM_INSTANCE, item.instanceId, { remotePath: item.cwd, ...options });
     }),
   ];
 }
@@ -162,11 +165,13 @@ async function runJob(
         'GPU Rental: Upload Folder is not available in this window. Run the job without uploading, or upload the folder another way.',
       );
     }
-    // The folder of the file being run, else the first of the workspace; Upload asks where it goes on the instance.
-    const folder = (file && vscode.workspace.getWorkspaceFolder(file)) ?? vscode.workspace.workspaceFolders?.[0];
+    // The folder of the file being run, else the first of the workspace, to <transfer folder>/<its name>, as Upload suggests.
+    const localDir =
+      o.localDir ?? ((file && vscode.workspace.getWorkspaceFolder(file)) ?? vscode.workspace.workspaceFolders?.[0])?.uri.fsPath;
+    const remoteDir = localDir ? remoteJoin(checkRemotePath(config.transferFolder()), path.basename(localDir) || 'upload') : undefined;
     const uploaded = await vscode.commands.executeCommand<string | { remoteFolder: string } | undefined>(UPLOAD_FOLDER, instance.id, {
       quiet: true,
-      ...(folder ? { localDir: folder.uri.fsPath } : {}),
+      ...(localDir ? { localDir, remoteDir } : {}),
     });
     if (!uploaded) return undefined;
     cwd ??= typeof uploaded === 'string' ? uploaded : uploaded.remoteFolder;
