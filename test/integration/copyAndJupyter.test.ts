@@ -1,0 +1,191 @@
+import * as assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import * as vscode from 'vscode';
+import type { Offer } from '../../src/core/api/offers';
+import type { RemoteHandoff } from '../../src/ui/remote';
+import { api, control, eventually, extensionApi, recordNotifications, signIn, sim } from './support';
+
+const run = promisify(execFile);
+const USER_CONFIG = join(process.env.GPU_RENTAL_TEST_HOME!, '.ssh', 'config');
+/** This suite's files on the instances: under /workspace, which is each instance's own. */
+const DIR = `/workspace/itest-copy-${process.pid}`;
+
+type Shown = { actual_status: string | null; jupyter_token?: string; status_msg?: string | null };
+async function show(id: number): Promise<Shown | null> {
+  return ((await api('GET', `/api/v0/instances/${id}/?owner=me`, sim.key)) as { instances: Shown | null }).instances;
+}
+
+/** Rents through the API, as another client would, and waits until it runs. */
+async function rentedAndRunning(runtype: string): Promise<number> {
+  const body = { rentable: { eq: true }, order: [['dph_total', 'asc']], limit: 1, type: 'on-demand' };
+  const [offer] = ((await api('POST', '/api/v0/bundles/', sim.key, body)) as { offers: Offer[] }).offers;
+  const created = (await api('PUT', `/api/v0/asks/${offer!.id}/`, sim.key, {
+    client_id: 'me',
+    image: 'ubuntu:22.04',
+    disk: 8,
+    runtype,
+  })) as {
+    new_contract: number;
+  };
+  await eventually(async () => (await show(created.new_contract))?.actual_status === 'running', 'the instance to run', 20_000);
+  return created.new_contract;
+}
+
+/** Runs a command on the instance through the SSH entry GPU Rental wrote for it. */
+async function onInstance(id: number, command: string): Promise<string> {
+  const x = await extensionApi();
+  const { stdout } = await run('ssh', ['-F', USER_CONFIG, '-o', 'BatchMode=yes', '-o', 'ConnectTimeout=10', x.test.sshAlias(id), command]);
+  return stdout;
+}
+
+/** A handoff that records what is opened outside VS Code instead of opening it. */
+function observedHandoff(): { handoff: RemoteHandoff; opened: string[] } {
+  const opened: string[] = [];
+  return {
+    opened,
+    handoff: {
+      installedIds: () => new Set(),
+      openFolder: async () => undefined,
+      openEmptyWindow: async () => undefined,
+      installExtension: async () => undefined,
+      openExternal: async (uri) => {
+        opened.push(uri.toString(true));
+        return true;
+      },
+    },
+  };
+}
+
+type Opened = { outcome: string; instanceId?: number; localPort?: number; remotePort?: number };
+
+describe('Open Jupyter, Copy Folder to Another Instance, Sync with Cloud Storage', function () {
+  this.timeout(180_000);
+  let jupyter: number;
+  let plain: number;
+
+  before(async () => {
+    await signIn();
+    jupyter = await rentedAndRunning('jupyter_proxy ssh_proxy');
+    plain = await rentedAndRunning('ssh_direc ssh_proxy');
+  });
+  beforeEach(async () => {
+    const x = await signIn();
+    // The first ssh call may offer to make a key: yes.
+    x.test.answerPrompts({ confirm: async () => true });
+  });
+  after(async () => {
+    const x = await extensionApi();
+    x.test.restoreDefaults();
+    await api('DELETE', `/api/v0/instances/${jupyter}/`, sim.key);
+    await api('DELETE', `/api/v0/instances/${plain}/`, sim.key);
+  });
+
+  it("Open Jupyter forwards the Jupyter launch's server and opens it on localhost with its token", async () => {
+    const x = await extensionApi();
+    const seen = observedHandoff();
+    x.test.observeHandoff(seen.handoff);
+    await x.test.refreshInstances();
+    const row = (await x.test.instanceItems()).find((r) => r.id === `instance-${jupyter}`);
+    assert.match(String(row?.contextValue), /(^|\+)jupyter(\+|$)/, 'the menu offers Open Jupyter on it');
+    // The server starts with the instance and may not be listed at once.
+    const opened = await eventually(
+      async () => {
+        const r = (await vscode.commands.executeCommand('gpuRental.openJupyter', jupyter, 'browser')) as Opened | undefined;
+        if (r?.outcome === 'opened') return r;
+        await new Promise((resolve) => setTimeout(resolve, 2_000));
+        return undefined;
+      },
+      'Open Jupyter to open it',
+      60_000,
+    );
+    assert.ok(
+      x.test.forwards().some((f) => f.instanceId === jupyter && f.remotePort === opened.remotePort && f.localPort === opened.localPort),
+      'the forward is listed',
+    );
+    assert.equal(seen.opened.length, 1);
+    const url = new URL(seen.opened[0]!);
+    assert.equal(url.hostname, 'localhost');
+    assert.equal(Number(url.port), opened.localPort);
+    const token = (await show(jupyter))?.jupyter_token;
+    assert.ok(token);
+    assert.equal(url.searchParams.get('token'), token, "the instance's own server, with its token");
+    const status = await fetch(`http://127.0.0.1:${opened.localPort}/api/status?token=${encodeURIComponent(token)}`);
+    assert.equal(status.status, 200, 'Jupyter answers through the forward');
+  });
+
+  it('Open Jupyter on an SSH launch says Jupyter is not running there', async () => {
+    const x = await extensionApi();
+    const seen = observedHandoff();
+    x.test.observeHandoff(seen.handoff);
+    const notes = recordNotifications();
+    try {
+      const r = (await vscode.commands.executeCommand('gpuRental.openJupyter', plain, 'browser')) as Opened;
+      assert.equal(r.outcome, 'notRunning');
+      assert.ok(
+        notes.seen.some(
+          (n) => n.level === 'warning' && /Jupyter is not running on .*not launched in a Jupyter launch mode/.test(n.message),
+        ),
+      );
+      assert.deepEqual(seen.opened, [], 'nothing opened');
+    } finally {
+      notes.dispose();
+    }
+  });
+
+  it('copies a folder from one instance to another, following the destination until done', async () => {
+    // Both SSH entries exist: Open Jupyter wrote them above.
+    await onInstance(jupyter, `mkdir -p ${DIR}/data && echo first > ${DIR}/data/a.txt && echo second > ${DIR}/data/b.txt`);
+    const notes = recordNotifications();
+    try {
+      const outcome = await vscode.commands.executeCommand('gpuRental.copyBetweenInstances', jupyter, {
+        srcPath: `${DIR}/data/`,
+        dstId: plain,
+        dstPath: `${DIR}/got/`,
+      });
+      assert.equal(outcome, 'done');
+      assert.ok(notes.seen.some((n) => n.level === 'info' && /copy of .* finished/.test(n.message)));
+    } finally {
+      notes.dispose();
+    }
+    assert.equal(await onInstance(plain, `cat ${DIR}/got/a.txt ${DIR}/got/b.txt`), 'first\nsecond\n');
+  });
+
+  it('sends a folder to cloud storage and fetches it back onto another instance', async () => {
+    const [connection] = (await api('GET', '/api/v0/users/cloud_integrations/', sim.key)) as Array<{ id: number }>;
+    assert.ok(connection, 'the account has a cloud connection');
+    const folder = `itest-${process.pid}/`;
+    const sent = await vscode.commands.executeCommand('gpuRental.cloudSync', plain, {
+      direction: 'Instance To Cloud',
+      connectionId: connection.id,
+      src: `${DIR}/got/`,
+      dst: folder,
+    });
+    assert.equal(sent, 'done');
+    const fetched = await vscode.commands.executeCommand('gpuRental.cloudSync', jupyter, {
+      direction: 'Cloud To Instance',
+      connectionId: connection.id,
+      src: folder,
+      dst: `${DIR}/back/`,
+    });
+    assert.equal(fetched, 'done');
+    assert.equal(await onInstance(jupyter, `cat ${DIR}/back/b.txt`), 'second\n');
+  });
+
+  it('a copy whose answer is lost says it may have started, never that nothing happened', async () => {
+    await control('POST', 'faults', { kind: 'reset', method: 'PUT', path: '/api/v0/commands/copy_direct', phase: 'after', count: 1 });
+    const notes = recordNotifications();
+    try {
+      const outcome = await vscode.commands.executeCommand('gpuRental.copyBetweenInstances', jupyter, {
+        srcPath: `${DIR}/data/`,
+        dstId: plain,
+        dstPath: `${DIR}/again/`,
+      });
+      assert.equal(outcome, 'unknown');
+      assert.ok(notes.seen.some((n) => n.level === 'warning' && /may have started: the service's answer was lost/.test(n.message)));
+    } finally {
+      notes.dispose();
+    }
+  });
+});
