@@ -231,13 +231,21 @@ function withTransferProgress<T>(title: string, run: (options: TransferOptions) 
   );
 }
 
-/** Shows a failed transfer: what happened, where partial data is, and Retry when trying again can help. */
-async function failed(s: TransferDeps, error: unknown, retry: () => Promise<string | undefined>): Promise<undefined> {
+/**
+ * Shows a failed transfer: what happened, where partial data is, and Retry when trying again can
+ * help. It does not wait for the user: the command ends, and Retry runs the transfer again.
+ */
+function failed(s: TransferDeps, error: unknown, retry: () => Promise<string | undefined>): undefined {
   if (!(error instanceof TransferError)) throw error;
   s.logger.warn(`Transfer failed (${error.fault}): ${error.message}`);
   const show = error.fault === 'cancelled' ? vscode.window.showWarningMessage : vscode.window.showErrorMessage;
-  const choice = await show(`GPU Rental: ${error.message}`, ...(error.retryable ? ['Retry'] : []));
-  if (choice === 'Retry') await retry();
+  void show(`GPU Rental: ${error.message}`, ...(error.retryable ? ['Retry'] : [])).then((choice) => {
+    if (choice !== 'Retry') return;
+    // Outside the command now, so the guard does not see a second failure: show it here.
+    retry().catch(
+      (again: unknown) => void vscode.window.showErrorMessage(`GPU Rental: ${again instanceof Error ? again.message : String(again)}`),
+    );
+  });
   return undefined;
 }
 
