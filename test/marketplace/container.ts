@@ -125,13 +125,19 @@ if [ -n "$script" ]; then
   (bash -c "$script" 1>&3 2>&4 3>&- 4>&- 5>&-; echo "onstart-exit $?") &
 fi
 if [ -n "$jport" ]; then
-  (cd "$jdir" 2>/dev/null || cd /; exec ${JUPYTER_SERVER} --ServerApp.token="$jtoken" --ServerApp.port="$jport" --ServerApp.port_retries=0 \
+  (cd "$jdir" 2>/dev/null || cd /; exec ${quote(JUPYTER_SERVER)} --ServerApp.token="$jtoken" --ServerApp.port="$jport" --ServerApp.port_retries=0 \
     --ServerApp.ip=127.0.0.1 --no-browser --allow-root --ServerApp.root_dir="$jdir") 1>&5 2>&5 3>&- 4>&- 5>&- &
 fi
 exec 3>&- 4>&- 5>&-
 echo ready
-while :; do wait; sleep 1; done
+# PID 1 reaps what is orphaned inside while it waits.
+while :; do sleep 3600 & wait; done
 `;
+
+/** One word for bash, single-quoted. */
+function quote(word: string): string {
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}
 
 export interface ContainerOptions {
   /** The instance's own API key (what CONTAINER_API_KEY holds). */
@@ -267,10 +273,7 @@ export class Containers {
       sshdDir = sshd.dir(inst.id);
       if (!this.isolated) placement.inside = sshdDir;
       sshd.prepare(inst, placement);
-      sshdCmd = sshd
-        .argv(placement)
-        .map((a) => `'${a.replace(/'/g, `'\\''`)}'`)
-        .join(' ');
+      sshdCmd = sshd.argv(placement).map(quote).join(' ');
     }
     const script = this.options.onstart ? (inst.onstart?.trim() ? inst.onstart : '') : '';
     if (!sshd && !script && port === undefined) return;
@@ -317,6 +320,7 @@ export class Containers {
     closeSync(jupyterLog);
     const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
     let isReady = () => {};
+    let started = false;
     const ready = Promise.race([new Promise<void>((resolve) => (isReady = resolve)), exited]);
     this.running.set(inst.id, { child, exited, ready, jupyterPort: port });
     const lines = (stream: NodeJS.ReadableStream | null | undefined, each: (line: string) => void) => {
@@ -330,7 +334,10 @@ export class Containers {
     };
     const [, out, err, scriptOut, scriptErr] = child.stdio as Array<NodeJS.ReadableStream | null>;
     lines(out, (line) => {
-      if (line === 'ready') isReady();
+      if (line === 'ready') {
+        started = true;
+        isReady();
+      }
       const exit = /^onstart-exit (\d+)$/.exec(line);
       if (exit) this.options.log(inst, `onstart: exited with code ${exit[1]}`);
     });
@@ -338,6 +345,10 @@ export class Containers {
     lines(scriptOut, (line) => this.options.log(inst, `onstart stdout: ${line.slice(0, 500)}`));
     lines(scriptErr, (line) => this.options.log(inst, `onstart stderr: ${line.slice(0, 500)}`));
     child.on('error', (error) => this.options.log(inst, `container: could not start: ${error.message}`));
+    child.once('exit', (code) => {
+      // A mount that failed, say: the init's own words went to the report.
+      if (!started && code !== null) this.options.log(inst, `container: its init exited with code ${code} before it was ready`);
+    });
     child.once('close', () => {
       if (this.running.get(inst.id)?.child === child) this.running.delete(inst.id);
     });
