@@ -24,7 +24,8 @@ export async function findJupyter(
   if (result.code === 255) {
     throw new RemoteCommandError(
       `Could not reach instance #${target.instanceId} over SSH: ${lastErrorLine(result.stderr) || 'ssh failed'}.`,
-      result,
+      // Whatever the list printed stays out of the error: it holds the servers' tokens.
+      { ...result, stdout: '' },
     );
   }
   const servers = parseServerList(result.stdout);

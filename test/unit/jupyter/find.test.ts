@@ -34,9 +34,18 @@ describe('finding Jupyter on an instance (scripted ssh)', () => {
   it('ssh failing (255): a RemoteCommandError that says ssh could not reach it', async () => {
     await assert.rejects(
       findJupyter(target, 'tok', {
-        run: () => Promise.resolve({ code: 255, stdout: '', stderr: 'ssh: connect to host x port 22: Connection refused\n' }),
+        run: () =>
+          Promise.resolve({
+            code: 255,
+            stdout: '{"port": 8888, "token": "secret-tok-1234"}\n',
+            stderr: 'ssh: connect to host x port 22: Connection refused\n',
+          }),
       }),
-      (e) => e instanceof RemoteCommandError && e.connectionFailed && /Connection refused/.test(e.message),
+      (e) =>
+        e instanceof RemoteCommandError &&
+        e.connectionFailed &&
+        /Connection refused/.test(e.message) &&
+        !`${e.message} ${JSON.stringify(e.result)}`.includes('secret-tok'),
     );
   });
 });
