@@ -88,6 +88,7 @@ export class Jobs implements vscode.Disposable {
 
   constructor(private readonly deps: JobsDeps) {
     this.subscription = deps.poller.onDidUpdate((snapshot) => this.followInstances(snapshot.instances));
+    this.keepPolling();
   }
 
   /** Whether the instance has jobs to show (its row then expands). */
@@ -166,6 +167,7 @@ export class Jobs implements vscode.Disposable {
     );
     const job: RememberedJob = { jobId, instanceId: instance.id, label, startedAtMs: Date.now(), terminalOpen: true, ended: false };
     await this.deps.memory.remember(job);
+    this.keepPolling();
     this.follow(job, 0, true);
     void this.list(instance.id);
     return { jobId, startedWith };
@@ -235,6 +237,7 @@ export class Jobs implements vscode.Disposable {
    * instances are forgotten.
    */
   private followInstances(instances: readonly Instance[]): void {
+    this.keepPolling();
     const remembered = this.deps.memory.jobs();
     const byId = new Map(instances.map((i) => [i.id, i]));
     void this.deps.memory.forgetInstances((id) => !byId.has(id) || byId.get(id)?.actual_status === 'destroyed');
@@ -249,6 +252,17 @@ export class Jobs implements vscode.Disposable {
       void this.list(id).then(() => this.reattachOn(id));
       for (const j of remembered) if (j.instanceId === id) this.followers.get(j.jobId)?.poke();
     }
+  }
+
+  /**
+   * While a job of this workspace has not ended, the poller keeps polling (even with no view open),
+   * so the window re-attaches when its instance runs and sees when it stops.
+   */
+  private keepPolling(): void {
+    this.deps.poller.setInterest(
+      'jobs',
+      this.deps.memory.jobs().some((j) => !j.ended),
+    );
   }
 
   private reattachOn(instanceId: number): void {
@@ -309,7 +323,7 @@ export class Jobs implements vscode.Disposable {
     void this.list(job.instanceId);
     // Told once: a job whose end this workspace saw before (or that another workspace started) is not announced again.
     if (this.deps.memory.job(job.jobId)?.ended !== false) return;
-    void this.deps.memory.change(job.jobId, { ended: true });
+    void this.deps.memory.change(job.jobId, { ended: true }).then(() => this.keepPolling());
     const failed = jobPhase(status) === 'interrupted' || status.exitCode !== 0;
     const show = failed ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
     void show(message, 'Show Output').then((choice) => choice && output.show());
