@@ -9,6 +9,7 @@
  * running, `release` when it stops or fails, `destroyed` when it is gone (its store goes too),
  * `keysChanged` when a key is attached or detached, and `close` when the simulator stops.
  */
+import { readFileSync } from 'node:fs';
 import type { InstanceState, SshEndpoint } from './model';
 import { hash32 } from './random';
 import type { Containers } from './container';
@@ -52,7 +53,13 @@ export class Network {
   assign(r: AssignRequest): SshEndpoint {
     const h = hash32(`${this.seed}:${r.instanceId}:${r.bootCount}`);
     const sshIdx = String(1 + (h % 9));
-    const sshPort = PROXY_PORT_MIN + (h % PROXY_PORT_SPAN);
+    // Another simulator on this machine (same seed, same instance ids) may be listening on the
+    // port this one would pick: then the next free one, so the two sshds never answer each other's clients.
+    const busy = this.containers ? listeningPorts() : new Set<number>();
+    let sshPort = PROXY_PORT_MIN + (h % PROXY_PORT_SPAN);
+    for (let tries = 0; tries < 50 && (busy.has(sshPort) || busy.has(sshPort + 1)); tries++) {
+      sshPort = PROXY_PORT_MIN + ((sshPort - PROXY_PORT_MIN + 2) % PROXY_PORT_SPAN);
+    }
     const portMap: Record<string, number> = {};
     let directPortStart = -1;
     let directPortEnd = -1;
@@ -61,6 +68,10 @@ export class Network {
       // Each machine owns a block of public ports; instances get a slice of it per boot.
       const span = Math.min(r.offer.direct_port_count, 20);
       directPortStart = DIRECT_PORT_MIN + ((hash32(`${r.offer.machine_id}`) + (h % 997) * span) % DIRECT_PORT_SPAN);
+      const taken = (start: number) => Array.from({ length: span }, (_, i) => start + i).some((p) => busy.has(p));
+      for (let tries = 0; tries < 50 && taken(directPortStart); tries++) {
+        directPortStart = DIRECT_PORT_MIN + ((directPortStart - DIRECT_PORT_MIN + span) % DIRECT_PORT_SPAN);
+      }
       directPortEnd = directPortStart + span - 1;
       const wanted = [...(direct ? ['22/tcp'] : []), ...(/jupyter/.test(r.runtype) && direct ? ['8080/tcp'] : []), ...r.extraPorts];
       wanted.slice(0, span).forEach((port, i) => {
@@ -107,6 +118,25 @@ export class Network {
  */
 export function proxySshdPort(instance: Pick<InstanceState, 'runtype' | 'endpoint'>): number {
   return /jupyter/.test(instance.runtype) ? instance.endpoint.sshPort + 1 : instance.endpoint.sshPort;
+}
+
+/** TCP ports something listens on now on this machine (Linux's /proc/net tables); empty elsewhere. */
+function listeningPorts(): Set<number> {
+  const ports = new Set<number>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text: string;
+    try {
+      text = readFileSync(table, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      // local_address is ADDR:PORT in hex; state 0A is LISTEN.
+      if (fields[3] === '0A') ports.add(parseInt(fields[1]?.split(':').pop() ?? '', 16));
+    }
+  }
+  return ports;
 }
 
 /** The `ports` field of an instance record: Docker's shape, host ports as strings. */

@@ -113,4 +113,29 @@ async function sshTrue(key: string, host: string, port: number, home: string): P
     await client.instances.destroy(instanceId);
     await sshdGone(endpoint.host, endpoint.port);
   });
+
+  it('a second simulator with the same seed gives its instance other ports than the ones already listening', async () => {
+    // Two fresh simulators with one seed number their instances alike: the same id would hash to the same ports.
+    const [a, b] = [await startSimulator({ ssh: true, bootSeconds: 0.2 }), await startSimulator({ ssh: true, bootSeconds: 0.2 })];
+    try {
+      const rent = async (url: string) => {
+        const { client } = clientFor(url, DEMO_KEY);
+        const [offer] = await client.offers.search({
+          query: { filters: { rentable: { eq: true }, direct_port_count: { gte: 1 } }, order: [], type: 'on-demand' },
+          limit: 1,
+        });
+        const { instanceId } = await client.instances.create(offer!.id, { image: 'ubuntu:22.04', disk: 8, runtype: 'ssh_direct' });
+        return instanceIn(client, instanceId, 'running', 10_000);
+      };
+      const first = await rent(a.url);
+      await waitForSshBanner(first.ssh_host!, first.ssh_port!, { timeoutMs: 10_000, intervalMs: 50 });
+      const second = await rent(b.url);
+      assert.equal(second.id, first.id);
+      assert.notEqual(second.ssh_port, first.ssh_port, 'the proxy port in use is skipped');
+      assert.notEqual(sshEndpoint(second)!.port, sshEndpoint(first)!.port, 'and so is the direct block');
+    } finally {
+      await a.stop();
+      await b.stop();
+    }
+  });
 });
