@@ -115,6 +115,34 @@ describe('Open Jupyter, Copy Folder to Another Instance, Sync with Cloud Storage
     assert.equal(status.status, 200, 'Jupyter answers through the forward');
   });
 
+  it('Use for Notebooks copies the server URL with its token, reuses the forward, and says when the Jupyter extension is missing', async () => {
+    const x = await extensionApi();
+    const seen = observedHandoff();
+    x.test.observeHandoff(seen.handoff);
+    const before = x.test.forwards().filter((f) => f.instanceId === jupyter);
+    const notes = recordNotifications();
+    try {
+      const r = (await vscode.commands.executeCommand('gpuRental.openJupyter', jupyter, 'notebooks')) as Opened;
+      assert.equal(r.outcome, 'forwarded');
+      assert.deepEqual(
+        x.test.forwards().filter((f) => f.instanceId === jupyter),
+        before,
+        'the forward of the first open is used again',
+      );
+      const url = new URL(await vscode.env.clipboard.readText());
+      assert.equal(url.hostname, 'localhost');
+      assert.equal(Number(url.port), r.localPort);
+      assert.equal(url.searchParams.get('token'), (await show(jupyter))?.jupyter_token);
+      assert.ok(
+        notes.seen.some((n) => n.level === 'warning' && /Jupyter extension \(ms-toolsai\.jupyter\) is not installed/.test(n.message)),
+      );
+      assert.ok(!notes.seen.some((n) => n.message.includes(url.searchParams.get('token')!)), 'the token is in no message');
+      assert.deepEqual(seen.opened, [], 'no browser');
+    } finally {
+      notes.dispose();
+    }
+  });
+
   it('Open Jupyter on an SSH launch says Jupyter is not running there', async () => {
     const x = await extensionApi();
     const seen = observedHandoff();

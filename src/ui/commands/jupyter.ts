@@ -124,18 +124,22 @@ function notRunning(s: JupyterDeps, instance: Instance): void {
  */
 async function useForNotebooks(s: JupyterDeps, name: string, url: string): Promise<void> {
   await vscode.env.clipboard.writeText(url);
+  // Neither the message nor the Jupyter extension's picker is waited for: the command ends here.
   if (!s.handoff().installedIds().has(JUPYTER_EXTENSION)) {
-    const choice = await vscode.window.showWarningMessage(
-      `GPU Rental: the Jupyter extension (${JUPYTER_EXTENSION}) is not installed, so VS Code's notebooks cannot use ${name}'s server. Install it, then choose "Existing Jupyter Server" in a notebook's kernel picker and paste the URL (it is on the clipboard).`,
-      'Install Jupyter Extension',
-    );
-    if (choice) await s.handoff().installExtension(JUPYTER_EXTENSION);
+    void vscode.window
+      .showWarningMessage(
+        `GPU Rental: the Jupyter extension (${JUPYTER_EXTENSION}) is not installed, so VS Code's notebooks cannot use ${name}'s server. Install it, then choose "Existing Jupyter Server" in a notebook's kernel picker and paste the URL (it is on the clipboard).`,
+        'Install Jupyter Extension',
+      )
+      .then((choice) => {
+        if (choice) void s.handoff().installExtension(JUPYTER_EXTENSION);
+      });
     return;
   }
   void vscode.window.showInformationMessage(
     `GPU Rental: the URL of ${name}'s Jupyter server is on the clipboard. Paste it where the Jupyter extension asks for an existing server's URL.`,
   );
-  await vscode.commands.executeCommand('jupyter.selectjupyteruri').then(undefined, (error: unknown) => {
+  void vscode.commands.executeCommand('jupyter.selectjupyteruri').then(undefined, (error: unknown) => {
     s.logger.warn(`jupyter.selectjupyteruri: ${String(error)}`);
   });
 }
