@@ -30,6 +30,8 @@ export interface TransferDeps extends TargetDeps {
 interface UploadArgs {
   localDir?: string;
   remoteDir?: string;
+  /** No message at the end (another command, such as Run on Instance, goes on and says what happened). */
+  quiet?: boolean;
 }
 interface DownloadArgs {
   remotePath?: string;
@@ -88,6 +90,7 @@ async function uploadTo(s: TransferDeps, instance: Instance, args: UploadArgs): 
     const how =
       result.method === 'tar' ? ` with tar (${result.notice ?? 'no rsync'})` : result.filesSent === 0 ? ', nothing had changed' : '';
     s.logger.info(`Uploaded ${localDir} to ${result.remoteDir} on #${instance.id}: ${what}, ${formatBytes(result.bytesSent)}${how}`);
+    if (args.quiet) return result.remoteDir;
     void vscode.window
       .showInformationMessage(
         `GPU Rental: uploaded ${path.basename(localDir)} to ${result.remoteDir} on ${instanceName(instance)}: ${what}, ${formatBytes(result.bytesSent)}${how}.`,
