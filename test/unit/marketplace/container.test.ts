@@ -2,6 +2,8 @@
 // instance, its files are its own and survive stop and start, nothing lands on this machine, and
 // PID 1 holds the container's variables, as on the service.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateKey } from '../../../src/core/ssh/localKeys';
@@ -25,6 +27,8 @@ function processesWith(token: string): number {
       }
     }).length;
 }
+
+const run = promisify(execFile);
 
 /** A word no other process or file on this machine has. */
 const unique = () => `${process.pid}${Date.now() % 100_000}${Math.floor(Math.random() * 1000)}`;
@@ -160,6 +164,30 @@ const unique = () => `${process.pid}${Date.now() % 100_000}${Math.floor(Math.ran
     const full = await runRemote(target, 'head -c 3000000 /dev/zero > /workspace/big', { timeoutMs: 20_000 });
     assert.notEqual(full.code, 0);
     assert.match(full.stderr, /No space left on device/);
+    await client.instances.destroy(id);
+  });
+
+  it('takes uploads by scp (sftp) and rsync over ssh into its own /workspace', async () => {
+    const { id, target } = await rent();
+    const local = join(home(), `upload-${unique()}.txt`);
+    writeFileSync(local, 'uploaded\n');
+    const port = target.args[target.args.indexOf('-p') + 1]!;
+    const ssh = [
+      '-i',
+      keyPath,
+      '-o',
+      'IdentitiesOnly=yes',
+      '-o',
+      'StrictHostKeyChecking=no',
+      '-o',
+      'UserKnownHostsFile=/dev/null',
+      '-o',
+      'LogLevel=ERROR',
+    ];
+    await run('scp', [...ssh, '-P', port, local, `${target.alias}:/workspace/by-scp.txt`]);
+    await run('rsync', ['-a', '-e', ['ssh', ...ssh, '-p', port].join(' '), local, `${target.alias}:/workspace/by-rsync.txt`]);
+    assert.equal(readFileSync(containerPath(sim, id, '/workspace/by-scp.txt'), 'utf8'), 'uploaded\n');
+    assert.equal(readFileSync(containerPath(sim, id, '/workspace/by-rsync.txt'), 'utf8'), 'uploaded\n');
     await client.instances.destroy(id);
   });
 
