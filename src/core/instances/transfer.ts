@@ -97,7 +97,9 @@ export function followTransfer(
     const onAbort = () => done({ outcome: 'cancelled' });
     const subscription = poller.onDidUpdate((snapshot) => {
       const instance: Instance | undefined = snapshot.instances.find((i) => i.id === dstId);
-      const reading = instance ? readTransferStatus(instance.status_msg, options.before) : undefined;
+      // Once the message has changed, news is judged against the last one seen: a copy made twice
+      // ends with the same words as the first, and that end must still be seen.
+      const reading = instance ? readTransferStatus(instance.status_msg, last ?? options.before) : undefined;
       if (reading?.kind === 'done' || reading?.kind === 'failed') return done({ outcome: reading.kind, message: reading.message });
       const phase = instance ? instancePhase(instance) : 'gone';
       if (!STILL_THERE.includes(phase)) return done({ outcome: 'interrupted', phase });

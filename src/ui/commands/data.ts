@@ -228,7 +228,7 @@ async function pickConnection(connections: readonly CloudConnection[]): Promise<
 
 /** No connection yet: they are added in the service's console, whose address is the session's base URL. */
 function noConnection(s: DataDeps): void {
-  const url = consoleAccountUrl(s.session.baseUrl);
+  const url = consoleAccountUrl(s.session.normalizedBaseUrl);
   void vscode.window
     .showInformationMessage(
       'GPU Rental: the account has no cloud connection. Add one in the web console under Account → Cloud Connections, then sync again.',
@@ -243,8 +243,8 @@ function noConnection(s: DataDeps): void {
 }
 
 /** The console's account page (Cloud Connections are there), on the host the session talks to. */
-export function consoleAccountUrl(baseUrl: string): string | undefined {
-  return URL.canParse(baseUrl) ? new URL('/account/', baseUrl).toString() : undefined;
+function consoleAccountUrl(baseUrl: string | undefined): string | undefined {
+  return baseUrl && URL.canParse(baseUrl) ? new URL('/account/', baseUrl).toString() : undefined;
 }
 
 /** The destination's status message now, to tell this transfer's news from an older one's. */

@@ -101,6 +101,19 @@ describe('following a transfer through the poller', () => {
     assert.equal(t.poller.active, false, 'the transfer no longer keeps the poller polling');
   });
 
+  it('a copy made twice: its end, worded as the first one ended, is seen once the message has changed', async () => {
+    const first = 'Remote to Remote copy: done, 2 files, 6 bytes';
+    const t = setup([running(4, first)]);
+    const result = track(followTransfer(t.poller, 4, { before: first }));
+    await t.clock.advance(1);
+    t.set([running(4, 'Remote to Remote copy: starting')]);
+    await t.clock.advance(10_000);
+    assert.equal(result(), 'pending');
+    t.set([running(4, first)]);
+    await t.clock.advance(10_000);
+    assert.deepEqual(result(), { outcome: 'done', message: first });
+  });
+
   it('ends as failed on a failure message', async () => {
     const t = setup([running(4, BEFORE)]);
     const result = track(followTransfer(t.poller, 4, { before: BEFORE }));
