@@ -132,7 +132,7 @@ describe('transfer: Upload Folder, Download from Instance, and what Destroy says
     );
   });
 
-  it('a stopped instance: Destroy says its files cannot be checked, and starts nothing', async () => {
+  it('a stopped instance: Upload says so and Destroy says its files cannot be checked; nothing starts it', async () => {
     const x = await extensionApi();
     const stopped = await rentedAndRunning();
     await api('PUT', `/api/v0/instances/${stopped}/`, sim.key, { state: 'stopped' });
@@ -145,6 +145,17 @@ describe('transfer: Upload Folder, Download from Instance, and what Destroy says
         return false;
       },
     });
+    const notes = recordNotifications();
+    try {
+      assert.equal(await vscode.commands.executeCommand('gpuRental.uploadFolder', stopped, { remoteDir: '/root/x' }), undefined);
+      const warned = await eventually(() => notes.seen.find((n) => n.level === 'warning'), 'the warning');
+      assert.match(
+        warned.message,
+        /^GPU Rental: .* is stopped, so files cannot move to or from it now\. Start it yourself when you want it running/,
+      );
+    } finally {
+      notes.dispose();
+    }
     await vscode.commands.executeCommand('gpuRental.destroyInstance', stopped);
     assert.equal(details.length, 1);
     assert.match(details[0]!, /^Its files could not be checked: the instance is stopped, so it has no address to ask\./);
