@@ -66,6 +66,7 @@ describe('jobs: Run on Instance, live output, the tree, re-attach', function () 
       })) as {
         jobId: string;
       };
+      assert.ok(started, `Run on Instance gave up: ${JSON.stringify(notes.seen)}`);
       assert.match(started.jobId, /^[a-z0-9-]+$/);
       await eventually(() => x.test.jobOutput(started.jobId)?.includes('step 1 of 3'), 'the first line in the terminal', 20_000);
       assert.equal(x.test.jobTerminalOpen(started.jobId), true, 'its terminal opened');
@@ -162,11 +163,15 @@ describe('jobs: Run on Instance, live output, the tree, re-attach', function () 
         30_000,
       );
       const stopped = await eventually(
-        () => notes.seen.find((n) => /#\d+ is being stopped by the job's end; its disk still bills \$[\d.]+\/h/.test(n.message)),
+        () =>
+          notes.seen.find((n) =>
+            /#\d+ was stopped by the job's end; its disk still bills \$[\d.]+\/h until you destroy it/.test(n.message),
+          ),
         'the stop told, with what the disk still bills',
+        30_000,
       );
       assert.match(stopped.message, new RegExp(`#${id} `));
-      await eventually(async () => (await status(id)) === 'stopped', 'the instance to stop itself', 30_000);
+      assert.equal(await status(id), 'stopped', 'the instance stopped itself');
       assert.match(x.test.jobOutput(second.jobId) ?? '', /epoch 2 loss 0\.333/);
     } finally {
       notes.dispose();

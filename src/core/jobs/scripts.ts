@@ -79,6 +79,13 @@ export function jobDir(jobId: string, jobsDir?: string): string {
   return `${jobsRoot(jobsDir)}/${checkedId(jobId)}`;
 }
 
+/** `python3 <path>` for a file at `relative` (forward slashes) in the uploaded folder; the path quoted when it needs it. */
+export function pythonCommand(relative: string): string {
+  // A name starting with "-" would read as an option to python.
+  const path = relative.startsWith('-') ? `./${relative}` : relative;
+  return `python3 ${/^[\w./-]+$/.test(path) ? path : quote(path)}`;
+}
+
 /** One line for the tree, from what the user typed: no control characters, at most 120 characters. */
 export function jobLabel(command: string): string {
   const first = command.trim().split(/\r?\n/)[0] ?? '';

@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Instance } from '../../core/api/instances';
 import { COMMANDS } from '../../core/ids';
-import { shellQuote } from '../../core/instances/ssh';
+import { pythonCommand } from '../../core/jobs/scripts';
 import { instanceName } from '../../core/instances/present';
 import type { JobMemory } from '../../core/jobs/memory';
 import type { InstancePoller } from '../../core/instances/poller';
@@ -42,12 +42,11 @@ export interface RunJobOptions {
   stopAtEnd?: boolean;
 }
 
-/** `python3 <file relative to the workspace folder>`, the path quoted when it needs it; undefined for a file outside every folder. */
-export function pythonCommand(file: vscode.Uri): string | undefined {
+/** `python3 <file relative to its workspace folder>` (the folder Upload sends); a file outside every folder by its name. */
+export function pythonCommandFor(file: vscode.Uri): string {
   const folder = vscode.workspace.getWorkspaceFolder(file);
-  if (!folder) return `python3 ${shellQuote(path.basename(file.fsPath))}`;
-  const relative = path.relative(folder.uri.fsPath, file.fsPath).split(path.sep).join('/');
-  return `python3 ${/^[\w./-]+$/.test(relative) ? relative : shellQuote(relative)}`;
+  const relative = folder ? path.relative(folder.uri.fsPath, file.fsPath) : path.basename(file.fsPath);
+  return pythonCommand(relative.split(path.sep).join('/'));
 }
 
 async function commandRegistered(id: string): Promise<boolean> {
@@ -203,7 +202,7 @@ async function runJob(
 async function askCommand(memory: JobMemory, file: vscode.Uri | undefined, instance: Instance): Promise<string | undefined> {
   const editor = vscode.window.activeTextEditor?.document;
   const python = file ?? (editor?.languageId === 'python' && editor.uri.scheme === 'file' ? editor.uri : undefined);
-  const value = (python && pythonCommand(python)) ?? memory.lastCommand() ?? '';
+  const value = (python && pythonCommandFor(python)) ?? memory.lastCommand() ?? '';
   const typed = await vscode.window.showInputBox({
     title: `GPU Rental: Run on ${instanceName(instance)}`,
     prompt: 'The command to run on the instance, detached: it keeps running with this window closed.',

@@ -6,7 +6,7 @@ import { instancePhase } from '../../core/instances/phase';
 import { JobFollower } from '../../core/jobs/follower';
 import type { JobMemory, RememberedJob } from '../../core/jobs/memory';
 import { listJobs, startJob, stopJob, type StartedWith } from '../../core/jobs/remoteJobs';
-import { jobLabel, newJobId } from '../../core/jobs/scripts';
+import { jobLabel, newJobId, STOP_GRACE_SECONDS } from '../../core/jobs/scripts';
 import { describeJob, jobEndMessage, jobPhase, stopsInstance, type JobPhase, type JobStatus } from '../../core/jobs/status';
 import type { Logger } from '../../core/log';
 import type { SshTarget } from '../../core/ssh/remote';
@@ -57,6 +57,9 @@ export interface RunOptions {
   baseUrl: string;
 }
 
+/** How long after a job's end its instance should be seen stopped, when the job was to stop it. */
+const STOP_SEEN_MS = 3 * 60_000;
+
 /** How long an instance's listing is shown without reading it again when the tree opens the instance. */
 const LISTING_FRESH_MS = 60_000;
 
@@ -80,6 +83,8 @@ export class Jobs implements vscode.Disposable {
   /** The rows changed: the tree redraws. */
   readonly onDidChange = this.changed.event;
   private readonly subscription: vscode.Disposable;
+  /** Stops this window is waiting to see (undone at dispose). */
+  private readonly pending = new Set<() => void>();
   /**
    * An absolute folder on the instance instead of `~/.gpu-rental/jobs`. Only integration tests set
    * it (testApi): a simulator without containers runs its instances in this machine's home.
@@ -220,6 +225,7 @@ export class Jobs implements vscode.Disposable {
 
   dispose(): void {
     this.subscription.dispose();
+    for (const done of [...this.pending]) done();
     this.stopFollowing();
     this.changed.dispose();
   }
@@ -327,18 +333,42 @@ export class Jobs implements vscode.Disposable {
     const failed = jobPhase(status) === 'interrupted' || status.exitCode !== 0;
     const show = failed ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
     void show(message, 'Show Output').then((choice) => choice && output.show());
-    if (stopsInstance(status)) {
-      const instance = this.deps.poller.snapshot?.instances.find((i) => i.id === job.instanceId);
+    if (stopsInstance(status)) this.followStop(job.instanceId);
+  }
+
+  /**
+   * The wrapper asks the service to stop the instance a moment after the job ended. Says so once the
+   * poll shows it stopped, with what the disk still bills; when it is not seen stopped in three
+   * minutes, says it may still bill its full rate, to check.
+   */
+  private followStop(instanceId: number): void {
+    this.deps.poller.watch(instanceId);
+    const done = () => {
+      clearTimeout(timer);
+      subscription.dispose();
+      this.pending.delete(done);
+    };
+    const subscription = this.deps.poller.onDidUpdate((snapshot) => {
+      const instance = snapshot.instances.find((i) => i.id === instanceId);
+      const phase = instance ? instancePhase(instance) : 'gone';
+      if (phase !== 'stopped' && phase !== 'gone') return;
+      done();
       const disk = instance?.storage_total_cost;
-      const bills = disk
-        ? `its disk still bills ${formatDollars(disk)}/h until you destroy it`
-        : 'its disk still bills until you destroy it';
+      const rate = disk ? ` ${formatDollars(disk)}/h` : '';
+      const bills = phase === 'gone' ? 'it is gone' : `its disk still bills${rate} until you destroy it`;
       void vscode.window.showInformationMessage(
-        `GPU Rental: #${job.instanceId} is being stopped by the job's end; ${bills}. Download the outputs first if you mean to destroy it.`,
+        `GPU Rental: #${instanceId} was stopped by the job's end; ${bills}. Download the outputs before you destroy it.`,
       );
-      this.deps.poller.watch(job.instanceId);
-      setTimeout(() => void this.deps.poller.refresh(), 5_000);
-    }
+    });
+    const timer = setTimeout(() => {
+      done();
+      void vscode.window.showWarningMessage(
+        `GPU Rental: the job on #${instanceId} asked the service to stop the instance, but it is not seen stopped after ${STOP_SEEN_MS / 60_000} minutes, so it may still bill its full rate. Check it in the Instances view and stop it yourself if it runs.`,
+      );
+    }, STOP_SEEN_MS);
+    this.pending.add(done);
+    // The wrapper waits STOP_GRACE_SECONDS before it asks: poll just after.
+    setTimeout(() => void this.deps.poller.refresh(), (STOP_GRACE_SECONDS + 1) * 1000);
   }
 
   private async target(instanceId: number): Promise<SshTarget> {

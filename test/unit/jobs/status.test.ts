@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { isJobId, jobDir, jobLabel, newJobId, startScript } from '../../../src/core/jobs/scripts';
+import { isJobId, jobDir, jobLabel, newJobId, pythonCommand, startScript } from '../../../src/core/jobs/scripts';
 import {
   describeJob,
   jobEndMessage,
@@ -21,6 +21,12 @@ describe('jobs: ids, labels and status lines', () => {
     assert.throws(() => jobDir('../etc'), /not a job id/);
     assert.throws(() => startScript({ jobId: 'x', cwd: '/', label: 'x', stopAtEnd: true, baseUrl: "http://a'b" }), /not a usable base URL/);
     assert.throws(() => startScript({ jobId: 'x', cwd: '/', label: 'x', stopAtEnd: false, jobsDir: 'relative' }), /absolute/);
+  });
+
+  it('proposes python3 with the path relative to the uploaded folder, quoted when it needs it', () => {
+    assert.equal(pythonCommand('src/train.py'), 'python3 src/train.py');
+    assert.equal(pythonCommand("my runs/it's.py"), `python3 'my runs/it'\\''s.py'`);
+    assert.equal(pythonCommand('-x.py'), 'python3 ./-x.py');
   });
 
   it('labels a Python job by its script, anything else by its first line', () => {
