@@ -12,6 +12,7 @@
  * - `MemoryLogger`: a logger a test can read.
  * - `priceableOffer`: an offer whose prices are easy to check by hand.
  * - `sshdGone`: waits until an instance's sshd has stopped.
+ * - `reachableInstance`, `testSshOptions`: how ssh reaches a running instance with a test's own key.
  * - `containerPath`, `containersIsolated`: an instance's container files on this machine, and whether it is isolated.
  */
 export { clientFor, failure, instanceIn, mockedApi, rentableOffers } from './client';
@@ -23,5 +24,6 @@ export { DEMO_KEY, PUBLIC_KEY } from './keys';
 export { MemoryLogger } from './logger';
 export { simulatorForSuite, tempDirForSuite, type SuiteSimulator } from './suite';
 export { sshdGone } from './sshd';
+export { reachableInstance, testSshOptions } from './sshTarget';
 export { containerPath, containersIsolated } from './container';
 export { spawnSimulator, startSimulator, type Marketplace, type MarketplaceOptions, type SimulatorProcess } from './simulator';

@@ -2,19 +2,17 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import type { GpuRentalClient } from '../../../src/core/api/client';
 import { InstancePoller } from '../../../src/core/instances/poller';
-import { sshEndpoint } from '../../../src/core/instances/ssh';
 import { followTransfer, type TransferEnd } from '../../../src/core/instances/transfer';
 import { generateKey } from '../../../src/core/ssh/localKeys';
-import { waitForSshBanner } from '../../../src/core/ssh/probe';
 import { runRemote, type SshTarget } from '../../../src/core/ssh/remote';
 import { sshdAvailable } from '../../marketplace/sshd';
 import {
   clientFor,
   DEMO_KEY,
   failure,
-  instanceIn,
   MemoryLogger,
   mockedApi,
+  reachableInstance,
   rentableOffers,
   simulatorForSuite,
   tempDirForSuite,
@@ -160,7 +158,7 @@ describe('copy and cloud sync client (scripted answers)', () => {
   const sim = simulatorForSuite({ ssh: true, bootSeconds: 0.2, seed: 53 });
   const home = tempDirForSuite('gpu-rental-copy-test-');
   let client: GpuRentalClient;
-  let keyArgs: string[];
+  let keyPath: string;
   let a: SshTarget & { id: number };
   let b: SshTarget & { id: number };
 
@@ -168,9 +166,7 @@ describe('copy and cloud sync client (scripted answers)', () => {
   async function running(): Promise<SshTarget & { id: number }> {
     const [offer] = await rentableOffers(client);
     const { instanceId } = await client.instances.create(offer!.id, { image: 'ubuntu:22.04', disk: 8, runtype: 'ssh_proxy' });
-    const at = sshEndpoint(await instanceIn(client, instanceId, 'running'))!;
-    await waitForSshBanner(at.host, at.port, { timeoutMs: 10_000, intervalMs: 50 });
-    return { id: instanceId, instanceId, alias: `root@${at.host}`, args: [...keyArgs, '-p', String(at.port)] };
+    return { id: instanceId, ...(await reachableInstance(client, instanceId, keyPath)) };
   }
 
   async function sh(target: SshTarget, command: string): Promise<string> {
@@ -197,18 +193,7 @@ describe('copy and cloud sync client (scripted answers)', () => {
   before(async () => {
     ({ client } = clientFor(sim.url, DEMO_KEY));
     const key = await generateKey(join(home(), 'key'), 'copy');
-    keyArgs = [
-      '-i',
-      key.privateKeyPath,
-      '-o',
-      'IdentitiesOnly=yes',
-      '-o',
-      'StrictHostKeyChecking=no',
-      '-o',
-      'UserKnownHostsFile=/dev/null',
-      '-o',
-      'LogLevel=ERROR',
-    ];
+    keyPath = key.privateKeyPath;
     await client.sshKeys.create(key.publicKey);
     a = await running();
     b = await running();

@@ -4,16 +4,14 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GpuRentalClient } from '../../../src/core/api/client';
-import { sshEndpoint } from '../../../src/core/instances/ssh';
 import { findJupyter, httpStatus } from '../../../src/core/jupyter/find';
 import { jupyterUrl, servedPage } from '../../../src/core/jupyter/servers';
 import { freeLocalPort, startPortForward } from '../../../src/core/ssh/forward';
 import { generateKey } from '../../../src/core/ssh/localKeys';
-import { waitForSshBanner } from '../../../src/core/ssh/probe';
 import { RemoteCommandError, type SshTarget } from '../../../src/core/ssh/remote';
 import { JUPYTER_SERVER } from '../../marketplace/container';
 import { sshdAvailable } from '../../marketplace/sshd';
-import { clientFor, DEMO_KEY, eventually, instanceIn, simulatorForSuite, tempDirForSuite } from '../../support';
+import { clientFor, DEMO_KEY, eventually, reachableInstance, simulatorForSuite, tempDirForSuite } from '../../support';
 
 const target: SshTarget = { instanceId: 3, alias: 'gpu-rental-3', args: [] };
 
@@ -55,43 +53,32 @@ describe('finding Jupyter on an instance (scripted ssh)', () => {
   const sim = simulatorForSuite({ ssh: true, bootSeconds: 0.2, seed: 47 });
   const home = tempDirForSuite('gpu-rental-jupyter-find-');
   let client: GpuRentalClient;
-  let keyArgs: string[];
+  let keyPath: string;
 
   before(async () => {
     ({ client } = clientFor(sim.url, DEMO_KEY));
     const key = await generateKey(join(home(), 'key'), 'jupyter-find');
-    keyArgs = [
-      '-i',
-      key.privateKeyPath,
-      '-o',
-      'IdentitiesOnly=yes',
-      '-o',
-      'StrictHostKeyChecking=no',
-      '-o',
-      'UserKnownHostsFile=/dev/null',
-    ];
+    keyPath = key.privateKeyPath;
     await client.sshKeys.create(key.publicKey);
   });
 
   it('rent in Jupyter mode through the proxy, find the server over ssh, forward it: the API answers with the token', async () => {
     const [offer] = await client.offers.search({ query: { filters: { rentable: { eq: true } }, order: [], type: 'on-demand' }, limit: 1 });
     const { instanceId } = await client.instances.create(offer!.id, { image: 'ubuntu:22.04', disk: 8, runtype: 'jupyter_proxy ssh_proxy' });
-    const running = await instanceIn(client, instanceId, 'running', 10_000);
-    const at = sshEndpoint(running)!;
-    assert.equal(at.via, 'proxy');
-    assert.equal(at.port, running.ssh_port! + 1, 'the Jupyter rule: SSH one port above ssh_port through the proxy');
-    await waitForSshBanner(at.host, at.port, { timeoutMs: 10_000, intervalMs: 50 });
-    const t: SshTarget = { instanceId, alias: `root@${at.host}`, args: [...keyArgs, '-p', String(at.port), '-o', 'LogLevel=ERROR'] };
+    const t = await reachableInstance(client, instanceId, keyPath);
+    const ssh_port = (await client.instances.show(instanceId)).ssh_port!;
+    assert.equal(t.endpoint.via, 'proxy');
+    assert.equal(t.endpoint.port, ssh_port + 1, 'the Jupyter rule: SSH one port above ssh_port through the proxy');
 
     const lookup = await eventually(
       async () => {
-        const found = await findJupyter(t, running.jupyter_token);
+        const found = await findJupyter(t, t.jupyterToken);
         return found.found ? found : undefined;
       },
       'the Jupyter server listed over ssh',
       30_000,
     );
-    assert.equal(lookup.server.token, running.jupyter_token, "the instance's own server");
+    assert.equal(lookup.server.token, t.jupyterToken, "the instance's own server");
 
     const localPort = await freeLocalPort();
     const forward = await startPortForward({
@@ -99,7 +86,7 @@ describe('finding Jupyter on an instance (scripted ssh)', () => {
       alias: t.alias,
       remotePort: lookup.server.port,
       localPort,
-      sshArgs: [...keyArgs, '-p', String(at.port), '-o', 'LogLevel=ERROR'],
+      sshArgs: t.args,
     });
     try {
       const root = jupyterUrl(lookup.server, localPort);
