@@ -72,6 +72,9 @@ export interface DownloadResult {
   readonly notice?: string;
 }
 
+/** Free space under which a failed upload's disk counts as full. */
+const DISK_FULL_BYTES = 1024 * 1024;
+
 /** The version rsync must have locally: `--info=progress2` came with 3.1.0. */
 const RSYNC_MIN = [3, 1];
 
@@ -291,10 +294,18 @@ async function failure(
       partialAt,
     );
   }
-  const { fault, message } = classifyFailure(run);
-  if (fault !== 'remoteDiskFull') return new TransferError(fault, message, partialAt);
+  let { fault, message } = classifyFailure(run);
+  // A write error on an upload whose words were lost with the connection (rsync then says only its
+  // exit code): the instance's disk is looked at, and a full one is said.
+  const unexplained = fault === 'other' && run.direction === 'upload';
+  if (fault !== 'remoteDiskFull' && !unexplained) return new TransferError(fault, message, partialAt);
   const df = await runRemote(target, diskFreeCommand(run.remotePath), { timeoutMs: 10_000, ...sshTool(options) }).catch(() => undefined);
-  return new TransferError(fault, withDiskFigures(message, df && df.code === 0 ? parseDiskFree(df.stdout) : undefined), partialAt);
+  const disk = df && df.code === 0 ? parseDiskFree(df.stdout) : undefined;
+  if (unexplained) {
+    if (!disk || disk.free > DISK_FULL_BYTES) return new TransferError(fault, message, partialAt);
+    ({ fault, message } = classifyFailure({ ...run, stderr: `${run.stderr}\nNo space left on device` }));
+  }
+  return new TransferError(fault, withDiskFigures(message, disk), partialAt);
 }
 
 interface ProcessRun {

@@ -104,6 +104,18 @@ const isRoot = process.getuid?.() === 0;
     assert.equal(await readFile(join(into, 'out', 'log.txt'), 'utf8'), 'v2');
   });
 
+  it('downloads a single file, with rsync and with tar, under its own name', async () => {
+    await box.sh(`printf 'ckpt' > '${box.remoteTemp}/-model é.pt'`);
+    for (const rsync of ['rsync', '/nonexistent/rsync']) {
+      const into = join(home(), `one file ${rsync.length}`);
+      await mkdir(into);
+      const result = await download(box.target, { remotePath: `${box.remoteTemp}/-model é.pt`, localDir: into }, { tools: { rsync } });
+      assert.equal(result.method, rsync === 'rsync' ? 'rsync' : 'tar');
+      assert.equal(await readFile(join(into, '-model é.pt'), 'utf8'), 'ckpt');
+      assert.deepEqual(await readdir(into), ['-model é.pt']);
+    }
+  });
+
   it('lists a remote folder with odd names, and sizes it with du', async () => {
     await box.sh(`cd '${box.remoteTemp}' && mkdir -p 'list/a dir' && cd list && touch -- '-x' 'é ü' "it's" "$(printf 'new\\nline')"`);
     const listing = await listRemote(box.target, `${box.remoteTemp}/list`);
