@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { TransferError } from '../../../src/core/transfer/errors';
 import type { TransferProgress } from '../../../src/core/transfer/progress';
@@ -272,5 +273,32 @@ const isRoot = process.getuid?.() === 0;
       why: "this machine's rsync (2.6) is older than 3.1: install it with `sudo apt install rsync` (or your distribution's package manager)",
     });
     assert.deepEqual(await localRsync('rsync'), { ok: true });
+  });
+});
+
+describe('transfer: an instance that does not answer', function () {
+  this.timeout(20_000);
+  const home = tempDirForSuite('gpu-rental-transfer-silent-');
+
+  it('remoteSize gives up after its timeout, so Destroy is never held up by a silent instance', async () => {
+    // Accepts the TCP connection and never says a word: ssh waits for a banner that never comes.
+    const held: Socket[] = [];
+    const server = createServer((socket) => void held.push(socket));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    const config = join(home(), 'ssh_config');
+    await writeFile(
+      config,
+      `Host silent\n  HostName 127.0.0.1\n  Port ${port}\n  StrictHostKeyChecking no\n  UserKnownHostsFile /dev/null\n`,
+    );
+    try {
+      await assert.rejects(
+        remoteSize({ instanceId: 1, alias: 'silent', args: ['-F', config] }, '/root', 1_000),
+        /did not finish within 1 s/,
+      );
+    } finally {
+      held.forEach((s) => s.destroy());
+      server.close();
+    }
   });
 });
