@@ -112,6 +112,43 @@ describe('jobs: Run on Instance, live output, the tree, re-attach', function () 
     assert.equal(x.test.jobTerminalOpen(jobId), true, 'the terminal that was open is open again');
   });
 
+  it('Stop Job ends a running job and leaves the instance running; Show Output after a reload replays the log, the end told once', async () => {
+    const x = await extensionApi();
+    const notes = recordNotifications();
+    try {
+      const { jobId } = (await vscode.commands.executeCommand('gpuRental.runJob', id, {
+        command: 'echo waiting; sleep 60',
+        uploadFirst: false,
+        cwd: JOBS,
+        stopAtEnd: true,
+      })) as { jobId: string };
+      await eventually(() => x.test.jobOutput(jobId)?.includes('waiting'), 'the first line', 20_000);
+      const running = await eventually(async () => {
+        const r = await jobRow(id, jobId);
+        return r?.contextValue === 'job-running' ? r : undefined;
+      }, 'the running row');
+      assert.equal(await vscode.commands.executeCommand('gpuRental.stopJob', running), true);
+      await eventually(async () => /^stopped by you after/.test(String((await jobRow(id, jobId))?.description)), 'the row to say stopped');
+      await eventually(
+        () => notes.seen.find((n) => /GPU Rental: echo waiting; sleep 60 on #\d+ was stopped/.test(n.message)),
+        'the end told',
+      );
+      // Stop at end was on, but the user stopped the job: the instance keeps running.
+      await new Promise((r) => setTimeout(r, 4_000));
+      assert.equal(await status(id), 'running');
+
+      x.test.reattachJobs();
+      assert.equal(x.test.jobOutput(jobId), undefined, 'a reloaded window holds no output yet');
+      const row = (await jobRow(id, jobId))!;
+      await vscode.commands.executeCommand('gpuRental.showJobOutput', row);
+      await eventually(() => x.test.jobOutput(jobId)?.startsWith('waiting\r\n'), 'the log replayed', 20_000);
+      await new Promise((r) => setTimeout(r, 1_000));
+      assert.equal(notes.seen.filter((n) => /sleep 60 on #\d+ was stopped after/.test(n.message)).length, 1, 'the end told once');
+    } finally {
+      notes.dispose();
+    }
+  });
+
   it('uploads the folder first and runs the script there; Download Outputs brings its outputs back; stop at end stops the instance', async () => {
     const x = await extensionApi();
     const project = await mkdtemp(join(tmpdir(), 'gpu-rental-itest-project-'));

@@ -24,8 +24,8 @@ function failed(what: string, target: SshTarget, result: { code: number; stderr:
   const why = lastErrorLine(result.stderr) || `exit code ${result.code}`;
   const message =
     result.code === 255
-      ? `GPU Rental: could not reach instance #${target.instanceId} over ssh to ${what} (${why}). Check that it runs, then try again.`
-      : `GPU Rental: could not ${what} on instance #${target.instanceId}: ${why}`;
+      ? `Could not reach instance #${target.instanceId} over ssh to ${what} (${why}). Check that it runs, then try again.`
+      : `Could not ${what} on instance #${target.instanceId}: ${why}`;
   return new RemoteCommandError(message, { ...result, stdout: '' });
 }
 
@@ -34,14 +34,28 @@ export type StartedWith = 'tmux' | 'setsid' | 'nohup';
 
 /**
  * Starts the job detached on the instance; the command text goes over ssh's stdin. Resolves once
- * the wrapper runs (it wrote its pid), with how it was started.
+ * the wrapper runs (it wrote its pid), with how it was started. A connection that fails (an sshd
+ * that has just come up refuses a moment) is tried again with the same job id, which never starts
+ * the job twice.
  */
-export async function startJob(target: SshTarget, command: string, options: StartOptions & JobsAt): Promise<StartedWith> {
-  if (!command.trim()) throw new Error('GPU Rental: the job has no command. Type the command to run, e.g. python3 train.py.');
-  const result = await runRemote(target, bashCommand(startScript(options)), remoteOptions(options, { input: command, timeoutMs: 30_000 }));
-  if (result.code !== 0) throw failed('start the job', target, result);
-  const how = /started (tmux|setsid|nohup)/.exec(result.stdout)?.[1] as StartedWith | undefined;
-  return how ?? 'setsid';
+export async function startJob(
+  target: SshTarget,
+  command: string,
+  options: StartOptions & JobsAt & { retryDelaysMs?: readonly number[] },
+): Promise<StartedWith> {
+  if (!command.trim()) throw new Error('The job has no command. Type the command to run, e.g. python3 train.py.');
+  const delays = options.retryDelaysMs ?? [1_000, 2_000, 4_000];
+  const script = bashCommand(startScript(options));
+  for (let attempt = 0; ; attempt++) {
+    const result = await runRemote(target, script, remoteOptions(options, { input: command, timeoutMs: 30_000 }));
+    if (result.code === 255 && attempt < delays.length && !options.signal?.aborted) {
+      await new Promise((r) => setTimeout(r, delays[attempt]));
+      continue;
+    }
+    if (result.code !== 0) throw failed('start the job', target, result);
+    const how = /started (tmux|setsid|nohup)/.exec(result.stdout)?.[1] as StartedWith | undefined;
+    return how ?? 'setsid';
+  }
 }
 
 /** Every job on the instance, the oldest first, in one ssh call. */
@@ -57,7 +71,7 @@ export class JobMissing extends Error {
     readonly jobId: string,
     readonly instanceId: number,
   ) {
-    super(`GPU Rental: job ${jobId} is not on instance #${instanceId} any more (its folder ~/.gpu-rental/jobs/${jobId} is gone).`);
+    super(`Job ${jobId} is not on instance #${instanceId} any more (its folder ~/.gpu-rental/jobs/${jobId} is gone).`);
     this.name = 'JobMissing';
   }
 }

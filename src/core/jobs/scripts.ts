@@ -175,7 +175,8 @@ function checkedUrl(baseUrl: string | undefined): string {
  * The script `bash -c` runs over ssh to start a job: its stdin is the command text, which becomes
  * `cmd`. It writes the job's folder, then starts the wrapper detached, in a tmux session
  * `gpu-rental-<jobId>` when tmux is there, else with `setsid nohup`, and prints `started tmux` or
- * `started setsid`. The command starts only once everything it needs is written.
+ * `started setsid`. The command starts only once everything it needs is written. Run again with the
+ * same job id, it starts nothing and prints `started already`, so a start can be retried.
  */
 export function startScript(o: StartOptions): string {
   const dir = jobDir(o.jobId, o.jobsDir);
@@ -184,7 +185,8 @@ export function startScript(o: StartOptions): string {
   return [
     'set -e',
     `D=${dir}`,
-    '[ ! -e "$D" ] || { echo "GPU Rental: a job folder $D already exists" >&2; exit 3; }',
+    // Started already (a retry after a connection lost on the way back): say so; never start it twice.
+    'if [ -e "$D" ]; then [ -s "$D/wpid" ] && { echo started already; exit 0; }; echo "a job folder $D exists already" >&2; exit 3; fi',
     'mkdir -p "$D"',
     'cat >"$D/cmd"',
     `printf '%s\\n' ${quote(o.cwd)} >"$D/cwd"`,
@@ -207,7 +209,7 @@ export function startScript(o: StartOptions): string {
     'fi',
     // The wrapper writes its pid first: until then the job has not started.
     'i=0; while [ ! -s "$D/wpid" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done',
-    '[ -s "$D/wpid" ] || { echo "GPU Rental: the job\'s wrapper did not start" >&2; exit 4; }',
+    '[ -s "$D/wpid" ] || { echo "the job\'s wrapper did not start" >&2; exit 4; }',
     '',
   ].join('\n');
 }

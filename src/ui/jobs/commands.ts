@@ -93,13 +93,9 @@ export function jobCommands(s: JobCommandDeps): CommandDefinition[] {
       const item = given instanceof JobItem ? given : await pickJob(s, 'Download Job Outputs', false);
       if (!item) return undefined;
       if (!item.cwd)
-        throw new Error(
-          `GPU Rental: the folder ${String(item.label)} ran in is not known yet. Refresh the Instances view, then try again.`,
-        );
+        throw new Error(`The folder ${String(item.label)} ran in is not known yet. Refresh the Instances view, then try again.`);
       if (!(await commandRegistered(DOWNLOAD_FROM_INSTANCE))) {
-        throw new Error(
-          'GPU Rental: Download from Instance is not available in this window, so the outputs cannot be downloaded from here.',
-        );
+        throw new Error('Download from Instance is not available in this window, so the outputs cannot be downloaded from here.');
       }
       return vscode.commands.executeCommand(DOWNLOAD_FROM_INSTANCE, item.instanceId, { remotePath: item.cwd, ...options });
     }),
@@ -160,9 +156,7 @@ async function runJob(
   let cwd = o.cwd;
   if (uploadFirst) {
     if (!(await commandRegistered(UPLOAD_FOLDER))) {
-      throw new Error(
-        'GPU Rental: Upload Folder is not available in this window. Run the job without uploading, or upload the folder another way.',
-      );
+      throw new Error('Upload Folder is not available in this window. Run the job without uploading, or upload the folder another way.');
     }
     // The folder of the file being run, else the first of the workspace, to <transfer folder>/<its name>, as Upload suggests.
     const localDir =

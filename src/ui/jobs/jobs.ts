@@ -154,7 +154,7 @@ export class Jobs implements vscode.Disposable {
   /** Starts a job detached on the instance, remembers it for this workspace, and follows it in a terminal. */
   async run(instance: Instance, o: RunOptions): Promise<{ jobId: string; startedWith: StartedWith }> {
     if (instancePhase(instance) !== 'running') {
-      throw new Error(`GPU Rental: instance #${instance.id} is not running, so no job can start on it. Start it, then run the job again.`);
+      throw new Error(`Instance #${instance.id} is not running, so no job can start on it. Start it, then run the job again.`);
     }
     const jobId = newJobId(Date.now());
     const label = jobLabel(o.command);

@@ -64,6 +64,21 @@ function until(target: SshTarget, id: string, jobsDir: string, done: (s: JobStat
     assert.equal(await readLog(target, id, 0, { jobsDir }), `it's "quoted"\n$(not run) ran\nsecond line\n`);
   });
 
+  it('a start retried after a lost connection never starts the job twice', async () => {
+    const id = jobId();
+    // The first connection fails as ssh does (255); the retry goes through.
+    const tries = join(home(), `tries-${id}`);
+    const ssh = join(home(), `flaky-ssh-${id}`);
+    writeFileSync(ssh, `#!/bin/sh\necho x >>${tries}\n[ "$(wc -l <${tries})" -gt 1 ] || exit 255\nexec ssh "$@"\n`, { mode: 0o755 });
+    const options = { jobId: id, cwd: jobsDir, label: 'x', stopAtEnd: false, jobsDir, retryDelaysMs: [50] };
+    await startJob(target, 'echo once', { ...options, ssh });
+    assert.equal(readFileSync(tries, 'utf8'), 'x\nx\n');
+    // The same start again (its answer lost on the way back): it is not started a second time.
+    assert.equal(await startJob(target, 'echo once', options), 'setsid');
+    await until(target, id, jobsDir, (s) => jobPhase(s) === 'exited', 'the job to end');
+    assert.equal(await readLog(target, id, 0, { jobsDir }), 'once\n');
+  });
+
   it('without tmux: setsid, output in the log, and the job survives the ssh session that started it', async () => {
     const id = jobId();
     await startJob(target, 'sleep 1; echo done in $PWD; exit 0', {
