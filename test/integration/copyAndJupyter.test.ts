@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import * as vscode from 'vscode';
 import type { Offer } from '../../src/core/api/offers';
 import type { RemoteHandoff } from '../../src/ui/remote';
-import { api, control, eventually, extensionApi, recordNotifications, signIn, sim } from './support';
+import { api, control, eventually, extensionApi, recordNotifications, rentableOffers, signIn, sim } from './support';
 
 const run = promisify(execFile);
 const USER_CONFIG = join(process.env.GPU_RENTAL_TEST_HOME!, '.ssh', 'config');
@@ -141,6 +141,53 @@ describe('Open Jupyter, Copy Folder to Another Instance, Sync with Cloud Storage
     } finally {
       notes.dispose();
     }
+  });
+
+  it('the rent wizard offers Jupyter with SSH; picked, the instance is a Jupyter launch and the confirmation says so', async () => {
+    const x = await extensionApi();
+    x.test.answerPrompts({ confirm: async () => true });
+    const [offer] = await rentableOffers();
+    const picks: vscode.QuickPick<vscode.QuickPickItem>[] = [];
+    const original = vscode.window.createQuickPick;
+    vscode.window.createQuickPick = (<T extends vscode.QuickPickItem>() => {
+      const qp = original<T>();
+      picks.push(qp as unknown as vscode.QuickPick<vscode.QuickPickItem>);
+      return qp;
+    }) as typeof original;
+    let id: number | undefined;
+    try {
+      let done = false;
+      const renting = vscode.commands.executeCommand<number | undefined>('gpuRental.rentOffer', offer!.id).then((v) => ((done = true), v));
+      // Accept what each step proposes, but at the connection step pick Jupyter through the proxy.
+      while (!done) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        const current = picks.at(-1);
+        const jupyterItem = current?.step === 3 ? current.items.find((i) => i.label === 'Jupyter and SSH through the proxy') : undefined;
+        if (jupyterItem && current!.activeItems[0] !== jupyterItem) {
+          // The window applies the choice asynchronously: accept it on the next round.
+          current!.activeItems = [jupyterItem];
+          continue;
+        }
+        if (!done) await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+      }
+      id = await renting;
+    } finally {
+      vscode.window.createQuickPick = original;
+    }
+    assert.equal(typeof id, 'number', 'rented');
+    const connection = picks.find((p) => p.step === 3)!;
+    assert.ok(connection.items.some((i) => i.label === 'Jupyter and SSH through the proxy'));
+    const confirmation = picks.find((p) => p.step === 6)!;
+    assert.ok(
+      confirmation.items.some((i) => /Jupyter and SSH via proxy/.test(`${i.label} ${i.description ?? ''}`)),
+      `the confirmation names it: ${picks
+        .filter((p) => p.step === 6)
+        .map((p) => p.items.map((i) => `${i.label} ${i.description ?? ''}`).join(' | '))
+        .join(' || ')}`,
+    );
+    const record = (await api('GET', `/api/v0/instances/${id}/?owner=me`, sim.key)) as { instances: { image_runtype: string } };
+    assert.equal(record.instances.image_runtype, 'jupyter_proxy ssh_proxy');
+    await api('DELETE', `/api/v0/instances/${id}/`, sim.key);
   });
 
   it('Open Jupyter on an SSH launch says Jupyter is not running there', async () => {
