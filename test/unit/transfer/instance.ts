@@ -1,16 +1,14 @@
 /**
- * A running simulator instance reached over its real sshd, as the transfer code reaches one: an
- * SshTarget whose args point at a config file written here, and a fresh remote temp folder that
- * is the only place tests write to on the remote side.
+ * A running simulator instance reached over its real sshd (the test kit's reachableInstance, with
+ * a key made here), and a fresh remote temp folder that is the only place tests write to on the
+ * remote side.
  */
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { generateKey } from '../../../src/core/ssh/localKeys';
-import { waitForSshBanner } from '../../../src/core/ssh/probe';
 import { runRemote, type SshTarget } from '../../../src/core/ssh/remote';
-import { sshEndpoint } from '../../../src/core/instances/ssh';
-import { clientFor, DEMO_KEY, instanceIn } from '../../support';
+import { clientFor, DEMO_KEY, reachableInstance } from '../../support';
 
 export interface TestInstance {
   readonly instanceId: number;
@@ -34,27 +32,8 @@ export async function sshInstance(url: string, home: string, image = 'ubuntu:22.
     limit: 1,
   });
   const { instanceId } = await client.instances.create(offer!.id, { image, disk: 8, runtype: 'ssh_direct' });
-  const running = await instanceIn(client, instanceId, 'running', 15_000);
-  const endpoint = sshEndpoint(running)!;
-  await waitForSshBanner(endpoint.host, endpoint.port, { timeoutMs: 15_000, intervalMs: 50 });
-  const alias = `transfer-test-${instanceId}`;
-  const config = join(home, `ssh_config_${instanceId}`);
-  await writeFile(
-    config,
-    [
-      `Host ${alias}`,
-      `  HostName ${endpoint.host}`,
-      `  Port ${endpoint.port}`,
-      '  User root',
-      `  IdentityFile ${keyPath}`,
-      '  IdentitiesOnly yes',
-      '  StrictHostKeyChecking no',
-      '  UserKnownHostsFile /dev/null',
-      '  LogLevel ERROR',
-      '',
-    ].join('\n'),
-  );
-  const target: SshTarget = { instanceId, alias, args: ['-F', config] };
+  const reached = await reachableInstance(client, instanceId, keyPath);
+  const target: SshTarget = { instanceId, alias: reached.alias, args: reached.args };
   const sh = async (command: string): Promise<string> => {
     const result = await runRemote(target, command, { timeoutMs: 30_000 });
     if (result.code !== 0) throw new Error(`${command} exited with ${result.code}: ${result.stderr}`);
