@@ -74,13 +74,6 @@ export class JobMemory {
     );
   }
 
-  /** Forgets the jobs of instances that are gone. */
-  async forgetInstances(isGone: (instanceId: number) => boolean): Promise<void> {
-    const jobs = this.jobs();
-    const kept = jobs.filter((j) => !isGone(j.instanceId));
-    if (kept.length !== jobs.length) await this.memento.update(JOB_MEMORY_KEYS.jobs, kept);
-  }
-
   lastCommand(): string | undefined {
     const value = this.memento.get(JOB_MEMORY_KEYS.lastCommand);
     return typeof value === 'string' && value.trim() ? value : undefined;

@@ -239,14 +239,13 @@ export class Jobs implements vscode.Disposable {
 
   /**
    * Follows the poll: an instance with jobs remembered here that starts running is listed and its
-   * unfinished jobs re-attached; followers waiting for it try again at once; jobs of destroyed
-   * instances are forgotten.
+   * unfinished jobs re-attached; followers waiting for it try again at once. Jobs of instances not
+   * listed stay remembered (another profile's account may list them again); at most 50 are kept.
    */
   private followInstances(instances: readonly Instance[]): void {
     this.keepPolling();
     const remembered = this.deps.memory.jobs();
     const byId = new Map(instances.map((i) => [i.id, i]));
-    void this.deps.memory.forgetInstances((id) => !byId.has(id) || byId.get(id)?.actual_status === 'destroyed');
     const ids = new Set([...remembered.map((j) => j.instanceId), ...this.statuses.keys()]);
     for (const id of ids) {
       const instance = byId.get(id);
@@ -265,10 +264,11 @@ export class Jobs implements vscode.Disposable {
    * so the window re-attaches when its instance runs and sees when it stops.
    */
   private keepPolling(): void {
-    this.deps.poller.setInterest(
-      'jobs',
-      this.deps.memory.jobs().some((j) => !j.ended),
-    );
+    // Jobs of instances the account does not list (destroyed, or another profile's) keep nothing polling.
+    const listed = this.deps.poller.snapshot?.instances;
+    const waiting = (j: RememberedJob) =>
+      !j.ended && (!listed || listed.some((i) => i.id === j.instanceId && i.actual_status !== 'destroyed'));
+    this.deps.poller.setInterest('jobs', this.deps.memory.jobs().some(waiting));
   }
 
   private reattachOn(instanceId: number): void {
