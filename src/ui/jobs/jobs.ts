@@ -171,6 +171,7 @@ export class Jobs implements vscode.Disposable {
       `Job ${jobId} started on #${instance.id} with ${startedWith} in ${o.cwd}${o.stopAtEnd ? '; it stops the instance at its end' : ''}.`,
     );
     const job: RememberedJob = { jobId, instanceId: instance.id, label, startedAtMs: Date.now(), terminalOpen: true, ended: false };
+    this.running.add(instance.id);
     await this.deps.memory.remember(job);
     this.keepPolling();
     this.follow(job, 0, true);
@@ -230,6 +231,18 @@ export class Jobs implements vscode.Disposable {
     this.changed.dispose();
   }
 
+  /** The account no longer lists the instance (destroyed, or another profile's): its followers stop waiting for it. */
+  private stopFollowingOn(instanceId: number, remembered: readonly RememberedJob[]): void {
+    for (const j of remembered) {
+      if (j.instanceId !== instanceId) continue;
+      const follower = this.followers.get(j.jobId);
+      if (!follower) continue;
+      follower.dispose();
+      this.followers.delete(j.jobId);
+      this.outputs.get(j.jobId)?.note(`#${instanceId} is not listed by the account any more: no longer following this job`);
+    }
+  }
+
   private stopFollowing(): void {
     for (const f of this.followers.values()) f.dispose();
     this.followers.clear();
@@ -249,6 +262,7 @@ export class Jobs implements vscode.Disposable {
     const ids = new Set([...remembered.map((j) => j.instanceId), ...this.statuses.keys()]);
     for (const id of ids) {
       const instance = byId.get(id);
+      if (!instance || instance.actual_status === 'destroyed') this.stopFollowingOn(id, remembered);
       const running = instance !== undefined && instancePhase(instance) === 'running';
       const wasRunning = this.running.has(id);
       if (running) this.running.add(id);
