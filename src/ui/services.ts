@@ -126,7 +126,7 @@ export class Services implements vscode.Disposable {
     ({ connector: this.connector, cleanup: this.cleanup, sshConfig: this.sshConfig, target: this.sshTarget } = ssh);
     this.idle = this.own(new IdleGuard({ session, poller, forwards: this.forwards, state: this.state, prompts, logger }));
     this.jobMemory = new JobMemory(context.workspaceState);
-    this.jobs = this.own(new Jobs({ poller, sshTarget: this.sshTarget, memory: this.jobMemory, logger }));
+    this.jobs = this.own(new Jobs({ poller, sshTarget: this.sshTarget, memory: this.jobMemory, logger, terminals: this.idle.terminals }));
     this.instancesView.setChildren(this.jobs);
     const refreshViews = () => views.refresh();
     this.own(followSession({ session, poller, costs: this.costs, cleanup: this.cleanup, refreshViews, logger }));

@@ -26,6 +26,11 @@ export class JobOutput implements vscode.Disposable {
 
   constructor(readonly name: string) {}
 
+  /** Its terminal, while open. */
+  get openTerminal(): vscode.Terminal | undefined {
+    return this.terminal;
+  }
+
   /** Whether its terminal is showing. */
   get isOpen(): boolean {
     return this.terminal !== undefined;

@@ -46,6 +46,8 @@ export interface JobsDeps {
   readonly sshTarget: (instance: Instance) => Promise<SshTarget>;
   readonly memory: JobMemory;
   readonly logger: Logger;
+  /** Terminals on instances that keep the in-window idle stop away (IdleGuard's); a job's terminal joins while open. */
+  readonly terminals?: Map<vscode.Terminal, number>;
 }
 
 export interface RunOptions {
@@ -301,7 +303,12 @@ export class Jobs implements vscode.Disposable {
     let output = this.outputs.get(jobId);
     if (!output) {
       output = new JobOutput(`GPU Rental job: ${label} (#${instanceId})`);
-      output.onDidChangeOpen((open) => void this.deps.memory.change(jobId, { terminalOpen: open }));
+      const opened = output;
+      output.onDidChangeOpen((open) => {
+        const terminal = opened.openTerminal;
+        if (open && terminal) this.deps.terminals?.set(terminal, instanceId);
+        void this.deps.memory.change(jobId, { terminalOpen: open });
+      });
       this.outputs.set(jobId, output);
     }
     return output;
