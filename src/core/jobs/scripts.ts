@@ -96,7 +96,8 @@ export function jobLabel(command: string): string {
 }
 
 /**
- * The wrapper: runs `cmd` with its output in `log` and, once it ended, records the exit code and,
+ * The wrapper: runs `cmd` (with the container's variables from PID 1 it lacks, never the instance
+ * key) with its output in `log` and, once it ended, records the exit code and,
  * when asked, stops the instance through the API with the instance's own key. The command runs in
  * a process group of its own (`set -m`), so Stop Job ends it and everything it started while the
  * wrapper lives on to record how it ended. Its first argument is the job's folder.
@@ -112,6 +113,9 @@ export function wrapperScript(): string {
     'W=$(r cwd)',
     // A folder typed as ~/x means the home folder on the instance, which only the instance knows.
     'case $W in "~"|""|.) W=$HOME;; "~/"*) W="$HOME/${W#"~/"}";; /*) ;; *) W="$HOME/$W";; esac',
+    // The container's variables (the account's and the rent's env: HF_TOKEN and friends) live in PID 1's
+    // environment, which SSH sessions do not inherit: the job gets those it lacks, except the instance key.
+    'while IFS= read -r -d "" kv; do n=${kv%%=*}; case $n in CONTAINER_API_KEY|""|[0-9]*|*[!A-Za-z0-9_]*) continue;; esac; [ -n "${!n+x}" ] || export "$kv"; done </proc/1/environ 2>/dev/null',
     'if cd -- "$W" 2>/dev/null; then',
     // Job control gives the command its own process group (its pid), which Stop Job signals as a whole.
     '  set -m',

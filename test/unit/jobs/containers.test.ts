@@ -81,6 +81,24 @@ describe('jobs: in the simulator containers', function () {
     await client.instances.destroy(id);
   });
 
+  it("the job sees the container's variables (the rent's env) that its SSH session lacks, but never the instance key", async () => {
+    const [offer] = await client.offers.search({ query: { filters: { rentable: { eq: true } }, order: [], type: 'on-demand' }, limit: 1 });
+    const id = (await client.instances.create(offer!.id, { image: 'ubuntu:22.04', disk: 8, env: { HF_TOKEN: 'hf_test_token' } }))
+      .instanceId;
+    const target = await reach(id);
+    assert.equal((await runRemote(target, 'printenv HF_TOKEN || echo unset')).stdout, 'unset\n', 'not in the SSH session');
+    const job = jobId();
+    await startJob(target, 'echo "token=$HF_TOKEN id=$CONTAINER_ID key=${CONTAINER_API_KEY:-none}"', {
+      jobId: job,
+      cwd: '~',
+      label: 'x',
+      stopAtEnd: false,
+    });
+    await ended(target, job);
+    assert.equal(await readLog(target, job), `token=hf_test_token id=${id} key=none\n`);
+    await client.instances.destroy(id);
+  });
+
   it('stop at the end: the job stops its own instance with the key from PID 1, while nobody follows it', async () => {
     const id = await rent('ubuntu:22.04');
     const target = await reach(id);
