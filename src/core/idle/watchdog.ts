@@ -26,8 +26,9 @@ function shellQuote(value: string): string {
 /**
  * The watchdog, as a few lines of POSIX-ish bash that run in the background on the host, started
  * by the instance's start-up script. Every check it reads the busiest GPU's utilisation
- * (nvidia-smi; none counts as 0) and counts SSH sessions (the per-session sshd processes, found
- * through /proc, so it needs no procps). When neither shows use for the idle time, it stops its
+ * (nvidia-smi; none counts as 0), counts SSH sessions (the per-session sshd processes, found
+ * through /proc, so it needs no procps) and GPU Rental jobs still running (core/jobs: a live
+ * wrapper without an exit code), so a CPU-bound step of a job is never cut off as idle. When neither shows use for the idle time, it stops its
  * own instance with the instance key the service puts into the container (CONTAINER_API_KEY, for
  * CONTAINER_ID), by curl, else wget, else python3. Everything it decides goes to
  * ~/gpu-rental-idle.log on the host. The key is never written to the log.
@@ -56,13 +57,15 @@ export function watchdogScript(o: WatchdogOptions): string {
     'log(){ echo "$(date -u +%FT%TZ) $*" >>"$L"; }',
     // A whole number of seconds up to a week, or it stays off: a failed comparison must never read as idle.
     `[ "$N" -gt 0 ] 2>/dev/null&&[ $N -le ${MAX_IDLE_SECONDS} ]||{ log "idle stop off: bad idle time N=$N";exit;}`,
-    'log "idle stop on: instance $CONTAINER_ID stops after ${N}s with GPU<=${T}% and no SSH session"',
+    'log "idle stop on: instance $CONTAINER_ID stops after ${N}s with GPU<=${T}%, no SSH session, no job"',
     'while sleep $E; do',
     ' g=$(nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader,nounits 2>/dev/null|sort -n|tail -1);g=${g%%.*};g=${g//[!0-9]/};g=${g:-0}',
     " s=$(for f in /proc/[0-9]*/cmdline;do tr '\\0' ' '<\"$f\";echo;done 2>/dev/null|grep -Ec '^sshd[-a-z]*: [^ ]+@')",
-    ' if [ "$g" -gt $T ]||[ "${s:-0}" -gt 0 ];then i=0;else i=$((i+E));fi',
+    // A GPU Rental job still running (its wrapper alive, no exit code yet) is use too: a CPU-bound step must not be cut off.
+    ' j=$(for w in ~/.gpu-rental/jobs/*/wpid;do kill -0 $(head -c9 "$w")&&[ ! -f "${w%wpid}exit" ]&&echo 1;done 2>/dev/null|grep -c .)',
+    ' if [ "$g" -gt $T ]||[ "${s:-0}" -gt 0 ]||[ $j -gt 0 ];then i=0;else i=$((i+E));fi',
     ' [ $i -lt $N ]&&continue',
-    ' log "idle for ${i}s (GPU ${g}%, no SSH session): stopping instance $CONTAINER_ID"',
+    ' log "idle for ${i}s (GPU ${g}%, no SSH session, no job): stopping instance $CONTAINER_ID"',
     ' A="Authorization: Bearer $CONTAINER_API_KEY" B=\'{"state":"stopped"}\' P="$U/api/v0/instances/$CONTAINER_ID/"',
     ' if command -v curl >/dev/null;then r=$(curl -sS -m 30 -X PUT -H "$A" -H "Content-Type: application/json" -d "$B" "$P" 2>&1)',
     ' elif command -v wget >/dev/null;then r=$(wget -qO- -T 30 --method=PUT --header="$A" --header="Content-Type: application/json" --body-data="$B" "$P" 2>&1)',

@@ -47,7 +47,8 @@ describe('idle: the watchdog script', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gpu-rental-wd-'));
     writeFileSync(join(dir, 'onstart.sh'), script);
     execFileSync('bash', ['-n', join(dir, 'onstart.sh')]);
-    assert.ok(script.length < 1600, `${script.length} characters`);
+    // Most of the service's start-up script limit stays the user's.
+    assert.ok(script.length < 1750, `${script.length} characters`);
     assert.match(script, /U='https:\/\/console\.vast\.ai' N=1800 E=60 T=5/);
     assert.match(script, /CONTAINER_API_KEY/);
     assert.doesNotMatch(script, /log "[^"]*CONTAINER_API_KEY/, 'the key is never logged');

@@ -3,11 +3,20 @@
 // utilisation a test chooses. An idle instance must stop itself through the API; a busy one
 // must stay up.
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { withWatchdog } from '../../../src/core/idle/watchdog';
-import { clientFor, DEMO_KEY, eventually, simulatorForSuite, startSimulator, type Marketplace, instanceIn } from '../../support';
+import {
+  clientFor,
+  containerPath,
+  DEMO_KEY,
+  eventually,
+  simulatorForSuite,
+  startSimulator,
+  type Marketplace,
+  instanceIn,
+} from '../../support';
 
 describe('idle: the watchdog on the host stops an idle instance and leaves a busy one running', function () {
   this.timeout(60_000);
@@ -24,7 +33,7 @@ describe('idle: the watchdog on the host stops an idle instance and leaves a bus
 
   it('idle for the limit: stops itself and logs why; busy: keeps running; the user script runs too', async () => {
     const { client } = clientFor(sim.url, DEMO_KEY);
-    const offers = await client.offers.search({ query: { filters: { rentable: { eq: true } }, order: [], type: 'on-demand' }, limit: 2 });
+    const offers = await client.offers.search({ query: { filters: { rentable: { eq: true } }, order: [], type: 'on-demand' }, limit: 3 });
     const marker = join(bin, 'user-script-ran');
     const onstart = withWatchdog(`touch ${marker}-$CONTAINER_ID`, {
       baseUrl: sim.url,
@@ -35,6 +44,15 @@ describe('idle: the watchdog on the host stops an idle instance and leaves a bus
     const idle = (await client.instances.create(offers[0]!.id, { image: 'ubuntu:22.04', disk: 8, onstart })).instanceId;
     const busy = (await client.instances.create(offers[1]!.id, { image: 'ubuntu:22.04', disk: 8, onstart })).instanceId;
     writeFileSync(join(bin, `util-${busy}`), '93\n');
+    // Idle GPU, no SSH session, but a GPU Rental job running (its wrapper's pid, no exit code yet).
+    const jobScript = 'mkdir -p ~/.gpu-rental/jobs/j1 && { sleep 600 & echo $! >~/.gpu-rental/jobs/j1/wpid; }';
+    const withJob = (
+      await client.instances.create(offers[2]!.id, {
+        image: 'ubuntu:22.04',
+        disk: 8,
+        onstart: withWatchdog(jobScript, { baseUrl: sim.url, idleMinutes: 4 / 60, gpuThreshold: 5, checkSeconds: 1 }),
+      })
+    ).instanceId;
 
     const stoppedAt = await eventually(
       async () => ((await client.instances.show(idle)).actual_status === 'stopped' ? Date.now() : undefined),
@@ -45,20 +63,20 @@ describe('idle: the watchdog on the host stops an idle instance and leaves a bus
     // Give the busy one as long again: it must still run.
     await new Promise((r) => setTimeout(r, 5_000));
     assert.equal((await client.instances.show(busy)).actual_status, 'running', 'busy GPU: kept');
+    assert.equal((await client.instances.show(withJob)).actual_status, 'running', 'a running job: kept');
     assert.ok(Date.now() - stoppedAt >= 5_000);
 
-    const logs = readdirSync(tmpdir())
-      .filter((d) => d.startsWith('gpu-rental-onstart-'))
-      .map((d) => join(tmpdir(), d, String(idle), 'gpu-rental-idle.log'))
-      .filter((f) => existsSync(f));
-    assert.equal(logs.length, 1, 'one log on the host');
-    const log = readFileSync(logs[0]!, 'utf8');
-    assert.match(log, /idle stop on: instance \d+ stops after 4s with GPU<=5% and no SSH session/);
-    assert.match(log, /idle for \d+s \(GPU 0%, no SSH session\): stopping instance \d+/);
+    // The instance's own home, read through this simulator (ids repeat across simulators of other tests).
+    const logFile = containerPath(sim, idle, '/root/gpu-rental-idle.log');
+    assert.ok(existsSync(logFile), 'the log is in the instance');
+    const log = readFileSync(logFile, 'utf8');
+    assert.match(log, /idle stop on: instance \d+ stops after 4s with GPU<=5%, no SSH session, no job/);
+    assert.match(log, /idle for \d+s \(GPU 0%, no SSH session, no job\): stopping instance \d+/);
     // The stop ends the container, and the watchdog with it, before it can write the answer down.
     assert.doesNotMatch(log, new RegExp(DEMO_KEY));
     await client.instances.destroy(idle);
     await client.instances.destroy(busy);
+    await client.instances.destroy(withJob);
   });
 });
 
