@@ -6,7 +6,7 @@ import type { Transport } from './transport';
  * The service's own copy commands: a folder from one instance to another (`copy_direct`), and
  * between an instance and one of the account's cloud connections (`rclone`). Both only start the
  * work; the service reports its progress in the destination instance's status message (see
- * core/instances/transfer.ts). Starting one is a change whose lost answer leaves the outcome
+ * core/instances/copyProgress.ts). Starting one is a change whose lost answer leaves the outcome
  * unknown (the copy may be running), so neither start is ever retried once it may have been sent.
  */
 

@@ -7,7 +7,7 @@ import { COMMANDS } from '../../core/ids';
 import { instancePhase } from '../../core/instances/phase';
 import type { InstancePoller } from '../../core/instances/poller';
 import { currentRate, instanceLabel, instanceName } from '../../core/instances/present';
-import { followTransfer, type TransferEnd } from '../../core/instances/transfer';
+import { followTransfer, type TransferEnd } from '../../core/instances/copyProgress';
 import type { Logger } from '../../core/log';
 import type { Session } from '../../core/session/session';
 import { config } from '../config';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import type { GpuRentalClient } from '../../../src/core/api/client';
 import { InstancePoller } from '../../../src/core/instances/poller';
-import { followTransfer, type TransferEnd } from '../../../src/core/instances/transfer';
+import { followTransfer, type TransferEnd } from '../../../src/core/instances/copyProgress';
 import { generateKey } from '../../../src/core/ssh/localKeys';
 import { runRemote, type SshTarget } from '../../../src/core/ssh/remote';
 import { sshdAvailable } from '../../marketplace/sshd';

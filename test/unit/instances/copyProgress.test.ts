@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Instance } from '../../../src/core/api/instances';
 import { InstancePoller } from '../../../src/core/instances/poller';
-import { followTransfer, readTransferStatus, type TransferEnd, type TransferReading } from '../../../src/core/instances/transfer';
+import { followTransfer, readTransferStatus, type TransferEnd, type TransferReading } from '../../../src/core/instances/copyProgress';
 import { FakeClock, MemoryLogger } from '../../support';
 
 const BEFORE = 'success, running ubuntu/ssh';
