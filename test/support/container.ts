@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import type { Marketplace } from '../marketplace/server';
 
 /**
@@ -20,4 +21,21 @@ export function containersIsolated(sim: Marketplace): { isolated: true } | { iso
         ? 'unshare cannot make mount and PID namespaces here'
         : 'instances are containers only when the tests run as root',
   };
+}
+
+/**
+ * How many processes on this machine have `token` as a word of their command line: a test starts
+ * `sleep <token>` in an instance and sees here when stop or destroy ends it (a container's processes
+ * are this machine's processes, in namespaces of their own).
+ */
+export function processesWith(token: string): number {
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        return readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').includes(token);
+      } catch {
+        return false;
+      }
+    }).length;
 }

@@ -13,7 +13,9 @@
  * - `priceableOffer`: an offer whose prices are easy to check by hand.
  * - `sshdGone`: waits until an instance's sshd has stopped.
  * - `reachableInstance`, `testSshOptions`: how ssh reaches a running instance with a test's own key.
- * - `containerPath`, `containersIsolated`: an instance's container files on this machine, and whether it is isolated.
+ * - `containerPath`, `containersIsolated`, `processesWith`: an instance's container files on this machine, whether it is
+ *   isolated, and how many of its processes run.
+ * - `containerSuite`: a suite's simulator with containers, its own SSH key on the account, and `rent` for a reachable instance.
  */
 export { clientFor, failure, instanceIn, mockedApi, rentableOffers } from './client';
 export { FakeClock, settle } from './clock';
@@ -25,5 +27,6 @@ export { MemoryLogger } from './logger';
 export { simulatorForSuite, tempDirForSuite, type SuiteSimulator } from './suite';
 export { sshdGone } from './sshd';
 export { reachableInstance, testSshOptions } from './sshTarget';
-export { containerPath, containersIsolated } from './container';
+export { containerPath, containersIsolated, processesWith } from './container';
+export { containerSuite, type ContainerInstance, type ContainerSuite } from './containerSuite';
 export { spawnSimulator, startSimulator, type Marketplace, type MarketplaceOptions, type SimulatorProcess } from './simulator';

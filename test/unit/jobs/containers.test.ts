@@ -4,67 +4,26 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { GpuRentalClient } from '../../../src/core/api/client';
-import { sshEndpoint } from '../../../src/core/instances/ssh';
 import { JobFollower } from '../../../src/core/jobs/follower';
 import { listJobs, readLog, startJob } from '../../../src/core/jobs/remoteJobs';
 import { newJobId } from '../../../src/core/jobs/scripts';
 import { jobPhase, stopStatusCode, type JobStatus } from '../../../src/core/jobs/status';
-import { generateKey } from '../../../src/core/ssh/localKeys';
-import { waitForSshBanner } from '../../../src/core/ssh/probe';
 import { runRemote, type SshTarget } from '../../../src/core/ssh/remote';
-import { containerPath, containersIsolated } from '../../support/container';
-import { clientFor, DEMO_KEY, eventually, instanceIn, simulatorForSuite, tempDirForSuite } from '../../support';
+import { containerPath, containerSuite, DEMO_KEY, eventually, instanceIn } from '../../support';
 
 let seq = 0;
 const jobId = () => newJobId(Date.UTC(2026, 10, 24, 1, 0, seq++), () => (seq % 36) / 36);
 
 describe('jobs: in the simulator containers', function () {
   this.timeout(90_000);
-  const sim = simulatorForSuite({ ssh: true, bootSeconds: 0.2, seed: 33 });
-  const home = tempDirForSuite('gpu-rental-jobs-containers-');
-  let client: GpuRentalClient;
-  let keyPath: string;
-
-  before(async function () {
-    const c = containersIsolated(sim);
-    if (!c.isolated) {
-      console.log(`    (skipped: ${c.reason})`);
-      this.skip();
-    }
-    ({ client } = clientFor(sim.url, DEMO_KEY));
-    const key = await generateKey(join(home(), 'key'), 'jobs');
-    keyPath = key.privateKeyPath;
-    await client.sshKeys.create(key.publicKey);
-  });
-
-  async function rent(image: string): Promise<number> {
-    const [offer] = await client.offers.search({ query: { filters: { rentable: { eq: true } }, order: [], type: 'on-demand' }, limit: 1 });
-    return (await client.instances.create(offer!.id, { image, disk: 8 })).instanceId;
-  }
-
-  async function reach(id: number): Promise<SshTarget> {
-    const at = sshEndpoint(await instanceIn(client, id, 'running', 15_000))!;
-    await waitForSshBanner(at.host, at.port, { timeoutMs: 10_000, intervalMs: 50 });
-    const options = [
-      '-o',
-      'IdentitiesOnly=yes',
-      '-o',
-      'StrictHostKeyChecking=no',
-      '-o',
-      'UserKnownHostsFile=/dev/null',
-      '-o',
-      'LogLevel=ERROR',
-    ];
-    return { instanceId: id, alias: `root@${at.host}`, args: ['-i', keyPath, '-p', String(at.port), ...options] };
-  }
+  const kit = containerSuite('jobs-containers', { seed: 33 });
+  const { sim, rent, reach } = kit;
 
   const ended = (target: SshTarget, id: string) =>
     eventually(async () => (await listJobs(target)).find((s) => s.jobId === id && jobPhase(s) !== 'running'), `job ${id} to end`, 20_000);
 
   it('a minimal image without tmux: setsid, in ~/.gpu-rental/jobs of the instance itself', async () => {
-    const id = await rent('vastai/base-image:minimal');
-    const target = await reach(id);
+    const { id, target } = await rent({ image: 'vastai/base-image:minimal' });
     assert.notEqual((await runRemote(target, 'command -v tmux')).code, 0, 'no tmux on this image');
     const job = jobId();
     assert.equal(await startJob(target, 'echo "in $PWD as $(whoami)"', { jobId: job, cwd: '~', label: 'x', stopAtEnd: false }), 'setsid');
@@ -78,14 +37,11 @@ describe('jobs: in the simulator containers', function () {
     await startJob(target, 'pwd', { jobId: relative, cwd: 'data/run', label: 'x', stopAtEnd: false });
     await ended(target, relative);
     assert.equal(await readLog(target, relative), '/root/data/run\n');
-    await client.instances.destroy(id);
+    await kit.client.instances.destroy(id);
   });
 
   it("the job sees the container's variables (the rent's env) that its SSH session lacks, but never the instance key", async () => {
-    const [offer] = await client.offers.search({ query: { filters: { rentable: { eq: true } }, order: [], type: 'on-demand' }, limit: 1 });
-    const id = (await client.instances.create(offer!.id, { image: 'ubuntu:22.04', disk: 8, env: { HF_TOKEN: 'hf_test_token' } }))
-      .instanceId;
-    const target = await reach(id);
+    const { id, target } = await rent({ env: { HF_TOKEN: 'hf_test_token' } });
     assert.equal((await runRemote(target, 'printenv HF_TOKEN || echo unset')).stdout, 'unset\n', 'not in the SSH session');
     const job = jobId();
     await startJob(target, 'echo "token=$HF_TOKEN id=$CONTAINER_ID key=${CONTAINER_API_KEY:-none}"', {
@@ -96,34 +52,32 @@ describe('jobs: in the simulator containers', function () {
     });
     await ended(target, job);
     assert.equal(await readLog(target, job), `token=hf_test_token id=${id} key=none\n`);
-    await client.instances.destroy(id);
+    await kit.client.instances.destroy(id);
   });
 
   it('stop at the end: the job stops its own instance with the key from PID 1, while nobody follows it', async () => {
-    const id = await rent('ubuntu:22.04');
-    const target = await reach(id);
+    const { id, target } = await rent();
     assert.equal((await runRemote(target, 'printenv CONTAINER_API_KEY || echo none')).stdout, 'none\n', 'the ssh session has no key');
     const job = jobId();
     await startJob(target, 'echo trained; exit 0', { jobId: job, cwd: '~', label: 'x', stopAtEnd: true, baseUrl: sim.url });
-    await instanceIn(client, id, 'stopped', 20_000);
+    await instanceIn(kit.client, id, 'stopped', 20_000);
     // The folder stays on the instance's disk. The stop ends the container, often before the wrapper can write the answer down.
     const dir = containerPath(sim, id, `/root/.gpu-rental/jobs/${job}`);
     assert.ok(existsSync(join(dir, 'stop-asked')), 'it recorded that it asked');
     if (existsSync(join(dir, 'stop-answer'))) assert.equal(readFileSync(join(dir, 'stop-answer'), 'utf8'), 'HTTP 200\n');
     for (const f of ['cmd', 'run', 'log', 'stop-asked', 'api'])
       assert.doesNotMatch(readFileSync(join(dir, f), 'utf8'), new RegExp(DEMO_KEY));
-    await client.instances.start(id);
+    await kit.client.instances.start(id);
     const again = await reach(id);
     const s = (await listJobs(again)).find((j) => j.jobId === job)!;
     assert.equal(s.exitCode, 0);
     assert.ok(s.stopAtEnd);
     assert.ok(stopStatusCode(s) === undefined || stopStatusCode(s) === 200);
-    await client.instances.destroy(id);
+    await kit.client.instances.destroy(id);
   });
 
   it('an instance stopped mid-job: the job is killed with it, then reads "interrupted" with its log kept', async () => {
-    const id = await rent('ubuntu:22.04');
-    const target = await reach(id);
+    const { id, target } = await rent();
     const job = jobId();
     await startJob(target, 'echo epoch 1; sleep 60; echo never', { jobId: job, cwd: '~', label: 'x', stopAtEnd: false });
     const chunks: Buffer[] = [];
@@ -138,15 +92,15 @@ describe('jobs: in the simulator containers', function () {
     });
     const following = follower.start();
     await eventually(() => Buffer.concat(chunks).toString() === 'epoch 1\n', 'the first line', 10_000);
-    await client.instances.stop(id);
-    await instanceIn(client, id, 'stopped', 15_000);
-    await client.instances.start(id);
+    await kit.client.instances.stop(id);
+    await instanceIn(kit.client, id, 'stopped', 15_000);
+    await kit.client.instances.start(id);
     current = await reach(id);
     follower.poke();
     await following;
     assert.equal(end && jobPhase(end), 'interrupted');
     assert.equal(Buffer.concat(chunks).toString(), 'epoch 1\n', 'nothing twice after reconnecting');
     assert.equal(await readLog(current, job), 'epoch 1\n');
-    await client.instances.destroy(id);
+    await kit.client.instances.destroy(id);
   });
 });

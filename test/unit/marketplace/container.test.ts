@@ -4,29 +4,25 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateKey } from '../../../src/core/ssh/localKeys';
-import { waitForSshBanner } from '../../../src/core/ssh/probe';
-import { sshEndpoint } from '../../../src/core/instances/ssh';
 import { runRemote, type SshTarget } from '../../../src/core/ssh/remote';
-import { containersAvailable } from '../../marketplace/container';
 import { sshdAvailable } from '../../marketplace/sshd';
-import type { GpuRentalClient } from '../../../src/core/api/client';
-import { clientFor, containerPath, control, DEMO_KEY, eventually, instanceIn, simulatorForSuite, tempDirForSuite } from '../../support';
-
-/** How many processes on this machine have `token` as a word of their command line. */
-function processesWith(token: string): number {
-  return readdirSync('/proc')
-    .filter((d) => /^\d+$/.test(d))
-    .filter((d) => {
-      try {
-        return readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').includes(token);
-      } catch {
-        return false;
-      }
-    }).length;
-}
+import {
+  clientFor,
+  containerPath,
+  containerSuite,
+  control,
+  DEMO_KEY,
+  eventually,
+  instanceIn,
+  processesWith,
+  reachableInstance,
+  simulatorForSuite,
+  tempDirForSuite,
+  testSshOptions,
+} from '../../support';
 
 const run = promisify(execFile);
 
@@ -35,38 +31,8 @@ const unique = () => `${process.pid}${Date.now() % 100_000}${Math.floor(Math.ran
 
 (sshdAvailable() ? describe : describe.skip)('marketplace: each running instance is a container', function () {
   this.timeout(60_000);
-  const sim = simulatorForSuite({ ssh: true, onstart: true, bootSeconds: 0.2, seed: 41 });
-  const home = tempDirForSuite('gpu-rental-container-test-');
-  let client: GpuRentalClient;
-  let keyPath: string;
-
-  before(async function () {
-    if (!containersAvailable()) {
-      console.log('      (skipped: instances are containers only as root with unshare; these tests need the isolation)');
-      this.skip();
-    }
-    ({ client } = clientFor(sim.url, DEMO_KEY));
-    const key = await generateKey(join(home(), 'key'), 'container');
-    keyPath = key.privateKeyPath;
-    await client.sshKeys.create(key.publicKey);
-  });
-
-  async function targetOf(id: number): Promise<SshTarget> {
-    const running = await instanceIn(client, id, 'running', 10_000);
-    const at = sshEndpoint(running)!;
-    await waitForSshBanner(at.host, at.port, { timeoutMs: 10_000, intervalMs: 50 });
-    const args = ['-i', keyPath, '-p', String(at.port), '-o', 'IdentitiesOnly=yes', '-o', 'StrictHostKeyChecking=no'];
-    return { instanceId: id, alias: `root@${at.host}`, args: [...args, '-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR'] };
-  }
-
-  async function rent(options: { image?: string; disk?: number } = {}): Promise<{ id: number; target: SshTarget }> {
-    const [offer] = await client.offers.search({
-      query: { filters: { rentable: { eq: true } }, order: [], type: 'on-demand' },
-      limit: 1,
-    });
-    const { instanceId } = await client.instances.create(offer!.id, { image: options.image ?? 'ubuntu:22.04', disk: options.disk ?? 8 });
-    return { id: instanceId, target: await targetOf(instanceId) };
-  }
+  const kit = containerSuite('container-test', { onstart: true, seed: 41 });
+  const { sim, home, rent, reach } = kit;
 
   async function sh(target: SshTarget, command: string): Promise<string> {
     const result = await runRemote(target, command, { timeoutMs: 20_000 });
@@ -75,10 +41,10 @@ const unique = () => `${process.pid}${Date.now() % 100_000}${Math.floor(Math.ran
   }
 
   async function restart(id: number): Promise<SshTarget> {
-    await client.instances.stop(id);
-    await instanceIn(client, id, 'stopped', 10_000);
-    await client.instances.start(id);
-    return targetOf(id);
+    await kit.client.instances.stop(id);
+    await instanceIn(kit.client, id, 'stopped', 10_000);
+    await kit.client.instances.start(id);
+    return reach(id);
   }
 
   it('kills a setsid nohup job when the instance stops, and when it is destroyed', async () => {
@@ -87,13 +53,13 @@ const unique = () => `${process.pid}${Date.now() % 100_000}${Math.floor(Math.ran
     const { id, target } = await rent();
     assert.equal((await sh(target, detach)).trim(), 'started');
     await eventually(async () => processesWith(token) === 1 || undefined, 'the job to run', 5_000);
-    await client.instances.stop(id);
+    await kit.client.instances.stop(id);
     await eventually(async () => processesWith(token) === 0 || undefined, 'stop to kill the job', 5_000);
 
-    await client.instances.start(id);
-    await sh(await targetOf(id), detach);
+    await kit.client.instances.start(id);
+    await sh(await reach(id), detach);
     await eventually(async () => processesWith(token) === 1 || undefined, 'the second job to run', 5_000);
-    await client.instances.destroy(id);
+    await kit.client.instances.destroy(id);
     await eventually(async () => processesWith(token) === 0 || undefined, 'destroy to kill the job', 5_000);
   });
 
@@ -102,10 +68,10 @@ const unique = () => `${process.pid}${Date.now() % 100_000}${Math.floor(Math.ran
     const { id, target } = await rent();
     await sh(target, `echo kept > /workspace/r.txt; setsid nohup sleep ${token} >/dev/null 2>&1 </dev/null &`);
     await eventually(async () => processesWith(token) === 1 || undefined, 'the job to run', 5_000);
-    await client.instances.reboot(id);
+    await kit.client.instances.reboot(id);
     await eventually(async () => processesWith(token) === 0 || undefined, 'the reboot to end the job', 5_000);
-    assert.equal(await sh(await targetOf(id), 'cat /workspace/r.txt'), 'kept\n');
-    await client.instances.destroy(id);
+    assert.equal(await sh(await reach(id), 'cat /workspace/r.txt'), 'kept\n');
+    await kit.client.instances.destroy(id);
   });
 
   it('keeps /root and /workspace across stop and start; two instances do not share them; nothing reaches this machine', async () => {
@@ -126,9 +92,9 @@ const unique = () => `${process.pid}${Date.now() % 100_000}${Math.floor(Math.ran
     const again = await restart(a.id);
     assert.equal(await sh(again, `cat /root/${name} /workspace/${name}`), 'in-root\nin-workspace\n', 'kept across stop and start');
     assert.equal(await sh(again, 'echo "$HOME"; pwd'), '/root\n/root\n');
-    await client.instances.destroy(a.id);
+    await kit.client.instances.destroy(a.id);
     await eventually(async () => !existsSync(containerPath(sim, a.id, '/workspace')) || undefined, 'destroy to remove the store', 5_000);
-    await client.instances.destroy(b.id);
+    await kit.client.instances.destroy(b.id);
   });
 
   it("holds the container's variables in PID 1, not in the session; its key stops the instance with curl from inside", async () => {
@@ -152,8 +118,8 @@ const unique = () => `${process.pid}${Date.now() % 100_000}${Math.floor(Math.ran
     const answered = await runRemote(target, stop, { timeoutMs: 20_000 });
     // The stop ends the container, and the session with it: the answer may or may not get back.
     assert.ok(answered.stdout === '200' || answered.code === 255, `curl: ${answered.stdout} ${answered.stderr}`);
-    await instanceIn(client, id, 'stopped', 10_000);
-    await client.instances.destroy(id);
+    await instanceIn(kit.client, id, 'stopped', 10_000);
+    await kit.client.instances.destroy(id);
   });
 
   it('has a disk of the rented size; the control route shrinks it, and a write then finds it full', async () => {
@@ -164,31 +130,20 @@ const unique = () => `${process.pid}${Date.now() % 100_000}${Math.floor(Math.ran
     const full = await runRemote(target, 'head -c 3000000 /dev/zero > /workspace/big', { timeoutMs: 20_000 });
     assert.notEqual(full.code, 0);
     assert.match(full.stderr, /No space left on device/);
-    await client.instances.destroy(id);
+    await kit.client.instances.destroy(id);
   });
 
   it('takes uploads by scp (sftp) and rsync over ssh into its own /workspace', async () => {
     const { id, target } = await rent();
     const local = join(home(), `upload-${unique()}.txt`);
     writeFileSync(local, 'uploaded\n');
-    const port = target.args[target.args.indexOf('-p') + 1]!;
-    const ssh = [
-      '-i',
-      keyPath,
-      '-o',
-      'IdentitiesOnly=yes',
-      '-o',
-      'StrictHostKeyChecking=no',
-      '-o',
-      'UserKnownHostsFile=/dev/null',
-      '-o',
-      'LogLevel=ERROR',
-    ];
+    const port = String(target.endpoint.port);
+    const ssh = testSshOptions(kit.keyPath);
     await run('scp', [...ssh, '-P', port, local, `${target.alias}:/workspace/by-scp.txt`]);
     await run('rsync', ['-a', '-e', ['ssh', ...ssh, '-p', port].join(' '), local, `${target.alias}:/workspace/by-rsync.txt`]);
     assert.equal(readFileSync(containerPath(sim, id, '/workspace/by-scp.txt'), 'utf8'), 'uploaded\n');
     assert.equal(readFileSync(containerPath(sim, id, '/workspace/by-rsync.txt'), 'utf8'), 'uploaded\n');
-    await client.instances.destroy(id);
+    await kit.client.instances.destroy(id);
   });
 
   it('an image named minimal has no rsync and no tmux; another image has both', async () => {
@@ -197,9 +152,9 @@ const unique = () => `${process.pid}${Date.now() % 100_000}${Math.floor(Math.ran
     if (existsSync('/usr/bin/rsync') && existsSync('/usr/bin/tmux')) {
       const full = await rent();
       assert.equal(await sh(full.target, 'command -v rsync; command -v tmux'), '/usr/bin/rsync\n/usr/bin/tmux\n');
-      await client.instances.destroy(full.id);
+      await kit.client.instances.destroy(full.id);
     }
-    await client.instances.destroy(bare.id);
+    await kit.client.instances.destroy(bare.id);
   });
 });
 
@@ -223,27 +178,7 @@ const unique = () => `${process.pid}${Date.now() % 100_000}${Math.floor(Math.ran
         disk: 8,
         onstart: 'echo from-script > ~/script.txt',
       });
-      const running = await instanceIn(client, id, 'running', 10_000);
-      const at = sshEndpoint(running)!;
-      await waitForSshBanner(at.host, at.port, { timeoutMs: 10_000, intervalMs: 50 });
-      const target: SshTarget = {
-        instanceId: id,
-        alias: `root@${at.host}`,
-        args: [
-          '-i',
-          key.privateKeyPath,
-          '-p',
-          String(at.port),
-          '-o',
-          'IdentitiesOnly=yes',
-          '-o',
-          'StrictHostKeyChecking=no',
-          '-o',
-          'UserKnownHostsFile=/dev/null',
-          '-o',
-          'LogLevel=ERROR',
-        ],
-      };
+      const target = await reachableInstance(client, id, key.privateKeyPath);
       const result = await runRemote(target, 'echo "$HOME"; pwd; echo from-session > ~/session.txt', { timeoutMs: 20_000 });
       assert.equal(result.code, 0, result.stderr);
       const store = containerPath(sim, id, '/root');

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { clientFor, containerPath, DEMO_KEY, eventually, startSimulator, type Marketplace, instanceIn } from '../../support';
+import { clientFor, containerPath, DEMO_KEY, eventually, startSimulator, type Marketplace, instanceIn, processesWith } from '../../support';
 
 /** The file's text, or '' while it does not exist yet. */
 const read = (file: string) => {
@@ -12,18 +12,6 @@ const read = (file: string) => {
     return '';
   }
 };
-
-/** How many processes on this machine have `token` in their command line (a container's pids are its own). */
-const processesWith = (token: string) =>
-  readdirSync('/proc')
-    .filter((d) => /^\d+$/.test(d))
-    .filter((d) => {
-      try {
-        return readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').includes(token);
-      } catch {
-        return false;
-      }
-    }).length;
 
 describe('marketplace: start-up scripts run as local processes', function () {
   this.timeout(30_000);
