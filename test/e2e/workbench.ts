@@ -20,6 +20,8 @@ export interface Workbench {
   page: Page;
   sim: SimulatorProcess;
   server: CodeServer;
+  /** The workspace folder the window has open (a fresh temp folder). */
+  folder: string;
   /** Saves test/e2e/screenshots/<name>.png (and media/screenshots/<name>.png when `readme`). */
   shot(name: string, readme?: boolean): Promise<void>;
   openSidebar(): Promise<void>;
@@ -92,6 +94,7 @@ export async function openWorkbench(options: WorkbenchOptions = {}): Promise<Wor
     page,
     sim,
     server,
+    folder,
     async shot(name, readme = false) {
       await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
       if (readme) await page.screenshot({ path: join(REPO, 'media', 'screenshots', `${name}.png`) });

@@ -1,0 +1,146 @@
+import { strict as assert } from 'node:assert';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { expect } from './expect';
+import { workbenchForSuite, type Workbench } from './workbench';
+
+/**
+ * A training-like script: prints one line a second for about 90 s, then writes its outputs. Long
+ * enough for the window to be reloaded while it runs, short enough for the test.
+ */
+const TRAIN_PY = [
+  'import os, time',
+  "os.makedirs('outputs', exist_ok=True)",
+  'for epoch in range(1, 91):',
+  "    print(f'epoch {epoch}/90 loss {1 / epoch:.4f}', flush=True)",
+  '    time.sleep(1)',
+  "with open('outputs/model.txt', 'w') as f:",
+  "    f.write('weights after 90 epochs\\n')",
+  "print('training done', flush=True)",
+  '',
+].join('\n');
+
+/** The text the terminal panel shows (the DOM renderer: gpuAcceleration is off in the e2e settings). */
+function terminalText(wb: Workbench) {
+  return wb.page.locator('.terminal-wrapper.active .xterm-rows');
+}
+
+/** The highest epoch the job's terminal shows now (0 when none). */
+async function lastEpoch(wb: Workbench): Promise<number> {
+  const text = await terminalText(wb)
+    .first()
+    .innerText({ timeout: 5_000 })
+    .catch(() => '');
+  return Math.max(0, ...[...text.matchAll(/epoch (\d+)\/90/g)].map((m) => Number(m[1])));
+}
+
+/** Opens an instance row's children (its jobs) when they are folded. */
+async function unfold(wb: Workbench, row: ReturnType<Workbench['rows']>): Promise<void> {
+  const twistie = row.first().locator('.monaco-tl-twistie.collapsed');
+  if (await twistie.count()) await twistie.click();
+}
+
+describe('data and jobs: upload the workspace, run a job that outlives a reload, it stops its instance, download the outputs, destroy', function () {
+  this.timeout(600_000);
+  const workbench = workbenchForSuite({
+    settings: { 'gpuRental.remoteFolder': '/workspace' },
+    prepare: (wb) => {
+      writeFileSync(join(wb.folder, 'train.py'), TRAIN_PY);
+      writeFileSync(join(wb.folder, 'data.csv'), 'x,y\n1,2\n3,4\n');
+      return Promise.resolve();
+    },
+  });
+
+  it('rents an instance and uploads the workspace folder to it', async () => {
+    const wb = workbench();
+    await wb.rentFirstOfferToConfirmation();
+    await wb.pick(/Rent for \$\d/);
+    const running = wb.rows('Instances', /running/).first();
+    await expect(running, 90_000).toBeVisible();
+    await wb.contextMenu(running, 'Upload Folder to Instance…');
+    // The destination is proposed: <remote folder>/<workspace folder's name>.
+    await expect(wb.quickInput().getByText(/The folder on the instance that will hold the files/)).toBeVisible();
+    await wb.page.keyboard.press('Enter');
+    // A fresh home has no SSH key: GPU Rental offers to make one, as on a new machine.
+    await wb.dialog().getByRole('button', { name: 'Create Key' }).click();
+    // The toast may have hidden by then: read the notification center, which keeps it.
+    await expect(await wb.notificationInCenter(/uploaded .* to \/workspace\/.*: 2 files/), 60_000).toBeVisible();
+    await wb.shot('e2e-data-uploaded', true);
+    await wb.runCommand('Notifications: Hide Notifications');
+  });
+
+  it('runs train.py from the editor as a job that stops the instance at its end, with its output live', async () => {
+    const wb = workbench();
+    await wb.page.keyboard.press('Control+P');
+    await wb.quickInput().locator('input').fill('train.py');
+    await wb.pick('train.py');
+    await wb.page.locator('.editor-actions [aria-label^="Run on Instance"]').first().click();
+    await wb.pick(/running/);
+    await expect(wb.quickInput().getByText(/The command to run on the instance/)).toBeVisible();
+    assert.equal(await wb.quickInput().locator('input').inputValue(), 'python3 train.py');
+    await wb.page.keyboard.press('Enter');
+    await wb.pick('Upload the workspace first');
+    await wb.pick('Stop the instance when the job ends');
+    await expect(terminalText(wb).getByText(/epoch 3\/90/), 60_000).toBeVisible();
+    await unfold(wb, wb.rows('Instances', /running/));
+    await expect(wb.rows('Instances', /train\.py/)).toBeVisible();
+    await expect(wb.rows('Instances', /train\.py/)).toContainText(/running/);
+    await wb.shot('e2e-job-running', true);
+  });
+
+  it('after a window reload mid-run, the job is still running and its output resumes in its terminal', async () => {
+    const wb = workbench();
+    const before = await lastEpoch(wb);
+    assert.ok(before >= 3 && before < 80, `the job is mid-run (epoch ${before})`);
+    await wb.reload();
+    await wb.openSidebar();
+    await unfold(wb, wb.rows('Instances', /running/));
+    const job = wb.rows('Instances', /train\.py/).first();
+    await expect(job, 60_000).toBeVisible();
+    await expect(job).toContainText(/running/);
+    // The job's terminal was open, so it comes back by itself and follows on from where it was.
+    await expect(terminalText(wb).getByText(new RegExp(`epoch ${before + 5}/90`)), 60_000).toBeVisible();
+    await wb.shot('e2e-job-reattached', true);
+  });
+
+  it('sees the job finish and the instance stop by itself, its disk still billing', async () => {
+    const wb = workbench();
+    await expect(terminalText(wb).getByText('training done'), 150_000).toBeVisible();
+    await expect(wb.rows('Instances', /exited 0|finished/).first(), 60_000).toBeVisible();
+    await expect(wb.rows('Instances', /stopped · \$\d+\.\d+\/h disk/).first(), 120_000).toBeVisible();
+    await expect(await wb.notificationInCenter(/stopped by the job's end|was stopped/), 60_000).toBeVisible();
+    await wb.shot('e2e-job-stopped-instance', true);
+    await wb.runCommand('Notifications: Hide Notifications');
+  });
+
+  it('starts the instance again by hand and downloads the outputs', async () => {
+    const wb = workbench();
+    await wb.contextMenu(wb.rows('Instances', /stopped/).first(), 'Start Instance');
+    await expect(wb.rows('Instances', /running/).first(), 90_000).toBeVisible();
+    await wb.contextMenu(wb.rows('Instances', /train\.py/).first(), 'Download Job Outputs…');
+    // code-server's own folder dialog: the workspace folder is proposed; take it.
+    await expect(
+      wb
+        .quickInput()
+        .getByText(/Download into which folder\?|Download Here/)
+        .first(),
+    ).toBeVisible();
+    await wb.page.keyboard.press('Enter');
+    await expect(await wb.notificationInCenter(/downloaded/i), 60_000).toBeVisible();
+    await wb.shot('e2e-job-downloaded', true);
+    await wb.runCommand('Notifications: Hide Notifications');
+    // The folder the job ran in (the uploaded workspace) comes down under its own name.
+    const model = join(wb.folder, basename(wb.folder), 'outputs', 'model.txt');
+    assert.match(readFileSync(model, 'utf8'), /weights after 90 epochs/);
+  });
+
+  it('destroys the instance; the confirmation says how much goes with it and offers Download First', async () => {
+    const wb = workbench();
+    await wb.contextMenu(wb.rows('Instances', /running/).first(), 'Destroy Instance…');
+    await expect(wb.dialog()).toContainText(/holds/);
+    await expect(wb.dialog().getByRole('button', { name: 'Download First' })).toBeVisible();
+    await wb.shot('e2e-destroy-download-first', true);
+    await wb.dialog().getByRole('button', { name: 'Destroy' }).click();
+    await expect(wb.rows('Instances', /running|stopped/), 60_000).toBeHidden();
+  });
+});
