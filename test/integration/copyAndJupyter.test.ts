@@ -3,9 +3,19 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import * as vscode from 'vscode';
-import type { Offer } from '../../src/core/api/offers';
 import type { RemoteHandoff } from '../../src/ui/remote';
-import { api, control, eventually, extensionApi, recordNotifications, rentableOffers, signIn, sim } from './support';
+import {
+  api,
+  control,
+  eventually,
+  extensionApi,
+  recordNotifications,
+  recordQuickPicks,
+  rentableOffers,
+  rentedAndRunning,
+  signIn,
+  sim,
+} from './support';
 
 const run = promisify(execFile);
 const USER_CONFIG = join(process.env.GPU_RENTAL_TEST_HOME!, '.ssh', 'config');
@@ -15,22 +25,6 @@ const DIR = `/workspace/itest-copy-${process.pid}`;
 type Shown = { actual_status: string | null; jupyter_token?: string; status_msg?: string | null };
 async function show(id: number): Promise<Shown | null> {
   return ((await api('GET', `/api/v0/instances/${id}/?owner=me`, sim.key)) as { instances: Shown | null }).instances;
-}
-
-/** Rents through the API, as another client would, and waits until it runs. */
-async function rentedAndRunning(runtype: string): Promise<number> {
-  const body = { rentable: { eq: true }, order: [['dph_total', 'asc']], limit: 1, type: 'on-demand' };
-  const [offer] = ((await api('POST', '/api/v0/bundles/', sim.key, body)) as { offers: Offer[] }).offers;
-  const created = (await api('PUT', `/api/v0/asks/${offer!.id}/`, sim.key, {
-    client_id: 'me',
-    image: 'ubuntu:22.04',
-    disk: 8,
-    runtype,
-  })) as {
-    new_contract: number;
-  };
-  await eventually(async () => (await show(created.new_contract))?.actual_status === 'running', 'the instance to run', 20_000);
-  return created.new_contract;
 }
 
 /** Runs a command on the instance through the SSH entry GPU Rental wrote for it. */
@@ -67,8 +61,8 @@ describe('Open Jupyter, Copy Folder to Another Instance, Sync with Cloud Storage
 
   before(async () => {
     await signIn();
-    jupyter = await rentedAndRunning('jupyter_proxy ssh_proxy');
-    plain = await rentedAndRunning('ssh_direc ssh_proxy');
+    jupyter = await rentedAndRunning({ runtype: 'jupyter_proxy ssh_proxy' });
+    plain = await rentedAndRunning({ runtype: 'ssh_direc ssh_proxy' });
   });
   beforeEach(async () => {
     const x = await signIn();
@@ -147,13 +141,7 @@ describe('Open Jupyter, Copy Folder to Another Instance, Sync with Cloud Storage
     const x = await extensionApi();
     x.test.answerPrompts({ confirm: async () => true });
     const [offer] = await rentableOffers();
-    const picks: vscode.QuickPick<vscode.QuickPickItem>[] = [];
-    const original = vscode.window.createQuickPick;
-    vscode.window.createQuickPick = (<T extends vscode.QuickPickItem>() => {
-      const qp = original<T>();
-      picks.push(qp as unknown as vscode.QuickPick<vscode.QuickPickItem>);
-      return qp;
-    }) as typeof original;
+    const { picks, restore } = recordQuickPicks();
     let id: number | undefined;
     try {
       let done = false;
@@ -172,7 +160,7 @@ describe('Open Jupyter, Copy Folder to Another Instance, Sync with Cloud Storage
       }
       id = await renting;
     } finally {
-      vscode.window.createQuickPick = original;
+      restore();
     }
     assert.equal(typeof id, 'number', 'rented');
     const connection = picks.find((p) => p.step === 3)!;

@@ -3,26 +3,17 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { Offer } from '../../src/core/api/offers';
 import type { JobItem } from '../../src/ui/jobs/jobs';
-import { api, eventually, extensionApi, recordNotifications, signIn, sim } from './support';
+import { api, eventually, extensionApi, instanceStatus, recordNotifications, rentedAndRunning, signIn, sim } from './support';
 
 /** The jobs of this suite live here on the instance, never in a home folder (the simulator's instances may share this machine's). */
 const JOBS = `/tmp/gpu-rental-itest-jobs-${process.pid}`;
 
-async function status(id: number): Promise<string | null | undefined> {
-  return ((await api('GET', `/api/v0/instances/${id}/?owner=me`, sim.key)) as { instances: { actual_status: string | null } | null })
-    .instances?.actual_status;
-}
-
-async function rentedAndRunning(): Promise<number> {
-  const body = { rentable: { eq: true }, order: [['dph_total', 'asc']], limit: 1, type: 'on-demand' };
-  const [offer] = ((await api('POST', '/api/v0/bundles/', sim.key, body)) as { offers: Offer[] }).offers;
-  const created = (await api('PUT', `/api/v0/asks/${offer!.id}/`, sim.key, { client_id: 'me', image: 'ubuntu:22.04', disk: 8 })) as {
-    new_contract: number;
+/** Starts `command` with Run on Instance in this suite's folder, nothing uploaded first, as automation would. */
+async function runJob(id: number, command: string, stopAtEnd: boolean): Promise<{ jobId: string }> {
+  return (await vscode.commands.executeCommand('gpuRental.runJob', id, { command, uploadFirst: false, cwd: JOBS, stopAtEnd })) as {
+    jobId: string;
   };
-  await eventually(async () => (await status(created.new_contract)) === 'running', 'the instance to run', 20_000);
-  return created.new_contract;
 }
 
 async function jobRow(id: number, jobId: string): Promise<JobItem | undefined> {
@@ -58,14 +49,7 @@ describe('jobs: Run on Instance, live output, the tree, re-attach', function () 
     const notes = recordNotifications();
     try {
       const command = 'for i in 1 2 3; do echo "step $i of 3"; sleep 1; done\necho "it\'s done: $(echo 42)"\nexit 4';
-      const started = (await vscode.commands.executeCommand('gpuRental.runJob', id, {
-        command,
-        uploadFirst: false,
-        cwd: JOBS,
-        stopAtEnd: false,
-      })) as {
-        jobId: string;
-      };
+      const started = await runJob(id, command, false);
       assert.ok(started, `Run on Instance gave up: ${JSON.stringify(notes.seen)}`);
       assert.match(started.jobId, /^[a-z0-9-]+$/);
       await eventually(() => x.test.jobOutput(started.jobId)?.includes('step 1 of 3'), 'the first line in the terminal', 20_000);
@@ -96,14 +80,7 @@ describe('jobs: Run on Instance, live output, the tree, re-attach', function () 
   it('a window that reloads while the job runs re-attaches: its terminal comes back and the output goes on, nothing twice', async () => {
     const x = await extensionApi();
     const command = 'echo before; sleep 4; echo after';
-    const { jobId } = (await vscode.commands.executeCommand('gpuRental.runJob', id, {
-      command,
-      uploadFirst: false,
-      cwd: JOBS,
-      stopAtEnd: false,
-    })) as {
-      jobId: string;
-    };
+    const { jobId } = await runJob(id, command, false);
     await eventually(() => x.test.jobOutput(jobId)?.includes('before'), 'the first line', 20_000);
     x.test.reattachJobs();
     await eventually(() => x.test.jobOutput(jobId)?.includes('after'), 'the line printed after the reload', 30_000);
@@ -116,12 +93,7 @@ describe('jobs: Run on Instance, live output, the tree, re-attach', function () 
     const x = await extensionApi();
     const notes = recordNotifications();
     try {
-      const { jobId } = (await vscode.commands.executeCommand('gpuRental.runJob', id, {
-        command: 'echo waiting; sleep 60',
-        uploadFirst: false,
-        cwd: JOBS,
-        stopAtEnd: true,
-      })) as { jobId: string };
+      const { jobId } = await runJob(id, 'echo waiting; sleep 60', true);
       await eventually(() => x.test.jobOutput(jobId)?.includes('waiting'), 'the first line', 20_000);
       const running = await eventually(async () => {
         const r = await jobRow(id, jobId);
@@ -135,7 +107,7 @@ describe('jobs: Run on Instance, live output, the tree, re-attach', function () 
       );
       // Stop at end was on, but the user stopped the job: the instance keeps running.
       await new Promise((r) => setTimeout(r, 4_000));
-      assert.equal(await status(id), 'running');
+      assert.equal(await instanceStatus(id), 'running');
 
       x.test.reattachJobs();
       assert.equal(x.test.jobOutput(jobId), undefined, 'a reloaded window holds no output yet');
@@ -208,7 +180,7 @@ describe('jobs: Run on Instance, live output, the tree, re-attach', function () 
         30_000,
       );
       assert.match(stopped.message, new RegExp(`#${id} `));
-      assert.equal(await status(id), 'stopped', 'the instance stopped itself');
+      assert.equal(await instanceStatus(id), 'stopped', 'the instance stopped itself');
       assert.match(x.test.jobOutput(second.jobId) ?? '', /epoch 2 loss 0\.333/);
     } finally {
       notes.dispose();

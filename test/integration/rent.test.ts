@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { Offer } from '../../src/core/api/offers';
 import type { RentPlan } from '../../src/core/rent/plan';
-import { always, api, control, eventually, extensionApi, recordNotifications, signIn, signOut, sim } from './support';
+import { always, api, control, eventually, extensionApi, recordNotifications, recordQuickPicks, signIn, signOut, sim } from './support';
 
 const plan = (label: string): RentPlan => ({ image: 'ubuntu:22.04', disk: 10, runtype: 'ssh_proxy', label });
 let n = 0;
@@ -17,18 +17,6 @@ async function cheapOffers(count: number): Promise<Offer[]> {
 async function instancesLabelled(label: string) {
   const res = (await api('GET', '/api/v0/instances/?owner=me', sim.key)) as { instances: Array<{ id: number; label: string | null }> };
   return res.instances.filter((i) => i.label === label);
-}
-
-/** Every quick pick the extension makes from now on, to read what the wizard showed: the extension and these suites share one vscode API. */
-function recordQuickPicks(): { picks: vscode.QuickPick<vscode.QuickPickItem>[]; restore: () => void } {
-  const picks: vscode.QuickPick<vscode.QuickPickItem>[] = [];
-  const original = vscode.window.createQuickPick;
-  vscode.window.createQuickPick = (<T extends vscode.QuickPickItem>() => {
-    const qp = original<T>();
-    picks.push(qp as unknown as vscode.QuickPick<vscode.QuickPickItem>);
-    return qp;
-  }) as typeof original;
-  return { picks, restore: () => (vscode.window.createQuickPick = original) };
 }
 
 describe('rent', () => {

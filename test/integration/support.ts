@@ -61,6 +61,51 @@ export async function rentableOffers(filters: { [field: string]: unknown } = {},
   return ((await api('POST', '/api/v0/bundles/', key, body)) as { offers: Offer[] }).offers;
 }
 
+/** The instance's `actual_status` as the run's account sees it through the API; undefined or null once it is gone. */
+export async function instanceStatus(id: number): Promise<string | null | undefined> {
+  return ((await api('GET', `/api/v0/instances/${id}/?owner=me`, sim.key)) as { instances: { actual_status: string | null } | null })
+    .instances?.actual_status;
+}
+
+/**
+ * Rents the cheapest rentable offer through the API, as another client would (ubuntu:22.04, 8 GB,
+ * and `fields` such as runtype or label), and says the new instance's id without waiting for it.
+ */
+export async function rentByApi(fields: { [field: string]: unknown } = {}): Promise<number> {
+  const [offer] = await rentableOffers({}, 1);
+  const created = (await api('PUT', `/api/v0/asks/${offer!.id}/`, sim.key, {
+    client_id: 'me',
+    image: 'ubuntu:22.04',
+    disk: 8,
+    ...fields,
+  })) as {
+    new_contract: number;
+  };
+  return created.new_contract;
+}
+
+/** Rents as `rentByApi` does and waits until the instance runs. */
+export async function rentedAndRunning(fields: { [field: string]: unknown } = {}): Promise<number> {
+  const id = await rentByApi(fields);
+  await eventually(async () => (await instanceStatus(id)) === 'running', 'the instance to run', 20_000);
+  return id;
+}
+
+/**
+ * Every quick pick the extension makes from now until `restore`, to read what a wizard showed or to
+ * pick in it: the extension and these suites share one vscode API object.
+ */
+export function recordQuickPicks(): { picks: vscode.QuickPick<vscode.QuickPickItem>[]; restore: () => void } {
+  const picks: vscode.QuickPick<vscode.QuickPickItem>[] = [];
+  const original = vscode.window.createQuickPick;
+  vscode.window.createQuickPick = (<T extends vscode.QuickPickItem>() => {
+    const qp = original<T>();
+    picks.push(qp as unknown as vscode.QuickPick<vscode.QuickPickItem>);
+    return qp;
+  }) as typeof original;
+  return { picks, restore: () => (vscode.window.createQuickPick = original) };
+}
+
 /** Signs in with the run's full-access key through the command, as automation would. */
 export async function signIn(): Promise<ExtensionApi> {
   const x = await extensionApi();

@@ -1,20 +1,9 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { Offer } from '../../src/core/api/offers';
 import type { InstanceItem, InstancesViewItem } from '../../src/ui/views/instancesView';
-import { always, api, control, eventually, extensionApi, extensionLog, signIn, sim } from './support';
+import { always, api, control, eventually, extensionApi, extensionLog, rentByApi, signIn, sim } from './support';
 
-async function rent(): Promise<number> {
-  const body = { rentable: { eq: true }, order: [['dph_total', 'asc']], limit: 1, type: 'on-demand' };
-  const [offer] = ((await api('POST', '/api/v0/bundles/', sim.key, body)) as { offers: Offer[] }).offers;
-  const created = (await api('PUT', `/api/v0/asks/${offer!.id}/`, sim.key, {
-    client_id: 'me',
-    image: 'ubuntu:22.04',
-    disk: 8,
-    label: 'tolerant',
-  })) as { new_contract: number };
-  return created.new_contract;
-}
+const rent = () => rentByApi({ label: 'tolerant' });
 
 async function shown(id: number): Promise<{ id: number } | null> {
   return ((await api('GET', `/api/v0/instances/${id}/?owner=me`, sim.key)) as { instances: { id: number } | null }).instances;

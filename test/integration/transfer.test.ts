@@ -3,23 +3,7 @@ import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { Offer } from '../../src/core/api/offers';
-import { api, eventually, extensionApi, recordNotifications, signIn, sim } from './support';
-
-async function status(id: number): Promise<string | null | undefined> {
-  return ((await api('GET', `/api/v0/instances/${id}/?owner=me`, sim.key)) as { instances: { actual_status: string | null } | null })
-    .instances?.actual_status;
-}
-
-async function rentedAndRunning(): Promise<number> {
-  const body = { rentable: { eq: true }, order: [['dph_total', 'asc']], limit: 1, type: 'on-demand' };
-  const [offer] = ((await api('POST', '/api/v0/bundles/', sim.key, body)) as { offers: Offer[] }).offers;
-  const created = (await api('PUT', `/api/v0/asks/${offer!.id}/`, sim.key, { client_id: 'me', image: 'ubuntu:22.04', disk: 8 })) as {
-    new_contract: number;
-  };
-  await eventually(async () => (await status(created.new_contract)) === 'running', 'the instance to run', 20_000);
-  return created.new_contract;
-}
+import { api, eventually, extensionApi, instanceStatus, recordNotifications, rentedAndRunning, signIn, sim } from './support';
 
 /** What the destroy confirmation asked: its text and its buttons. */
 interface Asked {
@@ -47,7 +31,7 @@ describe('transfer: Upload Folder, Download from Instance, and what Destroy says
     x.test.answerPrompts({ confirm: async () => true });
   });
   after(async () => {
-    if ((await status(id)) !== undefined) await api('DELETE', `/api/v0/instances/${id}/`, sim.key).catch(() => undefined);
+    if ((await instanceStatus(id)) !== undefined) await api('DELETE', `/api/v0/instances/${id}/`, sim.key).catch(() => undefined);
     await rm(local, { recursive: true, force: true });
     await rm(project(), { recursive: true, force: true });
   });
@@ -126,7 +110,8 @@ describe('transfer: Upload Folder, Download from Instance, and what Destroy says
     );
     assert.deepEqual(asked[0]!.actions, ['Download First', 'Destroy']);
     await eventually(
-      async () => (await status(id)) === undefined || (await status(id)) === null || (await status(id)) === 'exited',
+      async () =>
+        (await instanceStatus(id)) === undefined || (await instanceStatus(id)) === null || (await instanceStatus(id)) === 'exited',
       'the destroy',
       20_000,
     );
@@ -136,7 +121,11 @@ describe('transfer: Upload Folder, Download from Instance, and what Destroy says
     const x = await extensionApi();
     const stopped = await rentedAndRunning();
     await api('PUT', `/api/v0/instances/${stopped}/`, sim.key, { state: 'stopped' });
-    await eventually(async () => (await status(stopped)) === 'exited' || (await status(stopped)) === 'stopped', 'the stop', 20_000);
+    await eventually(
+      async () => (await instanceStatus(stopped)) === 'exited' || (await instanceStatus(stopped)) === 'stopped',
+      'the stop',
+      20_000,
+    );
     await x.test.refreshInstances();
     const details: string[] = [];
     x.test.answerPrompts({
@@ -159,7 +148,7 @@ describe('transfer: Upload Folder, Download from Instance, and what Destroy says
     await vscode.commands.executeCommand('gpuRental.destroyInstance', stopped);
     assert.equal(details.length, 1);
     assert.match(details[0]!, /^Its files could not be checked: the instance is stopped, so it has no address to ask\./);
-    assert.notEqual(await status(stopped), 'running', 'nothing started it');
+    assert.notEqual(await instanceStatus(stopped), 'running', 'nothing started it');
     await api('DELETE', `/api/v0/instances/${stopped}/`, sim.key);
   });
 });
