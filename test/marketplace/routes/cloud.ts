@@ -7,7 +7,7 @@
  */
 import { bucketPathOf, containerPathOf, type CopyEnd } from '../transfers';
 import { fail, ok, type Ctx, type RouteDef } from '../router';
-import { instanceIdOf, runningInstance } from './copy';
+import { instanceIdOf, runningInstance, transfersOf } from './copy';
 import { ownInstance } from './shared';
 import { join } from 'node:path';
 
@@ -20,13 +20,7 @@ function connections(ctx: Ctx) {
 function cloudCopy(ctx: Ctx) {
   const b = ctx.body;
   const inst = runningInstance(ctx, 'instance_id', b.instance_id);
-  const transfers = ctx.sim.transfers;
-  if (!transfers.available)
-    throw fail(
-      400,
-      'invalid_args',
-      'This simulator runs no containers (start it with ssh or onstart), so instances have no files to copy.',
-    );
+  const transfers = transfersOf(ctx);
   const transfer = TRANSFERS.find((t) => t === b.transfer);
   if (!transfer) throw fail(400, 'invalid_args', `transfer must be "${TRANSFERS.join('" or "')}".`);
   const connection = transfers.connectionsOf(ctx.account.id).find((c) => String(c.id) === String(b.selected ?? '').trim());

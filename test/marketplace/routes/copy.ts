@@ -31,7 +31,8 @@ export function runningInstance(ctx: Ctx, field: string, value: unknown) {
   return inst;
 }
 
-function transfersOf(ctx: Ctx) {
+/** The simulator's file transfers; a 400 when it runs no containers, so instances have no files. */
+export function transfersOf(ctx: Ctx) {
   const transfers = ctx.sim.transfers;
   if (!transfers.available)
     throw fail(
