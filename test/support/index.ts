@@ -12,6 +12,7 @@
  * - `MemoryLogger`: a logger a test can read.
  * - `priceableOffer`: an offer whose prices are easy to check by hand.
  * - `sshdGone`: waits until an instance's sshd has stopped.
+ * - `listPoller`: an instance poller over a list the test changes, on a fake clock.
  * - `reachableInstance`, `testSshOptions`: how ssh reaches a running instance with a test's own key.
  * - `containerPath`, `containersIsolated`, `processesWith`: an instance's container files on this machine, whether it is
  *   isolated, and how many of its processes run.
@@ -26,6 +27,7 @@ export { DEMO_KEY, PUBLIC_KEY } from './keys';
 export { MemoryLogger } from './logger';
 export { simulatorForSuite, tempDirForSuite, type SuiteSimulator } from './suite';
 export { sshdGone } from './sshd';
+export { listPoller } from './poller';
 export { reachableInstance, testSshOptions } from './sshTarget';
 export { containerPath, containersIsolated, processesWith } from './container';
 export { containerSuite, type ContainerInstance, type ContainerSuite } from './containerSuite';

@@ -1,30 +1,11 @@
 import assert from 'node:assert/strict';
 import type { Instance } from '../../../src/core/api/instances';
-import { InstancePoller } from '../../../src/core/instances/poller';
 import { followTransfer, readTransferStatus, type TransferEnd, type TransferReading } from '../../../src/core/instances/copyProgress';
-import { FakeClock, MemoryLogger } from '../../support';
+import { listPoller } from '../../support';
 
 const BEFORE = 'success, running ubuntu/ssh';
 const running = (id: number, status_msg: string | null) =>
   ({ id, actual_status: 'running', intended_status: 'running', status_msg }) as Instance;
-
-/** A signed-in poller over a list the test changes, on a fake clock, polling every 10 s. */
-function setup(initial: Instance[]) {
-  const clock = new FakeClock();
-  let list = initial;
-  let calls = 0;
-  const poller = new InstancePoller({
-    timers: clock,
-    intervalMs: () => 10_000,
-    logger: new MemoryLogger(),
-    fetch: () => {
-      calls++;
-      return Promise.resolve(list);
-    },
-  });
-  poller.setEnabled(true);
-  return { clock, poller, calls: () => calls, set: (next: Instance[]) => (list = next) };
-}
 
 function track(wait: Promise<TransferEnd>): () => TransferEnd | 'pending' {
   let result: TransferEnd | 'pending' = 'pending';
@@ -80,7 +61,7 @@ describe('reading a transfer from the status message', () => {
 
 describe('following a transfer through the poller', () => {
   it('reports each new message, then ends when one says done; keeps polling meanwhile and stops after', async () => {
-    const t = setup([running(4, BEFORE)]);
+    const t = listPoller([running(4, BEFORE)]);
     const seen: TransferReading[] = [];
     const result = track(followTransfer(t.poller, 4, { before: BEFORE, onProgress: (r) => seen.push(r) }));
     await t.clock.advance(1);
@@ -103,7 +84,7 @@ describe('following a transfer through the poller', () => {
 
   it('a copy made twice: its end, worded as the first one ended, is seen once the message has changed', async () => {
     const first = 'Remote to Remote copy: done, 2 files, 6 bytes';
-    const t = setup([running(4, first)]);
+    const t = listPoller([running(4, first)]);
     const result = track(followTransfer(t.poller, 4, { before: first }));
     await t.clock.advance(1);
     t.set([running(4, 'Remote to Remote copy: starting')]);
@@ -115,7 +96,7 @@ describe('following a transfer through the poller', () => {
   });
 
   it('ends as failed on a failure message', async () => {
-    const t = setup([running(4, BEFORE)]);
+    const t = listPoller([running(4, BEFORE)]);
     const result = track(followTransfer(t.poller, 4, { before: BEFORE }));
     await t.clock.advance(1);
     t.set([running(4, 'Copy failed: src_path does not exist')]);
@@ -124,7 +105,7 @@ describe('following a transfer through the poller', () => {
   });
 
   it('ends as interrupted when the destination stops or is destroyed first', async () => {
-    const t = setup([running(4, BEFORE)]);
+    const t = listPoller([running(4, BEFORE)]);
     const result = track(followTransfer(t.poller, 4, { before: BEFORE }));
     await t.clock.advance(1);
     t.set([]);
@@ -133,7 +114,7 @@ describe('following a transfer through the poller', () => {
   });
 
   it('ends as quiet when no new word comes for quietMs, each new message restarting the count', async () => {
-    const t = setup([running(4, BEFORE)]);
+    const t = listPoller([running(4, BEFORE)]);
     const result = track(followTransfer(t.poller, 4, { before: BEFORE, quietMs: 60_000, timers: t.clock }));
     await t.clock.advance(45_000);
     t.set([running(4, 'Copying: 5%')]);
@@ -146,7 +127,7 @@ describe('following a transfer through the poller', () => {
   });
 
   it('ends as cancelled when the signal aborts, and leaves the poller as it was', async () => {
-    const t = setup([running(4, BEFORE)]);
+    const t = listPoller([running(4, BEFORE)]);
     const abort = new AbortController();
     const result = track(followTransfer(t.poller, 4, { before: BEFORE, signal: abort.signal }));
     await t.clock.advance(1);

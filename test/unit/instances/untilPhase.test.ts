@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import type { Instance } from '../../../src/core/api/instances';
 import type { InstancePhase } from '../../../src/core/instances/phase';
-import { InstancePoller } from '../../../src/core/instances/poller';
 import { untilPhase, type PhaseWait } from '../../../src/core/instances/untilPhase';
-import { FakeClock, MemoryLogger } from '../../support';
+import { listPoller } from '../../support';
 
 const record = (id: number, actual_status: string | null, intended_status: string) => ({ id, actual_status, intended_status }) as Instance;
 const stopped = (id: number) => record(id, 'stopped', 'stopped');
@@ -11,31 +10,6 @@ const starting = (id: number) => record(id, 'stopped', 'running');
 const loading = (id: number) => record(id, 'loading', 'running');
 const running = (id: number) => record(id, 'running', 'running');
 const failed = (id: number) => record(id, 'exited', 'running');
-
-/** A signed-in poller over a list the test changes, on a fake clock, polling every 10 s. */
-function setup(initial: Instance[]) {
-  const clock = new FakeClock();
-  let list = initial;
-  let calls = 0;
-  const poller = new InstancePoller({
-    timers: clock,
-    intervalMs: () => 10_000,
-    logger: new MemoryLogger(),
-    fetch: () => {
-      calls++;
-      return Promise.resolve(list);
-    },
-  });
-  poller.setEnabled(true);
-  return {
-    clock,
-    poller,
-    calls: () => calls,
-    set: (next: Instance[]) => {
-      list = next;
-    },
-  };
-}
 
 /** The wait's result, or 'pending' while it goes on. */
 function track(wait: Promise<PhaseWait>): () => PhaseWait | 'pending' {
@@ -46,7 +20,7 @@ function track(wait: Promise<PhaseWait>): () => PhaseWait | 'pending' {
 
 describe('until an instance is in a phase', () => {
   it('resolves with the instance once a poll shows it running, telling each phase on the way', async () => {
-    const t = setup([starting(1)]);
+    const t = listPoller([starting(1)]);
     const seen: InstancePhase[] = [];
     const result = track(untilPhase(t.poller, 1, ['running'], { onPhase: (p) => seen.push(p) }));
     await t.clock.advance(1);
@@ -64,7 +38,7 @@ describe('until an instance is in a phase', () => {
   });
 
   it('judges only polls made after it starts, not the snapshot already there', async () => {
-    const t = setup([stopped(1)]);
+    const t = listPoller([stopped(1)]);
     await t.poller.refresh();
     assert.equal(t.poller.snapshot?.instances[0]?.actual_status, 'stopped');
     // The caller has just asked for a start: the old snapshot would say "stopped" and give up.
@@ -78,7 +52,7 @@ describe('until an instance is in a phase', () => {
   });
 
   it('keeps the poller polling for the instance while it waits', async () => {
-    const t = setup([loading(5)]);
+    const t = listPoller([loading(5)]);
     const result = track(untilPhase(t.poller, 5, ['running']));
     assert.deepEqual(t.poller.watchedIds, [5]);
     await t.clock.advance(30_000);
@@ -93,7 +67,7 @@ describe('until an instance is in a phase', () => {
       [[running(2)], 'gone', undefined],
       [[record(1, 'destroyed', 'stopped')], 'gone', 1],
     ] as const) {
-      const t = setup([...list]);
+      const t = listPoller([...list]);
       const seen: InstancePhase[] = [];
       const result = track(untilPhase(t.poller, 1, ['running'], { onPhase: (p) => seen.push(p) }));
       await t.clock.advance(1);
@@ -106,7 +80,7 @@ describe('until an instance is in a phase', () => {
   });
 
   it('waits through a phase it would give up on when that phase is the one wanted, and takes other dead ends', async () => {
-    const t = setup([record(1, 'running', 'stopped')]);
+    const t = listPoller([record(1, 'running', 'stopped')]);
     const result = track(untilPhase(t.poller, 1, ['stopped']));
     await t.clock.advance(1);
     assert.equal(result(), 'pending', 'stopping');
@@ -114,14 +88,14 @@ describe('until an instance is in a phase', () => {
     await t.clock.advance(10_000);
     assert.equal((result() as PhaseWait).outcome, 'reached');
 
-    const u = setup([running(1)]);
+    const u = listPoller([running(1)]);
     const custom = track(untilPhase(u.poller, 1, ['stopped'], { giveUpOn: ['running'] }));
     await u.clock.advance(1);
     assert.deepEqual(custom(), { outcome: 'gaveUp', instance: running(1), phase: 'running' });
   });
 
   it('ends as cancelled when the signal aborts, before or during the wait, and stops listening', async () => {
-    const t = setup([loading(1)]);
+    const t = listPoller([loading(1)]);
     const before = new AbortController();
     before.abort();
     assert.deepEqual(await untilPhase(t.poller, 1, ['running'], { signal: before.signal }), { outcome: 'cancelled' });
@@ -139,14 +113,14 @@ describe('until an instance is in a phase', () => {
   });
 
   it('ends as timed out after timeoutMs, with the last phase seen', async () => {
-    const t = setup([loading(1)]);
+    const t = listPoller([loading(1)]);
     const result = track(untilPhase(t.poller, 1, ['running'], { timeoutMs: 25_000, timers: t.clock }));
     await t.clock.advance(24_999);
     assert.equal(result(), 'pending');
     await t.clock.advance(1);
     assert.deepEqual(result(), { outcome: 'timedOut', phase: 'loading' });
 
-    const quiet = setup([]);
+    const quiet = listPoller([]);
     quiet.poller.setEnabled(false); // signed out: no poll answers
     const unanswered = track(untilPhase(quiet.poller, 1, ['running'], { timeoutMs: 5_000, timers: quiet.clock }));
     await quiet.clock.advance(5_000);
