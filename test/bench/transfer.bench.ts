@@ -5,13 +5,11 @@
 // Needs root and an OpenSSH sshd (/usr/sbin/sshd, or GPU_RENTAL_SSHD); skipped otherwise.
 import { spawnSync } from 'node:child_process';
 import { createCipheriv } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { rsyncRemoteShell } from '../../src/core/transfer/argv';
 import { upload } from '../../src/core/transfer/runner';
-import { sshdAvailable } from '../marketplace/sshd';
-import { startSimulator } from '../support';
+import { sshBench } from '../support';
 import { sshInstance } from '../unit/transfer/instance';
 
 const FILES = 2_000;
@@ -26,71 +24,55 @@ function data(bytes: number): Buffer {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-async function main(): Promise<void> {
-  if (!sshdAvailable() || process.getuid?.() !== 0) {
-    console.log('transfer: skipped (needs root and an OpenSSH sshd)');
-    return;
+sshBench('transfer', {}, async (sim, home) => {
+  const box = await sshInstance(sim.url, home);
+  const src = join(home, 'project');
+  const all = data(FILES * FILE_BYTES);
+  for (let i = 0; i < FILES; i++) {
+    const dir = join(src, `part${String(i % 20).padStart(2, '0')}`);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, `file${String(i).padStart(4, '0')}.bin`), all.subarray(i * FILE_BYTES, (i + 1) * FILE_BYTES));
   }
-  const home = mkdtempSync(join(tmpdir(), 'gpu-rental-transfer-bench-'));
-  const sim = await startSimulator({ ssh: true, bootSeconds: 0.2 });
-  try {
-    const box = await sshInstance(sim.url, home);
-    const src = join(home, 'project');
-    const all = data(FILES * FILE_BYTES);
-    for (let i = 0; i < FILES; i++) {
-      const dir = join(src, `part${String(i % 20).padStart(2, '0')}`);
-      mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, `file${String(i).padStart(4, '0')}.bin`), all.subarray(i * FILE_BYTES, (i + 1) * FILE_BYTES));
+  const totalMb = (FILES * FILE_BYTES) / 1e6;
+  const plainRates: number[] = [];
+  const coreRates: number[] = [];
+  const plain = (dest: string): number => {
+    const t0 = performance.now();
+    const r = spawnSync('rsync', ['-a', '-e', rsyncRemoteShell(box.target), `${src}/`, `${box.target.alias}:${dest}/`], {
+      encoding: 'utf8',
+    });
+    if (r.status !== 0) throw new Error(`plain rsync failed: ${r.stderr}`);
+    return totalMb / ((performance.now() - t0) / 1000);
+  };
+  const core = async (dest: string): Promise<number> => {
+    const t0 = performance.now();
+    const result = await upload(box.target, {
+      localDir: src,
+      remoteDir: dest,
+      excludes: ['.git/', 'node_modules/', '__pycache__/', '.venv/'],
+    });
+    if (result.filesSent !== FILES) throw new Error(`upload sent ${result.filesSent} files, not ${FILES}`);
+    return totalMb / ((performance.now() - t0) / 1000);
+  };
+  for (let round = 0; round < ROUNDS; round++) {
+    const a = `${box.remoteTemp}/plain${round}`;
+    const b = `${box.remoteTemp}/core${round}`;
+    // Alternate which goes first, so neither always meets a warm or a cold cache.
+    if (round % 2 === 0) {
+      plainRates.push(plain(a));
+      coreRates.push(await core(b));
+    } else {
+      coreRates.push(await core(b));
+      plainRates.push(plain(a));
     }
-    const totalMb = (FILES * FILE_BYTES) / 1e6;
-    const plainRates: number[] = [];
-    const coreRates: number[] = [];
-    const plain = (dest: string): number => {
-      const t0 = performance.now();
-      const r = spawnSync('rsync', ['-a', '-e', rsyncRemoteShell(box.target), `${src}/`, `${box.target.alias}:${dest}/`], {
-        encoding: 'utf8',
-      });
-      if (r.status !== 0) throw new Error(`plain rsync failed: ${r.stderr}`);
-      return totalMb / ((performance.now() - t0) / 1000);
-    };
-    const core = async (dest: string): Promise<number> => {
-      const t0 = performance.now();
-      const result = await upload(box.target, {
-        localDir: src,
-        remoteDir: dest,
-        excludes: ['.git/', 'node_modules/', '__pycache__/', '.venv/'],
-      });
-      if (result.filesSent !== FILES) throw new Error(`upload sent ${result.filesSent} files, not ${FILES}`);
-      return totalMb / ((performance.now() - t0) / 1000);
-    };
-    for (let round = 0; round < ROUNDS; round++) {
-      const a = `${box.remoteTemp}/plain${round}`;
-      const b = `${box.remoteTemp}/core${round}`;
-      // Alternate which goes first, so neither always meets a warm or a cold cache.
-      if (round % 2 === 0) {
-        plainRates.push(plain(a));
-        coreRates.push(await core(b));
-      } else {
-        coreRates.push(await core(b));
-        plainRates.push(plain(a));
-      }
-      await box.sh(`rm -rf -- '${a}' '${b}'`);
-    }
-    const p = median(plainRates);
-    const c = median(coreRates);
-    const fmt = (xs: number[]) => xs.map((x) => x.toFixed(1)).join(', ');
-    console.log(`transfer: upload of ${totalMb} MB in ${FILES} files over ssh to a simulator instance, median of ${ROUNDS}`);
-    console.log(`  plain rsync -a:           ${p.toFixed(1)} MB/s  (${fmt(plainRates)})`);
-    console.log(`  GPU Rental upload():      ${c.toFixed(1)} MB/s  (${fmt(coreRates)})`);
-    console.log(`  ratio: ${(c / p).toFixed(2)}x (target >= 0.95x)`);
-    await box.sh(`rm -rf -- '${box.remoteTemp}'`);
-  } finally {
-    await sim.stop();
-    rmSync(home, { recursive: true, force: true });
+    await box.sh(`rm -rf -- '${a}' '${b}'`);
   }
-}
-
-void main().catch((error: unknown) => {
-  console.error(error);
-  process.exitCode = 1;
+  const p = median(plainRates);
+  const c = median(coreRates);
+  const fmt = (xs: number[]) => xs.map((x) => x.toFixed(1)).join(', ');
+  console.log(`transfer: upload of ${totalMb} MB in ${FILES} files over ssh to a simulator instance, median of ${ROUNDS}`);
+  console.log(`  plain rsync -a:           ${p.toFixed(1)} MB/s  (${fmt(plainRates)})`);
+  console.log(`  GPU Rental upload():      ${c.toFixed(1)} MB/s  (${fmt(coreRates)})`);
+  console.log(`  ratio: ${(c / p).toFixed(2)}x (target >= 0.95x)`);
+  await box.sh(`rm -rf -- '${box.remoteTemp}'`);
 });

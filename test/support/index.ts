@@ -13,6 +13,7 @@
  * - `priceableOffer`: an offer whose prices are easy to check by hand.
  * - `sshdGone`: waits until an instance's sshd has stopped.
  * - `listPoller`: an instance poller over a list the test changes, on a fake clock.
+ * - `sshBench`: the frame of a bench script that needs instances with a real sshd.
  * - `reachableInstance`, `testSshOptions`: how ssh reaches a running instance with a test's own key.
  * - `containerPath`, `containersIsolated`, `processesWith`: an instance's container files on this machine, whether it is
  *   isolated, and how many of its processes run.
@@ -28,6 +29,7 @@ export { MemoryLogger } from './logger';
 export { simulatorForSuite, tempDirForSuite, type SuiteSimulator } from './suite';
 export { sshdGone } from './sshd';
 export { listPoller } from './poller';
+export { sshBench } from './bench';
 export { reachableInstance, testSshOptions } from './sshTarget';
 export { containerPath, containersIsolated, processesWith } from './container';
 export { containerSuite, type ContainerInstance, type ContainerSuite } from './containerSuite';
