@@ -415,6 +415,25 @@ function ended(child: ChildProcess, label: string): Promise<{ code: number | nul
   });
 }
 
+/** A failed tar pipe as `failure` reads it: ssh's code when it failed (the connection or the remote tar), else the local tar's. */
+function tarPipeRun(
+  direction: FailedRun['direction'],
+  ssh: Awaited<ReturnType<typeof ended>>,
+  tar: Awaited<ReturnType<typeof ended>>,
+  remotePath: string,
+  partialWhere: string,
+): FailedRun {
+  return {
+    tool: 'tar',
+    direction,
+    code: ssh.code !== 0 ? ssh.code : tar.code,
+    stderr: `${ssh.stderr}\n${tar.stderr}`,
+    localStderr: tar.stderr,
+    remotePath,
+    partialWhere,
+  };
+}
+
 /** Pipes `from` into `to` through the given streams; a broken pipe is the processes' to report. */
 function pipeAll(from: Readable, to: Writable, ...through: Transform[]): void {
   const chain: (Readable | Writable)[] = [from, ...through, to];
@@ -477,20 +496,7 @@ async function tarUpload(
     options.onProgress?.({ bytes: size, total: size, percent: 100 });
     return { filesSent: count, bytesSent: size };
   }
-  throw await failure(
-    target,
-    {
-      tool: 'tar',
-      direction: 'upload',
-      code: s.code !== 0 ? s.code : t.code,
-      stderr: `${s.stderr}\n${t.stderr}`,
-      localStderr: t.stderr,
-      remotePath: remoteDir,
-      partialWhere,
-    },
-    options,
-    cancelled.happened,
-  );
+  throw await failure(target, tarPipeRun('upload', s, t, remoteDir, partialWhere), options, cancelled.happened);
 }
 
 async function tarDownload(
@@ -518,21 +524,7 @@ async function tarDownload(
     options.onProgress?.({ bytes: probe.size ?? 0, ...(probe.size ? { total: probe.size } : {}), percent: 100 });
     return { filesSent: 0, bytesSent: probe.size ?? 0 };
   }
-  throw await failure(
-    target,
-    {
-      tool: 'tar',
-      direction: 'download',
-      code: s.code !== 0 ? s.code : t.code,
-      stderr: `${s.stderr}\n${t.stderr}`,
-      localStderr: t.stderr,
-      remotePath,
-      partialWhere,
-    },
-    options,
-    cancelled.happened,
-    temp,
-  );
+  throw await failure(target, tarPipeRun('download', s, t, remotePath, partialWhere), options, cancelled.happened, temp);
 }
 
 /** Kills the pipe's processes when the signal fires; says whether it did. */
