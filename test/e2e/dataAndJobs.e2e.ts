@@ -35,7 +35,7 @@ async function lastEpoch(wb: Workbench): Promise<number> {
 }
 
 /** Opens an instance row's children (its jobs) when they are folded. */
-async function unfold(wb: Workbench, row: ReturnType<Workbench['rows']>): Promise<void> {
+async function unfold(row: ReturnType<Workbench['rows']>): Promise<void> {
   const twistie = row.first().locator('.monaco-tl-twistie.collapsed');
   if (await twistie.count()) await twistie.click();
 }
@@ -82,7 +82,7 @@ describe('data and jobs: upload the workspace, run a job that outlives a reload,
     await wb.pick('Upload the workspace first');
     await wb.pick('Stop the instance when the job ends');
     await expect(terminalText(wb).getByText(/epoch 3\/90/), 60_000).toBeVisible();
-    await unfold(wb, wb.rows('Instances', /running/));
+    await unfold(wb.rows('Instances', /running/));
     await expect(wb.rows('Instances', /train\.py/)).toBeVisible();
     await expect(wb.rows('Instances', /train\.py/)).toContainText(/running/);
     await wb.shot('e2e-job-running', true);
@@ -94,7 +94,7 @@ describe('data and jobs: upload the workspace, run a job that outlives a reload,
     assert.ok(before >= 3 && before < 80, `the job is mid-run (epoch ${before})`);
     await wb.reload();
     await wb.openSidebar();
-    await unfold(wb, wb.rows('Instances', /running/));
+    await unfold(wb.rows('Instances', /running/));
     const job = wb.rows('Instances', /train\.py/).first();
     await expect(job, 60_000).toBeVisible();
     await expect(job).toContainText(/running/);
