@@ -61,7 +61,9 @@ export const config = {
   /** rsync patterns an upload leaves out; anything that is not a list of strings reads as the default. */
   syncExclude(): string[] {
     const value = resolved<unknown>(SETTINGS.syncExclude);
-    return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : ['.git/', 'node_modules/', '__pycache__/', '.venv/'];
+    return Array.isArray(value)
+      ? value.filter((v): v is string => typeof v === 'string')
+      : ['.git/', 'node_modules/', '__pycache__/', '.venv/'];
   },
   sshIdentityFile(): string | undefined {
     const value = userSetting<string>(SETTINGS.sshIdentityFile);
