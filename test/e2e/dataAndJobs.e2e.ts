@@ -115,17 +115,22 @@ describe('data and jobs: upload the workspace, run a job that outlives a reload,
 
   it('starts the instance again by hand and downloads the outputs', async () => {
     const wb = workbench();
-    await wb.contextMenu(wb.rows('Instances', /stopped/).first(), 'Start Instance');
+    // From the palette, which always asks which: the person picks the stopped instance and the job.
+    await wb.runCommand('GPU Rental: Start Instance');
+    await wb.pick(/stopped/);
     await expect(wb.rows('Instances', /running/).first(), 90_000).toBeVisible();
-    await wb.contextMenu(wb.rows('Instances', /train\.py/).first(), 'Download Job Outputs…');
-    // code-server's own folder dialog: the workspace folder is proposed; take it.
-    await expect(
-      wb
-        .quickInput()
-        .getByText(/Download into which folder\?|Download Here/)
-        .first(),
-    ).toBeVisible();
-    await wb.page.keyboard.press('Enter');
+    await wb.runCommand('GPU Rental: Download Job Outputs');
+    await wb.pick(/train\.py/);
+    // code-server's own folder dialog, in the quick input. It fills in the proposed folder (the
+    // workspace) a moment after it opens: accept only once it shows it, or Enter takes another.
+    const path = wb.quickInput().locator('input');
+    await expect(path).toBeVisible();
+    for (let i = 0; i < 150 && !(await path.inputValue()).includes(basename(wb.folder)); i++) await wb.page.waitForTimeout(100);
+    assert.match(await path.inputValue(), new RegExp(basename(wb.folder)), 'the workspace folder is proposed');
+    await wb.page.waitForTimeout(300);
+    const accept = wb.quickInput().getByRole('button', { name: 'Download Here' });
+    if (await accept.count()) await accept.first().click();
+    else await wb.page.keyboard.press('Enter');
     await expect(await wb.notificationInCenter(/downloaded/i), 60_000).toBeVisible();
     await wb.shot('e2e-job-downloaded', true);
     await wb.runCommand('Notifications: Hide Notifications');
