@@ -62,6 +62,9 @@ export type OffersViewItem = OfferItem | ActionItem | UnreadableItem;
 export class OffersView implements vscode.TreeDataProvider<OffersViewItem>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeTreeData = this.changed.event;
+  private readonly searchChanged = new vscode.EventEmitter<OfferSearchState>();
+  /** Fires after the search changed (filters, sort or pages), from any command or view. */
+  readonly onDidChangeSearch = this.searchChanged.event;
   private view: vscode.TreeView<OffersViewItem> | undefined;
   private items: OffersViewItem[] = [];
   private searchState: OfferSearchState;
@@ -93,6 +96,7 @@ export class OffersView implements vscode.TreeDataProvider<OffersViewItem>, vsco
   async setSearch(next: Partial<OfferSearchState>): Promise<void> {
     this.searchState = { ...this.searchState, pages: 1, ...next };
     await this.state.update('offerSearch', { query: this.searchState.query, sort: this.searchState.sort });
+    this.searchChanged.fire(this.searchState);
     this.refresh();
   }
 
@@ -154,6 +158,7 @@ export class OffersView implements vscode.TreeDataProvider<OffersViewItem>, vsco
 
   dispose(): void {
     this.changed.dispose();
+    this.searchChanged.dispose();
   }
 
   /** Tries the search without each filter in turn, and offers the ones that find something. */
