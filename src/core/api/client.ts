@@ -2,6 +2,7 @@ import { AccountApi, ApiKeysApi, SshKeysApi } from './account';
 import { BillingApi } from './billing';
 import { CopyApi } from './copy';
 import { InstancesApi } from './instances';
+import { MetricsApi } from './metrics';
 import { OffersApi } from './offers';
 import { SecretsApi } from './secrets';
 import { ServerlessApi } from './serverless';
@@ -32,6 +33,8 @@ export class GpuRentalClient {
   readonly team: TeamApi;
   readonly billing: BillingApi;
   readonly copy: CopyApi;
+  /** GPU supply and the going price per GPU model (read-only market data). */
+  readonly metrics: MetricsApi;
   private readonly transport: Transport;
 
   constructor(options: ClientOptions) {
@@ -49,6 +52,7 @@ export class GpuRentalClient {
     this.team = new TeamApi(t);
     this.billing = new BillingApi(t);
     this.copy = new CopyApi(t);
+    this.metrics = new MetricsApi(t);
   }
 
   get baseUrl(): string {
