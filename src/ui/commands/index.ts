@@ -11,7 +11,7 @@ import { jupyterCommands } from './jupyter';
 import { offerCommands } from './offers';
 import { profileCommands } from './profiles';
 import { registerCommands, type CommandDefinition } from './registry';
-import { rentCommands } from './rent';
+import { RentGate, rentCommands } from './rent';
 import { secretCommands } from './secrets';
 import { serverlessCommands } from './serverless';
 import { sessionCommands } from './session';
@@ -37,6 +37,21 @@ export function registerAllCommands(s: Services): vscode.Disposable[] {
     measure: (i: Instance) => measureForDestroy(transfer, i),
     download: (i: Instance, folder: string) => downloadBeforeDestroy(transfer, i, folder),
   };
+  // Rent Offer and Rent Best Match share the gate: one rent at a time in this window.
+  const rent = {
+    session,
+    renter,
+    poller,
+    boots,
+    spend,
+    pendingRents: s.pendingRents,
+    offersView,
+    state,
+    prompts,
+    logger,
+    log,
+    gate: new RentGate(renter),
+  };
   // The Account view marks the key GPU Rental is signed in with, when it was created here.
   accountView.ownKeyId = (fingerprint) => createdKeyIds({ session, state })[fingerprint];
   const commands: CommandDefinition[] = [
@@ -55,7 +70,7 @@ export function registerAllCommands(s: Services): vscode.Disposable[] {
     ...dataCommands({ session, poller, prompts, handoff, logger }),
     ...jupyterCommands({ session, poller, forwards: s.forwards, sshTarget: s.sshTarget, handoff, logger }),
     ...offerCommands({ session, offersView }),
-    ...rentCommands({ session, renter, poller, boots, spend, pendingRents: s.pendingRents, offersView, state, prompts, logger, log }),
+    ...rentCommands(rent),
     ...connectCommands({
       session,
       poller,

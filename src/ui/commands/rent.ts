@@ -18,7 +18,8 @@ import {
 } from '../../core/rent/flow';
 import { templateLaunchMode, type LaunchMode } from '../../core/rent/launchMode';
 import { rentRequest, type RentPlan } from '../../core/rent/plan';
-import type { Renter } from '../../core/rent/renter';
+import type { RentQuote } from '../../core/rent/quote';
+import type { RentAccount, RentOutcome, Renter } from '../../core/rent/renter';
 import type { Session } from '../../core/session/session';
 import type { StoredState } from '../../core/state/storedState';
 import type { BootStatus } from '../bootStatus';
@@ -47,6 +48,36 @@ export interface RentDeps {
   readonly logger: Logger;
   /** The "GPU Rental" channel, for Show Logs. */
   readonly log: { show(): void };
+  /** Shared with Rent Best Match: one rent at a time in this window. */
+  readonly gate: RentGate;
+}
+
+/**
+ * One rent at a time in this window, across Rent Offer and Rent Best Match: held from the first
+ * question to the renter's answer, so a second click neither opens a second wizard nor slips a rent
+ * in between a failover's attempts.
+ */
+export class RentGate {
+  private held = false;
+  constructor(private readonly renter: Pick<Renter, 'busy'>) {}
+
+  get busy(): boolean {
+    return this.held || this.renter.busy;
+  }
+
+  /** Runs `fn` holding the gate; when a rent is already in progress, says so and resolves undefined. */
+  async run<T>(fn: () => Promise<T>): Promise<T | undefined> {
+    if (this.busy) {
+      void vscode.window.showInformationMessage('GPU Rental: a rent is already in progress. Wait for it to finish.');
+      return undefined;
+    }
+    this.held = true;
+    try {
+      return await fn();
+    } finally {
+      this.held = false;
+    }
+  }
 }
 
 /**
@@ -63,21 +94,11 @@ function isRentStart(value: unknown): value is RentStart {
 
 /** Rent an offer: from the offers view, an offer id (automation), Rent With Template, or the palette. */
 export function rentCommands(deps: RentDeps): CommandDefinition[] {
-  let wizardOpen = false;
   return [
-    command(COMMANDS.rentOffer, async (target?: OfferItem | number, plan?: RentPlan, start?: unknown) => {
+    command(COMMANDS.rentOffer, (target?: OfferItem | number, plan?: RentPlan, start?: unknown) =>
       // One rent at a time: a second click while the first is being asked for or sent does nothing but say so.
-      if (wizardOpen || deps.renter.busy) {
-        void vscode.window.showInformationMessage('GPU Rental: a rent is already in progress. Wait for it to finish.');
-        return undefined;
-      }
-      wizardOpen = true;
-      try {
-        return await rentOffer(deps, target, plan, isRentStart(start) ? start.template : undefined);
-      } finally {
-        wizardOpen = false;
-      }
-    }),
+      deps.gate.run(() => rentOffer(deps, target, plan, isRentStart(start) ? start.template : undefined)),
+    ),
   ];
 }
 
@@ -94,32 +115,11 @@ async function rentOffer(
   if (unsettled) return notify(s, unsettled);
   const offer = await resolveOffer(s, target);
   if (!offer) return undefined;
-  await s.session.refresh();
-  const state = s.session.state;
-  // Unknown (a record without credit, or a key that may not read the account) stays unknown: the
-  // rent is not checked against it, and the confirmation says so.
-  const credit = state.kind === 'ready' ? creditOf(state.user) : undefined;
+  const credit = await currentCredit(s);
 
   let plan = given;
   if (!plan) {
-    const editor = vscode.window.activeTextEditor;
-    plan = await rentWizard({
-      offer,
-      credit,
-      recentImages: recentImages(s),
-      defaultLabel: s.renter.uniqueLabel(),
-      idleStopMinutes: config.idleStopEnabled() ? config.idleStopMinutes() : 0,
-      template: preset,
-      recentTemplates: recentTemplates(s),
-      activeEditor:
-        editor && editor.document.getText().trim()
-          ? { name: editor.document.fileName.split(/[\\/]/).pop() ?? 'editor', text: editor.document.getText() }
-          : undefined,
-      volumeChoices: offer.machine_id === undefined || offer.machine_id === null ? undefined : () => volumeChoices(s, offer),
-      templateMode: (hash) => templateMode(s, hash),
-      searchedDiskGb: searchDiskGb(s.offersView.search.query),
-      accountSecretNames: () => s.session.client.secrets.list(),
-    });
+    plan = await openRentWizard(s, offer, credit, preset);
     if (!plan) return undefined;
   }
 
@@ -133,15 +133,62 @@ async function rentOffer(
     if (!(await s.prompts().confirm(title, detail, button))) return undefined;
   }
 
+  const setup = rentSetup(s, plan);
+  if (!setup) return undefined;
+  const outcome = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `GPU Rental: renting ${info.description}…` },
+    () => s.renter.rent(setup.account, offer, rentRequest(plan, setup.onstart), info),
+  );
+  return finishRent(s, outcome, plan, quote);
+}
+
+/**
+ * The account's credit, read fresh. Unknown (a record without credit, or a key that may not read
+ * the account) stays unknown: the rent is not checked against it, and the confirmation says so.
+ */
+export async function currentCredit(s: RentDeps): Promise<number | undefined> {
+  await s.session.refresh();
+  const state = s.session.state;
+  return state.kind === 'ready' ? creditOf(state.user) : undefined;
+}
+
+/** The rent wizard on `offer`, given what the account and the workspace know; undefined when cancelled. */
+export function openRentWizard(s: RentDeps, offer: Offer, credit: number | undefined, preset?: string): Promise<RentPlan | undefined> {
+  const editor = vscode.window.activeTextEditor;
+  return rentWizard({
+    offer,
+    credit,
+    recentImages: recentImages(s),
+    defaultLabel: s.renter.uniqueLabel(),
+    idleStopMinutes: config.idleStopEnabled() ? config.idleStopMinutes() : 0,
+    template: preset,
+    recentTemplates: recentTemplates(s),
+    activeEditor:
+      editor && editor.document.getText().trim()
+        ? { name: editor.document.fileName.split(/[\\/]/).pop() ?? 'editor', text: editor.document.getText() }
+        : undefined,
+    volumeChoices: offer.machine_id === undefined || offer.machine_id === null ? undefined : () => volumeChoices(s, offer),
+    templateMode: (hash) => templateMode(s, hash),
+    searchedDiskGb: searchDiskGb(s.offersView.search.query),
+    accountSecretNames: () => s.session.client.secrets.list(),
+  });
+}
+
+/**
+ * What a rent of `plan` sends besides the plan: the account it goes to (fixed now) and the start-up
+ * script. Undefined, with the notice shown, when it cannot be sent.
+ */
+export function rentSetup(s: RentDeps, plan: RentPlan): { account: RentAccount; onstart: string | undefined } | undefined {
   const idle = { enabled: config.idleStopEnabled(), minutes: config.idleStopMinutes(), gpuThreshold: config.idleGpuThreshold() };
   const script = rentOnstart(plan, idle, s.session.normalizedBaseUrl ?? s.session.baseUrl);
   if (script.refusal) return notify(s, script.refusal);
   const account = s.session.bound();
   if (!account) return notify(s, NO_ACCOUNT_NOTICE);
-  const outcome = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `GPU Rental: renting ${info.description}…` },
-    () => s.renter.rent(account, offer, rentRequest(plan, script.onstart), info),
-  );
+  return { account, onstart: script.onstart };
+}
+
+/** After the renter's answer: what follows it, then the notice. Resolves with the new instance id. */
+export async function finishRent(s: RentDeps, outcome: RentOutcome, plan: RentPlan, quote: RentQuote): Promise<number | undefined> {
   const end = rentEnd(outcome, plan, quote);
   for (const followUp of end.followUps) await runFollowUp(s, followUp);
   notify(s, end.notice);
@@ -170,7 +217,7 @@ async function runFollowUp(s: RentDeps, followUp: RentFollowUp): Promise<void> {
  * Shows a rent notice without waiting for it: the command finishes now, and its button works
  * whenever it is clicked. Returns undefined, as the command does when nothing was rented.
  */
-function notify(s: RentDeps, notice: RentNotice): undefined {
+export function notify(s: Pick<RentDeps, 'log' | 'offersView'>, notice: RentNotice): undefined {
   const action = notice.action;
   const buttons = action ? [action.button] : [];
   const shown =
