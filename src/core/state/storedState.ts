@@ -1,4 +1,5 @@
 import type { Logger } from '../log';
+import { validateSearchName, type SavedSearch, type SeenOffers } from '../offers/saved';
 import { isOfferSort, type OfferSort } from '../offers/search';
 import { readPendingRent } from '../rent/journal';
 import { readProfiles } from '../session/profiles';
@@ -93,9 +94,50 @@ export const STORED = {
     optional(objectOf({ id: number, owner: string, until: number })),
     undefined,
   ),
+  /** The user's saved searches (see src/core/offers/saved.ts). An unreadable search is dropped, not the list; an unreadable watch is dropped, not the search. */
+  savedSearches: spec<SavedSearch[]>(
+    'gpuRental.savedSearches',
+    readableItems(
+      objectOf({
+        name: guarded((raw): raw is string => typeof raw === 'string' && validateSearchName(raw) === undefined, 'a search name'),
+        query: string,
+        sort: guarded(isOfferSort, 'an offer sort'),
+        watch: orElse(optional(objectOf({ ceilingPerHour: number, baseUrl: string, profileId: string, since: number })), undefined),
+      }),
+    ),
+    [],
+  ),
+  /** Per watched search (seenKey of its name): offer ids already counted as seen, so no window notifies one twice. */
+  watchSeen: spec<Record<string, SeenOffers>>(
+    'gpuRental.watchSeen',
+    mapped(
+      recordOf((raw) => raw),
+      (all) =>
+        Object.fromEntries(
+          Object.entries(all).flatMap(([name, raw]) => readOr(objectOf({ since: number, ids: arrayOf(integer) }), raw, name)),
+        ),
+    ),
+    {},
+  ),
+  /** The one window that runs the search watcher, and when its lease lapses unless renewed. */
+  searchWatchClaim: spec<{ owner: string; until: number } | undefined>(
+    'gpuRental.searchWatchClaim',
+    optional(objectOf({ owner: string, until: number })),
+    undefined,
+  ),
 };
 
 export type StoredKey = keyof typeof STORED;
+
+/** `[[key, value]]` when `raw` reads, else nothing: one damaged map entry is dropped, not the map. */
+function readOr<T>(read: Reader<T>, raw: unknown, key: string): Array<[string, T]> {
+  try {
+    return [[key, read(raw, key)]];
+  } catch (error) {
+    if (error instanceof ReadError) return [];
+    throw error;
+  }
+}
 
 /** What a stored key holds, as read and as written. */
 export type Stored<K extends StoredKey> = (typeof STORED)[K]['default'];

@@ -39,12 +39,23 @@ const samples: { [K in StoredKey]: Stored<K> } = {
   rentJournal: [pending],
   connectedWindows: { '12': 1_700_000_000_000 },
   idleCountdown: { id: 12, owner: 'session-a', until: 1_700_000_090_000 },
+  savedSearches: [
+    { name: 'Cheap 4090', query: 'gpu_name=RTX_4090', sort: 'price' },
+    {
+      name: 'A100 pair',
+      query: 'num_gpus=2',
+      sort: 'value',
+      watch: { ceilingPerHour: 2.5, baseUrl: 'https://console.example.com', profileId: 'default', since: 1_700_000_000_000 },
+    },
+  ],
+  watchSeen: { 'a100 pair': { since: 1_700_000_000_000, ids: [3, 5, 8] } },
+  searchWatchClaim: { owner: 'session-a', until: 1_700_000_600_000 },
 };
 
 const keys = Object.keys(STORED) as StoredKey[];
 
 describe('stored state', () => {
-  it('knows the twelve keys by their existing names, so installs keep their state', () => {
+  it('knows every key by its existing name, so installs keep their state', () => {
     assert.deepEqual(
       keys.map((k) => STORED[k].key),
       [
@@ -60,6 +71,9 @@ describe('stored state', () => {
         'gpuRental.rentJournal',
         'gpuRental.connectedWindows',
         'gpuRental.idleCountdown',
+        'gpuRental.savedSearches',
+        'gpuRental.watchSeen',
+        'gpuRental.searchWatchClaim',
       ],
     );
   });
