@@ -83,6 +83,8 @@ export function advance(inst: InstanceState, contract: Contract, now: Ms, networ
 }
 
 export function stop(inst: InstanceState, contract: Contract, now: Ms, reason: string, network: Network): void {
+  // Any stop is the renter's (or the credit's): an outbid instance stopped again is no longer waiting for its bid.
+  inst.outbid = false;
   if (inst.phase === 'stopped') return;
   if (inst.phase === 'running') leaveRunning(inst, contract, now);
   enter(inst, 'stopped', now);
@@ -100,6 +102,7 @@ export function start(
   offer: { public_ipaddr: string; direct_port_count: number; machine_id: number },
 ): void {
   if (inst.phase !== 'stopped' && inst.phase !== 'failed') return;
+  inst.outbid = false;
   inst.bootCount += 1;
   inst.endpoint = network.assign({
     instanceId: inst.id,
@@ -185,6 +188,9 @@ export function statusFields(inst: InstanceState): StatusFields {
         status_msg: inst.transferNote ?? `success, running ${inst.image}/${inst.runtype}`,
       };
     case 'stopped':
+      // Outbid (bids.ts): the service halted it, the renter did not; it wants to run again once the bid wins.
+      if (inst.outbid)
+        return { actual_status: 'stopped', ...wantRunning, next_state: 'stopped', cur_state: 'stopped', status_msg: inst.stopReason };
       return {
         actual_status: 'stopped',
         intended_status: 'stopped',

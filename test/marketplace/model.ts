@@ -120,6 +120,7 @@ export interface InstanceState {
   templateName: string | null;
   diskGb: number;
   isBid: boolean;
+  /** $/hour of the GPU part: the offer's price on demand, the bid for an interruptible instance (bids.ts changes it). */
   gpuRate: number;
   diskRate: number;
   apiKeyId: number;
@@ -131,6 +132,8 @@ export interface InstanceState {
   log: LogLine[];
   /** A copy's progress or outcome (transfers.ts), shown as `status_msg` while the instance runs. */
   transferNote?: string | null;
+  /** Stopped by the service for a higher bid (bids.ts); its renter still wants it running. Any other stop or start clears it. */
+  outbid?: boolean;
 }
 
 export interface TemplateRecord {
@@ -262,4 +265,6 @@ export interface StoreData {
   members: MemberRecord[];
   /** Absent in state files written before secrets existed. */
   secrets?: SecretRecord[];
+  /** Machine id → its minimum bid as an outbid raised it (bids.ts); absent before bids were modelled. */
+  minBids?: Record<string, number>;
 }

@@ -11,6 +11,7 @@ import { SshdPool } from './sshd';
 import { Containers } from './container';
 import { addLog } from './lifecycle';
 import type { AddressInfo, Socket } from 'node:net';
+import { applyMinBids } from './bids';
 import { generateOffers, type Offer } from './catalogue';
 import { Faults, type FaultRuleInput } from './faults';
 import { capture, errorReply, handleRequest, send, type HttpHost } from './http';
@@ -25,6 +26,7 @@ import { billingRoutes } from './routes/billing';
 import { createControl, type MarketplaceControl } from './routes/control';
 import { instanceRoutes } from './routes/instances';
 import { gpuNameRoutes } from './routes/gpuNames';
+import { metricsRoutes } from './routes/metrics';
 import { keyRoutes } from './routes/apiKeys';
 import { offerRoutes } from './routes/offers';
 import { rentRoutes } from './routes/rent';
@@ -98,6 +100,7 @@ export const ROUTES: readonly RouteDef[] = [
   ...gpuNameRoutes,
   ...sshRoutes,
   ...offerRoutes,
+  ...metricsRoutes,
   ...rentRoutes,
   ...instanceRoutes,
   ...templateRoutes,
@@ -165,6 +168,8 @@ class Simulator implements HttpHost {
     }
     this.offers = generateOffers(options.offerCount ?? 300, this.store.data.seed);
     this.offerById = new Map(this.offers.map((o) => [o.id, o]));
+    // Minimum bids raised by outbids earlier (bids.ts) hold across a restart.
+    applyMinBids(this);
     this.offerKinds = kindsOf(this.offers[0]);
     this.logReadyDelayMs = options.logReadyMs ?? 300;
     this.clock = options.now ?? Date.now;

@@ -10,7 +10,9 @@
 import { hasTwoFactor, setTwoFactor } from '../auth';
 import { FaultError, type FaultRule, type FaultRuleInput } from '../faults';
 import { withheldUserFields, withholdUserFields, type MoneyField } from './account';
+import { outbid } from '../bids';
 import { instanceRecord } from '../instanceRecord';
+import { addListing } from '../listings';
 import { forceStatus, statusFields } from '../lifecycle';
 import { round } from '../random';
 import { HttpError, fail, isObject, matchRoute, num, ok, type PathRoute, type Reply, type Sim } from '../router';
@@ -53,6 +55,11 @@ export interface MarketplaceControl {
   faults(): FaultRule[];
   /** Forces `actual_status`: null, loading, running, stopped, rebooting, scheduling, exited, offline, unknown. */
   setInstanceStatus(id: number, status: string | null): void;
+  /**
+   * Outbids an interruptible instance (bids.ts): its machine's minimum bid rises to `minBid` (default a
+   * quarter over its bid) and it stops as the service stops it; answers the new minimum.
+   */
+  outbid(id: number, minBid?: number): number;
   /** Boot time of instances created from now on. */
   setBootSeconds(seconds: number): void;
   /** Moves the simulator's clock forward (on top of any injected clock). */
@@ -79,6 +86,8 @@ export interface MarketplaceControl {
   cloudConnections(accountId: number): CloudConnectionView[];
   /** Adds a cloud connection to an account, backed by a new empty folder. */
   addCloudConnection(accountId: number, o?: { name?: string; cloudType?: string }): CloudConnectionView;
+  /** Lists a new rentable offer built like the catalogue's, `fields` over it (see listings.ts); answers it as a search pricing `allocatedStorage` GB shows it. */
+  addOffer(fields: Record<string, unknown>, allocatedStorage?: number): Record<string, unknown>;
 }
 
 /** A cloud connection as the control API shows it: what the API lists, and its folder on this machine. */
@@ -141,6 +150,7 @@ export function createControl(sim: Sim): MarketplaceControl {
       }
       store.changed();
     },
+    outbid: (id, minBid) => outbid(sim, id, minBid).minBid,
     setBootSeconds(seconds) {
       if (!(seconds >= 0)) throw fail(400, 'invalid_args', 'seconds must be >= 0.');
       store.data.bootSeconds = seconds;
@@ -222,6 +232,7 @@ export function createControl(sim: Sim): MarketplaceControl {
       const c = sim.transfers.addConnection(accountId, o);
       return { id: c.id, cloud_type: c.cloud_type, name: c.name, path: c.folder };
     },
+    addOffer: (fields, allocatedStorage) => ({ ...addListing(sim, fields, allocatedStorage) }),
   };
 }
 
@@ -303,6 +314,15 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
   },
   {
     method: 'POST',
+    path: '/__control/instances/:id/outbid',
+    handler: (control, { params, b }) => {
+      if (b.minBid !== undefined && num(b.minBid) === undefined) throw fail(400, 'invalid_args', 'minBid must be a number ($/hour).');
+      const minBid = control.outbid(Number(params.id), num(b.minBid));
+      return ok({ success: true, min_bid: minBid, instance: control.instance(Number(params.id)) });
+    },
+  },
+  {
+    method: 'POST',
     path: '/__control/boot',
     handler: (control, { b }) => {
       control.setBootSeconds(num(b.seconds) ?? NaN);
@@ -350,6 +370,16 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
       if ('fields' in b && !isObject(b.fields)) throw fail(400, 'invalid_args', 'fields must be an object.');
       control.corruptListed(instanceId, 'record' in b ? { record: b.record } : { fields: b.fields as Record<string, unknown> });
       return ok({ success: true });
+    },
+  },
+  {
+    method: 'POST',
+    path: '/__control/offers',
+    handler: (control, { b }) => {
+      const { allocated_storage: storage, ...fields } = b;
+      if (storage !== undefined && (typeof storage !== 'number' || !(storage > 0)))
+        throw fail(400, 'invalid_args', 'allocated_storage must be a positive number of GB.');
+      return ok({ success: true, offer: control.addOffer(fields, storage) });
     },
   },
   {

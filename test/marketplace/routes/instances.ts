@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { compareRows, kindsOf, parseFilters, parseOrder, QueryError, rowMatches, sortRows, type Order } from '../filters';
 import { instanceRecord } from '../instanceRecord';
 import { closeContract } from '../ledger';
+import { CHANGE_BID_MAX, CHANGE_BID_MIN, setBid, stillOutbid } from '../bids';
 import { reboot, start, stop } from '../lifecycle';
 import { fail, intParam, isObject, jsonParam, num, ok, str, type Ctx, type RouteDef, saved } from '../router';
 import { spoilListed } from './control';
@@ -131,9 +132,22 @@ function manage(ctx: Ctx) {
     contract.label = label;
   }
   if (state === 'stopped') stop(inst, contract, now, 'Stopped by user', sim.network);
-  if (state === 'running') start(inst, now, sim.network, offerOf(ctx, inst));
+  // An outbid instance whose bid is still too low stays stopped, wanting to run (bids.ts).
+  if (state === 'running' && !stillOutbid(inst, offerOf(ctx, inst))) start(inst, now, sim.network, offerOf(ctx, inst));
   sim.store.changed();
   if (state === undefined) return ok({ success: true, msg: `label for ${id} set to '${String(label ?? '')}'` });
+  return ok({ success: true });
+}
+
+/** `PUT /api/v0/instances/bid_price/{id}/` with `{client_id, price}`: the bid of an interruptible instance. */
+function changeBid(ctx: Ctx) {
+  const id = intParam(ctx, 'id');
+  const price = num(ctx.body.price);
+  if (price === undefined || price < CHANGE_BID_MIN) throw fail(400, 'invalid_args', `Please set a bid price >= ${CHANGE_BID_MIN}.`);
+  if (price > CHANGE_BID_MAX) throw fail(400, 'invalid_args', `Please set a bid price <= ${CHANGE_BID_MAX}.`);
+  const { inst, contract } = ownInstance(ctx, id);
+  if (!inst.isBid) throw fail(400, 'invalid_args', `Instance ${id} rents on demand; it has no bid to change.`);
+  setBid(ctx.sim, inst, contract, price, ctx.now);
   return ok({ success: true });
 }
 
@@ -191,6 +205,13 @@ export const instanceRoutes: RouteDef[] = [
         throw fail(400, 'invalid_args', `Instance ${inst.id} is not running (${inst.phase}); only a running instance can reboot.`);
       return saved(ctx.sim.store, { success: true });
     },
+  },
+  {
+    method: 'PUT',
+    path: '/api/v0/instances/bid_price/:id',
+    category: 'instance_write',
+    action: 'api.instance.change_bid',
+    handler: changeBid,
   },
   {
     method: 'PUT',
