@@ -1,0 +1,256 @@
+/**
+ * Rent Best Match: rent the best offer of a search, and when it is taken before the rent lands,
+ * the next, up to a limit the user saw. Every attempt goes through the one Renter (journal first,
+ * never two creates, unknown outcomes settled), strictly one after another. Only "the service said
+ * the offer is gone" moves on; any other outcome stops here and is told as a normal rent's is.
+ */
+import type { Offer } from '../api/offers';
+import { formatDollars } from '../format';
+import { presentOffer } from '../offers/present';
+import { priceRent, rentEnd, type PricedRent, type RentEnd } from './flow';
+import { rentOutcomeMessage } from './messages';
+import { rentRequest, type RentPlan } from './plan';
+import type { RentAccount, RentOutcome, Renter } from './renter';
+
+/** The most offers one Rent Best Match may try (gpuRental.rent.failoverAttempts' maximum). */
+export const MAX_FAILOVER_ATTEMPTS = 10;
+
+/** One offer tried, and what came of it. */
+export interface FailoverAttempt {
+  offerId: number;
+  /** "RTX 4090 ×2 in NL". */
+  description: string;
+  /** The total $/h of this offer for the plan's disk. */
+  perHour: number;
+  /** The renter's outcome, or why nothing was sent for this offer. */
+  outcome: RentOutcome['kind'] | 'declined' | 'capped' | 'unaffordable';
+}
+
+export type FailoverResult =
+  /** The renter answered something other than "taken" (created, refused, uncertain, unsettled, busy): it stops here. */
+  | { kind: 'ended'; outcome: Exclude<RentOutcome, { kind: 'unavailable' }>; offer: Offer; priced: PricedRent; attempts: FailoverAttempt[] }
+  /** Every offer tried was taken: `limit` of them, or all there were when fewer matched. */
+  | { kind: 'allTaken'; attempts: FailoverAttempt[]; limit: number; candidates: number }
+  /** The next offer costs a different price and the user declined it: nothing was sent for it. */
+  | { kind: 'declined'; offer: Offer; priced: PricedRent; acceptedPerHour: number; attempts: FailoverAttempt[] }
+  /** The spend cap check refused the next offer (it has told the user why): nothing was sent for it. */
+  | { kind: 'capped'; offer: Offer; priced: PricedRent; attempts: FailoverAttempt[] }
+  /** The known credit cannot cover an hour of the next offer: nothing was sent for it. */
+  | { kind: 'unaffordable'; offer: Offer; priced: PricedRent; attempts: FailoverAttempt[] }
+  /** The renter was busy with another rent when the failover was asked to start: nothing was sent. */
+  | { kind: 'busy'; attempts: [] }
+  /** Cancelled between attempts (never during one: a create in flight is not abandoned). */
+  | { kind: 'cancelled'; attempts: FailoverAttempt[] }
+  /** No offer fits the plan. */
+  | { kind: 'noOffers'; attempts: [] };
+
+/** What is told before each attempt, for the progress notification. */
+export interface FailoverStep {
+  /** 1-based. */
+  attempt: number;
+  /** How many offers will be tried at most (the limit, or fewer when fewer fit). */
+  of: number;
+  offer: Offer;
+  description: string;
+  /** The attempt before this one (it was taken), when there was one. */
+  previous?: FailoverAttempt;
+}
+
+export interface FailoverInput {
+  renter: Pick<Renter, 'busy' | 'rent'>;
+  /** The account every attempt goes to, fixed when the failover starts. */
+  account: RentAccount;
+  /** The search's offers in its order; the first is the one the wizard was run on. */
+  offers: readonly Offer[];
+  /** At most this many offers are tried (1 to MAX_FAILOVER_ATTEMPTS). */
+  limit: number;
+  /** What the wizard (or automation) chose; sent unchanged to every offer. */
+  plan: RentPlan;
+  /** The start-up script the plan sends (see `rentOnstart`). */
+  onstart: string | undefined;
+  /** The total $/h the user accepted: the first offer's, for the plan's disk. */
+  acceptedPerHour: number;
+  /** The account's credit, when known (the same check as a normal rent). */
+  credit: number | undefined;
+  /** Asked before an offer whose total $/h differs from the accepted one; false stops the failover. */
+  confirmPrice(offer: Offer, priced: PricedRent, acceptedPerHour: number): Promise<boolean>;
+  /** The spend cap check, per attempt; false stops the failover (the check has said why). */
+  allowsSpend(perHour: number, capReason: string): Promise<boolean>;
+  /** Told before each attempt is priced and sent. */
+  onStep?(step: FailoverStep): void;
+  /** Cancels between attempts. */
+  signal?: AbortSignal;
+}
+
+/**
+ * The offers a plan can be sent to, in the search's order: one per id, with the disk the plan asks
+ * for, direct ports when it connects directly, and the same machine when it attaches a volume (a
+ * volume lives on one machine).
+ */
+export function failoverCandidates(offers: readonly Offer[], plan: RentPlan): Offer[] {
+  const first = offers[0];
+  const seen = new Set<number>();
+  const direct = plan.runtype !== undefined && /direc/.test(plan.runtype);
+  return offers.filter((offer) => {
+    if (seen.has(offer.id)) return false;
+    seen.add(offer.id);
+    if (offer === first) return true; // the wizard checked the plan against it
+    if (typeof offer.disk_space === 'number' && offer.disk_space < plan.disk) return false;
+    if (direct && !((offer.direct_port_count ?? 0) > 0)) return false;
+    if (plan.volume && (offer.machine_id == null || offer.machine_id !== first?.machine_id)) return false;
+    return true;
+  });
+}
+
+/** Whether two totals differ, beyond the noise of adding floating point dollars. */
+export function priceDiffers(perHour: number, acceptedPerHour: number): boolean {
+  return Math.abs(perHour - acceptedPerHour) > 1e-9;
+}
+
+/**
+ * Rents the best of `offers` that is still there, trying at most `limit`, one at a time. Resolves
+ * with what happened and every attempt. It never starts while the renter is busy, and never sends a
+ * create before the previous one's outcome is known.
+ */
+export async function rentBestMatch(input: FailoverInput): Promise<FailoverResult> {
+  if (input.renter.busy) return { kind: 'busy', attempts: [] };
+  const limit = Math.min(MAX_FAILOVER_ATTEMPTS, Math.max(1, Math.floor(input.limit)));
+  const candidates = failoverCandidates(input.offers, input.plan).slice(0, limit);
+  if (candidates.length === 0) return { kind: 'noOffers', attempts: [] };
+  const attempts: FailoverAttempt[] = [];
+  for (const [index, offer] of candidates.entries()) {
+    if (input.signal?.aborted) return { kind: 'cancelled', attempts };
+    const priced = priceRent(offer, input.plan.disk, input.credit);
+    const attempt: FailoverAttempt = {
+      offerId: offer.id,
+      description: priced.info.description,
+      perHour: priced.quote.totalPerHour,
+      outcome: 'busy',
+    };
+    input.onStep?.({ attempt: index + 1, of: candidates.length, offer, description: attempt.description, previous: attempts.at(-1) });
+    const stopBefore = async (): Promise<'unaffordable' | 'declined' | 'capped' | undefined> => {
+      if (priced.refusal) return 'unaffordable';
+      if (priceDiffers(priced.quote.totalPerHour, input.acceptedPerHour)) {
+        if (!(await input.confirmPrice(offer, priced, input.acceptedPerHour))) return 'declined';
+        if (input.signal?.aborted) return undefined;
+      }
+      if (!(await input.allowsSpend(priced.quote.totalPerHour, priced.capReason))) return 'capped';
+      return undefined;
+    };
+    const stop = await stopBefore();
+    if (stop) {
+      attempts.push({ ...attempt, outcome: stop });
+      if (stop === 'declined') return { kind: 'declined', offer, priced, acceptedPerHour: input.acceptedPerHour, attempts };
+      return { kind: stop, offer, priced, attempts };
+    }
+    if (input.signal?.aborted) return { kind: 'cancelled', attempts };
+    const outcome = await input.renter.rent(input.account, offer, rentRequest(input.plan, input.onstart), priced.info);
+    attempts.push({ ...attempt, outcome: outcome.kind });
+    if (outcome.kind !== 'unavailable') return { kind: 'ended', outcome, offer, priced, attempts };
+  }
+  return { kind: 'allTaken', attempts, limit, candidates: candidates.length };
+}
+
+/** "RTX 4090 in NL ($0.41/h)". */
+function attemptName(a: FailoverAttempt): string {
+  return `${a.description} (${formatDollars(a.perHour)}/h)`;
+}
+
+function takenBefore(attempts: readonly FailoverAttempt[]): string {
+  const taken = attempts.filter((a) => a.outcome === 'unavailable');
+  if (taken.length === 0) return '';
+  return ` ${taken.length === 1 ? 'The offer' : `The ${taken.length} offers`} before it ${taken.length === 1 ? 'was' : 'were'} taken first: ${taken.map(attemptName).join(', ')}.`;
+}
+
+/** The progress notification's line for a step: "offer 2 of 3: RTX 4090 in NL was taken; trying RTX 4090 in SE". */
+export function failoverProgress(step: FailoverStep): string {
+  const trying = `offer ${step.attempt} of ${step.of}: ${step.description}`;
+  return step.previous ? `${trying} (${step.previous.description} was taken)` : trying;
+}
+
+/** What the user is told before the wizard: the top offer and how far the failover may go. */
+export function failoverPreview(offers: readonly Offer[], limit: number): { title: string; detail: string } {
+  const tried = offers.slice(0, Math.min(MAX_FAILOVER_ATTEMPTS, Math.max(1, Math.floor(limit))));
+  const top = tried[0];
+  const rest = tried.slice(1).map((o) => presentOffer(o).label);
+  return {
+    title: top
+      ? `Best match: ${presentOffer(top).label} at ${formatDollars(top.dph_total)}/h. If it is taken before the rent lands, GPU Rental tries up to ${tried.length} offers in this order.`
+      : 'No offer matches this search.',
+    detail: rest.length ? `Then: ${rest.join(', ')}. A different price is asked about before it is rented.` : 'No other offer matches.',
+  };
+}
+
+/**
+ * What follows a failover: the normal rent's follow-ups and notice when the renter answered (with the
+ * offers taken before it), otherwise the failover's own notice. Undefined when the spend cap check
+ * has already told the user.
+ */
+export function failoverEnd(result: FailoverResult, plan: RentPlan): RentEnd | undefined {
+  const nothing = 'Nothing was rented and nothing is billed.';
+  switch (result.kind) {
+    case 'ended': {
+      const end = rentEnd(result.outcome, plan, result.priced.quote);
+      const extra =
+        result.outcome.kind === 'created'
+          ? takenBefore(result.attempts)
+          : `${takenBefore(result.attempts)} Rent Best Match stopped here: no other offer is tried after this answer.`;
+      return { ...end, notice: { ...end.notice, text: `${end.notice.text}${extra}` } };
+    }
+    case 'allTaken': {
+      const tried = result.attempts.map(attemptName).join(', ');
+      const why =
+        result.candidates < result.limit
+          ? `every offer that matched (${result.candidates}) was taken before the rent landed: ${tried}.`
+          : `the ${result.limit} offer${result.limit === 1 ? '' : 's'} tried (the limit, gpuRental.rent.failoverAttempts) ${result.limit === 1 ? 'was' : 'were'} taken before the rent landed: ${tried}.`;
+      return {
+        followUps: [],
+        notice: {
+          severity: 'warning',
+          text: `GPU Rental: not rented: ${why} ${nothing} Refresh the offers and try again.`,
+          action: { button: 'Refresh Offers', run: 'refreshOffers' },
+        },
+        instanceId: undefined,
+      };
+    }
+    case 'declined':
+      return {
+        followUps: [],
+        notice: {
+          severity: 'info',
+          text: `GPU Rental: not rented: ${result.priced.info.description} costs ${formatDollars(result.priced.quote.totalPerHour)}/h, not the ${formatDollars(result.acceptedPerHour)}/h you accepted, and you declined it.${takenBefore(result.attempts)} ${nothing}`,
+        },
+        instanceId: undefined,
+      };
+    case 'unaffordable':
+      // priceRent's refusal says what the credit is and what to do; it is set whenever this is the outcome.
+      return result.priced.refusal ? { followUps: [], notice: result.priced.refusal, instanceId: undefined } : undefined;
+    case 'capped':
+      return undefined;
+    case 'busy':
+      return {
+        followUps: [],
+        notice: { severity: 'error', text: `GPU Rental: ${rentOutcomeMessage({ kind: 'busy' })}` },
+        instanceId: undefined,
+      };
+    case 'cancelled': {
+      const n = result.attempts.length;
+      const after = n === 0 ? 'before anything was sent' : `after ${n} offer${n === 1 ? ' was' : 's were'} taken`;
+      return {
+        followUps: [],
+        notice: { severity: 'info', text: `GPU Rental: Rent Best Match cancelled ${after}. ${nothing}` },
+        instanceId: undefined,
+      };
+    }
+    case 'noOffers':
+      return {
+        followUps: [],
+        notice: {
+          severity: 'warning',
+          text: `GPU Rental: not rented: no offer of this search fits the rent (its disk, connection or volume). ${nothing} Change the search and try again.`,
+          action: { button: 'Refresh Offers', run: 'refreshOffers' },
+        },
+        instanceId: undefined,
+      };
+  }
+}
