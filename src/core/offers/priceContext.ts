@@ -73,7 +73,8 @@ export function priceContextFor(
   const median = basis === '7d' ? stats.median7d! : stats.currentMedian!;
   const what = basis === '7d' ? 'the 7-day median' : 'the current median';
   const ratio = price / median - 1;
-  if (Math.abs(ratio) <= AT_MEDIAN_BAND) return { percent: 0, relation: 'at', text: `at ${what}`, medianPerGpu: median, basis };
+  // The epsilon keeps exactly 2 % (0.49 against 0.5) from reading 2.0000000000000018 % in binary.
+  if (Math.abs(ratio) <= AT_MEDIAN_BAND + 1e-9) return { percent: 0, relation: 'at', text: `at ${what}`, medianPerGpu: median, basis };
   const relation = ratio < 0 ? 'under' : 'over';
   const percent = Math.round(Math.abs(ratio) * 100);
   return { percent, relation, text: `${percent}% ${relation} ${what}`, medianPerGpu: median, basis };
