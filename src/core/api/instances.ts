@@ -17,7 +17,7 @@ import {
 import { mergeUnreadable, unreadableOf, withUnreadable } from './unreadable';
 import type { Transport } from './transport';
 
-import { LABEL_MAX_CHARS, ONSTART_MAX_CHARS } from './limits';
+import { BID_MIN, CHANGE_BID_MAX, LABEL_MAX_CHARS, ONSTART_MAX_CHARS } from './limits';
 
 export { LABEL_MAX_CHARS, ONSTART_MAX_CHARS };
 
@@ -81,6 +81,8 @@ export const InstanceSchema = z.object({
   inet_up_cost: optNumber,
   inet_down_cost: optNumber,
   is_bid: optBool,
+  /** The machine's current minimum bid, $/hour: an interruptible instance bidding less is stopped. */
+  min_bid: optNumber,
   geolocation: optString,
   reliability2: optNumber,
   verification: optString,
@@ -299,6 +301,34 @@ export class InstancesApi {
         serverMessage: `a label may have at most ${LABEL_MAX_CHARS} characters`,
       });
     return this.t.send({ action, method: 'PUT', path, body: { label }, schema: anyOk, permission: 'instance_write', retry: 'read', ...o });
+  }
+
+  /**
+   * Sets an interruptible instance's bid, $/hour for its GPU part. The same bid twice is harmless, so
+   * a lost answer is retried like a read; when no answer is seen at all, the caller reads the
+   * instance again (core/instances/outbid.ts) before saying what happened.
+   */
+  async changeBid(id: number, price: number, o: RequestOptions = {}): Promise<void> {
+    const action = `change the bid of instance ${id}`;
+    const path = `/api/v0/instances/bid_price/${id}/`;
+    if (!(price >= BID_MIN && price <= CHANGE_BID_MAX))
+      throw new ApiError({
+        kind: 'bad_request',
+        action,
+        method: 'PUT',
+        path,
+        serverMessage: `a bid must be between $${BID_MIN} and $${CHANGE_BID_MAX} per hour`,
+      });
+    return this.t.send({
+      action,
+      method: 'PUT',
+      path,
+      body: { client_id: 'me', price },
+      schema: anyOk,
+      permission: 'instance_write',
+      retry: 'read',
+      ...o,
+    });
   }
 
   reboot(id: number, o: RequestOptions = {}): Promise<void> {

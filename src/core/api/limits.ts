@@ -12,3 +12,8 @@ export const LABEL_MAX_CHARS = 1024;
  * OpenAPI 8), which is why it is always sent.
  */
 export const DEFAULT_RENT_DISK_GB = 10;
+
+/** Bids, $/hour: the least the service takes, the most a rent's `price` may be, the most a change of bid may be. */
+export const BID_MIN = 0.001;
+export const RENT_BID_MAX = 128;
+export const CHANGE_BID_MAX = 32;

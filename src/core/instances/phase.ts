@@ -20,7 +20,19 @@ export type InstancePhase =
 /** Statuses that never lead to running; the instance keeps billing for disk until destroyed. */
 export const FAILED_STATUSES: ReadonlySet<string> = new Set(['exited', 'offline', 'unknown']);
 
-export function instancePhase(instance: Pick<Instance, 'actual_status' | 'intended_status' | 'unreadable'>): InstancePhase {
+/**
+ * An interruptible instance bidding less than the machine's minimum now: it cannot run until its
+ * bid wins again, so stopped with `intended_status: running` is an outbid, not a start
+ * (core/instances/outbid.ts).
+ */
+export function bidBelowMinimum(instance: Partial<Pick<Instance, 'is_bid' | 'min_bid' | 'dph_base'>>): boolean {
+  const { is_bid, min_bid, dph_base } = instance;
+  return is_bid === true && typeof min_bid === 'number' && typeof dph_base === 'number' && min_bid > dph_base;
+}
+
+export function instancePhase(
+  instance: Pick<Instance, 'actual_status' | 'intended_status' | 'unreadable'> & Partial<Pick<Instance, 'is_bid' | 'min_bid' | 'dph_base'>>,
+): InstancePhase {
   if (instance.unreadable) return 'unreadable';
   const actual = instance.actual_status;
   const intended = instance.intended_status ?? undefined;
@@ -33,7 +45,7 @@ export function instancePhase(instance: Pick<Instance, 'actual_status' | 'intend
       return intended === 'stopped' ? 'stopping' : 'running';
     case 'stopped':
     case 'frozen':
-      return intended === 'running' ? 'starting' : 'stopped';
+      return intended === 'running' && !bidBelowMinimum(instance) ? 'starting' : 'stopped';
     case 'rebooting':
     case 'recycling':
       return 'rebooting';

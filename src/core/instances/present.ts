@@ -2,6 +2,7 @@ import { formatDuration } from '../format';
 import type { Instance } from '../api/instances';
 import { instancePhase, isBooting, type InstancePhase } from './phase';
 import { isSshHost, launchedWithJupyter, proxySshPort } from './ssh';
+import { bidOf, isInterruptible, isOutbid, minBidNow, outbidNote } from './outbid';
 import { formatDollars } from '../format';
 
 export interface InstanceIcon {
@@ -96,7 +97,8 @@ export function presentInstance(instance: Instance, options: PresentOptions): In
   const phase = instancePhase(instance);
   const rate = currentRate(instance, phase);
   const uptime = uptimeSeconds(instance, options.nowMs);
-  const parts = [PHASE_TEXT[phase]];
+  const outbid = isOutbid(instance);
+  const parts = [outbid ? 'outbid' : PHASE_TEXT[phase]];
   if (rate !== undefined) parts.push(`${formatDollars(rate)}/h${phase === 'stopped' || phase === 'failed' ? ' disk' : ''}`);
   if (uptime !== undefined && phase !== 'gone') parts.push(`up ${formatDuration(uptime)}`);
   if (options.costSoFar !== undefined) parts.push(`${formatDollars(options.costSoFar)} so far`);
@@ -105,7 +107,8 @@ export function presentInstance(instance: Instance, options: PresentOptions): In
 
   const tags = ['instance', phase];
   if (phase === 'running') tags.push('canStop', 'canReboot');
-  if (phase === 'stopped') tags.push('canStart');
+  // An outbid instance does not start until its bid wins: Change Bid is its way back.
+  if (phase === 'stopped' && !outbid) tags.push('canStart');
   if (phase !== 'gone') tags.push('canDestroy', 'canLabel', 'hasLogs');
   if (instance.ssh_host && instance.ssh_port && phase === 'running') tags.push('hasSsh');
   // Open Jupyter: a Jupyter launch runs a server once the instance runs.
@@ -113,12 +116,15 @@ export function presentInstance(instance: Instance, options: PresentOptions): In
   // Connect also starts a stopped instance (after asking) and waits for a booting one.
   if (phase === 'running' || phase === 'stopped' || isBooting(phase)) tags.push('canConnect');
   if (options.sshReady) tags.push('sshReady');
+  // Change Bid: on every interruptible instance still there; `outbid` for the menus that offer the way out.
+  if (isInterruptible(instance) && phase !== 'gone') tags.push('interruptible');
+  if (outbid) tags.push('outbid');
 
   return {
     label: instanceLabel(instance),
     description: parts.join(' · '),
     tooltip: instanceTooltip(instance, phase, rate),
-    icon: ICONS[phase],
+    icon: outbid ? { id: 'vm-outline', color: 'list.warningForeground' } : ICONS[phase],
     contextValue: tags.join('+'),
     phase,
   };
@@ -153,6 +159,8 @@ function instanceTooltip(instance: Instance, phase: InstancePhase, rate: number 
     ['Instance', `#${instance.id} on machine ${instance.machine_id ?? '?'}`],
   ];
   if (phase === 'failed') rows.push(['Note', 'a failed instance never recovers and its disk is still billed: destroy it']);
+  if (isOutbid(instance)) rows.push(['Note', outbidNote(instance)]);
+  else if (isInterruptible(instance) && phase !== 'gone') rows.push(['Bid', bidRow(instance)]);
   const lines = rows.filter((r): r is [string, string] => r[1] !== undefined).map(([k, v]) => `| ${k} | ${v.replace(/\|/g, '\\|')} |`);
   return [
     `**${instance.label ? `${instance.label} (${gpuSummary(instance)})` : gpuSummary(instance)}**`,
@@ -161,6 +169,13 @@ function instanceTooltip(instance: Instance, phase: InstancePhase, rate: number 
     '|---|---|',
     ...lines,
   ].join('\n');
+}
+
+/** An interruptible instance's bid and the machine's minimum now. */
+function bidRow(instance: Instance): string {
+  const bid = bidOf(instance);
+  const min = minBidNow(instance);
+  return `${bid === undefined ? 'interruptible' : `${formatDollars(bid)}/h, interruptible`}${min === undefined ? '' : ` (minimum now ${formatDollars(min)}/h)`}: stopped if someone bids more`;
 }
 
 /** The proxy address as the service sent it, when it is one: nothing else of it reaches the tooltip's Markdown. */

@@ -13,7 +13,7 @@ import type { PendingRent } from './journal';
 import { describeLaunch, type LaunchMode } from './launchMode';
 import { rentOutcomeMessage } from './messages';
 import type { RentPlan } from './plan';
-import { quoteRent, type RentQuote } from './quote';
+import { quoteRent, type QuotePricing, type RentQuote } from './quote';
 import type { RentInfo, RentOutcome } from './renter';
 
 /** A notification's button and what clicking it does. */
@@ -69,8 +69,8 @@ export interface PricedRent {
   info: RentInfo;
 }
 
-export function priceRent(offer: Offer, disk: number, credit: number | undefined): PricedRent {
-  const quote = quoteRent(offer, disk, credit);
+export function priceRent(offer: Offer, disk: number, credit: number | undefined, pricing: QuotePricing = {}): PricedRent {
+  const quote = quoteRent(offer, disk, credit, pricing);
   const description = presentOffer(offer).label;
   const perHour = formatDollars(quote.totalPerHour);
   return {
@@ -102,9 +102,11 @@ export function rentConfirmation(
     : '';
   const launch = plan.template ? ` Template ${plan.template}: ${describeLaunch(plan, templateMode)}.` : '';
   const env = describeRentEnv(plan.env);
+  // An interruptible rent says so first: it can stop at any time, and its disk bills while stopped.
+  const bid = plan.bid === undefined ? '' : 'Interruptible: stopped if someone bids more; the disk still bills. ';
   return {
     title: `Rent ${presentOffer(offer).label} for ${formatDollars(quote.totalPerHour)}/h?`,
-    detail: `GPU ${formatDollars(quote.gpuPerHour)}/h + disk ${formatDollars(quote.diskPerHour)}/h (${plan.disk} GB). About ${formatDollars(quote.perDay)} per day.${volume}${launch}${env ? ` ${env}.` : ''}${credit === undefined ? ' The credit left is unknown, so this was not checked against it.' : ''}`,
+    detail: `${bid}GPU ${plan.bid === undefined ? '' : 'bid '}${formatDollars(quote.gpuPerHour)}/h + disk ${formatDollars(quote.diskPerHour)}/h (${plan.disk} GB). About ${formatDollars(quote.perDay)} per day.${volume}${launch}${env ? ` ${env}.` : ''}${credit === undefined ? ' The credit left is unknown, so this was not checked against it.' : ''}`,
     button: 'Rent',
   };
 }
@@ -181,7 +183,7 @@ export function rentEnd(outcome: RentOutcome, plan: RentPlan, quote: RentQuote):
         followUps,
         notice: {
           severity: 'info',
-          text: `GPU Rental: rented "${plan.label}" as instance #${id}. It bills ${formatDollars(quote.totalPerHour)}/h; watch it boot in the status bar.`,
+          text: `GPU Rental: rented "${plan.label}" as instance #${id}. It bills ${formatDollars(quote.totalPerHour)}/h${plan.bid === undefined ? '' : ' while its bid is the highest (interruptible)'}; watch it boot in the status bar.`,
           action: { button: 'Open When Ready', run: 'connect', instanceId: id },
         },
         instanceId: id,

@@ -25,6 +25,11 @@ export interface RentPlan {
    * nor kept (the rent journal stores no request); the confirmation shows their names only.
    */
   env?: Record<string, string>;
+  /**
+   * A bid in $/hour for the GPU part: the rent is interruptible (the create body's `price`), stopped
+   * when someone bids more. Undefined rents on demand.
+   */
+  bid?: number;
 }
 
 /** The create request a plan sends, with the start-up script it ends up with (see `rentOnstart`). */
@@ -40,5 +45,6 @@ export function rentRequest(plan: RentPlan, onstart: string | undefined): Create
     volume_info: plan.volume,
     // Sent only when there is one: the create body's `env` map, which the service merges with a template's.
     ...(plan.env && Object.keys(plan.env).length > 0 ? { env: { ...plan.env } } : {}),
+    ...(plan.bid !== undefined ? { price: plan.bid } : {}),
   };
 }

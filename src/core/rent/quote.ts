@@ -1,4 +1,5 @@
 import type { Offer } from '../api/offers';
+import { onDemandGpuPerHour } from './bid';
 
 /** The service prices disk per GB per month; a month is 720 hours there. */
 export const HOURS_PER_MONTH = 720;
@@ -23,9 +24,17 @@ export interface RentQuote {
   affordable: boolean;
 }
 
+/** How the GPU part is priced: at a bid (an interruptible rent), or on demand from an offer a bid search listed. */
+export interface QuotePricing {
+  /** The bid in $/hour; the GPU bills at it. */
+  bid?: number;
+  /** The offer came from a `type=bid` search, which lists the minimum bid as its price: on demand reads `dph_base`. */
+  bidSearch?: boolean;
+}
+
 /** What renting `offer` with `diskGb` of disk costs, split the way the confirmation shows it. */
-export function quoteRent(offer: Offer, diskGb: number, credit: number | undefined): RentQuote {
-  const gpuPerHour = offer.search?.gpuCostPerHour ?? offer.dph_base ?? offer.dph_total;
+export function quoteRent(offer: Offer, diskGb: number, credit: number | undefined, pricing: QuotePricing = {}): RentQuote {
+  const gpuPerHour = pricing.bid ?? onDemandGpuPerHour(offer, pricing.bidSearch ?? false);
   const diskPerHour = storagePerHour(diskGb, offer.storage_cost ?? 0);
   const totalPerHour = gpuPerHour + diskPerHour;
   const perDay = totalPerHour * 24;

@@ -1,0 +1,143 @@
+/**
+ * Interruptible instances: which instance was outbid, what the user is told about it (once per
+ * outbid), and changing a bid with the outcome checked as for stop and destroy.
+ *
+ * The service stops an interruptible instance (`is_bid`) when someone bids more than it for the
+ * machine; it is then `stopped`, its disk still billing, and the machine's `min_bid` is above the
+ * instance's bid (`dph_base`, what its GPU bills at). A stop the user asked for sets
+ * `intended_status` to `stopped`; an outbid instance still wants to run.
+ */
+import type { GpuRentalClient } from '../api/client';
+import { ApiError } from '../api/errors';
+import type { Instance } from '../api/instances';
+import { formatDollars } from '../format';
+import { outcomeUnseen, type ActionResult } from './actions';
+import { bidBelowMinimum } from './phase';
+import { gpuSummary, instanceName } from './present';
+
+/** Whether the instance is interruptible (rented as a bid). */
+export function isInterruptible(instance: Pick<Instance, 'is_bid'>): boolean {
+  return instance.is_bid === true;
+}
+
+/** The instance's bid, $/hour for its GPU part: an interruptible instance's `dph_base` is what its GPU bills at. */
+export function bidOf(instance: Pick<Instance, 'is_bid' | 'dph_base'>): number | undefined {
+  return isInterruptible(instance) && typeof instance.dph_base === 'number' ? instance.dph_base : undefined;
+}
+
+/** The machine's minimum bid now, when the service said. */
+export function minBidNow(instance: Pick<Instance, 'min_bid'>): number | undefined {
+  return typeof instance.min_bid === 'number' && Number.isFinite(instance.min_bid) ? instance.min_bid : undefined;
+}
+
+/**
+ * Whether the service stopped this interruptible instance for a higher bid while its renter wanted
+ * it running: stopped, not by the user (`intended_status` is not `stopped`), bidding under the
+ * machine's minimum now. Without the minimum or the bid it cannot be told from a start waiting for
+ * its GPU, and is not called outbid.
+ */
+export function isOutbid(instance: Instance): boolean {
+  if (instance.unreadable || instance.actual_status !== 'stopped' || instance.intended_status === 'stopped') return false;
+  return bidBelowMinimum(instance);
+}
+
+/** What an outbid instance still bills per hour: its disk. */
+export function outbidDiskRate(instance: Pick<Instance, 'storage_total_cost'>): number | undefined {
+  return typeof instance.storage_total_cost === 'number' ? instance.storage_total_cost : undefined;
+}
+
+/** How the notification names the instance: `"train" (RTX 4090)`, or `RTX 4090 #42` without a label. */
+function noticeName(instance: Instance): string {
+  return instance.label ? `"${instance.label}" (${gpuSummary(instance)})` : `${gpuSummary(instance)} #${instance.id}`;
+}
+
+/** The notification's text for an outbid instance. */
+export function outbidNoticeText(instance: Instance): string {
+  const disk = outbidDiskRate(instance);
+  const bills = disk === undefined ? 'Its disk still bills until you destroy it.' : `Its disk still bills ${formatDollars(disk)}/h.`;
+  return `GPU Rental: ${noticeName(instance)} was outbid and stopped. ${bills}`;
+}
+
+/** The tooltip's note on an outbid instance: what happened and what to do. */
+export function outbidNote(instance: Instance): string {
+  const bid = bidOf(instance);
+  const min = minBidNow(instance);
+  const disk = outbidDiskRate(instance);
+  const what = `the service stopped it because someone bid more for this machine${bid === undefined ? '' : ` than your ${formatDollars(bid)}/h`}${min === undefined ? '' : ` (the minimum is now ${formatDollars(min)}/h)`}`;
+  return `outbid: ${what}. Its disk still bills${disk === undefined ? '' : ` ${formatDollars(disk)}/h`} until you destroy it. Change Bid… to at least the minimum runs it again; or rent on demand, copy its folder over, and destroy it.`;
+}
+
+/** The key under which windows remember that an outbid was notified: one account's one instance. */
+export function outbidKey(account: { baseUrl: string; profileId: string }, instanceId: number): string {
+  return `${account.profileId}|${account.baseUrl}|${instanceId}`;
+}
+
+/**
+ * Which outbid instances to notify, given what was notified already (in any window), and the record
+ * to keep. An instance is notified once per outbid: its entry goes when it is seen not outbid (its
+ * bid won again, or the user stopped it) or is gone from the account, so the next outbid notifies
+ * again. Entries of other accounts are kept untouched: their instances are not in this list.
+ */
+export function outbidsToNotify(
+  notified: Readonly<Record<string, number>>,
+  account: { baseUrl: string; profileId: string },
+  instances: readonly Instance[],
+  nowMs: number,
+): { notify: Instance[]; next: Record<string, number> } {
+  const prefix = outbidKey(account, 0).replace(/0$/, '');
+  const next: Record<string, number> = {};
+  for (const [key, at] of Object.entries(notified)) if (!key.startsWith(prefix)) next[key] = at;
+  const notify: Instance[] = [];
+  for (const instance of instances) {
+    if (!isOutbid(instance)) continue;
+    const key = outbidKey(account, instance.id);
+    const at = notified[key];
+    if (at === undefined) notify.push(instance);
+    next[key] = at ?? nowMs;
+  }
+  return { notify, next };
+}
+
+type Instances = Pick<GpuRentalClient['instances'], 'changeBid' | 'show'>;
+
+/**
+ * Changes the bid of an interruptible instance and says what happened. After an answer not seen,
+ * reads the instance again: its bid says whether the change landed; when that read fails too, the
+ * outcome is unknown and the user is told to check.
+ */
+export async function changeInstanceBid(instances: Instances, instance: Instance, price: number): Promise<ActionResult> {
+  const name = instanceName(instance);
+  const min = minBidNow(instance);
+  const resumes = isOutbid(instance) && (min === undefined || price >= min);
+  const done = `the bid of ${name} is now ${formatDollars(price)}/h${resumes ? ': it starts again, and its GPU bills from when it runs' : ''}.`;
+  try {
+    await instances.changeBid(instance.id, price);
+    return { kind: 'done', message: done };
+  } catch (error) {
+    if (!outcomeUnseen(error)) throw error;
+    let seen: Instance;
+    try {
+      seen = await instances.show(instance.id);
+    } catch (second) {
+      if (second instanceof ApiError && second.kind === 'not_found')
+        return { kind: 'done', message: `${name} no longer exists; there is no bid to change.` };
+      return {
+        kind: 'unknown',
+        message: `it is not known whether the bid of ${name} changed to ${formatDollars(price)}/h: the answer was not seen (${describe(error)}) and a second look failed too (${describe(second)}). Refresh the Instances view to check before trying again.`,
+      };
+    }
+    const now = bidOf(seen);
+    if (now !== undefined && Math.abs(now - price) < 1e-6)
+      return { kind: 'done', message: `${done.slice(0, -1)} (the answer was not seen, but the instance shows the new bid).` };
+    return {
+      kind: 'notDone',
+      message: `the bid of ${name} was not changed: the request failed (${describe(error)}), and the instance still bids ${now === undefined ? 'as before' : `${formatDollars(now)}/h`}. Try again.`,
+    };
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof ApiError)
+    return error.kind === 'timeout' ? 'no answer in time' : error.kind === 'server' ? `HTTP ${error.status ?? '5xx'}` : error.kind;
+  return error instanceof Error ? error.message : String(error);
+}

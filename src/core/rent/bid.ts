@@ -1,0 +1,51 @@
+/**
+ * Bids: the price of an interruptible rent. A bid is $/hour for the GPU part of an instance; it
+ * must be at least the offer's current minimum (`min_bid`) to run, and the service stops the
+ * instance (its disk still billing) when someone bids more.
+ */
+import { BID_MIN, CHANGE_BID_MAX, RENT_BID_MAX } from '../api/limits';
+import type { Offer } from '../api/offers';
+import { formatDollars } from '../format';
+
+export { BID_MIN, CHANGE_BID_MAX, RENT_BID_MAX };
+
+/**
+ * A bid a little over the current minimum: 5% over it, at least a tenth of a cent more, rounded
+ * up to the tenth of a cent, so a small rise of the minimum does not stop the instance at once.
+ */
+export function suggestBid(minBid: number): number {
+  const over = Math.max(minBid * 1.05, minBid + 0.001);
+  return Math.ceil(over * 1000 - 1e-9) / 1000;
+}
+
+/** Why `text` is not a bid between `min` and `max` $/hour, or undefined when it is one. */
+export function checkBid(text: string, bounds: { min: number; max: number }): string | undefined {
+  const value = Number(text.trim().replace(/^\$/, ''));
+  if (text.trim() === '' || !Number.isFinite(value)) return 'Enter a bid in dollars per hour, such as 0.25.';
+  if (value < bounds.min)
+    return bounds.min > BID_MIN
+      ? `The bid must be at least the current minimum, ${formatDollars(bounds.min)}/h: a lower bid does not run.`
+      : `The bid must be at least ${formatDollars(BID_MIN)}/h.`;
+  if (value > bounds.max) return `The service takes bids up to ${formatDollars(bounds.max)}/h.`;
+  return undefined;
+}
+
+/** The bid a checked text stands for. */
+export function parseBid(text: string): number {
+  return Number(text.trim().replace(/^\$/, ''));
+}
+
+/**
+ * What the offer's GPU part costs on demand, $/hour. A bid search lists offers at their minimum
+ * bid (`search.gpuCostPerHour`, and `dph_total` with it); `dph_base` stays the on-demand price.
+ */
+export function onDemandGpuPerHour(offer: Offer, bidSearch: boolean): number {
+  if (bidSearch) return offer.dph_base ?? offer.dph_total;
+  return offer.search?.gpuCostPerHour ?? offer.dph_base ?? offer.dph_total;
+}
+
+/** The offer's current minimum bid, when the service gave one that can be bid on. */
+export function minBidOf(offer: Pick<Offer, 'min_bid'>): number | undefined {
+  const min = offer.min_bid;
+  return typeof min === 'number' && Number.isFinite(min) && min >= 0 ? Math.max(min, BID_MIN) : undefined;
+}
