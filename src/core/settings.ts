@@ -52,6 +52,10 @@ export const NUMBER_RULES = {
   [SETTINGS.idleStopMinutes]: { fallback: 30, min: 0, minExclusive: true, max: MAX_IDLE_MINUTES },
   [SETTINGS.idleGpuThreshold]: { fallback: 5, min: 0, max: 100 },
   [SETTINGS.idleCountdownSeconds]: { fallback: 60, min: 0, max: 3600 },
+  // Rent Best Match's attempts: each one is a rent; MAX_FAILOVER_ATTEMPTS in core/rent/failover.ts.
+  [SETTINGS.rentFailoverAttempts]: { fallback: 3, min: 1, max: 10 },
+  // The time between two background search requests of the watched searches, all of them together.
+  [SETTINGS.watchIntervalMinutes]: { fallback: 5, min: 1, max: 1440 },
 } as const satisfies Record<string, NumberRule>;
 
 /** A numeric setting's value within its bounds: see NumberRule. */

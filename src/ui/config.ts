@@ -26,9 +26,17 @@ export const config = {
   pollIntervalSeconds(): number {
     return boundedNumber(resolved(SETTINGS.pollIntervalSeconds), NUMBER_RULES[SETTINGS.pollIntervalSeconds]);
   },
+  /** Minutes between two search requests of the watched searches (all of them together). */
+  watchIntervalMinutes(): number {
+    return boundedNumber(resolved(SETTINGS.watchIntervalMinutes), NUMBER_RULES[SETTINGS.watchIntervalMinutes]);
+  },
   /** 0 or empty: no cap. */
   maxHourlySpend(): number | undefined {
     return spendCap(userSetting(SETTINGS.maxHourlySpend));
+  },
+  /** How many offers Rent Best Match tries: whole, 1 to 10, from the user's settings only (each try is a rent). */
+  rentFailoverAttempts(): number {
+    return Math.floor(boundedNumber(userSetting(SETTINGS.rentFailoverAttempts), NUMBER_RULES[SETTINGS.rentFailoverAttempts]));
   },
   lowCreditHours(): number {
     return boundedNumber(userSetting(SETTINGS.lowCreditHours), NUMBER_RULES[SETTINGS.lowCreditHours]);

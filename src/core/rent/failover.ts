@@ -73,7 +73,7 @@ export interface FailoverInput {
   /** The account's credit, when known (the same check as a normal rent). */
   credit: number | undefined;
   /** Asked before an offer whose total $/h differs from the accepted one; false stops the failover. */
-  confirmPrice(offer: Offer, priced: PricedRent, acceptedPerHour: number): Promise<boolean>;
+  confirmPrice(offer: Offer, priced: PricedRent, acceptedPerHour: number, attempts: readonly FailoverAttempt[]): Promise<boolean>;
   /** The spend cap check, per attempt; false stops the failover (the check has said why). */
   allowsSpend(perHour: number, capReason: string): Promise<boolean>;
   /** Told before each attempt is priced and sent. */
@@ -131,7 +131,7 @@ export async function rentBestMatch(input: FailoverInput): Promise<FailoverResul
     const stopBefore = async (): Promise<'unaffordable' | 'declined' | 'capped' | undefined> => {
       if (priced.refusal) return 'unaffordable';
       if (priceDiffers(priced.quote.totalPerHour, input.acceptedPerHour)) {
-        if (!(await input.confirmPrice(offer, priced, input.acceptedPerHour))) return 'declined';
+        if (!(await input.confirmPrice(offer, priced, input.acceptedPerHour, attempts))) return 'declined';
         if (input.signal?.aborted) return undefined;
       }
       if (!(await input.allowsSpend(priced.quote.totalPerHour, priced.capReason))) return 'capped';
@@ -168,16 +168,36 @@ export function failoverProgress(step: FailoverStep): string {
   return step.previous ? `${trying} (${step.previous.description} was taken)` : trying;
 }
 
-/** What the user is told before the wizard: the top offer and how far the failover may go. */
+/**
+ * What the user sees before the first attempt (a row of the rent confirmation): how many offers may
+ * be tried, and which come after the first, in order.
+ */
 export function failoverPreview(offers: readonly Offer[], limit: number): { title: string; detail: string } {
   const tried = offers.slice(0, Math.min(MAX_FAILOVER_ATTEMPTS, Math.max(1, Math.floor(limit))));
-  const top = tried[0];
-  const rest = tried.slice(1).map((o) => presentOffer(o).label);
+  const next = tried.slice(1).map((o) => `${presentOffer(o).label} ${formatDollars(o.dph_total)}/h`);
+  if (next.length === 0)
+    return {
+      title: 'Only this offer is tried',
+      detail: `if it is taken first, nothing is rented (${offers.length > 1 ? 'gpuRental.rent.failoverAttempts is 1' : 'no other offer matches'})`,
+    };
   return {
-    title: top
-      ? `Best match: ${presentOffer(top).label} at ${formatDollars(top.dph_total)}/h. If it is taken before the rent lands, GPU Rental tries up to ${tried.length} offers in this order.`
-      : 'No offer matches this search.',
-    detail: rest.length ? `Then: ${rest.join(', ')}. A different price is asked about before it is rented.` : 'No other offer matches.',
+    title: `If it is taken first, tries up to ${tried.length} offers in this order`,
+    detail: `then ${next.join(', ')}; a different price is asked about before it is rented`,
+  };
+}
+
+/** The question before a fallback whose total differs from the accepted one. */
+export function failoverPriceQuestion(
+  priced: PricedRent,
+  acceptedPerHour: number,
+  attempts: readonly FailoverAttempt[],
+): { title: string; detail: string; button: 'Rent' } {
+  const q = priced.quote;
+  const taken = attempts.filter((a) => a.outcome === 'unavailable').map((a) => a.description);
+  return {
+    title: `Rent ${priced.info.description} for ${formatDollars(q.totalPerHour)}/h instead of ${formatDollars(acceptedPerHour)}/h?`,
+    detail: `${taken.length ? `${taken.join(', ')} ${taken.length === 1 ? 'was' : 'were'} taken before the rent landed. ` : ''}This is the next offer in the search's order: GPU ${formatDollars(q.gpuPerHour)}/h + disk ${formatDollars(q.diskPerHour)}/h, about ${formatDollars(q.perDay)} per day. Nothing is rented unless you choose Rent.`,
+    button: 'Rent',
   };
 }
 

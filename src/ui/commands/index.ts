@@ -2,16 +2,19 @@ import type * as vscode from 'vscode';
 import type { Instance } from '../../core/api/instances';
 import type { Services } from '../services';
 import { apiKeyCommands, createdKeyIds } from './apiKeys';
+import { bidCommands } from './bids';
 import { billingCommands } from './billing';
 import { connectCommands } from './connect';
 import { dataCommands } from './data';
 import { InstanceLogChannels, instanceCommands } from './instances';
 import { jobCommands } from '../jobs/commands';
 import { jupyterCommands } from './jupyter';
+import { explorerCommands } from '../explorer/commands';
 import { offerCommands } from './offers';
 import { profileCommands } from './profiles';
 import { registerCommands, type CommandDefinition } from './registry';
 import { RentGate, rentCommands } from './rent';
+import { rentBestMatchCommands } from './rentBestMatch';
 import { secretCommands } from './secrets';
 import { serverlessCommands } from './serverless';
 import { sessionCommands } from './session';
@@ -66,11 +69,14 @@ export function registerAllCommands(s: Services): vscode.Disposable[] {
       log,
     }),
     ...instanceCommands({ session, poller, boots, spend, cleanup: s.cleanup, prompts, logger, logChannels, beforeDestroy }),
+    ...bidCommands({ session, poller, spend, prompts, logger }),
     ...transferCommands(transfer),
     ...dataCommands({ session, poller, prompts, handoff, logger }),
     ...jupyterCommands({ session, poller, forwards: s.forwards, sshTarget: s.sshTarget, handoff, logger }),
     ...offerCommands({ session, offersView }),
+    ...explorerCommands({ explorer: s.explorer }),
     ...rentCommands(rent),
+    ...rentBestMatchCommands(rent),
     ...connectCommands({
       session,
       poller,

@@ -13,6 +13,7 @@ import {
   rentEnd,
   rentOnstart,
   unsettledNotice,
+  type RentEnd,
   type RentFollowUp,
   type RentNotice,
 } from '../../core/rent/flow';
@@ -26,7 +27,7 @@ import type { BootStatus } from '../bootStatus';
 import type { PendingRents } from '../pendingRents';
 import type { Prompts } from '../prompts';
 import type { SpendGuard } from '../spendGuard';
-import { rentWizard, type VolumeChoice } from '../rent/wizard';
+import { rentWizard, type VolumeChoice, type WizardInput } from '../rent/wizard';
 import { OfferItem, type OffersView } from '../views/offersView';
 import { config } from '../config';
 import { formatDollars } from '../../core/format';
@@ -92,10 +93,10 @@ function isRentStart(value: unknown): value is RentStart {
   return typeof value === 'object' && value !== null && typeof (value as RentStart).template === 'string';
 }
 
-/** Rent an offer: from the offers view, an offer id (automation), Rent With Template, or the palette. */
+/** Rent an offer: from the offers view, the Offer Explorer (an Offer), an offer id (automation), Rent With Template, or the palette. */
 export function rentCommands(deps: RentDeps): CommandDefinition[] {
   return [
-    command(COMMANDS.rentOffer, (target?: OfferItem | number, plan?: RentPlan, start?: unknown) =>
+    command(COMMANDS.rentOffer, (target?: OfferItem | Offer | number, plan?: RentPlan, start?: unknown) =>
       // One rent at a time: a second click while the first is being asked for or sent does nothing but say so.
       deps.gate.run(() => rentOffer(deps, target, plan, isRentStart(start) ? start.template : undefined)),
     ),
@@ -105,7 +106,7 @@ export function rentCommands(deps: RentDeps): CommandDefinition[] {
 /** Resolves with the new instance id, or undefined when nothing was rented. */
 async function rentOffer(
   s: RentDeps,
-  target: OfferItem | number | undefined,
+  target: OfferItem | Offer | number | undefined,
   given: RentPlan | undefined,
   preset: string | undefined,
 ): Promise<number | undefined> {
@@ -153,7 +154,13 @@ export async function currentCredit(s: RentDeps): Promise<number | undefined> {
 }
 
 /** The rent wizard on `offer`, given what the account and the workspace know; undefined when cancelled. */
-export function openRentWizard(s: RentDeps, offer: Offer, credit: number | undefined, preset?: string): Promise<RentPlan | undefined> {
+export function openRentWizard(
+  s: RentDeps,
+  offer: Offer,
+  credit: number | undefined,
+  preset?: string,
+  extra: Partial<WizardInput> = {},
+): Promise<RentPlan | undefined> {
   const editor = vscode.window.activeTextEditor;
   return rentWizard({
     offer,
@@ -171,6 +178,7 @@ export function openRentWizard(s: RentDeps, offer: Offer, credit: number | undef
     templateMode: (hash) => templateMode(s, hash),
     searchedDiskGb: searchDiskGb(s.offersView.search.query),
     accountSecretNames: () => s.session.client.secrets.list(),
+    ...extra,
   });
 }
 
@@ -188,8 +196,12 @@ export function rentSetup(s: RentDeps, plan: RentPlan): { account: RentAccount; 
 }
 
 /** After the renter's answer: what follows it, then the notice. Resolves with the new instance id. */
-export async function finishRent(s: RentDeps, outcome: RentOutcome, plan: RentPlan, quote: RentQuote): Promise<number | undefined> {
-  const end = rentEnd(outcome, plan, quote);
+export function finishRent(s: RentDeps, outcome: RentOutcome, plan: RentPlan, quote: RentQuote): Promise<number | undefined> {
+  return showRentEnd(s, rentEnd(outcome, plan, quote));
+}
+
+/** Runs the follow-ups, then shows the notice (not awaited). Resolves with the new instance id. */
+export async function showRentEnd(s: RentDeps, end: RentEnd): Promise<number | undefined> {
   for (const followUp of end.followUps) await runFollowUp(s, followUp);
   notify(s, end.notice);
   return end.instanceId;
@@ -272,8 +284,10 @@ async function volumeChoices(s: RentDeps, offer: Offer): Promise<VolumeChoice[]>
   return [...existing, ...fresh];
 }
 
-async function resolveOffer(s: RentDeps, target: OfferItem | number | undefined): Promise<Offer | undefined> {
+async function resolveOffer(s: RentDeps, target: OfferItem | Offer | number | undefined): Promise<Offer | undefined> {
   if (target instanceof OfferItem) return target.offer;
+  // The Offer Explorer passes the offer it listed (its offers are not the view's).
+  if (typeof target === 'object' && typeof target.id === 'number' && typeof target.gpu_name === 'string') return target;
   if (typeof target === 'number') {
     const known = s.offersView.offers.find((o) => o.id === target);
     if (known) return known;

@@ -52,6 +52,8 @@ export interface WizardInput {
   searchedDiskGb?: number;
   /** The names of the account's own variables, for the environment step's hint; undefined when they cannot be read. */
   accountSecretNames?: () => Promise<string[] | undefined>;
+  /** Rent Best Match: what happens when this offer is taken (the offers the plan can go to next), a row on the confirmation. */
+  failover?: (plan: RentPlan) => { title: string; detail: string };
 }
 
 /**
@@ -251,6 +253,7 @@ export async function rentWizard(input: WizardInput): Promise<RentPlan | undefin
           input.credit,
           input.volumeChoices ? (volume ?? 'none') : undefined,
           plan.template ? await modeOf(plan.template) : undefined,
+          input.failover?.(plan as RentPlan),
         );
         if (r === 'volume') {
           const chosen = await volumeStep(ctx(6), input.volumeChoices!);
@@ -352,6 +355,7 @@ async function confirmStep(
   credit: number | undefined,
   volume: ChosenVolume | 'none' | undefined,
   templateMode: LaunchMode | undefined,
+  failover?: { title: string; detail: string },
 ): Promise<unknown> {
   const volumePerHour = typeof volume === 'object' ? volume.perHour : 0;
   const q = quoteRent(offer, plan.disk, credit);
@@ -366,6 +370,7 @@ async function confirmStep(
     { label: '', kind: vscode.QuickPickItemKind.Separator },
     // Information rows: accepting them does nothing.
     { label: `GPU ${formatDollars(q.gpuPerHour)}/h`, description: `${presentOffer(offer).label}` },
+    ...(failover ? [{ label: `$(sync) ${failover.title}`, description: failover.detail }] : []),
     { label: `Disk ${formatDollars(q.diskPerHour)}/h`, description: `${plan.disk} GB, billed until destroyed` },
     q.creditAfterDay === undefined
       ? { label: 'Credit: unknown', description: 'not reported to this key; this rent is not checked against it' }

@@ -6,13 +6,17 @@ import {
   failoverCandidates,
   failoverEnd,
   failoverPreview,
+  failoverPriceQuestion,
   failoverProgress,
+  MAX_FAILOVER_ATTEMPTS,
   priceDiffers,
   rentBestMatch,
   type FailoverInput,
   type FailoverResult,
 } from '../../../src/core/rent/failover';
 import type { RentPlan } from '../../../src/core/rent/plan';
+import { SETTINGS } from '../../../src/core/ids';
+import { boundedNumber, NUMBER_RULES } from '../../../src/core/settings';
 import { clientFor, DEMO_KEY, startSimulator, type Marketplace } from '../../support';
 import { accountAt, nextSettlement, renterFor } from './kit';
 
@@ -385,13 +389,25 @@ describe('failover candidates and words', () => {
     );
   });
 
-  it('the preview names the top offer and the limit before anything is asked', () => {
+  it('the preview says how many offers may be tried, and which, before anything is sent', () => {
     const p = failoverPreview([offer(1), offer(2), offer(3), offer(4)], 3);
-    assert.match(
-      p.title,
-      /^Best match: .+ at \$0\.500\/h\. If it is taken before the rent lands, GPU Rental tries up to 3 offers in this order\.$/,
-    );
-    assert.match(p.detail, /^Then: .+, .+\. A different price is asked about/);
+    assert.equal(p.title, 'If it is taken first, tries up to 3 offers in this order');
+    assert.match(p.detail, /^then .+ \$0\.500\/h, .+ \$0\.500\/h; a different price is asked about before it is rented$/);
+    assert.match(failoverPreview([offer(1), offer(2)], 1).detail, /nothing is rented \(gpuRental\.rent\.failoverAttempts is 1\)/);
+  });
+
+  it('the price question names the new and the accepted price, and the offers taken', () => {
+    const priced = priceRent(offer(2, { dph_total: 0.8, dph_base: 0.8, storage_cost: 0 }), 50, undefined);
+    const q = failoverPriceQuestion(priced, 0.5, [{ offerId: 1, description: 'RTX 4090 in NL', perHour: 0.5, outcome: 'unavailable' }]);
+    assert.match(q.title, /^Rent .+ for \$0\.800\/h instead of \$0\.500\/h\?$/);
+    assert.match(q.detail, /^RTX 4090 in NL was taken before the rent landed\. .*Nothing is rented unless you choose Rent\.$/);
+  });
+
+  it('the attempts setting is bounded as the failover bounds it', () => {
+    const rule = NUMBER_RULES[SETTINGS.rentFailoverAttempts];
+    assert.equal(rule.max, MAX_FAILOVER_ATTEMPTS);
+    assert.equal(boundedNumber(0, rule), 3, 'no attempt at all is not a setting: the default');
+    assert.equal(boundedNumber(50, rule), 10);
   });
 
   it('no offers: nothing is tried', async () => {

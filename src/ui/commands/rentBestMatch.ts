@@ -1,0 +1,153 @@
+import * as vscode from 'vscode';
+import { COMMANDS } from '../../core/ids';
+import { findSearch } from '../../core/offers/saved';
+import { describeSearch, searchRequest, type OfferSearchState } from '../../core/offers/search';
+import {
+  failoverCandidates,
+  failoverEnd,
+  failoverPreview,
+  failoverPriceQuestion,
+  failoverProgress,
+  rentBestMatch,
+  type FailoverResult,
+} from '../../core/rent/failover';
+import { priceRent, rentConfirmation, unsettledNotice } from '../../core/rent/flow';
+import type { RentPlan } from '../../core/rent/plan';
+import { config } from '../config';
+import { command, type CommandDefinition } from './registry';
+import { currentCredit, notify, openRentWizard, rentSetup, showRentEnd, type RentDeps } from './rent';
+
+/** Offers searched beyond the attempts: some may not fit the plan (disk, direct ports, a volume's machine). */
+const EXTRA_OFFERS = 5;
+
+/** The search Rent Best Match rents from: a saved one by name, or the Offers view's current one. */
+interface ChosenSearch {
+  /** The saved search's name; undefined for the current search. */
+  name: string | undefined;
+  state: OfferSearchState;
+}
+
+/**
+ * Rent Best Match: the best offer of a saved search (its name as the argument) or of the current
+ * search, and the next ones in its order when it is taken first, up to gpuRental.rent.failoverAttempts.
+ * Automation passes a plan as the second argument: the wizard is skipped, the price confirmation is not.
+ * It shares the rent command's gate: one rent at a time in this window.
+ */
+export function rentBestMatchCommands(deps: RentDeps): CommandDefinition[] {
+  return [
+    command(COMMANDS.rentBestMatch, (search?: unknown, plan?: RentPlan) =>
+      deps.gate.run(() => rentBest(deps, typeof search === 'string' ? search : undefined, plan)),
+    ),
+  ];
+}
+
+/** Resolves with the new instance id, or undefined when nothing was rented. */
+async function rentBest(s: RentDeps, name: string | undefined, given: RentPlan | undefined): Promise<number | undefined> {
+  // An earlier rent whose outcome is not known yet: renting again could rent twice.
+  const bound = s.session.bound();
+  const unsettled = unsettledNotice(bound ? s.renter.journal.for(bound.baseUrl, bound.profileId) : []);
+  if (unsettled) return notify(s, unsettled);
+  const chosen = await chooseSearch(s, name);
+  if (!chosen) return undefined;
+  const what = chosen.name === undefined ? 'the current search' : `"${chosen.name}"`;
+  const limit = config.rentFailoverAttempts();
+  const offers = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `GPU Rental: searching ${what}…` },
+    () => s.session.client.offers.search(searchRequest(chosen.state, limit + EXTRA_OFFERS)),
+  );
+  const first = offers[0];
+  if (!first)
+    return notify(s, {
+      severity: 'warning',
+      text: `GPU Rental: no offer matches ${what} now, so nothing was rented. Change the search, or try again later.`,
+      action: { button: 'Refresh Offers', run: 'refreshOffers' },
+    });
+  const credit = await currentCredit(s);
+  const preview = (plan: RentPlan) => failoverPreview(failoverCandidates(offers, plan), limit);
+
+  let plan = given;
+  if (!plan) {
+    // The wizard runs once, on the best offer; its confirmation says what happens if that one is taken.
+    plan = await openRentWizard(s, first, credit, undefined, { failover: preview });
+    if (!plan) return undefined;
+  }
+  const accepted = priceRent(first, plan.disk, credit);
+  if (accepted.refusal) return notify(s, accepted.refusal);
+  if (given) {
+    // Automation skips the wizard, not the price, nor what happens when the offer is taken.
+    const { title, detail, button } = rentConfirmation(first, plan, accepted.quote, credit, undefined);
+    const next = preview(plan);
+    if (!(await s.prompts().confirm(title, `${detail} ${next.title}: ${next.detail}.`, button))) return undefined;
+  }
+  const setup = rentSetup(s, plan);
+  if (!setup) return undefined;
+  const rentPlan = plan;
+  const result = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `GPU Rental: Rent Best Match of ${what}`, cancellable: true },
+    (progress, token) => {
+      // Cancel stops between attempts; a create already sent is awaited (its outcome is money).
+      const controller = new AbortController();
+      const cancelled = token.onCancellationRequested(() => controller.abort());
+      return rentBestMatch({
+        renter: s.renter,
+        account: setup.account,
+        offers,
+        limit,
+        plan: rentPlan,
+        onstart: setup.onstart,
+        acceptedPerHour: accepted.quote.totalPerHour,
+        credit,
+        confirmPrice: (_offer, priced, acceptedPerHour, attempts) => {
+          const q = failoverPriceQuestion(priced, acceptedPerHour, attempts);
+          return s.prompts().confirm(q.title, q.detail, q.button);
+        },
+        allowsSpend: (perHour, reason) => s.spend.allows(s.poller, perHour, reason),
+        onStep: (step) => progress.report({ message: `renting ${failoverProgress(step)}…` }),
+        signal: controller.signal,
+      }).finally(() => cancelled.dispose());
+    },
+  );
+  logAttempts(s, what, result);
+  const end = failoverEnd(result, rentPlan);
+  return end ? showRentEnd(s, end) : undefined;
+}
+
+/** The saved search called `name`; without a name, a choice between the current search and the saved ones. */
+async function chooseSearch(s: RentDeps, name: string | undefined): Promise<ChosenSearch | undefined> {
+  const saved = s.state.get('savedSearches');
+  if (name !== undefined) {
+    const found = findSearch(saved, name);
+    if (!found) {
+      notify(s, {
+        severity: 'warning',
+        text: `GPU Rental: there is no saved search named "${name}", so nothing was rented. Pick one from Saved Searches, or save the current search first.`,
+      });
+      return undefined;
+    }
+    return { name: found.name, state: { query: found.query, sort: found.sort, pages: 1 } };
+  }
+  const current: ChosenSearch = { name: undefined, state: { ...s.offersView.search, pages: 1 } };
+  // Nothing to choose from: the current search is the only one.
+  if (saved.length === 0) return current;
+  const items: Array<vscode.QuickPickItem & { choice?: ChosenSearch }> = [
+    { label: '$(search) Current search', description: describeSearch(current.state), choice: current },
+    { label: 'Saved searches', kind: vscode.QuickPickItemKind.Separator },
+    ...saved.map((x) => ({
+      label: `$(bookmark) ${x.name}`,
+      description: describeSearch({ query: x.query, sort: x.sort, pages: 1 }),
+      choice: { name: x.name, state: { query: x.query, sort: x.sort, pages: 1 } },
+    })),
+  ];
+  const picked = await vscode.window.showQuickPick(items, {
+    title: 'GPU Rental: Rent Best Match',
+    placeHolder: 'Rent the best offer of which search?',
+    matchOnDescription: true,
+  });
+  return picked?.choice;
+}
+
+/** Every attempt in the log: which offer, at what price, and what came of it. */
+function logAttempts(s: RentDeps, what: string, result: FailoverResult): void {
+  const tried = result.attempts.map((a) => `offer ${a.offerId} (${a.description}, $${a.perHour.toFixed(4)}/h): ${a.outcome}`);
+  s.logger.info(`Rent Best Match of ${what}: ${result.kind}${tried.length ? `; ${tried.join('; ')}` : ''}.`);
+}
