@@ -27,13 +27,17 @@ import { channelLogger } from './log';
 import { showApiError, type ShowError } from './commands/errors';
 import { followApiUrlSetting, followSession, windowProfile } from './sessionFollower';
 import { clientFactory } from './clients';
+import { SearchWatcherUi } from './searchWatcher';
 import { SecretKeyStore } from './secrets';
 import { TreeViews } from './treeViews';
 import type { InstancesView } from './views/instancesView';
 import type { OffersView } from './views/offersView';
+import { OfferExplorer } from './explorer/panel';
 import type { AccountView } from './views/account/accountView';
 import { JobMemory } from '../core/jobs/memory';
 import { Jobs } from './jobs/jobs';
+import { OutbidNotifier } from './outbid';
+import { PriceContextSource } from './priceContext';
 
 /**
  * The composition root: builds every long-lived object of the extension once, in `activate`, and
@@ -81,6 +85,14 @@ export class Services implements vscode.Disposable {
   readonly jobMemory: JobMemory;
   /** Jobs on instances: started, followed into terminals, listed under their instance. */
   readonly jobs: Jobs;
+  /** Watched saved searches: one window looks for new offers and notifies (src/core/offers/watch.ts). */
+  readonly searchWatcher: SearchWatcherUi;
+  /** Says once, in one window, when an interruptible instance was outbid and stopped. */
+  readonly outbid: OutbidNotifier;
+  /** The going rate of GPU models (the service's metrics), cached per service and profile; never blocks a search or a rent. */
+  readonly priceContext: PriceContextSource;
+  /** The Offer Explorer panel (one per window); its serializer restores it after a reload. */
+  readonly explorer: OfferExplorer;
 
   constructor(readonly context: vscode.ExtensionContext) {
     const { logger } = this;
@@ -118,9 +130,16 @@ export class Services implements vscode.Disposable {
     this.own({ dispose: () => void journal.release() });
     const views = (this.views = this.own(new TreeViews(session, poller, this.costs, this.state)));
     ({ instances: this.instancesView, offers: this.offersView, account: this.accountView } = views);
+    this.priceContext = new PriceContextSource({
+      client: () => session.client,
+      scope: () => (session.hasKey && session.normalizedBaseUrl ? `${session.normalizedBaseUrl} ${session.profileId}` : undefined),
+      logger,
+    });
+    this.offersView.usePriceContext(this.priceContext);
     this.accountStatus = this.own(new AccountStatus(session, () => this.switcher.profileLabel()));
     this.own(this.profiles.onDidChange(() => this.accountStatus.update()));
     this.spend = this.own(new SpendGuard(session, this.poller, this.accountStatus, this.state));
+    this.outbid = this.own(new OutbidNotifier({ session, poller, state: this.state, logger }));
     const [prompts, handoff] = [() => this.prompts, () => this.handoff];
     const ssh = this.own(createSsh({ session, poller, forwards: this.forwards, prompts, handoff, logger }));
     ({ connector: this.connector, cleanup: this.cleanup, sshConfig: this.sshConfig, target: this.sshTarget } = ssh);
@@ -131,6 +150,20 @@ export class Services implements vscode.Disposable {
     const refreshViews = () => views.refresh();
     this.own(followSession({ session, poller, costs: this.costs, cleanup: this.cleanup, refreshViews, logger }));
     this.own(followApiUrlSetting({ session, journal, logger }));
+    // Searches with each watch's own profile key, so switching profiles does not stop a watch.
+    this.searchWatcher = this.own(
+      new SearchWatcherUi({ state: this.state, keys, createClient, session, offersView: this.offersView, logger }),
+    );
+    this.explorer = this.own(
+      new OfferExplorer({
+        session,
+        offersView: this.offersView,
+        state: this.state,
+        extensionUri: context.extensionUri,
+        logger,
+        priceStats: (names) => this.priceContext.statsFor(names),
+      }),
+    );
   }
 
   /** Imports the environment's key if there is one to import, checks the stored key, resumes unsettled rents. */

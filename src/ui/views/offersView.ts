@@ -4,6 +4,7 @@ import { unreadableOf } from '../../core/api/unreadable';
 import type { Offer } from '../../core/api/offers';
 import { COMMANDS } from '../../core/ids';
 import { presentOffer } from '../../core/offers/present';
+import { describePriceContext, type GpuPriceStats } from '../../core/offers/priceContext';
 import {
   OFFER_SORTS,
   describeDiskPricing,
@@ -18,6 +19,7 @@ import {
 import type { Session } from '../../core/session/session';
 import type { StoredState } from '../../core/state/storedState';
 import { UnreadableItem, unreadableRow } from './unreadable';
+import type { PriceContextSource } from '../priceContext';
 
 /** At most this many filters are tried one by one when a search finds nothing. */
 const MAX_RELAX_PROBES = 6;
@@ -31,6 +33,14 @@ export class OfferItem extends vscode.TreeItem {
     this.tooltip = new vscode.MarkdownString(p.tooltip);
     this.iconPath = new vscode.ThemeIcon('server');
     this.contextValue = 'offer';
+  }
+
+  /** The price context line under the tooltip ("Price: 18% under the 7-day median for …"); plain text, the GPU name being the service's. */
+  setPriceContext(stats: GpuPriceStats | undefined): void {
+    const tooltip = new vscode.MarkdownString(presentOffer(this.offer).tooltip);
+    tooltip.appendMarkdown('\n\n');
+    tooltip.appendText(describePriceContext(this.offer, stats));
+    this.tooltip = tooltip;
   }
 }
 
@@ -60,7 +70,7 @@ export type OffersViewItem = OfferItem | ActionItem | UnreadableItem;
  * "load more". When nothing matches it says which filter to relax, with a one-click fix.
  */
 export class OffersView implements vscode.TreeDataProvider<OffersViewItem>, vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<void>();
+  private readonly changed = new vscode.EventEmitter<OffersViewItem[] | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private readonly searchChanged = new vscode.EventEmitter<OfferSearchState>();
   /** Fires after the search changed (filters, sort or pages), from any command or view. */
@@ -68,6 +78,7 @@ export class OffersView implements vscode.TreeDataProvider<OffersViewItem>, vsco
   private view: vscode.TreeView<OffersViewItem> | undefined;
   private items: OffersViewItem[] = [];
   private searchState: OfferSearchState;
+  private priceContext: PriceContextSource | undefined;
 
   constructor(
     private readonly session: Session,
@@ -78,6 +89,11 @@ export class OffersView implements vscode.TreeDataProvider<OffersViewItem>, vsco
 
   attach(view: vscode.TreeView<OffersViewItem>): void {
     this.view = view;
+  }
+
+  /** Where the offers' tooltips get the going rate of their GPU models. */
+  usePriceContext(source: PriceContextSource): void {
+    this.priceContext = source;
   }
 
   get search(): OfferSearchState {
@@ -101,7 +117,7 @@ export class OffersView implements vscode.TreeDataProvider<OffersViewItem>, vsco
   }
 
   refresh(): void {
-    this.changed.fire();
+    this.changed.fire(undefined);
   }
 
   getTreeItem(element: OffersViewItem): vscode.TreeItem {
@@ -144,6 +160,7 @@ export class OffersView implements vscode.TreeDataProvider<OffersViewItem>, vsco
       }
       if (offers.length === 0 && !unreadable) rows.push(...(await this.noResults(state)));
       this.items = rows;
+      void this.addPriceContext(rows);
     } catch (error) {
       this.items = [];
       if (error instanceof ApiError && (error.kind === 'auth' || error.kind === 'network' || error.kind === 'timeout')) {
@@ -194,6 +211,17 @@ export class OffersView implements vscode.TreeDataProvider<OffersViewItem>, vsco
       );
     }
     return rows;
+  }
+
+  /** After the rows are shown, adds each offer's price context to its tooltip; a failure leaves the tooltips as they were. */
+  private async addPriceContext(rows: readonly OffersViewItem[]): Promise<void> {
+    const offers = rows.filter((r): r is OfferItem => r instanceof OfferItem);
+    if (!this.priceContext || offers.length === 0) return;
+    const stats = await this.priceContext.statsFor(offers.map((o) => o.offer.gpu_name));
+    for (const item of offers) item.setPriceContext(stats.get(item.offer.gpu_name));
+    // Only the rows still shown are redrawn; a newer search has its own.
+    const shown = offers.filter((o) => this.items.includes(o));
+    if (shown.length > 0) this.changed.fire(shown);
   }
 
   private setMessage(message: string | undefined): void {
