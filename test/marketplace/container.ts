@@ -7,7 +7,8 @@
  * namespaces: the init is PID 1; /root, /workspace and /tmp are the instance's own (bind mounts
  * of its store), /run is private, /proc shows only the container. Everything a session starts
  * (`setsid nohup`, a tmux server) is in that PID namespace, so stopping the instance kills the init
- * and the kernel kills the rest. The store is a tmpfs on the host, `<root>/<id>/fs`, sized to the
+ * (by the host pid it reports) and the kernel kills the rest; a simulator that dies without stopping
+ * it ends it too, through a pipe the init watches (its lifeline). The store is a tmpfs on the host, `<root>/<id>/fs`, sized to the
  * rented disk (`df` inside shows it; a full disk is real), kept across stop and start, removed at
  * destroy and when the simulator stops.
  *
@@ -38,7 +39,7 @@ import {
   unlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import type { InstanceState } from './model';
@@ -79,11 +80,18 @@ export function isMinimalImage(image: string): boolean {
 // container's): 1 store, 2 isolate (1|0), 3 sshd folder on the host ('' for none), 4 sshd command
 // line, 5 start-up script ('' for none), 6 extra PATH folders (':'-separated), 7 minimal (1|0),
 // 8 Jupyter port ('' for none), 9 token, 10 Jupyter folder. File descriptors: 1 notices for the
-// simulator, 2 sshd's errors, 3 and 4 the script's stdout and stderr, 5 the Jupyter server's log.
+// simulator (its host pid first, then 'ready'), 2 sshd's errors, 3 and 4 the script's stdout and
+// stderr, 5 the Jupyter server's log, 6 the lifeline: the simulator never writes to it, and the
+// init ends when it reads end-of-file there (the simulator closed it or died).
 const INIT = String.raw`
 store=$1 isolate=$2 sshd_dir=$3 sshd_cmd=$4 script=$5 extra=$6 minimal=$7 jport=$8 jtoken=$9 jdir=${'$'}{10}
+# The host's /proc is still mounted: its first field is this process's pid on the host, which the
+# simulator kills at stop even when unshare, our parent, has gone.
+read -r hostpid _ < /proc/self/stat
+echo "pid $hostpid"
 if [ "$isolate" = 1 ]; then
   set -e
+  mount -t proc -o nosuid,nodev,noexec proc /proc
   mount --bind "$store/root" /root
   mount --bind "$store/workspace" /workspace
   mount -t tmpfs -o mode=0755,size=16m gpu-rental-run /run
@@ -120,18 +128,25 @@ if [ "$isolate" = 1 ]; then
 fi
 cd "$HOME" || cd /
 exec </dev/null
-if [ -n "$sshd_dir" ]; then eval "$sshd_cmd" 1>/dev/null 3>&- 4>&- 5>&- & fi
+if [ -n "$sshd_dir" ]; then eval "$sshd_cmd" 1>/dev/null 3>&- 4>&- 5>&- 6<&- & fi
 if [ -n "$script" ]; then
-  (bash -c "$script" 1>&3 2>&4 3>&- 4>&- 5>&-; echo "onstart-exit $?") &
+  (bash -c "$script" 1>&3 2>&4 3>&- 4>&- 5>&-; echo "onstart-exit $?") 6<&- &
 fi
 if [ -n "$jport" ]; then
   (cd "$jdir" 2>/dev/null || cd /; exec ${quote(JUPYTER_SERVER)} --ServerApp.token="$jtoken" --ServerApp.port="$jport" --ServerApp.port_retries=0 \
-    --ServerApp.ip=127.0.0.1 --no-browser --allow-root --ServerApp.root_dir="$jdir") 1>&5 2>&5 3>&- 4>&- 5>&- &
+    --ServerApp.ip=127.0.0.1 --no-browser --allow-root --ServerApp.root_dir="$jdir") 1>&5 2>&5 3>&- 4>&- 5>&- 6<&- &
 fi
 exec 3>&- 4>&- 5>&-
 echo ready
-# PID 1 reaps what is orphaned inside while it waits.
-while :; do sleep 3600 & wait; done
+# PID 1 reaps what is orphaned inside while it waits (bash reaps any child at SIGCHLD). A read that
+# timed out returns more than 128; end-of-file on the lifeline returns 1: the simulator is done
+# with this container, or gone. With namespaces the kernel kills the rest when the init exits.
+while :; do
+  read -r -t 3600 -u 6 _
+  [ $? -gt 128 ] || break
+done
+[ "$isolate" = 1 ] || kill -TERM 0
+exit 0
 `;
 
 /** One word for bash, single-quoted. */
@@ -158,11 +173,29 @@ export interface ContainerOptions {
   isolate?: boolean;
 }
 
+/** The init's lifeline: its file descriptor 6, a pipe the simulator holds open while the container runs. */
+const LIFELINE = 6;
+
+/**
+ * How long a stop waits for the killed container's process and pipes: far more than a SIGKILL
+ * takes, but bounded, so a process we failed to kill never hangs a stop or the simulator's close.
+ */
+const END_WAIT_MS = 5_000;
+
+/** Without namespaces: how long the init's process group has between SIGTERM and SIGKILL. */
+const TERM_GRACE_MS = 2_000;
+
 interface Running {
   child: ChildProcess;
-  /** Resolves when the init has exited. */
+  /** The init's pid on this machine, once it has said it. */
+  initPid?: number;
+  /** Set when the container is being ended: a pid said after that is killed at once. */
+  ending: boolean;
+  /** Resolves when the child (unshare, or the init itself without namespaces) has exited. */
   exited: Promise<void>;
-  /** Resolves when the init has started what the instance runs (or has exited). */
+  /** Resolves when every process that held the child's pipes has gone (or the pipes were destroyed). */
+  closed: Promise<void>;
+  /** Resolves when the init has started what the instance runs (or has gone). */
   ready: Promise<void>;
   jupyterPort?: number;
 }
@@ -308,21 +341,27 @@ export class Containers {
       this.isolated ? jdir : this.hostPath(inst.id, jdir),
     ];
     const jupyterLog = openSync(join(this.root, String(inst.id), 'jupyter.log'), 'a');
-    const stdio: Array<'ignore' | 'pipe' | number> = ['ignore', 'pipe', 'pipe', 'pipe', 'pipe', jupyterLog];
-    const unshare = ['/usr/bin/unshare', '--mount', '--pid', '--fork', '--kill-child', '--mount-proc', '--propagation', 'private'];
-    // setpriv: if this process dies without stopping it (a killed test run), unshare dies too, and
-    // with it the container (--kill-child).
-    const orphanProof = existsSync('/usr/bin/setpriv') ? ['/usr/bin/setpriv', '--pdeathsig', 'KILL', '--'] : [];
-    const [command, ...prefix] = [...orphanProof, ...unshare];
+    const stdio: Array<'ignore' | 'pipe' | number> = ['ignore', 'pipe', 'pipe', 'pipe', 'pipe', jupyterLog, 'pipe'];
+    // No --kill-child (nor setpriv --pdeathsig): the parent-death signal is set in unshare's child
+    // after its fork, so an unshare killed in between left an init running with nobody to kill it.
+    // The lifeline has no such window (the pipe exists before the fork): when this process closes
+    // it, or dies (a killed test run), the init ends, and the kernel ends its namespace. The init
+    // mounts its own /proc, after reading its host pid from ours.
+    const unshare = ['--mount', '--pid', '--fork', '--propagation', 'private'];
     const child = this.isolated
-      ? spawn(command!, [...prefix, '/bin/bash', ...args], { env, stdio, cwd: '/' })
+      ? spawn('/usr/bin/unshare', [...unshare, '/bin/bash', ...args], { env, stdio, cwd: '/' })
       : spawn('/bin/bash', args, { env, stdio, cwd: '/', detached: true });
     closeSync(jupyterLog);
-    const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+    const exited = new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.once('error', () => resolve());
+    });
+    const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
     let isReady = () => {};
     let started = false;
-    const ready = Promise.race([new Promise<void>((resolve) => (isReady = resolve)), exited]);
-    this.running.set(inst.id, { child, exited, ready, jupyterPort: port });
+    const ready = Promise.race([new Promise<void>((resolve) => (isReady = resolve)), closed]);
+    const run: Running = { child, ending: false, exited, closed, ready, jupyterPort: port };
+    this.running.set(inst.id, run);
     const lines = (stream: NodeJS.ReadableStream | null | undefined, each: (line: string) => void) => {
       let rest = '';
       stream?.setEncoding('utf8');
@@ -334,6 +373,12 @@ export class Containers {
     };
     const [, out, err, scriptOut, scriptErr] = child.stdio as Array<NodeJS.ReadableStream | null>;
     lines(out, (line) => {
+      const pid = /^pid (\d+)$/.exec(line);
+      if (pid) {
+        run.initPid = Number(pid[1]);
+        // Ended before the init could say who it is (it would also end at its lifeline's close).
+        if (run.ending) this.killInit(run, fs);
+      }
       if (line === 'ready') {
         started = true;
         isReady();
@@ -355,9 +400,10 @@ export class Containers {
   }
 
   /**
-   * Ends the container: with namespaces, killing `unshare` kills the init (--kill-child), and the
-   * kernel kills everything else in its PID namespace; without, the init's process group gets
-   * SIGTERM, then SIGKILL. Resolves when the init has gone.
+   * Ends the container: with namespaces, the init (by the host pid it said) and `unshare` get
+   * SIGKILL, and the kernel kills everything else in the init's PID namespace; without, the init's
+   * process group gets SIGTERM, then SIGKILL. Either way the lifeline closes, which ends an init
+   * that has not said its pid yet. Resolves when the init has gone, or after END_WAIT_MS.
    */
   stop(id: number): Promise<void> {
     this.bump(id);
@@ -374,26 +420,46 @@ export class Containers {
     const run = this.running.get(id);
     if (!run) return;
     this.running.delete(id);
+    run.ending = true;
     const { child } = run;
+    (child.stdio as unknown as Array<Socket | null>)[LIFELINE]?.destroy();
     if (child.pid === undefined) return;
     if (this.isolated) {
-      child.kill('SIGKILL');
-    } else {
+      // SIGKILL at once: the init of a PID namespace ignores a SIGTERM it has no handler for, and
+      // its exit kills everything else in the namespace anyway.
+      this.killInit(run, this.store(id));
+      signal(child.pid, 'SIGKILL');
+    } else if (signal(-child.pid, 'SIGTERM')) {
       const group = -child.pid;
-      try {
-        process.kill(group, 'SIGTERM');
-      } catch {
-        return;
-      }
-      setTimeout(() => {
-        try {
-          process.kill(group, 'SIGKILL');
-        } catch {
-          // gone
-        }
-      }, 2_000).unref();
+      setTimeout(() => signal(group, 'SIGKILL'), TERM_GRACE_MS).unref();
     }
-    await run.exited;
+    let timer: NodeJS.Timeout | undefined;
+    const gone = await Promise.race([
+      Promise.all([run.exited, run.closed]).then(() => true),
+      new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), END_WAIT_MS))),
+    ]);
+    clearTimeout(timer);
+    if (!gone) {
+      // A process of the container we could not kill (a setsid'd sshd session without namespaces,
+      // say) still holds a pipe: stop reading, so the stop and the simulator's close go on.
+      for (const stream of child.stdio) stream?.destroy();
+      this.options.report?.(`instance ${id}: its container had not gone ${END_WAIT_MS / 1000} s after it was ended; its pipes are closed`);
+    }
+  }
+
+  /** SIGKILL to the init by its host pid, if it said one and that pid is still this container's init. */
+  private killInit(run: Running, store: string): void {
+    const pid = run.initPid;
+    if (pid === undefined) return;
+    try {
+      // The pid could be another process's by now, were the init long gone: check its arguments
+      // (unshare's hold them too, after its own).
+      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      if (argv[0] !== '/bin/bash' || argv[3] !== 'gpu-rental-init' || argv[4] !== store) return;
+    } catch {
+      return;
+    }
+    signal(pid, 'SIGKILL');
   }
 
   /** The instance is gone: its container stops and its store goes. */
@@ -452,6 +518,16 @@ function removeAbandonedStores(): void {
     if (!(owner > 0) || alive(owner)) continue;
     for (const target of mounts.filter((m) => m.startsWith(`${dir}/`))) spawnSync('umount', ['-l', target]);
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Sends a signal; false when no such process (or group) exists. */
+function signal(pid: number, name: NodeJS.Signals): boolean {
+  try {
+    process.kill(pid, name);
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -4,10 +4,13 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { sshEndpoint } from '../../../src/core/instances/ssh';
 import { generateKey } from '../../../src/core/ssh/localKeys';
+import { readBanner, waitForSshBanner } from '../../../src/core/ssh/probe';
 import { runRemote, type SshTarget } from '../../../src/core/ssh/remote';
+import { containersAvailable } from '../../marketplace/container';
 import { sshdAvailable } from '../../marketplace/sshd';
 import {
   clientFor,
@@ -19,7 +22,10 @@ import {
   instanceIn,
   processesWith,
   reachableInstance,
+  rentableOffers,
   simulatorForSuite,
+  sshdGone,
+  startSimulator,
   tempDirForSuite,
   testSshOptions,
 } from '../../support';
@@ -189,3 +195,104 @@ const unique = () => `${process.pid}${Date.now() % 100_000}${Math.floor(Math.ran
     });
   },
 );
+
+/** A process on this machine: its program, its parent and its PID namespace. */
+interface Proc {
+  pid: number;
+  program: string;
+  ppid: number;
+  pidNamespace: string;
+}
+
+/** The processes on this machine whose command line has `word` as an argument. */
+function processesWithArgument(word: string): Proc[] {
+  const found: Proc[] = [];
+  for (const d of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    try {
+      const argv = readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0');
+      if (!argv.includes(word)) continue;
+      // The command name may hold spaces or parentheses: the fields after its closing one are fixed.
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      found.push({ pid: Number(d), program: argv[0] ?? '', ppid, pidNamespace: readlinkSync(`/proc/${d}/ns/pid`) });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+/** How many processes on this machine are in PID namespace `ns` (a container's). */
+function processesIn(ns: string): number {
+  return readdirSync('/proc')
+    .filter((n) => /^\d+$/.test(n))
+    .filter((d) => {
+      try {
+        return readlinkSync(`/proc/${d}/ns/pid`) === ns;
+      } catch {
+        return false;
+      }
+    }).length;
+}
+
+/** Rejects when `promise` takes longer than `ms`, so a hang fails the test instead of stalling the run. */
+async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} took more than ${ms} ms`)), ms))),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+(sshdAvailable() && containersAvailable() ? describe : describe.skip)('marketplace: a container whose init outlived unshare', function () {
+  this.timeout(60_000);
+
+  it("still ends at a stop and at the simulator's stop, within seconds, and leaves no process", async () => {
+    const sim = await startSimulator({ ssh: true, bootSeconds: 0.2, seed: 43 });
+    let stopped = false;
+    try {
+      const { client } = clientFor(sim.url, DEMO_KEY);
+      const orphans: Array<{ id: number; store: string; init: Proc; host: string; port: number }> = [];
+      for (const offer of await rentableOffers(client, 2)) {
+        const { instanceId: id } = await client.instances.create(offer.id, { image: 'ubuntu:22.04', disk: 8 });
+        const endpoint = sshEndpoint(await instanceIn(client, id, 'running', 15_000))!;
+        await waitForSshBanner(endpoint.host, endpoint.port, { timeoutMs: 10_000, intervalMs: 50 });
+        const store = dirname(containerPath(sim, id, '/root'));
+        // unshare's arguments hold the init's; the init's subshells have its own.
+        const tree = processesWithArgument(store);
+        const init = tree.find((p) => p.program === '/bin/bash' && tree.some((u) => u.pid === p.ppid && u.program === '/usr/bin/unshare'));
+        assert.ok(init, `the init of instance ${id} runs under unshare: ${JSON.stringify(tree)}`);
+        // What happened when unshare died before its child set the parent-death signal: the init
+        // lives on under this machine's PID 1 with its sshd, holding the simulator's pipes.
+        process.kill(init.ppid, 'SIGKILL');
+        await eventually(
+          async () => processesWithArgument(store).find((p) => p.pid === init.pid)?.ppid !== init.ppid || undefined,
+          'the init to be reparented',
+          5_000,
+        );
+        assert.match(await readBanner(endpoint.host, endpoint.port, 2_000), /^SSH-2\.0-/, 'its sshd still answers');
+        orphans.push({ id, store, init, host: endpoint.host, port: endpoint.port });
+      }
+      const [first, second] = orphans as [(typeof orphans)[0], (typeof orphans)[0]];
+
+      await client.instances.stop(first.id);
+      await eventually(async () => processesIn(first.init.pidNamespace) === 0 || undefined, 'the stop to end the container', 5_000);
+      await sshdGone(first.host, first.port);
+
+      const started = Date.now();
+      await within(sim.stop(), 8_000, "the simulator's stop");
+      stopped = true;
+      assert.ok(Date.now() - started < 5_000, `the simulator stopped in ${Date.now() - started} ms`);
+      // The killed init may be a zombie for a moment, until this machine's PID 1 reaps it.
+      await eventually(async () => processesIn(second.init.pidNamespace) === 0 || undefined, 'nothing to be left in the container', 2_000);
+      await eventually(async () => processesWithArgument(second.store).length === 0 || undefined, 'no init to be left', 2_000);
+      await sshdGone(second.host, second.port);
+    } finally {
+      if (!stopped) await sim.stop();
+    }
+  });
+});
