@@ -5,9 +5,11 @@ import type { Stored, StoredKey } from '../core/state/storedState';
 import type { Prompts } from './prompts';
 import { modalPrompts } from './prompts';
 import { vscodeHandoff, type RemoteHandoff } from './remote';
+import type { OutbidNotice } from './outbid';
 import type { Services } from './services';
 import type { InstancesViewItem } from './views/instancesView';
 import type { OffersViewItem } from './views/offersView';
+import type { ExplorerSnapshot } from './explorer/panel';
 import type { AccountViewItem } from './views/account/accountView';
 
 /** Undoes a replacement made through the test API. */
@@ -79,6 +81,12 @@ export interface TestApi {
 
   /** The rows of the Offers view: the filters header, the offers, load more / relax rows. */
   offerItems(): Promise<OffersViewItem[]>;
+  /** The Offer Explorer: open or not, how many times its webview said ready, the offers it shows, what the webview measured. */
+  explorer(): ExplorerSnapshot;
+  /** Hands the Offer Explorer a message as if its webview had sent it (checked the same way). */
+  sendToExplorer(message: unknown): Promise<void>;
+  /** Records the text of each watched-search notification this window shows (a match, a stopped or refused watch), until disposed. */
+  recordWatchNotices(): Recording<string>;
   /** The Account view's rows below the rows named by `path` (top level when empty), each found by its label. */
   accountItems(...path: string[]): Promise<AccountViewItem[]>;
 
@@ -91,6 +99,9 @@ export interface TestApi {
 
   /** Rents being sent, and rents whose outcome is not known yet (their labels), in any window. */
   rents(): { readonly inProgress: boolean; readonly unsettled: readonly string[]; readonly freezeReason: string | undefined };
+
+  /** The outbid notifications this window showed (instance, text, buttons), oldest first. */
+  outbidNotices(): readonly OutbidNotice[];
 
   /** Runs the idle check on the last poll's instances, as each poll does. */
   checkIdle(): Promise<void>;
@@ -162,6 +173,9 @@ export function testApi(services: Services): TestApi {
     useJobsFolder: (folder) => void (s.jobs.jobsDir = folder),
 
     offerItems: () => s.offersView.getChildren(),
+    explorer: () => s.explorer.snapshot(),
+    sendToExplorer: (message) => s.explorer.receive(message),
+    recordWatchNotices: () => recording((push) => s.searchWatcher.onDidShow(push)),
     accountItems: async (...path) => {
       let parent: AccountViewItem | undefined;
       for (const label of path) {
@@ -187,6 +201,8 @@ export function testApi(services: Services): TestApi {
       unsettled: s.renter.journal.entries().map((e) => e.label),
       freezeReason: s.renter.journal.freezeReason(),
     }),
+
+    outbidNotices: () => [...s.outbid.shown],
 
     checkIdle: () => s.idle.check(s.poller.snapshot?.instances ?? []),
     idleStopped: () => [...s.idle.stopped],

@@ -6,6 +6,7 @@
 import { BID_MIN, CHANGE_BID_MAX, RENT_BID_MAX } from '../api/limits';
 import type { Offer } from '../api/offers';
 import { formatDollars } from '../format';
+import { parseQuery } from '../offers/search';
 
 export { BID_MIN, CHANGE_BID_MAX, RENT_BID_MAX };
 
@@ -48,4 +49,13 @@ export function onDemandGpuPerHour(offer: Offer, bidSearch: boolean): number {
 export function minBidOf(offer: Pick<Offer, 'min_bid'>): number | undefined {
   const min = offer.min_bid;
   return typeof min === 'number' && Number.isFinite(min) && min >= 0 ? Math.max(min, BID_MIN) : undefined;
+}
+
+/** Whether the Offers search text asks for bid prices (`type=bid`); an unreadable query does not. */
+export function isBidQuery(text: string): boolean {
+  try {
+    return parseQuery(text).type === 'bid';
+  } catch {
+    return false;
+  }
 }

@@ -1,4 +1,5 @@
 import type { Logger } from '../log';
+import { DEFAULT_COLUMN_LAYOUT, readColumnLayout, type ColumnLayout } from '../offers/explorer/columns';
 import { validateSearchName, type SavedSearch, type SeenOffers } from '../offers/saved';
 import { isOfferSort, type OfferSort } from '../offers/search';
 import { readPendingRent } from '../rent/journal';
@@ -80,6 +81,8 @@ export const STORED = {
     }),
     { query: '', sort: 'value' as OfferSort },
   ),
+  /** The Offer Explorer's columns: which show, in order, and the widths the user dragged (src/core/offers/explorer/columns.ts). */
+  explorerColumns: spec<ColumnLayout>('gpuRental.explorerColumns', readColumnLayout, DEFAULT_COLUMN_LAYOUT),
   /** Boots in progress (instance id, epoch ms it began), so a reload keeps watching them. */
   boots: spec('gpuRental.boots', readableItems(objectOf({ id: integer, since: number })), []),
   /** Epoch ms until which the low-credit warning is snoozed; 0 when it is not. */
@@ -88,6 +91,8 @@ export const STORED = {
   rentJournal: spec('gpuRental.rentJournal', readableItems(readPendingRent), []),
   /** Instance id → epoch ms a window connected to it last said so (see src/core/idle/windowClaims.ts). */
   connectedWindows: spec('gpuRental.connectedWindows', recordOf(number), {}),
+  /** Outbid instances already notified, by any window (outbidKey → epoch ms); see src/core/instances/outbid.ts. */
+  outbidNotified: spec('gpuRental.outbidNotified', recordOf(number), {}),
   /** The one idle countdown running in any window: its instance, its window, and when the claim lapses. */
   idleCountdown: spec<{ id: number; owner: string; until: number } | undefined>(
     'gpuRental.idleCountdown',

@@ -14,6 +14,7 @@ import { offerCommands } from './offers';
 import { profileCommands } from './profiles';
 import { registerCommands, type CommandDefinition } from './registry';
 import { RentGate, rentCommands } from './rent';
+import { searchCommands } from './searches';
 import { rentBestMatchCommands } from './rentBestMatch';
 import { secretCommands } from './secrets';
 import { serverlessCommands } from './serverless';
@@ -54,6 +55,7 @@ export function registerAllCommands(s: Services): vscode.Disposable[] {
     logger,
     log,
     gate: new RentGate(renter),
+    priceContext: s.priceContext,
   };
   // The Account view marks the key GPU Rental is signed in with, when it was created here.
   accountView.ownKeyId = (fingerprint) => createdKeyIds({ session, state })[fingerprint];
@@ -74,6 +76,7 @@ export function registerAllCommands(s: Services): vscode.Disposable[] {
     ...dataCommands({ session, poller, prompts, handoff, logger }),
     ...jupyterCommands({ session, poller, forwards: s.forwards, sshTarget: s.sshTarget, handoff, logger }),
     ...offerCommands({ session, offersView }),
+    ...searchCommands({ session, offersView, state, prompts, watcher: s.searchWatcher.watcher }),
     ...explorerCommands({ explorer: s.explorer }),
     ...rentCommands(rent),
     ...rentBestMatchCommands(rent),

@@ -6,6 +6,7 @@ import type { InstancePoller } from '../../core/instances/poller';
 import type { Logger } from '../../core/log';
 import { presentOffer } from '../../core/offers/present';
 import { searchDiskGb, searchRequest } from '../../core/offers/search';
+import { priceContextFor, type PriceContext } from '../../core/offers/priceContext';
 import {
   NO_ACCOUNT_NOTICE,
   priceRent,
@@ -18,6 +19,7 @@ import {
   type RentNotice,
 } from '../../core/rent/flow';
 import { templateLaunchMode, type LaunchMode } from '../../core/rent/launchMode';
+import { isBidQuery } from '../../core/rent/bid';
 import { rentRequest, type RentPlan } from '../../core/rent/plan';
 import type { RentQuote } from '../../core/rent/quote';
 import type { RentAccount, RentOutcome, Renter } from '../../core/rent/renter';
@@ -27,6 +29,7 @@ import type { BootStatus } from '../bootStatus';
 import type { PendingRents } from '../pendingRents';
 import type { Prompts } from '../prompts';
 import type { SpendGuard } from '../spendGuard';
+import { statsWithin, type PriceContextSource } from '../priceContext';
 import { rentWizard, type VolumeChoice, type WizardInput } from '../rent/wizard';
 import { OfferItem, type OffersView } from '../views/offersView';
 import { config } from '../config';
@@ -51,6 +54,18 @@ export interface RentDeps {
   readonly log: { show(): void };
   /** Shared with Rent Best Match: one rent at a time in this window. */
   readonly gate: RentGate;
+  /** The going rate of GPU models: the confirmation compares the offer with it when it comes in time. */
+  readonly priceContext?: PriceContextSource;
+}
+
+/** How long a rent waits for the price context before it asks without it. */
+const PRICE_CONTEXT_WAIT_MS = 2000;
+
+/** The offer's price against its model's going rate, if known within PRICE_CONTEXT_WAIT_MS; never fails. */
+export async function offerPriceContext(s: Pick<RentDeps, 'priceContext'>, offer: Offer): Promise<PriceContext | undefined> {
+  if (!s.priceContext) return undefined;
+  const stats = await statsWithin(s.priceContext, [offer.gpu_name], PRICE_CONTEXT_WAIT_MS);
+  return priceContextFor(offer, stats.get(offer.gpu_name));
 }
 
 /**
@@ -116,21 +131,26 @@ async function rentOffer(
   if (unsettled) return notify(s, unsettled);
   const offer = await resolveOffer(s, target);
   if (!offer) return undefined;
+  // Asked beside the credit, so the wait for it (at most 2 s, usually none: the tooltip asked first) overlaps.
+  const pricing = offerPriceContext(s, offer);
   const credit = await currentCredit(s);
+  const priceContext = await pricing;
+  // Listed by a `type=bid` search (not looked up by id, which lists on demand): priced at the minimum bid.
+  const bidSearch = isBidQuery(s.offersView.search.query) && (typeof target !== 'number' || s.offersView.offers.includes(offer));
 
   let plan = given;
   if (!plan) {
-    plan = await openRentWizard(s, offer, credit, preset);
+    plan = await openRentWizard(s, offer, credit, preset, { bidSearch, priceContext });
     if (!plan) return undefined;
   }
 
-  const { quote, refusal, capReason, info } = priceRent(offer, plan.disk, credit);
+  const { quote, refusal, capReason, info } = priceRent(offer, plan.disk, credit, { bid: plan.bid, bidSearch });
   if (refusal) return notify(s, refusal);
   if (!(await s.spend.allows(s.poller, quote.totalPerHour, capReason))) return undefined;
   if (given) {
     // Automation skips the wizard, not the price: the confirmation still shows it.
     const mode = plan.template ? await templateMode(s, plan.template) : undefined;
-    const { title, detail, button } = rentConfirmation(offer, plan, quote, credit, mode);
+    const { title, detail, button } = rentConfirmation(offer, plan, quote, credit, mode, priceContext);
     if (!(await s.prompts().confirm(title, detail, button))) return undefined;
   }
 

@@ -6,10 +6,12 @@ import { presentOffer } from '../../core/offers/present';
 import { describeLaunch, isRentRuntype, type LaunchMode, type RentRuntype } from '../../core/rent/launchMode';
 import { rentDiskFor } from '../../core/offers/search';
 import { quoteRent, storagePerHour } from '../../core/rent/quote';
+import { BID_MIN, RENT_BID_MAX, checkBid, minBidOf, onDemandGpuPerHour, parseBid, suggestBid } from '../../core/rent/bid';
 import { describeRentEnv } from '../../core/account/secrets';
 import { rentEnvStep } from './envStep';
 import { BACK, CANCEL, inputStep, pickStep, type PickItem, type StepContext } from './input';
 import { formatDollars } from '../../core/format';
+import type { PriceContext } from '../../core/offers/priceContext';
 import type { RentPlan } from '../../core/rent/plan';
 
 /** A volume the rent may attach: one of the account's, or a new one from a volume offer on the same machine. */
@@ -52,8 +54,15 @@ export interface WizardInput {
   searchedDiskGb?: number;
   /** The names of the account's own variables, for the environment step's hint; undefined when they cannot be read. */
   accountSecretNames?: () => Promise<string[] | undefined>;
+  /**
+   * The offer came from a `type=bid` search: the rent starts as a bid just over the minimum, and
+   * the on-demand price is read from `dph_base` (the listed price is the minimum bid).
+   */
+  bidSearch?: boolean;
   /** Rent Best Match: what happens when this offer is taken (the offers the plan can go to next), a row on the confirmation. */
   failover?: (plan: RentPlan) => { title: string; detail: string };
+  /** The offer's price per GPU against its model's going rate, a row on the confirmation when known. */
+  priceContext?: PriceContext;
 }
 
 /**
@@ -70,6 +79,9 @@ export async function rentWizard(input: WizardInput): Promise<RentPlan | undefin
     label: input.defaultLabel,
     idleStopMinutes: input.idleStopMinutes,
   };
+  const bidSearch = input.bidSearch ?? false;
+  const minBid = minBidOf(offer);
+  if (bidSearch && minBid !== undefined) plan.bid = suggestBid(minBid);
   /** How the chosen volume reads on the confirmation, and what a new one bills per hour. */
   let volume: ChosenVolume | undefined;
   /** The chosen template's launch mode, read once per template. */
@@ -137,7 +149,7 @@ export async function rentWizard(input: WizardInput): Promise<RentPlan | undefin
           describe: (v) => {
             const gb = Number(v);
             if (!(gb > 0)) return '';
-            const q = quoteRent(offer, gb, input.credit);
+            const q = quoteRent(offer, gb, input.credit, { bid: plan.bid, bidSearch });
             return `Disk: ${formatDollars(q.diskPerHour)}/h; total ${formatDollars(q.totalPerHour)}/h.`;
           },
         });
@@ -254,7 +266,15 @@ export async function rentWizard(input: WizardInput): Promise<RentPlan | undefin
           input.volumeChoices ? (volume ?? 'none') : undefined,
           plan.template ? await modeOf(plan.template) : undefined,
           input.failover?.(plan as RentPlan),
+          bidSearch,
+          input.priceContext,
         );
+        if (r === 'bid') {
+          const chosen = await bidStep(ctx(6), offer, plan.bid, bidSearch);
+          if (chosen === CANCEL) return undefined;
+          if (chosen !== BACK) plan.bid = chosen ?? undefined;
+          continue;
+        }
         if (r === 'volume') {
           const chosen = await volumeStep(ctx(6), input.volumeChoices!);
           if (chosen === CANCEL) return undefined;
@@ -281,6 +301,66 @@ export async function rentWizard(input: WizardInput): Promise<RentPlan | undefin
     else step++;
   }
   return plan as RentPlan;
+}
+
+/**
+ * The confirmation's rental row: on demand with the minimum bid beside it (select to bid), or the
+ * bid with the on-demand price beside it and what an outbid costs. None for an offer without a
+ * minimum bid.
+ */
+function rentalRow(offer: Offer, plan: RentPlan, bidSearch: boolean): PickItem<string>[] {
+  const minBid = minBidOf(offer);
+  if (minBid === undefined) return [];
+  const onDemand = formatDollars(onDemandGpuPerHour(offer, bidSearch));
+  if (plan.bid === undefined)
+    return [
+      {
+        label: `$(tag) Rental: on-demand ${onDemand}/h`,
+        description: `select to bid instead (minimum now ${formatDollars(minBid)}/h)`,
+        value: 'bid',
+      },
+    ];
+  return [
+    {
+      label: `$(tag) Interruptible: bid ${formatDollars(plan.bid)}/h (on-demand ${onDemand}/h)`,
+      description: 'stopped if outbid; the disk still bills · select to change',
+      value: 'bid',
+    },
+  ];
+}
+
+/**
+ * Asks the bid: $/hour for the GPU part, starting a little over the minimum, at least the minimum and
+ * at most what the service takes, with the on-demand price beside it. From a bid it also offers to
+ * rent on demand instead. Resolves the bid, null for on demand, or BACK/CANCEL.
+ */
+async function bidStep(
+  ctx: StepContext,
+  offer: Offer,
+  current: number | undefined,
+  bidSearch: boolean,
+): Promise<number | null | typeof BACK | typeof CANCEL> {
+  const minBid = minBidOf(offer) ?? BID_MIN;
+  const onDemand = formatDollars(onDemandGpuPerHour(offer, bidSearch));
+  if (current !== undefined) {
+    const choice = await pickStep(ctx, {
+      placeholder: `Interruptible at ${formatDollars(current)}/h, or on demand at ${onDemand}/h`,
+      items: [
+        { label: '$(edit) Change the bid…', description: `minimum now ${formatDollars(minBid)}/h`, value: 'change' },
+        { label: '$(vm) Rent on demand instead', description: `${onDemand}/h for the GPU; never outbid`, value: 'onDemand' },
+      ],
+    });
+    if (choice === BACK || choice === CANCEL) return choice;
+    if (choice === 'onDemand') return null;
+    if (choice !== 'change') return BACK;
+  }
+  const answer = await inputStep(ctx, {
+    prompt: `Bid in $/h for the GPU part (minimum now ${formatDollars(minBid)}/h, on demand ${onDemand}/h). It is stopped when someone bids more; the disk still bills.`,
+    value: String(current ?? suggestBid(minBid)),
+    validate: (v) => checkBid(v, { min: minBid, max: RENT_BID_MAX }),
+  });
+  if (answer === BACK || answer === CANCEL) return answer;
+  return parseBid(answer);
 }
 
 /** A volume picked on the confirmation: what to send, how it reads, and what a new one bills per hour (0 for an existing one). */
@@ -356,9 +436,11 @@ async function confirmStep(
   volume: ChosenVolume | 'none' | undefined,
   templateMode: LaunchMode | undefined,
   failover?: { title: string; detail: string },
+  bidSearch = false,
+  priceContext?: PriceContext,
 ): Promise<unknown> {
   const volumePerHour = typeof volume === 'object' ? volume.perHour : 0;
-  const q = quoteRent(offer, plan.disk, credit);
+  const q = quoteRent(offer, plan.disk, credit, { bid: plan.bid, bidSearch });
   const what = plan.template ? `template ${plan.template}` : plan.image;
   const items: PickItem<string>[] = [
     {
@@ -370,6 +452,8 @@ async function confirmStep(
     { label: '', kind: vscode.QuickPickItemKind.Separator },
     // Information rows: accepting them does nothing.
     { label: `GPU ${formatDollars(q.gpuPerHour)}/h`, description: `${presentOffer(offer).label}` },
+    ...(priceContext ? [priceContextRow(offer, priceContext)] : []),
+    ...rentalRow(offer, plan, bidSearch),
     ...(failover ? [{ label: `$(sync) ${failover.title}`, description: failover.detail }] : []),
     { label: `Disk ${formatDollars(q.diskPerHour)}/h`, description: `${plan.disk} GB, billed until destroyed` },
     q.creditAfterDay === undefined
@@ -402,4 +486,14 @@ async function confirmStep(
         ]),
   ];
   return pickStep(ctx, { placeholder: 'Renting starts billing once the instance runs. Press Enter to rent, Escape to cancel.', items });
+}
+
+/** "18% under the 7-day median" for the offer's price per GPU, with the median it was compared with. */
+function priceContextRow(offer: Offer, context: PriceContext): PickItem<string> {
+  const icon = context.relation === 'under' ? '$(arrow-down)' : context.relation === 'over' ? '$(arrow-up)' : '$(dash)';
+  const text = context.text.charAt(0).toUpperCase() + context.text.slice(1);
+  return {
+    label: `${icon} ${text}`,
+    description: `per GPU; the median for ${offer.gpu_name} is ${formatDollars(context.medianPerGpu)}/GPU/h`,
+  };
 }
