@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { COMMANDS } from '../../core/ids';
 import { findSearch } from '../../core/offers/saved';
-import { describeSearch, searchRequest, type OfferSearchState } from '../../core/offers/search';
+import { describeSearch, isOfferSort, parseQuery, searchRequest, type OfferSearchState } from '../../core/offers/search';
 import {
   failoverCandidates,
   failoverEnd,
@@ -22,34 +22,45 @@ const EXTRA_OFFERS = 5;
 
 /** The search Rent Best Match rents from: a saved one by name, or the Offers view's current one. */
 interface ChosenSearch {
-  /** The saved search's name; undefined for the current search. */
-  name: string | undefined;
+  /** How messages name it: "the current search", "RTX 4090 cheap" (a saved one), or the query given. */
+  what: string;
   state: OfferSearchState;
 }
 
+/** What the command is given: a saved search's name, a search (automation: `{query, sort?}`), or nothing (ask). */
+type SearchArgument = string | { query: string; sort?: unknown } | undefined;
+
+function searchArgument(value: unknown): SearchArgument {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'object' && value !== null && typeof (value as { query?: unknown }).query === 'string')
+    return value as { query: string; sort?: unknown };
+  return undefined;
+}
+
 /**
- * Rent Best Match: the best offer of a saved search (its name as the argument) or of the current
- * search, and the next ones in its order when it is taken first, up to gpuRental.rent.failoverAttempts.
- * Automation passes a plan as the second argument: the wizard is skipped, the price confirmation is not.
- * It shares the rent command's gate: one rent at a time in this window.
+ * Rent Best Match: the best offer of a saved search (its name as the argument, as Saved Searches
+ * passes it), of a search given as `{query, sort}`, or of the current search, and the next ones in
+ * its order when it is taken first, up to gpuRental.rent.failoverAttempts. Automation passes a plan
+ * as the second argument: the wizard is skipped, the price confirmation is not. It shares the rent
+ * command's gate: one rent at a time in this window.
  */
 export function rentBestMatchCommands(deps: RentDeps): CommandDefinition[] {
   return [
     command(COMMANDS.rentBestMatch, (search?: unknown, plan?: RentPlan) =>
-      deps.gate.run(() => rentBest(deps, typeof search === 'string' ? search : undefined, plan)),
+      deps.gate.run(() => rentBest(deps, searchArgument(search), plan)),
     ),
   ];
 }
 
 /** Resolves with the new instance id, or undefined when nothing was rented. */
-async function rentBest(s: RentDeps, name: string | undefined, given: RentPlan | undefined): Promise<number | undefined> {
+async function rentBest(s: RentDeps, search: SearchArgument, given: RentPlan | undefined): Promise<number | undefined> {
   // An earlier rent whose outcome is not known yet: renting again could rent twice.
   const bound = s.session.bound();
   const unsettled = unsettledNotice(bound ? s.renter.journal.for(bound.baseUrl, bound.profileId) : []);
   if (unsettled) return notify(s, unsettled);
-  const chosen = await chooseSearch(s, name);
+  const chosen = await chooseSearch(s, search);
   if (!chosen) return undefined;
-  const what = chosen.name === undefined ? 'the current search' : `"${chosen.name}"`;
+  const what = chosen.what;
   const limit = config.rentFailoverAttempts();
   const offers = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: `GPU Rental: searching ${what}…` },
@@ -112,8 +123,15 @@ async function rentBest(s: RentDeps, name: string | undefined, given: RentPlan |
   return end ? showRentEnd(s, end) : undefined;
 }
 
-/** The saved search called `name`; without a name, a choice between the current search and the saved ones. */
-async function chooseSearch(s: RentDeps, name: string | undefined): Promise<ChosenSearch | undefined> {
+/**
+ * The saved search called `name`, or the search given; without either, a choice between the current
+ * search and the saved ones. A query that does not parse throws (the guard shows why).
+ */
+async function chooseSearch(s: RentDeps, name: SearchArgument): Promise<ChosenSearch | undefined> {
+  if (typeof name === 'object') {
+    parseQuery(name.query);
+    return { what: `"${name.query}"`, state: { query: name.query, sort: isOfferSort(name.sort) ? name.sort : 'value', pages: 1 } };
+  }
   const saved = s.state.get('savedSearches');
   if (name !== undefined) {
     const found = findSearch(saved, name);
@@ -124,9 +142,9 @@ async function chooseSearch(s: RentDeps, name: string | undefined): Promise<Chos
       });
       return undefined;
     }
-    return { name: found.name, state: { query: found.query, sort: found.sort, pages: 1 } };
+    return { what: `"${found.name}"`, state: { query: found.query, sort: found.sort, pages: 1 } };
   }
-  const current: ChosenSearch = { name: undefined, state: { ...s.offersView.search, pages: 1 } };
+  const current: ChosenSearch = { what: 'the current search', state: { ...s.offersView.search, pages: 1 } };
   // Nothing to choose from: the current search is the only one.
   if (saved.length === 0) return current;
   const items: Array<vscode.QuickPickItem & { choice?: ChosenSearch }> = [
@@ -135,7 +153,7 @@ async function chooseSearch(s: RentDeps, name: string | undefined): Promise<Chos
     ...saved.map((x) => ({
       label: `$(bookmark) ${x.name}`,
       description: describeSearch({ query: x.query, sort: x.sort, pages: 1 }),
-      choice: { name: x.name, state: { query: x.query, sort: x.sort, pages: 1 } },
+      choice: { what: `"${x.name}"`, state: { query: x.query, sort: x.sort, pages: 1 } },
     })),
   ];
   const picked = await vscode.window.showQuickPick(items, {
