@@ -3,9 +3,11 @@ import { ApiError } from '../api/errors';
 import type { Offer } from '../api/offers';
 import { Emitter, type Disposable } from '../events';
 import type { Timers } from '../instances/poller';
+import { formatDollars } from '../format';
 import type { Logger } from '../log';
 import { DEFAULT_PROFILE_ID, keySlot } from '../session/profiles';
 import type { StoredState } from '../state/storedState';
+import { countryCode } from './present';
 import {
   findSearch,
   savedSearchRequest,
@@ -330,5 +332,38 @@ export function watchKeyLookup(keys: { get(slot: string): Promise<string | undef
     }
     const key = await keys.get(keySlot(watch.profileId, watch.baseUrl));
     return key ? { key } : { missing: 'key' };
+  };
+}
+
+/** The buttons a notice offers; the UI runs the command each names. */
+export type WatchNoticeButton = 'Rent' | 'Show' | 'Stop Watching' | 'Watch Again';
+
+/**
+ * What the user is told about a notice: `GPU Rental: "4090s": RTX 4090 ×2 at $0.610/h in NL (+2 more)`
+ * with Rent, Show and Stop Watching; a stopped or refused watch says why and what to do next.
+ */
+export function describeWatchNotice(notice: WatchNotice): { message: string; buttons: WatchNoticeButton[] } {
+  const name = notice.search.name;
+  if (notice.kind === 'match') {
+    const o = notice.offer;
+    const where = countryCode(o.geolocation);
+    const gpus = o.num_gpus > 1 ? ` ×${o.num_gpus}` : '';
+    const more = notice.more > 0 ? ` (+${notice.more} more)` : '';
+    return {
+      message: `GPU Rental: "${name}": ${o.gpu_name}${gpus} at ${formatDollars(o.dph_total)}/h${where ? ` in ${where}` : ''}${more}`,
+      buttons: ['Rent', 'Show', 'Stop Watching'],
+    };
+  }
+  if (notice.kind === 'paused') {
+    const why =
+      notice.reason === 'profile' ? 'the profile it searched with was removed' : 'the API key of the profile it searched with is gone';
+    return {
+      message: `GPU Rental: stopped watching "${name}": ${why}. The search is still saved; Watch Again watches it with the profile in use now.`,
+      buttons: ['Watch Again'],
+    };
+  }
+  return {
+    message: `GPU Rental: the service keeps refusing the watched search "${name}": ${notice.error.message} Fix the key or the search, or stop watching it; it is tried again each interval.`,
+    buttons: ['Stop Watching'],
   };
 }

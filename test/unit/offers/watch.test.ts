@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import type { Offer } from '../../../src/core/api/offers';
 import { saveSearch, type SavedSearch } from '../../../src/core/offers/saved';
-import { MAX_BACKOFF, SearchWatcher, watchKeyLookup, type WatchNotice, type WatchedSearch } from '../../../src/core/offers/watch';
+import {
+  MAX_BACKOFF,
+  SearchWatcher,
+  describeWatchNotice,
+  watchKeyLookup,
+  type WatchNotice,
+  type WatchedSearch,
+} from '../../../src/core/offers/watch';
 import { keySlot } from '../../../src/core/session/profiles';
 import { StoredState } from '../../../src/core/state/storedState';
 import { MemoryLogger, clientFor, simulatorForSuite } from '../../support';
@@ -73,7 +80,7 @@ describe('search watcher', () => {
     assert.ok(now.every((o) => o.dph_total <= 3 && o.gpu_name === 'RTX 4090'));
     watcher.start();
     await sim.clock.advance(INTERVAL);
-    assert.deepEqual(notices, [], 'offers matching at the baseline are not new');
+    assert.equal(notices.length, 0, 'offers matching at the baseline are not new');
 
     const cheap = addOffer({ gpu_name: 'RTX 4090', num_gpus: 2, dph_total: 0.41, geolocation: 'Amsterdam, NL' });
     addOffer({ gpu_name: 'RTX 4090', num_gpus: 1, dph_total: 0.52 });
@@ -117,7 +124,7 @@ describe('search watcher', () => {
     const otherNotices = told.length === 1 ? b.notices : told;
     teller.dispose();
     await sim.clock.advance(2 * INTERVAL);
-    assert.deepEqual(otherNotices, []);
+    assert.equal(otherNotices.length, 0);
     const second = addOffer({ gpu_name: 'RTX 4090', num_gpus: 1, dph_total: 0.3 });
     await sim.clock.advance(INTERVAL);
     other.dispose();
@@ -203,5 +210,31 @@ describe('search watcher', () => {
     assert.equal(notices.length, 1);
     assert.ok(watcher.holdsClaim());
     watcher.dispose();
+  });
+});
+
+describe('watch notices', () => {
+  const search: WatchedSearch = {
+    name: '4090s',
+    query: 'gpu_name=RTX_4090',
+    sort: 'price',
+    watch: { ceilingPerHour: 0.7, baseUrl: 'https://console.example.com', profileId: 'default', since: 1 },
+  };
+  const offer = { id: 7, gpu_name: 'RTX 4090', num_gpus: 2, gpu_ram: 24564, dph_total: 0.61, geolocation: 'Amsterdam, NL' } as Offer;
+
+  it('says the offer, its price and country, and how many more, with Rent, Show and Stop Watching', () => {
+    assert.deepEqual(describeWatchNotice({ kind: 'match', search, offer, more: 2 }), {
+      message: 'GPU Rental: "4090s": RTX 4090 ×2 at $0.610/h in NL (+2 more)',
+      buttons: ['Rent', 'Show', 'Stop Watching'],
+    });
+    const single = describeWatchNotice({ kind: 'match', search, offer: { ...offer, num_gpus: 1, geolocation: null }, more: 0 });
+    assert.equal(single.message, 'GPU Rental: "4090s": RTX 4090 at $0.610/h');
+  });
+
+  it('says why a watch stopped and offers to watch again', () => {
+    const paused = describeWatchNotice({ kind: 'paused', search, reason: 'profile' });
+    assert.match(paused.message, /^GPU Rental: stopped watching "4090s": the profile it searched with was removed\./);
+    assert.deepEqual(paused.buttons, ['Watch Again']);
+    assert.match(describeWatchNotice({ kind: 'paused', search, reason: 'key' }).message, /API key/);
   });
 });

@@ -1,0 +1,75 @@
+import * as vscode from 'vscode';
+import { Emitter } from '../core/events';
+import { COMMANDS, VIEWS } from '../core/ids';
+import { realTimers } from '../core/instances/poller';
+import type { Logger } from '../core/log';
+import { SearchWatcher, describeWatchNotice, watchKeyLookup, type WatchNotice } from '../core/offers/watch';
+import type { ClientFactory, KeyStore, Session } from '../core/session/session';
+import type { StoredState } from '../core/state/storedState';
+import { config } from './config';
+import type { OffersView } from './views/offersView';
+
+export interface SearchWatcherUiDeps {
+  state: StoredState;
+  keys: Pick<KeyStore, 'get'>;
+  createClient: ClientFactory;
+  session: Pick<Session, 'profileId'>;
+  offersView: Pick<OffersView, 'setSearch'>;
+  logger: Logger;
+}
+
+/**
+ * The search watcher of this window (src/core/offers/watch.ts) and the notifications it shows.
+ * Built at activation without the API client: the client loads on the first watch request.
+ */
+export class SearchWatcherUi implements vscode.Disposable {
+  readonly watcher: SearchWatcher;
+  private readonly shown = new Emitter<string>();
+  /** Fires with each notification's text as it is shown (the integration tests read it). */
+  readonly onDidShow = this.shown.event;
+
+  constructor(private readonly deps: SearchWatcherUiDeps) {
+    this.watcher = new SearchWatcher({
+      state: deps.state,
+      owner: vscode.env.sessionId,
+      createClient: deps.createClient,
+      keyOf: watchKeyLookup(deps.keys, deps.state),
+      intervalMs: () => config.watchIntervalMinutes() * 60_000,
+      timers: realTimers,
+      logger: deps.logger,
+    });
+    this.watcher.onDidNotice((notice) => void this.show(notice));
+    this.watcher.start();
+  }
+
+  dispose(): void {
+    this.watcher.dispose();
+    this.shown.dispose();
+  }
+
+  private async show(notice: WatchNotice): Promise<void> {
+    const { message, buttons } = describeWatchNotice(notice);
+    this.shown.fire(message);
+    const show = notice.kind === 'match' ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
+    const choice = await show(message, ...buttons);
+    const { search } = notice;
+    if (choice === 'Rent' && notice.kind === 'match') {
+      if (this.deps.session.profileId !== search.watch.profileId) {
+        const pick = await vscode.window.showWarningMessage(
+          `GPU Rental: the watch on "${search.name}" searches with another profile than this window's. Switch to that profile, then rent offer ${notice.offer.id} from the Offers view.`,
+          'Switch Profile',
+        );
+        if (pick) await vscode.commands.executeCommand(COMMANDS.switchProfile);
+        return;
+      }
+      await vscode.commands.executeCommand(COMMANDS.rentOffer, notice.offer.id);
+    } else if (choice === 'Show') {
+      await this.deps.offersView.setSearch({ query: search.query, sort: search.sort, pages: 1 });
+      await vscode.commands.executeCommand(`${VIEWS.offers}.focus`);
+    } else if (choice === 'Stop Watching') {
+      await vscode.commands.executeCommand(COMMANDS.stopWatchingSearch, search.name);
+    } else if (choice === 'Watch Again') {
+      await vscode.commands.executeCommand(COMMANDS.watchSearch, search.name);
+    }
+  }
+}
