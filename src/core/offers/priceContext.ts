@@ -90,8 +90,12 @@ export function describePriceContext(
   stats: GpuPriceStats | undefined,
 ): string {
   const context = priceContextFor(offer, stats);
-  if (!context) return 'No price history for this GPU';
-  return `Price: ${context.text} for ${offer.gpu_name} (${formatDollars(context.medianPerGpu)}/GPU/h)`;
+  return context ? `Price: ${priceContextPhrase(context, offer.gpu_name)}` : 'No price history for this GPU';
+}
+
+/** "18% under the 7-day median for RTX 4090 ($0.410/GPU/h)": the context with the model and the median it was compared with. */
+export function priceContextPhrase(context: PriceContext, gpuName: string): string {
+  return `${context.text} for ${gpuName} (${formatDollars(context.medianPerGpu)}/GPU/h)`;
 }
 
 /** The series a model's history is drawn from: `avail_median` when it has any, else `rented_median` (see GpuPriceStats.history). */

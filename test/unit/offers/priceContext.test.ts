@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import type { GpuHistory, GpuMetric } from '../../../src/core/api/metrics';
+import { rentConfirmation } from '../../../src/core/rent/flow';
+import { quoteRent } from '../../../src/core/rent/quote';
+import { priceableOffer } from '../../support';
 import {
   describePriceContext,
   medianOf,
@@ -144,5 +147,20 @@ describe('price stats from the metrics', () => {
       0,
       'a history without medians says nothing',
     );
+  });
+});
+
+describe('price context in the rent confirmation', () => {
+  it('tells automation how the price per GPU compares with the going rate, and nothing when unknown', () => {
+    const offer = priceableOffer();
+    const plan = { image: 'ubuntu:22.04', disk: 40, label: 'train' };
+    const quote = quoteRent(offer, 40, 100);
+    const context = priceContextFor(offer, stats({ gpuName: offer.gpu_name, median7d: 0.61 }))!;
+    const { detail } = rentConfirmation(offer, plan, quote, 100, undefined, context);
+    assert.equal(
+      detail,
+      `GPU $0.400/h + disk $0.010/h (40 GB). About $9.84 per day. Price per GPU: 18% under the 7-day median for ${offer.gpu_name} ($0.610/GPU/h).`,
+    );
+    assert.equal(rentConfirmation(offer, plan, quote, 100, undefined).detail, 'GPU $0.400/h + disk $0.010/h (40 GB). About $9.84 per day.');
   });
 });
