@@ -5,9 +5,11 @@
 //   node esbuild.mjs --watch       rebuild on change
 //   node esbuild.mjs --tests       the integration suites, into out/test/integration/ (vscode and mocha stay external)
 //   node esbuild.mjs --chunk       only dist/undici.js
+// Every build but --tests and --chunk also bundles the Offer Explorer's webview script for the
+// browser into dist/webview/explorer.js, beside its stylesheet and the codicon font.
 //   --outdir=DIR                   write the bundles to DIR instead of dist/ (tests build a private copy)
 import * as esbuild from 'esbuild';
-import { readdirSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -50,6 +52,31 @@ const extension = {
  */
 const chunk = { ...common, entryPoints: { undici: 'src/ui/net/undici.ts' } };
 
+/**
+ * The Offer Explorer's webview script: browser code, one IIFE, no Node built-ins. It bundles the
+ * web components it uses (@vscode-elements/elements) and the pure core modules it shares with the
+ * extension.
+ * @type {import('esbuild').BuildOptions}
+ */
+const webview = {
+  ...common,
+  entryPoints: { explorer: 'src/webview/explorer/main.ts' },
+  outdir: `${outdir}/webview`,
+  format: 'iife',
+  platform: 'browser',
+  target: 'chrome120',
+  external: [],
+};
+
+/** What the webview loads besides its script: its stylesheet and the codicon font with its CSS. */
+function copyWebviewAssets() {
+  const dir = `${outdir}/webview`;
+  mkdirSync(dir, { recursive: true });
+  copyFileSync('media/explorer.css', `${dir}/explorer.css`);
+  copyFileSync('node_modules/@vscode/codicons/dist/codicon.css', `${dir}/codicon.css`);
+  copyFileSync('node_modules/@vscode/codicons/dist/codicon.ttf', `${dir}/codicon.ttf`);
+}
+
 function reportSize(result) {
   for (const [file, output] of Object.entries(result.metafile?.outputs ?? {})) {
     if (!file.endsWith('.js')) continue;
@@ -88,10 +115,12 @@ if (tests) {
       });
     },
   };
-  const contexts = await Promise.all([extension, chunk].map((options) => esbuild.context({ ...options, plugins: [report] })));
+  copyWebviewAssets();
+  const contexts = await Promise.all([extension, chunk, webview].map((options) => esbuild.context({ ...options, plugins: [report] })));
   await Promise.all(contexts.map((ctx) => ctx.watch()));
   console.log('watching src/ for changes (Ctrl-C to stop)');
 } else {
-  const builds = chunkOnly ? [chunk] : [extension, chunk];
+  const builds = chunkOnly ? [chunk] : [extension, chunk, webview];
+  if (!chunkOnly) copyWebviewAssets();
   for (const result of await Promise.all(builds.map((options) => esbuild.build(options)))) reportSize(result);
 }

@@ -8,7 +8,8 @@ const PriceBreakdownSchema = z.object({ gpuCostPerHour: optNumber, diskHour: opt
 
 /**
  * A machine listing. Units as on the wire: `gpu_ram`, `gpu_total_ram` and `cpu_ram` in MB,
- * `disk_space` in GB, `dph_*` in $/hour, `storage_cost` in $/GB/month, `inet_*` in Mb/s.
+ * `disk_space` in GB, `disk_bw` in MB/s, `dph_*` in $/hour, `storage_cost` in $/GB/month, `inet_*` in Mb/s,
+ * `duration` in seconds, `total_flops` in TFLOPS.
  */
 export const OfferSchema = z.object({
   id: recordId,
@@ -37,6 +38,12 @@ export const OfferSchema = z.object({
   rentable: optBool,
   geolocation: optString,
   cuda_max_good: optNumber,
+  driver_version: optString,
+  disk_bw: optNumber,
+  total_flops: optNumber,
+  /** Seconds the offer stays available. */
+  duration: optNumber,
+  is_bid: optBool,
   search: PriceBreakdownSchema,
 });
 export type Offer = z.output<typeof OfferSchema>;

@@ -1,0 +1,113 @@
+/**
+ * The explorer's filter bar: each control edits one clause of the same query text the Offers view
+ * searches with (through `withFilter`), and shows what the text says now. Values are typed in the
+ * units people use (GB, $/h); the query holds the service's (MB).
+ */
+import { countryCode, DEFAULT_OFFER_FILTERS } from '../present';
+import { parseQuery, withFilter } from '../search';
+import { OfferQueryError } from '../query/parse';
+import { printOfferQuery } from '../query/print';
+import type { FieldFilter, FilterScalar, OfferQuery, OfferType } from '../types';
+
+export const FILTER_BAR_FIELDS = ['gpu', 'count', 'vram', 'price', 'reliability', 'verified', 'region', 'type'] as const;
+export type FilterBarField = (typeof FILTER_BAR_FIELDS)[number];
+
+/** What each control shows: text as typed, '' when the query has no such clause. */
+export type FilterBarValues = Record<FilterBarField, string>;
+
+/** The query field each control writes, and the operator it owns. */
+const CLAUSES: Record<
+  Exclude<FilterBarField, 'type' | 'verified' | 'region'>,
+  { field: string; op: 'eq' | 'gte' | 'lte'; scale: number }
+> = {
+  gpu: { field: 'gpu_name', op: 'eq', scale: 1 },
+  count: { field: 'num_gpus', op: 'gte', scale: 1 },
+  vram: { field: 'gpu_ram', op: 'gte', scale: 1000 },
+  price: { field: 'dph_total', op: 'lte', scale: 1 },
+  reliability: { field: 'reliability', op: 'gte', scale: 1 },
+};
+
+export const FILTER_BAR_LABELS: Readonly<Record<FilterBarField, string>> = {
+  gpu: 'GPU model',
+  count: 'GPUs at least',
+  vram: 'VRAM at least (GB)',
+  price: 'Price at most ($/h)',
+  reliability: 'Reliability at least (0..1)',
+  verified: 'Verified',
+  region: 'Countries (US,CA)',
+  type: 'Rental type',
+};
+
+function scalarText(v: FilterScalar | FilterScalar[] | undefined, scale: number): string {
+  if (v === undefined || v === null || Array.isArray(v)) return '';
+  if (typeof v === 'number') return String(Math.round((v / scale) * 1e6) / 1e6);
+  return String(v);
+}
+
+/** What the controls show for a parsed query. */
+export function filterBarValues(query: OfferQuery): FilterBarValues {
+  const out = {} as FilterBarValues;
+  for (const [key, c] of Object.entries(CLAUSES) as Array<[keyof typeof CLAUSES, (typeof CLAUSES)[keyof typeof CLAUSES]]>) {
+    out[key] = scalarText(query.filters[c.field]?.[c.op], c.scale);
+  }
+  const verified = query.filters['verified'];
+  out.verified = verified === undefined ? 'any' : verified.eq === true ? 'yes' : verified.eq === false ? 'no' : 'any';
+  const region = query.filters['geolocation'];
+  const list = region?.in ?? (region?.eq === undefined ? undefined : [region.eq]);
+  out.region = Array.isArray(list) ? list.map(String).join(',') : '';
+  out.type = query.type;
+  return out;
+}
+
+/** A number the user typed, or a RangeError that names the control. */
+function readNumber(field: FilterBarField, text: string, integer: boolean): number {
+  const n = Number(text.trim());
+  if (!Number.isFinite(n) || n < 0 || (integer && !Number.isInteger(n))) {
+    throw new RangeError(`${FILTER_BAR_LABELS[field]}: "${text.trim()}" is not ${integer ? 'a whole number' : 'a number'} of 0 or more`);
+  }
+  return n;
+}
+
+/**
+ * The query text with one control's value applied: '' removes the control's clause (for verified,
+ * 'any' does). Other clauses and other operators of the same field are kept. Throws a RangeError
+ * with a message for the user when the value cannot be read.
+ */
+export function applyFilterBar(text: string, field: FilterBarField, value: string): string {
+  const query = parseQuery(text);
+  const trimmed = value.trim();
+  if (field === 'type') {
+    if (trimmed !== 'on-demand' && trimmed !== 'bid' && trimmed !== 'reserved')
+      throw new RangeError(`Rental type: "${trimmed}" is not one`);
+    return printOfferQuery({ ...query, type: trimmed as OfferType }, { defaults: DEFAULT_OFFER_FILTERS });
+  }
+  if (field === 'verified') {
+    const filter: FieldFilter | undefined = trimmed === 'yes' ? { eq: true } : trimmed === 'no' ? { eq: false } : undefined;
+    return withFilter(text, 'verified', filter);
+  }
+  if (field === 'region') {
+    const codes = trimmed
+      .split(/[\s,]+/)
+      .filter(Boolean)
+      .map((c) => countryCode(c) ?? c);
+    if (codes.some((c) => !/^[A-Za-z]{2}$/.test(c))) throw new RangeError(`Countries: write two-letter codes such as US,CA`);
+    return withFilter(text, 'geolocation', codes.length === 0 ? undefined : { in: codes.map((c) => c.toUpperCase()) });
+  }
+  const c = CLAUSES[field];
+  const rest: FieldFilter = { ...query.filters[c.field] };
+  delete rest[c.op];
+  if (trimmed === '') return withFilter(text, c.field, Object.keys(rest).length > 0 ? rest : undefined);
+  const scalar: FilterScalar = field === 'gpu' ? trimmed.replaceAll('_', ' ') : readNumber(field, trimmed, field === 'count') * c.scale;
+  return withFilter(text, c.field, { ...rest, [c.op]: scalar });
+}
+
+/** Why the query text cannot be read, with where, for the inline error; undefined when it reads. */
+export function queryProblem(text: string): { message: string; start?: number; length?: number } | undefined {
+  try {
+    parseQuery(text);
+    return undefined;
+  } catch (error) {
+    if (error instanceof OfferQueryError) return { message: error.message, start: error.position, length: error.length };
+    return { message: error instanceof Error ? error.message : String(error) };
+  }
+}

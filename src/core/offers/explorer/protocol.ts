@@ -1,0 +1,102 @@
+/**
+ * The messages between the Offer Explorer's webview and the extension. The extension trusts
+ * nothing the webview sends: every message passes `readWebviewMessage`, which returns undefined
+ * for anything that is not exactly one of these shapes.
+ */
+import type { Offer } from '../../api/offers';
+import type { OfferType } from '../types';
+import { readColumnLayout, type ColumnLayout } from './columns';
+
+/** The explorer asks for this many offers a page: far more than the view's page, as a table and a plot compare many. */
+export const EXPLORER_PAGE_SIZE = 1000;
+/** "Load more" stops here: ten pages, the most the table is built and measured for. */
+export const EXPLORER_MAX_PAGES = 10;
+/** A query longer than this is not a query anyone typed. */
+export const MAX_QUERY_LENGTH = 4000;
+
+/** What the webview keeps with getState/setState (besides what the extension sends again on `ready`). */
+export interface ExplorerViewState {
+  sort?: unknown;
+  selected?: number;
+  scrollTop?: number;
+  draft?: string;
+}
+
+/** The extension's messages to the webview. */
+export type ExtensionMessage =
+  | { type: 'layout'; layout: ColumnLayout }
+  | { type: 'loading'; query: string }
+  | {
+      type: 'offers';
+      query: string;
+      offerType: OfferType;
+      offers: Offer[];
+      /** Offers the answer held that could not be read. */
+      unreadable: number;
+      canLoadMore: boolean;
+      /** Whether the query fixes its own `limit=`, so Load more does not apply. */
+      ownLimit: boolean;
+    }
+  | { type: 'error'; query: string; message: string }
+  /** Price statistics per GPU model (src/core/offers/priceContext.ts's GpuPriceStats), sent once per search. */
+  | { type: 'priceStats'; stats: Record<string, unknown> }
+  | { type: 'notice'; text: string };
+
+/** What the webview measured, for the benchmark: a first render, a sort, a narrowing. */
+export type TimingName = 'render' | 'sort' | 'filter';
+
+/** The webview's messages to the extension. */
+export type WebviewMessage =
+  | { type: 'ready' }
+  | { type: 'setQuery'; query: string }
+  | { type: 'loadMore' }
+  | { type: 'rent'; offerId: number }
+  | { type: 'copyId'; offerId: number }
+  | { type: 'machineOffers'; machineId: number }
+  | { type: 'layout'; layout: ColumnLayout }
+  | { type: 'timing'; name: TimingName; ms: number; rows: number };
+
+const isId = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v > 0;
+
+/** The message if it is one the webview may send, else undefined. */
+export function readWebviewMessage(raw: unknown): WebviewMessage | undefined {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
+  const m = raw as Record<string, unknown>;
+  switch (m['type']) {
+    case 'ready':
+      return { type: 'ready' };
+    case 'loadMore':
+      return { type: 'loadMore' };
+    case 'setQuery': {
+      const query = m['query'];
+      return typeof query === 'string' && query.length <= MAX_QUERY_LENGTH ? { type: 'setQuery', query } : undefined;
+    }
+    case 'rent':
+    case 'copyId': {
+      const offerId = m['offerId'];
+      return isId(offerId) ? { type: m['type'], offerId } : undefined;
+    }
+    case 'machineOffers': {
+      const machineId = m['machineId'];
+      return isId(machineId) ? { type: 'machineOffers', machineId } : undefined;
+    }
+    case 'layout': {
+      const layout = m['layout'];
+      return layout && typeof layout === 'object' ? { type: 'layout', layout: readColumnLayout(layout) } : undefined;
+    }
+    case 'timing': {
+      const { name, ms, rows } = m as { name?: unknown; ms?: unknown; rows?: unknown };
+      const okName = name === 'render' || name === 'sort' || name === 'filter';
+      const okMs = typeof ms === 'number' && Number.isFinite(ms) && ms >= 0;
+      const okRows = typeof rows === 'number' && Number.isSafeInteger(rows) && rows >= 0;
+      return okName && okMs && okRows ? { type: 'timing', name, ms, rows } : undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** The page count after "Load more", or undefined when no more can be asked for. */
+export function nextPages(pages: number): number | undefined {
+  return pages < EXPLORER_MAX_PAGES ? pages + 1 : undefined;
+}

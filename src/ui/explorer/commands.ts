@@ -1,0 +1,8 @@
+import { COMMANDS } from '../../core/ids';
+import { command, type CommandDefinition } from '../commands/registry';
+import type { OfferExplorer } from './panel';
+
+/** Open Offer Explorer: from the Offers view's title bar and the palette. */
+export function explorerCommands(deps: { readonly explorer: OfferExplorer }): CommandDefinition[] {
+  return [command(COMMANDS.openOfferExplorer, () => deps.explorer.open())];
+}

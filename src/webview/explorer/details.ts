@@ -1,0 +1,81 @@
+/// <reference lib="dom" />
+/**
+ * The selected offer: every column's value, its price against the going rate with the GPU's price
+ * history, and what can be done with it (Rent, Copy ID, the machine's other offers).
+ */
+import type { Offer } from '../../core/api/offers';
+import { COLUMNS, type RowContext } from '../../core/offers/explorer/columns';
+import { h, icon } from './dom';
+
+export interface DetailsActions {
+  rent(offer: Offer): void;
+  copyId(offer: Offer): void;
+  machineOffers(offer: Offer): void;
+}
+
+export class DetailsPane {
+  readonly root: HTMLElement;
+  private offer: Offer | undefined;
+
+  constructor(private readonly actions: DetailsActions) {
+    this.root = h('section', { class: 'details', 'aria-label': 'Selected offer', 'aria-live': 'off' });
+    this.show(undefined, { type: 'on-demand' }, undefined);
+  }
+
+  /** `chart` is an SVG document (the GPU's price history), drawn as an image so nothing in it runs. */
+  show(offer: Offer | undefined, ctx: RowContext, chart: string | undefined): void {
+    this.offer = offer;
+    if (!offer) {
+      this.root.replaceChildren(h('p', { class: 'hint' }, 'Select an offer in the table or on the plot to see it here.'));
+      return;
+    }
+    const gpus = offer.num_gpus > 1 ? ` ×${offer.num_gpus}` : '';
+    const rent = this.button('Rent', 'rocket', () => this.offer && this.actions.rent(this.offer), 'rent');
+    const copy = this.button('Copy ID', 'copy', () => this.offer && this.actions.copyId(this.offer), 'copy-id', true);
+    const machine = this.button(
+      "Machine's Other Offers",
+      'server',
+      () => this.offer && this.actions.machineOffers(this.offer),
+      'machine',
+      true,
+    );
+    if (offer.machine_id === null || offer.machine_id === undefined) machine.setAttribute('disabled', '');
+    const context = ctx.priceContext?.(offer);
+    const list = h('dl', { class: 'facts' });
+    for (const column of COLUMNS) {
+      if (column.id === 'gpu' || column.id === 'priceContext') continue;
+      const value = column.text(offer, ctx);
+      if (value) list.append(h('dt', {}, column.name), h('dd', {}, value));
+    }
+    list.append(h('dt', {}, 'host / machine'), h('dd', {}, `${offer.host_id ?? '?'} / ${offer.machine_id ?? '?'}`));
+    list.append(h('dt', {}, 'offer id'), h('dd', {}, String(offer.id)));
+    const children: Node[] = [
+      h('h2', {}, `${offer.gpu_name}${gpus}`),
+      h(
+        'p',
+        {
+          class: `price-context ${context ? (context.delta < 0 ? 'under' : context.delta > 0 ? 'over' : '') : 'none'}`,
+          'data-testid': 'price-context',
+        },
+        context ? `Price: ${context.sentence} for ${offer.gpu_name}` : 'No price history for this GPU',
+      ),
+    ];
+    if (chart) {
+      children.push(
+        h('img', {
+          class: 'price-chart',
+          alt: `Price history of ${offer.gpu_name}`,
+          src: `data:image/svg+xml;charset=utf-8,${encodeURIComponent(chart)}`,
+        }),
+      );
+    }
+    children.push(h('div', { class: 'actions' }, rent, copy, machine), list);
+    this.root.replaceChildren(...children);
+  }
+
+  private button(label: string, codicon: string, run: () => void, action: string, secondary = false): HTMLElement {
+    const b = h('vscode-button', { 'data-action': action, secondary }, icon(codicon), ` ${label}`);
+    b.addEventListener('click', run);
+    return b;
+  }
+}

@@ -1,0 +1,266 @@
+/// <reference lib="dom" />
+/**
+ * The Offer Explorer's webview: filter bar, virtualized table, scatter plot and the selected
+ * offer. It sorts and narrows on its own (instant, local); searching, renting and copying go to
+ * the extension as messages (src/core/offers/explorer/protocol.ts). What the user arranged (sort,
+ * selection, scroll, a query being typed) is kept with setState, so hiding the panel loses nothing.
+ */
+import '@vscode-elements/elements/dist/vscode-button/index.js';
+import '@vscode-elements/elements/dist/vscode-checkbox/index.js';
+import '@vscode-elements/elements/dist/vscode-option/index.js';
+import '@vscode-elements/elements/dist/vscode-single-select/index.js';
+import '@vscode-elements/elements/dist/vscode-textfield/index.js';
+import type { Offer } from '../../core/api/offers';
+import { COLUMNS, DEFAULT_COLUMN_LAYOUT, rowPriceContext, type ColumnLayout, type RowContext } from '../../core/offers/explorer/columns';
+import type { ExplorerViewState, ExtensionMessage, TimingName, WebviewMessage } from '../../core/offers/explorer/protocol';
+import { nextSort, OfferTable, readSortKeys, sortAnnouncement, type SortKey } from '../../core/offers/explorer/rows';
+import { priceContextFor, type GpuPriceStats } from '../../core/offers/priceContext';
+import { parseQuery } from '../../core/offers/search';
+import type { OfferType } from '../../core/offers/types';
+import { DetailsPane } from './details';
+import { h, icon } from './dom';
+import { FilterBar } from './filters';
+import { OfferGrid } from './grid';
+import { ScatterPlot } from './plot';
+
+interface VsCodeApi {
+  postMessage(message: WebviewMessage): void;
+  getState(): ExplorerViewState | undefined;
+  setState(state: ExplorerViewState): void;
+}
+declare function acquireVsCodeApi(): VsCodeApi;
+
+const vscode = acquireVsCodeApi();
+const saved = vscode.getState() ?? {};
+
+let offers: readonly Offer[] = [];
+let offerType: OfferType = 'on-demand';
+let table = new OfferTable([], { type: 'on-demand' });
+let rows: readonly number[] = [];
+let order: readonly number[] = [];
+let sort: SortKey[] = readSortKeys(saved.sort);
+let layout: ColumnLayout = DEFAULT_COLUMN_LAYOUT;
+let selectedId: number | undefined = typeof saved.selected === 'number' ? saved.selected : undefined;
+let stats = new Map<string, GpuPriceStats>();
+let restoreScroll = typeof saved.scrollTop === 'number' ? saved.scrollTop : undefined;
+
+const ctx = (): RowContext => ({
+  type: offerType,
+  priceContext: (o) => rowPriceContext(priceContextFor(o, stats.get(o.gpu_name))),
+});
+
+const live = h('div', { class: 'sr-only', role: 'status', 'aria-live': 'polite', 'aria-atomic': 'true' });
+const status = h('span', { class: 'status', 'data-testid': 'status' });
+const loadMore = h('vscode-button', { secondary: true, hidden: true, 'data-action': 'load-more' }, icon('fold-down'), ' Load 1,000 more');
+loadMore.addEventListener('click', () => vscode.postMessage({ type: 'loadMore' }));
+const columnsButton = h(
+  'vscode-button',
+  { secondary: true, 'aria-haspopup': 'true', 'aria-expanded': 'false', 'data-action': 'columns' },
+  icon('list-selection'),
+  ' Columns',
+);
+const picker = h('div', { class: 'column-picker', role: 'group', 'aria-label': 'Columns to show', hidden: true });
+
+const filterBar = new FilterBar((next) => changeQuery(next));
+const grid = new OfferGrid({
+  sort: (column, add) => {
+    sort = nextSort(sort, column, add);
+    timed('sort', () => applyOrder());
+    announce();
+    save();
+  },
+  select: (id) => select(id, true),
+  activate: (id) => rent(id),
+  layout: (next) => setLayout(next, true),
+  scrolled: () => save(),
+});
+const plot = new ScatterPlot((id) => select(id, true));
+const details = new DetailsPane({
+  rent: (o) => rent(o.id),
+  copyId: (o) => vscode.postMessage({ type: 'copyId', offerId: o.id }),
+  machineOffers: (o) => {
+    if (typeof o.machine_id === 'number') vscode.postMessage({ type: 'machineOffers', machineId: o.machine_id });
+  },
+});
+
+document.body.append(
+  h(
+    'main',
+    { class: 'explorer' },
+    filterBar.root,
+    h(
+      'div',
+      { class: 'toolbar' },
+      status,
+      h('span', { class: 'hint' }, 'Sorting here is local to the explorer; the Offers view keeps its own order.'),
+      loadMore,
+      h('span', { class: 'picker-anchor' }, columnsButton, picker),
+    ),
+    h('div', { class: 'panes' }, grid.root, h('aside', { class: 'side' }, plot.root, details.root)),
+    live,
+  ),
+);
+buildPicker();
+columnsButton.addEventListener('click', () => togglePicker(picker.hidden));
+picker.addEventListener('keydown', (e) => {
+  if (e.key === 'Escape') {
+    togglePicker(false);
+    columnsButton.focus();
+  }
+});
+filterBar.draft = typeof saved.draft === 'string' ? saved.draft : undefined;
+
+window.addEventListener('message', (event: MessageEvent<ExtensionMessage>) => receive(event.data));
+vscode.postMessage({ type: 'ready' });
+
+function receive(m: ExtensionMessage): void {
+  switch (m.type) {
+    case 'layout':
+      setLayout(m.layout, false);
+      break;
+    case 'loading':
+      document.body.dataset['state'] = 'loading';
+      filterBar.setQuery(m.query, filterBar.draft);
+      status.textContent = 'Searching…';
+      break;
+    case 'offers':
+      offerType = m.offerType;
+      filterBar.setQuery(m.query, filterBar.draft);
+      timed('render', () => {
+        offers = m.offers;
+        table = new OfferTable(offers, ctx());
+        rows = offers.map((_, i) => i);
+        applyOrder();
+        plot.show(offers, rows, selectedId);
+      });
+      if (restoreScroll !== undefined) {
+        grid.scrollTo(restoreScroll);
+        restoreScroll = undefined;
+      }
+      loadMore.hidden = !m.canLoadMore;
+      status.textContent = `${offers.length.toLocaleString('en-US')} offers${m.unreadable > 0 ? ` · ${m.unreadable} could not be read and are left out` : ''}`;
+      status.classList.remove('error');
+      document.body.dataset['state'] = 'ready';
+      showDetails();
+      announce();
+      break;
+    case 'error':
+      document.body.dataset['state'] = 'error';
+      status.textContent = m.message;
+      status.classList.add('error');
+      filterBar.showProblem(m.message);
+      live.textContent = m.message;
+      break;
+    case 'priceStats':
+      stats = new Map(Object.entries(m.stats as Record<string, GpuPriceStats>));
+      table.invalidate('priceContext');
+      table = new OfferTable(offers, ctx());
+      applyOrder();
+      showDetails();
+      break;
+    case 'notice':
+      live.textContent = m.text;
+      break;
+  }
+}
+
+/** A filter changed here: narrow what is loaded at once, and ask the extension to search with it. */
+function changeQuery(next: string): void {
+  try {
+    const filters = parseQuery(next).filters;
+    timed('filter', () => {
+      rows = table.matching(filters);
+      applyOrder();
+      plot.show(offers, rows, selectedId);
+    });
+    announce();
+  } catch {
+    // The filter bar only hands over text that parses; nothing to narrow otherwise.
+  }
+  save();
+  vscode.postMessage({ type: 'setQuery', query: next });
+}
+
+function applyOrder(): void {
+  order = table.sorted(sort, rows);
+  grid.show(offers, ctx(), order, layout, sort);
+}
+
+function select(id: number, reveal: boolean): void {
+  selectedId = id;
+  grid.setSelected(id, reveal);
+  plot.select(id);
+  showDetails();
+  save();
+}
+
+function showDetails(): void {
+  const offer = selectedId === undefined ? undefined : offers.find((o) => o.id === selectedId);
+  details.show(offer, ctx(), undefined);
+}
+
+function rent(id: number): void {
+  vscode.postMessage({ type: 'rent', offerId: id });
+}
+
+function setLayout(next: ColumnLayout, remember: boolean): void {
+  layout = next;
+  grid.show(offers, ctx(), order, layout, sort);
+  syncPicker();
+  if (remember) vscode.postMessage({ type: 'layout', layout });
+}
+
+function buildPicker(): void {
+  picker.replaceChildren(
+    ...COLUMNS.map((c) => {
+      const box = h(
+        'vscode-checkbox',
+        { 'data-column': c.id, label: c.name, disabled: c.id === 'gpu' },
+        c.label === c.name ? c.label : `${c.label} (${c.name})`,
+      );
+      box.addEventListener('change', () => {
+        const checked = (box as HTMLElement & { checked: boolean }).checked;
+        const visible = checked
+          ? COLUMNS.filter((x) => x.id === c.id || layout.visible.includes(x.id)).map((x) => x.id)
+          : layout.visible.filter((id) => id !== c.id);
+        setLayout({ visible, widths: layout.widths }, true);
+      });
+      return box;
+    }),
+  );
+  syncPicker();
+}
+
+function syncPicker(): void {
+  for (const box of Array.from(picker.children)) {
+    const id = (box as HTMLElement).dataset['column'];
+    (box as HTMLElement & { checked: boolean }).checked = layout.visible.some((v) => v === id);
+  }
+}
+
+function togglePicker(open: boolean): void {
+  picker.hidden = !open;
+  columnsButton.setAttribute('aria-expanded', String(open));
+  if (open) (picker.firstElementChild as HTMLElement | null)?.focus();
+}
+
+function announce(): void {
+  live.textContent = sortAnnouncement(sort, order.length);
+}
+
+/** Runs a step and reports how long it took, layout included, to the extension and on the body (for the benchmark). */
+function timed(name: TimingName, step: () => void): void {
+  const start = performance.now();
+  step();
+  void document.body.offsetHeight;
+  const ms = performance.now() - start;
+  const data = document.body.dataset;
+  data[`${name}Ms`] = ms.toFixed(2);
+  data[`${name}Rows`] = String(name === 'sort' ? order.length : rows.length);
+  data[`${name}Seq`] = String(Number(data[`${name}Seq`] ?? 0) + 1);
+  vscode.postMessage({ type: 'timing', name, ms, rows: order.length });
+}
+
+function save(): void {
+  vscode.setState({ sort, selected: selectedId, scrollTop: grid.scrollTop, draft: filterBar.draft });
+}
