@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { Offer } from '../../src/core/api/offers';
 import type { RentPlan } from '../../src/core/rent/plan';
-import { api, control, eventually, extensionApi, recordNotifications, rentableOffers, signIn, sim } from './support';
+import { api, control, eventually, extensionApi, recordNotifications, recordQuickPicks, rentableOffers, signIn, sim } from './support';
 
 let n = 0;
 const uniqueLabel = () => `it-best-${Date.now().toString(36)}-${n++}`;
@@ -92,6 +92,51 @@ describe('rent best match (failover)', () => {
     } finally {
       notifications.dispose();
     }
+  });
+
+  it('through the wizard: its confirmation says what happens if the offer is taken, and the failover follows', async () => {
+    const x = await signIn();
+    const offers = await threeOffers();
+    const key = await rival();
+    const asked: string[] = [];
+    restore = x.test.answerPrompts({
+      confirm: async (title) => {
+        asked.push(title);
+        return true;
+      },
+    });
+    const { picks, restore: unrecord } = recordQuickPicks();
+    let id: number | undefined;
+    try {
+      let done = false;
+      let taken = false;
+      const renting = vscode.commands
+        .executeCommand<number | undefined>('gpuRental.rentBestMatch', searchOf(offers))
+        .then((v) => ((done = true), v));
+      // Accept what each step proposes; once the confirmation shows, the rival takes the best offer.
+      while (!done) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        if (done) break;
+        if (!taken && picks.some((p) => p.step === 6)) {
+          await api('PUT', `/api/v0/asks/${offers[0]!.id}/`, key, { client_id: 'me', image: 'ubuntu:22.04', disk: 10 });
+          taken = true;
+        }
+        await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+      }
+      id = await renting;
+    } finally {
+      unrecord();
+    }
+    assert.equal(typeof id, 'number', 'rented');
+    made.push(id!);
+    const confirmation = picks.find((p) => p.step === 6)!;
+    assert.match(confirmation.title ?? '', new RegExp(`\\(offer ${offers[0]!.id}\\)$`), 'the wizard ran on the best offer');
+    const row = confirmation.items.find((i) => i.label.startsWith('$(sync)'));
+    assert.equal(row?.label, '$(sync) If it is taken first, tries up to 3 offers in this order');
+    assert.match(row?.description ?? '', /^then .+ \$[\d.]+\/h, .+ \$[\d.]+\/h; a different price is asked about before it is rented$/);
+    assert.equal(asked.length, 1, 'one question: the second offer’s price');
+    const all = (await api('GET', '/api/v0/instances/?owner=me', sim.key)) as { instances: Array<{ id: number; machine_id: number }> };
+    assert.equal(all.instances.find((i) => i.id === id)?.machine_id, offers[1]!.machine_id, 'rented on the second offer');
   });
 
   it('declining the fallback’s price sends nothing for it', async () => {
