@@ -6,6 +6,7 @@
  */
 import type { Offer } from '../api/offers';
 import { formatDollars } from '../format';
+import { minBidOf } from './bid';
 import { presentOffer } from '../offers/present';
 import { priceRent, rentEnd, type PricedRent, type RentEnd } from './flow';
 import { rentOutcomeMessage } from './messages';
@@ -72,6 +73,8 @@ export interface FailoverInput {
   acceptedPerHour: number;
   /** The account's credit, when known (the same check as a normal rent). */
   credit: number | undefined;
+  /** The offers came from a `type=bid` search (their listed price is the minimum bid): see QuotePricing. */
+  bidSearch?: boolean;
   /** Asked before an offer whose total $/h differs from the accepted one; false stops the failover. */
   confirmPrice(offer: Offer, priced: PricedRent, acceptedPerHour: number, attempts: readonly FailoverAttempt[]): Promise<boolean>;
   /** The spend cap check, per attempt; false stops the failover (the check has said why). */
@@ -84,8 +87,8 @@ export interface FailoverInput {
 
 /**
  * The offers a plan can be sent to, in the search's order: one per id, with the disk the plan asks
- * for, direct ports when it connects directly, and the same machine when it attaches a volume (a
- * volume lives on one machine).
+ * for, direct ports when it connects directly, the same machine when it attaches a volume (a volume
+ * lives on one machine), and a minimum bid the plan's bid meets when it is interruptible.
  */
 export function failoverCandidates(offers: readonly Offer[], plan: RentPlan): Offer[] {
   const first = offers[0];
@@ -98,6 +101,8 @@ export function failoverCandidates(offers: readonly Offer[], plan: RentPlan): Of
     if (typeof offer.disk_space === 'number' && offer.disk_space < plan.disk) return false;
     if (direct && !((offer.direct_port_count ?? 0) > 0)) return false;
     if (plan.volume && (offer.machine_id == null || offer.machine_id !== first?.machine_id)) return false;
+    // A bid under an offer's minimum would not run there.
+    if (plan.bid !== undefined && (minBidOf(offer) ?? 0) > plan.bid) return false;
     return true;
   });
 }
@@ -120,7 +125,7 @@ export async function rentBestMatch(input: FailoverInput): Promise<FailoverResul
   const attempts: FailoverAttempt[] = [];
   for (const [index, offer] of candidates.entries()) {
     if (input.signal?.aborted) return { kind: 'cancelled', attempts };
-    const priced = priceRent(offer, input.plan.disk, input.credit);
+    const priced = priceRent(offer, input.plan.disk, input.credit, { bid: input.plan.bid, bidSearch: input.bidSearch });
     const attempt: FailoverAttempt = {
       offerId: offer.id,
       description: priced.info.description,

@@ -11,11 +11,12 @@ import {
   rentBestMatch,
   type FailoverResult,
 } from '../../core/rent/failover';
+import { isBidQuery } from '../../core/rent/bid';
 import { priceRent, rentConfirmation, unsettledNotice } from '../../core/rent/flow';
 import type { RentPlan } from '../../core/rent/plan';
 import { config } from '../config';
 import { command, type CommandDefinition } from './registry';
-import { currentCredit, notify, openRentWizard, rentSetup, showRentEnd, type RentDeps } from './rent';
+import { currentCredit, notify, offerPriceContext, openRentWizard, rentSetup, showRentEnd, type RentDeps } from './rent';
 
 /** Offers searched beyond the attempts: some may not fit the plan (disk, direct ports, a volume's machine). */
 const EXTRA_OFFERS = 5;
@@ -73,20 +74,24 @@ async function rentBest(s: RentDeps, search: SearchArgument, given: RentPlan | u
       text: `GPU Rental: no offer matches ${what} now, so nothing was rented. Change the search, or try again later.`,
       action: { button: 'Refresh Offers', run: 'refreshOffers' },
     });
+  const pricing = offerPriceContext(s, first);
   const credit = await currentCredit(s);
+  const priceContext = await pricing;
+  // A `type=bid` search lists offers at their minimum bid: priced as the rent command prices them.
+  const bidSearch = isBidQuery(chosen.state.query);
   const preview = (plan: RentPlan) => failoverPreview(failoverCandidates(offers, plan), limit);
 
   let plan = given;
   if (!plan) {
     // The wizard runs once, on the best offer; its confirmation says what happens if that one is taken.
-    plan = await openRentWizard(s, first, credit, undefined, { failover: preview });
+    plan = await openRentWizard(s, first, credit, undefined, { failover: preview, bidSearch, priceContext });
     if (!plan) return undefined;
   }
-  const accepted = priceRent(first, plan.disk, credit);
+  const accepted = priceRent(first, plan.disk, credit, { bid: plan.bid, bidSearch });
   if (accepted.refusal) return notify(s, accepted.refusal);
   if (given) {
     // Automation skips the wizard, not the price, nor what happens when the offer is taken.
-    const { title, detail, button } = rentConfirmation(first, plan, accepted.quote, credit, undefined);
+    const { title, detail, button } = rentConfirmation(first, plan, accepted.quote, credit, undefined, priceContext);
     const next = preview(plan);
     if (!(await s.prompts().confirm(title, `${detail} ${next.title}: ${next.detail}.`, button))) return undefined;
   }
@@ -108,6 +113,7 @@ async function rentBest(s: RentDeps, search: SearchArgument, given: RentPlan | u
         onstart: setup.onstart,
         acceptedPerHour: accepted.quote.totalPerHour,
         credit,
+        bidSearch,
         confirmPrice: (_offer, priced, acceptedPerHour, attempts) => {
           const q = failoverPriceQuestion(priced, acceptedPerHour, attempts);
           return s.prompts().confirm(q.title, q.detail, q.button);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { ApiError } from '../../../src/core/api/errors';
 import type { Offer } from '../../../src/core/api/offers';
 import { priceRent } from '../../../src/core/rent/flow';
 import {
@@ -378,6 +379,51 @@ describe('failover candidates and words', () => {
       [1, 3],
       'direct SSH needs direct ports',
     );
+  });
+
+  it('an interruptible plan goes only to offers whose minimum bid its bid meets', () => {
+    const offers = [offer(1, { min_bid: 0.1 }), offer(2, { min_bid: 0.3 }), offer(3, { min_bid: 0.2 }), offer(4, { min_bid: null })];
+    assert.deepEqual(
+      failoverCandidates(offers, { ...base, bid: 0.2 }).map((o) => o.id),
+      [1, 3, 4],
+    );
+  });
+
+  it('a bid is priced at the bid for every offer: the same GPU price, no question for it', async () => {
+    const asked: number[] = [];
+    const sent: Array<{ id: number; price: unknown }> = [];
+    const result = await rentBestMatch({
+      renter: {
+        busy: false,
+        rent: (_account, o, request) => {
+          sent.push({ id: o.id, price: (request as { price?: unknown }).price });
+          return Promise.resolve(
+            o.id === 1
+              ? {
+                  kind: 'unavailable',
+                  error: new ApiError({ kind: 'not_found', action: 'rent', method: 'PUT', path: '/api/v0/asks/1/', status: 404 }),
+                }
+              : { kind: 'created', instanceId: 9 },
+          );
+        },
+      },
+      account: { baseUrl: 'http://x', profileId: 'p', key: 'k' },
+      offers: [offer(1, { min_bid: 0.1, dph_total: 0.2, storage_cost: 0 }), offer(2, { min_bid: 0.1, dph_total: 0.9, storage_cost: 0 })],
+      limit: 3,
+      plan: { ...base, bid: 0.15 },
+      onstart: undefined,
+      acceptedPerHour: 0.15,
+      credit: undefined,
+      bidSearch: true,
+      confirmPrice: (o) => (asked.push(o.id), Promise.resolve(true)),
+      allowsSpend: () => Promise.resolve(true),
+    });
+    assert.equal(result.kind === 'ended' && result.outcome.kind, 'created');
+    assert.deepEqual(sent, [
+      { id: 1, price: 0.15 },
+      { id: 2, price: 0.15 },
+    ]);
+    assert.deepEqual(asked, [], 'the bid the user accepted is the price on both');
   });
 
   it('a plan with a volume stays on the first offer’s machine', () => {
