@@ -82,7 +82,7 @@ export function isMinimalImage(image: string): boolean {
 // 8 Jupyter port ('' for none), 9 token, 10 Jupyter folder. File descriptors: 1 notices for the
 // simulator (its host pid first, then 'ready'), 2 sshd's errors, 3 and 4 the script's stdout and
 // stderr, 5 the Jupyter server's log, 6 the lifeline: the simulator never writes to it, and the
-// init ends when it reads end-of-file there (the simulator closed it or died).
+// init ends when end-of-file is read there (the simulator closed it or died).
 const INIT = String.raw`
 store=$1 isolate=$2 sshd_dir=$3 sshd_cmd=$4 script=$5 extra=$6 minimal=$7 jport=$8 jtoken=$9 jdir=${'$'}{10}
 # The host's /proc is still mounted: its first field is this process's pid on the host, which the
@@ -138,13 +138,14 @@ if [ -n "$jport" ]; then
 fi
 exec 3>&- 4>&- 5>&-
 echo ready
-# PID 1 reaps what is orphaned inside while it waits (bash reaps any child at SIGCHLD). A read that
-# timed out returns more than 128; end-of-file on the lifeline returns 1: the simulator is done
-# with this container, or gone. With namespaces the kernel kills the rest when the init exits.
-while :; do
-  read -r -t 3600 -u 6 _
-  [ $? -gt 128 ] || break
-done
+# A child watches the lifeline: it ends at end-of-file, when the simulator is done with this
+# container or gone. PID 1 waits for it, and reaps what is orphaned inside meanwhile (a blocking
+# read in the init itself would leave them zombies, which still answer kill -0). With namespaces
+# the kernel kills the rest when the init exits.
+read -r -u 6 _ &
+watcher=$!
+exec 6<&-
+wait "$watcher"
 [ "$isolate" = 1 ] || kill -TERM 0
 exit 0
 `;
