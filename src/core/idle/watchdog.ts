@@ -1,4 +1,5 @@
 import { ONSTART_MAX_CHARS } from '../api/limits';
+import { shellQuote } from '../instances/ssh';
 import { MAX_IDLE_MINUTES } from '../settings';
 
 /** The longest idle time the watchdog takes, in seconds (one week). */
@@ -18,10 +19,6 @@ export interface WatchdogOptions {
 
 export const WATCHDOG_BEGIN = '# >>> gpu-rental idle stop >>>';
 export const WATCHDOG_END = '# <<< gpu-rental idle stop <<<';
-
-function shellQuote(value: string): string {
-  return `'${value.replace(/'/g, `'\\''`)}'`;
-}
 
 /**
  * The watchdog, as a few lines of POSIX-ish bash that run in the background on the host, started

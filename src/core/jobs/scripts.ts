@@ -24,6 +24,8 @@
  * | `stop-asked`, `stop-answer` | wrapper | when it asked the API to stop the instance, and the HTTP status (never the key) |
  */
 
+import { shellQuote } from '../instances/ssh';
+
 /** The prefix of the one status line each job reports (listing, following); nothing else starts with it. */
 export const STATUS_MARK = 'GPU-RENTAL-JOB';
 
@@ -54,11 +56,6 @@ export function printable(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
 }
 
-/** `value` as one single-quoted shell word. */
-export function quote(value: string): string {
-  return `'${value.replace(/'/g, `'\\''`)}'`;
-}
-
 function checkedId(jobId: string): string {
   if (!isJobId(jobId)) throw new Error(`"${jobId}" is not a job id GPU Rental makes.`);
   return jobId;
@@ -71,7 +68,7 @@ function checkedId(jobId: string): string {
 export function jobsRoot(jobsDir?: string): string {
   if (jobsDir === undefined) return '"${HOME:-/root}/.gpu-rental/jobs"';
   if (!jobsDir.startsWith('/')) throw new Error(`The jobs folder "${jobsDir}" must be an absolute path.`);
-  return quote(jobsDir.replace(/\/+$/, ''));
+  return shellQuote(jobsDir.replace(/\/+$/, ''));
 }
 
 /** The shell expression of one job's folder. */
@@ -83,7 +80,7 @@ export function jobDir(jobId: string, jobsDir?: string): string {
 export function pythonCommand(relative: string): string {
   // A name starting with "-" would read as an option to python.
   const path = relative.startsWith('-') ? `./${relative}` : relative;
-  return `python3 ${/^[\w./-]+$/.test(path) ? path : quote(path)}`;
+  return `python3 ${shellQuote(path)}`;
 }
 
 /** One line for the tree, from what the user typed: no control characters, at most 120 characters. */
@@ -193,9 +190,9 @@ export function startScript(o: StartOptions): string {
     'if [ -e "$D" ]; then [ -s "$D/wpid" ] && { echo started already; exit 0; }; echo "a job folder $D exists already" >&2; exit 3; fi',
     'mkdir -p "$D"',
     'cat >"$D/cmd"',
-    `printf '%s\\n' ${quote(o.cwd)} >"$D/cwd"`,
-    `printf '%s\\n' ${quote(label)} >"$D/label"`,
-    url ? `printf '%s\\n' ${quote(url)} >"$D/api"` : ':',
+    `printf '%s\\n' ${shellQuote(o.cwd)} >"$D/cwd"`,
+    `printf '%s\\n' ${shellQuote(label)} >"$D/label"`,
+    url ? `printf '%s\\n' ${shellQuote(url)} >"$D/api"` : ':',
     `printf '%s\\n' ${o.stopAtEnd ? 1 : 0} >"$D/stop-at-end"`,
     `cat >"$D/run" <<'GPU_RENTAL_WRAPPER_END'`,
     wrapperScript() + 'GPU_RENTAL_WRAPPER_END',
