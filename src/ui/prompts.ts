@@ -17,6 +17,17 @@ export interface Prompts {
    * Optional, like `countdown`: a command asks `inputOf(prompts)`, which falls back to the real box.
    */
   input?(options: InputPrompt): Promise<string | undefined>;
+  /**
+   * A modal question with several buttons; resolves the one picked, undefined when dismissed.
+   * Optional: a command asks `chooseOf(prompts)`, which puts the last action to `confirm` when the
+   * prompts answer confirmations only.
+   */
+  choose?(message: string, detail: string, actions: readonly string[]): Promise<string | undefined>;
+  /**
+   * A quick pick of one item; resolves its value, undefined when dismissed. Optional, like `input`:
+   * a command asks `pickOf(prompts)`, which falls back to the real quick pick.
+   */
+  pick?<T>(options: PickPrompt<T>): Promise<T | undefined>;
 }
 
 /** What an input box asks; `validate` says why the text is refused, and the box is not accepted until it is fine. */
@@ -27,6 +38,13 @@ export interface InputPrompt {
   value?: string;
   password?: boolean;
   validate?(value: string): string | undefined;
+}
+
+/** What a quick pick offers: its items in order (the first is the one Enter takes), each with the value it stands for. */
+export interface PickPrompt<T> {
+  title: string;
+  items: ReadonlyArray<{ label: string; description?: string; detail?: string; value: T }>;
+  placeholder?: string;
 }
 
 /** The prompts' input box, or the real one when the prompts answer confirmations only. */
@@ -48,6 +66,33 @@ function showInput(options: InputPrompt): Promise<string | undefined> {
   );
 }
 
+/** The prompts' several-button question; prompts that answer confirmations only (tests) get the last action as a one-button `confirm`. */
+export function chooseOf(prompts: Prompts): (message: string, detail: string, actions: readonly string[]) => Promise<string | undefined> {
+  if (prompts.choose) return (message, detail, actions) => prompts.choose!(message, detail, actions);
+  return async (message, detail, actions) => {
+    const last = actions[actions.length - 1];
+    return last !== undefined && (await prompts.confirm(message, detail, last)) ? last : undefined;
+  };
+}
+
+async function showChoice(message: string, detail: string, actions: readonly string[]): Promise<string | undefined> {
+  return vscode.window.showWarningMessage(message, { modal: true, detail }, ...actions);
+}
+
+/** The prompts' quick pick, or the real one when the prompts answer confirmations only. */
+export function pickOf(prompts: Prompts): <T>(options: PickPrompt<T>) => Promise<T | undefined> {
+  return prompts.pick ? (options) => prompts.pick!(options) : showPick;
+}
+
+async function showPick<T>(options: PickPrompt<T>): Promise<T | undefined> {
+  const picked = await vscode.window.showQuickPick(options.items, {
+    title: options.title,
+    placeHolder: options.placeholder,
+    ignoreFocusOut: true,
+  });
+  return picked?.value;
+}
+
 export const modalPrompts: Prompts = {
   async confirm(message, detail, action) {
     const choice = await vscode.window.showWarningMessage(message, { modal: true, detail }, action);
@@ -55,6 +100,8 @@ export const modalPrompts: Prompts = {
   },
   countdown: progressCountdown,
   input: showInput,
+  choose: showChoice,
+  pick: showPick,
 };
 
 /** A notification with a progress bar that counts down; its Cancel button keeps things as they are. */

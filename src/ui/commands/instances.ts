@@ -10,7 +10,7 @@ import type { Logger } from '../../core/log';
 import type { Session } from '../../core/session/session';
 import type { InstanceCleanup } from '../../core/ssh/instanceCleanup';
 import type { BootStatus } from '../bootStatus';
-import { modalPrompts, type Prompts } from '../prompts';
+import { chooseOf, type Prompts } from '../prompts';
 import type { SpendGuard } from '../spendGuard';
 import { command, type CommandDefinition } from './registry';
 import { InstanceItem } from '../views/instancesView';
@@ -50,9 +50,6 @@ export interface BeforeDestroy {
   /** Downloads the folder; true when it arrived completely. */
   download(instance: Instance, folder: string): Promise<boolean>;
 }
-
-/** A confirmation with several buttons; integration tests answer it through their prompts when they provide `choose`. */
-type ChoosingPrompts = Prompts & { choose?(message: string, detail: string, actions: readonly string[]): Promise<string | undefined> };
 
 /** One output channel per instance for its log, reused each time it is shown; disposed with the extension. */
 export class InstanceLogChannels implements vscode.Disposable {
@@ -189,20 +186,14 @@ async function destroy(s: InstanceDeps, i: Instance): Promise<boolean> {
   for (;;) {
     const data = await whatGoes(s, i);
     const detail = `${data.text}Its disk and every file on it are deleted for good.${billing} This cannot be undone.`;
-    const prompts: ChoosingPrompts = s.prompts();
+    const prompts = s.prompts();
     if (!data.folder) {
       if (!(await prompts.confirm(`Destroy ${instanceName(i)}?`, detail, 'Destroy'))) return false;
       break;
     }
     const actions = ['Download First', 'Destroy'];
-    const choice = prompts.choose
-      ? await prompts.choose(`Destroy ${instanceName(i)}?`, detail, actions)
-      : prompts === modalPrompts
-        ? await vscode.window.showWarningMessage(`Destroy ${instanceName(i)}?`, { modal: true, detail }, ...actions)
-        : // Prompts that answer confirmations only (tests) get the one-button question they know.
-          (await prompts.confirm(`Destroy ${instanceName(i)}?`, detail, 'Destroy'))
-          ? 'Destroy'
-          : undefined;
+    // Prompts that answer confirmations only (tests) are asked the last action, Destroy, alone.
+    const choice = await chooseOf(prompts)(`Destroy ${instanceName(i)}?`, detail, actions);
     if (choice === 'Destroy') break;
     if (choice !== 'Download First') return false;
     // Whatever the download did, the user is asked again: a failed download must not lead to a destroy.

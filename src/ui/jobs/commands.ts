@@ -12,7 +12,7 @@ import { command, type CommandDefinition } from '../commands/registry';
 import { resolveTarget } from '../commands/instances';
 import { config } from '../config';
 import { checkRemotePath, remoteJoin } from '../../core/transfer/remotePath';
-import type { Prompts } from '../prompts';
+import { pickOf, type Prompts } from '../prompts';
 import { InstanceItem } from '../views/instancesView';
 import { JobItem, type Jobs } from './jobs';
 
@@ -51,12 +51,6 @@ export function pythonCommandFor(file: vscode.Uri): string {
 
 async function commandRegistered(id: string): Promise<boolean> {
   return (await vscode.commands.getCommands(true)).includes(id);
-}
-
-/** Asks which of two answers; the first is the default. Resolves undefined when dismissed. */
-async function choose<T>(title: string, items: Array<{ label: string; detail?: string; value: T }>): Promise<T | undefined> {
-  const picked = await vscode.window.showQuickPick(items, { title: `GPU Rental: ${title}`, ignoreFocusOut: true });
-  return picked?.value;
 }
 
 /** Run on Instance, Stop Job, Show Output and Download Outputs. */
@@ -149,7 +143,7 @@ async function runJob(
       },
       { label: 'Run without uploading', detail: 'The job runs on what the instance already has.', value: false },
     ];
-    uploadFirst = await choose('Upload before the job?', remembered ? items : items.reverse());
+    uploadFirst = await pickOf(s.prompts())({ title: 'GPU Rental: Upload before the job?', items: remembered ? items : items.reverse() });
     if (uploadFirst === undefined) return undefined;
     await s.memory.setUploadFirst(uploadFirst);
   }
@@ -186,7 +180,10 @@ async function runJob(
         value: false,
       },
     ];
-    stopAtEnd = await choose(`When the job on ${instanceName(instance)} ends`, alone ? items : items.reverse());
+    stopAtEnd = await pickOf(s.prompts())({
+      title: `GPU Rental: When the job on ${instanceName(instance)} ends`,
+      items: alone ? items : items.reverse(),
+    });
     if (stopAtEnd === undefined) return undefined;
   }
   const { jobId } = await s.jobs.run(instance, { command, cwd, stopAtEnd, baseUrl: s.session.baseUrl });
