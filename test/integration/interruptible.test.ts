@@ -95,7 +95,7 @@ describe('interruptible rents', () => {
     }
   });
 
-  it('shows an outbid row with its disk rate; a button clicked after a profile change sends nothing and says why', async () => {
+  it('shows an outbid row with its disk rate, moves to the same GPUs on demand, and sends nothing for another profile', async () => {
     const x = await extensionApi();
     const offer = await bidOffer(9);
     const label = `it-bid-row-${Date.now().toString(36)}`;
@@ -114,6 +114,31 @@ describe('interruptible rents', () => {
     assert.match(String(row.description), /^outbid · \$0\.\d{3}\/h disk/);
     assert.match(String(row.contextValue), /\+interruptible\+outbid/);
     assert.match((row.tooltip as vscode.MarkdownString).value, /outbid: the service stopped it because someone bid more/);
+
+    // Move to On-Demand: on-demand offers of the same GPUs, and what happens to the outbid instance.
+    const outbid = x.test.instances().find((i) => i.id === id)!;
+    const w = vscode.window;
+    const original = w.showQuickPick;
+    const shown: Array<{ items: Array<{ offer: Offer }>; placeHolder: string }> = [];
+    w.showQuickPick = ((items: Array<{ offer: Offer }>, options: vscode.QuickPickOptions) => {
+      shown.push({ items, placeHolder: options.placeHolder ?? '' });
+      return Promise.resolve(undefined);
+    }) as unknown as typeof w.showQuickPick;
+    try {
+      await vscode.commands.executeCommand('gpuRental.moveToOnDemand', id);
+    } finally {
+      w.showQuickPick = original;
+    }
+    assert.equal(shown.length, 1, 'a pick of on-demand offers');
+    assert.ok(shown[0]!.items.length > 0);
+    assert.ok(
+      shown[0]!.items.every((i) => i.offer.gpu_name === outbid.gpu_name && i.offer.num_gpus === outbid.num_gpus),
+      'the same GPU model and count',
+    );
+    assert.match(
+      shown[0]!.placeHolder,
+      /^The outbid instance is kept, billing its disk \$0\.\d{3}\/h, until you destroy it\. Copy Folder to Another Instance moves its data\.$/,
+    );
 
     const notifications = recordNotifications();
     try {
