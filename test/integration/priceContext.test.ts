@@ -1,7 +1,8 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { OfferItem, OffersViewItem } from '../../src/ui/views/offersView';
-import { eventually, signIn } from './support';
+import type { RentPlan } from '../../src/core/rent/plan';
+import { eventually, recordQuickPicks, rentableOffers, signIn } from './support';
 
 const offerRows = (rows: readonly OffersViewItem[]) => rows.filter((r): r is OfferItem => 'offer' in r);
 
@@ -35,6 +36,47 @@ describe('price context: the offer tooltip', () => {
         assert.ok(Math.abs(Math.abs(ratio) * 100 - Number(percent)) < 1.5, `${percent}% for ${perGpu} against ${median}`);
       }
       assert.match(tooltipText(row), /\| Offer \| \d+ \|/, 'the rest of the tooltip is still there');
+    }
+  });
+});
+
+describe('price context: the rent confirmation', () => {
+  afterEach(async () => {
+    (await signIn()).test.restoreDefaults();
+  });
+
+  it('tells an automation rent how its price per GPU compares with the going rate (declined: nothing rented)', async () => {
+    const x = await signIn();
+    const asked: string[] = [];
+    x.test.answerPrompts({ confirm: async (_message, detail) => (asked.push(detail), false) });
+    const [offer] = await rentableOffers({ gpu_name: { eq: 'RTX 4090' } }, 1);
+    const plan = { image: 'ubuntu:22.04', disk: 10, label: 'price-context', idleStopMinutes: 0 } satisfies RentPlan;
+    assert.equal(await vscode.commands.executeCommand('gpuRental.rentOffer', offer!.id, plan), undefined);
+    assert.equal(asked.length, 1);
+    assert.match(asked[0]!, /Price per GPU: (\d+% (under|over)|at) the 7-day median for RTX 4090 \(\$\d+\.\d+\/GPU\/h\)\./);
+  });
+
+  it("shows the comparison as a row of the wizard's confirmation step", async () => {
+    await signIn();
+    const [offer] = await rentableOffers({ gpu_name: { eq: 'RTX 4090' } }, 1);
+    const { picks, restore } = recordQuickPicks();
+    try {
+      const renting = vscode.commands.executeCommand<number | undefined>('gpuRental.rentOffer', offer!.id);
+      // Accept what each step proposes up to the confirmation, then cancel there.
+      const confirmation = await eventually(async () => {
+        const shown = picks.find((p) => p.step === 6);
+        if (shown) return shown;
+        await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+        // Paced, so the next look sees the step the accept led to before anything is accepted there.
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        return undefined;
+      }, 'the confirmation step');
+      const row = await eventually(() => confirmation.items.find((i) => / the 7-day median$/.test(i.label)), 'the price row');
+      assert.match(row.description ?? '', /^per GPU; the median for RTX 4090 is \$\d+\.\d+\/GPU\/h$/);
+      await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+      assert.equal(await renting, undefined, 'cancelled: nothing rented');
+    } finally {
+      restore();
     }
   });
 });
