@@ -161,7 +161,9 @@ export class OfferExplorer implements vscode.Disposable {
       case 'rent': {
         const offer = this.offers.find((o) => o.id === m.offerId);
         // An id the panel never listed is looked up by the rent command itself.
-        await vscode.commands.executeCommand(COMMANDS.rentOffer, offer ?? m.offerId);
+        const rented = await vscode.commands.executeCommand<number | undefined>(COMMANDS.rentOffer, offer ?? m.offerId);
+        // A rented offer is no longer on offer: search again so the table says so.
+        if (typeof rented === 'number') await this.load();
         return;
       }
       case 'copyId':

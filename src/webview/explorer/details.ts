@@ -22,7 +22,7 @@ export class DetailsPane {
     this.show(undefined, { type: 'on-demand' }, undefined);
   }
 
-  /** `chart` is an SVG document (the GPU's price history), drawn as an image so nothing in it runs. */
+  /** `chart` is the GPU's price history as SVG text from core's priceHistorySvg (no script, no style, escaped names). */
   show(offer: Offer | undefined, ctx: RowContext, chart: string | undefined): void {
     this.offer = offer;
     if (!offer) {
@@ -60,15 +60,8 @@ export class DetailsPane {
         context ? `Price: ${context.sentence} for ${offer.gpu_name}` : 'No price history for this GPU',
       ),
     ];
-    if (chart) {
-      children.push(
-        h('img', {
-          class: 'price-chart',
-          alt: `Price history of ${offer.gpu_name}`,
-          src: `data:image/svg+xml;charset=utf-8,${encodeURIComponent(chart)}`,
-        }),
-      );
-    }
+    const svg = chart === undefined ? undefined : chartElement(chart);
+    if (svg) children.push(svg);
     children.push(h('div', { class: 'actions' }, rent, copy, machine), list);
     this.root.replaceChildren(...children);
   }
@@ -78,4 +71,16 @@ export class DetailsPane {
     b.addEventListener('click', run);
     return b;
   }
+}
+
+/**
+ * The chart's SVG as an element of this page, so the stylesheet colours its classes with the
+ * theme. Parsed as an XML document, where nothing runs; anything but one <svg> root is dropped.
+ */
+function chartElement(svgText: string): Element | undefined {
+  const doc = new DOMParser().parseFromString(svgText, 'image/svg+xml');
+  const root = doc.documentElement;
+  if (root.nodeName !== 'svg' || doc.getElementsByTagName('parsererror').length > 0 || doc.getElementsByTagName('script').length > 0)
+    return undefined;
+  return document.importNode(root, true);
 }

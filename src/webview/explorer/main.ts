@@ -14,7 +14,8 @@ import type { Offer } from '../../core/api/offers';
 import { COLUMNS, DEFAULT_COLUMN_LAYOUT, rowPriceContext, type ColumnLayout, type RowContext } from '../../core/offers/explorer/columns';
 import type { ExplorerViewState, ExtensionMessage, TimingName, WebviewMessage } from '../../core/offers/explorer/protocol';
 import { nextSort, OfferTable, readSortKeys, sortAnnouncement, type SortKey } from '../../core/offers/explorer/rows';
-import { priceContextFor, type GpuPriceStats } from '../../core/offers/priceContext';
+import { priceHistorySvg } from '../../core/offers/priceChart';
+import { priceContextFor, pricePerGpu, type GpuPriceStats } from '../../core/offers/priceContext';
 import { parseQuery } from '../../core/offers/search';
 import type { OfferType } from '../../core/offers/types';
 import { DetailsPane } from './details';
@@ -196,7 +197,9 @@ function select(id: number, reveal: boolean): void {
 
 function showDetails(): void {
   const offer = selectedId === undefined ? undefined : offers.find((o) => o.id === selectedId);
-  details.show(offer, ctx(), undefined);
+  const gpuStats = offer && stats.get(offer.gpu_name);
+  const chart = offer && gpuStats ? priceHistorySvg(gpuStats, { width: 320, height: 90, mark: pricePerGpu(offer) }) : undefined;
+  details.show(offer, ctx(), chart);
 }
 
 function rent(id: number): void {

@@ -59,6 +59,7 @@ export const COLUMN_IDS = [
   'pricePerGpu',
   'dlperf',
   'dlperfPerDollar',
+  'priceContext',
   'tflops',
   'reliability',
   'verified',
@@ -73,7 +74,6 @@ export const COLUMN_IDS = [
   'driver',
   'maxDuration',
   'rentalType',
-  'priceContext',
 ] as const;
 export type ColumnId = (typeof COLUMN_IDS)[number];
 
@@ -176,7 +176,7 @@ export const COLUMNS: readonly ColumnSpec[] = Object.freeze([
     '$/GPU/h',
     'price per GPU hour',
     'number',
-    72,
+    84,
     true,
     (o) => pricePerGpu(o),
     (o) => {
@@ -199,10 +199,20 @@ export const COLUMNS: readonly ColumnSpec[] = Object.freeze([
     'DLPerf/$',
     'DLPerf per dollar',
     'number',
-    72,
+    96,
     true,
     (o) => o.dlperf_per_dphtotal ?? undefined,
     (o) => fixed(o.dlperf_per_dphtotal, 1),
+  ),
+  col(
+    'priceContext',
+    'vs. median',
+    'price against the going rate',
+    'number',
+    110,
+    true,
+    (o, c) => c.priceContext?.(o)?.delta,
+    (o, c) => c.priceContext?.(o)?.text ?? '',
   ),
   col(
     'tflops',
@@ -219,7 +229,7 @@ export const COLUMNS: readonly ColumnSpec[] = Object.freeze([
     'Reliab.',
     'reliability',
     'number',
-    62,
+    76,
     true,
     (o) => o.reliability2 ?? undefined,
     (o) => (known(o.reliability2) ? `${(o.reliability2 * 100).toFixed(1)}%` : ''),
@@ -349,16 +359,6 @@ export const COLUMNS: readonly ColumnSpec[] = Object.freeze([
     false,
     (o, c) => rentalTypeText(o, c.type),
     (o, c) => rentalTypeText(o, c.type),
-  ),
-  col(
-    'priceContext',
-    'vs. median',
-    'price against the going rate',
-    'number',
-    110,
-    true,
-    (o, c) => c.priceContext?.(o)?.delta,
-    (o, c) => c.priceContext?.(o)?.text ?? '',
   ),
 ]);
 
