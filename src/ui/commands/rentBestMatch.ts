@@ -15,6 +15,7 @@ import { isBidQuery } from '../../core/rent/bid';
 import { priceRent, rentConfirmation, unsettledNotice } from '../../core/rent/flow';
 import type { RentPlan } from '../../core/rent/plan';
 import { config } from '../config';
+import { pickOf } from '../prompts';
 import { command, type CommandDefinition } from './registry';
 import { currentCredit, notify, offerPriceContext, openRentWizard, rentSetup, showRentEnd, type RentDeps } from './rent';
 
@@ -153,21 +154,18 @@ async function chooseSearch(s: RentDeps, name: SearchArgument): Promise<ChosenSe
   const current: ChosenSearch = { what: 'the current search', state: { ...s.offersView.search, pages: 1 } };
   // Nothing to choose from: the current search is the only one.
   if (saved.length === 0) return current;
-  const items: Array<vscode.QuickPickItem & { choice?: ChosenSearch }> = [
-    { label: '$(search) Current search', description: describeSearch(current.state), choice: current },
-    { label: 'Saved searches', kind: vscode.QuickPickItemKind.Separator },
-    ...saved.map((x) => ({
-      label: `$(bookmark) ${x.name}`,
-      description: describeSearch({ query: x.query, sort: x.sort, pages: 1 }),
-      choice: { what: `"${x.name}"`, state: { query: x.query, sort: x.sort, pages: 1 } },
-    })),
-  ];
-  const picked = await vscode.window.showQuickPick(items, {
+  return pickOf(s.prompts())<ChosenSearch>({
     title: 'GPU Rental: Rent Best Match',
-    placeHolder: 'Rent the best offer of which search?',
-    matchOnDescription: true,
+    placeholder: 'Rent the best offer of which search?',
+    items: [
+      { label: '$(search) Current search', description: describeSearch(current.state), value: current },
+      ...saved.map((x) => ({
+        label: `$(bookmark) ${x.name}`,
+        description: `saved: ${describeSearch({ query: x.query, sort: x.sort, pages: 1 })}`,
+        value: { what: `"${x.name}"`, state: { query: x.query, sort: x.sort, pages: 1 } },
+      })),
+    ],
   });
-  return picked?.choice;
 }
 
 /** Every attempt in the log: which offer, at what price, and what came of it. */
