@@ -126,11 +126,10 @@ export async function rentBestMatch(input: FailoverInput): Promise<FailoverResul
   for (const [index, offer] of candidates.entries()) {
     if (input.signal?.aborted) return { kind: 'cancelled', attempts };
     const priced = priceRent(offer, input.plan.disk, input.credit, { bid: input.plan.bid, bidSearch: input.bidSearch });
-    const attempt: FailoverAttempt = {
+    const attempt: Omit<FailoverAttempt, 'outcome'> = {
       offerId: offer.id,
       description: priced.info.description,
       perHour: priced.quote.totalPerHour,
-      outcome: 'busy',
     };
     input.onStep?.({ attempt: index + 1, of: candidates.length, offer, description: attempt.description, previous: attempts.at(-1) });
     const stopBefore = async (): Promise<'unaffordable' | 'declined' | 'capped' | undefined> => {
@@ -167,7 +166,7 @@ function takenBefore(attempts: readonly FailoverAttempt[]): string {
   return ` ${taken.length === 1 ? 'The offer' : `The ${taken.length} offers`} before it ${taken.length === 1 ? 'was' : 'were'} taken first: ${taken.map(attemptName).join(', ')}.`;
 }
 
-/** The progress notification's line for a step: "offer 2 of 3: RTX 4090 in NL was taken; trying RTX 4090 in SE". */
+/** The progress notification's line for a step: "offer 2 of 3: RTX 4090 in SE (RTX 4090 in NL was taken)". */
 export function failoverProgress(step: FailoverStep): string {
   const trying = `offer ${step.attempt} of ${step.of}: ${step.description}`;
   return step.previous ? `${trying} (${step.previous.description} was taken)` : trying;
