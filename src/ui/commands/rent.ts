@@ -329,7 +329,7 @@ async function resolveOffer(s: RentDeps, target: OfferItem | Offer | number | un
 }
 
 /** A template's own launch mode, read from the template search; undefined (and logged) when it cannot be read. */
-async function templateMode(s: RentDeps, hash: string): Promise<LaunchMode | undefined> {
+export async function templateMode(s: RentDeps, hash: string): Promise<LaunchMode | undefined> {
   try {
     const found = await s.session.client.templates.search({ selectFilters: { hash_id: { eq: hash } } });
     const template = found.find((t) => t.hash_id === hash);

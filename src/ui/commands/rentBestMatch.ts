@@ -17,7 +17,7 @@ import type { RentPlan } from '../../core/rent/plan';
 import { config } from '../config';
 import { pickOf } from '../prompts';
 import { command, type CommandDefinition } from './registry';
-import { currentCredit, notify, offerPriceContext, openRentWizard, rentSetup, showRentEnd, type RentDeps } from './rent';
+import { currentCredit, notify, offerPriceContext, openRentWizard, rentSetup, showRentEnd, templateMode, type RentDeps } from './rent';
 
 /** Offers searched beyond the attempts: some may not fit the plan (disk, direct ports, a volume's machine). */
 const EXTRA_OFFERS = 5;
@@ -92,7 +92,8 @@ async function rentBest(s: RentDeps, search: SearchArgument, given: RentPlan | u
   if (accepted.refusal) return notify(s, accepted.refusal);
   if (given) {
     // Automation skips the wizard, not the price, nor what happens when the offer is taken.
-    const { title, detail, button } = rentConfirmation(first, plan, accepted.quote, credit, undefined, priceContext);
+    const mode = plan.template ? await templateMode(s, plan.template) : undefined;
+    const { title, detail, button } = rentConfirmation(first, plan, accepted.quote, credit, mode, priceContext);
     const next = preview(plan);
     if (!(await s.prompts().confirm(title, `${detail} ${next.title}: ${next.detail}.`, button))) return undefined;
   }
