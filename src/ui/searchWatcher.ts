@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { Emitter } from '../core/events';
-import { COMMANDS, VIEWS } from '../core/ids';
+import { COMMANDS, SETTINGS, VIEWS } from '../core/ids';
 import { realTimers } from '../core/instances/poller';
 import type { Logger } from '../core/log';
 import { SearchWatcher, describeWatchNotice, watchKeyLookup, type WatchNotice } from '../core/offers/watch';
@@ -27,6 +27,7 @@ export class SearchWatcherUi implements vscode.Disposable {
   private readonly shown = new Emitter<string>();
   /** Fires with each notification's text as it is shown (the integration tests read it). */
   readonly onDidShow = this.shown.event;
+  private readonly configuration: vscode.Disposable;
 
   constructor(private readonly deps: SearchWatcherUiDeps) {
     this.watcher = new SearchWatcher({
@@ -40,9 +41,14 @@ export class SearchWatcherUi implements vscode.Disposable {
     });
     this.watcher.onDidNotice((notice) => void this.show(notice));
     this.watcher.start();
+    // A new interval applies now, not after the wait already running (up to a day).
+    this.configuration = vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration(SETTINGS.watchIntervalMinutes)) this.watcher.start();
+    });
   }
 
   dispose(): void {
+    this.configuration.dispose();
     this.watcher.dispose();
     this.shown.dispose();
   }

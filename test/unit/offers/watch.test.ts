@@ -132,6 +132,21 @@ describe('search watcher', () => {
     assert.equal(otherNotices[0]!.kind === 'match' && otherNotices[0]!.offer.id, second.id);
   });
 
+  it('leaves the watch to a window with a live claim, and takes it over when the claim lapses (a window that crashed)', async () => {
+    const { state, watcher } = setUp();
+    await save(state, watched('a', 'num_gpus=1', 5));
+    await state.update('searchWatchClaim', { owner: 'crashed-window', until: sim.clock.now() + 2.5 * INTERVAL });
+    watcher.start();
+    const perInterval: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const before = requests();
+      await sim.clock.advance(INTERVAL);
+      perInterval.push(requests() - before);
+    }
+    watcher.dispose();
+    assert.deepEqual(perInterval, [0, 0, 1, 1]);
+  });
+
   it('stops a watch whose profile was removed, or whose key is gone, says so once, and sends nothing for it', async () => {
     const { state, watcher, notices, keys } = setUp();
     keys.set(keySlot('work', sim.url), sim.apiKey);
