@@ -81,6 +81,18 @@ export function priceContextFor(
 }
 
 /**
+ * The context of what a rent pays, `totalPerHour` for the whole machine (a bid and the disk
+ * included), rather than the offer's listed price: an interruptible rent compares its bid.
+ */
+export function rentPriceContext(
+  offer: { gpu_name: string; num_gpus: number },
+  totalPerHour: number,
+  stats: GpuPriceStats | undefined,
+): PriceContext | undefined {
+  return priceContextFor({ gpu_name: offer.gpu_name, num_gpus: offer.num_gpus, dph_total: totalPerHour }, stats);
+}
+
+/**
  * The tooltip's and the confirmation's line: "Price: 18% under the 7-day median for RTX 4090
  * ($0.410/GPU/h)", the amount being the median. Without a median to compare with, "No price history
  * for this GPU".

@@ -9,7 +9,7 @@ import type { Offer } from '../api/offers';
 import { formatDollars } from '../format';
 import { OnstartTooLong, withWatchdog } from '../idle/watchdog';
 import { presentOffer } from '../offers/present';
-import { priceContextPhrase, type PriceContext } from '../offers/priceContext';
+import { priceContextPhrase, rentPriceContext, type GpuPriceStats } from '../offers/priceContext';
 import type { PendingRent } from './journal';
 import { describeLaunch, type LaunchMode } from './launchMode';
 import { rentOutcomeMessage } from './messages';
@@ -90,7 +90,8 @@ export function priceRent(offer: Offer, disk: number, credit: number | undefined
 /**
  * The modal confirmation for a rent that skipped the wizard (automation skips the wizard, not the
  * price). `templateMode` is the template's own launch mode when the plan has a template and it was read;
- * `priceContext`, when known, says how the price per GPU compares with the model's going rate.
+ * `priceStats`, when known, say how the price per GPU it pays (a bid's, for an interruptible rent)
+ * compares with the model's going rate.
  */
 export function rentConfirmation(
   offer: Offer,
@@ -98,13 +99,14 @@ export function rentConfirmation(
   quote: RentQuote,
   credit: number | undefined,
   templateMode: LaunchMode | undefined,
-  priceContext?: PriceContext,
+  priceStats?: GpuPriceStats,
 ): { title: string; detail: string; button: 'Rent' } {
   const volume = plan.volume
     ? ` With ${plan.volume.create_new ? `a new ${plan.volume.size ?? ''} GB volume (billed until deleted)` : `volume ${plan.volume.volume_id}`} at ${plan.volume.mount_path}.`
     : '';
   const launch = plan.template ? ` Template ${plan.template}: ${describeLaunch(plan, templateMode)}.` : '';
   const env = describeRentEnv(plan.env);
+  const priceContext = rentPriceContext(offer, quote.totalPerHour, priceStats);
   const going = priceContext ? ` Price per GPU: ${priceContextPhrase(priceContext, offer.gpu_name)}.` : '';
   // An interruptible rent says so first: it can stop at any time, and its disk bills while stopped.
   const bid = plan.bid === undefined ? '' : 'Interruptible: stopped if someone bids more; the disk still bills. ';

@@ -6,7 +6,7 @@ import type { InstancePoller } from '../../core/instances/poller';
 import type { Logger } from '../../core/log';
 import { presentOffer } from '../../core/offers/present';
 import { searchDiskGb, searchRequest } from '../../core/offers/search';
-import { priceContextFor, type PriceContext } from '../../core/offers/priceContext';
+import type { GpuPriceStats } from '../../core/offers/priceContext';
 import {
   NO_ACCOUNT_NOTICE,
   priceRent,
@@ -61,11 +61,11 @@ export interface RentDeps {
 /** How long a rent waits for the price context before it asks without it. */
 const PRICE_CONTEXT_WAIT_MS = 2000;
 
-/** The offer's price against its model's going rate, if known within PRICE_CONTEXT_WAIT_MS; never fails. */
-export async function offerPriceContext(s: Pick<RentDeps, 'priceContext'>, offer: Offer): Promise<PriceContext | undefined> {
+/** The going rate of the offer's GPU model, if known within PRICE_CONTEXT_WAIT_MS; never fails. */
+export async function offerPriceStats(s: Pick<RentDeps, 'priceContext'>, offer: Offer): Promise<GpuPriceStats | undefined> {
   if (!s.priceContext) return undefined;
   const stats = await statsWithin(s.priceContext, [offer.gpu_name], PRICE_CONTEXT_WAIT_MS);
-  return priceContextFor(offer, stats.get(offer.gpu_name));
+  return stats.get(offer.gpu_name);
 }
 
 /**
@@ -132,15 +132,15 @@ async function rentOffer(
   const offer = await resolveOffer(s, target);
   if (!offer) return undefined;
   // Asked beside the credit, so the wait for it (at most 2 s, usually none: the tooltip asked first) overlaps.
-  const pricing = offerPriceContext(s, offer);
+  const pricing = offerPriceStats(s, offer);
   const credit = await currentCredit(s);
-  const priceContext = await pricing;
+  const priceStats = await pricing;
   // Listed by a `type=bid` search (not looked up by id, which lists on demand): priced at the minimum bid.
   const bidSearch = isBidQuery(s.offersView.search.query) && (typeof target !== 'number' || s.offersView.offers.includes(offer));
 
   let plan = given;
   if (!plan) {
-    plan = await openRentWizard(s, offer, credit, preset, { bidSearch, priceContext });
+    plan = await openRentWizard(s, offer, credit, preset, { bidSearch, priceStats });
     if (!plan) return undefined;
   }
 
@@ -150,7 +150,7 @@ async function rentOffer(
   if (given) {
     // Automation skips the wizard, not the price: the confirmation still shows it.
     const mode = plan.template ? await templateMode(s, plan.template) : undefined;
-    const { title, detail, button } = rentConfirmation(offer, plan, quote, credit, mode, priceContext);
+    const { title, detail, button } = rentConfirmation(offer, plan, quote, credit, mode, priceStats);
     if (!(await s.prompts().confirm(title, detail, button))) return undefined;
   }
 

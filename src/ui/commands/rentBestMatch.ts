@@ -17,7 +17,7 @@ import type { RentPlan } from '../../core/rent/plan';
 import { config } from '../config';
 import { pickOf } from '../prompts';
 import { command, type CommandDefinition } from './registry';
-import { currentCredit, notify, offerPriceContext, openRentWizard, rentSetup, showRentEnd, templateMode, type RentDeps } from './rent';
+import { currentCredit, notify, offerPriceStats, openRentWizard, rentSetup, showRentEnd, templateMode, type RentDeps } from './rent';
 
 /** Offers searched beyond the attempts: some may not fit the plan (disk, direct ports, a volume's machine). */
 const EXTRA_OFFERS = 5;
@@ -75,9 +75,9 @@ async function rentBest(s: RentDeps, search: SearchArgument, given: RentPlan | u
       text: `GPU Rental: no offer matches ${what} now, so nothing was rented. Change the search, or try again later.`,
       action: { button: 'Refresh Offers', run: 'refreshOffers' },
     });
-  const pricing = offerPriceContext(s, first);
+  const pricing = offerPriceStats(s, first);
   const credit = await currentCredit(s);
-  const priceContext = await pricing;
+  const priceStats = await pricing;
   // A `type=bid` search lists offers at their minimum bid: priced as the rent command prices them.
   const bidSearch = isBidQuery(chosen.state.query);
   const preview = (plan: RentPlan) => failoverPreview(failoverCandidates(offers, plan), limit);
@@ -85,7 +85,7 @@ async function rentBest(s: RentDeps, search: SearchArgument, given: RentPlan | u
   let plan = given;
   if (!plan) {
     // The wizard runs once, on the best offer; its confirmation says what happens if that one is taken.
-    plan = await openRentWizard(s, first, credit, undefined, { failover: preview, bidSearch, priceContext });
+    plan = await openRentWizard(s, first, credit, undefined, { failover: preview, bidSearch, priceStats });
     if (!plan) return undefined;
   }
   const accepted = priceRent(first, plan.disk, credit, { bid: plan.bid, bidSearch });
@@ -93,7 +93,7 @@ async function rentBest(s: RentDeps, search: SearchArgument, given: RentPlan | u
   if (given) {
     // Automation skips the wizard, not the price, nor what happens when the offer is taken.
     const mode = plan.template ? await templateMode(s, plan.template) : undefined;
-    const { title, detail, button } = rentConfirmation(first, plan, accepted.quote, credit, mode, priceContext);
+    const { title, detail, button } = rentConfirmation(first, plan, accepted.quote, credit, mode, priceStats);
     const next = preview(plan);
     if (!(await s.prompts().confirm(title, `${detail} ${next.title}: ${next.detail}.`, button))) return undefined;
   }

@@ -11,7 +11,7 @@ import { describeRentEnv } from '../../core/account/secrets';
 import { rentEnvStep } from './envStep';
 import { BACK, CANCEL, inputStep, pickStep, type PickItem, type StepContext } from './input';
 import { formatDollars } from '../../core/format';
-import type { PriceContext } from '../../core/offers/priceContext';
+import { rentPriceContext, type GpuPriceStats, type PriceContext } from '../../core/offers/priceContext';
 import type { RentPlan } from '../../core/rent/plan';
 
 /** A volume the rent may attach: one of the account's, or a new one from a volume offer on the same machine. */
@@ -61,8 +61,8 @@ export interface WizardInput {
   bidSearch?: boolean;
   /** Rent Best Match: what happens when this offer is taken (the offers the plan can go to next), a row on the confirmation. */
   failover?: (plan: RentPlan) => { title: string; detail: string };
-  /** The offer's price per GPU against its model's going rate, a row on the confirmation when known. */
-  priceContext?: PriceContext;
+  /** The going rate of the offer's GPU model: the confirmation compares what the rent pays with it, when known. */
+  priceStats?: GpuPriceStats;
 }
 
 /**
@@ -267,7 +267,7 @@ export async function rentWizard(input: WizardInput): Promise<RentPlan | undefin
           plan.template ? await modeOf(plan.template) : undefined,
           input.failover?.(plan as RentPlan),
           bidSearch,
-          input.priceContext,
+          input.priceStats,
         );
         if (r === 'bid') {
           const chosen = await bidStep(ctx(6), offer, plan.bid, bidSearch);
@@ -437,7 +437,7 @@ async function confirmStep(
   templateMode: LaunchMode | undefined,
   failover?: { title: string; detail: string },
   bidSearch = false,
-  priceContext?: PriceContext,
+  priceStats?: GpuPriceStats,
 ): Promise<unknown> {
   const volumePerHour = typeof volume === 'object' ? volume.perHour : 0;
   const q = quoteRent(offer, plan.disk, credit, { bid: plan.bid, bidSearch });
@@ -452,7 +452,7 @@ async function confirmStep(
     { label: '', kind: vscode.QuickPickItemKind.Separator },
     // Information rows: accepting them does nothing.
     { label: `GPU ${formatDollars(q.gpuPerHour)}/h`, description: `${presentOffer(offer).label}` },
-    ...(priceContext ? [priceContextRow(offer, priceContext)] : []),
+    ...priceContextRows(offer, rentPriceContext(offer, q.totalPerHour, priceStats)),
     ...rentalRow(offer, plan, bidSearch),
     ...(failover ? [{ label: `$(sync) ${failover.title}`, description: failover.detail }] : []),
     { label: `Disk ${formatDollars(q.diskPerHour)}/h`, description: `${plan.disk} GB, billed until destroyed` },
@@ -489,11 +489,14 @@ async function confirmStep(
 }
 
 /** "18% under the 7-day median" for the offer's price per GPU, with the median it was compared with. */
-function priceContextRow(offer: Offer, context: PriceContext): PickItem<string> {
+function priceContextRows(offer: Offer, context: PriceContext | undefined): PickItem<string>[] {
+  if (!context) return [];
   const icon = context.relation === 'under' ? '$(arrow-down)' : context.relation === 'over' ? '$(arrow-up)' : '$(dash)';
   const text = context.text.charAt(0).toUpperCase() + context.text.slice(1);
-  return {
-    label: `${icon} ${text}`,
-    description: `per GPU; the median for ${offer.gpu_name} is ${formatDollars(context.medianPerGpu)}/GPU/h`,
-  };
+  return [
+    {
+      label: `${icon} ${text}`,
+      description: `per GPU; the median for ${offer.gpu_name} is ${formatDollars(context.medianPerGpu)}/GPU/h`,
+    },
+  ];
 }

@@ -4,6 +4,7 @@ import { rentConfirmation } from '../../../src/core/rent/flow';
 import { quoteRent } from '../../../src/core/rent/quote';
 import { priceableOffer } from '../../support';
 import {
+  rentPriceContext,
   describePriceContext,
   medianOf,
   priceContextFor,
@@ -151,16 +152,20 @@ describe('price stats from the metrics', () => {
 });
 
 describe('price context in the rent confirmation', () => {
-  it('tells automation how the price per GPU compares with the going rate, and nothing when unknown', () => {
+  it('tells automation how the price per GPU it pays compares with the going rate, and nothing when unknown', () => {
     const offer = priceableOffer();
     const plan = { image: 'ubuntu:22.04', disk: 40, label: 'train' };
     const quote = quoteRent(offer, 40, 100);
-    const context = priceContextFor(offer, stats({ gpuName: offer.gpu_name, median7d: 0.61 }))!;
-    const { detail } = rentConfirmation(offer, plan, quote, 100, undefined, context);
+    const going = stats({ gpuName: offer.gpu_name, median7d: 0.61 });
+    const { detail } = rentConfirmation(offer, plan, quote, 100, undefined, going);
+    // What the rent pays for this disk ($0.41/h), not the listed price for the searched disk.
     assert.equal(
       detail,
-      `GPU $0.400/h + disk $0.010/h (40 GB). About $9.84 per day. Price per GPU: 18% under the 7-day median for ${offer.gpu_name} ($0.610/GPU/h).`,
+      `GPU $0.400/h + disk $0.010/h (40 GB). About $9.84 per day. Price per GPU: 33% under the 7-day median for ${offer.gpu_name} ($0.610/GPU/h).`,
     );
+    assert.equal(rentPriceContext(offer, quote.totalPerHour, going)?.percent, 33);
+    // An interruptible rent compares its bid: $0.20 + $0.01 disk against $0.61.
+    assert.equal(rentPriceContext(offer, 0.21, going)?.text, '66% under the 7-day median');
     assert.equal(rentConfirmation(offer, plan, quote, 100, undefined).detail, 'GPU $0.400/h + disk $0.010/h (40 GB). About $9.84 per day.');
   });
 });
