@@ -64,6 +64,24 @@ describe('offer explorer: sort, filter, price context, plot, rent', () => {
     await wb.shot('e2e-explorer-filtered', true);
   });
 
+  it('keeps its sort and filter when hidden and shown again, and across a window reload', async () => {
+    const wb = workbench();
+    const sorted = async () =>
+      (await explorer(wb).locator('[role=columnheader][data-column=dlperfPerDollar]').getAttribute('aria-sort')) === 'descending';
+    // Another editor in front: the webview is dropped (retainContextWhenHidden is off) and rebuilt from its saved state.
+    await wb.runCommand('File: New Untitled Text File');
+    await expect(wb.page.locator('iframe.webview.ready')).toBeHidden();
+    await wb.page.locator('.tabs-container .tab').filter({ hasText: 'Offer Explorer' }).click();
+    await expect(explorer(wb).locator('.spacer .row[data-offer-id]').first()).toBeVisible();
+    await eventually(sorted, 'still sorted by DLPerf per dollar after hiding');
+    // A reload restores the panel through its serializer.
+    await wb.reload();
+    await wb.page.locator('.tabs-container .tab').filter({ hasText: 'Offer Explorer' }).click();
+    await expect(explorer(wb).locator('.spacer .row[data-offer-id]').first(), 60_000).toBeVisible();
+    await eventually(sorted, 'still sorted by DLPerf per dollar after a reload');
+    assert.equal(await explorer(wb).locator('.raw-query input').inputValue(), 'num_gpus>=2');
+  });
+
   it('shows the price context of the selected offer', async () => {
     const wb = workbench();
     const ex = explorer(wb);

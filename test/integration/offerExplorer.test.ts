@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { eventually, signIn } from './support';
+import { control, eventually, signIn } from './support';
 
 /** The Offer Explorer in a real window: its webview loads and says ready; the query stays in sync with the Offers view both ways. */
 describe('offer explorer', () => {
@@ -62,6 +62,31 @@ describe('offer explorer', () => {
     await x.test.sendToExplorer({ type: 'machineOffers', machineId: offer.machine_id });
     await eventually(() => x.test.explorer().query === `machine_id=${offer.machine_id}`, 'the explorer filtered by the machine');
     assert.ok(x.test.explorer().shown.every((o) => o.machine_id === offer.machine_id));
+  });
+
+  it('shows a search the service answers with garbage as failed, keeping the query, and recovers', async function () {
+    // Retries of the read and the Offers view's own search share the simulator with this test.
+    this.timeout(60_000);
+    const x = await signIn();
+    const opened = x.test.explorer().readyCount;
+    await vscode.commands.executeCommand('gpuRental.openOfferExplorer');
+    await eventually(() => x.test.explorer().readyCount > opened, 'the new webview said ready', 30_000);
+    await control('POST', 'faults', { kind: 'malformed', path: '/api/v0/bundles', count: 0 });
+    try {
+      await x.test.sendToExplorer({ type: 'setQuery', query: 'num_gpus>=4' });
+      await eventually(() => x.test.explorer().error, 'the explorer says the search failed', 30_000);
+      assert.match(x.test.explorer().error!, /^GPU Rental: the search failed: .+ Change the query or try again\.$/);
+      assert.equal(x.test.stored('offerSearch').query, 'num_gpus>=4');
+    } finally {
+      await control('DELETE', 'faults');
+    }
+    await x.test.sendToExplorer({ type: 'setQuery', query: 'num_gpus>=4' });
+    await eventually(
+      () => x.test.explorer().query === 'num_gpus>=4' && !x.test.explorer().error,
+      'the same query found offers again',
+      30_000,
+    );
+    assert.ok(x.test.explorer().shown.every((o) => o.num_gpus >= 4));
   });
 
   it('remembers the column layout the webview sends, in global state', async () => {

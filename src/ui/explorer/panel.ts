@@ -42,6 +42,8 @@ export interface ExplorerSnapshot {
   /** The query of the offers shown, and the offers. */
   readonly query: string | undefined;
   readonly shown: readonly Offer[];
+  /** What the panel says about the last search when it failed (the query stays). */
+  readonly error: string | undefined;
   readonly timings: ExplorerTimings;
 }
 
@@ -62,6 +64,7 @@ export class OfferExplorer implements vscode.Disposable {
   private ready = false;
   private readyCount = 0;
   private shownQuery: string | undefined;
+  private shownError: string | undefined;
   private readonly timingsSeen: ExplorerTimings = {};
 
   constructor(private readonly deps: ExplorerDeps) {
@@ -82,6 +85,7 @@ export class OfferExplorer implements vscode.Disposable {
       readyCount: this.readyCount,
       query: this.shownQuery,
       shown: this.offers,
+      error: this.shownError,
       timings: { ...this.timingsSeen },
     };
   }
@@ -203,6 +207,7 @@ export class OfferExplorer implements vscode.Disposable {
       const unreadable = unreadableOf(offers)?.dropped ?? 0;
       this.offers = offers;
       this.shownQuery = query;
+      this.shownError = undefined;
       const ownLimit = parseQuery(query).limit !== undefined;
       this.post({
         type: 'offers',
@@ -220,7 +225,8 @@ export class OfferExplorer implements vscode.Disposable {
     } catch (error) {
       if (seq !== this.searchSeq) return;
       const message = error instanceof Error ? error.message : String(error);
-      this.post({ type: 'error', query, message: `GPU Rental: the search failed: ${message}. Change the query and try again.` });
+      this.shownError = `GPU Rental: the search failed: ${message}. Change the query or try again.`;
+      this.post({ type: 'error', query, message: this.shownError });
     }
   }
 
