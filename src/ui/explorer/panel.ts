@@ -65,11 +65,17 @@ export class OfferExplorer implements vscode.Disposable {
   private readyCount = 0;
   private shownQuery: string | undefined;
   private shownError: string | undefined;
+  /** The view's sort and query the panel last followed. */
+  private searchKey: string | undefined;
   private readonly timingsSeen: ExplorerTimings = {};
 
   constructor(private readonly deps: ExplorerDeps) {
     this.disposables.push(
-      deps.offersView.onDidChangeSearch(() => {
+      deps.offersView.onDidChangeSearch((search) => {
+        // The view's own "Load more" changes only its page count; the panel pages on its own.
+        const key = `${search.sort} ${search.query}`;
+        if (key === this.searchKey) return;
+        this.searchKey = key;
         this.pages = 1;
         if (this.panel && this.ready) void this.load();
       }),

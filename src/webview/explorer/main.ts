@@ -139,7 +139,13 @@ function receive(m: ExtensionMessage): void {
         restoreScroll = undefined;
       }
       loadMore.hidden = !m.canLoadMore;
-      status.textContent = `${offers.length.toLocaleString('en-US')} offers${m.unreadable > 0 ? ` · ${m.unreadable} could not be read and are left out` : ''}`;
+      status.textContent = [
+        `${offers.length.toLocaleString('en-US')} offers`,
+        m.unreadable > 0 ? `${m.unreadable} could not be read and are left out` : '',
+        m.ownLimit ? 'limit= in the query sets how many' : '',
+      ]
+        .filter(Boolean)
+        .join(' · ');
       status.classList.remove('error');
       document.body.dataset['state'] = 'ready';
       showDetails();
