@@ -1,0 +1,64 @@
+/**
+ * Links that open GPU Rental from outside the editor (the service's console, a chat message, a
+ * CLI): `<scheme>://<publisher>.<name>/connect?instance=ID&profile=NAME`. A link is untrusted
+ * text, so it is checked strictly here before anything acts on it; acting never rents, and never
+ * starts anything without the user's confirmation (that is the connect flow's job).
+ */
+
+/** What a valid link asks for. */
+export interface ConnectLink {
+  readonly kind: 'connect';
+  readonly instanceId: number;
+  /** The profile the instance belongs to; absent when the link leaves it to the current one. */
+  readonly profileId?: string;
+}
+
+/** A link that is refused, with why, in a sentence that follows "GPU Rental: ". */
+export interface RefusedLink {
+  readonly kind: 'refused';
+  readonly reason: string;
+}
+
+/** The largest instance id accepted: ids are integers the service counts up, far below this. */
+const MAX_INSTANCE_ID = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Reads a link's path and query (as `vscode.Uri` gives them: the path with its slash, the query
+ * without its question mark). `profileIds` are the profiles that exist. Parameters other than
+ * `instance` and `profile` are ignored, so a newer console may add some; a parameter given twice
+ * is refused, as it is ambiguous.
+ */
+export function parseLink(path: string, query: string, profileIds: readonly string[]): ConnectLink | RefusedLink {
+  const action = path.replace(/^\/+|\/+$/g, '');
+  if (action !== 'connect') {
+    return { kind: 'refused', reason: `the link asks for "${printable(action)}", which GPU Rental does not do (it opens /connect links).` };
+  }
+  const params = new URLSearchParams(query);
+  for (const name of ['instance', 'profile']) {
+    if (params.getAll(name).length > 1) return { kind: 'refused', reason: `the link gives "${name}" more than once.` };
+  }
+  const instance = params.get('instance');
+  if (instance === null || instance === '') return { kind: 'refused', reason: 'the link names no instance (instance=ID).' };
+  if (!/^[1-9][0-9]{0,15}$/.test(instance) || Number(instance) > MAX_INSTANCE_ID) {
+    return { kind: 'refused', reason: `"${printable(instance)}" is not an instance id (a positive whole number).` };
+  }
+  const profile = params.get('profile');
+  if (profile === null) return { kind: 'connect', instanceId: Number(instance) };
+  if (!profileIds.includes(profile)) {
+    return { kind: 'refused', reason: `the link names the profile "${printable(profile)}", which does not exist here.` };
+  }
+  return { kind: 'connect', instanceId: Number(instance), profileId: profile };
+}
+
+/** A link that opens an instance, for a profile or the current one. `base` is `<scheme>://<extension id>`. */
+export function connectLink(base: string, instanceId: number, profileId?: string): string {
+  const query = new URLSearchParams({ instance: String(instanceId) });
+  if (profileId !== undefined) query.set('profile', profileId);
+  return `${base}/connect?${query.toString()}`;
+}
+
+/** Quotes at most 60 characters of untrusted text for a message, control characters shown as `?`. */
+function printable(value: string): string {
+  const clean = [...value].map((c) => (c.charCodeAt(0) < 0x20 || (c.charCodeAt(0) >= 0x7f && c.charCodeAt(0) < 0xa0) ? '?' : c)).join('');
+  return clean.length > 60 ? `${clean.slice(0, 60)}…` : clean;
+}
