@@ -64,6 +64,8 @@ export const InstanceSchema = z.object({
   num_gpus: optNumber,
   gpu_name: optString,
   gpu_ram: optNumber,
+  /** MB across all the instance's GPUs. */
+  gpu_totalram: optNumber,
   gpu_util: optNumber,
   gpu_temp: optNumber,
   cpu_util: optNumber,
@@ -71,6 +73,8 @@ export const InstanceSchema = z.object({
   cpu_ram: optNumber,
   disk_space: optNumber,
   disk_usage: optNumber,
+  /** VRAM in use (GB in the service's records; core/instances/health.ts reads the unit). */
+  vmem_usage: optNumber,
   start_date: optNumber,
   duration: optNumber,
   uptime_mins: optNumber,

@@ -4,6 +4,7 @@ import { instancePhase, isBooting, type InstancePhase } from './phase';
 import { isSshHost, launchedWithJupyter, proxySshPort } from './ssh';
 import { bidOf, isInterruptible, isOutbid, minBidNow, outbidNote } from './outbid';
 import { formatDollars } from '../format';
+import { healthDescription, healthRows, healthSpoken, instanceHealth, type Health } from './health';
 
 export interface InstanceIcon {
   /** A codicon id, `~spin` included where it spins. */
@@ -21,6 +22,8 @@ export interface InstancePresentation {
   /** `instance+<phase>` plus capability tags, read by the menus' `when` clauses. */
   contextValue: string;
   phase: InstancePhase;
+  /** The row as a screen reader reads it, without icons: "RTX 4090 instance train, running, 41 cents per hour". */
+  accessibilityLabel: string;
 }
 
 const PHASE_TEXT: Record<InstancePhase, string> = {
@@ -102,8 +105,10 @@ export function presentInstance(instance: Instance, options: PresentOptions): In
   if (rate !== undefined) parts.push(`${formatDollars(rate)}/h${phase === 'stopped' || phase === 'failed' ? ' disk' : ''}`);
   if (uptime !== undefined && phase !== 'gone') parts.push(`up ${formatDuration(uptime)}`);
   if (options.costSoFar !== undefined) parts.push(`${formatDollars(options.costSoFar)} so far`);
-  if (phase === 'running' && instance.gpu_util !== null && instance.gpu_util !== undefined)
-    parts.push(`GPU ${Math.round(instance.gpu_util)}%`);
+  // Health only while it runs: a stopped instance's last readings would mislead.
+  const health = phase === 'running' ? instanceHealth(instance) : undefined;
+  const healthText = health && healthDescription(health);
+  if (healthText) parts.push(healthText);
 
   const tags = ['instance', phase];
   if (phase === 'running') tags.push('canStop', 'canReboot');
@@ -123,11 +128,38 @@ export function presentInstance(instance: Instance, options: PresentOptions): In
   return {
     label: instanceLabel(instance),
     description: parts.join(' · '),
-    tooltip: instanceTooltip(instance, phase, rate),
+    tooltip: instanceTooltip(instance, phase, rate, health),
     icon: outbid ? { id: 'vm-outline', color: 'list.warningForeground' } : ICONS[phase],
     contextValue: tags.join('+'),
     phase,
+    accessibilityLabel: spokenInstance(instance, outbid ? 'outbid' : PHASE_TEXT[phase], rate, phase, health),
   };
+}
+
+/** "41 cents per hour", "half a cent per hour", "$1.20 per hour": money as a screen reader says it well. */
+export function spokenRate(perHour: number): string {
+  const cents = perHour * 100;
+  if (cents >= 100) return `${formatDollars(perHour)} per hour`;
+  if (cents >= 0.995) return `${Math.round(cents)} ${Math.round(cents) === 1 ? 'cent' : 'cents'} per hour`;
+  if (cents <= 0) return 'nothing per hour';
+  return `${Number(cents.toFixed(1))} of a cent per hour`;
+}
+
+function spokenInstance(
+  instance: Instance,
+  status: string,
+  rate: number | undefined,
+  phase: InstancePhase,
+  health: Health | undefined,
+): string {
+  const name = instance.label
+    ? `${gpuSummary(instance).replace(' ×', ' times ')} instance ${instance.label}`
+    : `${gpuSummary(instance).replace(' ×', ' times ')} instance number ${instance.id}`;
+  const parts = [name, status];
+  if (rate !== undefined) parts.push(`${spokenRate(rate)}${phase === 'stopped' || phase === 'failed' ? ' for its disk' : ''}`);
+  const spoken = health && healthSpoken(health);
+  if (spoken) parts.push(spoken);
+  return parts.join(', ');
 }
 
 /**
@@ -137,6 +169,7 @@ export function presentInstance(instance: Instance, options: PresentOptions): In
 function presentUnreadable(instance: Instance): InstancePresentation {
   return {
     label: `#${instance.id} (details unreadable)`,
+    accessibilityLabel: `instance number ${instance.id}, details unreadable, status unknown, may still bill`,
     description: 'status unknown',
     tooltip: `**Instance #${instance.id}**\n\nThe service's record for this instance could not be read (Show Logs says which field). It may still be running and billing; Destroy works by its id.`,
     icon: { id: 'warning', color: 'list.warningForeground' },
@@ -145,7 +178,7 @@ function presentUnreadable(instance: Instance): InstancePresentation {
   };
 }
 
-function instanceTooltip(instance: Instance, phase: InstancePhase, rate: number | undefined): string {
+function instanceTooltip(instance: Instance, phase: InstancePhase, rate: number | undefined, health: Health | undefined): string {
   const disk = instance.disk_space === null || instance.disk_space === undefined ? undefined : `${Math.round(instance.disk_space)} GB`;
   const rows: Array<[string, string | undefined]> = [
     ['Status', `${PHASE_TEXT[phase]}${instance.actual_status ? ` (${instance.actual_status})` : ''}`],
@@ -154,6 +187,7 @@ function instanceTooltip(instance: Instance, phase: InstancePhase, rate: number 
     ['GPU', `${gpuSummary(instance)}${instance.gpu_ram ? `, ${Math.round(instance.gpu_ram / 1024)} GB each` : ''}`],
     ['Image', instance.image_uuid ?? instance.template_name ?? undefined],
     ['Disk', disk],
+    ...(health ? healthRows(health) : []),
     ['SSH', sshRow(instance)],
     ['Location', instance.geolocation ?? undefined],
     ['Instance', `#${instance.id} on machine ${instance.machine_id ?? '?'}`],

@@ -1,0 +1,178 @@
+import type { Instance } from '../api/instances';
+import { burnRate } from '../billing/burn';
+import { formatDollars } from '../format';
+import type { ActionResult } from './actions';
+import { isOutbid } from './outbid';
+import { instancePhase, isBooting } from './phase';
+import { currentRate, instanceName, startAddsPerHour } from './present';
+
+/** The actions that take several instances at once from the Instances view's selection. */
+export type BulkAction = 'stop' | 'start' | 'destroy';
+
+/** Whether `action` applies to the instance in its phase now (the same rule as its menu's `when`). */
+export function appliesTo(action: BulkAction, instance: Instance): boolean {
+  const phase = instancePhase(instance);
+  switch (action) {
+    case 'stop':
+      return phase === 'running' || isBooting(phase);
+    case 'start':
+      // An outbid instance does not start until its bid wins: Change Bid is its way back.
+      return phase === 'stopped' && !isOutbid(instance);
+    case 'destroy':
+      return phase !== 'gone';
+  }
+}
+
+/** The one question asked before acting on several instances. */
+export interface BulkConfirmation {
+  /** Those the action is taken on, in the order the user sees them. */
+  targets: Instance[];
+  /** Selected, but the action does not apply to them now: left alone, and named. */
+  skipped: Instance[];
+  message: string;
+  detail: string;
+  /** The button. */
+  action: string;
+  /** What billing changes by, $/h: negative when it falls (stop, destroy), positive for start (checked against the cap). */
+  changePerHour: number;
+}
+
+const VERB: Record<BulkAction, { button: string; past: string; skip: string }> = {
+  stop: { button: 'Stop', past: 'stopped', skip: 'not running, so nothing to stop' },
+  start: { button: 'Start', past: 'started', skip: 'only a stopped instance starts; an outbid one waits for its bid' },
+  destroy: { button: 'Destroy', past: 'destroyed', skip: 'already gone' },
+};
+
+function perHour(rate: number | undefined): string {
+  return rate === undefined ? 'price unknown' : `${formatDollars(rate)}/h`;
+}
+
+/**
+ * The confirmation for `action` on the selected instances: each with what it bills now and after,
+ * and the total that changes. `notes` adds a line under an instance (Destroy: what its folder holds).
+ */
+export function bulkConfirmation(
+  action: BulkAction,
+  selected: readonly Instance[],
+  notes: ReadonlyMap<number, string> = new Map(),
+): BulkConfirmation {
+  const targets = selected.filter((i) => appliesTo(action, i));
+  const skipped = selected.filter((i) => !appliesTo(action, i));
+  const n = targets.length;
+  const them = n === 1 ? 'this instance' : `these ${n} instances`;
+  const lines: string[] = [];
+  let now = 0;
+  let after = 0;
+  for (const i of targets) {
+    const rate = currentRate(i);
+    const disk = i.storage_total_cost ?? undefined;
+    now += rate ?? 0;
+    let line: string;
+    if (action === 'stop') {
+      after += disk ?? 0;
+      line = `${instanceName(i)}: ${perHour(rate)} now → ${disk === undefined ? 'its disk' : `${formatDollars(disk)}/h`} for its disk`;
+    } else if (action === 'start') {
+      const running = i.dph_total ?? undefined;
+      after += running ?? (rate ?? 0) + startAddsPerHour(i);
+      line = `${instanceName(i)}: ${perHour(rate)} now (disk) → ${perHour(running)} running`;
+    } else {
+      line = `${instanceName(i)}: ${perHour(rate)} now → nothing`;
+    }
+    const note = notes.get(i.id);
+    lines.push(`• ${line}${note ? `\n   ${note}` : ''}`);
+  }
+  let summary: string;
+  if (action === 'stop') {
+    summary = `GPU billing ends; disks still bill ${formatDollars(after)}/h until destroyed (${formatDollars(now)}/h now). Files on the disks are kept.`;
+  } else if (action === 'destroy') {
+    summary = `${n === 1 ? 'This instance and its disk are' : `These ${n} instances and their disks are`} deleted for good, with every file on them; ${formatDollars(now)}/h stops. This cannot be undone.`;
+  } else {
+    summary = `Together they will bill ${formatDollars(after)}/h once running (${formatDollars(now)}/h now for their disks), ${formatDollars(after - now)}/h more.`;
+  }
+  if (skipped.length)
+    lines.push('', `Left alone (${VERB[action].skip}): ${skipped.map((i) => `${instanceName(i)}, ${instancePhase(i)}`).join('; ')}.`);
+  return {
+    targets,
+    skipped,
+    message: `${VERB[action].button} ${them}?`,
+    detail: [...lines, '', summary].join('\n'),
+    action: n === 1 ? VERB[action].button : `${VERB[action].button} ${n}`,
+    changePerHour: action === 'start' ? after - now : action === 'stop' ? after - now : -now,
+  };
+}
+
+/** What became of one instance in a bulk action: an ActionResult, or an error refused outright (nothing happened). */
+export type BulkOutcome = { instance: Instance; result: ActionResult } | { instance: Instance; refused: string };
+
+/** The one message after a bulk action: "3 destroyed.", or which failed or are unknown and what to do. */
+export interface BulkSummary {
+  /** `info` when every one was done. */
+  level: 'info' | 'warning';
+  message: string;
+}
+
+export function bulkSummary(action: BulkAction, outcomes: readonly BulkOutcome[]): BulkSummary {
+  const done: Instance[] = [];
+  const unknown: string[] = [];
+  const failed: string[] = [];
+  for (const o of outcomes) {
+    if ('refused' in o) failed.push(`${instanceName(o.instance)}: ${o.refused}`);
+    else if (o.result.kind === 'done') done.push(o.instance);
+    else if (o.result.kind === 'unknown') unknown.push(o.result.message);
+    else failed.push(o.result.message);
+  }
+  const verb = action === 'stop' ? 'stopping' : action === 'start' ? 'starting' : 'destroyed';
+  const head = done.length ? `${done.length} ${verb}` : `none ${VERB[action].past}`;
+  if (!unknown.length && !failed.length) {
+    const tail =
+      action === 'stop'
+        ? ` Their disks still bill ${formatDollars(done.reduce((t, i) => t + (i.storage_total_cost ?? 0), 0))}/h until you destroy them.`
+        : action === 'start'
+          ? ' The status bar shows them booting.'
+          : '';
+    return { level: 'info', message: `GPU Rental: ${head}.${tail}` };
+  }
+  const parts = [`GPU Rental: ${head}`];
+  if (failed.length) parts.push(`${failed.length} failed (${failed.join(' ')})`);
+  if (unknown.length) parts.push(`${unknown.length} unknown (${unknown.join(' ')})`);
+  const next = unknown.length
+    ? ' Refresh the Instances view to see what really happened before trying again.'
+    : ' Try the failed ones again from the Instances view.';
+  return { level: 'warning', message: `${parts.join('; ')}.${next}` };
+}
+
+/**
+ * Runs `act` on each item, at most `limit` at a time (the service rate-limits a burst), in order;
+ * the results keep the items' order. `act` never throws here: each outcome is its own.
+ */
+export async function eachBounded<T, R>(items: readonly T[], limit: number, act: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await act(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return results;
+}
+
+/** The Instances view's header: the container's badge (running instances) and the total $/h. */
+export interface ViewSummary {
+  running: number;
+  /** "2 running instances"; undefined with none (no badge). */
+  badgeTooltip: string | undefined;
+  /** The total $/h, running and stopped disks, as the account status bar counts it; undefined when nothing bills. */
+  description: string | undefined;
+}
+
+export function viewSummary(instances: readonly Instance[]): ViewSummary {
+  const running = instances.filter((i) => instancePhase(i) === 'running').length;
+  const total = burnRate(instances).perHour;
+  return {
+    running,
+    badgeTooltip: running ? `${running} running instance${running === 1 ? '' : 's'}` : undefined,
+    description: total > 0 ? `${formatDollars(total)}/h` : undefined,
+  };
+}
