@@ -7,6 +7,7 @@ export const COMMANDS = {
   signOut: 'gpuRental.signOut',
   refresh: 'gpuRental.refresh',
   showLogs: 'gpuRental.showLogs',
+  openWalkthrough: 'gpuRental.openWalkthrough',
   searchOffers: 'gpuRental.searchOffers',
   clearOfferFilters: 'gpuRental.clearOfferFilters',
   sortOffers: 'gpuRental.sortOffers',
@@ -27,6 +28,12 @@ export const COMMANDS = {
   moveToOnDemand: 'gpuRental.moveToOnDemand',
   labelInstance: 'gpuRental.labelInstance',
   showInstanceLogs: 'gpuRental.showInstanceLogs',
+  followInstanceLogs: 'gpuRental.followInstanceLogs',
+  stopThisInstance: 'gpuRental.stopThisInstance',
+  destroyThisInstance: 'gpuRental.destroyThisInstance',
+  forwardPortOnThisInstance: 'gpuRental.forwardPortOnThisInstance',
+  openJupyterOnThisInstance: 'gpuRental.openJupyterOnThisInstance',
+  showThisInstanceCost: 'gpuRental.showThisInstanceCost',
   copySshCommand: 'gpuRental.copySshCommand',
   uploadFolder: 'gpuRental.uploadFolder',
   downloadFromInstance: 'gpuRental.downloadFromInstance',
@@ -108,6 +115,14 @@ export const SETTINGS = {
 export const CONTEXT = {
   /** The session's state kind: noKey, checking, ready, rejected or unreachable. */
   state: 'gpuRental.state',
+  /** In a Remote-SSH window on one of the account's instances: its phase (running, stopped ...); unset elsewhere (src/ui/remoteWindow.ts). */
+  remoteInstance: 'gpuRental.remoteInstance',
+  /** In such a window, whether the instance was launched with Jupyter. */
+  remoteInstanceJupyter: 'gpuRental.remoteInstanceJupyter',
+  /** The Get Started walkthrough's steps done by the real action (src/ui/walkthrough.ts): set once true, never reset. */
+  offersListed: 'gpuRental.walkthrough.offersListed',
+  rented: 'gpuRental.walkthrough.rented',
+  stopped: 'gpuRental.walkthrough.stopped',
 } as const;
 
 /** Set by `npm start` and automation: a key imported into SecretStorage once, when none is stored. */

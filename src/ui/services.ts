@@ -38,6 +38,11 @@ import { JobMemory } from '../core/jobs/memory';
 import { Jobs } from './jobs/jobs';
 import { OutbidNotifier } from './outbid';
 import { PriceContextSource } from './priceContext';
+import { RemoteWindow } from './remoteWindow';
+import { LinkHandler } from './uriHandler';
+import { InstanceLogChannels } from './commands/instances';
+import { LogFollowers } from './commands/logs';
+import { WalkthroughProgress } from './walkthrough';
 
 /**
  * The composition root: builds every long-lived object of the extension once, in `activate`, and
@@ -93,6 +98,16 @@ export class Services implements vscode.Disposable {
   readonly priceContext: PriceContextSource;
   /** The Offer Explorer panel (one per window); its serializer restores it after a reload. */
   readonly explorer: OfferExplorer;
+  /** The Remote-SSH window on an instance this window is, if it is one: the remote indicator's menu follows it. */
+  readonly remoteWindow: RemoteWindow;
+  /** Opens vscode://<publisher>.<name>/connect links (src/ui/uriHandler.ts). */
+  readonly links: LinkHandler;
+  /** One output channel per instance for its log (Show Instance Logs, Follow Instance Logs). */
+  readonly logChannels = this.own(new InstanceLogChannels());
+  /** The instance logs this window follows. */
+  readonly logFollowers: LogFollowers;
+  /** Marks the Get Started walkthrough's steps done as the user does them. */
+  readonly walkthrough: WalkthroughProgress;
 
   constructor(readonly context: vscode.ExtensionContext) {
     const { logger } = this;
@@ -151,9 +166,22 @@ export class Services implements vscode.Disposable {
     this.own(followSession({ session, poller, costs: this.costs, cleanup: this.cleanup, refreshViews, logger }));
     this.own(followApiUrlSetting({ session, journal, logger }));
     // Searches with each watch's own profile key, so switching profiles does not stop a watch.
+    this.remoteWindow = this.own(new RemoteWindow(poller));
+    this.logFollowers = this.own(new LogFollowers({ session, poller, logChannels: this.logChannels, logger }));
+    this.links = new LinkHandler({
+      session,
+      poller,
+      profiles: this.profiles,
+      switcher: this.switcher,
+      prompts,
+      logger,
+      extensionId: context.extension.id,
+    });
+    this.own(vscode.window.registerUriHandler(this.links));
     this.searchWatcher = this.own(
       new SearchWatcherUi({ state: this.state, keys, createClient, session, offersView: this.offersView, logger }),
     );
+    this.walkthrough = this.own(new WalkthroughProgress({ session, poller, offersView: this.offersView }));
     this.explorer = this.own(
       new OfferExplorer({
         session,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { COMMAND_IDS, SETTINGS, VIEWS } from '../../src/core/ids';
+import { COMMAND_IDS, COMMANDS, CONTEXT, SETTINGS, VIEWS } from '../../src/core/ids';
 import { NUMBER_RULES, MAX_HOURLY_SPEND } from '../../src/core/settings';
 
 interface Manifest {
@@ -11,20 +11,102 @@ interface Manifest {
     virtualWorkspaces?: boolean | { supported: boolean | 'limited'; description?: string };
   };
   contributes: {
-    commands: Array<{ command: string; title: string; category?: string }>;
+    commands: Array<{ command: string; title: string; category?: string; icon?: string }>;
     views: Record<string, Array<{ id: string; when?: string }>>;
     viewsContainers: { activitybar: Array<{ id: string; icon: string }> };
     viewsWelcome: Array<{ view: string; when: string; contents: string }>;
-    menus: Record<string, Array<{ command: string }>>;
+    menus: Record<string, Array<{ command: string; when?: string; group?: string }>>;
     configuration: {
-      properties: Record<string, { type?: string | string[]; default?: unknown; scope?: string; minimum?: number; maximum?: number }>;
+      properties: Record<
+        string,
+        {
+          type?: string | string[];
+          default?: unknown;
+          scope?: string;
+          minimum?: number;
+          maximum?: number;
+          description?: string;
+          markdownDescription?: string;
+          enum?: unknown[];
+          enumDescriptions?: string[];
+          markdownEnumDescriptions?: string[];
+          order?: number;
+        }
+      >;
     };
+    walkthroughs?: Array<{
+      id: string;
+      title: string;
+      description: string;
+      steps: Array<{
+        id: string;
+        title: string;
+        description: string;
+        media: { image?: string; svg?: string; markdown?: string; altText?: string };
+        completionEvents?: string[];
+      }>;
+    }>;
   };
 }
 
 const root = join(__dirname, '..', '..');
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Manifest;
 const declared = manifest.contributes.commands.map((c) => c.command);
+
+/** Commands that act on a tree item they cannot ask for, hidden from the palette with `when: false`. */
+const CONTEXT_ONLY: readonly string[] = [COMMANDS.loadMoreOffers];
+/** What the palette offers before a key is set: signing in, profiles, the walkthrough, logs, and local watches. */
+const BEFORE_SIGN_IN: readonly string[] = [
+  COMMANDS.setApiKey,
+  COMMANDS.addProfile,
+  COMMANDS.switchProfile,
+  COMMANDS.removeProfile,
+  COMMANDS.openWalkthrough,
+  COMMANDS.showLogs,
+  COMMANDS.stopWatchingSearch,
+];
+
+/** Each command's palette `when` clause (undefined: always shown). */
+function paletteWhen(): Map<string, string | undefined> {
+  return new Map((manifest.contributes.menus.commandPalette ?? []).map((m) => [m.command, m.when]));
+}
+
+/**
+ * Whether a palette `when` clause can show the command in a session state. A clause is `false`, or
+ * `gpuRental.state` tests joined with `&&` to other conditions (a remote window, a selection), which
+ * may narrow it further but never widen it.
+ */
+function visibleWithState(when: string | undefined, state: string): boolean {
+  if (when === undefined) return true;
+  if (when.trim() === 'false') return false;
+  assert.ok(!when.includes('||'), `palette clause "${when}": use && only, so the state test always applies`);
+  return when.split('&&').every((part) => {
+    const clause = /^\s*gpuRental\.state (==|!=) (\w+)\s*$/.exec(part);
+    if (!clause) return true;
+    return clause[1] === '==' ? state === clause[2] : state !== clause[2];
+  });
+}
+
+/** Every file under a folder, recursively. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? filesUnder(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
+}
+
+/** Each command's handler's first parameter as written in src/ui ('' when it takes none), by command id. */
+function handlerParameters(): Map<string, string> {
+  const ids: Record<string, string> = COMMANDS;
+  const found = new Map<string, string>();
+  for (const file of filesUnder(join(root, 'src', 'ui'))) {
+    const text = readFileSync(file, 'utf8');
+    for (const m of text.matchAll(/command\(\s*COMMANDS\.(\w+),\s*(?:async\s*)?\(([^)]*)\)\s*(?::[^=]*)?=>/g)) {
+      const id = ids[m[1]!];
+      if (id) found.set(id, (m[2] ?? '').split(',')[0]!.trim());
+    }
+  }
+  return found;
+}
 
 describe('package.json against src/core/ids', () => {
   it('declares exactly the commands the extension registers', () => {
@@ -35,13 +117,42 @@ describe('package.json against src/core/ids', () => {
     for (const c of manifest.contributes.commands) assert.equal(c.category, 'GPU Rental', c.command);
   });
 
-  it("keeps every action in the command palette (only the offers view's paging button is hidden there)", () => {
-    const hidden = (manifest.contributes.menus.commandPalette ?? []) as Array<{ command: string; when?: string }>;
+  it('gives every command shown on a view (title bar or inline) an icon', () => {
+    const icon = new Map(manifest.contributes.commands.map((c) => [c.command, c.icon]));
+    const menus = manifest.contributes.menus;
+    const onView = [
+      ...(menus['view/title'] ?? []),
+      ...(menus['view/item/context'] ?? []).filter((m) => m.group?.startsWith('inline')),
+      ...(menus['editor/title'] ?? []),
+    ];
+    for (const m of onView) assert.ok(icon.get(m.command), `${m.command} is on a view without an icon`);
+  });
+
+  it('hides from the palette only the commands that need a tree item, and every other one asks for its target', () => {
+    const palette = paletteWhen();
     assert.deepEqual(
-      hidden.filter((h) => h.when === 'false').map((h) => h.command),
-      ['gpuRental.loadMoreOffers'],
+      declared.filter((c) => palette.get(c) === 'false'),
+      CONTEXT_ONLY,
     );
-    for (const h of hidden) assert.ok(h.when === 'false' || h.when === undefined, `${h.command} is in the palette only when ${h.when}`);
+    const params = handlerParameters();
+    for (const id of declared.filter((c) => !CONTEXT_ONLY.includes(c))) {
+      const first = params.get(id);
+      assert.ok(first !== undefined, `${id}: its command(COMMANDS.x, (…) => …) registration is not found in src/ui`);
+      // A handler that takes a target must take it as optional: run from the palette it gets none and asks.
+      assert.ok(first === '' || /^\w+\?:|=/.test(first), `${id} is in the palette but its handler requires "${first}"`);
+    }
+  });
+
+  it('shows a handful of commands in the palette before sign-in, and the rest once a key works', () => {
+    const palette = paletteWhen();
+    for (const id of palette.keys()) assert.ok(declared.includes(id), `${id} is in commandPalette but not declared`);
+    const beforeSignIn = declared.filter((c) => visibleWithState(palette.get(c), 'noKey'));
+    assert.deepEqual([...beforeSignIn].sort(), [...BEFORE_SIGN_IN].sort());
+    for (const id of declared.filter((c) => !CONTEXT_ONLY.includes(c)))
+      assert.ok(visibleWithState(palette.get(id), 'ready'), `${id} is not in the palette once signed in`);
+    // A rejected key or an unreachable service: sign out and retry stay reachable.
+    assert.ok(visibleWithState(palette.get('gpuRental.signOut'), 'rejected'));
+    assert.ok(visibleWithState(palette.get('gpuRental.refresh'), 'unreachable'));
   });
 
   it('never activates on *', () => {
@@ -172,5 +283,98 @@ describe('package.json: settings a workspace cannot weaken', () => {
 describe('package.json: activation', () => {
   it('activates after start-up, so a Remote-SSH window on an instance writes its heartbeat without a click', () => {
     assert.ok((manifest.activationEvents ?? []).includes('onStartupFinished'));
+  });
+});
+
+/** The Settings editor's groups, in their order: each setting's `order` falls in its group's range. */
+const SETTING_GROUPS: ReadonlyArray<{ name: string; settings: readonly string[] }> = [
+  { name: 'connection', settings: [SETTINGS.apiUrl, SETTINGS.pollIntervalSeconds] },
+  { name: 'SSH', settings: [SETTINGS.sshIdentityFile, SETTINGS.sshConnectVia, SETTINGS.sshReadyTimeoutSeconds, SETTINGS.remoteFolder] },
+  {
+    name: 'money',
+    settings: [
+      SETTINGS.maxHourlySpend,
+      SETTINGS.lowCreditHours,
+      SETTINGS.lowCreditAmount,
+      SETTINGS.rentFailoverAttempts,
+      SETTINGS.watchIntervalMinutes,
+    ],
+  },
+  {
+    name: 'idle stop',
+    settings: [SETTINGS.idleStopEnabled, SETTINGS.idleStopMinutes, SETTINGS.idleGpuThreshold, SETTINGS.idleCountdownSeconds],
+  },
+];
+
+describe('package.json: the Settings editor', () => {
+  const props = manifest.contributes.configuration.properties;
+
+  it('describes every setting in Markdown, and every choice of an enum', () => {
+    for (const [k, p] of Object.entries(props)) {
+      assert.ok((p.markdownDescription ?? '').length > 20, `${k} has a markdownDescription`);
+      if (p.enum) assert.equal((p.enumDescriptions ?? p.markdownEnumDescriptions)?.length, p.enum.length, `${k} describes each choice`);
+    }
+  });
+
+  it('links only settings that exist', () => {
+    for (const [k, p] of Object.entries(props))
+      for (const m of (p.markdownDescription ?? '').matchAll(/`#([\w.]+)#`/g)) assert.ok(Object.hasOwn(props, m[1]!), `${k} links ${m[1]}`);
+  });
+
+  it('orders the settings in groups: connection, SSH, money, idle stop, then the rest', () => {
+    const orders = Object.entries(props).map(([k, p]) => {
+      assert.equal(typeof p.order, 'number', `${k} has an order`);
+      return p.order!;
+    });
+    assert.equal(new Set(orders).size, orders.length, 'no two settings share an order');
+    const grouped = SETTING_GROUPS.flatMap((g) => g.settings);
+    const rest = Object.keys(props).filter((k) => !grouped.includes(k));
+    let previous = -Infinity;
+    for (const group of [...SETTING_GROUPS, { name: 'the rest', settings: rest }]) {
+      const own = group.settings.map((k) => props[k]!.order!);
+      assert.ok(Math.min(...own) > previous, `${group.name} comes after the group before it`);
+      previous = Math.max(...own);
+    }
+  });
+});
+
+describe('package.json: the Get Started walkthrough', () => {
+  const walkthroughs = manifest.contributes.walkthroughs ?? [];
+  const walkthrough = walkthroughs.find((w) => w.id === 'getStarted');
+  const contextKeys: string[] = Object.values(CONTEXT);
+
+  it('walks from the key to a stopped machine', () => {
+    assert.ok(walkthrough, 'getStarted is declared');
+    assert.deepEqual(
+      walkthrough.steps.map((s) => s.id),
+      ['setApiKey', 'searchOffers', 'rent', 'connect', 'stop'],
+    );
+  });
+
+  it('gives each step a text, a button to a declared command, and an image that is packaged', () => {
+    const packaged = readFileSync(join(root, '.vscodeignore'), 'utf8');
+    for (const step of walkthrough!.steps) {
+      const buttons = [...step.description.matchAll(/\]\(command:([\w.]+)/g)].map((m) => m[1]!);
+      assert.ok(buttons.length > 0, `${step.id} has a button`);
+      for (const id of buttons) assert.ok(declared.includes(id), `${step.id} links ${id}`);
+      const media = step.media.svg ?? step.media.image ?? step.media.markdown;
+      assert.ok(media && existsSync(join(root, media)), `${step.id}'s media ${media} exists`);
+      assert.ok(step.media.altText, `${step.id}'s media has an alt text`);
+      assert.ok(packaged.includes(`!${media.split('/').slice(0, -1).join('/')}/**`), `${media} is in the package`);
+    }
+  });
+
+  it('marks each step done by the action it asks for, never by opening it', () => {
+    for (const step of walkthrough!.steps) {
+      const events = step.completionEvents ?? [];
+      assert.ok(events.length > 0, `${step.id} has completion events (without, opening it completes it)`);
+      for (const e of events) {
+        const [kind, rest] = [e.slice(0, e.indexOf(':')), e.slice(e.indexOf(':') + 1)];
+        if (kind === 'onCommand') assert.ok(declared.includes(rest), `${step.id}: ${rest} is declared`);
+        else if (kind === 'onContext')
+          assert.ok(contextKeys.includes(rest.split(' ')[0]!), `${step.id}: ${rest} reads a key the extension sets`);
+        else assert.fail(`${step.id}: ${e} does not follow an action`);
+      }
+    }
   });
 });

@@ -6,7 +6,7 @@ import { bidCommands } from './bids';
 import { billingCommands } from './billing';
 import { connectCommands } from './connect';
 import { dataCommands } from './data';
-import { InstanceLogChannels, instanceCommands } from './instances';
+import { instanceCommands } from './instances';
 import { jobCommands } from '../jobs/commands';
 import { jupyterCommands } from './jupyter';
 import { explorerCommands } from '../explorer/commands';
@@ -24,6 +24,9 @@ import { teamCommands } from './team';
 import { templateCommands } from './templates';
 import { downloadBeforeDestroy, measureForDestroy, transferCommands } from './transfer';
 import { volumeCommands } from './volumes';
+import { logCommands } from './logs';
+import { remoteWindowCommands } from '../remoteWindow';
+import { walkthroughCommands } from '../walkthrough';
 
 /**
  * Every command of the extension, each module given the few collaborators it uses, registered
@@ -35,7 +38,7 @@ export function registerAllCommands(s: Services): vscode.Disposable[] {
   const prompts = () => s.prompts;
   const handoff = () => s.handoff;
   const account = { session, accountView, prompts };
-  const logChannels = new InstanceLogChannels();
+  const { logChannels, logFollowers: followers } = s;
   const transfer = { session, poller, sshTarget: s.sshTarget, prompts, logger };
   const beforeDestroy = {
     measure: (i: Instance) => measureForDestroy(transfer, i),
@@ -70,7 +73,20 @@ export function registerAllCommands(s: Services): vscode.Disposable[] {
       logger,
       log,
     }),
-    ...instanceCommands({ session, poller, boots, spend, cleanup: s.cleanup, prompts, logger, logChannels, beforeDestroy }),
+    ...instanceCommands({
+      session,
+      poller,
+      boots,
+      spend,
+      cleanup: s.cleanup,
+      prompts,
+      logger,
+      logChannels,
+      beforeDestroy,
+      windowInstance: () => s.remoteWindow.instanceId,
+    }),
+    ...logCommands({ session, poller, logChannels, logger, followers }),
+    ...remoteWindowCommands({ remote: s.remoteWindow, poller, costs: s.costs }),
     ...bidCommands({ session, poller, spend, prompts, logger }),
     ...transferCommands(transfer),
     ...dataCommands({ session, poller, prompts, handoff, logger }),
@@ -104,6 +120,7 @@ export function registerAllCommands(s: Services): vscode.Disposable[] {
     ...serverlessCommands(account),
     ...jobCommands({ session, poller, jobs: s.jobs, memory: s.jobMemory, prompts }),
     ...profileCommands({ profiles: s.profiles, session, switcher: s.switcher, createClient: s.createClient, prompts, logger }),
+    ...walkthroughCommands({ extensionId: s.context.extension.id }),
   ];
-  return [logChannels, ...registerCommands(commands, { logger, showError })];
+  return registerCommands(commands, { logger, showError });
 }
