@@ -31,6 +31,11 @@ export class AccountStatus implements vscode.Disposable {
     return this.item.text;
   }
 
+  /** What a screen reader says for the item, for tests. */
+  get spoken(): string | undefined {
+    return this.item.accessibilityInformation?.label;
+  }
+
   get tooltipText(): string {
     const t = this.item.tooltip;
     return typeof t === 'string' ? t : (t?.value ?? '');
@@ -58,16 +63,20 @@ export class AccountStatus implements vscode.Disposable {
     const where = serviceLabel(this.session.baseUrl, profile);
     const tag = profile ? ` (${profile})` : '';
     item.backgroundColor = undefined;
+    // What a screen reader says for the item: the text's icons and dots read badly aloud.
+    const say = (label: string) => (item.accessibilityInformation = { label: `GPU Rental${tag}: ${label}` });
     switch (state.kind) {
       case 'noKey':
         item.text = `$(key) GPU Rental${tag}`;
         item.tooltip = `GPU Rental: no API key yet for ${where}. Click to set one.`;
         item.command = COMMANDS.setApiKey;
+        say('no API key yet. Activate to set one.');
         return;
       case 'checking':
         item.text = `$(sync~spin) GPU Rental${tag}`;
         item.tooltip = `GPU Rental: checking the API key with ${where}…`;
         item.command = COMMANDS.showLogs;
+        say('checking the API key.');
         return;
       case 'ready': {
         const user = state.user;
@@ -98,6 +107,7 @@ export class AccountStatus implements vscode.Disposable {
         );
         item.tooltip = md;
         item.command = `${VIEWS.instances}.focus`;
+        item.accessibilityInformation = { label: accountSpoken(profile, user ? funds : undefined, user !== undefined, burn) };
         return;
       }
       case 'rejected':
@@ -105,21 +115,35 @@ export class AccountStatus implements vscode.Disposable {
         item.tooltip = `GPU Rental: ${where} refused the API key. Click to set a new one.`;
         item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
         item.command = COMMANDS.setApiKey;
+        say('the service refused the API key. Activate to set a new one.');
         return;
       case 'unreachable':
         item.text = `$(warning) GPU Rental${tag}`;
         item.tooltip = `GPU Rental: cannot reach ${where}. ${state.error.message} Click to retry.`;
         item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
         item.command = COMMANDS.refresh;
+        say('cannot reach the service. Activate to retry.');
         return;
       case 'badUrl':
         item.text = `$(warning) GPU Rental${tag}`;
         item.tooltip = `GPU Rental: ${state.message}`;
         item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
         item.command = { title: 'Open Settings', command: 'workbench.action.openSettings', arguments: ['gpuRental.apiUrl'] };
+        say(`${state.message} Activate to open the setting.`);
         return;
     }
   }
+}
+
+/** The ready item as a sentence: "GPU Rental account: $250.00 credit, spending $0.41 per hour". */
+function accountSpoken(profile: string | undefined, funds: AccountFunds | undefined, canRead: boolean, burn: Burn | undefined): string {
+  const parts = [
+    `GPU Rental account${profile ? ` ${profile}` : ''}: ${funds ? `${formatDollars(funds.amount)} ${funds.field}` : canRead ? 'credit unknown' : 'credit unknown (this key may not read the account)'}`,
+  ];
+  if (burn) parts.push(burn.perHour > 0 ? `spending ${formatDollars(burn.perHour)} per hour` : 'nothing billing');
+  if (burn?.failed.length)
+    parts.push(`${burn.failed.length} failed instance${burn.failed.length === 1 ? '' : 's'} still billing for disk until destroyed`);
+  return `${parts.join(', ')}. Activate to show the instances.`;
 }
 
 /** The credit as the service reports it: named as sent (credit, else balance), or unknown. */

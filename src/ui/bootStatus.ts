@@ -4,7 +4,7 @@ import { COMMANDS, VIEWS } from '../core/ids';
 import { BootTracker, bootStatus, type Booting } from '../core/instances/boot';
 import type { InstancePoller } from '../core/instances/poller';
 import { instancePhase } from '../core/instances/phase';
-import { instanceLabel } from '../core/instances/present';
+import { gpuSummary, instanceLabel, spokenDuration } from '../core/instances/present';
 import type { StoredState } from '../core/state/storedState';
 
 /**
@@ -25,6 +25,7 @@ export class BootStatus implements vscode.Disposable {
     private readonly state: StoredState,
   ) {
     this.item.name = 'GPU Rental Boot Progress';
+    this.item.accessibilityInformation = { label: 'GPU Rental: nothing is booting' };
     this.item.command = `${VIEWS.instances}.focus`;
     const saved = state.get('boots');
     this.tracker = new BootTracker(saved);
@@ -78,6 +79,14 @@ export class BootStatus implements vscode.Disposable {
     }
     this.item.text = status.text;
     this.item.tooltip = new vscode.MarkdownString(status.tooltip);
+    // The text's spinner and "1:20" clock read badly aloud: a sentence instead.
+    const now = Date.now();
+    const spoken = this.booting.map(
+      (b) => `${b.instance.label || gpuSummary(b.instance)} ${b.phase} for ${spokenDuration((now - b.since) / 1000)}`,
+    );
+    this.item.accessibilityInformation = {
+      label: `GPU Rental: ${this.booting.length === 1 ? 'booting' : `${this.booting.length} instances booting`}: ${spoken.join('; ')}. Opens the Instances view.`,
+    };
     this.item.show();
     // The clock ticks between polls; the phase only changes when the poller says so.
     this.ticker ??= setInterval(() => this.render(), 1_000);

@@ -39,7 +39,7 @@ export class PendingRents implements vscode.Disposable {
     private readonly renter: Renter,
     private readonly onFound: (instanceId: number) => void,
   ) {
-    this.item.name = 'GPU Rental: Unconfirmed Rent';
+    this.item.name = 'GPU Rental Unconfirmed Rent';
     this.item.command = { command: COMMANDS.refresh, title: 'Check Now' };
     this.disposables.push(
       this.item,
@@ -67,7 +67,7 @@ export class PendingRents implements vscode.Disposable {
       return;
     }
     this.item.text = `$(sync~spin) ${status.text}`;
-    this.item.accessibilityInformation = { label: status.text };
+    this.item.accessibilityInformation = { label: `GPU Rental: ${status.text}. Activate to check now.` };
     this.item.tooltip = `${status.tooltip}\n\nClick to check now.`;
     this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
     this.item.show();

@@ -33,6 +33,8 @@ export interface SessionSnapshot {
 export interface StatusBarText {
   readonly text: string;
   readonly tooltip: string;
+  /** Its accessibility label, what a screen reader says (the account item sets one in every state). */
+  readonly spoken?: string;
 }
 
 /** Events seen since `record…` was called, until `dispose`. */
@@ -64,6 +66,8 @@ export interface TestApi {
   recordPollFailures(): Recording<unknown>;
   /** The rows of the Instances view, as VS Code would ask for them. */
   instanceItems(): Promise<InstancesViewItem[]>;
+  /** The Instances view's badge (running instances) and description (total $/h) as set now. */
+  instancesHeader(): { badge: number | undefined; badgeTooltip: string | undefined; description: string | undefined };
   /** The SSH alias (Host name) this window writes for an instance. */
   sshAlias(instanceId: number): string;
   /** The port forwards this window runs (Forward a Port, Open Jupyter): which instance, which ports. */
@@ -160,6 +164,7 @@ export function testApi(services: Services): TestApi {
     refreshInstances: () => s.poller.refresh(),
     recordPollFailures: () => recording((push) => s.poller.onDidFail(push)),
     instanceItems: () => s.instancesView.getChildren(),
+    instancesHeader: () => s.instancesView.header,
     sshAlias: (id) => s.connector.alias(id),
     forwards: () => s.forwards.list().map((f) => ({ instanceId: f.instanceId, remotePort: f.remotePort, localPort: f.localPort })),
     jobItems: async (id) => {
@@ -189,7 +194,7 @@ export function testApi(services: Services): TestApi {
     statusBar: () => {
       const boot = s.boots.text;
       return {
-        account: { text: s.accountStatus.text, tooltip: s.accountStatus.tooltipText },
+        account: { text: s.accountStatus.text, tooltip: s.accountStatus.tooltipText, spoken: s.accountStatus.spoken },
         boot: boot === undefined ? undefined : { text: boot, tooltip: s.boots.tooltipText },
       };
     },

@@ -19,7 +19,11 @@ export class TreeViews implements vscode.Disposable {
     this.instances = new InstancesView(session, poller, costs);
     this.offers = new OffersView(session, state);
     this.account = new AccountView(session);
-    const instancesTree = vscode.window.createTreeView(VIEWS.instances, { treeDataProvider: this.instances });
+    const instancesTree = vscode.window.createTreeView(VIEWS.instances, {
+      treeDataProvider: this.instances,
+      // Stop, Start and Destroy take the selection: several instances with one confirmation.
+      canSelectMany: true,
+    });
     const offersTree = vscode.window.createTreeView(VIEWS.offers, { treeDataProvider: this.offers });
     this.instances.attach(instancesTree);
     this.offers.attach(offersTree);

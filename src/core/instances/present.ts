@@ -136,6 +136,16 @@ export function presentInstance(instance: Instance, options: PresentOptions): In
   };
 }
 
+/** "1 minute 20 seconds", "2 hours 5 minutes": a duration as a screen reader says it (not "1:20"). */
+export function spokenDuration(seconds: number): string {
+  const s = Math.max(0, Math.floor(seconds));
+  const unit = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  if (s < 60) return unit(s, 'second');
+  if (s < 3600) return s % 60 ? `${unit(Math.floor(s / 60), 'minute')} ${unit(s % 60, 'second')}` : unit(s / 60, 'minute');
+  const m = Math.floor((s % 3600) / 60);
+  return m ? `${unit(Math.floor(s / 3600), 'hour')} ${unit(m, 'minute')}` : unit(Math.floor(s / 3600), 'hour');
+}
+
 /** "41 cents per hour", "half a cent per hour", "$1.20 per hour": money as a screen reader says it well. */
 export function spokenRate(perHour: number): string {
   const cents = perHour * 100;

@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
 import type { Instance } from '../../core/api/instances';
 import { COMMANDS } from '../../core/ids';
-import { destroyInstance, stopInstance, type ActionResult } from '../../core/instances/actions';
+import { destroyInstance, outcomeUnseen, stopInstance, type ActionResult } from '../../core/instances/actions';
+import { bulkConfirmation, bulkSummary, eachBounded, type BulkAction, type BulkOutcome } from '../../core/instances/many';
 import { instancePhase, type InstancePhase } from '../../core/instances/phase';
 import { currentRate, instanceLabel, instanceName, presentInstance, startAddsPerHour } from '../../core/instances/present';
 import { UnusableSshAddress, sshCommand, sshEndpoint } from '../../core/instances/ssh';
@@ -38,6 +39,8 @@ export interface InstanceDeps extends TargetDeps {
   readonly logChannels: InstanceLogChannels;
   /** What the destroy confirmation asks the instance before it deletes its disk (ui/commands/transfer.ts). */
   readonly beforeDestroy?: BeforeDestroy;
+  /** The instance this window is connected to through Remote-SSH, if any (src/ui/remoteWindow.ts). */
+  readonly windowInstance?: () => number | undefined;
 }
 
 /**
@@ -72,12 +75,22 @@ export class InstanceLogChannels implements vscode.Disposable {
 /** Stop, start, reboot, destroy, label, logs and SSH command: each from the tree or the palette. */
 export function instanceCommands(s: InstanceDeps): CommandDefinition[] {
   return [
-    command(COMMANDS.stopInstance, (t?: Target) =>
-      withTarget(s, t, 'Stop which instance?', ['running', 'loading', 'provisioning', 'rebooting', 'starting'], (i) => stop(s, i)),
+    command(COMMANDS.stopInstance, (t?: Target, selected?: unknown) =>
+      several(t, selected)
+        ? bulk(s, 'stop', several(t, selected)!)
+        : withTarget(s, t, 'Stop which instance?', ['running', 'loading', 'provisioning', 'rebooting', 'starting'], (i) => stop(s, i)),
     ),
-    command(COMMANDS.startInstance, (t?: Target) => withTarget(s, t, 'Start which instance?', ['stopped'], (i) => start(s, i))),
+    command(COMMANDS.startInstance, (t?: Target, selected?: unknown) =>
+      several(t, selected)
+        ? bulk(s, 'start', several(t, selected)!)
+        : withTarget(s, t, 'Start which instance?', ['stopped'], (i) => start(s, i)),
+    ),
     command(COMMANDS.rebootInstance, (t?: Target) => withTarget(s, t, 'Reboot which instance?', ['running'], (i) => reboot(s, i))),
-    command(COMMANDS.destroyInstance, (t?: Target) => withTarget(s, t, 'Destroy which instance?', undefined, (i) => destroy(s, i))),
+    command(COMMANDS.destroyInstance, (t?: Target, selected?: unknown) =>
+      several(t, selected)
+        ? bulk(s, 'destroy', several(t, selected)!)
+        : withTarget(s, t, 'Destroy which instance?', undefined, (i) => destroy(s, i)),
+    ),
     command(COMMANDS.labelInstance, (t?: Target, label?: unknown) =>
       withTarget(s, t, 'Label which instance?', undefined, (i) => relabel(s, i, label)),
     ),
@@ -88,6 +101,106 @@ export function instanceCommands(s: InstanceDeps): CommandDefinition[] {
       withTarget(s, t, 'Copy the SSH command of which instance?', ['running'], (i) => copySsh(i)),
     ),
   ];
+}
+
+/**
+ * The instances of a multi-selection, when the command came from the tree with several selected
+ * (VS Code passes the clicked item and the selection). A click outside the selection acts on the
+ * clicked item alone, as does a selection of one; job rows in the selection are not instances.
+ */
+function several(target: Target, selected: unknown): Instance[] | undefined {
+  if (!(target instanceof InstanceItem) || !Array.isArray(selected)) return undefined;
+  const items = selected.filter((x): x is InstanceItem => x instanceof InstanceItem);
+  if (items.length < 2 || !items.some((x) => x.instance.id === target.instance.id)) return undefined;
+  return items.map((x) => x.instance);
+}
+
+/** At most this many stop, start or destroy requests at once: the service rate-limits a burst. */
+const BULK_PARALLEL = 3;
+
+/**
+ * Stop, Start or Destroy on several instances: one confirmation that lists each with what it bills
+ * now and after, then each through the same core action as one at a time, then one summary. Start
+ * acts on the selected stopped instances only, their total checked against the spend cap first.
+ */
+async function bulk(s: InstanceDeps, action: BulkAction, selected: readonly Instance[]): Promise<BulkOutcome[]> {
+  // The rows may be a poll old: the latest list says what each bills now.
+  const latest = selected.map((i) => s.poller.snapshot?.instances.find((x) => x.id === i.id) ?? i);
+  const notes = action === 'destroy' ? await filesThatGo(s, latest) : new Map<number, string>();
+  const c = bulkConfirmation(action, latest, notes);
+  if (c.targets.length === 0) {
+    void vscode.window.showInformationMessage(
+      `GPU Rental: none of the ${latest.length} selected instances can be ${action === 'stop' ? 'stopped' : action === 'start' ? 'started' : 'destroyed'} now. ${c.detail.trim()}`,
+    );
+    return [];
+  }
+  if (action === 'start') {
+    const what = `started: ${c.targets.length} instances add ${formatDollars(c.changePerHour)}/h together`;
+    if (!(await s.spend.allows(s.poller, c.changePerHour, what))) return [];
+  }
+  if (!(await s.prompts().confirm(c.message, c.detail, c.action))) return [];
+  const outcomes = await eachBounded(c.targets, BULK_PARALLEL, (i) => actOn(s, action, i));
+  for (const o of outcomes) {
+    if (!('result' in o) || o.result.kind !== 'done') continue;
+    if (action === 'destroy') await s.cleanup.forgetInstance(o.instance.id);
+    else if (action === 'start') s.boots.track(o.instance.id);
+    else s.poller.watch(o.instance.id);
+  }
+  await s.poller.refresh();
+  const summary = bulkSummary(action, outcomes);
+  if (summary.level === 'info') void vscode.window.showInformationMessage(summary.message);
+  else {
+    s.logger.warn(summary.message);
+    void vscode.window.showWarningMessage(summary.message, 'Refresh').then((choice) => {
+      if (choice) void vscode.commands.executeCommand(COMMANDS.refresh);
+    });
+  }
+  return outcomes;
+}
+
+/** One instance of a bulk action; a clear refusal is its own outcome, so the others still run. */
+async function actOn(s: InstanceDeps, action: BulkAction, i: Instance): Promise<BulkOutcome> {
+  const name = instanceName(i);
+  try {
+    if (action === 'stop') return { instance: i, result: await stopInstance(s.session.client.instances, i, name) };
+    if (action === 'destroy') return { instance: i, result: await destroyInstance(s.session.client.instances, i, name) };
+    try {
+      await s.session.client.instances.start(i.id);
+      return { instance: i, result: { kind: 'done', message: `starting ${name}.` } };
+    } catch (error) {
+      if (!outcomeUnseen(error)) throw error;
+      const rate = i.dph_total ? `, billing ${formatDollars(i.dph_total)}/h once running` : '';
+      return {
+        instance: i,
+        result: { kind: 'unknown', message: `it is not known whether ${name} is starting (${errorText(error)}); it may bill${rate}.` },
+      };
+    }
+  } catch (error) {
+    s.logger.warn(`GPU Rental: ${action} of #${i.id} refused: ${errorText(error)}`);
+    return { instance: i, refused: errorText(error) };
+  }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** What each running instance's folder holds, asked of all at once with the short timeout: a bulk destroy offers no download, so it says to destroy that one alone. */
+async function filesThatGo(s: InstanceDeps, instances: readonly Instance[]): Promise<Map<number, string>> {
+  const notes = new Map<number, string>();
+  if (!s.beforeDestroy) return notes;
+  const measure = s.beforeDestroy.measure.bind(s.beforeDestroy);
+  await Promise.all(
+    instances
+      .filter((i) => instancePhase(i) === 'running')
+      .map(async (i) => {
+        const measured = await measure(i);
+        if (!measured) notes.set(i.id, 'its files could not be checked over SSH');
+        else if (measured.bytes !== undefined)
+          notes.set(i.id, `${measured.folder} holds ${formatBytes(measured.bytes)}: to download it first, destroy this one alone`);
+      }),
+  );
+  return notes;
 }
 
 /**
@@ -185,7 +298,9 @@ async function destroy(s: InstanceDeps, i: Instance): Promise<boolean> {
   const billing = rate ? ` Billing (${formatDollars(rate)}/h now) stops.` : ' Billing stops.';
   for (;;) {
     const data = await whatGoes(s, i);
-    const detail = `${data.text}Its disk and every file on it are deleted for good.${billing} This cannot be undone.`;
+    // Destroying the machine this window runs on ends the window's connection too: said before it happens.
+    const here = s.windowInstance?.() === i.id ? ' This window is connected to it and loses its connection.' : '';
+    const detail = `${data.text}Its disk and every file on it are deleted for good.${billing}${here} This cannot be undone.`;
     const prompts = s.prompts();
     if (!data.folder) {
       if (!(await prompts.confirm(`Destroy ${instanceName(i)}?`, detail, 'Destroy'))) return false;

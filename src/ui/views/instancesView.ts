@@ -4,6 +4,7 @@ import type { Instance } from '../../core/api/instances';
 import { VIEWS } from '../../core/ids';
 import type { CostTracker } from '../../core/billing/costs';
 import type { InstancePoller } from '../../core/instances/poller';
+import { viewSummary } from '../../core/instances/many';
 import { presentInstance } from '../../core/instances/present';
 import type { Session } from '../../core/session/session';
 import { UnreadableItem, unreadableRow } from './unreadable';
@@ -31,6 +32,7 @@ export class InstanceItem extends vscode.TreeItem {
     this.tooltip = new vscode.MarkdownString(p.tooltip);
     this.iconPath = new vscode.ThemeIcon(p.icon.id, p.icon.color ? new vscode.ThemeColor(p.icon.color) : undefined);
     this.contextValue = p.contextValue;
+    this.accessibilityInformation = { label: p.accessibilityLabel };
   }
 }
 
@@ -57,6 +59,7 @@ export class InstancesView implements vscode.TreeDataProvider<InstancesViewItem>
     this.disposables.push(
       poller.onDidUpdate((snapshot) => {
         this.setMessage(undefined);
+        this.setHeader(snapshot.instances);
         this.changed.fire();
         void costs.refresh(snapshot.instances.map((i) => i.id)).then((changed) => changed && this.changed.fire());
       }),
@@ -67,6 +70,7 @@ export class InstancesView implements vscode.TreeDataProvider<InstancesViewItem>
   attach(view: vscode.TreeView<InstancesViewItem>): void {
     this.view = view;
     this.poller.setInterest(VIEWS.instances, view.visible);
+    this.setHeader(this.poller.snapshot?.instances ?? []);
     this.disposables.push(view.onDidChangeVisibility((e) => this.poller.setInterest(VIEWS.instances, e.visible)));
   }
 
@@ -86,7 +90,13 @@ export class InstancesView implements vscode.TreeDataProvider<InstancesViewItem>
     return this.unreadable;
   }
 
+  /** The view's badge (running instances, shown on the activity bar's container) and description (the total $/h); tests read it. */
+  get header(): { badge: number | undefined; badgeTooltip: string | undefined; description: string | undefined } {
+    return { badge: this.view?.badge?.value, badgeTooltip: this.view?.badge?.tooltip, description: this.view?.description };
+  }
+
   refresh(): void {
+    if (this.session.state.kind !== 'ready') this.setHeader([]);
     this.changed.fire();
   }
 
@@ -101,7 +111,10 @@ export class InstancesView implements vscode.TreeDataProvider<InstancesViewItem>
     }
     if (element) return [];
     this.unreadable = undefined;
-    if (this.session.state.kind !== 'ready') return (this.items = []);
+    if (this.session.state.kind !== 'ready') {
+      this.setHeader([]);
+      return (this.items = []);
+    }
     if (!this.poller.snapshot) {
       await this.poller.refresh();
     }
@@ -131,6 +144,14 @@ export class InstancesView implements vscode.TreeDataProvider<InstancesViewItem>
     const when = this.poller.snapshot ? ` Showing the list from ${new Date(this.poller.snapshot.at).toLocaleTimeString()}.` : '';
     this.setMessage(`${error instanceof Error ? error.message : String(error)}${when}`);
     if (!this.poller.snapshot) this.changed.fire();
+  }
+
+  /** From the same list as the account status bar's burn rate, so the two totals agree. */
+  private setHeader(instances: readonly Instance[]): void {
+    if (!this.view) return;
+    const summary = viewSummary(instances);
+    this.view.badge = summary.badgeTooltip ? { value: summary.running, tooltip: summary.badgeTooltip } : undefined;
+    this.view.description = summary.description;
   }
 
   private setMessage(message: string | undefined): void {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { InstanceSchema, type Instance } from '../../../src/core/api/instances';
 import { gpuUtilPercent, healthDescription, healthRows, healthSpoken, instanceHealth } from '../../../src/core/instances/health';
-import { presentInstance, spokenRate } from '../../../src/core/instances/present';
+import { presentInstance, spokenDuration, spokenRate } from '../../../src/core/instances/present';
 
 const running = {
   id: 7,
@@ -106,5 +106,9 @@ describe('instance health', () => {
     assert.equal(spokenRate(1.2), '$1.20 per hour');
     assert.equal(spokenRate(0.004), '0.4 of a cent per hour');
     assert.equal(spokenRate(0.01), '1 cent per hour');
+    assert.equal(spokenDuration(80), '1 minute 20 seconds');
+    assert.equal(spokenDuration(7500), '2 hours 5 minutes');
+    assert.equal(spokenDuration(1), '1 second');
+    assert.equal(spokenDuration(3600), '1 hour');
   });
 });
