@@ -1,0 +1,144 @@
+import * as assert from 'node:assert/strict';
+import type { InstanceItem } from '../../src/ui/views/instancesView';
+import * as vscode from 'vscode';
+import { api, eventually, extensionApi, instanceStatus, recordNotifications, rentByApi, signIn, sim } from './support';
+
+const LABELS = ['many-a', 'many-b', 'many-c'];
+
+/** The rows of the given instances, as the view shows them now (in the given order). */
+async function rows(ids: readonly number[]): Promise<InstanceItem[]> {
+  const x = await extensionApi();
+  await x.test.refreshInstances();
+  const all = (await x.test.instanceItems()).filter((i): i is InstanceItem => 'instance' in i);
+  return ids.map((id) => {
+    const row = all.find((i) => i.instance.id === id);
+    assert.ok(row, `#${id} is listed`);
+    return row;
+  });
+}
+
+describe('many machines: several instances at once', () => {
+  const ids: number[] = [];
+  before(async function () {
+    this.timeout(90_000);
+    await signIn();
+    for (const label of LABELS) ids.push(await rentByApi({ label }));
+    await eventually(
+      async () => (await Promise.all(ids.map(instanceStatus))).every((s) => s === 'running'),
+      'three instances to run',
+      40_000,
+    );
+  });
+  after(async () => {
+    // Whatever a failed test left: nothing of this suite keeps billing.
+    for (const id of ids) {
+      const status = await instanceStatus(id);
+      if (status && status !== 'destroyed') await api('DELETE', `/api/v0/instances/${id}/`, sim.key);
+    }
+  });
+
+  it('badges the view with the running instances and shows the total per hour', async () => {
+    const x = await extensionApi();
+    await eventually(async () => {
+      await x.test.refreshInstances();
+      const running = x.test.instances().filter((i) => i.actual_status === 'running' && i.intended_status === 'running').length;
+      const header = x.test.instancesHeader();
+      return running >= 3 && header.badge === running && header.badgeTooltip === `${running} running instances`;
+    }, 'the badge to count the running instances');
+    const burn = x.test.burnPerHour();
+    assert.ok(burn && burn > 0);
+    // The same total as the account status bar's.
+    assert.equal(x.test.instancesHeader().description, `${burn >= 1 ? `$${burn.toFixed(2)}` : `$${burn.toFixed(3)}`}/h`);
+    assert.ok(x.test.statusBar().account.text.includes(x.test.instancesHeader().description!));
+  });
+
+  it('shows health in the row and reads rows and the account item aloud', async () => {
+    const x = await extensionApi();
+    const [a] = await rows(ids);
+    assert.match(String(a!.description), /GPU \d+% · \d+°C/);
+    assert.match((a!.tooltip as vscode.MarkdownString).value, /\| GPU temperature \| \d+ °C/);
+    assert.match(
+      a!.accessibilityInformation!.label,
+      /^.+ instance many-a, running, (\d+ cents|\$\d+\.\d\d) per hour, GPU \d+ percent, \d+ degrees Celsius/,
+    );
+    assert.match(x.test.statusBar().account.spoken!, /^GPU Rental account: \$[\d.]+ (credit|balance), spending \$[\d.]+ per hour\./);
+  });
+
+  it('stops two with one confirmation, then starts them with one', async () => {
+    const x = await extensionApi();
+    const asked: Array<{ message: string; detail: string; action: string }> = [];
+    const restore = x.test.answerPrompts({ confirm: async (message, detail, action) => (asked.push({ message, detail, action }), true) });
+    try {
+      const two = await rows(ids.slice(0, 2));
+      await vscode.commands.executeCommand('gpuRental.stopInstance', two[1], two);
+      assert.equal(asked.length, 1, 'one confirmation');
+      assert.equal(asked[0]!.message, 'Stop these 2 instances?');
+      assert.equal(asked[0]!.action, 'Stop 2');
+      for (const id of ids.slice(0, 2))
+        assert.match(asked[0]!.detail, new RegExp(`#${id}\\): \\$[\\d.]+/h now → \\$[\\d.]+/h for its disk`));
+      assert.match(asked[0]!.detail, /GPU billing ends; disks still bill/);
+      await eventually(
+        async () => (await Promise.all(ids.slice(0, 2).map(instanceStatus))).every((s) => s === 'stopped'),
+        'both stopped',
+        30_000,
+      );
+      assert.equal(await instanceStatus(ids[2]!), 'running', 'the unselected one runs on');
+
+      const stopped = await rows(ids.slice(0, 2));
+      const third = (await rows([ids[2]!]))[0]!;
+      // The selection includes a running instance: Start leaves it alone and names it.
+      await vscode.commands.executeCommand('gpuRental.startInstance', stopped[0], [...stopped, third]);
+      assert.equal(asked.length, 2);
+      assert.equal(asked[1]!.message, 'Start these 2 instances?');
+      assert.match(asked[1]!.detail, /Together they will bill \$[\d.]+\/h once running/);
+      assert.match(asked[1]!.detail, new RegExp(`Left alone .*#${ids[2]}\\), running`));
+      await eventually(async () => (await Promise.all(ids.map(instanceStatus))).every((s) => s === 'running'), 'all running', 40_000);
+    } finally {
+      restore();
+    }
+  });
+
+  it('destroys three with one confirmation that lists them, then says so once', async () => {
+    const x = await extensionApi();
+    const asked: Array<{ message: string; detail: string; action: string }> = [];
+    const restore = x.test.answerPrompts({ confirm: async (message, detail, action) => (asked.push({ message, detail, action }), true) });
+    const notes = recordNotifications();
+    try {
+      const three = await rows(ids);
+      await vscode.commands.executeCommand('gpuRental.destroyInstance', three[0], three);
+      assert.equal(asked.length, 1, 'one confirmation');
+      assert.equal(asked[0]!.message, 'Destroy these 3 instances?');
+      assert.equal(asked[0]!.action, 'Destroy 3');
+      for (const [i, id] of ids.entries())
+        assert.match(asked[0]!.detail, new RegExp(`"${LABELS[i]}" \\(.+, #${id}\\): \\$[\\d.]+/h now → nothing`));
+      assert.match(asked[0]!.detail, /These 3 instances and their disks are deleted for good.*\$[\d.]+\/h stops/);
+      await eventually(async () => (await Promise.all(ids.map(instanceStatus))).every((s) => !s || s === 'destroyed'), 'all three gone');
+      assert.deepEqual(
+        notes.seen.filter((n) => /destroyed/.test(n.message)),
+        [{ level: 'info', message: 'GPU Rental: 3 destroyed.' }],
+      );
+      await x.test.refreshInstances();
+      assert.ok(!x.test.instances().some((i) => ids.includes(i.id) && i.actual_status !== 'destroyed'));
+      const running = x.test.instances().filter((i) => i.actual_status === 'running' && i.intended_status === 'running').length;
+      assert.equal(x.test.instancesHeader().badge, running || undefined);
+    } finally {
+      notes.dispose();
+      restore();
+    }
+  });
+
+  it('changes nothing when the one confirmation is declined', async () => {
+    const x = await extensionApi();
+    const restore = x.test.answerPrompts({ confirm: async () => false });
+    try {
+      const two = [await rentByApi({ label: 'many-d' }), await rentByApi({ label: 'many-e' })];
+      ids.push(...two);
+      await eventually(async () => (await Promise.all(two.map(instanceStatus))).every((s) => s === 'running'), 'two to run', 30_000);
+      const items = await rows(two);
+      await vscode.commands.executeCommand('gpuRental.destroyInstance', items[0], items);
+      for (const id of two) assert.equal(await instanceStatus(id), 'running');
+    } finally {
+      restore();
+    }
+  });
+});
