@@ -11,6 +11,9 @@ import type { InstancesViewItem } from './views/instancesView';
 import type { OffersViewItem } from './views/offersView';
 import type { ExplorerSnapshot } from './explorer/panel';
 import type { AccountViewItem } from './views/account/accountView';
+import type { RemoteWindowState } from './remoteWindow';
+import type { LinkOutcome } from './uriHandler';
+import type { FollowedLog } from './commands/logs';
 
 /** Undoes a replacement made through the test API. */
 export type Restore = () => void;
@@ -113,6 +116,17 @@ export interface TestApi {
   idleStopped(): readonly number[];
   /** What a window on a stopped instance says and offers (resolves with what it found). */
   explainStopped(instanceId: number): Promise<string>;
+
+  /** Takes this window to be a Remote-SSH window on instance `id` (code-server cannot open one); the restore undoes it. */
+  pretendRemoteInstance(id: number | undefined): Restore;
+  /** What the remote indicator's menu knows (its context keys): the window's instance, its phase in the last poll, Jupyter. */
+  remoteWindow(): RemoteWindowState;
+  /** Opens a link as the URI handler does when the OS hands one over; resolves with how it ended. */
+  openLink(link: string): Promise<LinkOutcome>;
+  /** The link that opens an instance in this editor (its scheme, this extension's id). */
+  linkTo(instanceId: number, profileId?: string): string;
+  /** What Follow Instance Logs showed for an instance (its lines and notes), and whether it still follows. */
+  followedLog(instanceId: number): FollowedLog | undefined;
   /** What a window does when it activates: import the environment's key, check the key, resume unsettled rents. */
   start(): Promise<void>;
 
@@ -212,6 +226,16 @@ export function testApi(services: Services): TestApi {
     checkIdle: () => s.idle.check(s.poller.snapshot?.instances ?? []),
     idleStopped: () => [...s.idle.stopped],
     explainStopped: (id) => s.idle.explainStopped(id, s.poller.snapshot?.instances ?? []),
+
+    pretendRemoteInstance: (id) => {
+      const before = s.remoteWindow.instanceId;
+      s.remoteWindow.pretend(id);
+      return () => s.remoteWindow.pretend(before);
+    },
+    remoteWindow: () => s.remoteWindow.state,
+    openLink: (link) => s.links.open(link),
+    linkTo: (id, profileId) => s.links.linkTo(id, profileId),
+    followedLog: (id) => s.logFollowers.snapshot(id),
     start: () => s.start(),
 
     stored: (key) => s.state.get(key),

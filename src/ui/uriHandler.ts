@@ -1,0 +1,121 @@
+import * as vscode from 'vscode';
+import { ApiError } from '../core/api/errors';
+import type { Instance } from '../core/api/instances';
+import { COMMANDS } from '../core/ids';
+import type { InstancePoller } from '../core/instances/poller';
+import { connectLink, parseLink } from '../core/links';
+import type { Logger } from '../core/log';
+import type { ProfileSwitcher } from '../core/session/profileSwitcher';
+import type { Session } from '../core/session/session';
+import type { Profiles } from './profiles';
+import type { Prompts } from './prompts';
+
+/** How opening a link ended, for the tests: what the user was told is the message. */
+export interface LinkOutcome {
+  readonly outcome: 'refused' | 'signedOut' | 'declined' | 'notFound' | 'connect';
+  /** The message shown (without "GPU Rental: "), or for `connect` the connect command's own outcome. */
+  readonly detail: string;
+}
+
+/** What opening a link reads and acts through. */
+export interface LinkHandlerDeps {
+  readonly session: Pick<Session, 'client' | 'profileId' | 'state'>;
+  readonly poller: Pick<InstancePoller, 'snapshot' | 'refresh'>;
+  readonly profiles: Pick<Profiles, 'list' | 'get'>;
+  readonly switcher: Pick<ProfileSwitcher, 'switchProfile' | 'where'>;
+  /** A getter: integration tests replace the prompts at run time. */
+  readonly prompts: () => Prompts;
+  readonly logger: Logger;
+  /** `publisher.name`, read from the running extension, as links name it (the publisher may change). */
+  readonly extensionId: string;
+}
+
+/**
+ * Opens `vscode://<publisher>.<name>/connect?instance=ID&profile=ID` links. The link is checked
+ * (src/core/links.ts); a profile switch is asked first; the instance is then handed to Connect,
+ * which asks before it starts a stopped instance (it bills) and never rents. A link that is not
+ * valid, or an instance the account does not have, is said, with which account was looked in.
+ */
+export class LinkHandler implements vscode.UriHandler {
+  constructor(private readonly s: LinkHandlerDeps) {}
+
+  /** A link to an instance, as this editor opens it. */
+  linkTo(instanceId: number, profileId?: string): string {
+    return connectLink(`${vscode.env.uriScheme}://${this.s.extensionId}`, instanceId, profileId);
+  }
+
+  handleUri(uri: vscode.Uri): void {
+    void this.open(uri).catch((error: unknown) => {
+      this.s.logger.error(`Opening a link failed: ${String(error)}`);
+      void vscode.window.showErrorMessage(
+        `GPU Rental: the link could not be opened: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    });
+  }
+
+  /** Opens a link (a Uri, or its text); resolves with how it ended. */
+  async open(link: vscode.Uri | string): Promise<LinkOutcome> {
+    const { s } = this;
+    const uri = typeof link === 'string' ? vscode.Uri.parse(link, true) : link;
+    // The query is never logged: a link could carry anything someone pasted into it.
+    s.logger.info(`Opening a link: ${uri.path}`);
+    const parsed = parseLink(
+      uri.path,
+      uri.query,
+      s.profiles.list().map((p) => p.id),
+    );
+    if (parsed.kind === 'refused') {
+      return this.say('refused', `did not open the link: ${parsed.reason} A link looks like ${this.linkTo(123)}.`, 'error');
+    }
+    if (parsed.profileId !== undefined && parsed.profileId !== s.session.profileId) {
+      const target = s.profiles.get(parsed.profileId)!;
+      const ok = await s
+        .prompts()
+        .confirm(
+          `Switch to the profile "${target.name}"?`,
+          `The link opens instance #${parsed.instanceId} of the profile "${target.name}". This window is signed in to ${s.switcher.where}; switching changes the account every view shows.`,
+          'Switch Profile',
+        );
+      if (!ok) return { outcome: 'declined', detail: 'the profile switch was declined' };
+      await s.switcher.switchProfile(parsed.profileId);
+    }
+    if (s.session.state.kind !== 'ready') {
+      return this.say(
+        'signedOut',
+        `did not open instance #${parsed.instanceId}: ${s.switcher.where} is not signed in (${s.session.state.kind}). Set an API key, then open the link again.`,
+        'warning',
+      );
+    }
+    const instance = await this.find(parsed.instanceId);
+    if (!instance) {
+      const state = s.session.state;
+      const account = state.kind === 'ready' && state.user?.email ? `${state.user.email} on ${s.switcher.where}` : s.switcher.where;
+      return this.say(
+        'notFound',
+        `instance #${parsed.instanceId} was not found in the account ${account}. It may have been destroyed, or belong to another profile: a link can name one (&profile=ID).`,
+        'warning',
+      );
+    }
+    // Connect asks before starting a stopped instance and waits for a booting one.
+    const outcome = await vscode.commands.executeCommand<string | undefined>(COMMANDS.connect, instance.id);
+    return { outcome: 'connect', detail: outcome ?? 'cancelled' };
+  }
+
+  private async find(id: number): Promise<Instance | undefined> {
+    await this.s.poller.refresh();
+    const listed = this.s.poller.snapshot?.instances.find((i) => i.id === id);
+    if (listed) return listed;
+    try {
+      return await this.s.session.client.instances.show(id);
+    } catch (error) {
+      if (error instanceof ApiError && error.kind === 'not_found') return undefined;
+      throw error;
+    }
+  }
+
+  private say(outcome: LinkOutcome['outcome'], detail: string, level: 'error' | 'warning'): LinkOutcome {
+    const show = level === 'error' ? vscode.window.showErrorMessage : vscode.window.showWarningMessage;
+    void show(`GPU Rental: ${detail}`);
+    return { outcome, detail };
+  }
+}
