@@ -133,6 +133,33 @@ export function contributedFiles(contributes: unknown): string[] {
   return [...found];
 }
 
+function attribute(xml: string, element: string, name: string): string | undefined {
+  const tag = new RegExp(`<${element}\\b[^>]*>`).exec(xml)?.[0];
+  return tag ? new RegExp(`\\b${name}="([^"]*)"`).exec(tag)?.[1] : undefined;
+}
+
+/**
+ * The gallery reads identity and tags from extension.vsixmanifest, not package.json: they must
+ * agree, and the tags (the keywords plus those vsce adds, such as remote-menu) count toward the
+ * Marketplace's limit.
+ */
+export function checkVsixManifest(xml: string, manifest: Record<string, unknown>): string[] {
+  const problems: string[] = [];
+  for (const [attr, key] of [
+    ['Id', 'name'],
+    ['Version', 'version'],
+    ['Publisher', 'publisher'],
+  ] as const) {
+    const value = attribute(xml, 'Identity', attr);
+    if (value !== text(manifest[key]))
+      problems.push(`extension.vsixmanifest's ${attr} "${value ?? ''}" differs from package.json's ${key}.`);
+  }
+  const tags = (/<Tags>([^<]*)<\/Tags>/.exec(xml)?.[1] ?? '').split(',').filter(Boolean);
+  if (tags.length > KEYWORD_LIMIT)
+    problems.push(`the VSIX has ${tags.length} tags (keywords plus those vsce adds); the Marketplace takes at most ${KEYWORD_LIMIT}.`);
+  return problems;
+}
+
 function findFile(files: VsixEntry[], pattern: RegExp): VsixEntry | undefined {
   return files.find((f) => pattern.test(f.path));
 }
@@ -152,6 +179,8 @@ export function checkVsix({ manifest, files, bytes }: VsixContents, budget = SIZ
   for (const required of ['extension.vsixmanifest', '[Content_Types].xml', 'extension/package.json']) {
     if (!files.some((f) => f.path === required)) problems.push(`${required} is missing from the VSIX: package it with vsce.`);
   }
+  const vsixManifest = files.find((f) => f.path === 'extension.vsixmanifest');
+  if (vsixManifest) problems.push(...checkVsixManifest(vsixManifest.data().toString('utf8'), manifest));
 
   const publisher = text(manifest['publisher']);
   const name = text(manifest['name']);
@@ -170,6 +199,10 @@ export function checkVsix({ manifest, files, bytes }: VsixContents, budget = SIZ
   if (!version) problems.push('version is empty.');
   else if (['latest', 'pre-release', 'reviews'].includes(version)) problems.push(`version "${version}" is reserved.`);
   else if (!SEMVER.test(version)) problems.push(`version "${version}" is not a semantic version (MAJOR.MINOR.PATCH).`);
+  else if (/[-+]/.test(version))
+    problems.push(
+      `version "${version}" has a pre-release or build tag, which the Marketplace refuses: package with --pre-release instead.`,
+    );
 
   const engines = manifest['engines'] as Record<string, unknown> | undefined;
   const vscodeEngine = text(engines?.['vscode']);

@@ -73,8 +73,16 @@ const goodManifest = (): Record<string, unknown> => ({
   contributes: { viewsContainers: { activitybar: [{ id: 'gpuRental', title: 'GPU Rental', icon: 'media/gpu-rental.svg' }] } },
 });
 
+/** extension.vsixmanifest as vsce writes it, cut to what the check reads. */
+const vsixManifest = (
+  identity = { id: 'gpu-rental', version: '0.1.0', publisher: 'gpu-rental' },
+  tags = 'gpu,cuda,vast.ai,remote-menu',
+): string =>
+  `<PackageManifest><Metadata><Identity Language="en-US" Id="${identity.id}" Version="${identity.version}" Publisher="${identity.publisher}" />` +
+  `<Tags>${tags}</Tags></Metadata></PackageManifest>`;
+
 const goodFiles = (readme = '# GPU Rental\n\n![Offers](https://example.com/media/screenshots/offers.png)\n'): VsixEntry[] => [
-  entry('extension.vsixmanifest', '<PackageManifest/>'),
+  entry('extension.vsixmanifest', vsixManifest()),
   entry('[Content_Types].xml', '<Types/>'),
   entry('extension/package.json', JSON.stringify(goodManifest())),
   entry('extension/LICENSE.txt', 'MIT License'),
@@ -112,6 +120,8 @@ describe('the Open VSX check of a packaged extension', () => {
     const expected = [
       /publisher \(the Open VSX namespace\) "Your Publisher" may hold only letters, digits and "-"/,
       /version "1.0" is not a semantic version/,
+      /extension.vsixmanifest's Version "0.1.0" differs from package.json's version/,
+      /extension.vsixmanifest's Publisher "gpu-rental" differs from package.json's publisher/,
       /engines.vscode is missing/,
       /category "Cloud" is not one of VS Code's categories/,
       /keywords has 31 entries; the Marketplace takes at most 30/,
@@ -134,6 +144,21 @@ describe('the Open VSX check of a packaged extension', () => {
         `${pattern} not in:\n${problems.join('\n')}`,
       );
     assert.equal(problems.length, expected.length, problems.join('\n'));
+  });
+
+  it('refuses a pre-release tag, a vsixmanifest that disagrees, and more tags than the Marketplace takes', () => {
+    const manifest = { ...goodManifest(), version: '0.2.0-beta.1' };
+    const tags = Array.from({ length: KEYWORD_LIMIT }, (_, i) => `k${i}`).join(',') + ',remote-menu';
+    const files = goodFiles().map((f) =>
+      f.path === 'extension.vsixmanifest'
+        ? entry(f.path, vsixManifest({ id: 'gpu-rental', version: '0.1.0', publisher: 'gpu-rental' }, tags))
+        : f,
+    );
+    assert.deepEqual(checkVsix({ manifest, files, bytes: 1 }), [
+      `extension.vsixmanifest's Version "0.1.0" differs from package.json's version.`,
+      'the VSIX has 31 tags (keywords plus those vsce adds); the Marketplace takes at most 30.',
+      'version "0.2.0-beta.1" has a pre-release or build tag, which the Marketplace refuses: package with --pre-release instead.',
+    ]);
   });
 
   it('refuses an icon that is missing, not a PNG or too small', () => {
@@ -171,7 +196,10 @@ describe('the Open VSX check of a packaged extension', () => {
         f.path === 'extension/package.json' ? { ...f, contents: JSON.stringify({ ...goodManifest(), version: 'latest' }) } : f,
       ),
     );
-    assert.deepEqual(checkVsixFile(broken).problems, ['version "latest" is reserved.']);
+    assert.deepEqual(checkVsixFile(broken).problems, [
+      `extension.vsixmanifest's Version "0.1.0" differs from package.json's version.`,
+      'version "latest" is reserved.',
+    ]);
     assert.throws(() => readVsix(Buffer.from('not a zip')), /not a zip archive/);
   });
 
@@ -210,7 +238,12 @@ describe('the packaged README and manifest', () => {
   it("this repository's manifest, icon, license and changelog pass the check", () => {
     const manifest = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as Record<string, unknown>;
     assert.deepEqual(pngSize(ICON), { width: 128, height: 128 });
-    const files = goodFiles().filter((f) => !f.path.startsWith('extension/media/'));
+    // The vsixmanifest vsce would write for it, with the tag vsce adds for the remote indicator menu.
+    const identity = { id: String(manifest['name']), version: String(manifest['version']), publisher: String(manifest['publisher']) };
+    const tags = [...(manifest['keywords'] as string[]), 'remote-menu'].join(',');
+    const files = goodFiles()
+      .filter((f) => !f.path.startsWith('extension/media/') && f.path !== 'extension.vsixmanifest')
+      .concat(entry('extension.vsixmanifest', vsixManifest(identity, tags)));
     for (const path of [String(manifest['icon']), ...contributedFiles(manifest['contributes'])]) {
       assert.ok(existsSync(join(REPO, path)), `${path} is missing`);
       files.push(entry(`extension/${path}`, readFileSync(join(REPO, path))));
