@@ -61,6 +61,9 @@ describe('many machines: several instances at once', () => {
       a!.accessibilityInformation!.label,
       /^.+ instance many-a, running, (\d+ cents|\$\d+\.\d\d) per hour, GPU \d+ percent, \d+ degrees Celsius/,
     );
+    const offer = (await x.test.offerItems()).find((i) => 'offer' in i);
+    assert.ok(offer, 'an offer row');
+    assert.match(offer.accessibilityInformation!.label, /^.+ offer, (\d+(\.\d)? (cents?|of a cent)|\$\d+\.\d\d) per hour, \d+ GB of VRAM/);
     assert.match(x.test.statusBar().account.spoken!, /^GPU Rental account: \$[\d.]+ (credit|balance), spending \$[\d.]+ per hour\./);
   });
 

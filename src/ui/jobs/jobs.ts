@@ -36,6 +36,16 @@ export class JobItem extends vscode.TreeItem {
             ? new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed'))
             : new vscode.ThemeIcon('error', new vscode.ThemeColor('testing.iconFailed'));
     this.iconPath = icon;
+    // The icon says how it ended; a screen reader is told in words.
+    const state =
+      phase === 'running' || phase === 'starting'
+        ? phase
+        : phase === 'interrupted'
+          ? 'interrupted'
+          : description.startsWith('exited 0')
+            ? 'succeeded'
+            : 'failed';
+    this.accessibilityInformation = { label: `Job ${label} on instance ${instanceId}, ${state}, ${description}` };
     this.command = { command: 'gpuRental.showJobOutput', title: 'Show Output', arguments: [this] };
   }
 }

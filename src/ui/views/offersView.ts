@@ -3,6 +3,7 @@ import { ApiError } from '../../core/api/errors';
 import { unreadableOf } from '../../core/api/unreadable';
 import type { Offer } from '../../core/api/offers';
 import { COMMANDS } from '../../core/ids';
+import { spokenRate } from '../../core/instances/present';
 import { presentOffer } from '../../core/offers/present';
 import { describePriceContext, type GpuPriceStats } from '../../core/offers/priceContext';
 import {
@@ -33,6 +34,12 @@ export class OfferItem extends vscode.TreeItem {
     this.tooltip = new vscode.MarkdownString(p.tooltip);
     this.iconPath = new vscode.ThemeIcon('server');
     this.contextValue = 'offer';
+    // Read aloud without the "·" separators and abbreviations: "RTX 4090 times 2 offer, 82 cents per hour, 24 GB of VRAM each, in Texas, US".
+    const n = offer.num_gpus > 1 ? ` times ${offer.num_gpus}` : '';
+    const vram = offer.gpu_ram ? `, ${Math.round(offer.gpu_ram / 1024)} GB of VRAM${n ? ' each' : ''}` : '';
+    this.accessibilityInformation = {
+      label: `${offer.gpu_name}${n} offer, ${spokenRate(offer.dph_total)}${vram}${offer.geolocation ? `, in ${offer.geolocation}` : ''}`,
+    };
   }
 
   /** The price context line under the tooltip ("Price: 18% under the 7-day median for …"); plain text, the GPU name being the service's. */
