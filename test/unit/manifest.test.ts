@@ -42,7 +42,7 @@ interface Manifest {
         id: string;
         title: string;
         description: string;
-        media: { image?: string; svg?: string; markdown?: string; altText?: string };
+        media: { image?: string | Record<'light' | 'dark' | 'hc' | 'hcLight', string>; svg?: string; markdown?: string; altText?: string };
         completionEvents?: string[];
       }>;
     }>;
@@ -357,10 +357,16 @@ describe('package.json: the Get Started walkthrough', () => {
       const buttons = [...step.description.matchAll(/\]\(command:([\w.]+)/g)].map((m) => m[1]!);
       assert.ok(buttons.length > 0, `${step.id} has a button`);
       for (const id of buttons) assert.ok(declared.includes(id), `${step.id} links ${id}`);
-      const media = step.media.svg ?? step.media.image ?? step.media.markdown;
-      assert.ok(media && existsSync(join(root, media)), `${step.id}'s media ${media} exists`);
+      const { image, svg, markdown } = step.media;
+      const files = [svg, markdown, ...(typeof image === 'object' ? Object.values(image) : [image])].filter((f) => f !== undefined);
+      assert.ok(files.length > 0, `${step.id} has an image`);
+      if (typeof image === 'object')
+        assert.deepEqual(Object.keys(image).sort(), ['dark', 'hc', 'hcLight', 'light'], `${step.id}: every theme kind`);
+      for (const media of files) {
+        assert.ok(existsSync(join(root, media)), `${step.id}'s media ${media} exists`);
+        assert.ok(packaged.includes(`!${media.split('/').slice(0, -1).join('/')}/**`), `${media} is in the package`);
+      }
       assert.ok(step.media.altText, `${step.id}'s media has an alt text`);
-      assert.ok(packaged.includes(`!${media.split('/').slice(0, -1).join('/')}/**`), `${media} is in the package`);
     }
   });
 
