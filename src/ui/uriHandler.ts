@@ -114,8 +114,8 @@ export class LinkHandler implements vscode.UriHandler {
   }
 
   private say(outcome: LinkOutcome['outcome'], detail: string, level: 'error' | 'warning'): LinkOutcome {
-    const show = level === 'error' ? vscode.window.showErrorMessage : vscode.window.showWarningMessage;
-    void show(`GPU Rental: ${detail}`);
+    if (level === 'error') void vscode.window.showErrorMessage(`GPU Rental: ${detail}`);
+    else void vscode.window.showWarningMessage(`GPU Rental: ${detail}`);
     return { outcome, detail };
   }
 }

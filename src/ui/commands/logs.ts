@@ -74,10 +74,11 @@ export class LogFollowers implements vscode.Disposable {
           {
             read: (tail, signal) => this.s.session.client.instances.logs(id, { tail }, { signal }),
             stillRunning: async () => {
-              // The poller's list is used while it is recent; it polls more slowly when no view shows.
+              // The poller's list is used while it is recent and has the instance; it polls more slowly when no view shows.
+              const listed = () => this.s.poller.snapshot?.instances.find((i) => i.id === id);
               const at = this.s.poller.snapshot?.at ?? 0;
-              if (Date.now() - at > STALE_LIST_MS) await this.s.poller.refresh();
-              const now = this.s.poller.snapshot?.instances.find((i) => i.id === id);
+              if (Date.now() - at > STALE_LIST_MS || !listed()) await this.s.poller.refresh();
+              const now = listed();
               return now !== undefined && instancePhase(now) === 'running';
             },
             append: (lines, text) => {
