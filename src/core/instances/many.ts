@@ -49,12 +49,14 @@ function perHour(rate: number | undefined): string {
 
 /**
  * The confirmation for `action` on the selected instances: each with what it bills now and after,
- * and the total that changes. `notes` adds a line under an instance (Destroy: what its folder holds).
+ * and the total that changes. `notes` adds a line under an instance (Destroy: what its folder holds);
+ * `unchecked` names, in one line, those whose files could not be checked.
  */
 export function bulkConfirmation(
   action: BulkAction,
   selected: readonly Instance[],
   notes: ReadonlyMap<number, string> = new Map(),
+  unchecked: readonly number[] = [],
 ): BulkConfirmation {
   const targets = selected.filter((i) => appliesTo(action, i));
   const skipped = selected.filter((i) => !appliesTo(action, i));
@@ -89,6 +91,12 @@ export function bulkConfirmation(
   } else {
     summary = `Together they will bill ${formatDollars(after)}/h once running (${formatDollars(now)}/h now for their disks), ${formatDollars(after - now)}/h more.`;
   }
+  const notChecked = targets.filter((i) => unchecked.includes(i.id));
+  if (notChecked.length)
+    lines.push(
+      '',
+      `${notChecked.length === targets.length ? (n === 1 ? 'Its files' : 'Their files') : `The files of ${notChecked.map(instanceName).join(', ')}`} could not be checked over SSH (no answer within seconds, or no SSH key on this machine).`,
+    );
   if (skipped.length)
     lines.push('', `Left alone (${VERB[action].skip}): ${skipped.map((i) => `${instanceName(i)}, ${instancePhase(i)}`).join('; ')}.`);
   return {

@@ -126,8 +126,8 @@ const BULK_PARALLEL = 3;
 async function bulk(s: InstanceDeps, action: BulkAction, selected: readonly Instance[]): Promise<BulkOutcome[]> {
   // The rows may be a poll old: the latest list says what each bills now.
   const latest = selected.map((i) => s.poller.snapshot?.instances.find((x) => x.id === i.id) ?? i);
-  const notes = action === 'destroy' ? await filesThatGo(s, latest) : new Map<number, string>();
-  const c = bulkConfirmation(action, latest, notes);
+  const files = action === 'destroy' ? await filesThatGo(s, latest) : { notes: new Map<number, string>(), unchecked: [] };
+  const c = bulkConfirmation(action, latest, files.notes, files.unchecked);
   if (c.targets.length === 0) {
     void vscode.window.showInformationMessage(
       `GPU Rental: none of the ${latest.length} selected instances can be ${action === 'stop' ? 'stopped' : action === 'start' ? 'started' : 'destroyed'} now. ${c.detail.trim()}`,
@@ -186,21 +186,22 @@ function errorText(error: unknown): string {
 }
 
 /** What each running instance's folder holds, asked of all at once with the short timeout: a bulk destroy offers no download, so it says to destroy that one alone. */
-async function filesThatGo(s: InstanceDeps, instances: readonly Instance[]): Promise<Map<number, string>> {
+async function filesThatGo(s: InstanceDeps, instances: readonly Instance[]): Promise<{ notes: Map<number, string>; unchecked: number[] }> {
   const notes = new Map<number, string>();
-  if (!s.beforeDestroy) return notes;
+  const unchecked: number[] = [];
+  if (!s.beforeDestroy) return { notes, unchecked };
   const measure = s.beforeDestroy.measure.bind(s.beforeDestroy);
   await Promise.all(
     instances
       .filter((i) => instancePhase(i) === 'running')
       .map(async (i) => {
         const measured = await measure(i);
-        if (!measured) notes.set(i.id, 'its files could not be checked over SSH');
+        if (!measured) unchecked.push(i.id);
         else if (measured.bytes !== undefined)
           notes.set(i.id, `${measured.folder} holds ${formatBytes(measured.bytes)}: to download it first, destroy this one alone`);
       }),
   );
-  return notes;
+  return { notes, unchecked };
 }
 
 /**

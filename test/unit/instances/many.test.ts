@@ -45,6 +45,14 @@ describe('several instances at once', () => {
     assert.match(c.detail, /#2\): \$0\.400\/h now → nothing\n {3}\/workspace holds 3 GB/);
     assert.match(c.detail, /These 3 instances and their disks are deleted for good.*; \$0\.820\/h stops\. This cannot be undone\./);
     assert.ok(Math.abs(c.changePerHour + 0.82) < 1e-9);
+    assert.match(
+      bulkConfirmation('destroy', [make(1), make(2)], new Map(), [1, 2]).detail,
+      /\n\nTheir files could not be checked over SSH/,
+    );
+    assert.match(
+      bulkConfirmation('destroy', [make(1), make(2)], new Map(), [2]).detail,
+      /\n\nThe files of "m2" \(RTX 4090, #2\) could not be checked/,
+    );
   });
 
   it('starts only the stopped instances selected, with their total for the cap', () => {
