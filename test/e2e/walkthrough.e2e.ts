@@ -40,6 +40,7 @@ describe('walkthrough: from a fresh profile to a running instance', () => {
     await expect(page(wb).getByText('Get started with GPU Rental').first()).toBeVisible();
     for (const title of ['Set your API key', 'Search the offers', 'Rent a machine', 'Connect to it', 'Stop paying when you are done'])
       await expectDone(wb, title, false);
+    await expect(wb.section('Instances').getByRole('button', { name: 'Set API Key' })).toBeVisible();
     // The step's image is drawn in a webview of its own.
     await expect(page(wb).locator('iframe, .getting-started-media img, .getting-started-media svg')).toBeVisible();
     await wb.page.waitForTimeout(1000);
