@@ -2,7 +2,18 @@ import * as assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import * as vscode from 'vscode';
 import type { RemoteHandoff } from '../../src/ui/remote';
-import { EXTENSION_ID, api, eventually, extensionApi, instanceStatus, recordNotifications, rentedAndRunning, signIn, sim } from './support';
+import {
+  EXTENSION_ID,
+  api,
+  control,
+  eventually,
+  extensionApi,
+  instanceStatus,
+  recordNotifications,
+  rentedAndRunning,
+  signIn,
+  sim,
+} from './support';
 
 type MenuItem = { command: string; when?: string; group?: string };
 
@@ -208,14 +219,39 @@ describe('links: vscode://<publisher>.<name>/connect?instance=ID opens an instan
     const x = await extensionApi();
     const { handoff, opened } = observedHandoff();
     const restore = x.test.observeHandoff(handoff);
+    // Connect may first offer to create an SSH key for this machine; it bills nothing.
+    answer = true;
     try {
       const result = await x.test.openLink(`${x.test.linkTo(running, 'default')}&utm_source=chat`);
       assert.deepEqual(result, { outcome: 'connect', detail: 'opened' });
+      assert.ok(!asked.some((m) => /^Start/.test(m)), asked.join(' | '));
       assert.equal(opened.length, 1);
       assert.ok(opened[0]!.includes(x.test.sshAlias(running)), opened[0]);
     } finally {
       restore();
     }
+  });
+
+  it('asks before switching to the profile a link names, and looks in that account once switched', async () => {
+    const x = await extensionApi();
+    const other = (await control('POST', 'accounts', { email: 'linked@example.com', credit: 5 })) as { key: string };
+    answer = true;
+    await vscode.commands.executeCommand('gpuRental.addProfile', { name: 'Linked', baseUrl: sim.url, apiKey: other.key });
+    await x.test.switchProfile('default');
+    asked.length = 0;
+    answer = false;
+    const declined = await x.test.openLink(x.test.linkTo(running, 'linked'));
+    assert.deepEqual(declined, { outcome: 'declined', detail: 'the profile switch was declined' });
+    assert.deepEqual(asked, ['Switch to the profile "Linked"?']);
+    assert.equal(x.test.session().profileId, 'default');
+
+    answer = true;
+    // The default account's instance is not the linked account's: found nowhere, and the message says where it looked.
+    const switched = await x.test.openLink(x.test.linkTo(running, 'linked'));
+    assert.equal(x.test.session().profileId, 'linked');
+    assert.equal(switched.outcome, 'notFound');
+    assert.match(switched.detail, /not found in the account linked@example\.com/);
+    await x.test.switchProfile('default');
   });
 
   it('asks before starting a stopped instance, and starts nothing when declined', async () => {
