@@ -66,32 +66,40 @@ export class LogFollowers implements vscode.Disposable {
       if (record.lines.length > KEPT_LINES) record.lines.splice(0, record.lines.length - KEPT_LINES);
     };
     const note = (text: string) => write(`[GPU Rental] ${text}`);
-    note(`following the log of ${name}: new lines appear here every few seconds. Run Follow Instance Logs again to stop.`);
-    const progress = vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Window, title: `$(output) GPU Rental: following the log of ${name}` },
-      () =>
-        followLog(
-          {
-            read: (tail, signal) => this.s.session.client.instances.logs(id, { tail }, { signal }),
-            stillRunning: async () => {
-              // The poller's list is used while it is recent and has the instance; it polls more slowly when no view shows.
-              const listed = () => this.s.poller.snapshot?.instances.find((i) => i.id === id);
-              const at = this.s.poller.snapshot?.at ?? 0;
-              if (Date.now() - at > STALE_LIST_MS || !listed()) await this.s.poller.refresh();
-              const now = listed();
-              return now !== undefined && instancePhase(now) === 'running';
-            },
-            append: (lines, text) => {
-              if (text) note(text);
-              lines.forEach(write);
-            },
-            wait: (ms, signal) => abortableDelay(ms, signal),
-            onRetry: (error) => this.s.logger.warn(`Reading the log of ${name} failed; trying again: ${String(error)}`),
-          },
-          controller.signal,
-        ),
+    note(
+      `following the log of ${name}: new lines appear here every few seconds. Click "Log #${id}" in the status bar, or run Follow Instance Logs again, to stop.`,
     );
-    const result = await Promise.resolve(progress).finally(() => this.running.delete(id));
+    // A status bar item while following, which stops it when clicked (an output channel cannot say it was closed).
+    const item = vscode.window.createStatusBarItem(`gpuRental.followedLog.${id}`, vscode.StatusBarAlignment.Left, 40);
+    item.name = `GPU Rental: Followed Log of #${id}`;
+    item.text = `$(sync~spin) Log #${id}`;
+    item.tooltip = `GPU Rental: following the log of ${name}. Click to stop following.`;
+    item.accessibilityInformation = { label: `GPU Rental: following the log of ${name}. Activate to stop following.`, role: 'button' };
+    item.command = { title: 'Stop Following', command: COMMANDS.followInstanceLogs, arguments: [id] };
+    item.show();
+    const result = await followLog(
+      {
+        read: (tail, signal) => this.s.session.client.instances.logs(id, { tail }, { signal }),
+        stillRunning: async () => {
+          // The poller's list is used while it is recent and has the instance; it polls more slowly when no view shows.
+          const listed = () => this.s.poller.snapshot?.instances.find((i) => i.id === id);
+          const at = this.s.poller.snapshot?.at ?? 0;
+          if (Date.now() - at > STALE_LIST_MS || !listed()) await this.s.poller.refresh();
+          const now = listed();
+          return now !== undefined && instancePhase(now) === 'running';
+        },
+        append: (lines, text) => {
+          if (text) note(text);
+          lines.forEach(write);
+        },
+        wait: (ms, signal) => abortableDelay(ms, signal),
+        onRetry: (error) => this.s.logger.warn(`Reading the log of ${name} failed; trying again: ${String(error)}`),
+      },
+      controller.signal,
+    ).finally(() => {
+      this.running.delete(id);
+      item.dispose();
+    });
     record.end = result.end;
     const why = {
       stopped: `${name} is no longer running, so its log does not grow.`,
