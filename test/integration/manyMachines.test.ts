@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import type { InstanceItem } from '../../src/ui/views/instancesView';
 import * as vscode from 'vscode';
-import { api, eventually, extensionApi, instanceStatus, recordNotifications, rentByApi, signIn, sim } from './support';
+import { api, control, eventually, extensionApi, instanceStatus, recordNotifications, rentByApi, signIn, sim } from './support';
 
 const LABELS = ['many-a', 'many-b', 'many-c'];
 
@@ -141,6 +141,36 @@ describe('many machines: several instances at once', () => {
       await vscode.commands.executeCommand('gpuRental.destroyInstance', items[0], items);
       for (const id of two) assert.equal(await instanceStatus(id), 'running');
     } finally {
+      restore();
+    }
+  });
+
+  it('says which stop is unknown when its answer and a second look are both lost, and stops the other', async () => {
+    const x = await extensionApi();
+    const restore = x.test.answerPrompts({ confirm: async () => true });
+    const notes = recordNotifications();
+    const [d, e] = ids.slice(-2) as [number, number];
+    try {
+      // The stop of e is carried out but every answer is lost, and so is every look at e afterwards.
+      // Unlimited (count 0) until the finally clears them: however often the client retries.
+      await control('POST', 'faults', [
+        { kind: 'reset', method: 'PUT', path: `/api/v0/instances/${e}`, phase: 'after', count: 0 },
+        { kind: 'server_error', status: 500, method: 'GET', path: `/api/v0/instances/${e}`, count: 0 },
+      ]);
+      const items = await rows([d, e]);
+      await vscode.commands.executeCommand('gpuRental.stopInstance', items[0], items);
+      const summary = notes.seen.filter((n) => /stopping|unknown/.test(n.message));
+      assert.equal(summary.length, 1, 'one summary');
+      assert.equal(summary[0]!.level, 'warning', summary[0]!.message);
+      assert.match(
+        summary[0]!.message,
+        /^GPU Rental: 1 stopping; 1 unknown \("many-[a-e]" \(.+, #\d+\): neither the answer nor a second look came back, so it may still bill\)\./,
+      );
+      assert.match(summary[0]!.message, /Refresh the Instances view to see what really happened/);
+      await eventually(async () => (await instanceStatus(d)) === 'stopped', 'the other to stop', 30_000);
+    } finally {
+      await control('DELETE', 'faults');
+      notes.dispose();
       restore();
     }
   });

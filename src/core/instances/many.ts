@@ -126,7 +126,8 @@ export function bulkSummary(action: BulkAction, outcomes: readonly BulkOutcome[]
   for (const o of outcomes) {
     if ('refused' in o) failed.push(`${instanceName(o.instance)}: ${o.refused}`);
     else if (o.result.kind === 'done') done.push(o.instance);
-    else if (o.result.kind === 'unknown') unknown.push(o.result.message);
+    // Named only: each unknown's own message would repeat "refresh to check" once per instance.
+    else if (o.result.kind === 'unknown') unknown.push(instanceName(o.instance));
     else failed.push(o.result.message);
   }
   const verb = action === 'stop' ? 'stopping' : action === 'start' ? 'starting' : 'destroyed';
@@ -142,7 +143,10 @@ export function bulkSummary(action: BulkAction, outcomes: readonly BulkOutcome[]
   }
   const parts = [`GPU Rental: ${head}`];
   if (failed.length) parts.push(`${failed.length} failed (${failed.join(' ')})`);
-  if (unknown.length) parts.push(`${unknown.length} unknown (${unknown.join(' ')})`);
+  if (unknown.length)
+    parts.push(
+      `${unknown.length} unknown (${unknown.join(', ')}: neither the answer nor a second look came back, so ${unknown.length === 1 ? 'it' : 'they'} may still bill)`,
+    );
   const next = unknown.length
     ? ' Refresh the Instances view to see what really happened before trying again.'
     : ' Try the failed ones again from the Instances view.';

@@ -89,7 +89,7 @@ describe('several instances at once', () => {
     assert.equal(mixed.level, 'warning');
     assert.match(
       mixed.message,
-      /^GPU Rental: 1 destroyed; 1 failed \("m3" \(RTX 4090, #3\): permission denied\); 1 unknown \(it is not known/,
+      /^GPU Rental: 1 destroyed; 1 failed \("m3" \(RTX 4090, #3\): permission denied\); 1 unknown \("m2" \(RTX 4090, #2\): neither the answer nor a second look came back, so it may still bill\)\./,
     );
     assert.match(mixed.message, /Refresh the Instances view to see what really happened/);
     assert.match(
