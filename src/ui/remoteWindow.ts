@@ -94,7 +94,7 @@ export function remoteWindowCommands(s: RemoteWindowDeps): CommandDefinition[] {
     command(COMMANDS.stopThisInstance, () => onThis(s, COMMANDS.stopInstance)),
     command(COMMANDS.destroyThisInstance, () => onThis(s, COMMANDS.destroyInstance)),
     command(COMMANDS.forwardPortOnThisInstance, (port?: unknown) => onThis(s, COMMANDS.forwardPort, port)),
-    command(COMMANDS.openJupyterOnThisInstance, () => onThis(s, COMMANDS.openJupyter)),
+    command(COMMANDS.openJupyterOnThisInstance, (use?: unknown) => onThis(s, COMMANDS.openJupyter, use)),
     command(COMMANDS.showThisInstanceCost, async () => {
       if ((await thisInstance(s)) === undefined) return undefined;
       const instance = s.remote.instance()!;

@@ -128,6 +128,17 @@ describe('in a Remote-SSH window on an instance: the remote indicator menu', fun
     }
   });
 
+  it('runs Open Jupyter on this instance, which says Jupyter is not running on a launch without it', async () => {
+    const notes = recordNotifications();
+    try {
+      const r = await vscode.commands.executeCommand<{ outcome: string }>('gpuRental.openJupyterOnThisInstance', 'browser');
+      assert.equal(r.outcome, 'notRunning');
+      assert.ok(notes.seen.some((n) => n.level === 'warning' && new RegExp(`Jupyter is not running on .*#${id}`).test(n.message)));
+    } finally {
+      notes.dispose();
+    }
+  });
+
   it('destroys only after the usual confirmation, which says this window loses its connection', async () => {
     await vscode.commands.executeCommand('gpuRental.destroyThisInstance');
     assert.equal(asked.length, 1);
