@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import type { Offer } from '../../src/core/api/offers';
 import { formatHours, hoursLeft } from '../../src/core/billing/burn';
 import type { RentPlan } from '../../src/core/rent/plan';
+import { shellQuote } from '../../src/core/instances/ssh';
 import { always, api, control, eventually, extensionApi, recordNotifications, signIn, sim } from './support';
 
 type Record = { id: number; actual_status: string | null; dph_total: number; storage_total_cost: number; onstart: string | null };
@@ -124,7 +125,7 @@ describe('spend: burn rate, low credit, the cap, idle stop and no start without 
       const onstart = (await show(rented))!.onstart!;
       assert.match(onstart, /^# >>> gpu-rental idle stop >>>/);
       assert.match(onstart, /N=2700 /, '45 minutes');
-      assert.ok(onstart.includes(`U='${sim.url}'`), 'it calls back the service the extension uses');
+      assert.ok(onstart.includes(`U=${shellQuote(sim.url)} `), 'it calls back the service the extension uses');
       assert.ok(onstart.endsWith('\necho my own script'), "the user's script follows, unchanged");
       const off = await vscode.commands.executeCommand<number>('gpuRental.rentOffer', pool.pop()!.id, {
         ...plan,
