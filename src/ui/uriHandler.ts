@@ -10,6 +10,9 @@ import type { Session } from '../core/session/session';
 import type { Profiles } from './profiles';
 import type { Prompts } from './prompts';
 
+/** How long a link waits for the session to finish checking its key (the service may be slow to answer). */
+const SETTLE_MS = 30_000;
+
 /** How opening a link ended, for the tests: what the user was told is the message. */
 export interface LinkOutcome {
   readonly outcome: 'refused' | 'signedOut' | 'declined' | 'notFound' | 'connect';
@@ -19,7 +22,7 @@ export interface LinkOutcome {
 
 /** What opening a link reads and acts through. */
 export interface LinkHandlerDeps {
-  readonly session: Pick<Session, 'client' | 'profileId' | 'state'>;
+  readonly session: Pick<Session, 'client' | 'profileId' | 'state' | 'onDidChangeState'>;
   readonly poller: Pick<InstancePoller, 'snapshot' | 'refresh'>;
   readonly profiles: Pick<Profiles, 'list' | 'get'>;
   readonly switcher: Pick<ProfileSwitcher, 'switchProfile' | 'where'>;
@@ -67,6 +70,8 @@ export class LinkHandler implements vscode.UriHandler {
     if (parsed.kind === 'refused') {
       return this.say('refused', `did not open the link: ${parsed.reason} A link looks like ${this.linkTo(123)}.`, 'error');
     }
+    // A link may be what started the editor: the stored key is still being checked.
+    await this.settled();
     if (parsed.profileId !== undefined && parsed.profileId !== s.session.profileId) {
       const target = s.profiles.get(parsed.profileId)!;
       const ok = await s
@@ -78,6 +83,7 @@ export class LinkHandler implements vscode.UriHandler {
         );
       if (!ok) return { outcome: 'declined', detail: 'the profile switch was declined' };
       await s.switcher.switchProfile(parsed.profileId);
+      await this.settled();
     }
     if (s.session.state.kind !== 'ready') {
       return this.say(
@@ -99,6 +105,23 @@ export class LinkHandler implements vscode.UriHandler {
     // Connect asks before starting a stopped instance and waits for a booting one.
     const outcome = await vscode.commands.executeCommand<string | undefined>(COMMANDS.connect, instance.id);
     return { outcome: 'connect', detail: outcome ?? 'cancelled' };
+  }
+
+  /** Resolves once the session is no longer checking its key, or after SETTLE_MS. */
+  private settled(): Promise<void> {
+    const { session } = this.s;
+    if (session.state.kind !== 'checking') return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, SETTLE_MS);
+      const subscription = session.onDidChangeState((state) => {
+        if (state.kind !== 'checking') done();
+      });
+      function done() {
+        clearTimeout(timer);
+        subscription.dispose();
+        resolve();
+      }
+    });
   }
 
   private async find(id: number): Promise<Instance | undefined> {

@@ -262,7 +262,18 @@ describe('links: vscode://<publisher>.<name>/connect?instance=ID opens an instan
     assert.equal(x.test.session().profileId, 'linked');
     assert.equal(switched.outcome, 'notFound');
     assert.match(switched.detail, /not found in the account linked@example\.com/);
-    await x.test.switchProfile('default');
+
+    // A link that starts the editor arrives while the key is still being checked: it waits for the check.
+    await control('POST', 'faults', { kind: 'latency', ms: 1500, method: 'GET', path: '/users/current' });
+    const switching = x.test.switchProfile('default');
+    try {
+      await eventually(() => x.test.session().state === 'checking', 'the session to check the key');
+      const whileChecking = await x.test.openLink(x.test.linkTo(987_654_321));
+      assert.equal(whileChecking.outcome, 'notFound', whileChecking.detail);
+    } finally {
+      await switching;
+      await control('DELETE', 'faults');
+    }
   });
 
   it('asks before starting a stopped instance, and starts nothing when declined', async () => {
