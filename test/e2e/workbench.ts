@@ -121,11 +121,25 @@ export async function openWorkbench(options: WorkbenchOptions = {}): Promise<Wor
       await workbenchShown(page);
     },
     async runCommand(title) {
-      await page.keyboard.press('F1');
-      const input = page.locator('.quick-input-widget input');
-      await input.waitFor();
-      await input.fill(`>${title}`);
-      await page.locator('.quick-input-list .monaco-list-row').filter({ hasText: title }).first().waitFor();
+      // The palette lists the commands whose `when` holds as it opens, and does not look again while
+      // open: one opened while the extension still checks its key lacks the signed-in commands. So
+      // an attempt that does not show the command closes the palette and opens it again.
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        await page.keyboard.press('F1');
+        const input = page.locator('.quick-input-widget input');
+        await input.waitFor();
+        await input.fill(`>${title}`);
+        const row = page.locator('.quick-input-list .monaco-list-row').filter({ hasText: title }).first();
+        const shown = await row.waitFor({ timeout: 5_000 }).then(
+          () => true,
+          () => false,
+        );
+        if (shown) break;
+        if (Date.now() > deadline) throw new Error(`the command palette does not offer "${title}"`);
+        await page.keyboard.press('Escape');
+        await page.waitForTimeout(500);
+      }
       await page.keyboard.press('Enter');
     },
     quickInput() {
@@ -147,8 +161,19 @@ export async function openWorkbench(options: WorkbenchOptions = {}): Promise<Wor
       await row.click();
     },
     async contextMenu(target, label) {
-      await target.click({ button: 'right' });
+      // A row drawn again as the menu opens (its tooltip filled in, say) closes the menu: try again.
       const item = page.getByRole('menuitem', { name: label }).first();
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        await target.click({ button: 'right' });
+        const shown = await item.waitFor({ timeout: 5_000 }).then(
+          () => true,
+          () => false,
+        );
+        if (shown) break;
+        if (Date.now() > deadline) throw new Error(`the context menu does not offer "${label}"`);
+        await page.keyboard.press('Escape');
+      }
       await item.hover();
       // A context menu ignores a click that comes right after it opened.
       await page.waitForTimeout(300);
