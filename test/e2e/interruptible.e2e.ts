@@ -47,8 +47,14 @@ describe('interruptible rent: bid, outbid, raise the bid', function () {
     const wb = workbench();
     await (await wb.notificationInCenter(/was outbid and stopped/)).getByRole('button', { name: 'Raise Bid' }).click();
     await expect(wb.quickInput().getByText(/minimum now \$\d+\.\d+\/h · on demand \$\d+\.\d+\/h/)).toBeVisible();
+    // Enter only once the suggested bid is in the box, and see the box take it before looking for the answer:
+    // the palette opened to show the notifications would otherwise close a box still waiting.
+    await wb.quickInput().locator('input').first().waitFor();
+    for (let i = 0; i < 50 && !/\d/.test(await wb.quickInput().locator('input').first().inputValue()); i++)
+      await wb.page.waitForTimeout(100);
     await wb.page.keyboard.press('Enter');
-    await expect(await wb.notificationInCenter(/the bid of .* is now \$\d+\.\d+\/h: it starts again/)).toBeVisible();
+    await expect(wb.quickInput()).toBeHidden();
+    await expect(await wb.notificationInCenter(/the bid of .* is now \$\d+\.\d+\/h: it starts again/), 45_000).toBeVisible();
     await expect(wb.rows('Instances', /running/), 60_000).toBeVisible();
     await wb.shot('e2e-bid-raised', true);
   });

@@ -53,10 +53,13 @@ export class Network {
   assign(r: AssignRequest): SshEndpoint {
     const h = hash32(`${this.seed}:${r.instanceId}:${r.bootCount}`);
     const sshIdx = String(1 + (h % 9));
-    // Another simulator on this machine (same seed, same instance ids) may be listening on the
-    // port this one would pick: then the next free one, so the two sshds never answer each other's clients.
+    // Two simulators on one machine (same seed, same instance ids) would pick the same ports, and the
+    // busy check below cannot see a port the other one has picked but not yet bound. With real sshds
+    // the ports are therefore salted with this process, so each simulator lands elsewhere; without
+    // them nothing listens and the answers stay the same for a seed.
+    const p = this.containers ? hash32(`${this.seed}:${process.pid}:${r.instanceId}:${r.bootCount}`) : h;
     const busy = this.containers ? listeningPorts() : new Set<number>();
-    let sshPort = PROXY_PORT_MIN + (h % PROXY_PORT_SPAN);
+    let sshPort = PROXY_PORT_MIN + (p % PROXY_PORT_SPAN);
     for (let tries = 0; tries < 50 && (busy.has(sshPort) || busy.has(sshPort + 1)); tries++) {
       sshPort = PROXY_PORT_MIN + ((sshPort - PROXY_PORT_MIN + 2) % PROXY_PORT_SPAN);
     }
@@ -67,8 +70,8 @@ export class Network {
     if (r.offer.direct_port_count > 0) {
       // Each machine owns a block of public ports; instances get a slice of it per boot.
       const span = Math.min(r.offer.direct_port_count, 20);
-      directPortStart = DIRECT_PORT_MIN + ((hash32(`${r.offer.machine_id}`) + (h % 997) * span) % DIRECT_PORT_SPAN);
-      const taken = (start: number) => Array.from({ length: span }, (_, i) => start + i).some((p) => busy.has(p));
+      directPortStart = DIRECT_PORT_MIN + ((hash32(`${r.offer.machine_id}`) + (p % 997) * span) % DIRECT_PORT_SPAN);
+      const taken = (start: number) => Array.from({ length: span }, (_, i) => start + i).some((port) => busy.has(port));
       for (let tries = 0; tries < 50 && taken(directPortStart); tries++) {
         directPortStart = DIRECT_PORT_MIN + ((directPortStart - DIRECT_PORT_MIN + span) % DIRECT_PORT_SPAN);
       }
