@@ -1,3 +1,5 @@
+// First: the messages of every module below follow VS Code's display language.
+import './ui/l10n';
 import { dirname } from 'node:path';
 import * as vscode from 'vscode';
 import { registerAllCommands } from './ui/commands/index';
