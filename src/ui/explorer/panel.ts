@@ -16,6 +16,7 @@ import type { GpuPriceStats } from '../../core/offers/priceContext';
 import { mayLoadMore, parseQuery, searchRequest, withFilter } from '../../core/offers/search';
 import type { Session } from '../../core/session/session';
 import type { StoredState } from '../../core/state/storedState';
+import { l10nDataBlock } from '../../webview/explorer/l10nData';
 import type { OffersView } from '../views/offersView';
 
 /** The webview panel type; the serializer restores panels of it after a reload. */
@@ -102,7 +103,12 @@ export class OfferExplorer implements vscode.Disposable {
       this.panel.reveal();
       return;
     }
-    const panel = vscode.window.createWebviewPanel(EXPLORER_VIEW_TYPE, 'Offer Explorer', vscode.ViewColumn.Active, this.webviewOptions());
+    const panel = vscode.window.createWebviewPanel(
+      EXPLORER_VIEW_TYPE,
+      vscode.l10n.t('Offer Explorer'),
+      vscode.ViewColumn.Active,
+      this.webviewOptions(),
+    );
     this.attach(panel);
   }
 
@@ -179,7 +185,7 @@ export class OfferExplorer implements vscode.Disposable {
       case 'copyId':
         // Only the number reaches the clipboard; the message was checked to hold a positive integer.
         await vscode.env.clipboard.writeText(String(m.offerId));
-        this.post({ type: 'notice', text: `Copied offer ID ${m.offerId}` });
+        this.post({ type: 'notice', text: vscode.l10n.t('Copied offer ID {0}', m.offerId) });
         return;
       case 'machineOffers': {
         const query = withFilter(this.deps.offersView.search.query, 'machine_id', { eq: m.machineId });
@@ -203,7 +209,7 @@ export class OfferExplorer implements vscode.Disposable {
     const query = search.query;
     this.post({ type: 'loading', query });
     if (this.deps.session.state.kind !== 'ready') {
-      this.post({ type: 'error', query, message: 'GPU Rental: sign in to search offers (GPU Rental: Set API Key).' });
+      this.post({ type: 'error', query, message: vscode.l10n.t('GPU Rental: sign in to search offers (GPU Rental: Set API Key).') });
       return;
     }
     try {
@@ -231,7 +237,7 @@ export class OfferExplorer implements vscode.Disposable {
     } catch (error) {
       if (seq !== this.searchSeq) return;
       const message = error instanceof Error ? error.message : String(error);
-      this.shownError = `GPU Rental: the search failed: ${message}. Change the query or try again.`;
+      this.shownError = vscode.l10n.t('GPU Rental: the search failed: {0}. Change the query or try again.', message);
       this.post({ type: 'error', query, message: this.shownError });
     }
   }
@@ -259,20 +265,31 @@ export class OfferExplorer implements vscode.Disposable {
       `img-src ${webview.cspSource} data:`,
     ].join('; ');
     return `<!DOCTYPE html>
-<html lang="en">
+<html lang="${pageLanguage()}">
 <head>
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 <link rel="stylesheet" id="vscode-codicon-stylesheet" href="${asset('codicon.css')}" nonce="${nonce}">
 <link rel="stylesheet" href="${asset('explorer.css')}" nonce="${nonce}">
-<title>Offer Explorer</title>
+<title>${escapeHtml(vscode.l10n.t('Offer Explorer'))}</title>
+${l10nDataBlock(vscode.l10n.bundle)}
 </head>
 <body>
 <script nonce="${nonce}" src="${asset('explorer.js')}"></script>
 </body>
 </html>`;
   }
+}
+
+/** VS Code's display language for the page's `lang` (screen readers pick a voice by it); English if it is not a plain tag. */
+function pageLanguage(): string {
+  return /^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/.test(vscode.env.language) ? vscode.env.language : 'en';
+}
+
+/** Text for an HTML text node: a translation is shown as written, never read as markup. */
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 function makeNonce(): string {

@@ -5,6 +5,7 @@
  */
 import type { Offer } from '../../core/api/offers';
 import { COLUMNS, type RowContext } from '../../core/offers/explorer/columns';
+import { l10n } from '../../core/l10n';
 import { h, icon } from './dom';
 
 export interface DetailsActions {
@@ -18,7 +19,7 @@ export class DetailsPane {
   private offer: Offer | undefined;
 
   constructor(private readonly actions: DetailsActions) {
-    this.root = h('section', { class: 'details', 'aria-label': 'Selected offer', 'aria-live': 'off' });
+    this.root = h('section', { class: 'details', 'aria-label': l10n.t('Selected offer'), 'aria-live': 'off' });
     this.show(undefined, { type: 'on-demand' }, undefined);
   }
 
@@ -26,14 +27,13 @@ export class DetailsPane {
   show(offer: Offer | undefined, ctx: RowContext, chart: string | undefined): void {
     this.offer = offer;
     if (!offer) {
-      this.root.replaceChildren(h('p', { class: 'hint' }, 'Select an offer in the table or on the plot to see it here.'));
+      this.root.replaceChildren(h('p', { class: 'hint' }, l10n.t('Select an offer in the table or on the plot to see it here.')));
       return;
     }
-    const gpus = offer.num_gpus > 1 ? ` ×${offer.num_gpus}` : '';
-    const rent = this.button('Rent', 'rocket', () => this.offer && this.actions.rent(this.offer), 'rent');
-    const copy = this.button('Copy ID', 'copy', () => this.offer && this.actions.copyId(this.offer), 'copy-id', true);
+    const rent = this.button(l10n.t('Rent'), 'rocket', () => this.offer && this.actions.rent(this.offer), 'rent');
+    const copy = this.button(l10n.t('Copy ID'), 'copy', () => this.offer && this.actions.copyId(this.offer), 'copy-id', true);
     const machine = this.button(
-      "Machine's Other Offers",
+      l10n.t("Machine's Other Offers"),
       'server',
       () => this.offer && this.actions.machineOffers(this.offer),
       'machine',
@@ -47,17 +47,17 @@ export class DetailsPane {
       const value = column.text(offer, ctx);
       if (value) list.append(h('dt', {}, column.name), h('dd', {}, value));
     }
-    list.append(h('dt', {}, 'host / machine'), h('dd', {}, `${offer.host_id ?? '?'} / ${offer.machine_id ?? '?'}`));
-    list.append(h('dt', {}, 'offer id'), h('dd', {}, String(offer.id)));
+    list.append(h('dt', {}, l10n.t('host / machine')), h('dd', {}, `${offer.host_id ?? '?'} / ${offer.machine_id ?? '?'}`));
+    list.append(h('dt', {}, l10n.t('offer id')), h('dd', {}, String(offer.id)));
     const children: Node[] = [
-      h('h2', {}, `${offer.gpu_name}${gpus}`),
+      h('h2', {}, offer.num_gpus > 1 ? l10n.t('{0} ×{1}', offer.gpu_name, offer.num_gpus) : offer.gpu_name),
       h(
         'p',
         {
           class: `price-context ${context ? (context.delta < 0 ? 'under' : context.delta > 0 ? 'over' : '') : 'none'}`,
           'data-testid': 'price-context',
         },
-        context ? `Price: ${context.sentence} for ${offer.gpu_name}` : 'No price history for this GPU',
+        context ? l10n.t('Price: {0} for {1}', context.sentence, offer.gpu_name) : l10n.t('No price history for this GPU'),
       ),
     ];
     const svg = chart === undefined ? undefined : chartElement(chart);

@@ -14,6 +14,7 @@ import {
   type FilterBarField,
 } from '../../core/offers/explorer/filterBar';
 import { parseQuery } from '../../core/offers/search';
+import { l10n } from '../../core/l10n';
 import { h } from './dom';
 
 type Control = VscodeTextfield | VscodeSingleSelect;
@@ -47,26 +48,26 @@ export class FilterBar {
 
   constructor(private readonly onQuery: (query: string) => void) {
     const fields: Array<[FilterBarField, Control]> = [
-      ['gpu', text('gpu', 'GPU model, e.g. RTX 4090', 'wide')],
-      ['count', text('count', 'GPUs ≥', 'narrow')],
-      ['vram', text('vram', 'VRAM GB ≥', 'narrow')],
-      ['price', text('price', '$/h ≤', 'narrow')],
-      ['reliability', text('reliability', 'Reliab. ≥', 'narrow')],
+      ['gpu', text('gpu', l10n.t('GPU model, e.g. RTX 4090'), 'wide')],
+      ['count', text('count', l10n.t('GPUs ≥'), 'narrow')],
+      ['vram', text('vram', l10n.t('VRAM GB ≥'), 'narrow')],
+      ['price', text('price', l10n.t('$/h ≤'), 'narrow')],
+      ['reliability', text('reliability', l10n.t('Reliab. ≥'), 'narrow')],
       [
         'verified',
         select('verified', [
-          ['yes', 'Verified'],
-          ['any', 'Verified or not'],
-          ['no', 'Unverified'],
+          ['yes', l10n.t('Verified')],
+          ['any', l10n.t('Verified or not')],
+          ['no', l10n.t('Unverified')],
         ]),
       ],
-      ['region', text('region', 'Countries: US,CA', 'mid')],
+      ['region', text('region', l10n.t('Countries: US,CA'), 'mid')],
       [
         'type',
         select('type', [
-          ['on-demand', 'On-demand'],
-          ['bid', 'Interruptible'],
-          ['reserved', 'Reserved'],
+          ['on-demand', l10n.t('On-demand')],
+          ['bid', l10n.t('Interruptible')],
+          ['reserved', l10n.t('Reserved')],
         ]),
       ],
     ];
@@ -76,15 +77,15 @@ export class FilterBar {
     }
     this.raw = h('vscode-textfield', {
       class: 'raw-query',
-      label: 'Query, in the marketplace CLI language',
-      placeholder: 'Query, e.g. gpu_name=RTX_4090 num_gpus>=2 dph<1.5 geolocation in [US,CA]',
+      label: l10n.t('Query, in the marketplace CLI language'),
+      placeholder: l10n.t('Query, e.g. gpu_name=RTX_4090 num_gpus>=2 dph<1.5 geolocation in [US,CA]'),
     }) as VscodeTextfield;
     this.raw.addEventListener('change', () => this.applyRaw(this.raw.value));
     this.raw.addEventListener('input', () => this.showProblem(queryProblem(this.raw.value)?.message));
     this.problem = h('div', { class: 'query-problem', role: 'alert', hidden: true });
     this.root = h(
       'div',
-      { class: 'filter-bar', role: 'search', 'aria-label': 'Filters' },
+      { class: 'filter-bar', role: 'search', 'aria-label': l10n.t('Filters') },
       h('div', { class: 'filter-row' }, ...fields.map(([, c]) => c)),
       h('div', { class: 'filter-row' }, this.raw),
       this.problem,

@@ -7,6 +7,7 @@
 import type { Offer } from '../../core/api/offers';
 import { clampWidth, columnById, columnWidth, type ColumnId, type ColumnLayout, type RowContext } from '../../core/offers/explorer/columns';
 import type { SortKey } from '../../core/offers/explorer/rows';
+import { l10n } from '../../core/l10n';
 import { h } from './dom';
 
 export const ROW_HEIGHT = 22;
@@ -45,7 +46,7 @@ export class OfferGrid {
     this.scroller = h('div', { class: 'grid-scroll' }, h('div', { class: 'head', role: 'rowgroup' }, this.head), this.spacer);
     this.root = h(
       'div',
-      { class: 'grid', role: 'grid', 'aria-label': 'Offers', tabindex: 0, 'aria-multiselectable': 'false' },
+      { class: 'grid', role: 'grid', 'aria-label': l10n.t('Offers'), tabindex: 0, 'aria-multiselectable': 'false' },
       this.scroller,
     );
     this.scroller.addEventListener('scroll', () => {
@@ -167,7 +168,7 @@ export class OfferGrid {
             tabindex: 0,
             'aria-colindex': i + 1,
             'aria-label': spec.name,
-            title: `${spec.name}: Enter or click sorts, Shift adds a second key, Alt+Left/Right resizes`,
+            title: l10n.t('{0}: Enter or click sorts, Shift adds a second key, Alt+Left/Right resizes', spec.name),
             'data-column': id,
           },
           h('span', { class: 'label' }, spec.label),

@@ -5,6 +5,8 @@
  * the extension as messages (src/core/offers/explorer/protocol.ts). What the user arranged (sort,
  * selection, scroll, a query being typed) is kept with setState, so hiding the panel loses nothing.
  */
+// First: sets the translator before any module below builds a message while it loads.
+import './l10n';
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-checkbox/index.js';
 import '@vscode-elements/elements/dist/vscode-option/index.js';
@@ -12,7 +14,14 @@ import '@vscode-elements/elements/dist/vscode-single-select/index.js';
 import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import type { Offer } from '../../core/api/offers';
 import { COLUMNS, DEFAULT_COLUMN_LAYOUT, rowPriceContext, type ColumnLayout, type RowContext } from '../../core/offers/explorer/columns';
-import type { ExplorerViewState, ExtensionMessage, TimingName, WebviewMessage } from '../../core/offers/explorer/protocol';
+import { l10n } from '../../core/l10n';
+import {
+  EXPLORER_PAGE_SIZE,
+  type ExplorerViewState,
+  type ExtensionMessage,
+  type TimingName,
+  type WebviewMessage,
+} from '../../core/offers/explorer/protocol';
 import { nextSort, OfferTable, readSortKeys, sortAnnouncement, type SortKey } from '../../core/offers/explorer/rows';
 import { priceHistorySvg } from '../../core/offers/priceChart';
 import { priceContextFor, pricePerGpu, type GpuPriceStats } from '../../core/offers/priceContext';
@@ -23,6 +32,7 @@ import { h, icon } from './dom';
 import { FilterBar } from './filters';
 import { OfferGrid } from './grid';
 import { ScatterPlot } from './plot';
+import { offersStatus } from './text';
 
 interface VsCodeApi {
   postMessage(message: WebviewMessage): void;
@@ -52,15 +62,20 @@ const ctx = (): RowContext => ({
 
 const live = h('div', { class: 'sr-only', role: 'status', 'aria-live': 'polite', 'aria-atomic': 'true' });
 const status = h('span', { class: 'status', 'data-testid': 'status' });
-const loadMore = h('vscode-button', { secondary: true, hidden: true, 'data-action': 'load-more' }, icon('fold-down'), ' Load 1,000 more');
+const loadMore = h(
+  'vscode-button',
+  { secondary: true, hidden: true, 'data-action': 'load-more' },
+  icon('fold-down'),
+  ' ' + l10n.t('Load {0} more', EXPLORER_PAGE_SIZE.toLocaleString('en-US')),
+);
 loadMore.addEventListener('click', () => vscode.postMessage({ type: 'loadMore' }));
 const columnsButton = h(
   'vscode-button',
   { secondary: true, 'aria-haspopup': 'true', 'aria-expanded': 'false', 'data-action': 'columns' },
   icon('list-selection'),
-  ' Columns',
+  ' ' + l10n.t('Columns'),
 );
-const picker = h('div', { class: 'column-picker', role: 'group', 'aria-label': 'Columns to show', hidden: true });
+const picker = h('div', { class: 'column-picker', role: 'group', 'aria-label': l10n.t('Columns to show'), hidden: true });
 
 const filterBar = new FilterBar((next) => changeQuery(next));
 const grid = new OfferGrid({
@@ -93,7 +108,7 @@ document.body.append(
       'div',
       { class: 'toolbar' },
       status,
-      h('span', { class: 'hint' }, 'Sorting here is local to the explorer; the Offers view keeps its own order.'),
+      h('span', { class: 'hint' }, l10n.t('Sorting here is local to the explorer; the Offers view keeps its own order.')),
       loadMore,
       h('span', { class: 'picker-anchor' }, columnsButton, picker),
     ),
@@ -122,7 +137,7 @@ function receive(m: ExtensionMessage): void {
     case 'loading':
       document.body.dataset['state'] = 'loading';
       filterBar.setQuery(m.query, filterBar.draft);
-      status.textContent = 'Searching…';
+      status.textContent = l10n.t('Searching…');
       break;
     case 'offers':
       offerType = m.offerType;
@@ -139,13 +154,7 @@ function receive(m: ExtensionMessage): void {
         restoreScroll = undefined;
       }
       loadMore.hidden = !m.canLoadMore;
-      status.textContent = [
-        `${offers.length.toLocaleString('en-US')} offers`,
-        m.unreadable > 0 ? `${m.unreadable} could not be read and are left out` : '',
-        m.ownLimit ? 'limit= in the query sets how many' : '',
-      ]
-        .filter(Boolean)
-        .join(' · ');
+      status.textContent = offersStatus(offers.length, m.unreadable, m.ownLimit);
       status.classList.remove('error');
       document.body.dataset['state'] = 'ready';
       showDetails();
@@ -225,7 +234,7 @@ function buildPicker(): void {
       const box = h(
         'vscode-checkbox',
         { 'data-column': c.id, label: c.name, disabled: c.id === 'gpu' },
-        c.label === c.name ? c.label : `${c.label} (${c.name})`,
+        c.label === c.name ? c.label : l10n.t('{0} ({1})', c.label, c.name),
       );
       box.addEventListener('change', () => {
         const checked = (box as HTMLElement & { checked: boolean }).checked;

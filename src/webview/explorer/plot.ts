@@ -6,7 +6,9 @@
  */
 import type { Offer } from '../../core/api/offers';
 import { formatDollars } from '../../core/format';
+import { l10n } from '../../core/l10n';
 import { h, themeColor } from './dom';
+import { plotSummary, plotTip } from './text';
 
 const PAD = { left: 44, right: 10, top: 10, bottom: 26 };
 const HIT_RADIUS = 7;
@@ -24,7 +26,7 @@ export class ScatterPlot {
   private hovered = -1;
 
   constructor(private readonly onSelect: (offerId: number) => void) {
-    this.canvas = h('canvas', { class: 'plot', role: 'img', 'aria-label': 'Price against DLPerf: no offers' });
+    this.canvas = h('canvas', { class: 'plot', role: 'img', 'aria-label': plotSummary(0, 0, 0, undefined) });
     this.tip = h('div', { class: 'plot-tip', role: 'tooltip', hidden: true });
     this.root = h('div', { class: 'plot-box' }, this.canvas, this.tip);
     this.canvas.addEventListener('mousemove', (e) => this.hover(e));
@@ -108,10 +110,10 @@ export class ScatterPlot {
     g.translate(12, PAD.top + plotH / 2);
     g.rotate(-Math.PI / 2);
     g.textAlign = 'center';
-    g.fillText('DLPerf', 0, 0);
+    g.fillText(l10n.t('DLPerf'), 0, 0);
     g.restore();
     g.textAlign = 'center';
-    g.fillText('$/h', PAD.left + plotW / 2, height - 6);
+    g.fillText(l10n.t('$/h'), PAD.left + plotW / 2, height - 6);
     g.textAlign = 'right';
     g.fillText(formatDollars(maxX), PAD.left + plotW, height - 6);
 
@@ -153,15 +155,12 @@ export class ScatterPlot {
   }
 
   private summary(maxX: number, maxY: number): string {
-    const n = this.rows.length;
-    if (n === 0) return 'Price against DLPerf: no offers';
     let best: Offer | undefined;
     for (const i of this.rows) {
       const o = this.offers[i]!;
       if ((o.dlperf_per_dphtotal ?? -1) > (best?.dlperf_per_dphtotal ?? -1)) best = o;
     }
-    const bestText = best ? `; most DLPerf per dollar: ${best.gpu_name} at ${formatDollars(best.dph_total)}/h` : '';
-    return `Price against DLPerf: ${n.toLocaleString('en-US')} offers, prices up to ${formatDollars(maxX)}/h, DLPerf up to ${Math.round(maxY)}${bestText}. Use the table to move through offers.`;
+    return plotSummary(this.rows.length, maxX, maxY, best);
   }
 
   private nearest(e: MouseEvent): number {
@@ -193,8 +192,7 @@ export class ScatterPlot {
       this.tip.hidden = true;
     } else {
       const o = this.offers[this.rows[k]!]!;
-      const gpus = o.num_gpus > 1 ? ` ×${o.num_gpus}` : '';
-      this.tip.textContent = `${o.gpu_name}${gpus} · ${formatDollars(o.dph_total)}/h · DLPerf ${o.dlperf?.toFixed(1) ?? '?'} · ${o.geolocation ?? ''} · #${o.id}`;
+      this.tip.textContent = plotTip(o);
       this.tip.hidden = false;
       const left = Math.min(this.xs[k]! + 8, Math.max(0, this.root.clientWidth - this.tip.offsetWidth - 4));
       this.tip.style.left = `${left}px`;
