@@ -50,7 +50,26 @@ interface Manifest {
 }
 
 const root = join(__dirname, '..', '..');
-const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Manifest;
+/** package.json as written: its user-facing strings are `%key%` placeholders. */
+const raw = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as unknown;
+/** The English text of each placeholder. */
+const english = JSON.parse(readFileSync(join(root, 'package.nls.json'), 'utf8')) as Record<string, string>;
+/** A string VS Code replaces from package.nls.json: the whole value is `%key%`. */
+const PLACEHOLDER = /^%([\w.:-]+)%$/;
+
+/** A manifest value with every `%key%` replaced by its English text, as VS Code resolves it (an unknown key stays as is). */
+function resolve(value: unknown): unknown {
+  if (typeof value === 'string') {
+    const key = PLACEHOLDER.exec(value)?.[1];
+    return key !== undefined && Object.hasOwn(english, key) ? english[key] : value;
+  }
+  if (Array.isArray(value)) return value.map(resolve);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(v)]));
+  return value;
+}
+
+/** package.json as a user reads it: the tests below check the resolved English. */
+const manifest = resolve(raw) as Manifest;
 const declared = manifest.contributes.commands.map((c) => c.command);
 
 /** Commands that act on a tree item they cannot ask for, hidden from the palette with `when: false`. */
@@ -382,5 +401,73 @@ describe('package.json: the Get Started walkthrough', () => {
         else assert.fail(`${step.id}: ${e} does not follow an action`);
       }
     }
+  });
+});
+
+/** The properties of a contribution a user reads: their values must come from package.nls.json. */
+const USER_FACING = new Set([
+  'title',
+  'shortTitle',
+  'category',
+  'name',
+  'contextualTitle',
+  'contents',
+  'label',
+  'description',
+  'markdownDescription',
+  'enumDescriptions',
+  'markdownEnumDescriptions',
+  'enumItemLabels',
+  'deprecationMessage',
+  'markdownDeprecationMessage',
+  'errorMessage',
+  'patternErrorMessage',
+  'altText',
+]);
+
+/** Every string under `value`, with its JSON path and the property it is the value of (or an element of). */
+function strings(value: unknown, path: string, property = ''): Array<{ path: string; property: string; text: string }> {
+  if (typeof value === 'string') return [{ path, property, text: value }];
+  if (Array.isArray(value)) return value.flatMap((v, i) => strings(v, `${path}[${i}]`, property));
+  if (value && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => strings(v, `${path}.${k}`, k));
+  return [];
+}
+
+describe('package.json: localisable', () => {
+  const manifestRaw = raw as { displayName: string; description: string; contributes: unknown; capabilities: unknown };
+  const used = new Set(strings(raw, '').flatMap((s) => PLACEHOLDER.exec(s.text)?.[1] ?? []));
+
+  it('takes every string a user reads in contributes and capabilities from package.nls.json', () => {
+    const literal = [...strings(manifestRaw.contributes, 'contributes'), ...strings(manifestRaw.capabilities, 'capabilities')]
+      .filter((s) => USER_FACING.has(s.property) && !PLACEHOLDER.test(s.text))
+      .map((s) => `${s.path}: "${s.text}"`);
+    assert.deepEqual(literal, [], `these are literal English; give each a %key% in package.nls.json:\n${literal.join('\n')}`);
+  });
+
+  it('keeps displayName and description plain English: Open VSX shows them without resolving %key%', () => {
+    for (const field of [manifestRaw.displayName, manifestRaw.description]) assert.doesNotMatch(field, /%[\w.:-]+%/);
+  });
+
+  it('has every %key% in package.nls.json, and no key there that package.json does not use', () => {
+    const missing = [...used].filter((k) => !Object.hasOwn(english, k));
+    assert.deepEqual(missing, [], 'keys package.json uses that package.nls.json lacks');
+    const orphans = Object.keys(english).filter((k) => !used.has(k));
+    assert.deepEqual(orphans, [], 'keys in package.nls.json that package.json does not use');
+    for (const [k, v] of Object.entries(english)) assert.ok(typeof v === 'string' && v.trim() !== '', `${k} has English text`);
+  });
+
+  it('translates in package.nls.<locale>.json only keys the English one has', () => {
+    const translations = readdirSync(root).filter((f) => /^package\.nls\.[\w-]+\.json$/.test(f));
+    for (const file of translations) {
+      const keys = Object.keys(JSON.parse(readFileSync(join(root, file), 'utf8')) as object);
+      const unknown = keys.filter((k) => !Object.hasOwn(english, k));
+      assert.deepEqual(unknown, [], `${file} has keys package.nls.json lacks`);
+    }
+  });
+
+  it("names the folder of the code strings' translations, which ships in the package", () => {
+    assert.equal((raw as { l10n?: string }).l10n, './l10n');
+    const packaged = readFileSync(join(root, '.vscodeignore'), 'utf8').split('\n');
+    for (const line of ['!package.nls.json', '!l10n/**']) assert.ok(packaged.includes(line), `.vscodeignore has ${line}`);
   });
 });
