@@ -276,11 +276,65 @@ export function checkVsix({ manifest, files, bytes }: VsixContents, budget = SIZ
     if (!files.some((f) => f.path === `extension/${path}`))
       problems.push(`${path}, which contributes names, is not in the VSIX: allow it in .vscodeignore.`);
   }
+  problems.push(...checkLocalisation(manifest, files));
   if (Array.isArray(manifest['enabledApiProposals']) && manifest['enabledApiProposals'].length > 0)
     problems.push('enabledApiProposals is set: proposed API cannot be published.');
   const shipped = files.filter((f) => /^extension\/(node_modules\/|src\/|test\/)|\.map$/.test(f.path)).map((f) => f.path);
   if (shipped.length > 0) problems.push(`sources, tests or source maps ship in the VSIX: ${shipped.slice(0, 5).join(', ')}.`);
   if (bytes > budget) problems.push(`the VSIX is ${(bytes / 1024).toFixed(1)} KiB, over the ${(budget / 1024).toFixed(0)} KiB budget.`);
+  return problems;
+}
+
+/** A manifest string VS Code replaces from package.nls.json: the whole value is `%key%`. */
+const PLACEHOLDER = /^%([\w.:-]+)%$/;
+
+/** Every `%key%` placeholder in a manifest value. */
+export function placeholders(value: unknown): string[] {
+  if (typeof value === 'string') {
+    const key = PLACEHOLDER.exec(value)?.[1];
+    return key === undefined ? [] : [key];
+  }
+  if (Array.isArray(value)) return value.flatMap(placeholders);
+  if (value && typeof value === 'object') return Object.values(value).flatMap(placeholders);
+  return [];
+}
+
+/**
+ * The manifest's `%key%` strings need package.nls.json in the VSIX (VS Code shows a missing one as
+ * the raw key), and the `l10n` folder must ship. displayName and description stay plain text: both
+ * registries list them, and Open VSX does not reliably resolve a placeholder there.
+ */
+export function checkLocalisation(manifest: Record<string, unknown>, files: VsixEntry[]): string[] {
+  const problems: string[] = [];
+  for (const key of ['displayName', 'description'] as const)
+    if (placeholders(manifest[key]).length > 0)
+      problems.push(`${key} is a %key% placeholder; Open VSX lists it unresolved: write the English text in package.json.`);
+  const keys = [...new Set(placeholders(manifest))];
+  if (keys.length > 0) {
+    const nls = files.find((f) => f.path === 'extension/package.nls.json');
+    if (!nls) problems.push('package.nls.json is missing from the VSIX, so editors show the raw %key% strings: allow it in .vscodeignore.');
+    else {
+      let english: Record<string, unknown> = {};
+      try {
+        english = JSON.parse(nls.data().toString('utf8')) as Record<string, unknown>;
+      } catch {
+        problems.push('package.nls.json in the VSIX is not valid JSON.');
+      }
+      const missing = keys.filter((k) => typeof english[k] !== 'string');
+      if (missing.length > 0)
+        problems.push(`package.nls.json lacks ${missing.length} key(s) package.json uses: ${missing.slice(0, 5).join(', ')}.`);
+    }
+  }
+  const l10n = text(manifest['l10n']);
+  if (l10n !== undefined) {
+    const folder = l10n.replace(/^\.\//, '').replace(/\/+$/, '');
+    if (folder === '' || folder.startsWith('/') || folder.split('/').includes('..'))
+      problems.push(`l10n "${l10n}" must be a folder inside the extension, such as ./l10n.`);
+    else if (!files.some((f) => f.path.startsWith(`extension/${folder}/`)))
+      problems.push(
+        `l10n names ${folder}/, but the VSIX has no file of it: put the l10n bundles there and allow ${folder}/** in .vscodeignore.`,
+      );
+  }
   return problems;
 }
 

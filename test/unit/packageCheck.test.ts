@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deflateRawSync } from 'node:zlib';
 import {
   checkVsix,
+  checkLocalisation,
   checkVsixFile,
   contributedFiles,
   KEYWORD_LIMIT,
@@ -212,6 +213,44 @@ describe('the Open VSX check of a packaged extension', () => {
   });
 });
 
+describe('the localisation check of a packaged extension', () => {
+  const localised = (): Record<string, unknown> => ({
+    ...goodManifest(),
+    l10n: './l10n',
+    contributes: { commands: [{ command: 'gpuRental.refresh', title: '%command.refresh.title%', category: '%category%' }] },
+  });
+  const files = (nls: object | null = { 'command.refresh.title': 'Refresh', category: 'GPU Rental' }): VsixEntry[] => [
+    ...goodFiles(),
+    ...(nls ? [entry('extension/package.nls.json', JSON.stringify(nls))] : []),
+    entry('extension/l10n/bundle.l10n.de.json', '{}'),
+  ];
+
+  it('passes %key% strings that package.nls.json has, and an l10n folder that ships', () => {
+    assert.deepEqual(checkLocalisation(localised(), files()), []);
+    assert.deepEqual(checkVsix({ manifest: localised(), files: files(), bytes: 1 }), []);
+  });
+
+  it('names a missing package.nls.json, a key it lacks, an l10n folder not shipped, and a placeholder listing', () => {
+    assert.deepEqual(checkLocalisation(localised(), files(null)), [
+      'package.nls.json is missing from the VSIX, so editors show the raw %key% strings: allow it in .vscodeignore.',
+    ]);
+    assert.deepEqual(checkLocalisation(localised(), files({ category: 'GPU Rental' })), [
+      'package.nls.json lacks 1 key(s) package.json uses: command.refresh.title.',
+    ]);
+    const manifest = { ...localised(), displayName: '%displayName%', l10n: './translations' };
+    assert.deepEqual(
+      checkLocalisation(manifest, files({ 'command.refresh.title': 'Refresh', category: 'GPU Rental', displayName: 'GPU Rental' })),
+      [
+        'displayName is a %key% placeholder; Open VSX lists it unresolved: write the English text in package.json.',
+        'l10n names translations/, but the VSIX has no file of it: put the l10n bundles there and allow translations/** in .vscodeignore.',
+      ],
+    );
+    assert.deepEqual(checkLocalisation({ ...localised(), l10n: '../l10n' }, files()), [
+      'l10n "../l10n" must be a folder inside the extension, such as ./l10n.',
+    ]);
+  });
+});
+
 describe('the packaged README and manifest', () => {
   it('leaves relative screenshots out when no images URL is given, and keeps the text', () => {
     const markdown = '# GPU Rental\n\nIntro.\n\n![Sidebar](screenshots/a.png)\n\n- **Offers**: search.\n\n![Remote](https://h/b.png)\n';
@@ -244,7 +283,10 @@ describe('the packaged README and manifest', () => {
     const files = goodFiles()
       .filter((f) => !f.path.startsWith('extension/media/') && f.path !== 'extension.vsixmanifest')
       .concat(entry('extension.vsixmanifest', vsixManifest(identity, tags)));
-    for (const path of [String(manifest['icon']), ...contributedFiles(manifest['contributes'])]) {
+    // The English of its %key% strings, and the code strings' translations folder.
+    const l10n = String(manifest['l10n']).replace(/^\.\//, '');
+    const localised = ['package.nls.json', ...readdirSync(join(REPO, l10n)).map((f) => `${l10n}/${f}`)];
+    for (const path of [String(manifest['icon']), ...contributedFiles(manifest['contributes']), ...localised]) {
       assert.ok(existsSync(join(REPO, path)), `${path} is missing`);
       files.push(entry(`extension/${path}`, readFileSync(join(REPO, path))));
     }
