@@ -1,3 +1,4 @@
+import { l10n } from './l10n';
 /**
  * Links that open GPU Rental from outside the editor (the service's console, a chat message, a
  * CLI): `<scheme>://<publisher>.<name>/connect?instance=ID&profile=NAME`. A link is untrusted
@@ -31,21 +32,24 @@ const MAX_INSTANCE_ID = Number.MAX_SAFE_INTEGER;
 export function parseLink(path: string, query: string, profileIds: readonly string[]): ConnectLink | RefusedLink {
   const action = path.replace(/^\/+|\/+$/g, '');
   if (action !== 'connect') {
-    return { kind: 'refused', reason: `the link asks for "${printable(action)}", which GPU Rental does not do (it opens /connect links).` };
+    return {
+      kind: 'refused',
+      reason: l10n.t('the link asks for "{0}", which GPU Rental does not do (it opens /connect links).', printable(action)),
+    };
   }
   const params = new URLSearchParams(query);
   for (const name of ['instance', 'profile']) {
-    if (params.getAll(name).length > 1) return { kind: 'refused', reason: `the link gives "${name}" more than once.` };
+    if (params.getAll(name).length > 1) return { kind: 'refused', reason: l10n.t('the link gives "{0}" more than once.', name) };
   }
   const instance = params.get('instance');
-  if (instance === null || instance === '') return { kind: 'refused', reason: 'the link names no instance (instance=ID).' };
+  if (instance === null || instance === '') return { kind: 'refused', reason: l10n.t('the link names no instance (instance=ID).') };
   if (!/^[1-9][0-9]{0,15}$/.test(instance) || Number(instance) > MAX_INSTANCE_ID) {
-    return { kind: 'refused', reason: `"${printable(instance)}" is not an instance id (a positive whole number).` };
+    return { kind: 'refused', reason: l10n.t('"{0}" is not an instance id (a positive whole number).', printable(instance)) };
   }
   const profile = params.get('profile');
   if (profile === null) return { kind: 'connect', instanceId: Number(instance) };
   if (!profileIds.includes(profile)) {
-    return { kind: 'refused', reason: `the link names the profile "${printable(profile)}", which does not exist here.` };
+    return { kind: 'refused', reason: l10n.t('the link names the profile "{0}", which does not exist here.', printable(profile)) };
   }
   return { kind: 'connect', instanceId: Number(instance), profileId: profile };
 }

@@ -20,7 +20,7 @@ export class AccountStatus implements vscode.Disposable {
     private readonly session: Session,
     private readonly profileName: () => string | undefined = () => undefined,
   ) {
-    this.item.name = 'GPU Rental Account';
+    this.item.name = vscode.l10n.t('GPU Rental Account');
     this.subscription = session.onDidChangeState((state) => this.render(state));
     this.render(session.state);
     this.item.show();
@@ -64,19 +64,19 @@ export class AccountStatus implements vscode.Disposable {
     const tag = profile ? ` (${profile})` : '';
     item.backgroundColor = undefined;
     // What a screen reader says for the item: the text's icons and dots read badly aloud.
-    const say = (label: string) => (item.accessibilityInformation = { label: `GPU Rental${tag}: ${label}` });
+    const say = (label: string) => (item.accessibilityInformation = { label: vscode.l10n.t('GPU Rental{0}: {1}', tag, label) });
     switch (state.kind) {
       case 'noKey':
         item.text = `$(key) GPU Rental${tag}`;
-        item.tooltip = `GPU Rental: no API key yet for ${where}. Click to set one.`;
+        item.tooltip = vscode.l10n.t('GPU Rental: no API key yet for {0}. Click to set one.', where);
         item.command = COMMANDS.setApiKey;
-        say('no API key yet. Activate to set one.');
+        say(vscode.l10n.t('no API key yet. Activate to set one.'));
         return;
       case 'checking':
         item.text = `$(sync~spin) GPU Rental${tag}`;
-        item.tooltip = `GPU Rental: checking the API key with ${where}…`;
+        item.tooltip = vscode.l10n.t('GPU Rental: checking the API key with {0}…', where);
         item.command = COMMANDS.showLogs;
-        say('checking the API key.');
+        say(vscode.l10n.t('checking the API key.'));
         return;
       case 'ready': {
         const user = state.user;
@@ -86,22 +86,24 @@ export class AccountStatus implements vscode.Disposable {
         const name = profile ? `${profile} · ` : '';
         const funds = accountFunds(user);
         // A record without credit or balance: "credit unknown", never $0.00.
-        item.text = `$(account) ${name}${user ? (funds ? formatDollars(funds.amount) : 'credit unknown') : 'GPU Rental'}${rate}${failed}`;
+        item.text = `$(account) ${name}${user ? (funds ? formatDollars(funds.amount) : vscode.l10n.t('credit unknown')) : vscode.l10n.t('GPU Rental')}${rate}${failed}`;
         // A failed instance bills for its disk until destroyed: the item stays flagged until then.
         if (burn?.failed.length) item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
         const md = new vscode.MarkdownString(undefined, true);
         md.isTrusted = { enabledCommands: [COMMANDS.refresh, COMMANDS.signOut, COMMANDS.showLogs, COMMANDS.switchProfile] };
-        md.appendMarkdown('**GPU Rental**\n\n');
+        md.appendMarkdown(vscode.l10n.t('**GPU Rental**\n\n'));
         if (user) {
-          md.appendMarkdown(`Signed in as ${escape(user.email ?? user.username ?? `user ${user.id}`)}\n\n`);
+          md.appendMarkdown(vscode.l10n.t('Signed in as {0}\n\n', escape(user.email ?? user.username ?? `user ${user.id}`)));
           md.appendMarkdown(`${fundsLine(funds)}\n\n`);
         } else {
           md.appendMarkdown(
-            'This API key may not read the account (it lacks the "user_read" permission), so the credit is unknown and low-credit warnings cannot work.\n\n',
+            vscode.l10n.t(
+              'This API key may not read the account (it lacks the "user_read" permission), so the credit is unknown and low-credit warnings cannot work.\n\n',
+            ),
           );
         }
         if (burn) appendBurn(md, burn, funds);
-        md.appendMarkdown(`Service: ${escape(where)}\n\n`);
+        md.appendMarkdown(vscode.l10n.t('Service: {0}\n\n', escape(where)));
         md.appendMarkdown(
           `[$(refresh) Refresh](command:${COMMANDS.refresh}) · [$(arrow-swap) Switch Profile](command:${COMMANDS.switchProfile}) · [$(sign-out) Sign Out](command:${COMMANDS.signOut})`,
         );
@@ -112,24 +114,24 @@ export class AccountStatus implements vscode.Disposable {
       }
       case 'rejected':
         item.text = `$(error) GPU Rental${tag}`;
-        item.tooltip = `GPU Rental: ${where} refused the API key. Click to set a new one.`;
+        item.tooltip = vscode.l10n.t('GPU Rental: {0} refused the API key. Click to set a new one.', where);
         item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
         item.command = COMMANDS.setApiKey;
-        say('the service refused the API key. Activate to set a new one.');
+        say(vscode.l10n.t('the service refused the API key. Activate to set a new one.'));
         return;
       case 'unreachable':
         item.text = `$(warning) GPU Rental${tag}`;
-        item.tooltip = `GPU Rental: cannot reach ${where}. ${state.error.message} Click to retry.`;
+        item.tooltip = vscode.l10n.t('GPU Rental: cannot reach {0}. {1} Click to retry.', where, state.error.message);
         item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
         item.command = COMMANDS.refresh;
-        say('cannot reach the service. Activate to retry.');
+        say(vscode.l10n.t('cannot reach the service. Activate to retry.'));
         return;
       case 'badUrl':
         item.text = `$(warning) GPU Rental${tag}`;
-        item.tooltip = `GPU Rental: ${state.message}`;
+        item.tooltip = vscode.l10n.t('GPU Rental: {0}', state.message);
         item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
-        item.command = { title: 'Open Settings', command: 'workbench.action.openSettings', arguments: ['gpuRental.apiUrl'] };
-        say(`${state.message} Activate to open the setting.`);
+        item.command = { title: vscode.l10n.t('Open Settings'), command: 'workbench.action.openSettings', arguments: ['gpuRental.apiUrl'] };
+        say(vscode.l10n.t('{0} Activate to open the setting.', state.message));
         return;
     }
   }
@@ -138,32 +140,55 @@ export class AccountStatus implements vscode.Disposable {
 /** The ready item as a sentence: "GPU Rental account: $250.00 credit, spending $0.41 per hour". */
 function accountSpoken(profile: string | undefined, funds: AccountFunds | undefined, canRead: boolean, burn: Burn | undefined): string {
   const parts = [
-    `GPU Rental account${profile ? ` ${profile}` : ''}: ${funds ? `${formatDollars(funds.amount)} ${funds.field}` : canRead ? 'credit unknown' : 'credit unknown (this key may not read the account)'}`,
+    vscode.l10n.t(
+      'GPU Rental account{0}: {1}',
+      profile ? ` ${profile}` : '',
+      funds
+        ? `${formatDollars(funds.amount)} ${funds.field}`
+        : canRead
+          ? vscode.l10n.t('credit unknown')
+          : vscode.l10n.t('credit unknown (this key may not read the account)'),
+    ),
   ];
-  if (burn) parts.push(burn.perHour > 0 ? `spending ${formatDollars(burn.perHour)} per hour` : 'nothing billing');
+  if (burn)
+    parts.push(burn.perHour > 0 ? vscode.l10n.t('spending {0} per hour', formatDollars(burn.perHour)) : vscode.l10n.t('nothing billing'));
   if (burn?.failed.length)
-    parts.push(`${burn.failed.length} failed instance${burn.failed.length === 1 ? '' : 's'} still billing for disk until destroyed`);
-  return `${parts.join(', ')}. Activate to show the instances.`;
+    parts.push(
+      vscode.l10n.t(
+        '{0} failed instance{1} still billing for disk until destroyed',
+        burn.failed.length,
+        burn.failed.length === 1 ? '' : 's',
+      ),
+    );
+  return vscode.l10n.t('{0}. Activate to show the instances.', parts.join(', '));
 }
 
 /** The credit as the service reports it: named as sent (credit, else balance), or unknown. */
 function fundsLine(funds: AccountFunds | undefined): string {
-  if (!funds) return "Credit: **unknown** (the service did not report it; check it on the service's web console)";
+  if (!funds) return vscode.l10n.t("Credit: **unknown** (the service did not report it; check it on the service's web console)");
   return funds.field === 'credit'
-    ? `Credit: **${formatDollars(funds.amount)}**`
-    : `Balance: **${formatDollars(funds.amount)}** (the service sent no credit figure)`;
+    ? vscode.l10n.t('Credit: **{0}**', formatDollars(funds.amount))
+    : vscode.l10n.t('Balance: **{0}** (the service sent no credit figure)', formatDollars(funds.amount));
 }
 
 function appendBurn(md: vscode.MarkdownString, burn: Burn, funds: AccountFunds | undefined): void {
   if (burn.perHour <= 0) {
-    md.appendMarkdown('Nothing is billing now.\n\n');
+    md.appendMarkdown(vscode.l10n.t('Nothing is billing now.\n\n'));
     return;
   }
   md.appendMarkdown(
-    `Spending **${formatDollars(burn.perHour)}/h**: compute ${formatDollars(burn.computePerHour)}/h, storage of stopped instances ${formatDollars(burn.storagePerHour)}/h\n\n`,
+    vscode.l10n.t(
+      'Spending **{0}/h**: compute {1}/h, storage of stopped instances {2}/h\n\n',
+      formatDollars(burn.perHour),
+      formatDollars(burn.computePerHour),
+      formatDollars(burn.storagePerHour),
+    ),
   );
-  if (funds) md.appendMarkdown(`At this rate the ${funds.field} lasts **${formatHours(hoursLeft(funds.amount, burn.perHour))}**\n\n`);
-  else md.appendMarkdown('How long the credit lasts at this rate is unknown: the credit is not known.\n\n');
+  if (funds)
+    md.appendMarkdown(
+      vscode.l10n.t('At this rate the {0} lasts **{1}**\n\n', funds.field, formatHours(hoursLeft(funds.amount, burn.perHour))),
+    );
+  else md.appendMarkdown(vscode.l10n.t('How long the credit lasts at this rate is unknown: the credit is not known.\n\n'));
   md.appendMarkdown('| Instance | $/h | Share |\n|---|---:|---:|\n');
   for (const s of burn.shares) {
     if (s.perHour <= 0) continue;

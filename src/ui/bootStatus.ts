@@ -24,8 +24,8 @@ export class BootStatus implements vscode.Disposable {
     private readonly poller: InstancePoller,
     private readonly state: StoredState,
   ) {
-    this.item.name = 'GPU Rental Boot Progress';
-    this.item.accessibilityInformation = { label: 'GPU Rental: nothing is booting' };
+    this.item.name = vscode.l10n.t('GPU Rental Boot Progress');
+    this.item.accessibilityInformation = { label: vscode.l10n.t('GPU Rental: nothing is booting') };
     this.item.command = `${VIEWS.instances}.focus`;
     const saved = state.get('boots');
     this.tracker = new BootTracker(saved);
@@ -85,7 +85,11 @@ export class BootStatus implements vscode.Disposable {
       (b) => `${b.instance.label || gpuSummary(b.instance)} ${b.phase} for ${spokenDuration((now - b.since) / 1000)}`,
     );
     this.item.accessibilityInformation = {
-      label: `GPU Rental: ${this.booting.length === 1 ? 'booting' : `${this.booting.length} instances booting`}: ${spoken.join('; ')}. Opens the Instances view.`,
+      label: vscode.l10n.t(
+        'GPU Rental: {0}: {1}. Opens the Instances view.',
+        this.booting.length === 1 ? 'booting' : vscode.l10n.t('{0} instances booting', this.booting.length),
+        spoken.join('; '),
+      ),
     };
     this.item.show();
     // The clock ticks between polls; the phase only changes when the poller says so.
@@ -104,24 +108,28 @@ export class BootStatus implements vscode.Disposable {
   private async announceRunning(instance: Instance): Promise<void> {
     const name = instanceLabel(instance);
     const choice = await vscode.window.showInformationMessage(
-      `GPU Rental: ${name} is running.`,
-      'Connect',
-      'Open SSH Terminal',
-      'Copy SSH Command',
+      vscode.l10n.t('GPU Rental: {0} is running.', name),
+      vscode.l10n.t('Connect'),
+      vscode.l10n.t('Open SSH Terminal'),
+      vscode.l10n.t('Copy SSH Command'),
     );
-    if (choice === 'Connect') await vscode.commands.executeCommand(COMMANDS.connect, instance.id);
-    if (choice === 'Open SSH Terminal') await vscode.commands.executeCommand(COMMANDS.openSshTerminal, instance.id);
-    if (choice === 'Copy SSH Command') await vscode.commands.executeCommand(COMMANDS.copySshCommand, instance.id);
+    if (choice === vscode.l10n.t('Connect')) await vscode.commands.executeCommand(COMMANDS.connect, instance.id);
+    if (choice === vscode.l10n.t('Open SSH Terminal')) await vscode.commands.executeCommand(COMMANDS.openSshTerminal, instance.id);
+    if (choice === vscode.l10n.t('Copy SSH Command')) await vscode.commands.executeCommand(COMMANDS.copySshCommand, instance.id);
   }
 
   private async announceFailed(instance: Instance): Promise<void> {
     const name = instanceLabel(instance);
     const choice = await vscode.window.showErrorMessage(
-      `GPU Rental: ${name} failed (${instance.actual_status ?? 'unknown'}). It will not recover, and its disk is billed until it is destroyed.`,
-      'Destroy',
-      'Show Instance Logs',
+      vscode.l10n.t(
+        'GPU Rental: {0} failed ({1}). It will not recover, and its disk is billed until it is destroyed.',
+        name,
+        instance.actual_status ?? 'unknown',
+      ),
+      vscode.l10n.t('Destroy'),
+      vscode.l10n.t('Show Instance Logs'),
     );
-    if (choice === 'Destroy') await vscode.commands.executeCommand(COMMANDS.destroyInstance, instance.id);
-    if (choice === 'Show Instance Logs') await vscode.commands.executeCommand(COMMANDS.showInstanceLogs, instance.id);
+    if (choice === vscode.l10n.t('Destroy')) await vscode.commands.executeCommand(COMMANDS.destroyInstance, instance.id);
+    if (choice === vscode.l10n.t('Show Instance Logs')) await vscode.commands.executeCommand(COMMANDS.showInstanceLogs, instance.id);
   }
 }

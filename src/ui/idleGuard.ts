@@ -76,11 +76,11 @@ export class IdleGuard implements vscode.Disposable {
     const phase = instance ? instancePhase(instance) : 'gone';
     if (instance && phase === 'stopped') {
       const name = instanceLabel(instance);
-      const rate = instance.dph_total ? ` Starting it bills ${formatDollars(instance.dph_total)}/h.` : '';
+      const rate = instance.dph_total ? vscode.l10n.t(' Starting it bills {0}/h.', formatDollars(instance.dph_total)) : '';
       void vscode.window
         .showWarningMessage(
-          `GPU Rental: this window is on ${name}, which is stopped, so it cannot reconnect. It was not started.${rate}`,
-          'Start…',
+          vscode.l10n.t('GPU Rental: this window is on {0}, which is stopped, so it cannot reconnect. It was not started.{1}', name, rate),
+          vscode.l10n.t('Start…'),
         )
         .then((c) => {
           if (c) void vscode.commands.executeCommand(COMMANDS.startInstance, id);
@@ -135,9 +135,14 @@ export class IdleGuard implements vscode.Disposable {
     const countdown = this.s.prompts().countdown ?? progressCountdown;
     const go = await countdown(
       (left) =>
-        `${name} idle for ${typeof minutes === 'number' ? `${minutes} min` : minutes}, stopping in ${left} s. Cancel to keep it running.`,
+        vscode.l10n.t(
+          '{0} idle for {1}, stopping in {2} s. Cancel to keep it running.',
+          name,
+          typeof minutes === 'number' ? `${minutes} min` : minutes,
+          left,
+        ),
       config.idleCountdownSeconds(),
-      'Keep Running',
+      vscode.l10n.t('Keep Running'),
     );
     if (!go) {
       this.tracker.touch(instance.id, Date.now());
@@ -158,7 +163,9 @@ export class IdleGuard implements vscode.Disposable {
     this.stopped.push(instance.id);
     this.s.logger.info(`Stopped idle instance #${instance.id}.`);
     await this.s.poller.refresh();
-    const disk = now.storage_total_cost ? ` Its disk still bills ${formatDollars(now.storage_total_cost)}/h until you destroy it.` : '';
-    void vscode.window.showInformationMessage(`GPU Rental: stopped ${name}: it was idle.${disk}`);
+    const disk = now.storage_total_cost
+      ? vscode.l10n.t(' Its disk still bills {0}/h until you destroy it.', formatDollars(now.storage_total_cost))
+      : '';
+    void vscode.window.showInformationMessage(vscode.l10n.t('GPU Rental: stopped {0}: it was idle.{1}', name, disk));
   }
 }

@@ -21,8 +21,8 @@ export interface OutbidNotice {
   readonly buttons: readonly string[];
 }
 
-const RAISE = 'Raise Bid';
-const MOVE = 'Move to On-Demand';
+const RAISE = vscode.l10n.t('Raise Bid');
+const MOVE = vscode.l10n.t('Move to On-Demand');
 
 /**
  * Tells the user, once per outbid and in one window only, that an interruptible instance was

@@ -39,8 +39,8 @@ export class PendingRents implements vscode.Disposable {
     private readonly renter: Renter,
     private readonly onFound: (instanceId: number) => void,
   ) {
-    this.item.name = 'GPU Rental Unconfirmed Rent';
-    this.item.command = { command: COMMANDS.refresh, title: 'Check Now' };
+    this.item.name = vscode.l10n.t('GPU Rental Unconfirmed Rent');
+    this.item.command = { command: COMMANDS.refresh, title: vscode.l10n.t('Check Now') };
     this.disposables.push(
       this.item,
       renter.journal.onDidChange(() => this.update()),
@@ -67,19 +67,19 @@ export class PendingRents implements vscode.Disposable {
       return;
     }
     this.item.text = `$(sync~spin) ${status.text}`;
-    this.item.accessibilityInformation = { label: `GPU Rental: ${status.text}. Activate to check now.` };
-    this.item.tooltip = `${status.tooltip}\n\nClick to check now.`;
+    this.item.accessibilityInformation = { label: vscode.l10n.t('GPU Rental: {0}. Activate to check now.', status.text) };
+    this.item.tooltip = vscode.l10n.t('{0}\n\nClick to check now.', status.tooltip);
     this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
     this.item.show();
   }
 
   private announce(s: Settlement): void {
-    const message = `GPU Rental: ${settlementMessage(s)}`;
+    const message = vscode.l10n.t('GPU Rental: {0}', settlementMessage(s));
     this.shown.push(message);
     this.update();
     if (s.kind === 'found') {
       this.onFound(s.instanceId);
-      void vscode.window.showWarningMessage(message, 'Open When Ready').then((choice) => {
+      void vscode.window.showWarningMessage(message, vscode.l10n.t('Open When Ready')).then((choice) => {
         if (choice) void vscode.commands.executeCommand(COMMANDS.connect, s.instanceId);
       });
     } else if (s.kind === 'notCreated') {

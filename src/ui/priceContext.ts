@@ -11,6 +11,7 @@ import type { GpuRentalClient } from '../core/api/client';
 import type { GpuHistory, GpuMetric } from '../core/api/metrics';
 import type { Logger } from '../core/log';
 import { priceStatsFrom, type GpuPriceStats } from '../core/offers/priceContext';
+import { l10n } from '../core/l10n';
 
 /** How long an answer stands for its models. */
 export const PRICE_CONTEXT_TTL_MS = 10 * 60_000;
@@ -113,7 +114,7 @@ export class PriceContextSource {
         scope.current = { data, until: this.now() + PRICE_CONTEXT_TTL_MS };
         return data;
       } catch (error) {
-        this.failed(scope, 'read the current GPU prices', error);
+        this.failed(scope, l10n.t('read the current GPU prices'), error);
         scope.current = { data: undefined, until: this.now() + (isRefusal(error) ? REFUSED_TTL_MS : FAULT_TTL_MS) };
         return undefined;
       } finally {
@@ -129,7 +130,7 @@ export class PriceContextSource {
     try {
       return await this.options.client().metrics.history(names, { start: end - HISTORY_SECONDS, end, step: HISTORY_STEP });
     } catch (error) {
-      this.failed(scope, 'read the GPU price history', error);
+      this.failed(scope, l10n.t('read the GPU price history'), error);
       throw error;
     }
   }
@@ -137,7 +138,7 @@ export class PriceContextSource {
   private failed(scope: Scope, what: string, error: unknown): void {
     const message = error instanceof Error ? error.message : String(error);
     const kind = String((error as { kind?: unknown } | null)?.kind ?? 'error');
-    const line = `Price context: could not ${what}; offers are shown without it. ${message}`;
+    const line = l10n.t('Price context: could not {0}; offers are shown without it. {1}', what, message);
     if (scope.logged.has(`${what}:${kind}`)) this.options.logger.debug(line);
     else {
       scope.logged.add(`${what}:${kind}`);

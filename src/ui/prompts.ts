@@ -108,7 +108,7 @@ export const modalPrompts: Prompts = {
 export function progressCountdown(message: (secondsLeft: number) => string, seconds: number): Promise<boolean> {
   return Promise.resolve(
     vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: 'GPU Rental', cancellable: true },
+      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('GPU Rental'), cancellable: true },
       (progress, token) => {
         return new Promise<boolean>((resolve) => {
           let left = Math.max(0, Math.round(seconds));

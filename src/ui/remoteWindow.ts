@@ -101,7 +101,7 @@ export function remoteWindowCommands(s: RemoteWindowDeps): CommandDefinition[] {
       // Every listed id, as the Instances view passes them: a shorter list would make its next read look stale.
       await s.costs.refresh((s.poller.snapshot?.instances ?? [instance]).map((i) => i.id));
       const text = costText(instance, s.costs.costOf(instance.id), Date.now());
-      void vscode.window.showInformationMessage(`GPU Rental: ${text}`);
+      void vscode.window.showInformationMessage(vscode.l10n.t('GPU Rental: {0}', text));
       return text;
     }),
   ];
@@ -118,14 +118,19 @@ async function thisInstance(s: RemoteWindowDeps): Promise<number | undefined> {
   const id = s.remote.instanceId;
   if (id === undefined) {
     void vscode.window.showWarningMessage(
-      'GPU Rental: this window is not a Remote-SSH window on a GPU Rental instance. Use the Instances view to act on an instance.',
+      vscode.l10n.t(
+        'GPU Rental: this window is not a Remote-SSH window on a GPU Rental instance. Use the Instances view to act on an instance.',
+      ),
     );
     return undefined;
   }
   await s.poller.refresh();
   if (!s.remote.instance()) {
     void vscode.window.showWarningMessage(
-      `GPU Rental: this window is on instance #${id}, which the signed-in account does not list (destroyed, or rented with another profile). Switch profiles or refresh the Instances view.`,
+      vscode.l10n.t(
+        'GPU Rental: this window is on instance #{0}, which the signed-in account does not list (destroyed, or rented with another profile). Switch profiles or refresh the Instances view.',
+        id,
+      ),
     );
     return undefined;
   }
@@ -138,15 +143,15 @@ export function costText(instance: Instance, costSoFar: number | undefined, nowM
   const rate = currentRate(instance, phase);
   const parts = [
     rate === undefined
-      ? `${instanceName(instance)} is ${phase}; the service did not say its hourly price`
+      ? vscode.l10n.t('{0} is {1}; the service did not say its hourly price', instanceName(instance), phase)
       : `${instanceName(instance)} bills ${formatDollars(rate)}/h ${phase === 'running' ? 'while it runs' : `while ${phase} (its disk)`}`,
   ];
   const uptime = uptimeSeconds(instance, nowMs);
-  if (uptime !== undefined) parts.push(`rented ${formatDuration(uptime)} ago`);
+  if (uptime !== undefined) parts.push(vscode.l10n.t('rented {0} ago', formatDuration(uptime)));
   parts.push(
     costSoFar === undefined
-      ? 'what it cost so far is not known (the charges could not be read with this key)'
-      : `${formatDollars(costSoFar)} so far, from the account's charges`,
+      ? vscode.l10n.t('what it cost so far is not known (the charges could not be read with this key)')
+      : vscode.l10n.t("{0} so far, from the account's charges", formatDollars(costSoFar)),
   );
   return `${parts.join('; ')}.`;
 }

@@ -3,7 +3,8 @@ import { Emitter } from '../core/events';
 import { COMMANDS, SETTINGS, VIEWS } from '../core/ids';
 import { realTimers } from '../core/instances/poller';
 import type { Logger } from '../core/log';
-import { SearchWatcher, describeWatchNotice, watchKeyLookup, type WatchNotice } from '../core/offers/watch';
+import { SearchWatcher, describeWatchNotice, watchButtonLabel, watchKeyLookup, type WatchNotice } from '../core/offers/watch';
+import { showWithActions } from './buttons';
 import type { ClientFactory, KeyStore, Session } from '../core/session/session';
 import type { StoredState } from '../core/state/storedState';
 import { config } from './config';
@@ -57,13 +58,17 @@ export class SearchWatcherUi implements vscode.Disposable {
     const { message, buttons } = describeWatchNotice(notice);
     this.shown.fire(message);
     const show = notice.kind === 'match' ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
-    const choice = await show(message, ...buttons);
+    const choice = await showWithActions(show, message, buttons, watchButtonLabel);
     const { search } = notice;
     if (choice === 'Rent' && notice.kind === 'match') {
       if (this.deps.session.profileId !== search.watch.profileId) {
         const pick = await vscode.window.showWarningMessage(
-          `GPU Rental: the watch on "${search.name}" searches with another profile than this window's. Switch to that profile, then rent offer ${notice.offer.id} from the Offers view.`,
-          'Switch Profile',
+          vscode.l10n.t(
+            'GPU Rental: the watch on "{0}" searches with another profile than this window\'s. Switch to that profile, then rent offer {1} from the Offers view.',
+            search.name,
+            notice.offer.id,
+          ),
+          vscode.l10n.t('Switch Profile'),
         );
         if (pick) await vscode.commands.executeCommand(COMMANDS.switchProfile);
         return;

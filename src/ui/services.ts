@@ -51,7 +51,7 @@ import { WalkthroughProgress } from './walkthrough';
  */
 export class Services implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
-  readonly log = this.own(vscode.window.createOutputChannel('GPU Rental', { log: true }));
+  readonly log = this.own(vscode.window.createOutputChannel(vscode.l10n.t('GPU Rental'), { log: true }));
   readonly logger: Logger = channelLogger(this.log);
   /** Every value kept in global state, typed and checked. */
   readonly state: StoredState;

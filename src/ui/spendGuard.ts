@@ -73,8 +73,15 @@ export class SpendGuard implements vscode.Disposable {
     if (check.allowed) return true;
     void vscode.window
       .showErrorMessage(
-        `GPU Rental: not ${what}. It would bring the hourly spend to ${formatDollars(check.total)}/h (${formatDollars(now)}/h now + ${formatDollars(addPerHour)}/h), over your cap of ${formatDollars(cap)}/h set in gpuRental.maxHourlySpend. Stop something first, or raise the cap.`,
-        'Open Settings',
+        vscode.l10n.t(
+          'GPU Rental: not {0}. It would bring the hourly spend to {1}/h ({2}/h now + {3}/h), over your cap of {4}/h set in gpuRental.maxHourlySpend. Stop something first, or raise the cap.',
+          what,
+          formatDollars(check.total),
+          formatDollars(now),
+          formatDollars(addPerHour),
+          formatDollars(cap),
+        ),
+        vscode.l10n.t('Open Settings'),
       )
       .then((c) => {
         if (c) void vscode.commands.executeCommand('workbench.action.openSettings', 'gpuRental.maxHourlySpend');
@@ -106,26 +113,34 @@ export class SpendGuard implements vscode.Disposable {
     this.warnings.push(w);
     if (w.reason === 'unknown') {
       const unknown = await vscode.window.showWarningMessage(
-        `GPU Rental: the service did not report the account's credit, so GPU Rental cannot warn when it runs low. Instances bill ${formatDollars(w.perHour)}/h now; check the credit on the service's web console.`,
-        'Show Instances',
+        vscode.l10n.t(
+          "GPU Rental: the service did not report the account's credit, so GPU Rental cannot warn when it runs low. Instances bill {0}/h now; check the credit on the service's web console.",
+          formatDollars(w.perHour),
+        ),
+        vscode.l10n.t('Show Instances'),
       );
-      if (unknown === 'Show Instances') await vscode.commands.executeCommand(`${VIEWS.instances}.focus`);
+      if (unknown === vscode.l10n.t('Show Instances')) await vscode.commands.executeCommand(`${VIEWS.instances}.focus`);
       return;
     }
     const why =
       w.reason === 'amount'
-        ? `the credit is down to ${formatDollars(w.credit)}, below your ${formatDollars(config.lowCreditAmount())} limit`
-        : `at ${formatDollars(w.perHour)}/h the credit of ${formatDollars(w.credit)} lasts about ${formatHours(w.hoursLeft)}`;
-    const running = w.perHour > 0 ? ' When it runs out, running instances are stopped.' : '';
+        ? vscode.l10n.t('the credit is down to {0}, below your {1} limit', formatDollars(w.credit), formatDollars(config.lowCreditAmount()))
+        : vscode.l10n.t(
+            'at {0}/h the credit of {1} lasts about {2}',
+            formatDollars(w.perHour),
+            formatDollars(w.credit),
+            formatHours(w.hoursLeft),
+          );
+    const running = w.perHour > 0 ? vscode.l10n.t(' When it runs out, running instances are stopped.') : '';
     const choice = await vscode.window.showWarningMessage(
-      `GPU Rental: low credit: ${why}.${running} Add credit, or stop what you do not need.`,
-      'Show Instances',
-      'Snooze 1 Hour',
-      'Snooze 1 Day',
+      vscode.l10n.t('GPU Rental: low credit: {0}.{1} Add credit, or stop what you do not need.', why, running),
+      vscode.l10n.t('Show Instances'),
+      vscode.l10n.t('Snooze 1 Hour'),
+      vscode.l10n.t('Snooze 1 Day'),
     );
-    if (choice === 'Show Instances') await vscode.commands.executeCommand(`${VIEWS.instances}.focus`);
-    if (choice === 'Snooze 1 Hour') await this.snooze(3_600_000);
-    if (choice === 'Snooze 1 Day') await this.snooze(86_400_000);
+    if (choice === vscode.l10n.t('Show Instances')) await vscode.commands.executeCommand(`${VIEWS.instances}.focus`);
+    if (choice === vscode.l10n.t('Snooze 1 Hour')) await this.snooze(3_600_000);
+    if (choice === vscode.l10n.t('Snooze 1 Day')) await this.snooze(86_400_000);
   }
 
   private setCreditTimer(on: boolean): void {

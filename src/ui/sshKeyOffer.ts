@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import type { Logger } from '../core/log';
 import { generateKey, newKeyPath, type LocalKey } from '../core/ssh/localKeys';
 import type { Prompts } from './prompts';
+import { l10n } from '../core/l10n';
 
 /**
  * No SSH key was found for a connect: asks, then makes an ed25519 key where none exists. Resolves
@@ -10,9 +11,12 @@ import type { Prompts } from './prompts';
 export async function offerNewSshKey(prompts: () => Prompts, logger: Logger): Promise<LocalKey | undefined> {
   const path = await newKeyPath();
   const ok = await prompts().confirm(
-    'No SSH key found. Create one?',
-    `GPU Rental needs an SSH key to connect. It will create a new ed25519 key at ${path} (no passphrase; nothing is overwritten) and register its public half on your account. Or cancel and choose a key with the gpuRental.ssh.identityFile setting.`,
-    'Create Key',
+    l10n.t('No SSH key found. Create one?'),
+    l10n.t(
+      'GPU Rental needs an SSH key to connect. It will create a new ed25519 key at {0} (no passphrase; nothing is overwritten) and register its public half on your account. Or cancel and choose a key with the gpuRental.ssh.identityFile setting.',
+      path,
+    ),
+    l10n.t('Create Key'),
   );
   if (!ok) return undefined;
   const key = await generateKey(path, `gpu-rental@${hostname()}`);

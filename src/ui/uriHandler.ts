@@ -51,7 +51,7 @@ export class LinkHandler implements vscode.UriHandler {
     void this.open(uri).catch((error: unknown) => {
       this.s.logger.error(`Opening a link failed: ${String(error)}`);
       void vscode.window.showErrorMessage(
-        `GPU Rental: the link could not be opened: ${error instanceof Error ? error.message : String(error)}`,
+        vscode.l10n.t('GPU Rental: the link could not be opened: {0}', error instanceof Error ? error.message : String(error)),
       );
     });
   }
@@ -68,7 +68,11 @@ export class LinkHandler implements vscode.UriHandler {
       s.profiles.list().map((p) => p.id),
     );
     if (parsed.kind === 'refused') {
-      return this.say('refused', `did not open the link: ${parsed.reason} A link looks like ${this.linkTo(123)}.`, 'error');
+      return this.say(
+        'refused',
+        vscode.l10n.t('did not open the link: {0} A link looks like {1}.', parsed.reason, this.linkTo(123)),
+        'error',
+      );
     }
     // A link may be what started the editor: the stored key is still being checked.
     await this.settled();
@@ -77,18 +81,28 @@ export class LinkHandler implements vscode.UriHandler {
       const ok = await s
         .prompts()
         .confirm(
-          `Switch to the profile "${target.name}"?`,
-          `The link opens instance #${parsed.instanceId} of the profile "${target.name}". This window is signed in to ${s.switcher.where}; switching changes the account every view shows.`,
-          'Switch Profile',
+          vscode.l10n.t('Switch to the profile "{0}"?', target.name),
+          vscode.l10n.t(
+            'The link opens instance #{0} of the profile "{1}". This window is signed in to {2}; switching changes the account every view shows.',
+            parsed.instanceId,
+            target.name,
+            s.switcher.where,
+          ),
+          vscode.l10n.t('Switch Profile'),
         );
-      if (!ok) return { outcome: 'declined', detail: 'the profile switch was declined' };
+      if (!ok) return { outcome: 'declined', detail: vscode.l10n.t('the profile switch was declined') };
       await s.switcher.switchProfile(parsed.profileId);
       await this.settled();
     }
     if (s.session.state.kind !== 'ready') {
       return this.say(
         'signedOut',
-        `did not open instance #${parsed.instanceId}: ${s.switcher.where} is not signed in (${s.session.state.kind}). Set an API key, then open the link again.`,
+        vscode.l10n.t(
+          'did not open instance #{0}: {1} is not signed in ({2}). Set an API key, then open the link again.',
+          parsed.instanceId,
+          s.switcher.where,
+          s.session.state.kind,
+        ),
         'warning',
       );
     }
@@ -98,7 +112,11 @@ export class LinkHandler implements vscode.UriHandler {
       const account = state.kind === 'ready' && state.user?.email ? `${state.user.email} on ${s.switcher.where}` : s.switcher.where;
       return this.say(
         'notFound',
-        `instance #${parsed.instanceId} was not found in the account ${account}. It may have been destroyed, or belong to another profile: a link can name one (&profile=ID).`,
+        vscode.l10n.t(
+          'instance #{0} was not found in the account {1}. It may have been destroyed, or belong to another profile: a link can name one (&profile=ID).',
+          parsed.instanceId,
+          account,
+        ),
         'warning',
       );
     }
@@ -137,8 +155,8 @@ export class LinkHandler implements vscode.UriHandler {
   }
 
   private say(outcome: LinkOutcome['outcome'], detail: string, level: 'error' | 'warning'): LinkOutcome {
-    if (level === 'error') void vscode.window.showErrorMessage(`GPU Rental: ${detail}`);
-    else void vscode.window.showWarningMessage(`GPU Rental: ${detail}`);
+    if (level === 'error') void vscode.window.showErrorMessage(vscode.l10n.t('GPU Rental: {0}', detail));
+    else void vscode.window.showWarningMessage(vscode.l10n.t('GPU Rental: {0}', detail));
     return { outcome, detail };
   }
 }

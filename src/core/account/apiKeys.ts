@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ApiKey } from '../api/account';
 import { PERMISSION_CATEGORIES, isPermissionCategory, type Permissions, type PermissionCategory } from '../api/permissions';
+import { l10n } from '../l10n';
 
 /** The instance actions a key can be held to one instance for (the service's action names). */
 export const INSTANCE_ACTIONS: Readonly<Record<'instance_read' | 'instance_write', readonly string[]>> = {
@@ -31,10 +32,10 @@ export function keyCategories(key: Pick<ApiKey, 'rights'>): string[] | undefined
 /** "full access", or the categories in words: "read-only: instance_read, user_read". */
 export function scopeSummary(key: Pick<ApiKey, 'rights' | 'unreadable'>): string {
   // A key listed by id only: its rights are not known, and must never read as full access.
-  if (key.unreadable) return 'rights unknown';
+  if (key.unreadable) return l10n.t('rights unknown');
   const categories = keyCategories(key);
-  if (categories === undefined) return 'full access';
-  if (categories.length === 0) return 'no permissions';
+  if (categories === undefined) return l10n.t('full access');
+  if (categories.length === 0) return l10n.t('no permissions');
   const readOnly = categories.every((c) => c.endsWith('_read') || c === 'misc');
   return `${readOnly ? 'read-only: ' : ''}${categories.join(', ')}`;
 }

@@ -13,6 +13,7 @@ import type { BillingSummary } from '../billing/report';
 import { formatDollars } from '../format';
 import { COMMANDS } from '../ids';
 import { describeCategory, scopeSummary } from './apiKeys';
+import { l10n } from '../l10n';
 
 /** One row of the view. A row has at most one of `tooltip` (plain text) and `markdownTooltip`. */
 export interface ItemPresentation {
@@ -44,14 +45,14 @@ export type AccountSection = 'apiKeys' | 'sshKeys' | 'secrets' | 'templates' | '
 
 /** The sections, in the order the view shows them. */
 export const ACCOUNT_SECTIONS: Readonly<Record<AccountSection, { label: string; icon: string; context: string }>> = {
-  apiKeys: { label: 'API Keys', icon: 'key', context: 'apiKeys' },
-  sshKeys: { label: 'SSH Keys', icon: 'lock', context: 'sshKeys' },
-  secrets: { label: 'Environment Variables', icon: 'symbol-variable', context: 'secrets' },
-  templates: { label: 'Templates', icon: 'symbol-class', context: 'templates' },
-  volumes: { label: 'Volumes', icon: 'database', context: 'volumes' },
-  serverless: { label: 'Serverless', icon: 'cloud', context: 'serverless' },
-  team: { label: 'Team', icon: 'organization', context: 'team' },
-  billing: { label: 'Billing', icon: 'credit-card', context: 'billing' },
+  apiKeys: { label: l10n.t('API Keys'), icon: 'key', context: 'apiKeys' },
+  sshKeys: { label: l10n.t('SSH Keys'), icon: 'lock', context: 'sshKeys' },
+  secrets: { label: l10n.t('Environment Variables'), icon: 'symbol-variable', context: 'secrets' },
+  templates: { label: l10n.t('Templates'), icon: 'symbol-class', context: 'templates' },
+  volumes: { label: l10n.t('Volumes'), icon: 'database', context: 'volumes' },
+  serverless: { label: l10n.t('Serverless'), icon: 'cloud', context: 'serverless' },
+  team: { label: l10n.t('Team'), icon: 'organization', context: 'team' },
+  billing: { label: l10n.t('Billing'), icon: 'credit-card', context: 'billing' },
 };
 
 export function presentSection(section: AccountSection): ItemPresentation {
@@ -64,23 +65,27 @@ export type FillableSection = Exclude<AccountSection, 'team' | 'billing'>;
 
 /** What an empty section says, with the command that fills it. */
 export const EMPTY_SECTION_NOTES: Readonly<Record<FillableSection, NotePresentation>> = {
-  apiKeys: { label: 'No API keys. Create a scoped one…', icon: 'add', command: { title: 'Create', command: COMMANDS.createApiKey } },
-  sshKeys: { label: 'No SSH keys. Add one…', icon: 'add', command: { title: 'Add', command: COMMANDS.addSshKey } },
-  secrets: {
-    label: 'No environment variables. Add one (such as HF_TOKEN)…',
+  apiKeys: {
+    label: l10n.t('No API keys. Create a scoped one…'),
     icon: 'add',
-    command: { title: 'Add', command: COMMANDS.addSecret },
+    command: { title: l10n.t('Create'), command: COMMANDS.createApiKey },
+  },
+  sshKeys: { label: l10n.t('No SSH keys. Add one…'), icon: 'add', command: { title: l10n.t('Add'), command: COMMANDS.addSshKey } },
+  secrets: {
+    label: l10n.t('No environment variables. Add one (such as HF_TOKEN)…'),
+    icon: 'add',
+    command: { title: l10n.t('Add'), command: COMMANDS.addSecret },
   },
   templates: {
-    label: 'No templates of your own. Save an instance as one…',
+    label: l10n.t('No templates of your own. Save an instance as one…'),
     icon: 'add',
-    command: { title: 'Save', command: COMMANDS.saveAsTemplate },
+    command: { title: l10n.t('Save'), command: COMMANDS.saveAsTemplate },
   },
-  volumes: { label: 'No volumes. Create one…', icon: 'add', command: { title: 'Create', command: COMMANDS.createVolume } },
+  volumes: { label: l10n.t('No volumes. Create one…'), icon: 'add', command: { title: l10n.t('Create'), command: COMMANDS.createVolume } },
   serverless: {
-    label: 'No serverless endpoints. Create one…',
+    label: l10n.t('No serverless endpoints. Create one…'),
     icon: 'add',
-    command: { title: 'Create', command: COMMANDS.createEndpoint },
+    command: { title: l10n.t('Create'), command: COMMANDS.createEndpoint },
   },
 };
 
@@ -90,13 +95,17 @@ export const EMPTY_SECTION_NOTES: Readonly<Record<FillableSection, NotePresentat
  */
 export function explainSectionError(error: unknown): NotePresentation {
   if (error instanceof ApiError && error.kind === 'forbidden' && error.reason !== 'two_factor') {
-    const what = error.permission ? `'${error.permission}' (${describeCategory(error.permission)})` : 'the permission this needs';
-    return { label: `This API key lacks ${what}.`, icon: 'circle-slash', command: { title: 'Set API Key', command: COMMANDS.setApiKey } };
+    const what = error.permission ? `'${error.permission}' (${describeCategory(error.permission)})` : l10n.t('the permission this needs');
+    return {
+      label: l10n.t('This API key lacks {0}.', what),
+      icon: 'circle-slash',
+      command: { title: l10n.t('Set API Key'), command: COMMANDS.setApiKey },
+    };
   }
   return {
     label: error instanceof Error ? error.message : String(error),
     icon: 'error',
-    command: { title: 'Retry', command: COMMANDS.refresh },
+    command: { title: l10n.t('Retry'), command: COMMANDS.refresh },
   };
 }
 
@@ -104,19 +113,24 @@ export function explainSectionError(error: unknown): NotePresentation {
 export function presentApiKey(key: ApiKey, inUse: boolean): ItemPresentation {
   const categories = key.rights ? Object.keys(key.rights.api) : undefined;
   const tooltip = key.unreadable
-    ? { tooltip: `API key ${key.id}: the service's record for it could not be read (Show Logs says which field). It can still be deleted.` }
+    ? {
+        tooltip: l10n.t(
+          "API key {0}: the service's record for it could not be read (Show Logs says which field). It can still be deleted.",
+          key.id,
+        ),
+      }
     : {
         markdownTooltip: [
-          `**${key.name || `API key ${key.id}`}** (id ${key.id})`,
-          categories ? categories.map((c) => `- \`${c}\`: ${describeCategory(c)}`).join('\n') : 'Full access to the account.',
-          inUse ? '_GPU Rental is signed in with this key; it cannot be deleted here._' : '',
+          `**${key.name || l10n.t('API key {0}', key.id)}** (id ${key.id})`,
+          categories ? categories.map((c) => `- \`${c}\`: ${describeCategory(c)}`).join('\n') : l10n.t('Full access to the account.'),
+          inUse ? l10n.t('_GPU Rental is signed in with this key; it cannot be deleted here._') : '',
         ].join('\n\n'),
       };
   return {
     id: `apikey-${key.id}`,
-    label: key.unreadable ? `#${key.id} (details unreadable)` : key.name || `key ${key.id}`,
+    label: key.unreadable ? l10n.t('#{0} (details unreadable)', key.id) : key.name || `key ${key.id}`,
     // An unreadable key's rights are not known: never call it full access.
-    description: `${key.unreadable ? 'rights unknown' : scopeSummary(key)}${inUse ? ' · in use here' : ''}`,
+    description: `${key.unreadable ? l10n.t('rights unknown') : scopeSummary(key)}${inUse ? l10n.t(' · in use here') : ''}`,
     ...tooltip,
     icon: inUse ? 'pass-filled' : key.unreadable ? 'warning' : 'key',
     contextValue: inUse ? 'apiKeyInUse' : 'apiKey',
@@ -128,10 +142,10 @@ export function presentSshKey(key: SshKey): ItemPresentation {
   const [type, body, ...comment] = key.public_key.split(/\s+/);
   return {
     id: `sshkey-${key.id}`,
-    label: key.unreadable ? `#${key.id} (details unreadable)` : comment.join(' ') || key.name || `key ${key.id}`,
-    description: key.unreadable ? 'public key unknown' : `${type ?? ''} …${(body ?? '').slice(-12)}`,
+    label: key.unreadable ? l10n.t('#{0} (details unreadable)', key.id) : comment.join(' ') || key.name || `key ${key.id}`,
+    description: key.unreadable ? l10n.t('public key unknown') : `${type ?? ''} …${(body ?? '').slice(-12)}`,
     tooltip: key.unreadable
-      ? `SSH key ${key.id}: the service's record for it could not be read (Show Logs says which field). It can still be deleted.`
+      ? l10n.t("SSH key {0}: the service's record for it could not be read (Show Logs says which field). It can still be deleted.", key.id)
       : key.public_key,
     icon: key.unreadable ? 'warning' : 'lock',
     contextValue: 'sshKey',
@@ -147,9 +161,9 @@ export function presentTemplate(template: Template): ItemPresentation {
     description: `${image} · ${template.hash_id.slice(0, 8)}`,
     markdownTooltip: [
       `**${template.name}** (hash \`${template.hash_id}\`)`,
-      `Image: \`${image}\``,
-      template.recommended_disk_space ? `Disk: ${template.recommended_disk_space} GB` : '',
-      template.onstart ? `Start-up script: ${template.onstart.length} characters` : '',
+      l10n.t('Image: `{0}`', image),
+      template.recommended_disk_space ? l10n.t('Disk: {0} GB', template.recommended_disk_space) : '',
+      template.onstart ? l10n.t('Start-up script: {0} characters', template.onstart.length) : '',
     ]
       .filter(Boolean)
       .join('\n\n'),
@@ -160,15 +174,25 @@ export function presentTemplate(template: Template): ItemPresentation {
 
 /** A volume: size, what it costs per hour, status and the instances using it (which keep it from being deleted). */
 export function presentVolume(volume: Volume): ItemPresentation {
-  const used = volume.instances?.length ? ` · used by #${volume.instances.join(', #')}` : '';
+  const used = volume.instances?.length ? l10n.t(' · used by #{0}', volume.instances.join(', #')) : '';
   const cost = volume.storage_total_cost ? ` · ${formatDollars(volume.storage_total_cost)}/h` : '';
   return {
     id: `volume-${volume.id}`,
-    label: volume.unreadable ? `#${volume.id} (details unreadable)` : volume.label || `volume ${volume.id}`,
-    description: volume.unreadable ? 'details unreadable' : `${volume.disk_space ?? '?'} GB${cost} · ${volume.status ?? 'unknown'}${used}`,
+    label: volume.unreadable ? l10n.t('#{0} (details unreadable)', volume.id) : volume.label || `volume ${volume.id}`,
+    description: volume.unreadable
+      ? l10n.t('details unreadable')
+      : `${volume.disk_space ?? '?'} GB${cost} · ${volume.status ?? 'unknown'}${used}`,
     tooltip: volume.unreadable
-      ? `Volume ${volume.id}: the service's record for it could not be read (Show Logs says which field). It bills until deleted, and can still be deleted (the service refuses while an instance uses it).`
-      : `Volume ${volume.id}${volume.geolocation ? ` in ${volume.geolocation}` : ''}, machine ${volume.machine_id ?? '?'}. It bills until deleted.`,
+      ? l10n.t(
+          "Volume {0}: the service's record for it could not be read (Show Logs says which field). It bills until deleted, and can still be deleted (the service refuses while an instance uses it).",
+          volume.id,
+        )
+      : l10n.t(
+          'Volume {0}{1}, machine {2}. It bills until deleted.',
+          volume.id,
+          volume.geolocation ? ` in ${volume.geolocation}` : '',
+          volume.machine_id ?? '?',
+        ),
     icon: volume.unreadable ? 'warning' : 'database',
     contextValue: volume.instances?.length ? 'volumeInUse' : 'volume',
   };
@@ -179,7 +203,15 @@ export function presentEndpoint(endpoint: Endpoint, groups: readonly WorkerGroup
   return {
     id: `endpoint-${endpoint.id}`,
     label: endpoint.endpoint_name,
-    description: `${endpoint.endpoint_state ?? 'active'} · workers ${endpoint.cold_workers ?? 0}-${endpoint.max_workers ?? '?'} · target ${Math.round((endpoint.target_util ?? 0) * 100)} % · ${groups.length} group${groups.length === 1 ? '' : 's'}`,
+    description: l10n.t(
+      '{0} · workers {1}-{2} · target {3} % · {4} group{5}',
+      endpoint.endpoint_state ?? 'active',
+      endpoint.cold_workers ?? 0,
+      endpoint.max_workers ?? '?',
+      Math.round((endpoint.target_util ?? 0) * 100),
+      groups.length,
+      groups.length === 1 ? '' : 's',
+    ),
     icon: 'cloud',
     contextValue: 'endpoint',
   };
@@ -194,8 +226,8 @@ export function endpointGroups(endpoint: Endpoint, groups: readonly WorkerGroup[
 export function presentEndpointWorkers(endpoint: Endpoint): ItemPresentation {
   return {
     id: `endpoint-${endpoint.id}-workers`,
-    label: 'Workers',
-    tooltip: 'The instances serving this endpoint now. Expand again (or Refresh) to read them anew.',
+    label: l10n.t('Workers'),
+    tooltip: l10n.t('The instances serving this endpoint now. Expand again (or Refresh) to read them anew.'),
     icon: 'server',
     contextValue: 'endpointWorkers',
   };
@@ -205,8 +237,14 @@ export function presentEndpointWorkers(endpoint: Endpoint): ItemPresentation {
 export function presentWorkerGroup(group: WorkerGroup): ItemPresentation {
   return {
     id: `workergroup-${group.id}`,
-    label: `worker group ${group.id}`,
-    description: `template ${(group.template_hash ?? String(group.template_id ?? '?')).slice(0, 8)} · workers ${group.cold_workers ?? 0}-${group.max_workers ?? '?'}${group.gpu_ram ? ` · ${group.gpu_ram} GB GPU RAM` : ''}`,
+    label: l10n.t('worker group {0}', group.id),
+    description: l10n.t(
+      'template {0} · workers {1}-{2}{3}',
+      (group.template_hash ?? String(group.template_id ?? '?')).slice(0, 8),
+      group.cold_workers ?? 0,
+      group.max_workers ?? '?',
+      group.gpu_ram ? l10n.t(' · {0} GB GPU RAM', group.gpu_ram) : '',
+    ),
     icon: 'server-process',
     contextValue: 'workerGroup',
   };
@@ -216,7 +254,7 @@ export function presentWorkerGroup(group: WorkerGroup): ItemPresentation {
 export function workerSummary(w: ServerlessWorker): string {
   const parts = [w.status ?? 'unknown'];
   if (typeof w.cur_load === 'number') parts.push(`load ${Math.round(w.cur_load * 10) / 10}`);
-  if (typeof w.reqs_working === 'number') parts.push(`${w.reqs_working} request${w.reqs_working === 1 ? '' : 's'} in flight`);
+  if (typeof w.reqs_working === 'number') parts.push(l10n.t('{0} request{1} in flight', w.reqs_working, w.reqs_working === 1 ? '' : 's'));
   if (typeof w.perf === 'number') parts.push(`perf ${Math.round(w.perf)}`);
   return parts.join(' · ');
 }
@@ -241,14 +279,17 @@ export function presentWorker(worker: ServerlessWorker, owner: string): ItemPres
 }
 
 /** What a group or endpoint without workers says. */
-export const NO_WORKERS_NOTE: NotePresentation = { label: 'No workers now (the autoscaler starts them as load needs).', icon: 'info' };
+export const NO_WORKERS_NOTE: NotePresentation = {
+  label: l10n.t('No workers now (the autoscaler starts them as load needs).'),
+  icon: 'info',
+};
 
 /** A team member: email, else user name, else id; described by their roles. */
 export function presentTeamMember(member: TeamMember): ItemPresentation {
   return {
     id: `member-${member.id}`,
     label: member.email || member.username || `user ${member.id}`,
-    description: member.roles.join(', ') || 'no role',
+    description: member.roles.join(', ') || l10n.t('no role'),
     icon: 'person',
     contextValue: 'teamMember',
   };
@@ -260,7 +301,7 @@ export function presentTeamRole(role: TeamRole): ItemPresentation {
   return {
     id: `role-${role.id ?? role.name}`,
     label: role.name,
-    description: `role · ${api ? Object.keys(api).join(', ') || 'no permissions' : 'all permissions'}`,
+    description: `role · ${api ? Object.keys(api).join(', ') || l10n.t('no permissions') : l10n.t('all permissions')}`,
     icon: 'shield',
     contextValue: 'teamRole',
   };
@@ -268,11 +309,11 @@ export function presentTeamRole(role: TeamRole): ItemPresentation {
 
 /** The Billing section's rows: charges over `days` days, the five largest sources, credits, and the full report. */
 export function billingNotes(summary: BillingSummary, days: number): NotePresentation[] {
-  const open = { title: 'Open Billing Report', command: COMMANDS.showBilling };
+  const open = { title: l10n.t('Open Billing Report'), command: COMMANDS.showBilling };
   return [
-    { label: `Charges, last ${days} days: ${formatDollars(summary.charges)}`, icon: 'arrow-down', command: open },
+    { label: l10n.t('Charges, last {0} days: {1}', days, formatDollars(summary.charges)), icon: 'arrow-down', command: open },
     ...summary.bySource.slice(0, 5).map((r) => ({ label: `  ${r.source}: ${formatDollars(r.amount)}`, icon: 'dash', command: open })),
-    { label: `Credits and payments: ${formatDollars(summary.credits)}`, icon: 'arrow-up', command: open },
-    { label: 'Open the full report…', icon: 'book', command: open },
+    { label: l10n.t('Credits and payments: {0}', formatDollars(summary.credits)), icon: 'arrow-up', command: open },
+    { label: l10n.t('Open the full report…'), icon: 'book', command: open },
   ];
 }

@@ -5,6 +5,7 @@
  */
 import { ApiError } from '../api/errors';
 import type { ItemPresentation } from './present';
+import { l10n } from '../l10n';
 
 /** A name as the service documents it: a letter or underscore, then letters, digits and underscores. */
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -20,9 +21,9 @@ function hasControl(value: string): boolean {
 }
 
 /** What a name must look like, said once for every message. */
-const NAME_RULE = 'letters, digits and underscores, not starting with a digit (for example HF_TOKEN)';
+const NAME_RULE = l10n.t('letters, digits and underscores, not starting with a digit (for example HF_TOKEN)');
 /** What a new value may hold, said once for every message. */
-export const CREATE_VALUE_RULE = 'letters A-Z and a-z, digits 0-9, and the three characters _ - .';
+export const CREATE_VALUE_RULE = l10n.t('letters A-Z and a-z, digits 0-9, and the three characters _ - .');
 
 /**
  * Names the service itself sets in every container: a rent's variable of that name would replace
@@ -33,8 +34,8 @@ const SERVICE_NAMES = new Set(['CONTAINER_API_KEY', 'CONTAINER_ID']);
 /** Why a variable name is refused, or undefined when it is fine. */
 export function checkSecretName(name: string): string | undefined {
   const n = name.trim();
-  if (n === '') return 'Enter a name.';
-  if (!NAME.test(n)) return `A name may use only ${NAME_RULE}.`;
+  if (n === '') return l10n.t('Enter a name.');
+  if (!NAME.test(n)) return l10n.t('A name may use only {0}.', NAME_RULE);
   return undefined;
 }
 
@@ -49,12 +50,12 @@ export function normalizeSecretName(name: string): string {
  * changed value is only checked to be non-empty and on one line, as the service documents.
  */
 export function checkSecretValue(value: string, use: 'create' | 'update'): string | undefined {
-  if (value === '') return 'Enter a value.';
-  if (hasControl(value)) return 'A value must be on one line, without control characters.';
+  if (value === '') return l10n.t('Enter a value.');
+  if (hasControl(value)) return l10n.t('A value must be on one line, without control characters.');
   if (use === 'create' && !CREATE_VALUE.test(value)) {
     const bad = [...value].find((c) => !CREATE_VALUE.test(c)) ?? '';
     const shown = bad === ' ' ? 'a space' : `"${bad}"`;
-    return `The service accepts a new variable's value only with ${CREATE_VALUE_RULE}; this one has ${shown}.`;
+    return l10n.t("The service accepts a new variable's value only with {0}; this one has {1}.", CREATE_VALUE_RULE, shown);
   }
   return undefined;
 }
@@ -65,15 +66,15 @@ export function checkRentEnvName(name: string, taken: readonly string[]): string
   const plain = checkSecretName(n);
   if (plain) return plain;
   if (SERVICE_NAMES.has(n.toUpperCase()))
-    return `${n} is set by the service in every instance (the instance's own key and id); pick another name.`;
-  if (taken.includes(n)) return `${n} is already set for this rent; remove it first to change it.`;
+    return l10n.t("{0} is set by the service in every instance (the instance's own key and id); pick another name.", n);
+  if (taken.includes(n)) return l10n.t('{0} is already set for this rent; remove it first to change it.', n);
   return undefined;
 }
 
 /** Why a value is refused for a rent's own variable (it goes into the create request as given), or undefined. */
 export function checkRentEnvValue(value: string): string | undefined {
-  if (value === '') return 'Enter a value.';
-  if (hasControl(value)) return 'A value must be on one line, without control characters.';
+  if (value === '') return l10n.t('Enter a value.');
+  if (hasControl(value)) return l10n.t('A value must be on one line, without control characters.');
   return undefined;
 }
 
@@ -82,8 +83,11 @@ export function presentSecret(name: string): ItemPresentation {
   return {
     id: `secret-${name}`,
     label: name,
-    description: 'value hidden',
-    tooltip: `${name}: the service adds it to the environment of every instance created from now on. Its value is not shown after it is entered; Change Value replaces it.`,
+    description: l10n.t('value hidden'),
+    tooltip: l10n.t(
+      '{0}: the service adds it to the environment of every instance created from now on. Its value is not shown after it is entered; Change Value replaces it.',
+      name,
+    ),
     icon: 'symbol-variable',
     contextValue: 'secret',
   };
@@ -92,28 +96,36 @@ export function presentSecret(name: string): ItemPresentation {
 /** The hint on a rent's environment step: what it adds, and what the service adds by itself. */
 export function rentEnvHint(accountNames: readonly string[] | undefined): string {
   const account = accountNames?.length
-    ? `${accountNames.join(', ')} from your account's variables ${accountNames.length === 1 ? 'is' : 'are'} added by the service`
-    : "Your account's variables (Account view, Environment Variables) are added by the service";
-  return `For this rent only; values are not shown, logged or kept. ${account}.`;
+    ? l10n.t(
+        "{0} from your account's variables {1} added by the service",
+        accountNames.join(', '),
+        accountNames.length === 1 ? 'is' : 'are',
+      )
+    : l10n.t("Your account's variables (Account view, Environment Variables) are added by the service");
+  return l10n.t('For this rent only; values are not shown, logged or kept. {0}.', account);
 }
 
 /** How the confirmation lists a rent's own variables: their names, never a value. */
 export function describeRentEnv(env: Readonly<Record<string, string>> | undefined): string | undefined {
   const names = Object.keys(env ?? {});
   if (names.length === 0) return undefined;
-  return `Environment: ${names.join(', ')} (values hidden)`;
+  return l10n.t('Environment: {0} (values hidden)', names.join(', '));
 }
 
 /** The words for each refusal code the service documents for `/api/v0/secrets/`. */
 const REFUSALS: Readonly<Record<string, (name: string) => string>> = {
-  missing_input: () => 'the service says the name or the value is missing. Enter both and try again.',
-  empty_input: () => 'the service refused an empty name or value. Enter a value and try again.',
-  existing_key: (name) => `${name} already exists on the account. Use Change Value on it to replace its value.`,
-  max_secrets: () => 'the account holds as many variables as the service allows. Delete one you no longer need, then add this one.',
-  invalid_characters: () => `the service refused the characters. A name may use only ${NAME_RULE}; a new value only ${CREATE_VALUE_RULE}.`,
-  input_too_long: () => 'the value is longer than the service accepts. Use a shorter value.',
+  missing_input: () => l10n.t('the service says the name or the value is missing. Enter both and try again.'),
+  empty_input: () => l10n.t('the service refused an empty name or value. Enter a value and try again.'),
+  existing_key: (name) => l10n.t('{0} already exists on the account. Use Change Value on it to replace its value.', name),
+  max_secrets: () => l10n.t('the account holds as many variables as the service allows. Delete one you no longer need, then add this one.'),
+  invalid_characters: () =>
+    l10n.t('the service refused the characters. A name may use only {0}; a new value only {1}.', NAME_RULE, CREATE_VALUE_RULE),
+  input_too_long: () => l10n.t('the value is longer than the service accepts. Use a shorter value.'),
   nonexistent_key: (name) =>
-    `there is no variable named ${name} on the account (it may have been deleted elsewhere). Refresh the Account view and try again.`,
+    l10n.t(
+      'there is no variable named {0} on the account (it may have been deleted elsewhere). Refresh the Account view and try again.',
+      name,
+    ),
 };
 
 /**
@@ -124,5 +136,5 @@ const REFUSALS: Readonly<Record<string, (name: string) => string>> = {
 export function explainSecretError(error: unknown, name: string): unknown {
   if (!(error instanceof ApiError) || error.kind !== 'bad_request' || !error.code) return error;
   const words = REFUSALS[error.code];
-  return words ? new Error(`Could not ${error.action}: ${words(name)}`) : error;
+  return words ? new Error(l10n.t('Could not {0}: {1}', error.action, words(name))) : error;
 }

@@ -15,6 +15,7 @@ import {
 } from './fields';
 import type { Permissions } from './permissions';
 import type { Transport } from './transport';
+import { l10n } from '../l10n';
 
 // ---- Current user -------------------------------------------------------------------------------
 
@@ -97,7 +98,7 @@ const SshKeyWire = z.object({
 /** A key without its text in any of the three spellings cannot be matched or shown: the record is unreadable. */
 export const SshKeySchema = SshKeyWire.transform((k, ctx) => {
   const text = k.public_key ?? k.key ?? k.ssh_key;
-  if (typeof text !== 'string') ctx.issues.push({ code: 'custom', message: 'no public key', input: k, path: ['public_key'] });
+  if (typeof text !== 'string') ctx.issues.push({ code: 'custom', message: l10n.t('no public key'), input: k, path: ['public_key'] });
   return { id: k.id, public_key: (text ?? '').trim(), name: k.name, created_at: k.created_at };
 });
 /** `unreadable` marks a stand-in for a key the list could read only the id of (its public key is empty). */
@@ -121,7 +122,7 @@ export class AccountApi {
   /** The account behind the key; also the cheapest way to check that a key works. */
   currentUser(o: RequestOptions = {}): Promise<User> {
     return this.t.send({
-      action: 'read the account',
+      action: l10n.t('read the account'),
       method: 'GET',
       path: '/api/v0/users/current/',
       schema: UserSchema,
@@ -139,7 +140,7 @@ export class ApiKeysApi {
   /** Keys read only as far as their id are listed flagged `unreadable`; see `unreadableOf(result)`. */
   async list(o: RequestOptions = {}): Promise<ApiKey[]> {
     const keys = await this.t.send({
-      action: 'list API keys',
+      action: l10n.t('list API keys'),
       method: 'GET',
       path: '/api/v0/auth/apikeys/',
       schema: ApiKeyListSchema,
@@ -147,13 +148,13 @@ export class ApiKeysApi {
       retry: 'read',
       ...o,
     });
-    logUnreadable(this.t.logger, 'list API keys', keys);
+    logUnreadable(this.t.logger, l10n.t('list API keys'), keys);
     return keys;
   }
 
   create(request: CreateApiKeyRequest, o: RequestOptions = {}): Promise<CreatedApiKey> {
     return this.t.send({
-      action: 'create an API key',
+      action: l10n.t('create an API key'),
       method: 'POST',
       path: '/api/v0/auth/apikeys/',
       body: request,
@@ -166,7 +167,7 @@ export class ApiKeysApi {
 
   delete(id: number, o: RequestOptions = {}): Promise<void> {
     return this.t.send({
-      action: `delete API key ${id}`,
+      action: l10n.t('delete API key {0}', id),
       method: 'DELETE',
       path: `/api/v0/auth/apikeys/${id}/`,
       schema: anyOk,
@@ -183,7 +184,7 @@ export class SshKeysApi {
   /** Keys read only as far as their id are listed flagged `unreadable`; see `unreadableOf(result)`. */
   async list(o: RequestOptions = {}): Promise<SshKey[]> {
     const keys = await this.t.send({
-      action: 'list SSH keys',
+      action: l10n.t('list SSH keys'),
       method: 'GET',
       path: '/api/v0/ssh/',
       schema: SshKeyListSchema,
@@ -191,14 +192,14 @@ export class SshKeysApi {
       retry: 'read',
       ...o,
     });
-    logUnreadable(this.t.logger, 'list SSH keys', keys);
+    logUnreadable(this.t.logger, l10n.t('list SSH keys'), keys);
     return keys;
   }
 
   /** Registers a public key on the account; instances created afterwards accept it. */
   async create(publicKey: string, o: RequestOptions = {}): Promise<SshKey> {
     const res = await this.t.send({
-      action: 'add an SSH key',
+      action: l10n.t('add an SSH key'),
       method: 'POST',
       path: '/api/v0/ssh/',
       body: { ssh_key: publicKey },
@@ -212,7 +213,7 @@ export class SshKeysApi {
 
   delete(id: number, o: RequestOptions = {}): Promise<void> {
     return this.t.send({
-      action: `delete SSH key ${id}`,
+      action: l10n.t('delete SSH key {0}', id),
       method: 'DELETE',
       path: `/api/v0/ssh/${id}/`,
       schema: anyOk,
@@ -225,7 +226,7 @@ export class SshKeysApi {
   /** Adds a key to an instance that already exists (account keys reach only new instances). */
   attach(instanceId: number, publicKey: string, o: RequestOptions = {}): Promise<void> {
     return this.t.send({
-      action: `attach an SSH key to instance ${instanceId}`,
+      action: l10n.t('attach an SSH key to instance {0}', instanceId),
       method: 'POST',
       path: `/api/v0/instances/${instanceId}/ssh/`,
       body: { ssh_key: publicKey },
@@ -238,7 +239,7 @@ export class SshKeysApi {
 
   async listForInstance(instanceId: number, o: RequestOptions = {}): Promise<SshKey[]> {
     const keys = await this.t.send({
-      action: `list the SSH keys of instance ${instanceId}`,
+      action: l10n.t('list the SSH keys of instance {0}', instanceId),
       method: 'GET',
       path: `/api/v0/instances/${instanceId}/ssh/`,
       schema: InstanceSshKeysSchema,
@@ -246,13 +247,13 @@ export class SshKeysApi {
       retry: 'read',
       ...o,
     });
-    logUnreadable(this.t.logger, 'list the SSH keys of an instance', keys);
+    logUnreadable(this.t.logger, l10n.t('list the SSH keys of an instance'), keys);
     return keys;
   }
 
   detach(instanceId: number, keyId: number, o: RequestOptions = {}): Promise<void> {
     return this.t.send({
-      action: `detach SSH key ${keyId} from instance ${instanceId}`,
+      action: l10n.t('detach SSH key {0} from instance {1}', keyId, instanceId),
       method: 'DELETE',
       path: `/api/v0/instances/${instanceId}/ssh/${keyId}/`,
       schema: anyOk,

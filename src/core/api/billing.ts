@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { optNumber, optString, optTime, type RequestOptions } from './fields';
 import type { Transport } from './transport';
+import { l10n } from '../l10n';
 
 const LineItemSchema = z.object({ type: optString, description: optString, amount: optNumber });
 
@@ -59,7 +60,7 @@ export class BillingApi {
       latest_first: true,
     };
     return this.t.send({
-      action: 'read charges',
+      action: l10n.t('read charges'),
       method: 'GET',
       path: '/api/v0/charges/',
       query,
@@ -83,7 +84,7 @@ export class BillingApi {
       latest_first: true,
     };
     return this.t.send({
-      action: 'read invoices',
+      action: l10n.t('read invoices'),
       method: 'GET',
       path: '/api/v1/invoices/',
       query,

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { logUnreadable, optString, recordId, tolerantArray, type RequestOptions } from './fields';
 import type { Transport } from './transport';
+import { l10n } from '../l10n';
 
 /*
  * The service's own copy commands: a folder from one instance to another (`copy_direct`), and
@@ -56,7 +57,7 @@ export class CopyApi {
    */
   async copyBetweenInstances(request: CopyRequest, o: RequestOptions = {}): Promise<{ message: string | undefined }> {
     const res = await this.t.send({
-      action: `copy ${request.srcPath} of instance ${request.srcId} to instance ${request.dstId}`,
+      action: l10n.t('copy {0} of instance {1} to instance {2}', request.srcPath, request.srcId, request.dstId),
       method: 'PUT',
       path: '/api/v0/commands/copy_direct/',
       body: {
@@ -77,7 +78,7 @@ export class CopyApi {
   /** Cancels the copy running into instance `dstId`. */
   cancelCopy(dstId: number, o: RequestOptions = {}): Promise<void> {
     return this.t.send({
-      action: `cancel the copy to instance ${dstId}`,
+      action: l10n.t('cancel the copy to instance {0}', dstId),
       method: 'DELETE',
       path: '/api/v0/commands/copy_direct/',
       body: { client_id: 'me', dst_id: String(dstId) },
@@ -91,7 +92,7 @@ export class CopyApi {
   /** The account's cloud connections; none means the user has not added one in the console yet. */
   async cloudConnections(o: RequestOptions = {}): Promise<CloudConnection[]> {
     const list = await this.t.send({
-      action: 'list cloud connections',
+      action: l10n.t('list cloud connections'),
       method: 'GET',
       path: '/api/v0/users/cloud_integrations/',
       schema: CloudConnectionListSchema,
@@ -99,15 +100,15 @@ export class CopyApi {
       retry: 'read',
       ...o,
     });
-    logUnreadable(this.t.logger, 'list cloud connections', list);
+    logUnreadable(this.t.logger, l10n.t('list cloud connections'), list);
     return list;
   }
 
   /** Starts an rclone sync between an instance and a cloud connection, in the direction given. */
   async cloudSync(request: CloudSyncRequest, o: RequestOptions = {}): Promise<{ message: string | undefined }> {
-    const towards = request.direction === 'Instance To Cloud' ? 'to cloud storage' : 'from cloud storage';
+    const towards = request.direction === 'Instance To Cloud' ? l10n.t('to cloud storage') : l10n.t('from cloud storage');
     const res = await this.t.send({
-      action: `sync instance ${request.instanceId} ${towards}`,
+      action: l10n.t('sync instance {0} {1}', request.instanceId, towards),
       method: 'POST',
       path: '/api/v0/commands/rclone/',
       body: {
@@ -129,7 +130,7 @@ export class CopyApi {
   /** Cancels the sync running on instance `dstId` (documented as an integer here, unlike the copy's). */
   cancelCloudSync(dstId: number, o: RequestOptions = {}): Promise<void> {
     return this.t.send({
-      action: `cancel the cloud sync of instance ${dstId}`,
+      action: l10n.t('cancel the cloud sync of instance {0}', dstId),
       method: 'DELETE',
       path: '/api/v0/commands/rclone/',
       body: { dst_id: dstId },

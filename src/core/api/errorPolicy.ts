@@ -1,7 +1,24 @@
 import { ApiError } from './errors';
+import { l10n } from '../l10n';
 
 /** A button a failed command's message may offer; each one runs the command that can fix it. */
 export type ErrorAction = 'Set API Key' | 'Show Logs' | 'Open Web Console' | 'Manage API Keys' | 'Switch Profile';
+
+/** What an action's button says, in the display language. */
+export function errorActionLabel(action: ErrorAction): string {
+  switch (action) {
+    case 'Set API Key':
+      return l10n.t('Set API Key');
+    case 'Show Logs':
+      return l10n.t('Show Logs');
+    case 'Open Web Console':
+      return l10n.t('Open Web Console');
+    case 'Manage API Keys':
+      return l10n.t('Manage API Keys');
+    case 'Switch Profile':
+      return l10n.t('Switch Profile');
+  }
+}
 
 /** What the UI does with a failed command's error besides showing its message. */
 export interface ErrorResponse {
@@ -23,7 +40,10 @@ export function errorActions(error: unknown, context: { readonly profiles: numbe
   if (error.kind === 'auth') return { signOut: true, actions: ['Set API Key', 'Show Logs'] };
   if (error.kind === 'forbidden') {
     if (error.reason === 'two_factor') return { signOut: false, actions: ['Open Web Console', 'Show Logs'] };
-    return { signOut: false, actions: ['Manage API Keys', 'Set API Key', ...(context.profiles > 1 ? (['Switch Profile'] as const) : [])] };
+    return {
+      signOut: false,
+      actions: ['Manage API Keys', 'Set API Key', ...(context.profiles > 1 ? (['Switch Profile'] as const) : [])],
+    };
   }
   return { signOut: false, actions: ['Show Logs'] };
 }

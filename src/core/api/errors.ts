@@ -1,4 +1,5 @@
 import { PERMISSION_CATEGORIES, type PermissionCategory } from './permissions';
+import { l10n } from '../l10n';
 
 /**
  * Every failure of a call to the service is one of these. The set is closed so that the UI can
@@ -230,43 +231,73 @@ export function isApiError(value: unknown, kind?: ApiErrorKind): value is ApiErr
 }
 
 function describe(d: ApiErrorDetails): string {
-  const what = `Could not ${d.action}`;
-  const said = d.serverMessage ? ` The service said: "${d.serverMessage}".` : '';
+  const what = l10n.t('Could not {0}', d.action);
+  const said = d.serverMessage ? l10n.t(' The service said: "{0}".', d.serverMessage) : '';
   switch (d.kind) {
     case 'auth':
       return d.status === undefined
-        ? `${what}: no API key is set. Set an API key and try again.`
-        : `${what}: the API key was rejected (HTTP ${d.status}). It may be mistyped or revoked; set a valid API key and try again.`;
+        ? l10n.t('{0}: no API key is set. Set an API key and try again.', what)
+        : l10n.t(
+            '{0}: the API key was rejected (HTTP {1}). It may be mistyped or revoked; set a valid API key and try again.',
+            what,
+            d.status,
+          );
     case 'forbidden': {
       if (d.reason === 'two_factor') {
-        return `${what}: the service allows this only after a login with two-factor authentication${d.status ? ` (HTTP ${d.status})` : ''}, which an API key cannot give.${said} Do it on the service's web console, signed in with two-factor authentication. The API key is still signed in and works for everything else.`;
+        return l10n.t(
+          "{0}: the service allows this only after a login with two-factor authentication{1}, which an API key cannot give.{2} Do it on the service's web console, signed in with two-factor authentication. The API key is still signed in and works for everything else.",
+          what,
+          d.status ? ` (HTTP ${d.status})` : '',
+          said,
+        );
       }
       const lacks = d.permission
-        ? ` lacks the "${d.permission}" permission (${PERMISSION_CATEGORIES[d.permission]})`
-        : ' does not have the permission this needs';
-      return `${what}: this API key${lacks}. Use a key that has it, or create one with that permission.`;
+        ? l10n.t(' lacks the "{0}" permission ({1})', d.permission, PERMISSION_CATEGORIES[d.permission])
+        : l10n.t(' does not have the permission this needs');
+      return l10n.t('{0}: this API key{1}. Use a key that has it, or create one with that permission.', what, lacks);
     }
     case 'not_found':
-      return `${what}: it was not found${d.status === undefined || d.status === 200 ? '' : ` (HTTP ${d.status})`}.${said}`;
+      return l10n.t('{0}: it was not found{1}.{2}', what, d.status === undefined || d.status === 200 ? '' : ` (HTTP ${d.status})`, said);
     case 'bad_request':
-      return `${what}: the service refused the request${d.status ? ` (HTTP ${d.status})` : ''}.${said}`;
+      return l10n.t('{0}: the service refused the request{1}.{2}', what, d.status ? ` (HTTP ${d.status})` : '', said);
     case 'rate_limited': {
-      const wait = d.retryAfterMs ? ` It asked to wait ${Math.ceil(d.retryAfterMs / 1000)} s.` : '';
+      const wait = d.retryAfterMs ? l10n.t(' It asked to wait {0} s.', Math.ceil(d.retryAfterMs / 1000)) : '';
       return d.outcomeUnknown
-        ? `${what}: the service answered "too many requests" (HTTP 429).${wait}${unknownOutcome(d)}`
-        : `${what}: the service is limiting how often requests may be made (HTTP 429).${wait} Wait a moment and try again.`;
+        ? l10n.t('{0}: the service answered "too many requests" (HTTP 429).{1}{2}', what, wait, unknownOutcome(d))
+        : l10n.t('{0}: the service is limiting how often requests may be made (HTTP 429).{1} Wait a moment and try again.', what, wait);
     }
     case 'server':
-      return `${what}: the service had an error (HTTP ${d.status}).${said}${d.outcomeUnknown ? unknownOutcome(d) : ' Try again in a minute.'}`;
+      return l10n.t(
+        '{0}: the service had an error (HTTP {1}).{2}{3}',
+        what,
+        String(d.status),
+        said,
+        d.outcomeUnknown ? unknownOutcome(d) : l10n.t(' Try again in a minute.'),
+      );
     case 'network':
-      return `${what}: the connection to the service failed (${d.serverMessage ?? 'no answer'}). Check the network and the base URL setting, then try again.${unknownOutcome(d)}`;
+      return l10n.t(
+        '{0}: the connection to the service failed ({1}). Check the network and the base URL setting, then try again.{2}',
+        what,
+        d.serverMessage ?? l10n.t('no answer'),
+        unknownOutcome(d),
+      );
     case 'timeout':
-      return `${what}: the service did not answer in time. Try again; if it keeps happening, check the network.${unknownOutcome(d)}`;
+      return l10n.t(
+        '{0}: the service did not answer in time. Try again; if it keeps happening, check the network.{1}',
+        what,
+        unknownOutcome(d),
+      );
     case 'invalid_response':
-      return `${what}: the service sent a response the extension does not understand${d.fieldPath ? ` at "${d.fieldPath}"` : ''}${d.serverMessage ? ` (${d.serverMessage})` : ''}.${d.outcomeUnknown ? unknownOutcome(d) : ' Check that the base URL points at the GPU marketplace API.'}`;
+      return l10n.t(
+        '{0}: the service sent a response the extension does not understand{1}{2}.{3}',
+        what,
+        d.fieldPath ? ` at "${d.fieldPath}"` : '',
+        d.serverMessage ? ` (${d.serverMessage})` : '',
+        d.outcomeUnknown ? unknownOutcome(d) : l10n.t(' Check that the base URL points at the GPU marketplace API.'),
+      );
   }
 }
 
 function unknownOutcome(d: ApiErrorDetails): string {
-  return d.outcomeUnknown ? ' The request may have been carried out; check before repeating it.' : '';
+  return d.outcomeUnknown ? l10n.t(' The request may have been carried out; check before repeating it.') : '';
 }

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import type { Logger } from '../log';
 import { type Unreadable, MAX_REASONS, unreadableOf, withUnreadable, describeUnreadable } from './unreadable';
+import { l10n } from '../l10n';
 
 /*
  * Building blocks for tolerant schemas. The service adds fields over time, leaves some out, and now
@@ -79,7 +80,7 @@ export const reqNumber = withStrictForm(
       .regex(NUMERIC_TEXT)
       .transform((v, ctx) => {
         const n = Number(v);
-        if (!Number.isFinite(n)) ctx.issues.push({ code: 'custom', message: 'not a finite number', input: v });
+        if (!Number.isFinite(n)) ctx.issues.push({ code: 'custom', message: l10n.t('not a finite number'), input: v });
         return n;
       }),
   ),
@@ -148,7 +149,8 @@ function valueAt(value: unknown, path: ReadonlyArray<PropertyKey>): unknown {
 
 /** A reason that names the field and the expected type, and never echoes what the service sent. */
 function reasonFor(index: number, value: unknown, error: z.ZodError): string {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return `[${index}]: ${kindOf(value)} instead of an object`;
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return l10n.t('[{0}]: {1} instead of an object', index, kindOf(value));
   const issue = error.issues[0];
   if (!issue) return `[${index}]: unreadable`;
   const path = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
@@ -205,7 +207,7 @@ export function tolerantArray<T extends z.ZodType>(item: T, options: TolerantOpt
   return z.unknown().transform((input, ctx): z.output<T>[] => {
     if ((input === null || input === undefined) && options.missing !== 'invalid') return [];
     if (Array.isArray(input)) return readRecords(item, strict, input, options);
-    ctx.issues.push({ code: 'custom', message: `expected a list, got ${kindOf(input)}`, input });
+    ctx.issues.push({ code: 'custom', message: l10n.t('expected a list, got {0}', kindOf(input)), input });
     return z.NEVER;
   });
 }
@@ -223,7 +225,7 @@ export function listOf<T extends z.ZodType>(item: T, envelope: string, options: 
     if (typeof input === 'object' && input !== null && (inner === null || inner === undefined) && options.missing !== 'invalid') return [];
     ctx.issues.push({
       code: 'custom',
-      message: `expected a list or {${envelope}: [...]}`,
+      message: l10n.t('expected a list or {{0}: [...]}', envelope),
       input,
       path: typeof input === 'object' && input !== null ? [envelope] : [],
     });

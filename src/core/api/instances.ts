@@ -18,6 +18,7 @@ import { mergeUnreadable, unreadableOf, withUnreadable } from './unreadable';
 import type { Transport } from './transport';
 
 import { BID_MIN, CHANGE_BID_MAX, LABEL_MAX_CHARS, ONSTART_MAX_CHARS } from './limits';
+import { l10n } from '../l10n';
 
 export { LABEL_MAX_CHARS, ONSTART_MAX_CHARS };
 
@@ -176,7 +177,7 @@ export class InstancesApi {
    * list instances and look for the one it asked for before trying again.
    */
   async create(offerId: number, request: CreateInstanceRequest, o: RequestOptions = {}): Promise<CreatedInstance> {
-    const action = `rent offer ${offerId}`;
+    const action = l10n.t('rent offer {0}', offerId);
     const path = `/api/v0/asks/${offerId}/`;
     const problem = checkCreate(request);
     if (problem) throw new ApiError({ kind: 'bad_request', action, method: 'PUT', path, serverMessage: problem });
@@ -203,7 +204,7 @@ export class InstancesApi {
       select_filters: request.selectFilters,
     };
     return this.t.send({
-      action: 'list instances',
+      action: l10n.t('list instances'),
       method: 'GET',
       path: '/api/v1/instances/',
       query,
@@ -263,13 +264,13 @@ export class InstancesApi {
 
   /** Logs what a list could not read, once per distinct report (the poller repeats the list). */
   private reported(list: Instance[]): Instance[] {
-    logUnreadable(this.t.logger, 'list instances', list);
+    logUnreadable(this.t.logger, l10n.t('list instances'), list);
     return list;
   }
 
   /** One instance; a `not_found` error when it does not exist (any more) or is not this account's. */
   async show(id: number, o: RequestOptions = {}): Promise<Instance> {
-    const call = { action: `show instance ${id}`, method: 'GET', path: `/api/v0/instances/${id}/` } as const;
+    const call = { action: l10n.t('show instance {0}', id), method: 'GET', path: `/api/v0/instances/${id}/` } as const;
     const instance = await this.t.send({
       ...call,
       query: { owner: 'me' },
@@ -279,22 +280,27 @@ export class InstancesApi {
       ...o,
     });
     if (!instance)
-      throw new ApiError({ ...call, kind: 'not_found', status: 200, serverMessage: `instance ${id} does not exist or was destroyed` });
+      throw new ApiError({
+        ...call,
+        kind: 'not_found',
+        status: 200,
+        serverMessage: l10n.t('instance {0} does not exist or was destroyed', id),
+      });
     return instance;
   }
 
   /** Resumes a stopped instance; billing for the GPU starts again once it runs. */
   start(id: number, o: RequestOptions = {}): Promise<void> {
-    return this.setState(id, 'running', `start instance ${id}`, o);
+    return this.setState(id, 'running', l10n.t('start instance {0}', id), o);
   }
 
   /** Stops compute billing; disk storage is still billed until the instance is destroyed. */
   stop(id: number, o: RequestOptions = {}): Promise<void> {
-    return this.setState(id, 'stopped', `stop instance ${id}`, o);
+    return this.setState(id, 'stopped', l10n.t('stop instance {0}', id), o);
   }
 
   async setLabel(id: number, label: string, o: RequestOptions = {}): Promise<void> {
-    const action = `label instance ${id}`;
+    const action = l10n.t('label instance {0}', id);
     const path = `/api/v0/instances/${id}/`;
     if (label.length > LABEL_MAX_CHARS)
       throw new ApiError({
@@ -302,7 +308,7 @@ export class InstancesApi {
         action,
         method: 'PUT',
         path,
-        serverMessage: `a label may have at most ${LABEL_MAX_CHARS} characters`,
+        serverMessage: l10n.t('a label may have at most {0} characters', LABEL_MAX_CHARS),
       });
     return this.t.send({ action, method: 'PUT', path, body: { label }, schema: anyOk, permission: 'instance_write', retry: 'read', ...o });
   }
@@ -313,7 +319,7 @@ export class InstancesApi {
    * instance again (core/instances/outbid.ts) before saying what happened.
    */
   async changeBid(id: number, price: number, o: RequestOptions = {}): Promise<void> {
-    const action = `change the bid of instance ${id}`;
+    const action = l10n.t('change the bid of instance {0}', id);
     const path = `/api/v0/instances/bid_price/${id}/`;
     if (!(price >= BID_MIN && price <= CHANGE_BID_MAX))
       throw new ApiError({
@@ -321,7 +327,7 @@ export class InstancesApi {
         action,
         method: 'PUT',
         path,
-        serverMessage: `a bid must be between $${BID_MIN} and $${CHANGE_BID_MAX} per hour`,
+        serverMessage: l10n.t('a bid must be between ${0} and ${1} per hour', BID_MIN, CHANGE_BID_MAX),
       });
     return this.t.send({
       action,
@@ -337,7 +343,7 @@ export class InstancesApi {
 
   reboot(id: number, o: RequestOptions = {}): Promise<void> {
     return this.t.send({
-      action: `reboot instance ${id}`,
+      action: l10n.t('reboot instance {0}', id),
       method: 'PUT',
       path: `/api/v0/instances/reboot/${id}/`,
       schema: anyOk,
@@ -353,7 +359,7 @@ export class InstancesApi {
    */
   destroy(id: number, o: RequestOptions = {}): Promise<void> {
     return this.t.send({
-      action: `destroy instance ${id}`,
+      action: l10n.t('destroy instance {0}', id),
       method: 'DELETE',
       path: `/api/v0/instances/${id}/`,
       schema: anyOk,
@@ -375,7 +381,7 @@ export class InstancesApi {
     const body: Record<string, string> = { tail: String(request.tail ?? 1000) };
     if (request.filter) body['filter'] = request.filter;
     const { result_url } = await this.t.send({
-      action: `request the log of instance ${id}`,
+      action: l10n.t('request the log of instance {0}', id),
       method: 'PUT',
       path: `/api/v0/instances/request_logs/${id}/`,
       body,
@@ -389,7 +395,7 @@ export class InstancesApi {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.t.send({
-          action: `read the log of instance ${id}`,
+          action: l10n.t('read the log of instance {0}', id),
           method: 'GET',
           path: '',
           absoluteUrl: result_url,
@@ -409,7 +415,7 @@ export class InstancesApi {
 
   private async listV0(o: RequestOptions): Promise<Instance[]> {
     const res = await this.t.send({
-      action: 'list instances',
+      action: l10n.t('list instances'),
       method: 'GET',
       path: '/api/v0/instances/',
       query: { owner: 'me' },
@@ -437,10 +443,10 @@ export class InstancesApi {
 
 /** Client-side checks that save a round trip and give a clearer message than the service. */
 export function checkCreate(request: CreateInstanceRequest): string | undefined {
-  if (!request.template_hash_id && !request.image) return 'choose an image or a template';
-  if (!(request.disk > 0)) return 'the disk size must be a positive number of GB';
+  if (!request.template_hash_id && !request.image) return l10n.t('choose an image or a template');
+  if (!(request.disk > 0)) return l10n.t('the disk size must be a positive number of GB');
   if (request.onstart && request.onstart.length > ONSTART_MAX_CHARS)
-    return `the start-up script has ${request.onstart.length} characters; the service accepts at most ${ONSTART_MAX_CHARS}`;
-  if (request.label && request.label.length > LABEL_MAX_CHARS) return `a label may have at most ${LABEL_MAX_CHARS} characters`;
+    return l10n.t('the start-up script has {0} characters; the service accepts at most {1}', request.onstart.length, ONSTART_MAX_CHARS);
+  if (request.label && request.label.length > LABEL_MAX_CHARS) return l10n.t('a label may have at most {0} characters', LABEL_MAX_CHARS);
   return undefined;
 }

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { listOf, logUnreadable, numberFrom, optInt, optNumber, type RequestOptions } from './fields';
 import type { Transport } from './transport';
+import { l10n } from '../l10n';
 
 /*
  * The marketplace's GPU metrics: supply and the going price per GPU model. Every price here is
@@ -132,7 +133,7 @@ export class MetricsApi {
   /** Each GPU model's supply and price percentiles now; unreadable records are left out and logged once. */
   async current(filter: GpuMetricsFilter = {}, o: RequestOptions = {}): Promise<GpuMetric[]> {
     const gpus = await this.t.send({
-      action: 'read GPU prices',
+      action: l10n.t('read GPU prices'),
       method: 'GET',
       path: '/api/v0/metrics/gpu/current',
       query: { verified: filter.verified, hosting_type: filter.hosting_type, num_gpus: filter.num_gpus },
@@ -141,7 +142,7 @@ export class MetricsApi {
       retry: 'read',
       ...o,
     });
-    logUnreadable(this.t.logger, 'read GPU prices', gpus);
+    logUnreadable(this.t.logger, l10n.t('read GPU prices'), gpus);
     return gpus;
   }
 
@@ -155,7 +156,7 @@ export class MetricsApi {
     const names = [...new Set(gpuNames.map((n) => n.trim()).filter((n) => n !== '' && !n.includes(',')))];
     if (names.length === 0) return new Map();
     return this.t.send({
-      action: 'read GPU price history',
+      action: l10n.t('read GPU price history'),
       method: 'GET',
       path: '/api/v0/metrics/gpu/history',
       query: {

@@ -3,6 +3,7 @@ import type { OfferQuery } from '../offers/types';
 import { listOf, logUnreadable, optBool, optInt, optNumber, optString, recordId, reqNumber, type RequestOptions } from './fields';
 import type { Transport } from './transport';
 import { DEFAULT_RENT_DISK_GB } from './limits';
+import { l10n } from '../l10n';
 
 const PriceBreakdownSchema = z.object({ gpuCostPerHour: optNumber, diskHour: optNumber, totalHour: optNumber }).optional().catch(undefined);
 
@@ -80,7 +81,7 @@ export class OffersApi {
   /** Offers that could not be read are left out, counted in `unreadableOf(result)` and logged once. */
   async search(request: SearchOffersRequest, o: RequestOptions = {}): Promise<Offer[]> {
     const offers = await this.t.send({
-      action: 'search offers',
+      action: l10n.t('search offers'),
       method: 'POST',
       path: '/api/v0/bundles/',
       body: searchBody(request),
@@ -90,7 +91,7 @@ export class OffersApi {
       retry: 'read',
       ...o,
     });
-    logUnreadable(this.t.logger, 'search offers', offers);
+    logUnreadable(this.t.logger, l10n.t('search offers'), offers);
     return offers;
   }
 }

@@ -1,19 +1,20 @@
+import { l10n } from '../l10n';
 /**
  * Permission categories of a scoped API key, as the service names them. A scoped key carries
  * `{"api": {"<category>": {}}}`; an empty object means the category is unconstrained.
  */
 export const PERMISSION_CATEGORIES = {
-  misc: 'search offers, volume offers and serverless endpoints',
-  user_read: 'read the account, API keys, SSH keys and templates',
-  user_write: 'change the account, API keys, SSH keys and templates',
-  instance_read: 'see instances, their logs and volumes',
-  instance_write: 'rent, start, stop, label, reboot and destroy instances, and manage volumes',
-  billing_read: 'read charges and invoices',
-  billing_write: 'move credit',
-  machine_read: 'read hosted machines',
-  machine_write: 'manage hosted machines',
-  team_read: 'see team members and roles',
-  team_write: 'invite and remove team members and edit roles',
+  misc: l10n.t('search offers, volume offers and serverless endpoints'),
+  user_read: l10n.t('read the account, API keys, SSH keys and templates'),
+  user_write: l10n.t('change the account, API keys, SSH keys and templates'),
+  instance_read: l10n.t('see instances, their logs and volumes'),
+  instance_write: l10n.t('rent, start, stop, label, reboot and destroy instances, and manage volumes'),
+  billing_read: l10n.t('read charges and invoices'),
+  billing_write: l10n.t('move credit'),
+  machine_read: l10n.t('read hosted machines'),
+  machine_write: l10n.t('manage hosted machines'),
+  team_read: l10n.t('see team members and roles'),
+  team_write: l10n.t('invite and remove team members and edit roles'),
 } as const;
 
 export type PermissionCategory = keyof typeof PERMISSION_CATEGORIES;

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { anyOk, type RequestOptions } from './fields';
 import type { Transport } from './transport';
+import { l10n } from '../l10n';
 
 /**
  * The list answers `{"secrets": {"NAME": "value", …}}` with every value in clear (the official CLI
@@ -17,7 +18,7 @@ const SecretNamesSchema = z.unknown().transform((input, ctx): string[] => {
   else if (typeof inner === 'object') names = Object.keys(inner);
   else {
     // The issue names the expected shape and never the body, which may hold values.
-    ctx.issues.push({ code: 'custom', message: 'expected {secrets: {NAME: value}}', input: undefined, path: ['secrets'] });
+    ctx.issues.push({ code: 'custom', message: l10n.t('expected {secrets: {NAME: value}}'), input: undefined, path: ['secrets'] });
     return z.NEVER;
   }
   return [...new Set(names.filter((n): n is string => typeof n === 'string' && n !== ''))].sort();
@@ -34,7 +35,7 @@ export class SecretsApi {
   /** The names of the account's variables, sorted; their values are never kept. */
   list(o: RequestOptions = {}): Promise<string[]> {
     return this.t.send({
-      action: 'list environment variables',
+      action: l10n.t('list environment variables'),
       method: 'GET',
       path: '/api/v0/secrets/',
       schema: SecretNamesSchema,
@@ -47,7 +48,7 @@ export class SecretsApi {
   /** Adds a variable; the service upper-cases the name and refuses one that exists (`existing_key`). */
   create(name: string, value: string, o: RequestOptions = {}): Promise<void> {
     return this.t.send({
-      action: `add environment variable ${name}`,
+      action: l10n.t('add environment variable {0}', name),
       method: 'POST',
       path: '/api/v0/secrets/',
       body: { key: name, value },
@@ -63,7 +64,7 @@ export class SecretsApi {
   /** Replaces the value of a variable that exists (`nonexistent_key` otherwise). Setting a value twice is harmless. */
   update(name: string, value: string, o: RequestOptions = {}): Promise<void> {
     return this.t.send({
-      action: `change environment variable ${name}`,
+      action: l10n.t('change environment variable {0}', name),
       method: 'PUT',
       path: '/api/v0/secrets/',
       body: { key: name, value },
@@ -77,7 +78,7 @@ export class SecretsApi {
 
   delete(name: string, o: RequestOptions = {}): Promise<void> {
     return this.t.send({
-      action: `delete environment variable ${name}`,
+      action: l10n.t('delete environment variable {0}', name),
       method: 'DELETE',
       path: '/api/v0/secrets/',
       body: { key: name },

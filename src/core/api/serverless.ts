@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { anyOk, optInt, optNumber, optString, optTime, type RequestOptions } from './fields';
 import { ApiError } from './errors';
 import type { Transport } from './transport';
+import { l10n } from '../l10n';
 
 /**
  * A serverless endpoint: a named pool whose worker groups the service scales between limits.
@@ -136,7 +137,7 @@ export class ServerlessApi {
 
   listEndpoints(o: RequestOptions = {}): Promise<Endpoint[]> {
     return this.t.send({
-      action: 'list serverless endpoints',
+      action: l10n.t('list serverless endpoints'),
       method: 'GET',
       path: '/api/v0/endptjobs/',
       schema: results(EndpointSchema),
@@ -149,7 +150,7 @@ export class ServerlessApi {
   async createEndpoint(fields: EndpointFields, o: RequestOptions = {}): Promise<number> {
     const schema = z.object({ result: z.int() });
     const res = await this.t.send({
-      action: `create endpoint "${fields.endpoint_name}"`,
+      action: l10n.t('create endpoint "{0}"', fields.endpoint_name),
       method: 'POST',
       path: '/api/v0/endptjobs/',
       body: { client_id: 'me', autoscaler_instance: 'prod', ...fields },
@@ -163,7 +164,7 @@ export class ServerlessApi {
 
   updateEndpoint(id: number, fields: Partial<EndpointFields>, o: RequestOptions = {}): Promise<void> {
     return this.t.send({
-      action: `update endpoint ${id}`,
+      action: l10n.t('update endpoint {0}', id),
       method: 'PUT',
       path: `/api/v0/endptjobs/${id}/`,
       body: { client_id: 'me', endptjob_id: id, ...fields },
@@ -177,7 +178,7 @@ export class ServerlessApi {
   /** Deletes the endpoint and its worker groups. */
   deleteEndpoint(id: number, o: RequestOptions = {}): Promise<void> {
     return this.t.send({
-      action: `delete endpoint ${id}`,
+      action: l10n.t('delete endpoint {0}', id),
       method: 'DELETE',
       path: `/api/v0/endptjobs/${id}/`,
       body: { client_id: 'me', endptjob_id: id },
@@ -190,7 +191,7 @@ export class ServerlessApi {
 
   listWorkerGroups(o: RequestOptions = {}): Promise<WorkerGroup[]> {
     return this.t.send({
-      action: 'list worker groups',
+      action: l10n.t('list worker groups'),
       method: 'GET',
       path: '/api/v0/workergroups/',
       schema: results(WorkerGroupSchema),
@@ -203,7 +204,7 @@ export class ServerlessApi {
   async createWorkerGroup(fields: WorkerGroupFields, o: RequestOptions = {}): Promise<number> {
     const schema = z.object({ id: z.int() });
     const res = await this.t.send({
-      action: 'create a worker group',
+      action: l10n.t('create a worker group'),
       method: 'POST',
       path: '/api/v0/workergroups/',
       body: { client_id: 'me', autoscaler_instance: 'prod', ...fields },
@@ -217,7 +218,7 @@ export class ServerlessApi {
 
   updateWorkerGroup(id: number, fields: Partial<WorkerGroupFields>, o: RequestOptions = {}): Promise<void> {
     return this.t.send({
-      action: `update worker group ${id}`,
+      action: l10n.t('update worker group {0}', id),
       method: 'PUT',
       path: `/api/v0/workergroups/${id}/`,
       body: { client_id: 'me', autojob_id: id, ...fields },
@@ -232,7 +233,7 @@ export class ServerlessApi {
   async endpointWorkers(id: number, o: RequestOptions = {}): Promise<ServerlessWorker[]> {
     const key = await this.bodyKey(o);
     return this.t.send({
-      ...autoscaler(`list the workers of endpoint ${id}`, '/get_endpoint_workers/'),
+      ...autoscaler(l10n.t('list the workers of endpoint {0}', id), '/get_endpoint_workers/'),
       body: { id, api_key: key },
       secrets: [key],
       schema: WorkersAnswer,
@@ -243,7 +244,7 @@ export class ServerlessApi {
   async workerGroupWorkers(id: number, o: RequestOptions = {}): Promise<ServerlessWorker[]> {
     const key = await this.bodyKey(o);
     return this.t.send({
-      ...autoscaler(`list the workers of worker group ${id}`, '/get_workergroup_workers/'),
+      ...autoscaler(l10n.t('list the workers of worker group {0}', id), '/get_workergroup_workers/'),
       body: { id, api_key: key },
       secrets: [key],
       schema: WorkersAnswer,
@@ -256,7 +257,7 @@ export class ServerlessApi {
     const lines = checkTail(tail);
     const key = endpoint.apiKey ?? (await this.bodyKey(o));
     const body = { endpoint: endpoint.name, id: endpoint.id, tail: lines, api_key: key };
-    const call = autoscaler(`read the logs of endpoint "${endpoint.name}"`, '/get_endpoint_logs/');
+    const call = autoscaler(l10n.t('read the logs of endpoint "{0}"', endpoint.name), '/get_endpoint_logs/');
     return this.t.send({ ...call, body, secrets: [endpoint.apiKey, key], schema: LogsAnswer, ...o });
   }
 
@@ -274,7 +275,7 @@ export class ServerlessApi {
     for (const path of order) {
       try {
         const logs = await this.t.send({
-          ...autoscaler(`read the logs of worker group ${id}`, path),
+          ...autoscaler(l10n.t('read the logs of worker group {0}', id), path),
           body: { id, tail: lines, api_key: key },
           secrets: [key],
           schema: LogsAnswer,
@@ -303,7 +304,7 @@ export class ServerlessApi {
 
   deleteWorkerGroup(id: number, o: RequestOptions = {}): Promise<void> {
     return this.t.send({
-      action: `delete worker group ${id}`,
+      action: l10n.t('delete worker group {0}', id),
       method: 'DELETE',
       path: `/api/v0/workergroups/${id}/`,
       body: { client_id: 'me', autojob_id: id },
@@ -330,6 +331,7 @@ function routeMissing(error: unknown): boolean {
 
 /** The service wants at least one line; a fraction or zero is a caller's mistake, not a request. */
 function checkTail(tail: number): number {
-  if (!Number.isInteger(tail) || tail < 1) throw new RangeError(`tail must be a whole number of lines, at least 1 (got ${tail}).`);
+  if (!Number.isInteger(tail) || tail < 1)
+    throw new RangeError(l10n.t('tail must be a whole number of lines, at least 1 (got {0}).', tail));
   return tail;
 }

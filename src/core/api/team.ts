@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { listOf, optInt, optString, type RequestOptions } from './fields';
 import type { Permissions } from './permissions';
 import type { Transport } from './transport';
+import { l10n } from '../l10n';
 
 export const TeamMemberSchema = z.object({
   id: z.int(),
@@ -31,7 +32,7 @@ export class TeamApi {
 
   members(o: RequestOptions = {}): Promise<TeamMember[]> {
     return this.t.send({
-      action: 'list team members',
+      action: l10n.t('list team members'),
       method: 'GET',
       path: '/api/v0/team/members/',
       schema: listOf(TeamMemberSchema, 'members'),
@@ -58,7 +59,7 @@ export class TeamApi {
 
   async removeMember(userId: number, o: RequestOptions = {}): Promise<void> {
     await this.t.send({
-      action: `remove team member ${userId}`,
+      action: l10n.t('remove team member {0}', userId),
       method: 'DELETE',
       path: `/api/v0/team/members/${userId}/`,
       schema: TeamAnswer,
@@ -70,7 +71,7 @@ export class TeamApi {
 
   roles(o: RequestOptions = {}): Promise<TeamRole[]> {
     return this.t.send({
-      action: 'list team roles',
+      action: l10n.t('list team roles'),
       method: 'GET',
       path: '/api/v0/team/roles-full/',
       schema: listOf(TeamRoleSchema, 'roles'),
@@ -82,7 +83,7 @@ export class TeamApi {
 
   async createRole(name: string, permissions: Permissions, o: RequestOptions = {}): Promise<void> {
     await this.t.send({
-      action: `create role "${name}"`,
+      action: l10n.t('create role "{0}"', name),
       method: 'POST',
       path: '/api/v0/team/roles/',
       body: { name, permissions },
@@ -96,7 +97,7 @@ export class TeamApi {
   /** Roles are updated by numeric id and deleted by name, as the service routes them. */
   async updateRole(id: number, name: string, permissions: Permissions, o: RequestOptions = {}): Promise<void> {
     await this.t.send({
-      action: `update role "${name}"`,
+      action: l10n.t('update role "{0}"', name),
       method: 'PUT',
       path: `/api/v0/team/roles/${id}/`,
       body: { name, permissions },
@@ -109,7 +110,7 @@ export class TeamApi {
 
   async deleteRole(name: string, o: RequestOptions = {}): Promise<void> {
     await this.t.send({
-      action: `delete role "${name}"`,
+      action: l10n.t('delete role "{0}"', name),
       method: 'DELETE',
       path: `/api/v0/team/roles/${encodeURIComponent(name)}/`,
       schema: TeamAnswer,

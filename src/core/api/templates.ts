@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { anyOk, listOf, logUnreadable, optBool, optInt, optNumber, optString, optTime, recordId, type RequestOptions } from './fields';
 import type { Transport } from './transport';
+import { l10n } from '../l10n';
 
 /**
  * A saved launch configuration. `hash_id` is what an instance is created from; it changes on
@@ -69,8 +70,9 @@ export function templateSearchQuery(request: TemplateSearch = {}): Record<string
   if (request.orderBy !== undefined) {
     const order = Array.isArray(request.orderBy) ? request.orderBy : [request.orderBy];
     for (const o of order) {
-      if (!/^[a-z_][a-z0-9_]*$/i.test(o.col)) throw new RangeError(`"${o.col}" is not a template column name.`);
-      if (o.dir !== 'asc' && o.dir !== 'desc') throw new RangeError(`The sort direction must be "asc" or "desc" (got "${String(o.dir)}").`);
+      if (!/^[a-z_][a-z0-9_]*$/i.test(o.col)) throw new RangeError(l10n.t('"{0}" is not a template column name.', o.col));
+      if (o.dir !== 'asc' && o.dir !== 'desc')
+        throw new RangeError(l10n.t('The sort direction must be "asc" or "desc" (got "{0}").', String(o.dir)));
     }
     if (order.length > 0) query['order_by'] = order.map((o) => ({ col: o.col, dir: o.dir }));
   }
@@ -94,7 +96,7 @@ export class TemplatesApi {
   async search(request: TemplateSearch = {}, o: RequestOptions = {}): Promise<Template[]> {
     const query = templateSearchQuery(request);
     const templates = await this.t.send({
-      action: 'search templates',
+      action: l10n.t('search templates'),
       method: 'GET',
       path: '/api/v0/template/',
       query,
@@ -103,13 +105,13 @@ export class TemplatesApi {
       retry: 'read',
       ...o,
     });
-    logUnreadable(this.t.logger, 'search templates', templates);
+    logUnreadable(this.t.logger, l10n.t('search templates'), templates);
     return templates;
   }
 
   create(fields: TemplateFields, o: RequestOptions = {}): Promise<Template> {
     return this.t.send({
-      action: `create template "${fields.name}"`,
+      action: l10n.t('create template "{0}"', fields.name),
       method: 'POST',
       path: '/api/v0/template/',
       body: fields,
@@ -123,7 +125,7 @@ export class TemplatesApi {
   /** Changes a template. The answer carries the new `hash_id`; anything that stored the old one must follow. */
   edit(hashId: string, changes: Partial<TemplateFields>, o: RequestOptions = {}): Promise<{ id: number; hash_id: string }> {
     return this.t.send({
-      action: 'edit the template',
+      action: l10n.t('edit the template'),
       method: 'PUT',
       path: '/api/v0/template/',
       body: { hash_id: hashId, ...changes },
@@ -136,7 +138,7 @@ export class TemplatesApi {
 
   delete(id: number, o: RequestOptions = {}): Promise<void> {
     return this.t.send({
-      action: `delete template ${id}`,
+      action: l10n.t('delete template {0}', id),
       method: 'DELETE',
       path: '/api/v0/template/',
       body: { template_id: id },

@@ -3,6 +3,7 @@ import type * as z from 'zod';
 import type { Logger } from '../log';
 import { ApiError, secretScrubber, type ApiErrorDetails, type ApiErrorKind } from './errors';
 import type { PermissionCategory } from './permissions';
+import { l10n } from '../l10n';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -111,17 +112,20 @@ export function checkBaseUrl(baseUrl: string): string {
   try {
     url = new URL(baseUrl);
   } catch {
-    throw new Error(`The base URL "${baseUrl}" is not a valid URL. Use a full address such as https://console.vast.ai.`);
+    throw new Error(l10n.t('The base URL "{0}" is not a valid URL. Use a full address such as https://console.vast.ai.', baseUrl));
   }
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
     throw new Error(
-      `Refusing to send the API key over plain http to ${url.host}. Use an https:// base URL (plain http is allowed only for 127.0.0.1 and localhost).`,
+      l10n.t(
+        'Refusing to send the API key over plain http to {0}. Use an https:// base URL (plain http is allowed only for 127.0.0.1 and localhost).',
+        url.host,
+      ),
     );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new Error(`The base URL must start with https:// (got ${url.protocol}).`);
+    throw new Error(l10n.t('The base URL must start with https:// (got {0}).', url.protocol));
   }
-  if (url.search || url.hash) throw new Error('The base URL must not contain a query or a fragment.');
+  if (url.search || url.hash) throw new Error(l10n.t('The base URL must not contain a query or a fragment.'));
   return url.href.replace(/\/+$/, '');
 }
 
@@ -207,11 +211,11 @@ export class Transport {
     const where: Pick<ApiErrorDetails, 'action' | 'method' | 'path' | 'secrets'> = {
       action: call.action,
       method: call.method,
-      path: redact(absolute ? absolute.origin + absolute.pathname : absolute === null ? '(an absolute URL)' : pathAndQuery),
+      path: redact(absolute ? absolute.origin + absolute.pathname : absolute === null ? l10n.t('(an absolute URL)') : pathAndQuery),
       secrets,
     };
     if (absolute === null)
-      throw new ApiError({ ...where, kind: 'invalid_response', serverMessage: 'the service gave a URL that is not valid' });
+      throw new ApiError({ ...where, kind: 'invalid_response', serverMessage: l10n.t('the service gave a URL that is not valid') });
     if (!call.absoluteUrl && !key) throw new ApiError({ ...where, kind: 'auth' });
     const url = absolute ?? new URL((call.host === 'serverless' ? this.serverlessBase : this.base) + pathAndQuery);
 
@@ -308,7 +312,7 @@ export class Transport {
           ...where,
           kind: 'invalid_response',
           status: res.status,
-          serverMessage: 'the body is not valid JSON',
+          serverMessage: l10n.t('the body is not valid JSON'),
           outcomeUnknown: changesSomething(call),
         });
       }

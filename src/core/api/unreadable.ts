@@ -1,3 +1,4 @@
+import { l10n } from '../l10n';
 /**
  * What a list answer held that could not be read, carried on the list itself. Kept apart from the
  * schemas in fields.ts, so the views and status bar read it without loading zod at activation.
@@ -49,8 +50,8 @@ export function mergeUnreadable(reports: ReadonlyArray<Unreadable | undefined>):
 /** "2 records could not be read" / "1 record …": for the views and the log. */
 export function describeUnreadable(report: Unreadable, noun = 'record'): string {
   const plural = report.count === 1 ? noun : `${noun}s`;
-  const parts = [`${report.count} ${plural} could not be read`];
-  if (report.listedById > 0) parts.push(`${report.listedById} listed by id only`);
-  if (report.dropped > 0) parts.push(`${report.dropped} without a usable id left out`);
+  const parts = [l10n.t('{0} {1} could not be read', report.count, plural)];
+  if (report.listedById > 0) parts.push(l10n.t('{0} listed by id only', report.listedById));
+  if (report.dropped > 0) parts.push(l10n.t('{0} without a usable id left out', report.dropped));
   return parts.join('; ');
 }

@@ -14,6 +14,7 @@ import {
   type RequestOptions,
 } from './fields';
 import type { Transport } from './transport';
+import { l10n } from '../l10n';
 
 /** Storage for rent on a host. `storage_cost` is $/GB/month, `disk_space` GB. */
 export const VolumeOfferSchema = z.object({
@@ -73,7 +74,7 @@ export class VolumesApi {
     if (request.limit !== undefined) body['limit'] = request.limit;
     if (request.allocatedStorage !== undefined) body['allocated_storage'] = request.allocatedStorage;
     const offers = await this.t.send({
-      action: 'search volume offers',
+      action: l10n.t('search volume offers'),
       method: 'POST',
       path: '/api/v0/volumes/search/',
       body,
@@ -83,7 +84,7 @@ export class VolumesApi {
       retry: 'read',
       ...o,
     });
-    logUnreadable(this.t.logger, 'search volume offers', offers);
+    logUnreadable(this.t.logger, l10n.t('search volume offers'), offers);
     return offers;
   }
 
@@ -95,7 +96,7 @@ export class VolumesApi {
     const body = { id: request.offerId, size: request.sizeGb, ...(request.name ? { name: request.name } : {}) };
     const schema = z.object({ volume_name: optString });
     const res = await this.t.send({
-      action: 'create a volume',
+      action: l10n.t('create a volume'),
       method: 'PUT',
       path: '/api/v0/volumes/',
       body,
@@ -110,7 +111,7 @@ export class VolumesApi {
   /** Volumes read only as far as their id are listed flagged `unreadable`; see `unreadableOf(result)`. */
   async list(o: RequestOptions = {}): Promise<Volume[]> {
     const volumes = await this.t.send({
-      action: 'list volumes',
+      action: l10n.t('list volumes'),
       method: 'GET',
       path: '/api/v0/volumes/',
       query: { owner: 'me', type: 'all_volume' },
@@ -119,14 +120,14 @@ export class VolumesApi {
       retry: 'read',
       ...o,
     });
-    logUnreadable(this.t.logger, 'list volumes', volumes);
+    logUnreadable(this.t.logger, l10n.t('list volumes'), volumes);
     return volumes;
   }
 
   /** The id travels in the query (as the CLI sends it) and in the body (as documented). */
   delete(id: number, o: RequestOptions = {}): Promise<void> {
     return this.t.send({
-      action: `delete volume ${id}`,
+      action: l10n.t('delete volume {0}', id),
       method: 'DELETE',
       path: '/api/v0/volumes/',
       query: { id: String(id) },

@@ -1,6 +1,7 @@
 import type { Instance } from '../api/instances';
 import { instancePhase, type InstancePhase } from '../instances/phase';
 import { currentRate, instanceLabel } from '../instances/present';
+import { l10n } from '../l10n';
 
 /** One instance's part of the hourly spend. */
 export interface BurnShare {
@@ -55,7 +56,7 @@ export function hoursLeft(credit: number, perHour: number): number {
 export function formatHours(hours: number): string {
   if (!Number.isFinite(hours)) return 'indefinitely';
   const minutes = Math.floor(hours * 60);
-  if (minutes < 1) return 'under a minute';
+  if (minutes < 1) return l10n.t('under a minute');
   const d = Math.floor(minutes / 1440);
   const h = Math.floor((minutes % 1440) / 60);
   const m = minutes % 60;

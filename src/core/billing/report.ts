@@ -1,5 +1,6 @@
 import type { BillingEntry } from '../api/billing';
 import { formatDollars } from '../format';
+import { l10n } from '../l10n';
 
 export interface BillingSummary {
   charges: number;
@@ -40,12 +41,12 @@ export function billingReport(
   const lines = [
     `# GPU Rental billing, ${day(range.from)} to ${day(range.to)}`,
     '',
-    `Generated ${generatedAt.toISOString().replace('T', ' ').slice(0, 16)} UTC.`,
+    l10n.t('Generated {0} UTC.', generatedAt.toISOString().replace('T', ' ').slice(0, 16)),
     '',
-    `- **Charges: ${formatDollars(s.charges)}** (${charges.length} lines)`,
-    `- **Credits and payments: ${formatDollars(s.credits)}** (${invoices.length} lines)`,
+    l10n.t('- **Charges: {0}** ({1} lines)', formatDollars(s.charges), charges.length),
+    l10n.t('- **Credits and payments: {0}** ({1} lines)', formatDollars(s.credits), invoices.length),
     '',
-    '## Charges per source',
+    l10n.t('## Charges per source'),
     '',
     '| Source | Lines | Amount |',
     '|---|---:|---:|',
@@ -58,7 +59,7 @@ export function billingReport(
     '|---|---|---|---:|',
     ...charges.map((c) => `| ${day(c.start ?? c.end)} | ${cell(c.source)} | ${cell(c.description)} | ${formatDollars(c.amount)} |`),
     '',
-    '## Credits and payments',
+    l10n.t('## Credits and payments'),
     '',
     '| Day | Type | Description | Amount |',
     '|---|---|---|---:|',

@@ -1,6 +1,7 @@
 import { ONSTART_MAX_CHARS } from '../api/limits';
 import { shellQuote } from '../instances/ssh';
 import { MAX_IDLE_MINUTES } from '../settings';
+import { l10n } from '../l10n';
 
 /** The longest idle time the watchdog takes, in seconds (one week). */
 export const MAX_IDLE_SECONDS = MAX_IDLE_MINUTES * 60;
@@ -36,15 +37,20 @@ export const WATCHDOG_END = '# <<< gpu-rental idle stop <<<';
  */
 export function watchdogScript(o: WatchdogOptions): string {
   const url = o.baseUrl.replace(/\/+$/, '');
-  if (!/^https?:\/\/[^\s'"]+$/.test(url)) throw new Error(`"${o.baseUrl}" is not a usable base URL for the idle watchdog.`);
+  if (!/^https?:\/\/[^\s'"]+$/.test(url)) throw new Error(l10n.t('"{0}" is not a usable base URL for the idle watchdog.', o.baseUrl));
   if (!(o.idleMinutes > 0 && o.idleMinutes <= MAX_IDLE_MINUTES)) {
     throw new RangeError(
-      `An idle time of ${String(o.idleMinutes)} minutes cannot be used: the idle stop takes more than 0 and at most ${MAX_IDLE_MINUTES} minutes (one week).`,
+      l10n.t(
+        'An idle time of {0} minutes cannot be used: the idle stop takes more than 0 and at most {1} minutes (one week).',
+        String(o.idleMinutes),
+        MAX_IDLE_MINUTES,
+      ),
     );
   }
   const check = o.checkSeconds ?? 60;
-  if (!(check > 0 && check <= MAX_IDLE_SECONDS)) throw new RangeError(`The idle watchdog cannot check every ${String(check)} seconds.`);
-  if (!Number.isFinite(o.gpuThreshold)) throw new RangeError(`${String(o.gpuThreshold)} is not a GPU threshold in percent.`);
+  if (!(check > 0 && check <= MAX_IDLE_SECONDS))
+    throw new RangeError(l10n.t('The idle watchdog cannot check every {0} seconds.', String(check)));
+  if (!Number.isFinite(o.gpuThreshold)) throw new RangeError(l10n.t('{0} is not a GPU threshold in percent.', String(o.gpuThreshold)));
   const idle = Math.max(1, Math.round(o.idleMinutes * 60));
   const every = Math.max(1, Math.min(Math.round(check), idle));
   const threshold = Math.max(0, Math.min(100, Math.round(o.gpuThreshold)));
@@ -80,7 +86,12 @@ export class OnstartTooLong extends Error {
     readonly watchdogLength: number,
   ) {
     super(
-      `The start-up script with the idle watchdog would be ${length} characters; the service accepts at most ${ONSTART_MAX_CHARS}. The watchdog takes ${watchdogLength}: shorten your script, or turn idle stop off for this rent.`,
+      l10n.t(
+        'The start-up script with the idle watchdog would be {0} characters; the service accepts at most {1}. The watchdog takes {2}: shorten your script, or turn idle stop off for this rent.',
+        length,
+        ONSTART_MAX_CHARS,
+        watchdogLength,
+      ),
     );
     this.name = 'OnstartTooLong';
   }

@@ -4,6 +4,7 @@ import type { Instance } from '../api/instances';
 import { instancePhase } from './phase';
 import { currentRate } from './present';
 import { formatDollars } from '../format';
+import { l10n } from '../l10n';
 
 /**
  * What became of a stop or destroy. `unknown`: neither the answer nor a second look says; the
@@ -39,8 +40,8 @@ export function outcomeUnseen(error: unknown): boolean {
 /** Stops an instance and says what happened; after an unreadable answer, looks at the instance. */
 export async function stopInstance(instances: Instances, instance: Instance, name: string): Promise<ActionResult> {
   const disk = instance.storage_total_cost
-    ? ` Its disk still bills (${formatDollars(instance.storage_total_cost)}/h) until you destroy it.`
-    : ' Its disk still bills until you destroy it.';
+    ? l10n.t(' Its disk still bills ({0}/h) until you destroy it.', formatDollars(instance.storage_total_cost))
+    : l10n.t(' Its disk still bills until you destroy it.');
   try {
     await instances.stop(instance.id);
     return { kind: 'done', message: `stopping ${name}.${disk}` };
@@ -48,17 +49,23 @@ export async function stopInstance(instances: Instances, instance: Instance, nam
     if (!outcomeUnseen(error)) throw error;
     const seen = await lookAgain(instances, instance.id);
     if (seen.kind === 'failed') return unknown(`stopped ${name}`, error, seen.error, instance);
-    if (seen.kind === 'gone') return { kind: 'done', message: `${name} no longer exists; nothing bills for it.` };
+    if (seen.kind === 'gone') return { kind: 'done', message: l10n.t('{0} no longer exists; nothing bills for it.', name) };
     const phase = instancePhase(seen.instance);
     if (phase === 'stopped' || phase === 'stopping' || phase === 'failed') {
       return {
         kind: 'done',
-        message: `stopping ${name}: the answer was not seen (${short(error)}), but the instance shows as ${phase}.${disk}`,
+        message: l10n.t('stopping {0}: the answer was not seen ({1}), but the instance shows as {2}.{3}', name, short(error), phase, disk),
       };
     }
     return {
       kind: 'notDone',
-      message: `${name} was not stopped: the request failed (${short(error)}), and the instance is still ${phase}${rateText(seen.instance)}. Try again.`,
+      message: l10n.t(
+        '{0} was not stopped: the request failed ({1}), and the instance is still {2}{3}. Try again.',
+        name,
+        short(error),
+        phase,
+        rateText(seen.instance),
+      ),
     };
   }
 }
@@ -73,16 +80,24 @@ export async function destroyInstance(instances: Instances, instance: Instance, 
     return { kind: 'done', message: `destroyed ${name}.` };
   } catch (error) {
     if (error instanceof ApiError && error.kind === 'not_found')
-      return { kind: 'done', message: `${name} is destroyed (it was already gone when GPU Rental asked).` };
+      return { kind: 'done', message: l10n.t('{0} is destroyed (it was already gone when GPU Rental asked).', name) };
     if (!outcomeUnseen(error)) throw error;
     const seen = await lookAgain(instances, instance.id);
     if (seen.kind === 'failed') return unknown(`destroyed ${name}`, error, seen.error, instance);
     if (seen.kind === 'gone' || instancePhase(seen.instance) === 'gone') {
-      return { kind: 'done', message: `destroyed ${name}: the answer was not seen (${short(error)}), but the instance is gone.` };
+      return {
+        kind: 'done',
+        message: l10n.t('destroyed {0}: the answer was not seen ({1}), but the instance is gone.', name, short(error)),
+      };
     }
     return {
       kind: 'notDone',
-      message: `${name} was not destroyed: the request failed (${short(error)}), and the instance still exists${rateText(seen.instance)}. Try again.`,
+      message: l10n.t(
+        '{0} was not destroyed: the request failed ({1}), and the instance still exists{2}. Try again.',
+        name,
+        short(error),
+        rateText(seen.instance),
+      ),
     };
   }
 }
@@ -101,7 +116,13 @@ async function lookAgain(instances: Instances, id: number): Promise<Look> {
 function unknown(did: string, first: unknown, second: unknown, instance: Instance): ActionResult {
   return {
     kind: 'unknown',
-    message: `it is not known whether GPU Rental ${did}: the answer was not seen (${short(first)}) and a second look failed too (${short(second)}). It may still bill${rateText(instance)}. Refresh the Instances view to check before trying again.`,
+    message: l10n.t(
+      'it is not known whether GPU Rental {0}: the answer was not seen ({1}) and a second look failed too ({2}). It may still bill{3}. Refresh the Instances view to check before trying again.',
+      did,
+      short(first),
+      short(second),
+      rateText(instance),
+    ),
   };
 }
 
@@ -118,11 +139,11 @@ function short(error: unknown): string {
       case 'rate_limited':
         return 'HTTP 429';
       case 'timeout':
-        return 'no answer in time';
+        return l10n.t('no answer in time');
       case 'network':
-        return 'the connection broke';
+        return l10n.t('the connection broke');
       case 'invalid_response':
-        return 'an unreadable body';
+        return l10n.t('an unreadable body');
       default:
         return error.kind;
     }

@@ -1,4 +1,5 @@
 import type { Instance } from '../api/instances';
+import { l10n } from '../l10n';
 
 /** A GPU this hot (°C) is flagged: sustained, it throttles and shortens the card's life. */
 export const HOT_GPU_C = 85;
@@ -101,23 +102,29 @@ export function healthDescription(h: Health): string {
     .join(' · ');
   if (gpu) parts.push(`GPU ${gpu}${h.hot ? ' hot' : ''}`);
   const disk = diskPercent(h);
-  if (h.diskNearlyFull && disk !== undefined) parts.push(`disk ${Math.round(disk)}% full`);
+  if (h.diskNearlyFull && disk !== undefined) parts.push(l10n.t('disk {0}% full', Math.round(disk)));
   return parts.join(' · ');
 }
 
 /** The tooltip's health rows: label and value, the flagged ones saying why they matter. */
 export function healthRows(h: Health): Array<[string, string]> {
   const rows: Array<[string, string]> = [];
-  if (h.gpuUtilPct !== undefined) rows.push(['GPU utilisation', `${Math.round(h.gpuUtilPct)}%`]);
+  if (h.gpuUtilPct !== undefined) rows.push([l10n.t('GPU utilisation'), `${Math.round(h.gpuUtilPct)}%`]);
   if (h.gpuTempC !== undefined)
-    rows.push(['GPU temperature', `${Math.round(h.gpuTempC)} °C${h.hot ? ` ⚠ hot (${HOT_GPU_C} °C or more): the GPU may throttle` : ''}`]);
+    rows.push([
+      l10n.t('GPU temperature'),
+      `${Math.round(h.gpuTempC)} °C${h.hot ? l10n.t(' ⚠ hot ({0} °C or more): the GPU may throttle', HOT_GPU_C) : ''}`,
+    ]);
   if (h.vramUsedGb !== undefined)
-    rows.push(['VRAM', h.vramTotalGb === undefined ? `${gb(h.vramUsedGb)} used` : `${gb(h.vramUsedGb)} of ${gb(h.vramTotalGb)} used`]);
+    rows.push([
+      'VRAM',
+      h.vramTotalGb === undefined ? `${gb(h.vramUsedGb)} used` : l10n.t('{0} of {1} used', gb(h.vramUsedGb), gb(h.vramTotalGb)),
+    ]);
   if (h.diskUsedGb !== undefined) {
     const pct = diskPercent(h);
     const of = h.diskTotalGb === undefined ? '' : ` of ${gb(h.diskTotalGb)}`;
-    const flag = h.diskNearlyFull ? ' ⚠ nearly full: free space or a job writing to it fails' : '';
-    rows.push(['Disk used', `${gb(h.diskUsedGb)}${of}${pct === undefined ? '' : ` (${Math.round(pct)}%)`}${flag}`]);
+    const flag = h.diskNearlyFull ? l10n.t(' ⚠ nearly full: free space or a job writing to it fails') : '';
+    rows.push([l10n.t('Disk used'), `${gb(h.diskUsedGb)}${of}${pct === undefined ? '' : ` (${Math.round(pct)}%)`}${flag}`]);
   }
   return rows;
 }
@@ -125,10 +132,10 @@ export function healthRows(h: Health): Array<[string, string]> {
 /** Health as a screen reader says it: "GPU 87 percent, 71 degrees Celsius, hot". */
 export function healthSpoken(h: Health): string {
   const parts: string[] = [];
-  if (h.gpuUtilPct !== undefined) parts.push(`GPU ${Math.round(h.gpuUtilPct)} percent`);
-  if (h.gpuTempC !== undefined) parts.push(`${Math.round(h.gpuTempC)} degrees Celsius${h.hot ? ', hot' : ''}`);
+  if (h.gpuUtilPct !== undefined) parts.push(l10n.t('GPU {0} percent', Math.round(h.gpuUtilPct)));
+  if (h.gpuTempC !== undefined) parts.push(l10n.t('{0} degrees Celsius{1}', Math.round(h.gpuTempC), h.hot ? ', hot' : ''));
   const disk = diskPercent(h);
-  if (h.diskNearlyFull && disk !== undefined) parts.push(`disk ${Math.round(disk)} percent full`);
+  if (h.diskNearlyFull && disk !== undefined) parts.push(l10n.t('disk {0} percent full', Math.round(disk)));
   return parts.join(', ');
 }
 

@@ -1,3 +1,4 @@
+import { l10n } from '../l10n';
 /**
  * Following an instance's log. The service has no stream: each read asks for the last `tail`
  * lines (PUT request_logs, then the text behind the URL it answers), so consecutive reads
@@ -123,9 +124,9 @@ export async function followLog(deps: FollowLogDeps, signal: AbortSignal): Promi
       const step = tail.update(text, asked);
       const note =
         step.break === 'reset'
-          ? 'the log started over (the instance restarted)'
+          ? l10n.t('the log started over (the instance restarted)')
           : step.break === 'gap'
-            ? 'more lines came than one read holds: some lines before these were missed'
+            ? l10n.t('more lines came than one read holds: some lines before these were missed')
             : undefined;
       if (step.fresh.length || note) deps.append(step.fresh, note);
     } catch (error) {

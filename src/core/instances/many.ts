@@ -5,6 +5,7 @@ import type { ActionResult } from './actions';
 import { isOutbid } from './outbid';
 import { instancePhase, isBooting } from './phase';
 import { currentRate, instanceName, startAddsPerHour } from './present';
+import { l10n } from '../l10n';
 
 /** The actions that take several instances at once from the Instances view's selection. */
 export type BulkAction = 'stop' | 'start' | 'destroy';
@@ -38,13 +39,13 @@ export interface BulkConfirmation {
 }
 
 const VERB: Record<BulkAction, { button: string; past: string; skip: string }> = {
-  stop: { button: 'Stop', past: 'stopped', skip: 'not running, so nothing to stop' },
-  start: { button: 'Start', past: 'started', skip: 'only a stopped instance starts; an outbid one waits for its bid' },
-  destroy: { button: 'Destroy', past: 'destroyed', skip: 'already gone' },
+  stop: { button: l10n.t('Stop'), past: 'stopped', skip: l10n.t('not running, so nothing to stop') },
+  start: { button: l10n.t('Start'), past: 'started', skip: l10n.t('only a stopped instance starts; an outbid one waits for its bid') },
+  destroy: { button: l10n.t('Destroy'), past: 'destroyed', skip: l10n.t('already gone') },
 };
 
 function perHour(rate: number | undefined): string {
-  return rate === undefined ? 'price unknown' : `${formatDollars(rate)}/h`;
+  return rate === undefined ? l10n.t('price unknown') : `${formatDollars(rate)}/h`;
 }
 
 /**
@@ -61,7 +62,7 @@ export function bulkConfirmation(
   const targets = selected.filter((i) => appliesTo(action, i));
   const skipped = selected.filter((i) => !appliesTo(action, i));
   const n = targets.length;
-  const them = n === 1 ? 'this instance' : `these ${n} instances`;
+  const them = n === 1 ? l10n.t('this instance') : l10n.t('these {0} instances', n);
   const lines: string[] = [];
   let now = 0;
   let after = 0;
@@ -72,33 +73,61 @@ export function bulkConfirmation(
     let line: string;
     if (action === 'stop') {
       after += disk ?? 0;
-      line = `${instanceName(i)}: ${perHour(rate)} now → ${disk === undefined ? 'its disk' : `${formatDollars(disk)}/h`} for its disk`;
+      line = l10n.t(
+        '{0}: {1} now → {2} for its disk',
+        instanceName(i),
+        perHour(rate),
+        disk === undefined ? l10n.t('its disk') : `${formatDollars(disk)}/h`,
+      );
     } else if (action === 'start') {
       const running = i.dph_total ?? undefined;
       after += running ?? (rate ?? 0) + startAddsPerHour(i);
-      line = `${instanceName(i)}: ${perHour(rate)} now (disk) → ${perHour(running)} running`;
+      line = l10n.t('{0}: {1} now (disk) → {2} running', instanceName(i), perHour(rate), perHour(running));
     } else {
-      line = `${instanceName(i)}: ${perHour(rate)} now → nothing`;
+      line = l10n.t('{0}: {1} now → nothing', instanceName(i), perHour(rate));
     }
     const note = notes.get(i.id);
     lines.push(`• ${line}${note ? `\n   ${note}` : ''}`);
   }
   let summary: string;
   if (action === 'stop') {
-    summary = `GPU billing ends; disks still bill ${formatDollars(after)}/h until destroyed (${formatDollars(now)}/h now). Files on the disks are kept.`;
+    summary = l10n.t(
+      'GPU billing ends; disks still bill {0}/h until destroyed ({1}/h now). Files on the disks are kept.',
+      formatDollars(after),
+      formatDollars(now),
+    );
   } else if (action === 'destroy') {
-    summary = `${n === 1 ? 'This instance and its disk are' : `These ${n} instances and their disks are`} deleted for good, with every file on them; ${formatDollars(now)}/h stops. This cannot be undone.`;
+    summary = l10n.t(
+      '{0} deleted for good, with every file on them; {1}/h stops. This cannot be undone.',
+      n === 1 ? l10n.t('This instance and its disk are') : l10n.t('These {0} instances and their disks are', n),
+      formatDollars(now),
+    );
   } else {
-    summary = `Together they will bill ${formatDollars(after)}/h once running (${formatDollars(now)}/h now for their disks), ${formatDollars(after - now)}/h more.`;
+    summary = l10n.t(
+      'Together they will bill {0}/h once running ({1}/h now for their disks), {2}/h more.',
+      formatDollars(after),
+      formatDollars(now),
+      formatDollars(after - now),
+    );
   }
   const notChecked = targets.filter((i) => unchecked.includes(i.id));
   if (notChecked.length)
     lines.push(
       '',
-      `${notChecked.length === targets.length ? (n === 1 ? 'Its files' : 'Their files') : `The files of ${notChecked.map(instanceName).join(', ')}`} could not be checked over SSH (no answer within seconds, or no SSH key on this machine).`,
+      l10n.t(
+        '{0} could not be checked over SSH (no answer within seconds, or no SSH key on this machine).',
+        notChecked.length === targets.length
+          ? n === 1
+            ? l10n.t('Its files')
+            : l10n.t('Their files')
+          : l10n.t('The files of {0}', notChecked.map(instanceName).join(', ')),
+      ),
     );
   if (skipped.length)
-    lines.push('', `Left alone (${VERB[action].skip}): ${skipped.map((i) => `${instanceName(i)}, ${instancePhase(i)}`).join('; ')}.`);
+    lines.push(
+      '',
+      l10n.t('Left alone ({0}): {1}.', VERB[action].skip, skipped.map((i) => `${instanceName(i)}, ${instancePhase(i)}`).join('; ')),
+    );
   return {
     targets,
     skipped,
@@ -135,21 +164,29 @@ export function bulkSummary(action: BulkAction, outcomes: readonly BulkOutcome[]
   if (!unknown.length && !failed.length) {
     const tail =
       action === 'stop'
-        ? ` Their disks still bill ${formatDollars(done.reduce((t, i) => t + (i.storage_total_cost ?? 0), 0))}/h until you destroy them.`
+        ? l10n.t(
+            ' Their disks still bill {0}/h until you destroy them.',
+            formatDollars(done.reduce((t, i) => t + (i.storage_total_cost ?? 0), 0)),
+          )
         : action === 'start'
-          ? ' The status bar shows them booting.'
+          ? l10n.t(' The status bar shows them booting.')
           : '';
-    return { level: 'info', message: `GPU Rental: ${head}.${tail}` };
+    return { level: 'info', message: l10n.t('GPU Rental: {0}.{1}', head, tail) };
   }
-  const parts = [`GPU Rental: ${head}`];
+  const parts = [l10n.t('GPU Rental: {0}', head)];
   if (failed.length) parts.push(`${failed.length} failed (${failed.join(' ')})`);
   if (unknown.length)
     parts.push(
-      `${unknown.length} unknown (${unknown.join(', ')}: neither the answer nor a second look came back, so ${unknown.length === 1 ? 'it' : 'they'} may still bill)`,
+      l10n.t(
+        '{0} unknown ({1}: neither the answer nor a second look came back, so {2} may still bill)',
+        unknown.length,
+        unknown.join(', '),
+        unknown.length === 1 ? 'it' : 'they',
+      ),
     );
   const next = unknown.length
-    ? ' Refresh the Instances view to see what really happened before trying again.'
-    : ' Try the failed ones again from the Instances view.';
+    ? l10n.t(' Refresh the Instances view to see what really happened before trying again.')
+    : l10n.t(' Try the failed ones again from the Instances view.');
   return { level: 'warning', message: `${parts.join('; ')}.${next}` };
 }
 
@@ -184,7 +221,7 @@ export function viewSummary(instances: readonly Instance[]): ViewSummary {
   const total = burnRate(instances).perHour;
   return {
     running,
-    badgeTooltip: running ? `${running} running instance${running === 1 ? '' : 's'}` : undefined,
+    badgeTooltip: running ? l10n.t('{0} running instance{1}', running, running === 1 ? '' : 's') : undefined,
     description: total > 0 ? `${formatDollars(total)}/h` : undefined,
   };
 }

@@ -14,6 +14,7 @@ import { formatDollars } from '../format';
 import { outcomeUnseen, type ActionResult } from './actions';
 import { bidBelowMinimum } from './phase';
 import { gpuSummary, instanceName } from './present';
+import { l10n } from '../l10n';
 
 /** Whether the instance is interruptible (rented as a bid). */
 export function isInterruptible(instance: Pick<Instance, 'is_bid'>): boolean {
@@ -54,8 +55,9 @@ function noticeName(instance: Instance): string {
 /** The notification's text for an outbid instance. */
 export function outbidNoticeText(instance: Instance): string {
   const disk = outbidDiskRate(instance);
-  const bills = disk === undefined ? 'Its disk still bills until you destroy it.' : `Its disk still bills ${formatDollars(disk)}/h.`;
-  return `GPU Rental: ${noticeName(instance)} was outbid and stopped. ${bills}`;
+  const bills =
+    disk === undefined ? l10n.t('Its disk still bills until you destroy it.') : l10n.t('Its disk still bills {0}/h.', formatDollars(disk));
+  return l10n.t('GPU Rental: {0} was outbid and stopped. {1}', noticeName(instance), bills);
 }
 
 /** The tooltip's note on an outbid instance: what happened and what to do. */
@@ -63,8 +65,16 @@ export function outbidNote(instance: Instance): string {
   const bid = bidOf(instance);
   const min = minBidNow(instance);
   const disk = outbidDiskRate(instance);
-  const what = `the service stopped it because someone bid more for this machine${bid === undefined ? '' : ` than your ${formatDollars(bid)}/h`}${min === undefined ? '' : ` (the minimum is now ${formatDollars(min)}/h)`}`;
-  return `outbid: ${what}. Its disk still bills${disk === undefined ? '' : ` ${formatDollars(disk)}/h`} until you destroy it. Change Bid… to at least the minimum runs it again; or rent on demand, copy its folder over, and destroy it.`;
+  const what = l10n.t(
+    'the service stopped it because someone bid more for this machine{0}{1}',
+    bid === undefined ? '' : l10n.t(' than your {0}/h', formatDollars(bid)),
+    min === undefined ? '' : l10n.t(' (the minimum is now {0}/h)', formatDollars(min)),
+  );
+  return l10n.t(
+    'outbid: {0}. Its disk still bills{1} until you destroy it. Change Bid… to at least the minimum runs it again; or rent on demand, copy its folder over, and destroy it.',
+    what,
+    disk === undefined ? '' : ` ${formatDollars(disk)}/h`,
+  );
 }
 
 /** The key under which windows remember that an outbid was notified: one account's one instance. */
@@ -109,7 +119,12 @@ export async function changeInstanceBid(instances: Instances, instance: Instance
   const name = instanceName(instance);
   const min = minBidNow(instance);
   const resumes = isOutbid(instance) && (min === undefined || price >= min);
-  const done = `the bid of ${name} is now ${formatDollars(price)}/h${resumes ? ': it starts again, and its GPU bills from when it runs' : ''}.`;
+  const done = l10n.t(
+    'the bid of {0} is now {1}/h{2}.',
+    name,
+    formatDollars(price),
+    resumes ? l10n.t(': it starts again, and its GPU bills from when it runs') : '',
+  );
   try {
     await instances.changeBid(instance.id, price);
     return { kind: 'done', message: done };
@@ -120,24 +135,35 @@ export async function changeInstanceBid(instances: Instances, instance: Instance
       seen = await instances.show(instance.id);
     } catch (second) {
       if (second instanceof ApiError && second.kind === 'not_found')
-        return { kind: 'done', message: `${name} no longer exists; there is no bid to change.` };
+        return { kind: 'done', message: l10n.t('{0} no longer exists; there is no bid to change.', name) };
       return {
         kind: 'unknown',
-        message: `it is not known whether the bid of ${name} changed to ${formatDollars(price)}/h: the answer was not seen (${describe(error)}) and a second look failed too (${describe(second)}). Refresh the Instances view to check before trying again.`,
+        message: l10n.t(
+          'it is not known whether the bid of {0} changed to {1}/h: the answer was not seen ({2}) and a second look failed too ({3}). Refresh the Instances view to check before trying again.',
+          name,
+          formatDollars(price),
+          describe(error),
+          describe(second),
+        ),
       };
     }
     const now = bidOf(seen);
     if (now !== undefined && Math.abs(now - price) < 1e-6)
-      return { kind: 'done', message: `${done.slice(0, -1)} (the answer was not seen, but the instance shows the new bid).` };
+      return { kind: 'done', message: l10n.t('{0} (the answer was not seen, but the instance shows the new bid).', done.slice(0, -1)) };
     return {
       kind: 'notDone',
-      message: `the bid of ${name} was not changed: the request failed (${describe(error)}), and the instance still bids ${now === undefined ? 'as before' : `${formatDollars(now)}/h`}. Try again.`,
+      message: l10n.t(
+        'the bid of {0} was not changed: the request failed ({1}), and the instance still bids {2}. Try again.',
+        name,
+        describe(error),
+        now === undefined ? l10n.t('as before') : `${formatDollars(now)}/h`,
+      ),
     };
   }
 }
 
 function describe(error: unknown): string {
   if (error instanceof ApiError)
-    return error.kind === 'timeout' ? 'no answer in time' : error.kind === 'server' ? `HTTP ${error.status ?? '5xx'}` : error.kind;
+    return error.kind === 'timeout' ? l10n.t('no answer in time') : error.kind === 'server' ? `HTTP ${error.status ?? '5xx'}` : error.kind;
   return error instanceof Error ? error.message : String(error);
 }

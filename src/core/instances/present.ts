@@ -5,6 +5,7 @@ import { isSshHost, launchedWithJupyter, proxySshPort } from './ssh';
 import { bidOf, isInterruptible, isOutbid, minBidNow, outbidNote } from './outbid';
 import { formatDollars } from '../format';
 import { healthDescription, healthRows, healthSpoken, instanceHealth, type Health } from './health';
+import { l10n } from '../l10n';
 
 export interface InstanceIcon {
   /** A codicon id, `~spin` included where it spins. */
@@ -36,7 +37,7 @@ const PHASE_TEXT: Record<InstancePhase, string> = {
   stopped: 'stopped',
   failed: 'failed',
   gone: 'destroyed',
-  unreadable: 'details unreadable',
+  unreadable: l10n.t('details unreadable'),
 };
 
 const ICONS: Record<InstancePhase, InstanceIcon> = {
@@ -104,7 +105,7 @@ export function presentInstance(instance: Instance, options: PresentOptions): In
   const parts = [outbid ? 'outbid' : PHASE_TEXT[phase]];
   if (rate !== undefined) parts.push(`${formatDollars(rate)}/h${phase === 'stopped' || phase === 'failed' ? ' disk' : ''}`);
   if (uptime !== undefined && phase !== 'gone') parts.push(`up ${formatDuration(uptime)}`);
-  if (options.costSoFar !== undefined) parts.push(`${formatDollars(options.costSoFar)} so far`);
+  if (options.costSoFar !== undefined) parts.push(l10n.t('{0} so far', formatDollars(options.costSoFar)));
   // Health only while it runs: a stopped instance's last readings would mislead.
   const health = phase === 'running' ? instanceHealth(instance) : undefined;
   const healthText = health && healthDescription(health);
@@ -149,10 +150,10 @@ export function spokenDuration(seconds: number): string {
 /** "41 cents per hour", "half a cent per hour", "$1.20 per hour": money as a screen reader says it well. */
 export function spokenRate(perHour: number): string {
   const cents = perHour * 100;
-  if (cents >= 100) return `${formatDollars(perHour)} per hour`;
-  if (cents >= 0.995) return `${Math.round(cents)} ${Math.round(cents) === 1 ? 'cent' : 'cents'} per hour`;
-  if (cents <= 0) return 'nothing per hour';
-  return `${Number(cents.toFixed(1))} of a cent per hour`;
+  if (cents >= 100) return l10n.t('{0} per hour', formatDollars(perHour));
+  if (cents >= 0.995) return l10n.t('{0} {1} per hour', Math.round(cents), Math.round(cents) === 1 ? 'cent' : 'cents');
+  if (cents <= 0) return l10n.t('nothing per hour');
+  return l10n.t('{0} of a cent per hour', Number(cents.toFixed(1)));
 }
 
 function spokenInstance(
@@ -164,9 +165,9 @@ function spokenInstance(
 ): string {
   const name = instance.label
     ? `${gpuSummary(instance).replace(' ×', ' times ')} instance ${instance.label}`
-    : `${gpuSummary(instance).replace(' ×', ' times ')} instance number ${instance.id}`;
+    : l10n.t('{0} instance number {1}', gpuSummary(instance).replace(' ×', ' times '), instance.id);
   const parts = [name, status];
-  if (rate !== undefined) parts.push(`${spokenRate(rate)}${phase === 'stopped' || phase === 'failed' ? ' for its disk' : ''}`);
+  if (rate !== undefined) parts.push(`${spokenRate(rate)}${phase === 'stopped' || phase === 'failed' ? l10n.t(' for its disk') : ''}`);
   const spoken = health && healthSpoken(health);
   if (spoken) parts.push(spoken);
   return parts.join(', ');
@@ -178,10 +179,13 @@ function spokenInstance(
  */
 function presentUnreadable(instance: Instance): InstancePresentation {
   return {
-    label: `#${instance.id} (details unreadable)`,
-    accessibilityLabel: `instance number ${instance.id}, details unreadable, status unknown, may still bill`,
-    description: 'status unknown',
-    tooltip: `**Instance #${instance.id}**\n\nThe service's record for this instance could not be read (Show Logs says which field). It may still be running and billing; Destroy works by its id.`,
+    label: l10n.t('#{0} (details unreadable)', instance.id),
+    accessibilityLabel: l10n.t('instance number {0}, details unreadable, status unknown, may still bill', instance.id),
+    description: l10n.t('status unknown'),
+    tooltip: l10n.t(
+      "**Instance #{0}**\n\nThe service's record for this instance could not be read (Show Logs says which field). It may still be running and billing; Destroy works by its id.",
+      instance.id,
+    ),
     icon: { id: 'warning', color: 'list.warningForeground' },
     contextValue: 'instance+unreadable+canDestroy',
     phase: instancePhase(instance),
@@ -193,18 +197,18 @@ function instanceTooltip(instance: Instance, phase: InstancePhase, rate: number 
   const rows: Array<[string, string | undefined]> = [
     ['Status', `${PHASE_TEXT[phase]}${instance.actual_status ? ` (${instance.actual_status})` : ''}`],
     ['Message', instance.status_msg ?? undefined],
-    ['Price now', rate === undefined ? undefined : `${formatDollars(rate)}/h`],
-    ['GPU', `${gpuSummary(instance)}${instance.gpu_ram ? `, ${Math.round(instance.gpu_ram / 1024)} GB each` : ''}`],
+    [l10n.t('Price now'), rate === undefined ? undefined : `${formatDollars(rate)}/h`],
+    ['GPU', `${gpuSummary(instance)}${instance.gpu_ram ? l10n.t(', {0} GB each', Math.round(instance.gpu_ram / 1024)) : ''}`],
     ['Image', instance.image_uuid ?? instance.template_name ?? undefined],
     ['Disk', disk],
     ...(health ? healthRows(health) : []),
     ['SSH', sshRow(instance)],
     ['Location', instance.geolocation ?? undefined],
-    ['Instance', `#${instance.id} on machine ${instance.machine_id ?? '?'}`],
+    ['Instance', l10n.t('#{0} on machine {1}', instance.id, instance.machine_id ?? '?')],
   ];
-  if (phase === 'failed') rows.push(['Note', 'a failed instance never recovers and its disk is still billed: destroy it']);
-  if (isOutbid(instance)) rows.push(['Note', outbidNote(instance)]);
-  else if (isInterruptible(instance) && phase !== 'gone') rows.push(['Bid', bidRow(instance)]);
+  if (phase === 'failed') rows.push([l10n.t('Note'), l10n.t('a failed instance never recovers and its disk is still billed: destroy it')]);
+  if (isOutbid(instance)) rows.push([l10n.t('Note'), outbidNote(instance)]);
+  else if (isInterruptible(instance) && phase !== 'gone') rows.push([l10n.t('Bid'), bidRow(instance)]);
   const lines = rows.filter((r): r is [string, string] => r[1] !== undefined).map(([k, v]) => `| ${k} | ${v.replace(/\|/g, '\\|')} |`);
   return [
     `**${instance.label ? `${instance.label} (${gpuSummary(instance)})` : gpuSummary(instance)}**`,
@@ -219,7 +223,11 @@ function instanceTooltip(instance: Instance, phase: InstancePhase, rate: number 
 function bidRow(instance: Instance): string {
   const bid = bidOf(instance);
   const min = minBidNow(instance);
-  return `${bid === undefined ? 'interruptible' : `${formatDollars(bid)}/h, interruptible`}${min === undefined ? '' : ` (minimum now ${formatDollars(min)}/h)`}: stopped if someone bids more`;
+  return l10n.t(
+    '{0}{1}: stopped if someone bids more',
+    bid === undefined ? 'interruptible' : `${formatDollars(bid)}/h, interruptible`,
+    min === undefined ? '' : l10n.t(' (minimum now {0}/h)', formatDollars(min)),
+  );
 }
 
 /** The proxy address as the service sent it, when it is one: nothing else of it reaches the tooltip's Markdown. */
@@ -227,5 +235,5 @@ function sshRow(instance: Instance): string | undefined {
   if (!instance.ssh_host || !instance.ssh_port) return undefined;
   return isSshHost(instance.ssh_host) && Number.isInteger(instance.ssh_port)
     ? `${instance.ssh_host}:${proxySshPort(instance) ?? instance.ssh_port}`
-    : '(the service sent an unusable address)';
+    : l10n.t('(the service sent an unusable address)');
 }

@@ -1,5 +1,6 @@
 import type { Instance } from '../api/instances';
 import { isSshHost } from '../ssh/hostName';
+import { l10n } from '../l10n';
 
 export { isSshHost };
 
@@ -24,7 +25,12 @@ export class UnusableSshAddress extends Error {
     what: string,
   ) {
     super(
-      `The service sent an unusable ${field} (${describeValue(value)} ${what}). Refresh the instances and try again; if it stays so, the service's record of this instance is wrong: contact its support.`,
+      l10n.t(
+        "The service sent an unusable {0} ({1} {2}). Refresh the instances and try again; if it stays so, the service's record of this instance is wrong: contact its support.",
+        field,
+        describeValue(value),
+        what,
+      ),
     );
     this.name = 'UnusableSshAddress';
   }
@@ -43,9 +49,9 @@ function describeValue(value: unknown): string {
 
 /** The host, trimmed, or an UnusableSshAddress naming the field. */
 export function checkSshHost(value: unknown, field: SshField): string {
-  if (typeof value !== 'string') throw new UnusableSshAddress(field, value, 'is not a host name or address');
+  if (typeof value !== 'string') throw new UnusableSshAddress(field, value, l10n.t('is not a host name or address'));
   const host = value.trim();
-  if (!isSshHost(host)) throw new UnusableSshAddress(field, value, 'is not a host name or address');
+  if (!isSshHost(host)) throw new UnusableSshAddress(field, value, l10n.t('is not a host name or address'));
   return host;
 }
 
@@ -53,7 +59,7 @@ export function checkSshHost(value: unknown, field: SshField): string {
 export function checkSshPort(value: unknown, field: SshField): number {
   const port = typeof value === 'string' && /^\s*\d{1,5}\s*$/.test(value) ? Number(value) : value;
   if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535) {
-    throw new UnusableSshAddress(field, value, 'is not a port from 1 to 65535');
+    throw new UnusableSshAddress(field, value, l10n.t('is not a port from 1 to 65535'));
   }
   return port;
 }

@@ -3,6 +3,7 @@ import { sshArgv, type SshTarget } from '../ssh/remote';
 import { bashCommand } from './remoteJobs';
 import { followScript, STATUS_MARK } from './scripts';
 import { jobPhase, parseStatusLine, type JobStatus } from './status';
+import { l10n } from '../l10n';
 
 export interface FollowerOptions {
   /** How ssh reaches the instance now; throws while it cannot (the instance is not running). */
@@ -156,7 +157,7 @@ export class JobFollower {
         const status = lines.map(parseStatusLine).find((s) => s !== undefined);
         if (status) return finish({ kind: 'status', status });
         const why = lines.map((l) => l.trim()).filter((l) => l && !l.startsWith('Warning: Permanently added'));
-        finish({ kind: 'failed', error: new Error(why.pop() ?? `ssh ended with code ${String(code)}`), gotData });
+        finish({ kind: 'failed', error: new Error(why.pop() ?? l10n.t('ssh ended with code {0}', String(code))), gotData });
       });
     });
   }

@@ -2,6 +2,7 @@ import { lastErrorLine, RemoteCommandError, runRemote, type RunRemoteOptions, ty
 import { shellQuote } from '../instances/ssh';
 import { listScript, readLogScript, startScript, STATUS_MARK, stopScript, type StartOptions } from './scripts';
 import { parseStatusLines, type JobStatus } from './status';
+import { l10n } from '../l10n';
 
 /** What the jobs' ssh calls share: a jobs folder other than `~/.gpu-rental/jobs` (tests), and runRemote's options. */
 export interface JobsAt {
@@ -21,11 +22,11 @@ function remoteOptions(at: JobsAt, extra: RunRemoteOptions = {}): RunRemoteOptio
 }
 
 function failed(what: string, target: SshTarget, result: { code: number; stderr: string }): RemoteCommandError {
-  const why = lastErrorLine(result.stderr) || `exit code ${result.code}`;
+  const why = lastErrorLine(result.stderr) || l10n.t('exit code {0}', result.code);
   const message =
     result.code === 255
-      ? `Could not reach instance #${target.instanceId} over ssh to ${what} (${why}). Check that it runs, then try again.`
-      : `Could not ${what} on instance #${target.instanceId}: ${why}`;
+      ? l10n.t('Could not reach instance #{0} over ssh to {1} ({2}). Check that it runs, then try again.', target.instanceId, what, why)
+      : l10n.t('Could not {0} on instance #{1}: {2}', what, target.instanceId, why);
   return new RemoteCommandError(message, { ...result, stdout: '' });
 }
 
@@ -43,7 +44,7 @@ export async function startJob(
   command: string,
   options: StartOptions & JobsAt & { retryDelaysMs?: readonly number[] },
 ): Promise<StartedWith> {
-  if (!command.trim()) throw new Error('The job has no command. Type the command to run, e.g. python3 train.py.');
+  if (!command.trim()) throw new Error(l10n.t('The job has no command. Type the command to run, e.g. python3 train.py.'));
   const delays = options.retryDelaysMs ?? [1_000, 2_000, 4_000];
   const script = bashCommand(startScript(options));
   for (let attempt = 0; ; attempt++) {
@@ -52,7 +53,7 @@ export async function startJob(
       await new Promise((r) => setTimeout(r, delays[attempt]));
       continue;
     }
-    if (result.code !== 0) throw failed('start the job', target, result);
+    if (result.code !== 0) throw failed(l10n.t('start the job'), target, result);
     const how = /started (tmux|setsid|nohup)/.exec(result.stdout)?.[1] as StartedWith | undefined;
     return how ?? 'setsid';
   }
@@ -61,7 +62,7 @@ export async function startJob(
 /** Every job on the instance, the oldest first, in one ssh call. */
 export async function listJobs(target: SshTarget, at: JobsAt = {}): Promise<JobStatus[]> {
   const result = await runRemote(target, bashCommand(listScript(at.jobsDir)), remoteOptions(at, { timeoutMs: 30_000 }));
-  if (result.code !== 0) throw failed('list its jobs', target, result);
+  if (result.code !== 0) throw failed(l10n.t('list its jobs'), target, result);
   return parseStatusLines(result.stdout);
 }
 
@@ -71,7 +72,7 @@ export class JobMissing extends Error {
     readonly jobId: string,
     readonly instanceId: number,
   ) {
-    super(`Job ${jobId} is not on instance #${instanceId} any more (its folder ~/.gpu-rental/jobs/${jobId} is gone).`);
+    super(l10n.t('Job {0} is not on instance #{1} any more (its folder ~/.gpu-rental/jobs/{2} is gone).', jobId, instanceId, jobId));
     this.name = 'JobMissing';
   }
 }
@@ -88,7 +89,7 @@ export async function stopJob(target: SshTarget, jobId: string, stopInstance: bo
     remoteOptions(at, { timeoutMs: 30_000 }),
   );
   if (result.code === 3 && result.stderr.includes(`${STATUS_MARK}-MISSING`)) throw new JobMissing(jobId, target.instanceId);
-  if (result.code !== 0) throw failed('stop the job', target, result);
+  if (result.code !== 0) throw failed(l10n.t('stop the job'), target, result);
   return result.stdout.includes('stopped');
 }
 
@@ -100,6 +101,6 @@ export async function readLog(target: SshTarget, jobId: string, offset = 0, at: 
     remoteOptions(at, { timeoutMs: 60_000, maxOutputBytes: at.maxBytes ?? 4 * 1024 * 1024 }),
   );
   if (result.code === 3 && result.stderr.includes(`${STATUS_MARK}-MISSING`)) throw new JobMissing(jobId, target.instanceId);
-  if (result.code !== 0) throw failed("read the job's log", target, result);
+  if (result.code !== 0) throw failed(l10n.t("read the job's log"), target, result);
   return result.stdout;
 }

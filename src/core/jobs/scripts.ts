@@ -25,6 +25,7 @@
  */
 
 import { shellQuote } from '../instances/ssh';
+import { l10n } from '../l10n';
 
 /** The prefix of the one status line each job reports (listing, following); nothing else starts with it. */
 export const STATUS_MARK = 'GPU-RENTAL-JOB';
@@ -57,7 +58,7 @@ export function printable(text: string): string {
 }
 
 function checkedId(jobId: string): string {
-  if (!isJobId(jobId)) throw new Error(`"${jobId}" is not a job id GPU Rental makes.`);
+  if (!isJobId(jobId)) throw new Error(l10n.t('"{0}" is not a job id GPU Rental makes.', jobId));
   return jobId;
 }
 
@@ -67,7 +68,7 @@ function checkedId(jobId: string): string {
  */
 export function jobsRoot(jobsDir?: string): string {
   if (jobsDir === undefined) return '"${HOME:-/root}/.gpu-rental/jobs"';
-  if (!jobsDir.startsWith('/')) throw new Error(`The jobs folder "${jobsDir}" must be an absolute path.`);
+  if (!jobsDir.startsWith('/')) throw new Error(l10n.t('The jobs folder "{0}" must be an absolute path.', jobsDir));
   return shellQuote(jobsDir.replace(/\/+$/, ''));
 }
 
@@ -142,7 +143,7 @@ export function wrapperScript(): string {
     'elif command -v wget >/dev/null; then s=$(wget -S -qO /dev/null -T 30 --method=PUT --header="Authorization: Bearer $K" --header="Content-Type: application/json" --body-data="$B" "$P" 2>&1 | sed -n "s/^ *HTTP\\/[0-9.]* \\([0-9]*\\).*/\\1/p" | tail -n 1)',
     'else s=$(K="$K" python3 -c \'import os,sys,urllib.request as u,urllib.error as x',
     'q=u.Request(sys.argv[1],sys.argv[2].encode(),{"Authorization":"Bearer "+os.environ["K"],"Content-Type":"application/json"},method="PUT")',
-    'try: print(u.urlopen(q,timeout=30).status)',
+    l10n.t('try: print(u.urlopen(q,timeout=30).status)'),
     'except x.HTTPError as h: print(h.code)',
     'except Exception: print(0)\' "$P" "$B" 2>/dev/null); fi',
     'echo "HTTP ${s:-0}" >"$D/stop-answer"',
@@ -168,7 +169,8 @@ export interface StartOptions {
 
 function checkedUrl(baseUrl: string | undefined): string {
   const url = (baseUrl ?? '').replace(/\/+$/, '');
-  if (!/^https?:\/\/[^\s'"\\]+$/.test(url)) throw new Error(`"${baseUrl ?? ''}" is not a usable base URL to stop the instance through.`);
+  if (!/^https?:\/\/[^\s'"\\]+$/.test(url))
+    throw new Error(l10n.t('"{0}" is not a usable base URL to stop the instance through.', baseUrl ?? ''));
   return url;
 }
 
@@ -239,7 +241,7 @@ export function listScript(jobsDir?: string): string {
  * stderr says `<mark>-MISSING` and the exit code is 3.
  */
 export function followScript(jobId: string, offset: number, jobsDir?: string): string {
-  if (!Number.isSafeInteger(offset) || offset < 0) throw new RangeError(`${String(offset)} is not a byte offset.`);
+  if (!Number.isSafeInteger(offset) || offset < 0) throw new RangeError(l10n.t('{0} is not a byte offset.', String(offset)));
   return [
     STATUS_FUNCTION,
     `D=${jobDir(jobId, jobsDir)} O=${offset + 1}`,
@@ -281,6 +283,6 @@ export function stopScript(jobId: string, stopInstance: boolean, jobsDir?: strin
 
 /** The job's whole log from `offset` (Show Output of a job that ended; the rest after a follower's last read). */
 export function readLogScript(jobId: string, offset: number, jobsDir?: string): string {
-  if (!Number.isSafeInteger(offset) || offset < 0) throw new RangeError(`${String(offset)} is not a byte offset.`);
+  if (!Number.isSafeInteger(offset) || offset < 0) throw new RangeError(l10n.t('{0} is not a byte offset.', String(offset)));
   return `D=${jobDir(jobId, jobsDir)}; [ -f "$D/log" ] || { echo ${STATUS_MARK}-MISSING >&2; exit 3; }; tail -c +${offset + 1} "$D/log"\n`;
 }

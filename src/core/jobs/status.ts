@@ -1,5 +1,6 @@
 import { formatClock } from '../format';
 import { isJobId, printable, STATUS_MARK } from './scripts';
+import { l10n } from '../l10n';
 
 /** What a job's folder on the instance says about it (one status line, see scripts.ts). */
 export interface JobStatus {
@@ -76,21 +77,25 @@ export function stopStatusCode(s: JobStatus): number | undefined {
 export function describeJob(s: JobStatus, nowMs: number): string {
   const phase = jobPhase(s);
   if (phase === 'running') return s.startedAt === undefined ? 'starting' : `running ${formatClock(nowMs / 1000 - s.startedAt)}`;
-  if (phase === 'interrupted') return 'interrupted (the instance stopped)';
+  if (phase === 'interrupted') return l10n.t('interrupted (the instance stopped)');
   const took = s.startedAt !== undefined && s.endedAt !== undefined ? ` after ${formatClock(s.endedAt - s.startedAt)}` : '';
-  if (s.cancelled) return `stopped by you${took}`;
-  return s.exitCode === 0 ? `exited 0${took}` : `failed (exit ${s.exitCode})${took}`;
+  if (s.cancelled) return l10n.t('stopped by you{0}', took);
+  return s.exitCode === 0 ? `exited 0${took}` : l10n.t('failed (exit {0}){1}', String(s.exitCode), took);
 }
 
 /** What the end of a job says in a notification: "train.py finished (exit 0) on #123 after 1:02:11". */
 export function jobEndMessage(s: JobStatus, instanceId: number): string {
   const took = s.startedAt !== undefined && s.endedAt !== undefined ? ` after ${formatClock(s.endedAt - s.startedAt)}` : '';
   if (jobPhase(s) === 'interrupted') {
-    return `GPU Rental: ${s.label} on #${instanceId} was interrupted: the instance stopped while it ran. Its log stays on the instance; start the instance to read it.`;
+    return l10n.t(
+      'GPU Rental: {0} on #{1} was interrupted: the instance stopped while it ran. Its log stays on the instance; start the instance to read it.',
+      s.label,
+      instanceId,
+    );
   }
-  if (s.cancelled) return `GPU Rental: ${s.label} on #${instanceId} was stopped${took} (exit ${s.exitCode}).`;
+  if (s.cancelled) return l10n.t('GPU Rental: {0} on #{1} was stopped{2} (exit {3}).', s.label, instanceId, took, String(s.exitCode));
   const verb = s.exitCode === 0 ? 'finished' : 'failed';
-  return `GPU Rental: ${s.label} ${verb} (exit ${s.exitCode}) on #${instanceId}${took}.`;
+  return l10n.t('GPU Rental: {0} {1} (exit {2}) on #{3}{4}.', s.label, verb, String(s.exitCode), instanceId, took);
 }
 
 /** Whether the wrapper was going to stop the instance at the end (it asks a moment after the command ended). */

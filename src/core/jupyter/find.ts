@@ -2,6 +2,7 @@ import { request as httpGet } from 'node:http';
 import { request as httpsGet } from 'node:https';
 import { lastErrorLine, RemoteCommandError, runRemote, type RemoteResult, type RunRemoteOptions, type SshTarget } from '../ssh/remote';
 import { chooseServer, JUPYTER_LIST_COMMAND, parseServerList, type JupyterServer } from './servers';
+import { l10n } from '../l10n';
 
 /** What asking an instance for its Jupyter servers found. */
 export type JupyterLookup =
@@ -23,7 +24,7 @@ export async function findJupyter(
   const result = await run(target, JUPYTER_LIST_COMMAND, { timeoutMs: 30_000, ...rest });
   if (result.code === 255) {
     throw new RemoteCommandError(
-      `Could not reach instance #${target.instanceId} over SSH: ${lastErrorLine(result.stderr) || 'ssh failed'}.`,
+      l10n.t('Could not reach instance #{0} over SSH: {1}.', target.instanceId, lastErrorLine(result.stderr) || l10n.t('ssh failed')),
       // Whatever the list printed stays out of the error: it holds the servers' tokens.
       { ...result, stdout: '' },
     );

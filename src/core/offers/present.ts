@@ -1,6 +1,7 @@
 import { formatDollars } from '../format';
 import type { Offer } from '../api/offers';
 import type { OfferFilters } from './types';
+import { l10n } from '../l10n';
 
 /** The real CLI's defaults: offers that can be rented now, on verified machines, not listed externally. */
 export const DEFAULT_OFFER_FILTERS: OfferFilters = Object.freeze({
@@ -37,12 +38,12 @@ function offerTooltip(offer: Offer): string {
     ['Price', `${formatDollars(offer.dph_total)}/h`],
     ['GPU', gpuPerHour === null || gpuPerHour === undefined ? undefined : `${formatDollars(gpuPerHour)}/h`],
     ['Disk', diskPerHour === null || diskPerHour === undefined ? undefined : `${formatDollars(diskPerHour)}/h`],
-    ['VRAM', `${formatGb(offer.gpu_ram)} GB per GPU`],
+    ['VRAM', l10n.t('{0} GB per GPU', formatGb(offer.gpu_ram))],
     [
       'Reliability',
       offer.reliability2 === null || offer.reliability2 === undefined ? undefined : `${(offer.reliability2 * 100).toFixed(1)} %`,
     ],
-    ['DLPerf per $/h', offer.dlperf_per_dphtotal?.toFixed(1)],
+    [l10n.t('DLPerf per $/h'), offer.dlperf_per_dphtotal?.toFixed(1)],
     ['CUDA', offer.cuda_max_good?.toString()],
     [
       'Internet',
@@ -50,14 +51,14 @@ function offerTooltip(offer: Offer): string {
         ? undefined
         : `↓ ${Math.round(offer.inet_down)} / ↑ ${Math.round(offer.inet_up ?? 0)} Mb/s`,
     ],
-    ['Disk space', offer.disk_space === null || offer.disk_space === undefined ? undefined : `${Math.round(offer.disk_space)} GB`],
-    ['Direct ports', offer.direct_port_count?.toString()],
+    [l10n.t('Disk space'), offer.disk_space === null || offer.disk_space === undefined ? undefined : `${Math.round(offer.disk_space)} GB`],
+    [l10n.t('Direct ports'), offer.direct_port_count?.toString()],
     ['Location', offer.geolocation ?? undefined],
     [
       'Verified',
       offer.verified === null || offer.verified === undefined ? (offer.verification ?? undefined) : offer.verified ? 'yes' : 'no',
     ],
-    ['Host / machine', `${offer.host_id ?? '?'} / ${offer.machine_id ?? '?'}`],
+    [l10n.t('Host / machine'), `${offer.host_id ?? '?'} / ${offer.machine_id ?? '?'}`],
     ['Offer', String(offer.id)],
   ];
   const lines = rows.filter((r): r is [string, string] => r[1] !== undefined).map(([k, v]) => `| ${k} | ${escapeCell(v)} |`);

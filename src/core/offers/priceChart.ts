@@ -7,6 +7,7 @@
  */
 import { formatDollars } from '../format';
 import type { GpuPriceStats } from './priceContext';
+import { l10n } from '../l10n';
 
 /** The class names a stylesheet can colour; every drawn element carries one. */
 export const PRICE_CHART_CLASSES = {
@@ -39,7 +40,7 @@ function n(value: number): string {
 function spanText(seconds: number): string {
   if (seconds >= 1.5 * 86_400) return `${Math.round(seconds / 86_400)} days`;
   if (seconds >= 2 * 3600) return `${Math.round(seconds / 3600)} hours`;
-  return 'the last hour';
+  return l10n.t('the last hour');
 }
 
 function middle(values: readonly number[]): number {
@@ -54,17 +55,17 @@ function middle(values: readonly number[]): number {
  */
 export function priceChartSummary(stats: GpuPriceStats, mark?: number): string {
   const points = stats.history;
-  if (points.length === 0) return `No price history for ${stats.gpuName}`;
+  if (points.length === 0) return l10n.t('No price history for {0}', stats.gpuName);
   const prices = points.map((p) => p.median);
   const span = points[points.length - 1]!.t - points[0]!.t;
   const parts = [
-    `${stats.gpuName} median price per GPU per hour over ${spanText(span)}`,
+    l10n.t('{0} median price per GPU per hour over {1}', stats.gpuName, spanText(span)),
     `low ${formatDollars(Math.min(...prices))}`,
     `median ${formatDollars(stats.median7d ?? middle(prices))}`,
     `high ${formatDollars(Math.max(...prices))}`,
   ];
   const text = `${parts[0]}: ${parts.slice(1).join(', ')}`;
-  return mark !== undefined && Number.isFinite(mark) ? `${text}; this offer ${formatDollars(mark)}` : text;
+  return mark !== undefined && Number.isFinite(mark) ? l10n.t('{0}; this offer {1}', text, formatDollars(mark)) : text;
 }
 
 /** The chart of a model's median price over its history, with the offer's price marked when given. */

@@ -4,6 +4,7 @@
  */
 import type { GpuHistory, GpuMetric } from '../api/metrics';
 import { formatDollars } from '../format';
+import { l10n } from '../l10n';
 
 /** Going rate of one GPU model, per GPU per hour. */
 export interface GpuPriceStats {
@@ -71,7 +72,7 @@ export function priceContextFor(
         : undefined;
   if (!basis) return undefined;
   const median = basis === '7d' ? stats.median7d! : stats.currentMedian!;
-  const what = basis === '7d' ? 'the 7-day median' : 'the current median';
+  const what = basis === '7d' ? l10n.t('the 7-day median') : l10n.t('the current median');
   const ratio = price / median - 1;
   // The epsilon keeps exactly 2 % (0.49 against 0.5) from reading 2.0000000000000018 % in binary.
   if (Math.abs(ratio) <= AT_MEDIAN_BAND + 1e-9) return { percent: 0, relation: 'at', text: `at ${what}`, medianPerGpu: median, basis };
@@ -102,12 +103,12 @@ export function describePriceContext(
   stats: GpuPriceStats | undefined,
 ): string {
   const context = priceContextFor(offer, stats);
-  return context ? `Price: ${priceContextPhrase(context, offer.gpu_name)}` : 'No price history for this GPU';
+  return context ? l10n.t('Price: {0}', priceContextPhrase(context, offer.gpu_name)) : l10n.t('No price history for this GPU');
 }
 
 /** "18% under the 7-day median for RTX 4090 ($0.410/GPU/h)": the context with the model and the median it was compared with. */
 export function priceContextPhrase(context: PriceContext, gpuName: string): string {
-  return `${context.text} for ${gpuName} (${formatDollars(context.medianPerGpu)}/GPU/h)`;
+  return l10n.t('{0} for {1} ({2}/GPU/h)', context.text, gpuName, formatDollars(context.medianPerGpu));
 }
 
 /** The series a model's history is drawn from: `avail_median` when it has any, else `rented_median` (see GpuPriceStats.history). */

@@ -1,5 +1,6 @@
 import type { SearchOffersRequest } from '../api/offers';
 import { OFFER_PAGE_SIZE, parseQuery, searchRequest, withFilter, type OfferSort } from './search';
+import { l10n } from '../l10n';
 
 /** A search the user named and saved; the Offers view, the watcher and Rent Best Match read it. */
 export interface SavedSearch {
@@ -28,20 +29,20 @@ export const MAX_CEILING_PER_HOUR = 1000;
 /** Why `name` cannot name a saved search, or undefined when it can (it is trimmed first). */
 export function validateSearchName(name: string): string | undefined {
   const trimmed = name.trim();
-  if (trimmed.length === 0) return 'Give the search a name.';
-  if (trimmed.length > MAX_SEARCH_NAME_LENGTH) return `Use at most ${MAX_SEARCH_NAME_LENGTH} characters.`;
+  if (trimmed.length === 0) return l10n.t('Give the search a name.');
+  if (trimmed.length > MAX_SEARCH_NAME_LENGTH) return l10n.t('Use at most {0} characters.', MAX_SEARCH_NAME_LENGTH);
   // Names reach notifications and quick picks; control characters would garble them.
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(trimmed)) return 'Use letters, digits, spaces and punctuation only.';
+  if (/[\u0000-\u001f\u007f]/.test(trimmed)) return l10n.t('Use letters, digits, spaces and punctuation only.');
   return undefined;
 }
 
 /** Why `text` is not a price ceiling in $/h, or undefined when it is one. */
 export function validateCeiling(text: string): string | undefined {
   const value = Number(text.trim().replace(/^\$/, ''));
-  if (text.trim() === '' || !Number.isFinite(value)) return 'Enter a price in $/h, e.g. 0.60.';
-  if (value <= 0) return 'Enter a price above $0/h.';
-  if (value > MAX_CEILING_PER_HOUR) return `Enter at most $${MAX_CEILING_PER_HOUR}/h.`;
+  if (text.trim() === '' || !Number.isFinite(value)) return l10n.t('Enter a price in $/h, e.g. 0.60.');
+  if (value <= 0) return l10n.t('Enter a price above $0/h.');
+  if (value > MAX_CEILING_PER_HOUR) return l10n.t('Enter at most ${0}/h.', MAX_CEILING_PER_HOUR);
   return undefined;
 }
 
@@ -72,7 +73,8 @@ export function saveSearch(list: readonly SavedSearch[], search: SavedSearch): S
   const saved: SavedSearch = { ...search, name: search.name.trim() };
   const index = list.findIndex((s) => sameName(s.name, saved.name));
   if (index >= 0) return list.map((s, i) => (i === index ? saved : s));
-  if (list.length >= MAX_SAVED_SEARCHES) throw new Error(`At most ${MAX_SAVED_SEARCHES} searches can be saved; delete one first.`);
+  if (list.length >= MAX_SAVED_SEARCHES)
+    throw new Error(l10n.t('At most {0} searches can be saved; delete one first.', MAX_SAVED_SEARCHES));
   return [...list, saved];
 }
 

@@ -4,15 +4,16 @@ import { DEFAULT_OFFER_FILTERS } from './present';
 import { parseOfferQuery } from './query/parse';
 import { printOfferQuery } from './query/print';
 import type { FieldFilter, OfferOrder, OfferQuery } from './types';
+import { l10n } from '../l10n';
 
 export { DEFAULT_RENT_DISK_GB };
 
 /** The sort orders the view offers; performance per dollar first, as the default. */
 export const OFFER_SORTS = {
-  value: { label: 'Performance per dollar', order: [['dlperf_per_dphtotal', 'desc']] as OfferOrder },
-  price: { label: 'Price, lowest first', order: [['dph_total', 'asc']] as OfferOrder },
-  reliability: { label: 'Reliability, highest first', order: [['reliability2', 'desc']] as OfferOrder },
-  gpus: { label: 'GPU count, most first', order: [['num_gpus', 'desc']] as OfferOrder },
+  value: { label: l10n.t('Performance per dollar'), order: [['dlperf_per_dphtotal', 'desc']] as OfferOrder },
+  price: { label: l10n.t('Price, lowest first'), order: [['dph_total', 'asc']] as OfferOrder },
+  reliability: { label: l10n.t('Reliability, highest first'), order: [['reliability2', 'desc']] as OfferOrder },
+  gpus: { label: l10n.t('GPU count, most first'), order: [['num_gpus', 'desc']] as OfferOrder },
 } as const;
 
 export type OfferSort = keyof typeof OFFER_SORTS;
@@ -72,7 +73,7 @@ export function rentDiskFor(offer: { disk_space?: number | null }, searchedGb = 
 
 /** How the list says which disk its prices include, e.g. "prices include 10 GB disk". */
 export function describeDiskPricing(queryText: string): string {
-  return `prices include ${formatGb(searchDiskGb(queryText))} disk`;
+  return l10n.t('prices include {0} disk', formatGb(searchDiskGb(queryText)));
 }
 
 function formatGb(gb: number): string {
@@ -129,5 +130,5 @@ export function relaxations(text: string): Array<{ field: string; without: strin
 /** The query as the view's header shows it: user filters only, or a note that only defaults apply. */
 export function describeSearch(state: OfferSearchState): string {
   const text = printOfferQuery(parseQuery(state.query), { defaults: DEFAULT_OFFER_FILTERS });
-  return text || 'rentable, verified machines';
+  return text || l10n.t('rentable, verified machines');
 }

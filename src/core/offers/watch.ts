@@ -19,6 +19,7 @@ import {
   type SavedSearch,
   type SeenOffers,
 } from './saved';
+import { l10n } from '../l10n';
 
 /** A saved search while it is watched. */
 export type WatchedSearch = SavedSearch & { watch: NonNullable<SavedSearch['watch']> };
@@ -273,8 +274,8 @@ export class SearchWatcher implements Disposable {
     if ('key' in key) return key.key;
     throw new Error(
       key.missing === 'profile'
-        ? `The profile of the watch on "${search.name}" was removed.`
-        : `No API key is stored for the profile of the watch on "${search.name}".`,
+        ? l10n.t('The profile of the watch on "{0}" was removed.', search.name)
+        : l10n.t('No API key is stored for the profile of the watch on "{0}".', search.name),
     );
   }
 
@@ -338,6 +339,20 @@ export function watchKeyLookup(keys: { get(slot: string): Promise<string | undef
 /** The buttons a notice offers; the UI runs the command each names. */
 export type WatchNoticeButton = 'Rent' | 'Show' | 'Stop Watching' | 'Watch Again';
 
+/** What a notice's button says, in the display language. */
+export function watchButtonLabel(button: WatchNoticeButton): string {
+  switch (button) {
+    case 'Rent':
+      return l10n.t('Rent');
+    case 'Show':
+      return l10n.t('Show');
+    case 'Stop Watching':
+      return l10n.t('Stop Watching');
+    case 'Watch Again':
+      return l10n.t('Watch Again');
+  }
+}
+
 /**
  * What the user is told about a notice: `GPU Rental: "4090s": RTX 4090 ×2 at $0.610/h in NL (+2 more)`
  * with Rent, Show and Stop Watching; a stopped or refused watch says why and what to do next.
@@ -350,20 +365,38 @@ export function describeWatchNotice(notice: WatchNotice): { message: string; but
     const gpus = o.num_gpus > 1 ? ` ×${o.num_gpus}` : '';
     const more = notice.more > 0 ? ` (+${notice.more} more)` : '';
     return {
-      message: `GPU Rental: "${name}": ${o.gpu_name}${gpus} at ${formatDollars(o.dph_total)}/h${where ? ` in ${where}` : ''}${more}`,
+      message: l10n.t(
+        'GPU Rental: "{0}": {1}{2} at {3}/h{4}{5}',
+        name,
+        o.gpu_name,
+        gpus,
+        formatDollars(o.dph_total),
+        where ? ` in ${where}` : '',
+        more,
+      ),
       buttons: ['Rent', 'Show', 'Stop Watching'],
     };
   }
   if (notice.kind === 'paused') {
     const why =
-      notice.reason === 'profile' ? 'the profile it searched with was removed' : 'the API key of the profile it searched with is gone';
+      notice.reason === 'profile'
+        ? l10n.t('the profile it searched with was removed')
+        : l10n.t('the API key of the profile it searched with is gone');
     return {
-      message: `GPU Rental: stopped watching "${name}": ${why}. The search is still saved; Watch Again watches it with the profile in use now.`,
+      message: l10n.t(
+        'GPU Rental: stopped watching "{0}": {1}. The search is still saved; Watch Again watches it with the profile in use now.',
+        name,
+        why,
+      ),
       buttons: ['Watch Again'],
     };
   }
   return {
-    message: `GPU Rental: the service keeps refusing the watched search "${name}": ${notice.error.message} Fix the key or the search, or stop watching it; it is tried again each interval.`,
+    message: l10n.t(
+      'GPU Rental: the service keeps refusing the watched search "{0}": {1} Fix the key or the search, or stop watching it; it is tried again each interval.',
+      name,
+      notice.error.message,
+    ),
     buttons: ['Stop Watching'],
   };
 }

@@ -7,6 +7,7 @@ import { BID_MIN, CHANGE_BID_MAX, RENT_BID_MAX } from '../api/limits';
 import type { Offer } from '../api/offers';
 import { formatDollars } from '../format';
 import { parseQuery } from '../offers/search';
+import { l10n } from '../l10n';
 
 export { BID_MIN, CHANGE_BID_MAX, RENT_BID_MAX };
 
@@ -22,12 +23,12 @@ export function suggestBid(minBid: number): number {
 /** Why `text` is not a bid between `min` and `max` $/hour, or undefined when it is one. */
 export function checkBid(text: string, bounds: { min: number; max: number }): string | undefined {
   const value = Number(text.trim().replace(/^\$/, ''));
-  if (text.trim() === '' || !Number.isFinite(value)) return 'Enter a bid in dollars per hour, such as 0.25.';
+  if (text.trim() === '' || !Number.isFinite(value)) return l10n.t('Enter a bid in dollars per hour, such as 0.25.');
   if (value < bounds.min)
     return bounds.min > BID_MIN
-      ? `The bid must be at least the current minimum, ${formatDollars(bounds.min)}/h: a lower bid does not run.`
-      : `The bid must be at least ${formatDollars(BID_MIN)}/h.`;
-  if (value > bounds.max) return `The service takes bids up to ${formatDollars(bounds.max)}/h.`;
+      ? l10n.t('The bid must be at least the current minimum, {0}/h: a lower bid does not run.', formatDollars(bounds.min))
+      : l10n.t('The bid must be at least {0}/h.', formatDollars(BID_MIN));
+  if (value > bounds.max) return l10n.t('The service takes bids up to {0}/h.', formatDollars(bounds.max));
   return undefined;
 }
 

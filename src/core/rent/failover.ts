@@ -12,6 +12,7 @@ import { priceRent, rentEnd, type PricedRent, type RentEnd } from './flow';
 import { rentOutcomeMessage } from './messages';
 import { rentRequest, type RentPlan } from './plan';
 import type { RentAccount, RentOutcome, Renter } from './renter';
+import { l10n } from '../l10n';
 
 /** The most offers one Rent Best Match may try (gpuRental.rent.failoverAttempts' maximum). */
 export const MAX_FAILOVER_ATTEMPTS = 10;
@@ -163,13 +164,18 @@ function attemptName(a: FailoverAttempt): string {
 function takenBefore(attempts: readonly FailoverAttempt[]): string {
   const taken = attempts.filter((a) => a.outcome === 'unavailable');
   if (taken.length === 0) return '';
-  return ` ${taken.length === 1 ? 'The offer' : `The ${taken.length} offers`} before it ${taken.length === 1 ? 'was' : 'were'} taken first: ${taken.map(attemptName).join(', ')}.`;
+  return l10n.t(
+    ' {0} before it {1} taken first: {2}.',
+    taken.length === 1 ? l10n.t('The offer') : l10n.t('The {0} offers', taken.length),
+    taken.length === 1 ? 'was' : 'were',
+    taken.map(attemptName).join(', '),
+  );
 }
 
 /** The progress notification's line for a step: "offer 2 of 3: RTX 4090 in SE (RTX 4090 in NL was taken)". */
 export function failoverProgress(step: FailoverStep): string {
-  const trying = `offer ${step.attempt} of ${step.of}: ${step.description}`;
-  return step.previous ? `${trying} (${step.previous.description} was taken)` : trying;
+  const trying = l10n.t('offer {0} of {1}: {2}', step.attempt, step.of, step.description);
+  return step.previous ? l10n.t('{0} ({1} was taken)', trying, step.previous.description) : trying;
 }
 
 /**
@@ -181,11 +187,11 @@ export function failoverPreview(offers: readonly Offer[], limit: number): { titl
   const next = tried.slice(1).map((o) => `${presentOffer(o).label} ${formatDollars(o.dph_total)}/h`);
   if (next.length === 0)
     return {
-      title: 'Only this offer is tried',
-      detail: `if it is taken first, nothing is rented (${offers.length > 1 ? 'gpuRental.rent.failoverAttempts is 1' : 'no other offer matches'})`,
+      title: l10n.t('Only this offer is tried'),
+      detail: `if it is taken first, nothing is rented (${offers.length > 1 ? l10n.t('gpuRental.rent.failoverAttempts is 1') : l10n.t('no other offer matches')})`,
     };
   return {
-    title: `If it is taken first, tries up to ${tried.length} offers in this order`,
+    title: l10n.t('If it is taken first, tries up to {0} offers in this order', tried.length),
     detail: `then ${next.join(', ')}; a different price is asked about before it is rented`,
   };
 }
@@ -195,13 +201,24 @@ export function failoverPriceQuestion(
   priced: PricedRent,
   acceptedPerHour: number,
   attempts: readonly FailoverAttempt[],
-): { title: string; detail: string; button: 'Rent' } {
+): { title: string; detail: string; button: string } {
   const q = priced.quote;
   const taken = attempts.filter((a) => a.outcome === 'unavailable').map((a) => a.description);
   return {
-    title: `Rent ${priced.info.description} for ${formatDollars(q.totalPerHour)}/h instead of ${formatDollars(acceptedPerHour)}/h?`,
-    detail: `${taken.length ? `${taken.join(', ')} ${taken.length === 1 ? 'was' : 'were'} taken before the rent landed. ` : ''}This is the next offer in the search's order: GPU ${formatDollars(q.gpuPerHour)}/h + disk ${formatDollars(q.diskPerHour)}/h, about ${formatDollars(q.perDay)} per day. Nothing is rented unless you choose Rent.`,
-    button: 'Rent',
+    title: l10n.t(
+      'Rent {0} for {1}/h instead of {2}/h?',
+      priced.info.description,
+      formatDollars(q.totalPerHour),
+      formatDollars(acceptedPerHour),
+    ),
+    detail: l10n.t(
+      "{0}This is the next offer in the search's order: GPU {1}/h + disk {2}/h, about {3} per day. Nothing is rented unless you choose Rent.",
+      taken.length ? l10n.t('{0} {1} taken before the rent landed. ', taken.join(', '), taken.length === 1 ? 'was' : 'were') : '',
+      formatDollars(q.gpuPerHour),
+      formatDollars(q.diskPerHour),
+      formatDollars(q.perDay),
+    ),
+    button: l10n.t('Rent'),
   };
 }
 
@@ -211,28 +228,34 @@ export function failoverPriceQuestion(
  * has already told the user.
  */
 export function failoverEnd(result: FailoverResult, plan: RentPlan): RentEnd | undefined {
-  const nothing = 'Nothing was rented and nothing is billed.';
+  const nothing = l10n.t('Nothing was rented and nothing is billed.');
   switch (result.kind) {
     case 'ended': {
       const end = rentEnd(result.outcome, plan, result.priced.quote);
       const extra =
         result.outcome.kind === 'created'
           ? takenBefore(result.attempts)
-          : `${takenBefore(result.attempts)} Rent Best Match stopped here: no other offer is tried after this answer.`;
+          : l10n.t('{0} Rent Best Match stopped here: no other offer is tried after this answer.', takenBefore(result.attempts));
       return { ...end, notice: { ...end.notice, text: `${end.notice.text}${extra}` } };
     }
     case 'allTaken': {
       const tried = result.attempts.map(attemptName).join(', ');
       const why =
         result.candidates < result.limit
-          ? `every offer that matched (${result.candidates}) was taken before the rent landed: ${tried}.`
-          : `the ${result.limit} offer${result.limit === 1 ? '' : 's'} tried (the limit, gpuRental.rent.failoverAttempts) ${result.limit === 1 ? 'was' : 'were'} taken before the rent landed: ${tried}.`;
+          ? l10n.t('every offer that matched ({0}) was taken before the rent landed: {1}.', result.candidates, tried)
+          : l10n.t(
+              'the {0} offer{1} tried (the limit, gpuRental.rent.failoverAttempts) {2} taken before the rent landed: {3}.',
+              result.limit,
+              result.limit === 1 ? '' : 's',
+              result.limit === 1 ? 'was' : 'were',
+              tried,
+            );
       return {
         followUps: [],
         notice: {
           severity: 'warning',
-          text: `GPU Rental: not rented: ${why} ${nothing} Refresh the offers and try again.`,
-          action: { button: 'Refresh Offers', run: 'refreshOffers' },
+          text: l10n.t('GPU Rental: not rented: {0} {1} Refresh the offers and try again.', why, nothing),
+          action: { button: l10n.t('Refresh Offers'), run: 'refreshOffers' },
         },
         instanceId: undefined,
       };
@@ -242,7 +265,14 @@ export function failoverEnd(result: FailoverResult, plan: RentPlan): RentEnd | u
         followUps: [],
         notice: {
           severity: 'info',
-          text: `GPU Rental: not rented: ${result.priced.info.description} costs ${formatDollars(result.priced.quote.totalPerHour)}/h, not the ${formatDollars(result.acceptedPerHour)}/h you accepted, and you declined it.${takenBefore(result.attempts)} ${nothing}`,
+          text: l10n.t(
+            'GPU Rental: not rented: {0} costs {1}/h, not the {2}/h you accepted, and you declined it.{3} {4}',
+            result.priced.info.description,
+            formatDollars(result.priced.quote.totalPerHour),
+            formatDollars(result.acceptedPerHour),
+            takenBefore(result.attempts),
+            nothing,
+          ),
         },
         instanceId: undefined,
       };
@@ -254,15 +284,15 @@ export function failoverEnd(result: FailoverResult, plan: RentPlan): RentEnd | u
     case 'busy':
       return {
         followUps: [],
-        notice: { severity: 'error', text: `GPU Rental: ${rentOutcomeMessage({ kind: 'busy' })}` },
+        notice: { severity: 'error', text: l10n.t('GPU Rental: {0}', rentOutcomeMessage({ kind: 'busy' })) },
         instanceId: undefined,
       };
     case 'cancelled': {
       const n = result.attempts.length;
-      const after = n === 0 ? 'before anything was sent' : `after ${n} offer${n === 1 ? ' was' : 's were'} taken`;
+      const after = n === 0 ? l10n.t('before anything was sent') : l10n.t('after {0} offer{1} taken', n, n === 1 ? ' was' : 's were');
       return {
         followUps: [],
-        notice: { severity: 'info', text: `GPU Rental: Rent Best Match cancelled ${after}. ${nothing}` },
+        notice: { severity: 'info', text: l10n.t('GPU Rental: Rent Best Match cancelled {0}. {1}', after, nothing) },
         instanceId: undefined,
       };
     }
@@ -271,8 +301,11 @@ export function failoverEnd(result: FailoverResult, plan: RentPlan): RentEnd | u
         followUps: [],
         notice: {
           severity: 'warning',
-          text: `GPU Rental: not rented: no offer of this search fits the rent (its disk, connection or volume). ${nothing} Change the search and try again.`,
-          action: { button: 'Refresh Offers', run: 'refreshOffers' },
+          text: l10n.t(
+            'GPU Rental: not rented: no offer of this search fits the rent (its disk, connection or volume). {0} Change the search and try again.',
+            nothing,
+          ),
+          action: { button: l10n.t('Refresh Offers'), run: 'refreshOffers' },
         },
         instanceId: undefined,
       };

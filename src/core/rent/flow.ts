@@ -16,14 +16,15 @@ import { rentOutcomeMessage } from './messages';
 import type { RentPlan } from './plan';
 import { quoteRent, type QuotePricing, type RentQuote } from './quote';
 import type { RentInfo, RentOutcome } from './renter';
+import { l10n } from '../l10n';
 
-/** A notification's button and what clicking it does. */
+/** A notification's button (its label, in the display language) and what clicking it does. */
 export type RentAction =
-  | { button: 'Show Logs'; run: 'showLogs' }
-  | { button: 'Refresh Offers'; run: 'refreshOffers' }
-  | { button: 'Set API Key'; run: 'setApiKey' }
+  | { button: string; run: 'showLogs' }
+  | { button: string; run: 'refreshOffers' }
+  | { button: string; run: 'setApiKey' }
   /** Waits for the boot and the SSH banner, then hands over to Remote-SSH. */
-  | { button: 'Open When Ready'; run: 'connect'; instanceId: number };
+  | { button: string; run: 'connect'; instanceId: number };
 
 /** What the user is told, and how loudly. */
 export interface RentNotice {
@@ -49,14 +50,14 @@ export type RentFollowUp =
 /** Why a rent stops before it is sent. */
 export const NO_ACCOUNT_NOTICE: RentNotice = {
   severity: 'error',
-  text: 'GPU Rental: not rented: no API key is set for this service. Set one and try again.',
-  action: { button: 'Set API Key', run: 'setApiKey' },
+  text: l10n.t('GPU Rental: not rented: no API key is set for this service. Set one and try again.'),
+  action: { button: l10n.t('Set API Key'), run: 'setApiKey' },
 };
 
 /** An earlier rent on this account whose outcome is not known yet: renting again could rent twice. */
 export function unsettledNotice(pending: readonly PendingRent[]): RentNotice | undefined {
   if (pending.length === 0) return undefined;
-  return { severity: 'warning', text: `GPU Rental: ${rentOutcomeMessage({ kind: 'unsettled', pending: [...pending] })}` };
+  return { severity: 'warning', text: l10n.t('GPU Rental: {0}', rentOutcomeMessage({ kind: 'unsettled', pending: [...pending] })) };
 }
 
 /** What a rent costs and what the renter, the spend cap check and the progress title call it. */
@@ -80,9 +81,13 @@ export function priceRent(offer: Offer, disk: number, credit: number | undefined
       ? undefined
       : {
           severity: 'error',
-          text: `GPU Rental: not rented. This machine costs ${perHour}/h and the credit left is ${formatDollars(credit ?? 0)}: not enough for one hour. Add credit, or pick a cheaper offer.`,
+          text: l10n.t(
+            'GPU Rental: not rented. This machine costs {0}/h and the credit left is {1}: not enough for one hour. Add credit, or pick a cheaper offer.',
+            perHour,
+            formatDollars(credit ?? 0),
+          ),
         },
-    capReason: `rented: ${description} costs ${perHour}/h`,
+    capReason: l10n.t('rented: {0} costs {1}/h', description, perHour),
     info: { description, perHour: quote.totalPerHour },
   };
 }
@@ -100,20 +105,39 @@ export function rentConfirmation(
   credit: number | undefined,
   templateMode: LaunchMode | undefined,
   priceStats?: GpuPriceStats,
-): { title: string; detail: string; button: 'Rent' } {
+): { title: string; detail: string; button: string } {
   const volume = plan.volume
-    ? ` With ${plan.volume.create_new ? `a new ${plan.volume.size ?? ''} GB volume (billed until deleted)` : `volume ${plan.volume.volume_id}`} at ${plan.volume.mount_path}.`
+    ? l10n.t(
+        ' With {0} at {1}.',
+        plan.volume.create_new
+          ? l10n.t('a new {0} GB volume (billed until deleted)', plan.volume.size ?? '')
+          : `volume ${plan.volume.volume_id}`,
+        plan.volume.mount_path,
+      )
     : '';
-  const launch = plan.template ? ` Template ${plan.template}: ${describeLaunch(plan, templateMode)}.` : '';
+  const launch = plan.template ? l10n.t(' Template {0}: {1}.', plan.template, describeLaunch(plan, templateMode)) : '';
   const env = describeRentEnv(plan.env);
   const priceContext = rentPriceContext(offer, quote.totalPerHour, priceStats);
-  const going = priceContext ? ` Price per GPU: ${priceContextPhrase(priceContext, offer.gpu_name)}.` : '';
+  const going = priceContext ? l10n.t(' Price per GPU: {0}.', priceContextPhrase(priceContext, offer.gpu_name)) : '';
   // An interruptible rent says so first: it can stop at any time, and its disk bills while stopped.
-  const bid = plan.bid === undefined ? '' : 'Interruptible: stopped if someone bids more; the disk still bills. ';
+  const bid = plan.bid === undefined ? '' : l10n.t('Interruptible: stopped if someone bids more; the disk still bills. ');
   return {
-    title: `Rent ${presentOffer(offer).label} for ${formatDollars(quote.totalPerHour)}/h?`,
-    detail: `${bid}GPU ${plan.bid === undefined ? '' : 'bid '}${formatDollars(quote.gpuPerHour)}/h + disk ${formatDollars(quote.diskPerHour)}/h (${plan.disk} GB). About ${formatDollars(quote.perDay)} per day.${going}${volume}${launch}${env ? ` ${env}.` : ''}${credit === undefined ? ' The credit left is unknown, so this was not checked against it.' : ''}`,
-    button: 'Rent',
+    title: l10n.t('Rent {0} for {1}/h?', presentOffer(offer).label, formatDollars(quote.totalPerHour)),
+    detail: l10n.t(
+      '{0}GPU {1}{2}/h + disk {3}/h ({4} GB). About {5} per day.{6}{7}{8}{9}{10}',
+      bid,
+      plan.bid === undefined ? '' : 'bid ',
+      formatDollars(quote.gpuPerHour),
+      formatDollars(quote.diskPerHour),
+      plan.disk,
+      formatDollars(quote.perDay),
+      going,
+      volume,
+      launch,
+      env ? ` ${env}.` : '',
+      credit === undefined ? l10n.t(' The credit left is unknown, so this was not checked against it.') : '',
+    ),
+    button: l10n.t('Rent'),
   };
 }
 
@@ -140,7 +164,7 @@ export function rentOnstart(
     return { onstart: withWatchdog(plan.onstart, { baseUrl, idleMinutes, gpuThreshold: idle.gpuThreshold }) };
   } catch (error) {
     if (!(error instanceof OnstartTooLong)) throw error;
-    return { refusal: { severity: 'error', text: `GPU Rental: not rented. ${error.message}` } };
+    return { refusal: { severity: 'error', text: l10n.t('GPU Rental: not rented. {0}', error.message) } };
   }
 }
 
@@ -152,14 +176,14 @@ export interface RentEnd {
 }
 
 export function rentEnd(outcome: RentOutcome, plan: RentPlan, quote: RentQuote): RentEnd {
-  const showLogs: RentAction = { button: 'Show Logs', run: 'showLogs' };
+  const showLogs: RentAction = { button: l10n.t('Show Logs'), run: 'showLogs' };
   switch (outcome.kind) {
     case 'busy':
     case 'unsettled':
     case 'refused':
       return {
         followUps: [],
-        notice: { severity: 'error', text: `GPU Rental: ${rentOutcomeMessage(outcome)}`, action: showLogs },
+        notice: { severity: 'error', text: l10n.t('GPU Rental: {0}', rentOutcomeMessage(outcome)), action: showLogs },
         instanceId: undefined,
       };
     case 'unavailable':
@@ -167,8 +191,8 @@ export function rentEnd(outcome: RentOutcome, plan: RentPlan, quote: RentQuote):
         followUps: [],
         notice: {
           severity: 'warning',
-          text: `GPU Rental: ${rentOutcomeMessage(outcome)}`,
-          action: { button: 'Refresh Offers', run: 'refreshOffers' },
+          text: l10n.t('GPU Rental: {0}', rentOutcomeMessage(outcome)),
+          action: { button: l10n.t('Refresh Offers'), run: 'refreshOffers' },
         },
         instanceId: undefined,
       };
@@ -176,7 +200,7 @@ export function rentEnd(outcome: RentOutcome, plan: RentPlan, quote: RentQuote):
       // The status bar shows the check; its outcome is announced when known.
       return {
         followUps: [{ kind: 'showPendingRents' }],
-        notice: { severity: 'warning', text: `GPU Rental: ${rentOutcomeMessage(outcome)}`, action: showLogs },
+        notice: { severity: 'warning', text: l10n.t('GPU Rental: {0}', rentOutcomeMessage(outcome)), action: showLogs },
         instanceId: undefined,
       };
     case 'created': {
@@ -189,8 +213,14 @@ export function rentEnd(outcome: RentOutcome, plan: RentPlan, quote: RentQuote):
         followUps,
         notice: {
           severity: 'info',
-          text: `GPU Rental: rented "${plan.label}" as instance #${id}. It bills ${formatDollars(quote.totalPerHour)}/h${plan.bid === undefined ? '' : ' while its bid is the highest (interruptible)'}; watch it boot in the status bar.`,
-          action: { button: 'Open When Ready', run: 'connect', instanceId: id },
+          text: l10n.t(
+            'GPU Rental: rented "{0}" as instance #{1}. It bills {2}/h{3}; watch it boot in the status bar.',
+            plan.label,
+            id,
+            formatDollars(quote.totalPerHour),
+            plan.bid === undefined ? '' : ' while its bid is the highest (interruptible)',
+          ),
+          action: { button: l10n.t('Open When Ready'), run: 'connect', instanceId: id },
         },
         instanceId: id,
       };

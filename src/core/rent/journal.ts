@@ -1,5 +1,6 @@
 import { Emitter, type Disposable } from '../events';
 import { arrayOf, nullable, number, objectOf, oneOf, optional, string, type Reader } from '../state/readers';
+import { l10n } from '../l10n';
 
 /**
  * A rent written down before its request is sent. The service has no idempotency keys, so a create
@@ -106,7 +107,10 @@ export class RentJournal implements Disposable {
     const pending = this.entries();
     if (pending.length === 0) return undefined;
     const what = pending.map((e) => `"${e.label}" (${e.description})`).join(', ');
-    return `the rent of ${what} is not settled yet: GPU Rental is still checking whether the service made the instance. Changing the key, profile or service now could hide an instance that bills. Try again once the status bar no longer shows the check (it settles within minutes).`;
+    return l10n.t(
+      'the rent of {0} is not settled yet: GPU Rental is still checking whether the service made the instance. Changing the key, profile or service now could hide an instance that bills. Try again once the status bar no longer shows the check (it settles within minutes).',
+      what,
+    );
   }
 
   /** Written before the request is sent; the key is kept in the secret store beside it. */

@@ -1,4 +1,5 @@
 import type { Template } from '../api/templates';
+import { l10n } from '../l10n';
 
 /**
  * How an instance is launched: Jupyter (with SSH through the proxy, or both mapped directly), SSH
@@ -52,11 +53,11 @@ export function runtypeLaunchMode(runtype: string): LaunchMode {
 function mode(kind: LaunchMode['kind'], direct: boolean): LaunchMode {
   switch (kind) {
     case 'jupyter':
-      return { kind, direct, text: direct ? 'Jupyter and SSH on direct ports' : 'Jupyter and SSH via proxy' };
+      return { kind, direct, text: direct ? l10n.t('Jupyter and SSH on direct ports') : l10n.t('Jupyter and SSH via proxy') };
     case 'ssh':
-      return { kind, direct, text: direct ? 'direct SSH' : 'SSH via proxy' };
+      return { kind, direct, text: direct ? l10n.t('direct SSH') : l10n.t('SSH via proxy') };
     case 'args':
-      return { kind, direct: false, text: "the image's own entrypoint, without SSH" };
+      return { kind, direct: false, text: l10n.t("the image's own entrypoint, without SSH") };
   }
 }
 
@@ -68,10 +69,13 @@ function mode(kind: LaunchMode['kind'], direct: boolean): LaunchMode {
 export function describeLaunch(plan: { template?: string; runtype?: RentRuntype }, templateMode: LaunchMode | undefined): string {
   const own = plan.runtype ? runtypeLaunchMode(plan.runtype).text : undefined;
   if (!plan.template) return own ?? runtypeLaunchMode('ssh_proxy').text;
-  if (own) return templateMode ? `${own}, instead of the template's ${templateMode.text}` : `${own}, instead of the template's own mode`;
-  if (!templateMode) return "the template's own launch mode (the template could not be read to say which)";
-  const note = templateMode.kind === 'args' ? ': Connect cannot reach it' : '';
-  return `${templateMode.text}, as the template says${note}`;
+  if (own)
+    return templateMode
+      ? l10n.t("{0}, instead of the template's {1}", own, templateMode.text)
+      : l10n.t("{0}, instead of the template's own mode", own);
+  if (!templateMode) return l10n.t("the template's own launch mode (the template could not be read to say which)");
+  const note = templateMode.kind === 'args' ? l10n.t(': Connect cannot reach it') : '';
+  return l10n.t('{0}, as the template says{1}', templateMode.text, note);
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { PendingRent } from './journal';
 import type { RentOutcome, Settlement } from './renter';
 import { formatDollars } from '../format';
+import { l10n } from '../l10n';
 
 /**
  * What the user is told about a rent, for every outcome. The rule: an outcome GPU Rental did not
@@ -10,29 +11,56 @@ import { formatDollars } from '../format';
 export function rentOutcomeMessage(outcome: Exclude<RentOutcome, { kind: 'created' }>): string {
   switch (outcome.kind) {
     case 'busy':
-      return 'a rent is already on its way in this window. Wait for it to finish; nothing else was sent.';
+      return l10n.t('a rent is already on its way in this window. Wait for it to finish; nothing else was sent.');
     case 'unsettled':
-      return `not rented: ${outcome.pending.map(pendingName).join(', ')} is not confirmed yet, and renting again now could rent a second machine. GPU Rental is checking your account and will say what happened; rent again after that.`;
+      return l10n.t(
+        'not rented: {0} is not confirmed yet, and renting again now could rent a second machine. GPU Rental is checking your account and will say what happened; rent again after that.',
+        outcome.pending.map(pendingName).join(', '),
+      );
     case 'unavailable':
-      return `the offer was taken or withdrawn meanwhile (the service said so). Nothing was rented and nothing is billed. Pick another offer.`;
+      return l10n.t(
+        'the offer was taken or withdrawn meanwhile (the service said so). Nothing was rented and nothing is billed. Pick another offer.',
+      );
     case 'refused':
-      return `not rented: the service refused the request, so no instance was made and nothing is billed. ${outcome.error.message}`;
+      return l10n.t(
+        'not rented: the service refused the request, so no instance was made and nothing is billed. {0}',
+        outcome.error.message,
+      );
     case 'uncertain':
-      return `the rent of ${pendingName(outcome.entry)} is not confirmed: ${uncertainReason(outcome.error)} The service may have made the instance (it would bill ${formatDollars(outcome.entry.perHour)}/h). GPU Rental is checking your account and will tell you; do not rent again until then.`;
+      return l10n.t(
+        'the rent of {0} is not confirmed: {1} The service may have made the instance (it would bill {2}/h). GPU Rental is checking your account and will tell you; do not rent again until then.',
+        pendingName(outcome.entry),
+        uncertainReason(outcome.error),
+        formatDollars(outcome.entry.perHour),
+      );
   }
 }
 
 export function settlementMessage(s: Settlement, nowMs: number = Date.now()): string {
   switch (s.kind) {
     case 'found':
-      return `the rent of ${pendingName(s.entry)} went through: it is instance #${s.instanceId} and bills ${formatDollars(s.entry.perHour)}/h. It is in the Instances view.`;
+      return l10n.t(
+        'the rent of {0} went through: it is instance #{1} and bills {2}/h. It is in the Instances view.',
+        pendingName(s.entry),
+        s.instanceId,
+        formatDollars(s.entry.perHour),
+      );
     case 'notCreated': {
       const seconds = Math.round((s.checkedAt - s.entry.sentAt) / 1000);
       const after = seconds < 120 ? `${seconds} s` : `${Math.round(seconds / 60)} min`;
-      return `the rent of ${pendingName(s.entry)} did not go through: your account was checked ${after} after the request, later than the service could still have made it, and has no such instance. Nothing is billed for it; you can rent again.${nowMs - s.checkedAt > 60_000 ? ' (Checked when GPU Rental started again.)' : ''}`;
+      return l10n.t(
+        'the rent of {0} did not go through: your account was checked {1} after the request, later than the service could still have made it, and has no such instance. Nothing is billed for it; you can rent again.{2}',
+        pendingName(s.entry),
+        after,
+        nowMs - s.checkedAt > 60_000 ? l10n.t(' (Checked when GPU Rental started again.)') : '',
+      );
     }
     case 'unknowable':
-      return `GPU Rental can no longer check whether the rent of ${pendingName(s.entry)} made an instance (the key it was sent with is gone). Look at your instances at ${s.entry.baseUrl} and destroy any you do not want.`;
+      return l10n.t(
+        'GPU Rental can no longer check whether the rent of {0} made an instance (the key it was sent with is gone). Look at your instances at {1} and destroy any you do not want.',
+        pendingName(s.entry),
+        s.entry.baseUrl,
+      );
   }
 }
 
@@ -49,17 +77,21 @@ export function pendingStatus(
   const names = entries.map(pendingName).join(', ');
   const reasons = entries.map(
     (e) =>
-      `${pendingName(e)}: ${inFlight(e) ? 'waiting for the answer' : e.state === 'sending' ? 'sent from a window that closed before the answer came' : `no readable answer (${e.problem ?? 'unknown'})`}`,
+      `${pendingName(e)}: ${inFlight(e) ? l10n.t('waiting for the answer') : e.state === 'sending' ? l10n.t('sent from a window that closed before the answer came') : l10n.t('no readable answer ({0})', e.problem ?? 'unknown')}`,
   );
   const text =
     checking.length === 0
-      ? `Renting ${entries[0]!.description}…`
+      ? l10n.t('Renting {0}…', entries[0]!.description)
       : checking.length === 1
-        ? `Rent of ${checking[0]!.description} not confirmed — checking`
-        : `${checking.length} rents not confirmed — checking`;
+        ? l10n.t('Rent of {0} not confirmed — checking', checking[0]!.description)
+        : l10n.t('{0} rents not confirmed — checking', checking.length);
   return {
     text,
-    tooltip: `${checking.length ? `GPU Rental is checking your account for ${names}.` : `Renting ${names}.`} Until the outcome is known, no rent is repeated and the account's key, profile and service stay as they are.\n\n${reasons.join('\n')}`,
+    tooltip: l10n.t(
+      "{0} Until the outcome is known, no rent is repeated and the account's key, profile and service stay as they are.\n\n{1}",
+      checking.length ? l10n.t('GPU Rental is checking your account for {0}.', names) : l10n.t('Renting {0}.', names),
+      reasons.join('\n'),
+    ),
   };
 }
 
@@ -68,20 +100,23 @@ function pendingName(e: PendingRent): string {
 }
 
 function uncertainReason(error: unknown): string {
-  if (!(error instanceof Error)) return 'the answer was lost.';
+  if (!(error instanceof Error)) return l10n.t('the answer was lost.');
   const kind = (error as { kind?: string }).kind;
   switch (kind) {
     case 'timeout':
-      return 'the service did not answer in time.';
+      return l10n.t('the service did not answer in time.');
     case 'network':
-      return 'the connection broke before the answer arrived.';
+      return l10n.t('the connection broke before the answer arrived.');
     case 'server':
-      return `the service (or a gateway in front of it) answered with an error (HTTP ${(error as { status?: number }).status ?? '5xx'}) that does not say whether the rent was done.`;
+      return l10n.t(
+        'the service (or a gateway in front of it) answered with an error (HTTP {0}) that does not say whether the rent was done.',
+        (error as { status?: number }).status ?? '5xx',
+      );
     case 'rate_limited':
-      return 'the service answered "too many requests" (HTTP 429), which does not say whether the rent was done.';
+      return l10n.t('the service answered "too many requests" (HTTP 429), which does not say whether the rent was done.');
     case 'invalid_response':
-      return 'the service answered, but its answer could not be read.';
+      return l10n.t('the service answered, but its answer could not be read.');
     default:
-      return 'the answer was lost.';
+      return l10n.t('the answer was lost.');
   }
 }

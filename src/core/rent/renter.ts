@@ -4,6 +4,7 @@ import type { CreateInstanceRequest, Instance } from '../api/instances';
 import { Emitter, type Disposable } from '../events';
 import type { Logger } from '../log';
 import { LEASE_MS, type PendingRent, type RentJournal } from './journal';
+import { l10n } from '../l10n';
 
 /** The account a rent goes to, fixed when the rent starts: later key or setting changes do not move it. */
 export interface RentAccount {
@@ -135,7 +136,7 @@ export class Renter implements Disposable {
         const created = await client.instances.create(offer.id, request);
         // A window that closed meanwhile has handed the entry on (its lease released): the window
         // that took it over settles it and tells the user.
-        if (this.disposed) return { kind: 'uncertain', entry, error: new Error('the window closed before the answer arrived') };
+        if (this.disposed) return { kind: 'uncertain', entry, error: new Error(l10n.t('the window closed before the answer arrived')) };
         await this.journal.settle(entry.label);
         this.options.logger.info(`Rented offer ${offer.id}: instance ${created.instanceId} (${request.label}).`);
         return { kind: 'created', instanceId: created.instanceId };

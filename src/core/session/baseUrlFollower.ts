@@ -1,5 +1,6 @@
 import type { Logger } from '../log';
 import type { Session } from './session';
+import { l10n } from '../l10n';
 
 export interface BaseUrlFollowerDeps {
   /** The base URL the setting asks for now. */
@@ -35,7 +36,12 @@ export class BaseUrlFollower {
     if (reason && wanted !== session.baseUrl) {
       if (!this.waiting)
         this.deps.warn(
-          `GPU Rental keeps using ${session.baseUrl} for now; it switches to ${wanted} once the rent is settled. Why: ${reason}`,
+          l10n.t(
+            'GPU Rental keeps using {0} for now; it switches to {1} once the rent is settled. Why: {2}',
+            session.baseUrl,
+            wanted,
+            reason,
+          ),
         );
       this.waiting = true;
       return;

@@ -1,6 +1,7 @@
 import type { Logger } from '../log';
 import { DEFAULT_PROFILE, keySlot, serviceLabel, type Profile } from './profiles';
 import type { KeyStore, Session } from './session';
+import { l10n } from '../l10n';
 
 /** The profiles GPU Rental knows (src/ui/profiles.ts keeps them in global state). */
 export interface ProfileStore {
@@ -44,13 +45,15 @@ export class ProfileSwitcher {
   async switchProfile(id: string): Promise<void> {
     const { profiles, session, renter, logger } = this.deps;
     const profile = profiles.get(id);
-    if (!profile) throw new Error(`There is no GPU Rental profile "${id}".`);
+    if (!profile) throw new Error(l10n.t('There is no GPU Rental profile "{0}".', id));
     // While a rent is being sent or checked, the window keeps showing the account it went to, or
     // a paid instance could go unseen.
     if (id !== session.profileId) {
       if (renter.busy)
         throw new Error(
-          'A rent is in progress. Switch profiles once it has finished, so that the new instance is shown in the account it was rented on.',
+          l10n.t(
+            'A rent is in progress. Switch profiles once it has finished, so that the new instance is shown in the account it was rented on.',
+          ),
         );
       session.assertNotFrozen();
     }

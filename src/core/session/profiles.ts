@@ -1,4 +1,5 @@
 import { checkBaseUrl } from '../api/transport';
+import { l10n } from '../l10n';
 
 /**
  * A profile is one account on one service: a name, a base URL and (in SecretStorage) its own key.
@@ -51,14 +52,14 @@ export function profileSlug(name: string): string {
 /** Why a name cannot be a new profile's, or undefined when it can. */
 export function profileNameProblem(name: string, existing: readonly Profile[]): string | undefined {
   const trimmed = name.trim();
-  if (!trimmed) return 'Give the profile a name.';
+  if (!trimmed) return l10n.t('Give the profile a name.');
   const slug = profileSlug(trimmed);
-  if (!slug) return 'Use at least one letter or digit in the name.';
+  if (!slug) return l10n.t('Use at least one letter or digit in the name.');
   // An all-digit slug would make `gpu-rental-<slug>-<id>` read like another profile's alias.
-  if (/^\d+$/.test(slug)) return 'Use at least one letter in the name.';
-  if (slug === DEFAULT_PROFILE_ID) return '"Default" is the name of the first profile. Choose another name.';
+  if (/^\d+$/.test(slug)) return l10n.t('Use at least one letter in the name.');
+  if (slug === DEFAULT_PROFILE_ID) return l10n.t('"Default" is the name of the first profile. Choose another name.');
   const clash = existing.find((p) => p.id === slug || p.name.trim().toLowerCase() === trimmed.toLowerCase());
-  if (clash) return `A profile named "${clash.name}" exists already. Choose another name.`;
+  if (clash) return l10n.t('A profile named "{0}" exists already. Choose another name.', clash.name);
   return undefined;
 }
 

@@ -6,6 +6,7 @@ import { checkBaseUrl } from '../api/transport';
 import { Emitter, type Disposable, type Event } from '../events';
 import type { Logger } from '../log';
 import { DEFAULT_PROFILE_ID, keySlot } from './profiles';
+import { l10n } from '../l10n';
 
 /**
  * Where the API keys live. Keys are stored per slot, a base URL plus the profile (see keySlot),
@@ -49,7 +50,7 @@ export interface SessionOptions {
 /** A key, profile or base URL change refused while a rent is unsettled. */
 export class AccountFrozen extends Error {
   constructor(reason: string) {
-    super(`Not now: ${reason}`);
+    super(l10n.t('Not now: {0}', reason));
     this.name = 'AccountFrozen';
   }
 }
@@ -113,7 +114,7 @@ export class Session implements Disposable {
   /** The client for the current base URL; throws a readable error when that URL is unusable. */
   get client(): GpuRentalClient {
     if (this.normalized === undefined)
-      throw new Error(this.current.kind === 'badUrl' ? this.current.message : 'The base URL is not usable.');
+      throw new Error(this.current.kind === 'badUrl' ? this.current.message : l10n.t('The base URL is not usable.'));
     if (!this.clientValue) {
       // The client's key is the key of the base URL and profile it was made for: once the window
       // switches, a request still made through it gets no key, so one service's key never goes to
@@ -123,7 +124,10 @@ export class Session implements Disposable {
       this.clientValue = this.options.createClient(url, () => {
         if (this.normalized !== url || this.profileValue !== profile)
           throw new Error(
-            `Nothing was sent: GPU Rental switched from ${url} to another service or profile while this was being done. Try again.`,
+            l10n.t(
+              'Nothing was sent: GPU Rental switched from {0} to another service or profile while this was being done. Try again.',
+              url,
+            ),
           );
         return this.key;
       });

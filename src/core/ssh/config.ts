@@ -1,4 +1,5 @@
 import { isSshHost } from './hostName';
+import { l10n } from '../l10n';
 
 /**
  * The user's SSH config gets one managed block at the top: an Include of the extension's own
@@ -119,14 +120,22 @@ function findBlock(bytes: Buffer, lines: Line[]): Block | undefined {
   if (begins.length !== 1 || ends.length !== 1) {
     const extra = begins.length > 1 ? lines[begins[1]!]! : ends.length > 1 ? lines[ends[1]!]! : lines[(begins[0] ?? ends[0])!]!;
     throw new SshConfigError(
-      `The SSH config has ${begins.length} start and ${ends.length} end markers of the GPU Rental block; there must be exactly one of each. Fix or remove them by hand (line ${extra.no}), then connect again.`,
+      l10n.t(
+        'The SSH config has {0} start and {1} end markers of the GPU Rental block; there must be exactly one of each. Fix or remove them by hand (line {2}), then connect again.',
+        begins.length,
+        ends.length,
+        extra.no,
+      ),
       extra.no,
     );
   }
   if (ends[0]! < begins[0]!) {
     const no = lines[ends[0]!]!.no;
     throw new SshConfigError(
-      `The end marker of the GPU Rental block comes before its start (line ${no}). Fix or remove the markers by hand, then connect again.`,
+      l10n.t(
+        'The end marker of the GPU Rental block comes before its start (line {0}). Fix or remove the markers by hand, then connect again.',
+        no,
+      ),
       no,
     );
   }
@@ -151,7 +160,7 @@ export function lineEnding(content: string | Buffer): '\r\n' | '\n' {
 
 /** Quotes a path for ssh_config when it has spaces or quotes. */
 export function quoteSshValue(value: string): string {
-  if (/[\r\n]/.test(value)) throw new SshConfigError('A path in the SSH config cannot contain a line break.');
+  if (/[\r\n]/.test(value)) throw new SshConfigError(l10n.t('A path in the SSH config cannot contain a line break.'));
   return /[\s"#]/.test(value) ? `"${value.replace(/(["\\])/g, '\\$1')}"` : value;
 }
 
@@ -261,17 +270,20 @@ function shown(value: string): string {
 /** One instance's file in the managed folder. */
 export function hostEntryText(entry: HostEntry): string {
   if (!/^[a-z0-9][a-z0-9.-]*$/.test(entry.alias))
-    throw new SshConfigError(`The SSH alias (Host) ${shown(entry.alias)} is not usable; nothing was written.`);
+    throw new SshConfigError(l10n.t('The SSH alias (Host) {0} is not usable; nothing was written.', shown(entry.alias)));
   if (!isSshHost(entry.hostName)) {
     throw new SshConfigError(
-      `The instance's SSH address (HostName) ${shown(entry.hostName)} is not a host name or IP address; nothing was written. Refresh the instance and connect again once it reports a plain address.`,
+      l10n.t(
+        "The instance's SSH address (HostName) {0} is not a host name or IP address; nothing was written. Refresh the instance and connect again once it reports a plain address.",
+        shown(entry.hostName),
+      ),
     );
   }
   if (!Number.isInteger(entry.port) || entry.port < 1 || entry.port > 65535)
-    throw new SshConfigError(`The instance's SSH port (Port) ${entry.port} is not a port from 1 to 65535; nothing was written.`);
+    throw new SshConfigError(l10n.t("The instance's SSH port (Port) {0} is not a port from 1 to 65535; nothing was written.", entry.port));
   const user = entry.user ?? 'root';
   if (!/^[A-Za-z0-9_][A-Za-z0-9._-]*$/.test(user))
-    throw new SshConfigError(`The SSH user (User) ${shown(user)} is not a plain user name; nothing was written.`);
+    throw new SshConfigError(l10n.t('The SSH user (User) {0} is not a plain user name; nothing was written.', shown(user)));
   const lines = [
     ...(entry.comment ? [`# ${entry.comment.replace(/[\r\n]+/g, ' ')}`] : []),
     `Host ${entry.alias}`,
@@ -279,10 +291,10 @@ export function hostEntryText(entry: HostEntry): string {
     `  Port ${entry.port}`,
     `  User ${user}`,
     `  IdentityFile ${quoteSshValue(entry.identityFile)}`,
-    '  IdentitiesOnly yes',
+    l10n.t('  IdentitiesOnly yes'),
     // Marketplace hosts reuse addresses and ports: each instance keeps its own known hosts.
     `  UserKnownHostsFile ${quoteSshValue(entry.knownHostsFile)}`,
-    '  StrictHostKeyChecking accept-new',
+    l10n.t('  StrictHostKeyChecking accept-new'),
     '  ServerAliveInterval 30',
     '  ServerAliveCountMax 4',
     '',

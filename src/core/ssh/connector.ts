@@ -5,6 +5,7 @@ import { proxyEndpoint, sshEndpoint, type SshEndpoint } from '../instances/ssh';
 import { hostAlias } from './config';
 import { keyFingerprintPart, type LocalKey } from './localKeys';
 import { SshConfigNotWritable, type SshConfigManager } from './manager';
+import { l10n } from '../l10n';
 
 /** The account's SSH key calls the connector needs. */
 export interface SshKeyCalls {
@@ -31,14 +32,14 @@ export interface PreparedHost {
 
 export class NoSshAddress extends Error {
   constructor(readonly instanceId: number) {
-    super(`Instance #${instanceId} has no SSH address yet. Wait until it is running, then connect again.`);
+    super(l10n.t('Instance #{0} has no SSH address yet. Wait until it is running, then connect again.', instanceId));
     this.name = 'NoSshAddress';
   }
 }
 
 export class NoSshKey extends Error {
   constructor() {
-    super('No SSH key to connect with: none was found in ~/.ssh or the gpuRental.ssh.identityFile setting, and none was created.');
+    super(l10n.t('No SSH key to connect with: none was found in ~/.ssh or the gpuRental.ssh.identityFile setting, and none was created.'));
     this.name = 'NoSshKey';
   }
 }
@@ -92,7 +93,12 @@ export class SshConnector {
         hostName: endpoint.host,
         port: endpoint.port,
         identityFile: key.privateKeyPath,
-        comment: `GPU Rental instance #${instance.id}${instance.label ? ` "${instance.label}"` : ''}, ${endpoint.via} address; rewritten at every connect`,
+        comment: l10n.t(
+          'GPU Rental instance #{0}{1}, {2} address; rewritten at every connect',
+          instance.id,
+          instance.label ? ` "${instance.label}"` : '',
+          endpoint.via,
+        ),
       });
     } catch (error) {
       if (!(error instanceof SshConfigNotWritable)) throw error;

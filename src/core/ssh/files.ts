@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { l10n } from '../l10n';
 
 /** Creates a folder (and its parents) with mode 0700; an existing folder keeps its mode. */
 export async function ensurePrivateDir(path: string): Promise<void> {
@@ -91,7 +92,7 @@ export async function withFileLock<T>(
         continue;
       }
       if (Date.now() > deadline)
-        throw new Error(`Another window is editing ${path} (lock ${lock}); try again in a moment.`, { cause: error });
+        throw new Error(l10n.t('Another window is editing {0} (lock {1}); try again in a moment.', path, lock), { cause: error });
       await new Promise((r) => setTimeout(r, 50));
     }
   }

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { connect, createServer } from 'node:net';
+import { l10n } from '../l10n';
 
 /** A local port forwarded to a port on an instance by an `ssh -N -L` process. */
 export interface PortForward {
@@ -24,7 +25,9 @@ export async function freeLocalPort(preferred?: number): Promise<number> {
         server.close(() => resolve(got));
       });
     });
-  return (preferred ? await tryListen(preferred) : undefined) ?? (await tryListen(0)) ?? Promise.reject(new Error('No free local port.'));
+  return (
+    (preferred ? await tryListen(preferred) : undefined) ?? (await tryListen(0)) ?? Promise.reject(new Error(l10n.t('No free local port.')))
+  );
 }
 
 /** One TCP connect to 127.0.0.1:`port`: true when something accepted it. */
@@ -84,8 +87,8 @@ export async function startPortForward(options: {
   const deadline = Date.now() + (options.timeoutMs ?? 20_000);
   for (;;) {
     if (exited) {
-      const reason = stderr.trim().split('\n').pop() || 'ssh exited';
-      throw new Error(`Could not forward port ${options.remotePort} of instance #${options.instanceId}: ${reason}`);
+      const reason = stderr.trim().split('\n').pop() || l10n.t('ssh exited');
+      throw new Error(l10n.t('Could not forward port {0} of instance #{1}: {2}', options.remotePort, options.instanceId, reason));
     }
     // Accepting is not enough: another process may have taken the port meanwhile, and then ssh
     // exits (ExitOnForwardFailure). Ready means accepting while ssh is still alive a moment later.
@@ -93,7 +96,12 @@ export async function startPortForward(options: {
     if (Date.now() > deadline) {
       child.kill();
       throw new Error(
-        `Forwarding port ${options.remotePort} of instance #${options.instanceId} did not start within ${Math.round((options.timeoutMs ?? 20_000) / 1000)} s.`,
+        l10n.t(
+          'Forwarding port {0} of instance #{1} did not start within {2} s.',
+          options.remotePort,
+          options.instanceId,
+          Math.round((options.timeoutMs ?? 20_000) / 1000),
+        ),
       );
     }
     await new Promise((r) => setTimeout(r, 100));

@@ -4,6 +4,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ensurePrivateDir } from './files';
+import { l10n } from '../l10n';
 
 const run = promisify(execFile);
 
@@ -55,7 +56,10 @@ export async function newKeyPath(sshDir = join(homedir(), '.ssh')): Promise<stri
 export async function generateKey(privateKeyPath: string, comment: string): Promise<LocalKey> {
   if ((await exists(privateKeyPath)) || (await exists(`${privateKeyPath}.pub`))) {
     throw new Error(
-      `${privateKeyPath} already exists; it was left as it is. Choose it with the gpuRental.ssh.identityFile setting, or remove it first.`,
+      l10n.t(
+        '{0} already exists; it was left as it is. Choose it with the gpuRental.ssh.identityFile setting, or remove it first.',
+        privateKeyPath,
+      ),
     );
   }
   await ensurePrivateDir(join(privateKeyPath, '..'));
@@ -65,8 +69,8 @@ export async function generateKey(privateKeyPath: string, comment: string): Prom
     const code = (error as NodeJS.ErrnoException).code;
     throw new Error(
       code === 'ENOENT'
-        ? 'ssh-keygen was not found. Install OpenSSH (the ssh client), then try again.'
-        : `ssh-keygen could not make the key: ${(error as Error).message}`,
+        ? l10n.t('ssh-keygen was not found. Install OpenSSH (the ssh client), then try again.')
+        : l10n.t('ssh-keygen could not make the key: {0}', (error as Error).message),
       { cause: error },
     );
   }

@@ -6,6 +6,7 @@ import type { Logger } from '../log';
 import { SshConfigError, hostEntryText, includeInstructions, withInclude, withoutInclude, type HostEntry } from './config';
 import { ensurePrivateDir, readIfExists, withFileLock, writeFileAtomic, writeFileInPlace } from './files';
 import { expandHome } from './localKeys';
+import { l10n } from '../l10n';
 
 export interface SshPaths {
   /** The user's SSH config: `remote.SSH.configFile`, else ~/.ssh/config. */
@@ -29,7 +30,7 @@ export class SshConfigNotWritable extends Error {
     readonly lines: string,
     reason: string,
   ) {
-    super(`${path} cannot be edited (${reason}). Add these lines at its top by hand, then connect again:\n${lines}`);
+    super(l10n.t('{0} cannot be edited ({1}). Add these lines at its top by hand, then connect again:\n{2}', path, reason, lines));
     this.name = 'SshConfigNotWritable';
   }
 }
@@ -100,7 +101,7 @@ export class SshConfigManager {
       throw new SshConfigNotWritable(
         path,
         lines,
-        'it is a symbolic link, probably managed by a dotfile tool, and replacing it would break the link',
+        l10n.t('it is a symbolic link, probably managed by a dotfile tool, and replacing it would break the link'),
       );
     }
     if (link) assertRegularFile(path, link);
@@ -128,7 +129,11 @@ export class SshConfigManager {
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS')
-        throw new SshConfigNotWritable(path, lines, code === 'EROFS' ? 'the file system is read-only' : 'permission denied');
+        throw new SshConfigNotWritable(
+          path,
+          lines,
+          code === 'EROFS' ? l10n.t('the file system is read-only') : l10n.t('permission denied'),
+        );
       throw error;
     }
   }
@@ -146,12 +151,17 @@ async function readConfig(path: string): Promise<Buffer> {
 
 function assertRegularFile(path: string, info: Stats): void {
   if (info.isDirectory()) throw notAFile(path, 'a folder');
-  if (!info.isFile()) throw notAFile(path, 'not a regular file (a pipe, socket or device)');
+  if (!info.isFile()) throw notAFile(path, l10n.t('not a regular file (a pipe, socket or device)'));
 }
 
 function notAFile(path: string, what: string): SshConfigError {
   return new SshConfigError(
-    `The SSH config ${path} is ${what}, so ssh cannot read it and GPU Rental cannot add its Include there; nothing was changed. Point the remote.SSH.configFile setting at a file (or move ${path} away so a new config file can be made there), then connect again.`,
+    l10n.t(
+      'The SSH config {0} is {1}, so ssh cannot read it and GPU Rental cannot add its Include there; nothing was changed. Point the remote.SSH.configFile setting at a file (or move {2} away so a new config file can be made there), then connect again.',
+      path,
+      what,
+      path,
+    ),
   );
 }
 
@@ -161,10 +171,11 @@ function notAFile(path: string, what: string): SshConfigError {
  */
 async function assertWritable(path: string, info: Stats, lines: string): Promise<void> {
   const mode = info.mode & 0o777;
-  if ((mode & 0o222) === 0) throw new SshConfigNotWritable(path, lines, `it is read-only, mode ${mode.toString(8).padStart(4, '0')}`);
+  if ((mode & 0o222) === 0)
+    throw new SshConfigNotWritable(path, lines, l10n.t('it is read-only, mode {0}', mode.toString(8).padStart(4, '0')));
   try {
     await access(path, constants.W_OK);
   } catch {
-    throw new SshConfigNotWritable(path, lines, 'permission denied');
+    throw new SshConfigNotWritable(path, lines, l10n.t('permission denied'));
   }
 }

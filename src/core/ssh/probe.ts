@@ -1,4 +1,5 @@
 import { connect } from 'node:net';
+import { l10n } from '../l10n';
 
 /**
  * Resolves the server's identification line once `host:port` answers with an SSH banner
@@ -13,14 +14,16 @@ export async function waitForSshBanner(
   const deadline = Date.now() + (options.timeoutMs ?? 120_000);
   let last: string;
   for (;;) {
-    if (options.signal?.aborted) throw new Error('The wait for SSH was cancelled.');
+    if (options.signal?.aborted) throw new Error(l10n.t('The wait for SSH was cancelled.'));
     try {
       return await readBanner(host, port, Math.min(5_000, Math.max(250, deadline - Date.now())));
     } catch (error) {
       last = (error as Error).message;
     }
     if (Date.now() >= deadline)
-      throw new Error(`SSH at ${host}:${port} did not answer within ${Math.round((options.timeoutMs ?? 120_000) / 1000)} s (${last}).`);
+      throw new Error(
+        l10n.t('SSH at {0}:{1} did not answer within {2} s ({3}).', host, port, Math.round((options.timeoutMs ?? 120_000) / 1000), last),
+      );
     await new Promise((r) => setTimeout(r, options.intervalMs ?? 250));
   }
 }
@@ -36,7 +39,7 @@ export function readBanner(host: string, port: number, timeoutMs: number): Promi
       if (error) reject(error);
       else resolve(banner!);
     };
-    const timer = setTimeout(() => done(new Error('connected, but no banner in time')), timeoutMs);
+    const timer = setTimeout(() => done(new Error(l10n.t('connected, but no banner in time'))), timeoutMs);
     socket.setEncoding('latin1');
     socket.on('data', (chunk: string) => {
       data += chunk;
@@ -44,9 +47,9 @@ export function readBanner(host: string, port: number, timeoutMs: number): Promi
       if (nl === -1 && data.length < 256) return;
       const line = data.slice(0, nl === -1 ? undefined : nl).replace(/\r$/, '');
       if (line.startsWith('SSH-')) done(undefined, line);
-      else done(new Error(`answered, but not with an SSH banner ("${line.slice(0, 40)}")`));
+      else done(new Error(l10n.t('answered, but not with an SSH banner ("{0}")', line.slice(0, 40))));
     });
     socket.on('error', (error) => done(error));
-    socket.on('close', () => done(new Error('the connection closed before a banner')));
+    socket.on('close', () => done(new Error(l10n.t('the connection closed before a banner'))));
   });
 }

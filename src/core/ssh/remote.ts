@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { shellQuote } from '../instances/ssh';
+import { l10n } from '../l10n';
 
 /**
  * How `ssh` reaches one instance: `ssh <args> <alias> <command>`. `args` is what the managed SSH
@@ -107,7 +108,7 @@ export function runRemote(target: SshTarget, command: string, options: RunRemote
       child.kill('SIGKILL');
       finish(
         new RemoteCommandError(
-          `The command on instance #${target.instanceId} did not finish within ${Math.round(timeoutMs / 1000)} s.`,
+          l10n.t('The command on instance #{0} did not finish within {1} s.', target.instanceId, Math.round(timeoutMs / 1000)),
           undefined,
         ),
       );
@@ -117,7 +118,7 @@ export function runRemote(target: SshTarget, command: string, options: RunRemote
       finish(new RemoteCommandError('Cancelled.', undefined));
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });
-    child.once('error', (error) => finish(new RemoteCommandError(`Could not run ssh: ${error.message}`, undefined)));
+    child.once('error', (error) => finish(new RemoteCommandError(l10n.t('Could not run ssh: {0}', error.message), undefined)));
     child.once('close', (code, signal) =>
       finish(undefined, {
         code: code ?? (signal ? 255 : 0),

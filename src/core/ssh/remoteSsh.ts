@@ -1,3 +1,4 @@
+import { l10n } from '../l10n';
 /**
  * The extensions that open `vscode-remote://ssh-remote+<host>` folders. None is a dependency:
  * the one installed (or the one that fits the editor) is found at connect time.
@@ -10,11 +11,11 @@ export interface RemoteSshExtension {
 }
 
 export const REMOTE_SSH_EXTENSIONS: readonly RemoteSshExtension[] = [
-  { id: 'ms-vscode-remote.remote-ssh', name: 'Remote - SSH (Microsoft)', section: 'remote.SSH' },
-  { id: 'anysphere.remote-ssh', name: 'Remote - SSH (Cursor)', section: 'remote.SSH' },
-  { id: 'codeium.windsurf-remote-openssh', name: 'Remote - SSH (Windsurf)', section: 'remote.windsurfSSH' },
-  { id: 'jeanp413.open-remote-ssh', name: 'Open Remote - SSH', section: 'remote.SSH' },
-  { id: 'google.antigravity-remote-openssh', name: 'Remote - SSH (Antigravity)', section: 'remote.antigravitySSH' },
+  { id: 'ms-vscode-remote.remote-ssh', name: l10n.t('Remote - SSH (Microsoft)'), section: 'remote.SSH' },
+  { id: 'anysphere.remote-ssh', name: l10n.t('Remote - SSH (Cursor)'), section: 'remote.SSH' },
+  { id: 'codeium.windsurf-remote-openssh', name: l10n.t('Remote - SSH (Windsurf)'), section: 'remote.windsurfSSH' },
+  { id: 'jeanp413.open-remote-ssh', name: l10n.t('Open Remote - SSH'), section: 'remote.SSH' },
+  { id: 'google.antigravity-remote-openssh', name: l10n.t('Remote - SSH (Antigravity)'), section: 'remote.antigravitySSH' },
 ];
 
 /** The extension that belongs to this editor, told by `vscode.env.appName` and `uriScheme`. */
@@ -42,7 +43,7 @@ export function pickRemoteSsh(installed: ReadonlySet<string>, appName: string, u
 
 /** The folder URI that Remote-SSH resolves: `vscode-remote://ssh-remote+<alias><folder>`. */
 export function remoteFolderUri(alias: string, folder: string | undefined): string {
-  if (!/^[a-z0-9][a-z0-9.-]*$/.test(alias)) throw new Error(`"${alias}" is not a usable SSH alias.`);
+  if (!/^[a-z0-9][a-z0-9.-]*$/.test(alias)) throw new Error(l10n.t('"{0}" is not a usable SSH alias.', alias));
   const path = folder?.trim() ? (folder.trim().startsWith('/') ? folder.trim() : `/${folder.trim()}`) : '/';
   const encoded = path
     .split('/')

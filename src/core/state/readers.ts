@@ -1,3 +1,4 @@
+import { l10n } from '../l10n';
 /**
  * Small readers for values kept in global state: each turns an unknown stored value into a typed
  * one or throws a `ReadError` naming where and why. They are written here rather than with zod
@@ -12,7 +13,7 @@ export class ReadError extends Error {
     readonly path: string,
     readonly problem: string,
   ) {
-    super(`${path || 'the value'}: ${problem}`);
+    super(`${path || l10n.t('the value')}: ${problem}`);
   }
 }
 
@@ -25,18 +26,18 @@ export type ReadType<R> = R extends Reader<infer T> ? T : never;
 const at = (path: string | undefined, key: string | number) => (path ? `${path}.${key}` : String(key));
 
 export const string: Reader<string> = (raw, path = '') => {
-  if (typeof raw !== 'string') throw new ReadError(path, 'expected a string');
+  if (typeof raw !== 'string') throw new ReadError(path, l10n.t('expected a string'));
   return raw;
 };
 
 /** A finite number (not NaN, not ±Infinity). */
 export const number: Reader<number> = (raw, path = '') => {
-  if (typeof raw !== 'number' || !Number.isFinite(raw)) throw new ReadError(path, 'expected a finite number');
+  if (typeof raw !== 'number' || !Number.isFinite(raw)) throw new ReadError(path, l10n.t('expected a finite number'));
   return raw;
 };
 
 export const integer: Reader<number> = (raw, path = '') => {
-  if (!Number.isInteger(raw)) throw new ReadError(path, 'expected an integer');
+  if (!Number.isInteger(raw)) throw new ReadError(path, l10n.t('expected an integer'));
   return raw as number;
 };
 
@@ -44,7 +45,7 @@ export const integer: Reader<number> = (raw, path = '') => {
 export function oneOf<const T extends string>(values: readonly T[]): Reader<T> {
   return (raw, path = '') => {
     if (typeof raw !== 'string' || !(values as readonly string[]).includes(raw)) {
-      throw new ReadError(path, `expected one of ${values.join(', ')}`);
+      throw new ReadError(path, l10n.t('expected one of {0}', values.join(', ')));
     }
     return raw as T;
   };
@@ -83,7 +84,7 @@ export function orElse<T>(read: Reader<T>, fallback: T): Reader<T> {
 /** An array whose every item reads. */
 export function arrayOf<T>(read: Reader<T>): Reader<T[]> {
   return (raw, path = '') => {
-    if (!Array.isArray(raw)) throw new ReadError(path, 'expected a list');
+    if (!Array.isArray(raw)) throw new ReadError(path, l10n.t('expected a list'));
     return raw.map((item, i) => read(item, at(path, i)));
   };
 }
@@ -91,7 +92,7 @@ export function arrayOf<T>(read: Reader<T>): Reader<T[]> {
 /** An array of which only the items that read are kept: one damaged entry does not cost the rest. */
 export function readableItems<T>(read: Reader<T>): Reader<T[]> {
   return (raw, path = '') => {
-    if (!Array.isArray(raw)) throw new ReadError(path, 'expected a list');
+    if (!Array.isArray(raw)) throw new ReadError(path, l10n.t('expected a list'));
     return raw.flatMap((item, i) => {
       try {
         return [read(item, at(path, i))];
@@ -110,7 +111,7 @@ function isPlainObject(raw: unknown): raw is Record<string, unknown> {
 /** An object used as a map: every own key's value reads. */
 export function recordOf<T>(read: Reader<T>): Reader<Record<string, T>> {
   return (raw, path = '') => {
-    if (!isPlainObject(raw)) throw new ReadError(path, 'expected an object');
+    if (!isPlainObject(raw)) throw new ReadError(path, l10n.t('expected an object'));
     // fromEntries defines each key as data, so a stored "__proto__" key stays a plain entry.
     return Object.fromEntries(Object.entries(raw).map(([key, value]) => [key, read(value, at(path, key))]));
   };
@@ -122,7 +123,7 @@ export function recordOf<T>(read: Reader<T>): Reader<Record<string, T>> {
  */
 export function objectOf<S extends Record<string, Reader<unknown>>>(shape: S): Reader<{ [K in keyof S]: ReadType<S[K]> }> {
   return (raw, path = '') => {
-    if (!isPlainObject(raw)) throw new ReadError(path, 'expected an object');
+    if (!isPlainObject(raw)) throw new ReadError(path, l10n.t('expected an object'));
     const out: Record<string, unknown> = {};
     for (const [key, read] of Object.entries(shape)) {
       const value = read(Object.hasOwn(raw, key) ? raw[key] : undefined, at(path, key));

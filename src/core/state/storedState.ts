@@ -19,6 +19,7 @@ import {
   string,
   type Reader,
 } from './readers';
+import { l10n } from '../l10n';
 
 /** What VS Code's Memento offers; globalState fits it, and tests pass a Map-backed one. */
 export interface KeyValueStore {
@@ -77,7 +78,7 @@ export const STORED = {
     'gpuRental.offerSearch',
     objectOf({
       query: orElse(string, ''),
-      sort: orElse<OfferSort>(guarded(isOfferSort, 'an offer sort'), 'value'),
+      sort: orElse<OfferSort>(guarded(isOfferSort, l10n.t('an offer sort')), 'value'),
     }),
     { query: '', sort: 'value' as OfferSort },
   ),
@@ -104,9 +105,9 @@ export const STORED = {
     'gpuRental.savedSearches',
     readableItems(
       objectOf({
-        name: guarded((raw): raw is string => typeof raw === 'string' && validateSearchName(raw) === undefined, 'a search name'),
+        name: guarded((raw): raw is string => typeof raw === 'string' && validateSearchName(raw) === undefined, l10n.t('a search name')),
         query: string,
-        sort: guarded(isOfferSort, 'an offer sort'),
+        sort: guarded(isOfferSort, l10n.t('an offer sort')),
         watch: orElse(optional(objectOf({ ceilingPerHour: number, baseUrl: string, profileId: string, since: number })), undefined),
       }),
     ),

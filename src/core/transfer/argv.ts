@@ -4,6 +4,7 @@
  */
 import { shellQuote } from '../instances/ssh';
 import { sshArgv, type SshTarget } from '../ssh/remote';
+import { l10n } from '../l10n';
 
 /**
  * One word for rsync's `-e` parser, which splits on spaces and honours single and double quotes
@@ -67,7 +68,7 @@ export function rsyncUploadArgv(target: SshTarget, spec: UploadSpec, options: { 
     rsyncRemoteShell(target, options.ssh),
     `--rsync-path=mkdir -p -- ${shellQuote(spec.remoteDir)} && rsync`,
     ...excludeArgs(spec.excludes),
-    '--filter=:- .gitignore',
+    l10n.t('--filter=:- .gitignore'),
     '--',
     `${spec.localDir.replace(/\/+$/, '')}/`,
     `${target.alias}:${spec.remoteDir}/`,

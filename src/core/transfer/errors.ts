@@ -4,6 +4,7 @@
  */
 import { lastErrorLine } from '../ssh/remote';
 import { formatBytes } from './progress';
+import { l10n } from '../l10n';
 
 export type TransferFault =
   /** The user cancelled. */
@@ -62,8 +63,8 @@ export interface FailedRun {
 /** The kind of a failed run and its message; disk-full messages are completed with the disk's figures by the runner. */
 export function classifyFailure(run: FailedRun): { fault: TransferFault; message: string } {
   const err = run.stderr;
-  const last = lastErrorLine(err) || `${run.tool} exited with code ${run.code ?? 'unknown'}`;
-  const partial = run.partialWhere ? ` What arrived so far is in ${run.partialWhere}.` : '';
+  const last = lastErrorLine(err) || l10n.t('{0} exited with code {1}', run.tool, run.code ?? 'unknown');
+  const partial = run.partialWhere ? l10n.t(' What arrived so far is in {0}.', run.partialWhere) : '';
   const onLocalSide = (re: RegExp): boolean => {
     if (run.localStderr && re.test(run.localStderr)) return true;
     // rsync tags its errors with the side that hit them: the receiver writes, the sender reads.
@@ -76,12 +77,16 @@ export function classifyFailure(run: FailedRun): { fault: TransferFault; message
     if (onLocalSide(/No space left on device|Disk quota exceeded/i)) {
       return {
         fault: 'localDiskFull',
-        message: `This machine's disk is full.${partial} Free some space or pick a folder on another disk, then try again.`,
+        message: l10n.t("This machine's disk is full.{0} Free some space or pick a folder on another disk, then try again.", partial),
       };
     }
     return {
       fault: 'remoteDiskFull',
-      message: `The instance's disk is full: ${run.remotePath} could not be written.${partial} Delete files on the instance, or rent with a bigger disk, then try again.`,
+      message: l10n.t(
+        "The instance's disk is full: {0} could not be written.{1} Delete files on the instance, or rent with a bigger disk, then try again.",
+        run.remotePath,
+        partial,
+      ),
     };
   }
   if (
@@ -91,7 +96,7 @@ export function classifyFailure(run: FailedRun): { fault: TransferFault; message
     if (!onLocalSide(/No such file or directory/)) {
       return {
         fault: 'remoteMissing',
-        message: `${run.remotePath} does not exist on the instance. Browse to the folder or check the path, then try again.`,
+        message: l10n.t('{0} does not exist on the instance. Browse to the folder or check the path, then try again.', run.remotePath),
       };
     }
   }
@@ -100,11 +105,18 @@ export function classifyFailure(run: FailedRun): { fault: TransferFault; message
     !/Permission denied \(publickey/.test(err)
   ) {
     if (run.direction === 'download' && onLocalSide(/Read-only file system|Permission denied/)) {
-      return { fault: 'localNotWritable', message: `The local folder cannot be written (${last}). Pick a folder you can write to.` };
+      return {
+        fault: 'localNotWritable',
+        message: l10n.t('The local folder cannot be written ({0}). Pick a folder you can write to.', last),
+      };
     }
     return {
       fault: 'remoteNotWritable',
-      message: `${run.remotePath} cannot be written on the instance (${last}). Pick a folder the instance's user owns, such as /root or /workspace.`,
+      message: l10n.t(
+        "{0} cannot be written on the instance ({1}). Pick a folder the instance's user owns, such as /root or /workspace.",
+        run.remotePath,
+        last,
+      ),
     };
   }
   // ssh's own failure (255), or rsync's "connection unexpectedly closed" (12), timeout (30, 35) and broken pipes.
@@ -117,17 +129,26 @@ export function classifyFailure(run: FailedRun): { fault: TransferFault; message
   ) {
     return {
       fault: 'connection',
-      message: `The connection to the instance dropped (${last}); the transfer is partial.${partial} Check that the instance is running, then Retry: rsync resumes where it stopped.`,
+      message: l10n.t(
+        'The connection to the instance dropped ({0}); the transfer is partial.{1} Check that the instance is running, then Retry: rsync resumes where it stopped.',
+        last,
+        partial,
+      ),
     };
   }
-  return { fault: 'other', message: `The ${run.direction} failed: ${last}.${partial}` };
+  return { fault: 'other', message: l10n.t('The {0} failed: {1}.{2}', run.direction, last, partial) };
 }
 
 /** The disk-full message with the disk's figures: "The instance's disk is full (7.9 GB of 8.0 GB used, 12.0 kB free) ...". */
 export function withDiskFigures(message: string, disk: { total: number; used: number; free: number } | undefined): string {
   if (!disk) return message;
   return message.replace(
-    "The instance's disk is full",
-    `The instance's disk is full (${formatBytes(disk.used)} of ${formatBytes(disk.total)} used, ${formatBytes(disk.free)} free)`,
+    l10n.t("The instance's disk is full"),
+    l10n.t(
+      "The instance's disk is full ({0} of {1} used, {2} free)",
+      formatBytes(disk.used),
+      formatBytes(disk.total),
+      formatBytes(disk.free),
+    ),
   );
 }

@@ -3,6 +3,7 @@
  * listing a folder browser reads, parsed from `ls -Apb` so that any name survives the trip.
  */
 import { shellQuote } from '../instances/ssh';
+import { l10n } from '../l10n';
 
 /** A remote path the user or the service gave that GPU Rental will not send to a shell. */
 export class UnusableRemotePath extends Error {
@@ -20,10 +21,12 @@ export class UnusableRemotePath extends Error {
  */
 export function checkRemotePath(input: string): string {
   let path = input.trim();
-  if (!path) throw new UnusableRemotePath('The remote path is empty. Type a folder such as /root/data.');
+  if (!path) throw new UnusableRemotePath(l10n.t('The remote path is empty. Type a folder such as /root/data.'));
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(path)) {
-    throw new UnusableRemotePath('The remote path contains a newline or another control character. Rename it on the instance first.');
+    throw new UnusableRemotePath(
+      l10n.t('The remote path contains a newline or another control character. Rename it on the instance first.'),
+    );
   }
   if (path === '~') return '.';
   if (path.startsWith('~/')) path = path.slice(2) || '.';

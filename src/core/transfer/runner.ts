@@ -27,6 +27,7 @@ import {
   type RemoteListing,
   type RemoteProbe,
 } from './remotePath';
+import { l10n } from '../l10n';
 
 /** The programs a transfer runs; tests and the benchmark point them elsewhere. */
 export interface TransferTools {
@@ -85,17 +86,20 @@ export async function localRsync(
 ): Promise<{ ok: true } | { ok: false; why: string }> {
   const install =
     platform === 'darwin'
-      ? 'install it with `brew install rsync`'
+      ? l10n.t('install it with `brew install rsync`')
       : platform === 'win32'
-        ? 'install it (for example from MSYS2 or cwRsync; `winget search rsync` lists packages) and put it on PATH'
-        : "install it with `sudo apt install rsync` (or your distribution's package manager)";
+        ? l10n.t('install it (for example from MSYS2 or cwRsync; `winget search rsync` lists packages) and put it on PATH')
+        : l10n.t("install it with `sudo apt install rsync` (or your distribution's package manager)");
   const run = await collect(rsync, ['--version']);
-  if (run.spawnError) return { ok: false, why: `rsync is not installed on this machine: ${install}` };
+  if (run.spawnError) return { ok: false, why: l10n.t('rsync is not installed on this machine: {0}', install) };
   const m = /version\s+(\d+)\.(\d+)/.exec(run.stdout);
   const major = Number(m?.[1] ?? 0);
   const minor = Number(m?.[2] ?? 0);
   if (major < RSYNC_MIN[0]! || (major === RSYNC_MIN[0] && minor < RSYNC_MIN[1]!)) {
-    return { ok: false, why: `this machine's rsync (${m ? `${major}.${minor}` : 'unknown version'}) is older than 3.1: ${install}` };
+    return {
+      ok: false,
+      why: l10n.t("this machine's rsync ({0}) is older than 3.1: {1}", m ? `${major}.${minor}` : l10n.t('unknown version'), install),
+    };
   }
   return { ok: true };
 }
@@ -121,7 +125,7 @@ export async function listRemote(
   const checked = checkRemotePath(path);
   const result = await runRemote(target, listCommand(checked), { timeoutMs: 30_000, signal: options.signal, ...sshTool(options) });
   if (result.code !== 0) {
-    if (/Not a directory/.test(result.stderr)) throw new TransferError('other', `${checked} is a file, not a folder.`);
+    if (/Not a directory/.test(result.stderr)) throw new TransferError('other', l10n.t('{0} is a file, not a folder.', checked));
     throw connectionOr(result.stderr, result.code, checked);
   }
   return parseListing(result.stdout);
@@ -155,9 +159,9 @@ export async function upload(
   const remoteDir = checkRemotePath(spec.remoteDir);
   const folder = await stat(spec.localDir).catch(() => undefined);
   if (!folder?.isDirectory())
-    throw new TransferError('localMissing', `${spec.localDir} is not a folder on this machine. Pick a folder to upload.`);
+    throw new TransferError('localMissing', l10n.t('{0} is not a folder on this machine. Pick a folder to upload.', spec.localDir));
   const local = await localRsync(options.tools?.rsync, options.platform);
-  const partialWhere = `${remoteDir} on the instance (upload again to finish: only what is missing is sent)`;
+  const partialWhere = l10n.t('{0} on the instance (upload again to finish: only what is missing is sent)', remoteDir);
   if (local.ok) {
     // rsync straight away: one ssh connection, as plain rsync has. Whether the instance has rsync
     // is learnt from this run; only when it has none is the instance asked what else it has.
@@ -177,7 +181,9 @@ export async function upload(
     }
   }
   const probe = await probeRemote(target, undefined, false, options);
-  const notice = !local.ok ? `${local.why}. Sending everything with tar.` : 'The instance has no rsync: sending everything with tar.';
+  const notice = !local.ok
+    ? l10n.t('{0}. Sending everything with tar.', local.why)
+    : l10n.t('The instance has no rsync: sending everything with tar.');
   options.onNotice?.(notice);
   const sent = await tarUpload(target, spec.localDir, remoteDir, spec.excludes, probe.gzip, options, partialWhere);
   return { method: 'tar', remoteDir, ...sent, notice };
@@ -200,7 +206,7 @@ export async function download(
   const finalPath = join(spec.localDir, name);
   const temp = join(spec.localDir, `.${name}.gpu-rental-partial`);
   if (!spec.replace && (await lstat(finalPath).catch(() => undefined))) {
-    throw new TransferError('targetExists', `${finalPath} exists already. Replace it, or pick another folder.`);
+    throw new TransferError('targetExists', l10n.t('{0} exists already. Replace it, or pick another folder.', finalPath));
   }
   const [probe, local] = await Promise.all([
     probeRemote(target, remotePath, true, options),
@@ -209,16 +215,16 @@ export async function download(
   if (probe.kind === 'missing') {
     throw new TransferError(
       'remoteMissing',
-      `${remotePath} does not exist on the instance. Browse to the folder or check the path, then try again.`,
+      l10n.t('{0} does not exist on the instance. Browse to the folder or check the path, then try again.', remotePath),
     );
   }
   await makeLocalFolder(temp);
   const notice = !local.ok
-    ? `${local.why}. Sending everything with tar.`
+    ? l10n.t('{0}. Sending everything with tar.', local.why)
     : !probe.rsync
-      ? 'The instance has no rsync: sending everything with tar.'
+      ? l10n.t('The instance has no rsync: sending everything with tar.')
       : undefined;
-  const partialWhere = `${temp} (kept, so Retry resumes; delete it if you do not need it)`;
+  const partialWhere = l10n.t('{0} (kept, so Retry resumes; delete it if you do not need it)', temp);
   let sent: { filesSent: number; bytesSent: number };
   if (!notice) {
     const argv = rsyncDownloadArgv(target, remotePath, temp, { ssh: options.tools?.ssh, extra: options.extraRsyncArgs });
@@ -250,10 +256,10 @@ async function makeLocalFolder(path: string): Promise<void> {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOSPC')
-      throw new TransferError('localDiskFull', `This machine's disk is full. Free some space or pick a folder on another disk.`);
+      throw new TransferError('localDiskFull', l10n.t("This machine's disk is full. Free some space or pick a folder on another disk."));
     throw new TransferError(
       'localNotWritable',
-      `The local folder cannot be written (${code ?? String(error)}: ${path}). Pick a folder you can write to.`,
+      l10n.t('The local folder cannot be written ({0}: {1}). Pick a folder you can write to.', code ?? String(error), path),
     );
   }
 }
@@ -273,7 +279,10 @@ function connectionOr(stderr: string, code: number, path: string): TransferError
   if (fault === 'connection') {
     return new TransferError(
       'connection',
-      `The instance did not answer over ssh (${message.replace(/^The connection to the instance dropped \((.*?)\).*$/s, '$1')}). Check that it is running, then try again.`,
+      l10n.t(
+        'The instance did not answer over ssh ({0}). Check that it is running, then try again.',
+        message.replace(/^The connection to the instance dropped \((.*?)\).*$/s, '$1'),
+      ),
     );
   }
   return new TransferError(fault, message);
@@ -290,7 +299,7 @@ async function failure(
   if (cancelled) {
     return new TransferError(
       'cancelled',
-      `Cancelled: the ${run.direction} is partial. What arrived so far is in ${run.partialWhere ?? 'its destination'}.`,
+      l10n.t('Cancelled: the {0} is partial. What arrived so far is in {1}.', run.direction, run.partialWhere ?? l10n.t('its destination')),
       partialAt,
     );
   }
@@ -303,7 +312,7 @@ async function failure(
   const disk = df && df.code === 0 ? parseDiskFree(df.stdout) : undefined;
   if (unexplained) {
     if (!disk || disk.free > DISK_FULL_BYTES) return new TransferError(fault, message, partialAt);
-    ({ fault, message } = classifyFailure({ ...run, stderr: `${run.stderr}\nNo space left on device` }));
+    ({ fault, message } = classifyFailure({ ...run, stderr: l10n.t('{0}\nNo space left on device', run.stderr) }));
   }
   return new TransferError(fault, withDiskFigures(message, disk), partialAt);
 }
@@ -382,7 +391,7 @@ async function runRsync(argv: string[], options: TransferOptions): Promise<Proce
       }
     },
   });
-  if (run.spawnError) throw new TransferError('other', `rsync could not be started: ${run.spawnError.message}`);
+  if (run.spawnError) throw new TransferError('other', l10n.t('rsync could not be started: {0}', run.spawnError.message));
   return run;
 }
 

@@ -64,31 +64,31 @@ async function createApiKey(s: ApiKeyDeps, spec: NewKeySpec | undefined): Promis
         picked: c.endsWith('_read') || c === 'misc',
       })),
       {
-        title: 'GPU Rental: New API Key (1/3): what may it do?',
+        title: vscode.l10n.t('GPU Rental: New API Key (1/3): what may it do?'),
         canPickMany: true,
-        placeHolder: 'Pick the permission categories; read-only ones are ticked',
+        placeHolder: vscode.l10n.t('Pick the permission categories; read-only ones are ticked'),
       },
     );
     if (!picked?.length) return undefined;
     categories = picked.map((p) => p.label).filter(isPermissionCategory);
     if (categories.some((c) => c.startsWith('instance_'))) {
       const only = await vscode.window.showInputBox({
-        title: 'GPU Rental: New API Key (2/3): limit to one instance?',
-        prompt: 'An instance id: its instance permissions then reach only that instance. Leave empty for all instances.',
-        validateInput: (v) => (v.trim() === '' || /^\d+$/.test(v.trim()) ? undefined : 'An instance id is a number.'),
+        title: vscode.l10n.t('GPU Rental: New API Key (2/3): limit to one instance?'),
+        prompt: vscode.l10n.t('An instance id: its instance permissions then reach only that instance. Leave empty for all instances.'),
+        validateInput: (v) => (v.trim() === '' || /^\d+$/.test(v.trim()) ? undefined : vscode.l10n.t('An instance id is a number.')),
       });
       if (only === undefined) return undefined;
       instanceId = only.trim() ? Number(only.trim()) : undefined;
     }
     const typed = await vscode.window.showInputBox({
-      title: 'GPU Rental: New API Key (3/3): name',
+      title: vscode.l10n.t('GPU Rental: New API Key (3/3): name'),
       value: `vscode-${categories.every((c) => c.endsWith('_read') || c === 'misc') ? 'read-only' : 'scoped'}`,
-      validateInput: (v) => (v.trim() ? undefined : 'Give the key a name.'),
+      validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('Give the key a name.')),
     });
     if (typed === undefined) return undefined;
     name = typed.trim();
   }
-  if (categories.length === 0) throw new Error('Pick at least one permission category for the key.');
+  if (categories.length === 0) throw new Error(vscode.l10n.t('Pick at least one permission category for the key.'));
   const created = await s.session.client.apiKeys.create({ name, permissions: scopedPermissions(categories, instanceId) });
   await rememberCreated(s, created.key, created.id);
   s.accountView.refresh();
@@ -100,20 +100,20 @@ async function createApiKey(s: ApiKeyDeps, spec: NewKeySpec | undefined): Promis
 /** Shows a new key's secret once, with Copy and Sign In With It; it is never logged or stored by us. */
 async function revealOnce(name: string, secret: string): Promise<void> {
   const choice = await vscode.window.showWarningMessage(
-    `GPU Rental: API key "${name}" was created. Copy it now: it will not be shown again.`,
+    vscode.l10n.t('GPU Rental: API key "{0}" was created. Copy it now: it will not be shown again.', name),
     { modal: true, detail: secret },
-    'Copy Key',
-    'Sign In With It',
+    vscode.l10n.t('Copy Key'),
+    vscode.l10n.t('Sign In With It'),
   );
-  if (choice === 'Copy Key') await vscode.env.clipboard.writeText(secret);
-  if (choice === 'Sign In With It') await vscode.commands.executeCommand(COMMANDS.setApiKey, secret);
+  if (choice === vscode.l10n.t('Copy Key')) await vscode.env.clipboard.writeText(secret);
+  if (choice === vscode.l10n.t('Sign In With It')) await vscode.commands.executeCommand(COMMANDS.setApiKey, secret);
 }
 
 async function pickApiKey(s: ApiKeyDeps): Promise<ApiKey | undefined> {
   const keys = await s.session.client.apiKeys.list();
   const picked = await vscode.window.showQuickPick(
     keys.map((k) => ({ label: k.name || `key ${k.id}`, description: `${scopeSummary(k)} · id ${k.id}`, key: k })),
-    { title: 'GPU Rental: Delete which API key?' },
+    { title: vscode.l10n.t('GPU Rental: Delete which API key?') },
   );
   return picked?.key;
 }
@@ -128,7 +128,10 @@ async function deleteApiKey(s: ApiKeyDeps, target: ApiKeyItem | number | undefin
   if (!key) return false;
   if (key.id === s.accountView.inUseId()) {
     void vscode.window.showErrorMessage(
-      `GPU Rental: "${key.name || key.id}" is the key GPU Rental is signed in with, so it is not deleted here. Sign in with another key first.`,
+      vscode.l10n.t(
+        'GPU Rental: "{0}" is the key GPU Rental is signed in with, so it is not deleted here. Sign in with another key first.',
+        key.name || key.id,
+      ),
     );
     return false;
   }
@@ -136,13 +139,17 @@ async function deleteApiKey(s: ApiKeyDeps, target: ApiKeyItem | number | undefin
   const ok = await s
     .prompts()
     .confirm(
-      `Delete API key "${key.name || key.id}"?`,
-      `Anything using it (${scopeSummary(key)}) stops working at once. This cannot be undone.${maybeOurs ? ' If it is the key GPU Rental is signed in with, GPU Rental will be signed out.' : ''}`,
-      'Delete Key',
+      vscode.l10n.t('Delete API key "{0}"?', key.name || key.id),
+      vscode.l10n.t(
+        'Anything using it ({0}) stops working at once. This cannot be undone.{1}',
+        scopeSummary(key),
+        maybeOurs ? vscode.l10n.t(' If it is the key GPU Rental is signed in with, GPU Rental will be signed out.') : '',
+      ),
+      vscode.l10n.t('Delete Key'),
     );
   if (!ok) return false;
   await s.session.client.apiKeys.delete(key.id);
   s.accountView.refresh();
-  void vscode.window.showInformationMessage(`GPU Rental: deleted API key "${key.name || key.id}".`);
+  void vscode.window.showInformationMessage(vscode.l10n.t('GPU Rental: deleted API key "{0}".', key.name || key.id));
   return true;
 }

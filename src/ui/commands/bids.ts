@@ -45,12 +45,12 @@ export function bidCommands(s: BidDeps): CommandDefinition[] {
   return [
     command(COMMANDS.changeBid, async (t?: Target, suggested?: unknown, account?: unknown) => {
       if (isBidAccount(account) && !activeAccount(s, account)) return undefined;
-      const instance = await resolveTarget(s, t, 'Change the bid of which instance?', undefined);
+      const instance = await resolveTarget(s, t, vscode.l10n.t('Change the bid of which instance?'), undefined);
       return instance ? changeBid(s, instance, typeof suggested === 'number' ? suggested : undefined) : undefined;
     }),
     command(COMMANDS.moveToOnDemand, async (t?: Target, account?: unknown) => {
       if (isBidAccount(account) && !activeAccount(s, account)) return undefined;
-      const instance = await resolveTarget(s, t, 'Move which instance to an on-demand offer?', ['stopped']);
+      const instance = await resolveTarget(s, t, vscode.l10n.t('Move which instance to an on-demand offer?'), ['stopped']);
       return instance ? moveToOnDemand(s, instance) : undefined;
     }),
   ];
@@ -61,7 +61,11 @@ function activeAccount(s: BidDeps, account: BidAccount): boolean {
   const bound = s.session.bound();
   if (bound && bound.baseUrl === account.baseUrl && bound.profileId === account.profileId) return true;
   void vscode.window.showWarningMessage(
-    `GPU Rental: that instance belongs to the profile "${account.profileId}" (${account.baseUrl}), which this window no longer uses. Nothing was sent. Switch to that profile (GPU Rental: Switch Profile) and try again there.`,
+    vscode.l10n.t(
+      'GPU Rental: that instance belongs to the profile "{0}" ({1}), which this window no longer uses. Nothing was sent. Switch to that profile (GPU Rental: Switch Profile) and try again there.',
+      account.profileId,
+      account.baseUrl,
+    ),
   );
   return false;
 }
@@ -70,7 +74,9 @@ function activeAccount(s: BidDeps, account: BidAccount): boolean {
 async function changeBid(s: BidDeps, instance: Instance, suggested: number | undefined): Promise<string | undefined> {
   const name = instanceName(instance);
   if (!isInterruptible(instance)) {
-    void vscode.window.showInformationMessage(`GPU Rental: ${name} rents on demand; only an interruptible instance has a bid to change.`);
+    void vscode.window.showInformationMessage(
+      vscode.l10n.t('GPU Rental: {0} rents on demand; only an interruptible instance has a bid to change.', name),
+    );
     return undefined;
   }
   const bid = bidOf(instance);
@@ -80,12 +86,16 @@ async function changeBid(s: BidDeps, instance: Instance, suggested: number | und
   const start = suggested ?? (outbid && min !== undefined ? suggestBid(min) : bid);
   const facts = [
     bid === undefined ? undefined : `now ${formatDollars(bid)}/h`,
-    min === undefined ? undefined : `minimum now ${formatDollars(min)}/h`,
-    onDemand === undefined ? 'on demand: not listed now' : `on demand ${formatDollars(onDemand)}/h`,
+    min === undefined ? undefined : vscode.l10n.t('minimum now {0}/h', formatDollars(min)),
+    onDemand === undefined ? vscode.l10n.t('on demand: not listed now') : vscode.l10n.t('on demand {0}/h', formatDollars(onDemand)),
   ].filter((f): f is string => f !== undefined);
   const answer = await inputOf(s.prompts())({
-    title: `GPU Rental: Change the bid of ${name}`,
-    prompt: `Bid in $/h for the GPU part (${facts.join(' · ')}).${outbid ? ' A bid of at least the minimum runs it again.' : ' It is stopped when someone bids more.'}`,
+    title: vscode.l10n.t('GPU Rental: Change the bid of {0}', name),
+    prompt: vscode.l10n.t(
+      'Bid in $/h for the GPU part ({0}).{1}',
+      facts.join(' · '),
+      outbid ? vscode.l10n.t(' A bid of at least the minimum runs it again.') : vscode.l10n.t(' It is stopped when someone bids more.'),
+    ),
     value: start === undefined ? '' : String(start),
     validate: (v) => checkBid(v, { min: Math.max(min ?? BID_MIN, BID_MIN), max: CHANGE_BID_MAX }),
   });
@@ -93,10 +103,13 @@ async function changeBid(s: BidDeps, instance: Instance, suggested: number | und
   const price = parseBid(answer);
   // A running instance adds the difference; an outbid one starts billing its GPU again at the new bid.
   const adds = outbid ? price : Math.max(0, price - (bid ?? 0));
-  if (adds > 0 && !(await s.spend.allows(s.poller, adds, `changed: the bid of ${name} would be ${formatDollars(price)}/h`)))
+  if (
+    adds > 0 &&
+    !(await s.spend.allows(s.poller, adds, vscode.l10n.t('changed: the bid of {0} would be {1}/h', name, formatDollars(price))))
+  )
     return undefined;
   const result = await changeInstanceBid(s.session.client.instances, instance, price);
-  const text = `GPU Rental: ${result.message}`;
+  const text = vscode.l10n.t('GPU Rental: {0}', result.message);
   if (result.kind === 'done') void vscode.window.showInformationMessage(text);
   else void vscode.window.showWarningMessage(text);
   s.poller.watch(instance.id);
@@ -144,7 +157,10 @@ async function moveToOnDemand(s: BidDeps, instance: Instance): Promise<number | 
   });
   if (offers.length === 0) {
     void vscode.window.showInformationMessage(
-      `GPU Rental: no on-demand ${gpus} offer is listed now. Search the Offers view with other filters, or raise the bid (Change Bid…).`,
+      vscode.l10n.t(
+        'GPU Rental: no on-demand {0} offer is listed now. Search the Offers view with other filters, or raise the bid (Change Bid…).',
+        gpus,
+      ),
     );
     return undefined;
   }
@@ -152,8 +168,11 @@ async function moveToOnDemand(s: BidDeps, instance: Instance): Promise<number | 
   const picked = await vscode.window.showQuickPick(
     offers.map((offer) => ({ ...presentOffer(offer), offer })),
     {
-      title: `GPU Rental: Move ${instanceName(instance)} to an on-demand ${gpus}`,
-      placeHolder: `The outbid instance is kept, billing its disk${disk === undefined ? '' : ` ${formatDollars(disk)}/h`}, until you destroy it. Copy Folder to Another Instance moves its data.`,
+      title: vscode.l10n.t('GPU Rental: Move {0} to an on-demand {1}', instanceName(instance), gpus),
+      placeHolder: vscode.l10n.t(
+        'The outbid instance is kept, billing its disk{0}, until you destroy it. Copy Folder to Another Instance moves its data.',
+        disk === undefined ? '' : ` ${formatDollars(disk)}/h`,
+      ),
       matchOnDescription: true,
       ignoreFocusOut: true,
     },

@@ -21,7 +21,7 @@ export function billingCommands(s: BillingDeps): CommandDefinition[] {
 /** The billing report as a Markdown document (untitled, nothing written to disk); resolves with its text. */
 async function showBilling(s: BillingDeps): Promise<string> {
   const { charges, invoices, from, to } = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Window, title: 'GPU Rental: reading billing…' },
+    { location: vscode.ProgressLocation.Window, title: vscode.l10n.t('GPU Rental: reading billing…') },
     () => readBilling(s.session, BILLING_DAYS),
   );
   const text = billingReport(charges, invoices, { from, to }, new Date());

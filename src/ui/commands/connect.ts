@@ -55,7 +55,7 @@ export function connectCommands(s: ConnectDeps): CommandDefinition[] {
   const connecting = new Set<number>();
   return [
     command(COMMANDS.connect, async (t?: Target) => {
-      const picked = await pick(s, t, 'Connect to which instance?');
+      const picked = await pick(s, t, vscode.l10n.t('Connect to which instance?'));
       if (!picked) return 'cancelled';
       // The list may be a poll old: a stopped or restarted instance must be seen as it is now.
       const instance = await s.session.client.instances.show(picked.id).catch(() => picked);
@@ -69,12 +69,12 @@ export function connectCommands(s: ConnectDeps): CommandDefinition[] {
       }
     }),
     command(COMMANDS.openSshTerminal, async (t?: Target) => {
-      const instance = await pick(s, t, 'Open an SSH terminal on which instance?');
+      const instance = await pick(s, t, vscode.l10n.t('Open an SSH terminal on which instance?'));
       const ready = instance && (await readyHost(s, instance));
       return ready ? openTerminal(s, ready.instance, ready.host) : undefined;
     }),
     command(COMMANDS.forwardPort, async (t?: Target, port?: unknown) => {
-      const instance = await pick(s, t, 'Forward a port of which instance?');
+      const instance = await pick(s, t, vscode.l10n.t('Forward a port of which instance?'));
       return instance ? forwardPort(s, instance, port) : undefined;
     }),
   ];
@@ -106,15 +106,22 @@ async function connect(s: ConnectDeps, instance: Instance): Promise<ConnectOutco
     // Not awaited: the terminal is offered at once, whatever the user does with the message.
     void vscode.window
       .showInformationMessage(
-        `GPU Rental: ${instanceName(ready.instance)} is ready, but no Remote-SSH extension is installed to open it as a workspace. Install ${wanted.name}, or open an SSH terminal now.`,
-        'Open SSH Terminal',
-        `Install ${wanted.name}`,
+        vscode.l10n.t(
+          'GPU Rental: {0} is ready, but no Remote-SSH extension is installed to open it as a workspace. Install {1}, or open an SSH terminal now.',
+          instanceName(ready.instance),
+          wanted.name,
+        ),
+        vscode.l10n.t('Open SSH Terminal'),
+        vscode.l10n.t('Install {0}', wanted.name),
       )
       .then(async (choice) => {
-        if (choice === 'Open SSH Terminal') openTerminal(s, ready.instance, host);
+        if (choice === vscode.l10n.t('Open SSH Terminal')) openTerminal(s, ready.instance, host);
         if (choice?.startsWith('Install')) {
           await s.handoff().installExtension(wanted.id);
-          const again = await vscode.window.showInformationMessage(`GPU Rental: ${wanted.name} is installed.`, 'Connect');
+          const again = await vscode.window.showInformationMessage(
+            vscode.l10n.t('GPU Rental: {0} is installed.', wanted.name),
+            vscode.l10n.t('Connect'),
+          );
           if (again) await vscode.commands.executeCommand(COMMANDS.connect, ready.instance.id);
         }
       });
@@ -148,13 +155,16 @@ async function readyHost(s: ConnectDeps, instance: Instance): Promise<{ instance
   } catch (error) {
     if (error instanceof NoSshKey) {
       void vscode.window
-        .showWarningMessage(`GPU Rental: ${error.message} Connect again to create one, or set gpuRental.ssh.identityFile.`, 'Open Settings')
+        .showWarningMessage(
+          vscode.l10n.t('GPU Rental: {0} Connect again to create one, or set gpuRental.ssh.identityFile.', error.message),
+          vscode.l10n.t('Open Settings'),
+        )
         .then((c) => {
           if (c) void vscode.commands.executeCommand('workbench.action.openSettings', 'gpuRental.ssh.identityFile');
         });
     } else if (error instanceof SshConfigError) {
       s.logger.error(error.message);
-      void vscode.window.showErrorMessage(`GPU Rental: ${error.message}`, 'Open SSH Config').then((c) => {
+      void vscode.window.showErrorMessage(vscode.l10n.t('GPU Rental: {0}', error.message), vscode.l10n.t('Open SSH Config')).then((c) => {
         if (c) void openConfigAt(s.sshConfig().paths.userConfig, error.line);
       });
     } else {
@@ -175,27 +185,30 @@ async function untilRunning(s: ConnectDeps, instance: Instance): Promise<Instanc
   if (phase === 'running') return instance;
   if (phase === 'stopped') {
     // Starting resumes GPU billing: only after the user says so, every time.
-    const rate = instance.dph_total ? `${formatDollars(instance.dph_total)}/h` : 'its hourly price';
+    const rate = instance.dph_total ? `${formatDollars(instance.dph_total)}/h` : vscode.l10n.t('its hourly price');
     const ok = await s
       .prompts()
       .confirm(
-        `Start ${instanceName(instance)} to connect?`,
-        `It is stopped. Starting it bills ${rate} while it runs.`,
-        'Start and Connect',
+        vscode.l10n.t('Start {0} to connect?', instanceName(instance)),
+        vscode.l10n.t('It is stopped. Starting it bills {0} while it runs.', rate),
+        vscode.l10n.t('Start and Connect'),
       );
     if (!ok) return undefined;
     const adds = startAddsPerHour(instance);
-    if (!(await s.spend.allows(s.poller, adds, `started: ${instanceName(instance)} adds ${formatDollars(adds)}/h`))) return undefined;
+    if (!(await s.spend.allows(s.poller, adds, vscode.l10n.t('started: {0} adds {1}/h', instanceName(instance), formatDollars(adds)))))
+      return undefined;
     await s.session.client.instances.start(instance.id);
     s.boots.track(instance.id);
   } else if (!isBooting(phase)) {
-    void vscode.window.showWarningMessage(`GPU Rental: ${instanceName(instance)} is ${phase}; it cannot be connected to.`);
+    void vscode.window.showWarningMessage(
+      vscode.l10n.t('GPU Rental: {0} is {1}; it cannot be connected to.', instanceName(instance), phase),
+    );
     return undefined;
   }
   return vscode.window.withProgress(
     {
       location: vscode.ProgressLocation.Notification,
-      title: `GPU Rental: waiting for ${instanceName(instance)} to run, then connecting`,
+      title: vscode.l10n.t('GPU Rental: waiting for {0} to run, then connecting', instanceName(instance)),
       cancellable: true,
     },
     async (progress, token) => {
@@ -208,12 +221,18 @@ async function untilRunning(s: ConnectDeps, instance: Instance): Promise<Instanc
       if (wait.outcome === 'reached') return wait.instance;
       if (wait.outcome === 'cancelled') {
         void vscode.window.showInformationMessage(
-          `GPU Rental: stopped waiting. ${instanceName(instance)} keeps booting (and billing); connect again when it runs.`,
+          vscode.l10n.t(
+            'GPU Rental: stopped waiting. {0} keeps booting (and billing); connect again when it runs.',
+            instanceName(instance),
+          ),
         );
       } else {
         const phase = wait.phase ?? 'unknown';
         void vscode.window
-          .showErrorMessage(`GPU Rental: ${instanceName(instance)} did not reach running (it is ${phase}).`, 'Show Instance Logs')
+          .showErrorMessage(
+            vscode.l10n.t('GPU Rental: {0} did not reach running (it is {1}).', instanceName(instance), phase),
+            vscode.l10n.t('Show Instance Logs'),
+          )
           .then((c) => {
             if (c) void vscode.commands.executeCommand(COMMANDS.showInstanceLogs, instance.id);
           });
@@ -231,7 +250,7 @@ async function untilSshAnswers(s: ConnectDeps, instance: Instance, host: Prepare
     await vscode.window.withProgress(
       {
         location: vscode.ProgressLocation.Notification,
-        title: `GPU Rental: waiting for SSH on ${instanceName(instance)} (${address}:${port})`,
+        title: vscode.l10n.t('GPU Rental: waiting for SSH on {0} ({1}:{2})', instanceName(instance), address, port),
         cancellable: true,
       },
       (_progress, token) => {
@@ -246,13 +265,19 @@ async function untilSshAnswers(s: ConnectDeps, instance: Instance, host: Prepare
     s.logger.warn((error as Error).message);
     void vscode.window
       .showErrorMessage(
-        `GPU Rental: ${instanceName(instance)} is running, but SSH did not answer at ${address}:${port} within ${timeoutMs / 1000} s. The image may not run an SSH server (use an SSH launch mode), or it is still starting; check the instance's logs, then connect again.`,
-        'Show Instance Logs',
-        'Retry',
+        vscode.l10n.t(
+          "GPU Rental: {0} is running, but SSH did not answer at {1}:{2} within {3} s. The image may not run an SSH server (use an SSH launch mode), or it is still starting; check the instance's logs, then connect again.",
+          instanceName(instance),
+          address,
+          port,
+          timeoutMs / 1000,
+        ),
+        vscode.l10n.t('Show Instance Logs'),
+        vscode.l10n.t('Retry'),
       )
       .then((c) => {
-        if (c === 'Show Instance Logs') void vscode.commands.executeCommand(COMMANDS.showInstanceLogs, instance.id);
-        if (c === 'Retry') void vscode.commands.executeCommand(COMMANDS.connect, instance.id);
+        if (c === vscode.l10n.t('Show Instance Logs')) void vscode.commands.executeCommand(COMMANDS.showInstanceLogs, instance.id);
+        if (c === vscode.l10n.t('Retry')) void vscode.commands.executeCommand(COMMANDS.connect, instance.id);
       });
     return false;
   }
@@ -265,7 +290,7 @@ export function sshArgsFor(s: ConnectDeps, host: PreparedHost): string[] {
 
 function openTerminal(s: ConnectDeps, instance: Instance, host: PreparedHost): vscode.Terminal {
   const terminal = vscode.window.createTerminal({
-    name: `GPU Rental: ${instance.label || `#${instance.id}`}`,
+    name: vscode.l10n.t('GPU Rental: {0}', instance.label || `#${instance.id}`),
     shellPath: 'ssh',
     shellArgs: [...sshArgsFor(s, host), host.alias],
     iconPath: new vscode.ThemeIcon('remote'),
@@ -280,29 +305,34 @@ function showIncludeLines(s: ConnectDeps, instance: Instance, host: PreparedHost
   const lines = host.includeLines ?? '';
   void vscode.window
     .showWarningMessage(
-      `GPU Rental: ${host.userConfig} cannot be edited, so Remote-SSH will not find ${host.alias}. Add these lines at its top, then connect again:\n${lines}`,
-      'Copy Lines',
-      'Open SSH Terminal',
+      vscode.l10n.t(
+        'GPU Rental: {0} cannot be edited, so Remote-SSH will not find {1}. Add these lines at its top, then connect again:\n{2}',
+        host.userConfig,
+        host.alias,
+        lines,
+      ),
+      vscode.l10n.t('Copy Lines'),
+      vscode.l10n.t('Open SSH Terminal'),
     )
     .then(async (c) => {
-      if (c === 'Copy Lines') await vscode.env.clipboard.writeText(lines);
-      if (c === 'Open SSH Terminal') openTerminal(s, instance, host);
+      if (c === vscode.l10n.t('Copy Lines')) await vscode.env.clipboard.writeText(lines);
+      if (c === vscode.l10n.t('Open SSH Terminal')) openTerminal(s, instance, host);
     });
 }
 
 const COMMON_PORTS = [
-  { label: '8888', description: 'Jupyter' },
+  { label: '8888', description: vscode.l10n.t('Jupyter') },
   { label: '6006', description: 'TensorBoard' },
-  { label: '7860', description: 'Gradio' },
-  { label: '8080', description: 'web server' },
+  { label: '7860', description: vscode.l10n.t('Gradio') },
+  { label: '8080', description: vscode.l10n.t('web server') },
 ];
 
 async function forwardPort(s: ConnectDeps, instance: Instance, given: unknown): Promise<PortForward | undefined> {
   let remotePort = typeof given === 'number' ? given : undefined;
   if (remotePort === undefined) {
     const quick = vscode.window.createQuickPick();
-    quick.title = `GPU Rental: forward a port of ${instanceName(instance)} to this machine`;
-    quick.placeholder = 'A port on the instance (type any number)';
+    quick.title = vscode.l10n.t('GPU Rental: forward a port of {0} to this machine', instanceName(instance));
+    quick.placeholder = vscode.l10n.t('A port on the instance (type any number)');
     quick.items = COMMON_PORTS;
     const chosen = await new Promise<string | undefined>((resolve) => {
       quick.onDidAccept(() => resolve(quick.selectedItems[0]?.label ?? quick.value));
@@ -314,7 +344,7 @@ async function forwardPort(s: ConnectDeps, instance: Instance, given: unknown): 
     remotePort = Number(chosen.trim());
   }
   if (!Number.isInteger(remotePort) || remotePort < 1 || remotePort > 65535) {
-    void vscode.window.showErrorMessage(`GPU Rental: "${String(remotePort)}" is not a port number (1 to 65535).`);
+    void vscode.window.showErrorMessage(vscode.l10n.t('GPU Rental: "{0}" is not a port number (1 to 65535).', String(remotePort)));
     return undefined;
   }
   const existing = s.forwards.find(instance.id, remotePort);
@@ -345,12 +375,12 @@ async function forwardPort(s: ConnectDeps, instance: Instance, given: unknown): 
 
 async function announceForward(s: ConnectDeps, instance: Instance, forward: PortForward): Promise<void> {
   const choice = await vscode.window.showInformationMessage(
-    `GPU Rental: port ${forward.remotePort} of ${instanceName(instance)} is at ${forward.url}`,
-    'Open in Browser',
-    'Copy URL',
-    'Stop Forwarding',
+    vscode.l10n.t('GPU Rental: port {0} of {1} is at {2}', forward.remotePort, instanceName(instance), forward.url),
+    vscode.l10n.t('Open in Browser'),
+    vscode.l10n.t('Copy URL'),
+    vscode.l10n.t('Stop Forwarding'),
   );
-  if (choice === 'Open in Browser') await vscode.env.openExternal(vscode.Uri.parse(forward.url));
-  if (choice === 'Copy URL') await vscode.env.clipboard.writeText(forward.url);
-  if (choice === 'Stop Forwarding') s.forwards.stop(forward);
+  if (choice === vscode.l10n.t('Open in Browser')) await vscode.env.openExternal(vscode.Uri.parse(forward.url));
+  if (choice === vscode.l10n.t('Copy URL')) await vscode.env.clipboard.writeText(forward.url);
+  if (choice === vscode.l10n.t('Stop Forwarding')) s.forwards.stop(forward);
 }

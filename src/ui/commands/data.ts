@@ -46,15 +46,15 @@ export interface CloudSyncArgs {
 /** A path on an instance: absolute, one line. It travels to the service, which runs the copy there. */
 function checkRemotePath(value: string): string | undefined {
   const v = value.trim();
-  if (!v.startsWith('/')) return 'Enter an absolute path on the instance, such as /workspace/data/.';
-  if (/[\0\r\n]/.test(v)) return 'A path is one line.';
+  if (!v.startsWith('/')) return vscode.l10n.t('Enter an absolute path on the instance, such as /workspace/data/.');
+  if (/[\0\r\n]/.test(v)) return vscode.l10n.t('A path is one line.');
   return undefined;
 }
 
 function checkBucketPath(value: string): string | undefined {
   const v = value.trim();
-  if (v === '') return 'Enter a path in the cloud storage, such as datasets/run1/.';
-  if (/[\0\r\n]/.test(v)) return 'A path is one line.';
+  if (v === '') return vscode.l10n.t('Enter a path in the cloud storage, such as datasets/run1/.');
+  if (/[\0\r\n]/.test(v)) return vscode.l10n.t('A path is one line.');
   return undefined;
 }
 
@@ -67,14 +67,14 @@ export function dataCommands(s: DataDeps): CommandDefinition[] {
 }
 
 async function copyBetween(s: DataDeps, t: Target, args: CopyArgs): Promise<TransferOutcome | undefined> {
-  const src = await resolveTarget(s, t, 'Copy a folder from which instance?', ['running']);
+  const src = await resolveTarget(s, t, vscode.l10n.t('Copy a folder from which instance?'), ['running']);
   if (!src) return undefined;
   const input = inputOf(s.prompts());
   const srcPath =
     args.srcPath ??
     (await input({
-      title: `GPU Rental: copy from ${instanceName(src)}`,
-      prompt: 'The folder (or file) to copy. Ending in / copies what the folder holds; without it, the folder itself.',
+      title: vscode.l10n.t('GPU Rental: copy from {0}', instanceName(src)),
+      prompt: vscode.l10n.t('The folder (or file) to copy. Ending in / copies what the folder holds; without it, the folder itself.'),
       value: config.remoteFolder() || '/workspace/',
       validate: checkRemotePath,
     }));
@@ -82,19 +82,27 @@ async function copyBetween(s: DataDeps, t: Target, args: CopyArgs): Promise<Tran
   const dst = args.dstId !== undefined ? await resolveTarget(s, args.dstId, '', undefined) : await pickDestination(s, src);
   if (!dst) return undefined;
   if (dst.id === src.id)
-    throw new Error(`Pick another instance to copy to than ${instanceName(src)}: a copy goes from one instance to another.`);
+    throw new Error(
+      vscode.l10n.t('Pick another instance to copy to than {0}: a copy goes from one instance to another.', instanceName(src)),
+    );
   const dstPath =
     args.dstPath ??
     (await input({
-      title: `GPU Rental: copy ${srcPath.trim()} to ${instanceName(dst)}`,
-      prompt: `Where on ${instanceName(dst)} to put it.`,
+      title: vscode.l10n.t('GPU Rental: copy {0} to {1}', srcPath.trim(), instanceName(dst)),
+      prompt: vscode.l10n.t('Where on {0} to put it.', instanceName(dst)),
       value: config.remoteFolder() || '/workspace/',
       validate: checkRemotePath,
     }));
   if (dstPath === undefined || checkRemotePath(dstPath)) return undefined;
 
   const before = await statusBefore(s, dst);
-  const what = `the copy of ${srcPath.trim()} from ${instanceName(src)} to ${dstPath.trim()} on ${instanceName(dst)}`;
+  const what = vscode.l10n.t(
+    'the copy of {0} from {1} to {2} on {3}',
+    srcPath.trim(),
+    instanceName(src),
+    dstPath.trim(),
+    instanceName(dst),
+  );
   try {
     await s.session.client.copy.copyBetweenInstances({ srcId: src.id, dstId: dst.id, srcPath: srcPath.trim(), dstPath: dstPath.trim() });
   } catch (error) {
@@ -103,7 +111,7 @@ async function copyBetween(s: DataDeps, t: Target, args: CopyArgs): Promise<Tran
   }
   s.logger.info(`Started ${what}.`);
   return follow(s, {
-    title: `GPU Rental: copying ${srcPath.trim()} to ${instanceName(dst)}`,
+    title: vscode.l10n.t('GPU Rental: copying {0} to {1}', srcPath.trim(), instanceName(dst)),
     what,
     dst,
     before,
@@ -117,7 +125,7 @@ async function pickDestination(s: DataDeps, src: Instance): Promise<Instance | u
   const others = (s.poller.snapshot?.instances ?? []).filter((i) => i.id !== src.id && instancePhase(i) === 'running');
   if (others.length === 0) {
     void vscode.window.showInformationMessage(
-      `GPU Rental: no other running instance to copy to. Start or rent one, then copy from ${instanceName(src)} again.`,
+      vscode.l10n.t('GPU Rental: no other running instance to copy to. Start or rent one, then copy from {0} again.', instanceName(src)),
     );
     return undefined;
   }
@@ -130,13 +138,16 @@ async function pickDestination(s: DataDeps, src: Instance): Promise<Instance | u
         instance,
       };
     }),
-    { title: `GPU Rental: copy from ${instanceName(src)} to which instance?`, placeHolder: 'The instance to copy to' },
+    {
+      title: vscode.l10n.t('GPU Rental: copy from {0} to which instance?', instanceName(src)),
+      placeHolder: vscode.l10n.t('The instance to copy to'),
+    },
   );
   return picked?.instance;
 }
 
 async function cloudSync(s: DataDeps, t: Target, args: CloudSyncArgs): Promise<TransferOutcome | undefined> {
-  const instance = await resolveTarget(s, t, 'Sync which instance with cloud storage?', ['running']);
+  const instance = await resolveTarget(s, t, vscode.l10n.t('Sync which instance with cloud storage?'), ['running']);
   if (!instance) return undefined;
   const direction = args.direction ?? (await pickDirection(instance));
   if (!direction) return undefined;
@@ -149,29 +160,43 @@ async function cloudSync(s: DataDeps, t: Target, args: CloudSyncArgs): Promise<T
     args.connectionId !== undefined ? connections.find((c) => c.id === args.connectionId) : await pickConnection(connections);
   if (!connection) {
     if (args.connectionId !== undefined)
-      throw new Error(`The account has no cloud connection ${args.connectionId}; pick one of its connections.`);
+      throw new Error(vscode.l10n.t('The account has no cloud connection {0}; pick one of its connections.', args.connectionId));
     return undefined;
   }
   const bucket = connectionName(connection);
   const toCloud = direction === 'Instance To Cloud';
   const input = inputOf(s.prompts());
   const askInstance = (prompt: string) =>
-    input({ title: `GPU Rental: sync with ${bucket}`, prompt, value: config.remoteFolder() || '/workspace/', validate: checkRemotePath });
+    input({
+      title: vscode.l10n.t('GPU Rental: sync with {0}', bucket),
+      prompt,
+      value: config.remoteFolder() || '/workspace/',
+      validate: checkRemotePath,
+    });
   const askBucket = (prompt: string) =>
-    input({ title: `GPU Rental: sync with ${bucket}`, prompt, placeholder: 'folder/in/storage/', validate: checkBucketPath });
+    input({
+      title: vscode.l10n.t('GPU Rental: sync with {0}', bucket),
+      prompt,
+      placeholder: 'folder/in/storage/',
+      validate: checkBucketPath,
+    });
   const src =
     args.src ??
-    (await (toCloud ? askInstance(`The folder on ${instanceName(instance)} to send.`) : askBucket(`The folder in ${bucket} to fetch.`)));
+    (await (toCloud
+      ? askInstance(vscode.l10n.t('The folder on {0} to send.', instanceName(instance)))
+      : askBucket(vscode.l10n.t('The folder in {0} to fetch.', bucket))));
   if (src === undefined || (toCloud ? checkRemotePath(src) : checkBucketPath(src))) return undefined;
   const dst =
     args.dst ??
-    (await (toCloud ? askBucket(`Where in ${bucket} to put it.`) : askInstance(`Where on ${instanceName(instance)} to put it.`)));
+    (await (toCloud
+      ? askBucket(vscode.l10n.t('Where in {0} to put it.', bucket))
+      : askInstance(vscode.l10n.t('Where on {0} to put it.', instanceName(instance)))));
   if (dst === undefined || (toCloud ? checkBucketPath(dst) : checkRemotePath(dst))) return undefined;
 
   const before = await statusBefore(s, instance);
   const what = toCloud
-    ? `the sync of ${src.trim()} on ${instanceName(instance)} to ${dst.trim()} in ${bucket}`
-    : `the sync of ${src.trim()} in ${bucket} to ${dst.trim()} on ${instanceName(instance)}`;
+    ? vscode.l10n.t('the sync of {0} on {1} to {2} in {3}', src.trim(), instanceName(instance), dst.trim(), bucket)
+    : vscode.l10n.t('the sync of {0} in {1} to {2} on {3}', src.trim(), bucket, dst.trim(), instanceName(instance));
   try {
     await s.session.client.copy.cloudSync({
       instanceId: instance.id,
@@ -186,7 +211,9 @@ async function cloudSync(s: DataDeps, t: Target, args: CloudSyncArgs): Promise<T
   }
   s.logger.info(`Started ${what}.`);
   return follow(s, {
-    title: toCloud ? `GPU Rental: sending ${src.trim()} to ${bucket}` : `GPU Rental: fetching ${src.trim()} from ${bucket}`,
+    title: toCloud
+      ? vscode.l10n.t('GPU Rental: sending {0} to {1}', src.trim(), bucket)
+      : vscode.l10n.t('GPU Rental: fetching {0} from {1}', src.trim(), bucket),
     what,
     dst: instance,
     before,
@@ -198,30 +225,33 @@ async function pickDirection(instance: Instance): Promise<CloudDirection | undef
   const picked = await vscode.window.showQuickPick(
     [
       {
-        label: 'Instance → Cloud',
-        description: `send a folder of ${instanceName(instance)} to cloud storage`,
+        label: vscode.l10n.t('Instance → Cloud'),
+        description: vscode.l10n.t('send a folder of {0} to cloud storage', instanceName(instance)),
         value: 'Instance To Cloud' as const,
       },
       {
-        label: 'Cloud → Instance',
-        description: `fetch a folder from cloud storage onto ${instanceName(instance)}`,
+        label: vscode.l10n.t('Cloud → Instance'),
+        description: vscode.l10n.t('fetch a folder from cloud storage onto {0}', instanceName(instance)),
         value: 'Cloud To Instance' as const,
       },
     ],
-    { title: 'GPU Rental: sync with cloud storage', placeHolder: 'Which way' },
+    { title: vscode.l10n.t('GPU Rental: sync with cloud storage'), placeHolder: vscode.l10n.t('Which way') },
   );
   return picked?.value;
 }
 
 function connectionName(c: CloudConnection): string {
-  return c.name?.trim() || `cloud connection ${c.id}`;
+  return c.name?.trim() || vscode.l10n.t('cloud connection {0}', c.id);
 }
 
 async function pickConnection(connections: readonly CloudConnection[]): Promise<CloudConnection | undefined> {
   if (connections.length === 1) return connections[0];
   const picked = await vscode.window.showQuickPick(
     connections.map((c) => ({ label: connectionName(c), description: [c.cloud_type, `#${c.id}`].filter(Boolean).join(' · '), c })),
-    { title: 'GPU Rental: sync with which cloud connection?', placeHolder: "The account's cloud connections" },
+    {
+      title: vscode.l10n.t('GPU Rental: sync with which cloud connection?'),
+      placeHolder: vscode.l10n.t("The account's cloud connections"),
+    },
   );
   return picked?.c;
 }
@@ -231,8 +261,10 @@ function noConnection(s: DataDeps): void {
   const url = consoleAccountUrl(s.session.normalizedBaseUrl);
   void vscode.window
     .showInformationMessage(
-      'GPU Rental: the account has no cloud connection. Add one in the web console under Account → Cloud Connections, then sync again.',
-      'Open Console',
+      vscode.l10n.t(
+        'GPU Rental: the account has no cloud connection. Add one in the web console under Account → Cloud Connections, then sync again.',
+      ),
+      vscode.l10n.t('Open Console'),
     )
     .then((choice) => {
       if (!choice || !url) return;
@@ -258,8 +290,12 @@ function unknownStart(s: DataDeps, what: string, dst: Instance, error: Error): T
   s.logger.warn(`${what}: the answer to the start was not seen (${error.message})`);
   void vscode.window
     .showWarningMessage(
-      `GPU Rental: ${what} may have started: the service's answer was lost. Check ${instanceName(dst)}'s status and logs before starting it again.`,
-      'Show Instance Logs',
+      vscode.l10n.t(
+        "GPU Rental: {0} may have started: the service's answer was lost. Check {1}'s status and logs before starting it again.",
+        what,
+        instanceName(dst),
+      ),
+      vscode.l10n.t('Show Instance Logs'),
     )
     .then((choice) => {
       if (choice) void vscode.commands.executeCommand(COMMANDS.showInstanceLogs, dst.id);
@@ -283,7 +319,7 @@ async function follow(s: DataDeps, f: Follow): Promise<TransferOutcome> {
       const abort = new AbortController();
       const cancel = token.onCancellationRequested(() => abort.abort());
       let shown = 0;
-      progress.report({ message: 'started; the service reports progress with some delay' });
+      progress.report({ message: vscode.l10n.t('started; the service reports progress with some delay') });
       try {
         return await followTransfer(s.poller, f.dst.id, {
           before: f.before,
@@ -302,35 +338,46 @@ async function follow(s: DataDeps, f: Follow): Promise<TransferOutcome> {
   );
   const name = instanceName(f.dst);
   const logs = (choice: string | undefined) => {
-    if (choice === 'Show Instance Logs') void vscode.commands.executeCommand(COMMANDS.showInstanceLogs, f.dst.id);
+    if (choice === vscode.l10n.t('Show Instance Logs')) void vscode.commands.executeCommand(COMMANDS.showInstanceLogs, f.dst.id);
   };
   switch (end.outcome) {
     case 'done':
       s.logger.info(`${f.what}: ${end.message}`);
-      void vscode.window.showInformationMessage(`GPU Rental: ${f.what} finished (${end.message}).`);
+      void vscode.window.showInformationMessage(vscode.l10n.t('GPU Rental: {0} finished ({1}).', f.what, end.message));
       break;
     case 'failed':
       s.logger.warn(`${f.what}: ${end.message}`);
       void vscode.window
         .showErrorMessage(
-          `GPU Rental: ${f.what} failed: ${end.message}. Check the paths and ${name}'s logs, then try again.`,
-          'Show Instance Logs',
+          vscode.l10n.t("GPU Rental: {0} failed: {1}. Check the paths and {2}'s logs, then try again.", f.what, end.message, name),
+          vscode.l10n.t('Show Instance Logs'),
         )
         .then(logs);
       break;
     case 'interrupted':
       void vscode.window
         .showWarningMessage(
-          `GPU Rental: ${name} is ${end.phase} and ${f.what} did not say it finished. Check the files once ${name} runs again.`,
-          'Show Instance Logs',
+          vscode.l10n.t(
+            'GPU Rental: {0} is {1} and {2} did not say it finished. Check the files once {3} runs again.',
+            name,
+            end.phase,
+            f.what,
+            name,
+          ),
+          vscode.l10n.t('Show Instance Logs'),
         )
         .then(logs);
       break;
     case 'quiet':
       void vscode.window
         .showWarningMessage(
-          `GPU Rental: no news of ${f.what} for 10 minutes${end.lastMessage ? ` (last: ${end.lastMessage})` : ''}; whether it finished is not known. Check ${name}'s status and logs.`,
-          'Show Instance Logs',
+          vscode.l10n.t(
+            "GPU Rental: no news of {0} for 10 minutes{1}; whether it finished is not known. Check {2}'s status and logs.",
+            f.what,
+            end.lastMessage ? ` (last: ${end.lastMessage})` : '',
+            name,
+          ),
+          vscode.l10n.t('Show Instance Logs'),
         )
         .then(logs);
       break;
@@ -346,15 +393,28 @@ async function cancelTransfer(s: DataDeps, f: Follow): Promise<void> {
     await f.cancel();
     s.logger.info(`Cancelled ${f.what}.`);
     void vscode.window.showInformationMessage(
-      `GPU Rental: cancelled ${f.what}. What was copied so far stays on ${instanceName(f.dst)}; check it before using it.`,
+      vscode.l10n.t(
+        'GPU Rental: cancelled {0}. What was copied so far stays on {1}; check it before using it.',
+        f.what,
+        instanceName(f.dst),
+      ),
     );
   } catch (error) {
     const unknown = isApiError(error) && error.outcomeUnknown;
     s.logger.warn(`Cancelling ${f.what}: ${(error as Error).message}`);
     void vscode.window.showWarningMessage(
       unknown
-        ? `GPU Rental: the cancel of ${f.what} got no answer; it may still be running. Check ${instanceName(f.dst)}'s status, and cancel again if it is.`
-        : `GPU Rental: could not cancel ${f.what}: ${(error as Error).message}. It may still be running; check ${instanceName(f.dst)}'s status.`,
+        ? vscode.l10n.t(
+            "GPU Rental: the cancel of {0} got no answer; it may still be running. Check {1}'s status, and cancel again if it is.",
+            f.what,
+            instanceName(f.dst),
+          )
+        : vscode.l10n.t(
+            "GPU Rental: could not cancel {0}: {1}. It may still be running; check {2}'s status.",
+            f.what,
+            (error as Error).message,
+            instanceName(f.dst),
+          ),
     );
   }
 }

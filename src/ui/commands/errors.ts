@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import { errorActions } from '../../core/api/errorPolicy';
+import { errorActionLabel, errorActions } from '../../core/api/errorPolicy';
+import { showWithActions } from '../buttons';
 import { ApiError } from '../../core/api/errors';
 import { COMMANDS } from '../../core/ids';
 import type { Logger } from '../../core/log';
@@ -28,13 +29,15 @@ export function showApiError(deps: ErrorShowingDeps, error: unknown): void {
   deps.logger.error(error instanceof ApiError ? error.toLogString() : message);
   const response = errorActions(error, { profiles: deps.profileCount() });
   if (response.signOut) deps.session.reportError(error);
-  void vscode.window.showErrorMessage(`GPU Rental: ${message}`, ...response.actions).then((choice) => {
-    if (choice === 'Open Web Console') void openConsole(deps);
-    if (choice === 'Set API Key') void vscode.commands.executeCommand(COMMANDS.setApiKey);
-    if (choice === 'Switch Profile') void vscode.commands.executeCommand(COMMANDS.switchProfile);
-    if (choice === 'Manage API Keys') void vscode.commands.executeCommand(COMMANDS.showAccount);
-    if (choice === 'Show Logs') deps.log.show();
-  });
+  void showWithActions(vscode.window.showErrorMessage, vscode.l10n.t('GPU Rental: {0}', message), response.actions, errorActionLabel).then(
+    (choice) => {
+      if (choice === 'Open Web Console') void openConsole(deps);
+      if (choice === 'Set API Key') void vscode.commands.executeCommand(COMMANDS.setApiKey);
+      if (choice === 'Switch Profile') void vscode.commands.executeCommand(COMMANDS.switchProfile);
+      if (choice === 'Manage API Keys') void vscode.commands.executeCommand(COMMANDS.showAccount);
+      if (choice === 'Show Logs') deps.log.show();
+    },
+  );
 }
 
 /** The service's web console: the base URL in use (the API and the console share a host). */

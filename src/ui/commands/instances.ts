@@ -61,7 +61,7 @@ export class InstanceLogChannels implements vscode.Disposable {
   for(id: number): vscode.OutputChannel {
     let channel = this.channels.get(id);
     if (!channel) {
-      channel = vscode.window.createOutputChannel(`GPU Rental: Instance #${id}`);
+      channel = vscode.window.createOutputChannel(vscode.l10n.t('GPU Rental: Instance #{0}', id));
       this.channels.set(id, channel);
     }
     return channel;
@@ -78,27 +78,31 @@ export function instanceCommands(s: InstanceDeps): CommandDefinition[] {
     command(COMMANDS.stopInstance, (t?: Target, selected?: unknown) =>
       several(t, selected)
         ? bulk(s, 'stop', several(t, selected)!)
-        : withTarget(s, t, 'Stop which instance?', ['running', 'loading', 'provisioning', 'rebooting', 'starting'], (i) => stop(s, i)),
+        : withTarget(s, t, vscode.l10n.t('Stop which instance?'), ['running', 'loading', 'provisioning', 'rebooting', 'starting'], (i) =>
+            stop(s, i),
+          ),
     ),
     command(COMMANDS.startInstance, (t?: Target, selected?: unknown) =>
       several(t, selected)
         ? bulk(s, 'start', several(t, selected)!)
-        : withTarget(s, t, 'Start which instance?', ['stopped'], (i) => start(s, i)),
+        : withTarget(s, t, vscode.l10n.t('Start which instance?'), ['stopped'], (i) => start(s, i)),
     ),
-    command(COMMANDS.rebootInstance, (t?: Target) => withTarget(s, t, 'Reboot which instance?', ['running'], (i) => reboot(s, i))),
+    command(COMMANDS.rebootInstance, (t?: Target) =>
+      withTarget(s, t, vscode.l10n.t('Reboot which instance?'), ['running'], (i) => reboot(s, i)),
+    ),
     command(COMMANDS.destroyInstance, (t?: Target, selected?: unknown) =>
       several(t, selected)
         ? bulk(s, 'destroy', several(t, selected)!)
-        : withTarget(s, t, 'Destroy which instance?', undefined, (i) => destroy(s, i)),
+        : withTarget(s, t, vscode.l10n.t('Destroy which instance?'), undefined, (i) => destroy(s, i)),
     ),
     command(COMMANDS.labelInstance, (t?: Target, label?: unknown) =>
-      withTarget(s, t, 'Label which instance?', undefined, (i) => relabel(s, i, label)),
+      withTarget(s, t, vscode.l10n.t('Label which instance?'), undefined, (i) => relabel(s, i, label)),
     ),
     command(COMMANDS.showInstanceLogs, (t?: Target) =>
-      withTarget(s, t, 'Show the logs of which instance?', undefined, (i) => showLogs(s, i)),
+      withTarget(s, t, vscode.l10n.t('Show the logs of which instance?'), undefined, (i) => showLogs(s, i)),
     ),
     command(COMMANDS.copySshCommand, (t?: Target) =>
-      withTarget(s, t, 'Copy the SSH command of which instance?', ['running'], (i) => copySsh(i)),
+      withTarget(s, t, vscode.l10n.t('Copy the SSH command of which instance?'), ['running'], (i) => copySsh(i)),
     ),
   ];
 }
@@ -130,12 +134,17 @@ async function bulk(s: InstanceDeps, action: BulkAction, selected: readonly Inst
   const c = bulkConfirmation(action, latest, files.notes, files.unchecked);
   if (c.targets.length === 0) {
     void vscode.window.showInformationMessage(
-      `GPU Rental: none of the ${latest.length} selected instances can be ${action === 'stop' ? 'stopped' : action === 'start' ? 'started' : 'destroyed'} now. ${c.detail.trim()}`,
+      vscode.l10n.t(
+        'GPU Rental: none of the {0} selected instances can be {1} now. {2}',
+        latest.length,
+        action === 'stop' ? 'stopped' : action === 'start' ? 'started' : 'destroyed',
+        c.detail.trim(),
+      ),
     );
     return [];
   }
   if (action === 'start') {
-    const what = `started: ${c.targets.length} instances add ${formatDollars(c.changePerHour)}/h together`;
+    const what = vscode.l10n.t('started: {0} instances add {1}/h together', c.targets.length, formatDollars(c.changePerHour));
     if (!(await s.spend.allows(s.poller, c.changePerHour, what))) return [];
   }
   if (!(await s.prompts().confirm(c.message, c.detail, c.action))) return [];
@@ -151,7 +160,7 @@ async function bulk(s: InstanceDeps, action: BulkAction, selected: readonly Inst
   if (summary.level === 'info') void vscode.window.showInformationMessage(summary.message);
   else {
     s.logger.warn(summary.message);
-    void vscode.window.showWarningMessage(summary.message, 'Refresh').then((choice) => {
+    void vscode.window.showWarningMessage(summary.message, vscode.l10n.t('Refresh')).then((choice) => {
       if (choice) void vscode.commands.executeCommand(COMMANDS.refresh);
     });
   }
@@ -169,10 +178,13 @@ async function actOn(s: InstanceDeps, action: BulkAction, i: Instance): Promise<
       return { instance: i, result: { kind: 'done', message: `starting ${name}.` } };
     } catch (error) {
       if (!outcomeUnseen(error)) throw error;
-      const rate = i.dph_total ? `, billing ${formatDollars(i.dph_total)}/h once running` : '';
+      const rate = i.dph_total ? vscode.l10n.t(', billing {0}/h once running', formatDollars(i.dph_total)) : '';
       return {
         instance: i,
-        result: { kind: 'unknown', message: `it is not known whether ${name} is starting (${errorText(error)}); it may bill${rate}.` },
+        result: {
+          kind: 'unknown',
+          message: vscode.l10n.t('it is not known whether {0} is starting ({1}); it may bill{2}.', name, errorText(error), rate),
+        },
       };
     }
   } catch (error) {
@@ -198,7 +210,10 @@ async function filesThatGo(s: InstanceDeps, instances: readonly Instance[]): Pro
         const measured = await measure(i);
         if (!measured) unchecked.push(i.id);
         else if (measured.bytes !== undefined)
-          notes.set(i.id, `${measured.folder} holds ${formatBytes(measured.bytes)}: to download it first, destroy this one alone`);
+          notes.set(
+            i.id,
+            vscode.l10n.t('{0} holds {1}: to download it first, destroy this one alone', measured.folder, formatBytes(measured.bytes)),
+          );
       }),
   );
   return { notes, unchecked };
@@ -232,7 +247,9 @@ export async function resolveTarget(
   await s.poller.refresh();
   const candidates = (s.poller.snapshot?.instances ?? []).filter((i) => !phases || phases.includes(instancePhase(i)));
   if (candidates.length === 0) {
-    void vscode.window.showInformationMessage(`GPU Rental: no instance to act on${phases ? ` (it must be ${phases.join(' or ')})` : ''}.`);
+    void vscode.window.showInformationMessage(
+      vscode.l10n.t('GPU Rental: no instance to act on{0}.', phases ? vscode.l10n.t(' (it must be {0})', phases.join(' or ')) : ''),
+    );
     return undefined;
   }
   const picked = await vscode.window.showQuickPick(
@@ -240,7 +257,7 @@ export async function resolveTarget(
       const p = presentInstance(instance, { nowMs: Date.now() });
       return { label: `$(${p.icon.id.replace('~spin', '')}) ${p.label}`, description: p.description, instance };
     }),
-    { title: `GPU Rental: ${title}`, placeHolder: 'Pick an instance' },
+    { title: vscode.l10n.t('GPU Rental: {0}', title), placeHolder: vscode.l10n.t('Pick an instance') },
   );
   return picked?.instance;
 }
@@ -259,13 +276,13 @@ async function stop(s: InstanceDeps, i: Instance): Promise<void> {
 
 /** Says what a stop or destroy did; an outcome that is not known is a warning that says to check. */
 function report(s: InstanceDeps, result: ActionResult): void {
-  const message = `GPU Rental: ${result.message}`;
+  const message = vscode.l10n.t('GPU Rental: {0}', result.message);
   if (result.kind === 'done') {
     void vscode.window.showInformationMessage(message);
     return;
   }
   s.logger.warn(message);
-  void vscode.window.showWarningMessage(message, 'Refresh').then((choice) => {
+  void vscode.window.showWarningMessage(message, vscode.l10n.t('Refresh')).then((choice) => {
     if (choice) void vscode.commands.executeCommand(COMMANDS.refresh);
   });
 }
@@ -274,20 +291,20 @@ function report(s: InstanceDeps, result: ActionResult): void {
 async function start(s: InstanceDeps, i: Instance): Promise<void> {
   // The disk already bills; starting adds the rest of the instance's rate.
   const adds = startAddsPerHour(i);
-  if (!(await s.spend.allows(s.poller, adds, `started: ${instanceName(i)} adds ${formatDollars(adds)}/h`))) return;
+  if (!(await s.spend.allows(s.poller, adds, vscode.l10n.t('started: {0} adds {1}/h', instanceName(i), formatDollars(adds))))) return;
   await s.session.client.instances.start(i.id);
   await afterChange(s, i.id, true);
-  const rate = i.dph_total ? ` It bills ${formatDollars(i.dph_total)}/h once running.` : '';
-  void vscode.window.showInformationMessage(`GPU Rental: starting ${instanceName(i)}.${rate}`);
+  const rate = i.dph_total ? vscode.l10n.t(' It bills {0}/h once running.', formatDollars(i.dph_total)) : '';
+  void vscode.window.showInformationMessage(vscode.l10n.t('GPU Rental: starting {0}.{1}', instanceName(i), rate));
 }
 
 async function reboot(s: InstanceDeps, i: Instance): Promise<void> {
   const ok = await s
     .prompts()
     .confirm(
-      `Reboot ${instanceName(i)}?`,
-      'Every process on it is stopped and the container restarts. Files on its disk are kept.',
-      'Reboot',
+      vscode.l10n.t('Reboot {0}?', instanceName(i)),
+      vscode.l10n.t('Every process on it is stopped and the container restarts. Files on its disk are kept.'),
+      vscode.l10n.t('Reboot'),
     );
   if (!ok) return;
   await s.session.client.instances.reboot(i.id);
@@ -296,22 +313,28 @@ async function reboot(s: InstanceDeps, i: Instance): Promise<void> {
 
 async function destroy(s: InstanceDeps, i: Instance): Promise<boolean> {
   const rate = currentRate(i);
-  const billing = rate ? ` Billing (${formatDollars(rate)}/h now) stops.` : ' Billing stops.';
+  const billing = rate ? vscode.l10n.t(' Billing ({0}/h now) stops.', formatDollars(rate)) : vscode.l10n.t(' Billing stops.');
   for (;;) {
     const data = await whatGoes(s, i);
     // Destroying the machine this window runs on ends the window's connection too: said before it happens.
-    const here = s.windowInstance?.() === i.id ? ' This window is connected to it and loses its connection.' : '';
-    const detail = `${data.text}Its disk and every file on it are deleted for good.${billing}${here} This cannot be undone.`;
+    const here = s.windowInstance?.() === i.id ? vscode.l10n.t(' This window is connected to it and loses its connection.') : '';
+    const detail = vscode.l10n.t(
+      '{0}Its disk and every file on it are deleted for good.{1}{2} This cannot be undone.',
+      data.text,
+      billing,
+      here,
+    );
     const prompts = s.prompts();
     if (!data.folder) {
-      if (!(await prompts.confirm(`Destroy ${instanceName(i)}?`, detail, 'Destroy'))) return false;
+      if (!(await prompts.confirm(vscode.l10n.t('Destroy {0}?', instanceName(i)), detail, vscode.l10n.t('Destroy')))) return false;
       break;
     }
-    const actions = ['Download First', 'Destroy'];
+    const destroy = vscode.l10n.t('Destroy');
+    const actions = [vscode.l10n.t('Download First'), destroy];
     // Prompts that answer confirmations only (tests) are asked the last action, Destroy, alone.
-    const choice = await chooseOf(prompts)(`Destroy ${instanceName(i)}?`, detail, actions);
-    if (choice === 'Destroy') break;
-    if (choice !== 'Download First') return false;
+    const choice = await chooseOf(prompts)(vscode.l10n.t('Destroy {0}?', instanceName(i)), detail, actions);
+    if (choice === destroy) break;
+    if (choice !== vscode.l10n.t('Download First')) return false;
     // Whatever the download did, the user is asked again: a failed download must not lead to a destroy.
     await s.beforeDestroy!.download(i, data.folder);
   }
@@ -330,12 +353,16 @@ async function whatGoes(s: InstanceDeps, i: Instance): Promise<{ text: string; f
   if (!s.beforeDestroy) return { text: '' };
   const phase = instancePhase(i);
   if (phase !== 'running') {
-    return { text: `Its files could not be checked: the instance is ${phase}, so it has no address to ask. ` };
+    return { text: vscode.l10n.t('Its files could not be checked: the instance is {0}, so it has no address to ask. ', phase) };
   }
   const measured = await s.beforeDestroy.measure(i);
-  if (!measured) return { text: 'Its files could not be checked over SSH (no answer within 5 seconds, or no SSH key on this machine). ' };
-  if (measured.bytes === undefined) return { text: `${measured.folder} does not exist on it. ` };
-  return { text: `${measured.folder} holds ${formatBytes(measured.bytes)} that goes with the instance. `, folder: measured.folder };
+  if (!measured)
+    return { text: vscode.l10n.t('Its files could not be checked over SSH (no answer within 5 seconds, or no SSH key on this machine). ') };
+  if (measured.bytes === undefined) return { text: vscode.l10n.t('{0} does not exist on it. ', measured.folder) };
+  return {
+    text: vscode.l10n.t('{0} holds {1} that goes with the instance. ', measured.folder, formatBytes(measured.bytes)),
+    folder: measured.folder,
+  };
 }
 
 async function relabel(s: InstanceDeps, i: Instance, label: unknown): Promise<void> {
@@ -343,10 +370,10 @@ async function relabel(s: InstanceDeps, i: Instance, label: unknown): Promise<vo
     typeof label === 'string'
       ? label
       : await vscode.window.showInputBox({
-          title: `GPU Rental: Label ${instanceLabel(i)}`,
+          title: vscode.l10n.t('GPU Rental: Label {0}', instanceLabel(i)),
           value: i.label ?? '',
-          prompt: 'A name to recognise the instance by. Leave empty to clear it.',
-          validateInput: (v) => (v.length > 1024 ? 'At most 1024 characters.' : undefined),
+          prompt: vscode.l10n.t('A name to recognise the instance by. Leave empty to clear it.'),
+          validateInput: (v) => (v.length > 1024 ? vscode.l10n.t('At most 1024 characters.') : undefined),
         });
   if (value === undefined) return;
   await s.session.client.instances.setLabel(i.id, value.trim());
@@ -355,7 +382,11 @@ async function relabel(s: InstanceDeps, i: Instance, label: unknown): Promise<vo
 
 async function showLogs(s: InstanceDeps, i: Instance): Promise<string> {
   const text = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `GPU Rental: fetching the log of ${instanceName(i)}…`, cancellable: true },
+    {
+      location: vscode.ProgressLocation.Notification,
+      title: vscode.l10n.t('GPU Rental: fetching the log of {0}…', instanceName(i)),
+      cancellable: true,
+    },
     (_progress, token) => {
       const abort = new AbortController();
       token.onCancellationRequested(() => abort.abort());
@@ -363,7 +394,7 @@ async function showLogs(s: InstanceDeps, i: Instance): Promise<string> {
     },
   );
   const channel = s.logChannels.for(i.id);
-  channel.replace(text || '(the log is empty)');
+  channel.replace(text || vscode.l10n.t('(the log is empty)'));
   channel.show(true);
   return text;
 }
@@ -377,14 +408,16 @@ async function copySsh(i: Instance): Promise<string | undefined> {
     command = endpoint && sshCommand(endpoint);
   } catch (error) {
     if (!(error instanceof UnusableSshAddress)) throw error;
-    void vscode.window.showErrorMessage(`GPU Rental: nothing was copied for ${instanceName(i)}. ${error.message}`);
+    void vscode.window.showErrorMessage(vscode.l10n.t('GPU Rental: nothing was copied for {0}. {1}', instanceName(i), error.message));
     return undefined;
   }
   if (command === undefined) {
-    void vscode.window.showWarningMessage(`GPU Rental: ${instanceName(i)} has no SSH address yet. Wait until it is running.`);
+    void vscode.window.showWarningMessage(
+      vscode.l10n.t('GPU Rental: {0} has no SSH address yet. Wait until it is running.', instanceName(i)),
+    );
     return undefined;
   }
   await vscode.env.clipboard.writeText(command);
-  void vscode.window.showInformationMessage(`GPU Rental: copied "${command}".`);
+  void vscode.window.showInformationMessage(vscode.l10n.t('GPU Rental: copied "{0}".', command));
   return command;
 }

@@ -44,18 +44,24 @@ export function jupyterCommands(s: JupyterDeps): CommandDefinition[] {
 }
 
 async function openJupyter(s: JupyterDeps, t: Target, use: JupyterUse | undefined): Promise<OpenJupyterResult> {
-  const picked = await resolveTarget(s, t, 'Open Jupyter on which instance?', ['running']);
+  const picked = await resolveTarget(s, t, vscode.l10n.t('Open Jupyter on which instance?'), ['running']);
   if (!picked) return { outcome: 'cancelled' };
   // The list may be a poll old; the token and the phase are read as they are now.
   const instance = await s.session.client.instances.show(picked.id).catch(() => picked);
   const name = instanceName(instance);
   if (instancePhase(instance) !== 'running') {
-    void vscode.window.showWarningMessage(`GPU Rental: ${name} is ${instancePhase(instance)}; start it, then open Jupyter again.`);
+    void vscode.window.showWarningMessage(
+      vscode.l10n.t('GPU Rental: {0} is {1}; start it, then open Jupyter again.', name, instancePhase(instance)),
+    );
     return { outcome: 'notRunning' };
   }
   const target = await s.sshTarget(instance);
   const lookup = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `GPU Rental: looking for Jupyter on ${name}`, cancellable: true },
+    {
+      location: vscode.ProgressLocation.Notification,
+      title: vscode.l10n.t('GPU Rental: looking for Jupyter on {0}', name),
+      cancellable: true,
+    },
     (_progress, token) => {
       const abort = new AbortController();
       token.onCancellationRequested(() => abort.abort());
@@ -75,11 +81,17 @@ async function openJupyter(s: JupyterDeps, t: Target, use: JupyterUse | undefine
     use ??
     (await vscode.window
       .showInformationMessage(
-        `GPU Rental: Jupyter on ${name} is forwarded to ${forward.url}. Open it in a browser, or use it for VS Code's notebooks?`,
-        'Open in Browser',
-        'Use for Notebooks',
+        vscode.l10n.t(
+          "GPU Rental: Jupyter on {0} is forwarded to {1}. Open it in a browser, or use it for VS Code's notebooks?",
+          name,
+          forward.url,
+        ),
+        vscode.l10n.t('Open in Browser'),
+        vscode.l10n.t('Use for Notebooks'),
       )
-      .then((c) => (c === 'Open in Browser' ? 'browser' : c === 'Use for Notebooks' ? 'notebooks' : undefined)));
+      .then((c) =>
+        c === vscode.l10n.t('Open in Browser') ? 'browser' : c === vscode.l10n.t('Use for Notebooks') ? 'notebooks' : undefined,
+      ));
   const result = { instanceId: instance.id, localPort: forward.localPort, remotePort: server.port, page };
   if (choice === 'browser') {
     const uri = vscode.Uri.parse(jupyterUrl(server, forward.localPort, page));
@@ -110,12 +122,14 @@ async function forwardTo(s: JupyterDeps, instance: Instance, target: SshTarget, 
 function notRunning(s: JupyterDeps, instance: Instance): void {
   const name = instanceName(instance);
   const why = launchedWithJupyter(instance)
-    ? 'It was launched in a Jupyter mode, so it may still be starting: try again in a minute, or check its logs.'
-    : 'It was not launched in a Jupyter launch mode: rent with Jupyter, or start a Jupyter server on it yourself.';
+    ? vscode.l10n.t('It was launched in a Jupyter mode, so it may still be starting: try again in a minute, or check its logs.')
+    : vscode.l10n.t('It was not launched in a Jupyter launch mode: rent with Jupyter, or start a Jupyter server on it yourself.');
   s.logger.info(`No Jupyter server is listed on instance #${instance.id}.`);
-  void vscode.window.showWarningMessage(`GPU Rental: Jupyter is not running on ${name}. ${why}`, 'Show Instance Logs').then((c) => {
-    if (c) void vscode.commands.executeCommand(COMMANDS.showInstanceLogs, instance.id);
-  });
+  void vscode.window
+    .showWarningMessage(vscode.l10n.t('GPU Rental: Jupyter is not running on {0}. {1}', name, why), vscode.l10n.t('Show Instance Logs'))
+    .then((c) => {
+      if (c) void vscode.commands.executeCommand(COMMANDS.showInstanceLogs, instance.id);
+    });
 }
 
 /**
@@ -128,8 +142,12 @@ async function useForNotebooks(s: JupyterDeps, name: string, url: string): Promi
   if (!s.handoff().installedIds().has(JUPYTER_EXTENSION)) {
     void vscode.window
       .showWarningMessage(
-        `GPU Rental: the Jupyter extension (${JUPYTER_EXTENSION}) is not installed, so VS Code's notebooks cannot use ${name}'s server. Install it, then choose "Existing Jupyter Server" in a notebook's kernel picker and paste the URL (it is on the clipboard).`,
-        'Install Jupyter Extension',
+        vscode.l10n.t(
+          "GPU Rental: the Jupyter extension ({0}) is not installed, so VS Code's notebooks cannot use {1}'s server. Install it, then choose \"Existing Jupyter Server\" in a notebook's kernel picker and paste the URL (it is on the clipboard).",
+          JUPYTER_EXTENSION,
+          name,
+        ),
+        vscode.l10n.t('Install Jupyter Extension'),
       )
       .then((choice) => {
         if (choice) void s.handoff().installExtension(JUPYTER_EXTENSION);
@@ -137,7 +155,10 @@ async function useForNotebooks(s: JupyterDeps, name: string, url: string): Promi
     return;
   }
   void vscode.window.showInformationMessage(
-    `GPU Rental: the URL of ${name}'s Jupyter server is on the clipboard. Paste it where the Jupyter extension asks for an existing server's URL.`,
+    vscode.l10n.t(
+      "GPU Rental: the URL of {0}'s Jupyter server is on the clipboard. Paste it where the Jupyter extension asks for an existing server's URL.",
+      name,
+    ),
   );
   void vscode.commands.executeCommand('jupyter.selectjupyteruri').then(undefined, (error: unknown) => {
     s.logger.warn(`jupyter.selectjupyteruri: ${String(error)}`);

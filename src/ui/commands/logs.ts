@@ -65,17 +65,24 @@ export class LogFollowers implements vscode.Disposable {
       record.lines.push(line);
       if (record.lines.length > KEPT_LINES) record.lines.splice(0, record.lines.length - KEPT_LINES);
     };
-    const note = (text: string) => write(`[GPU Rental] ${text}`);
+    const note = (text: string) => write(vscode.l10n.t('[GPU Rental] {0}', text));
     note(
-      `following the log of ${name}: new lines appear here every few seconds. Click "Log #${id}" in the status bar, or run Follow Instance Logs again, to stop.`,
+      vscode.l10n.t(
+        'following the log of {0}: new lines appear here every few seconds. Click "Log #{1}" in the status bar, or run Follow Instance Logs again, to stop.',
+        name,
+        id,
+      ),
     );
     // A status bar item while following, which stops it when clicked (an output channel cannot say it was closed).
     const item = vscode.window.createStatusBarItem(`gpuRental.followedLog.${id}`, vscode.StatusBarAlignment.Left, 40);
-    item.name = `GPU Rental: Followed Log of #${id}`;
+    item.name = vscode.l10n.t('GPU Rental: Followed Log of #{0}', id);
     item.text = `$(sync~spin) Log #${id}`;
-    item.tooltip = `GPU Rental: following the log of ${name}. Click to stop following.`;
-    item.accessibilityInformation = { label: `GPU Rental: following the log of ${name}. Activate to stop following.`, role: 'button' };
-    item.command = { title: 'Stop Following', command: COMMANDS.followInstanceLogs, arguments: [id] };
+    item.tooltip = vscode.l10n.t('GPU Rental: following the log of {0}. Click to stop following.', name);
+    item.accessibilityInformation = {
+      label: vscode.l10n.t('GPU Rental: following the log of {0}. Activate to stop following.', name),
+      role: 'button',
+    };
+    item.command = { title: vscode.l10n.t('Stop Following'), command: COMMANDS.followInstanceLogs, arguments: [id] };
     item.show();
     const result = await followLog(
       {
@@ -102,19 +109,24 @@ export class LogFollowers implements vscode.Disposable {
     });
     record.end = result.end;
     const why = {
-      stopped: `${name} is no longer running, so its log does not grow.`,
-      cancelled: 'you stopped it.',
-      failed: `the log could not be read three times in a row (${result.error instanceof Error ? result.error.message : String(result.error)}).`,
+      stopped: vscode.l10n.t('{0} is no longer running, so its log does not grow.', name),
+      cancelled: vscode.l10n.t('you stopped it.'),
+      failed: vscode.l10n.t(
+        'the log could not be read three times in a row ({0}).',
+        result.error instanceof Error ? result.error.message : String(result.error),
+      ),
     }[result.end];
-    note(`stopped following: ${why}`);
+    note(vscode.l10n.t('stopped following: {0}', why));
     if (result.end === 'stopped') {
-      void vscode.window.showInformationMessage(`GPU Rental: stopped following the log of ${name}: it is no longer running.`);
+      void vscode.window.showInformationMessage(
+        vscode.l10n.t('GPU Rental: stopped following the log of {0}: it is no longer running.', name),
+      );
     } else if (result.end === 'failed') {
       this.s.logger.warn(`Stopped following the log of ${name}: ${String(result.error)}`);
       void vscode.window
         .showWarningMessage(
-          `GPU Rental: stopped following the log of ${name}: ${why} Follow it again once the service answers.`,
-          'Follow Again',
+          vscode.l10n.t('GPU Rental: stopped following the log of {0}: {1} Follow it again once the service answers.', name, why),
+          vscode.l10n.t('Follow Again'),
         )
         .then((c) => {
           if (c) void vscode.commands.executeCommand(COMMANDS.followInstanceLogs, id);
@@ -156,12 +168,16 @@ export function logCommands(s: LogFollowDeps & { followers: LogFollowers }): Com
   return [
     command(COMMANDS.followInstanceLogs, async (t?: Parameters<typeof resolveTarget>[1]) => {
       if (typeof t === 'number' && s.followers.following(t)) return stopFollowing(s.followers, t);
-      const instance = await resolveTarget(s, t, 'Follow the log of which instance?', ['running']);
+      const instance = await resolveTarget(s, t, vscode.l10n.t('Follow the log of which instance?'), ['running']);
       if (!instance) return undefined;
       if (s.followers.stop(instance.id)) return stopFollowing(s.followers, instance.id);
       if (instancePhase(instance) !== 'running') {
         void vscode.window.showWarningMessage(
-          `GPU Rental: ${instanceName(instance)} is ${instancePhase(instance)}, so its log does not grow. Show Instance Logs shows what it wrote.`,
+          vscode.l10n.t(
+            'GPU Rental: {0} is {1}, so its log does not grow. Show Instance Logs shows what it wrote.',
+            instanceName(instance),
+            instancePhase(instance),
+          ),
         );
         return undefined;
       }

@@ -41,7 +41,7 @@ async function searchOffers(s: OfferDeps, query: unknown): Promise<void> {
   if (typeof query === 'string') {
     const problem = queryProblem(query);
     if (problem) {
-      void vscode.window.showErrorMessage(`GPU Rental: the offer query does not read: ${problem}`);
+      void vscode.window.showErrorMessage(vscode.l10n.t('GPU Rental: the offer query does not read: {0}', problem));
       return;
     }
     await s.offersView.setSearch({ query });
@@ -69,44 +69,50 @@ async function pickFilter(text: string): Promise<Editor | 'apply' | undefined> {
   const items: Array<vscode.QuickPickItem & { run?: Editor | 'apply' }> = [
     { label: '$(check) Show offers', description: describeSearch({ query: text, sort: 'value', pages: 1 }), run: 'apply' },
     { label: '', kind: vscode.QuickPickItemKind.Separator },
-    { label: 'GPU model', description: show('gpu_name', 'eq'), run: editGpuModel },
+    { label: vscode.l10n.t('GPU model'), description: show('gpu_name', 'eq'), run: editGpuModel },
     {
-      label: 'GPU count',
-      description: show('num_gpus', 'gte', (v) => `at least ${String(v)}`),
-      run: numberEditor('num_gpus', 'gte', 'At least how many GPUs?', 1, (n) => Number.isInteger(n) && n >= 1),
+      label: vscode.l10n.t('GPU count'),
+      description: show('num_gpus', 'gte', (v) => vscode.l10n.t('at least {0}', String(v))),
+      run: numberEditor('num_gpus', 'gte', vscode.l10n.t('At least how many GPUs?'), 1, (n) => Number.isInteger(n) && n >= 1),
     },
     {
-      label: 'VRAM per GPU',
-      description: show('gpu_ram', 'gte', (v) => `at least ${Number(v) / 1000} GB`),
-      run: numberEditor('gpu_ram', 'gte', 'At least how many GB of VRAM per GPU?', 1000, (n) => n > 0),
+      label: vscode.l10n.t('VRAM per GPU'),
+      description: show('gpu_ram', 'gte', (v) => vscode.l10n.t('at least {0} GB', Number(v) / 1000)),
+      run: numberEditor('gpu_ram', 'gte', vscode.l10n.t('At least how many GB of VRAM per GPU?'), 1000, (n) => n > 0),
     },
     {
-      label: 'Price',
-      description: show('dph_total', 'lte', (v) => `at most ${formatDollars(Number(v))}/h`),
-      run: numberEditor('dph_total', 'lte', 'At most how many dollars per hour?', 1, (n) => n > 0),
+      label: vscode.l10n.t('Price'),
+      description: show('dph_total', 'lte', (v) => vscode.l10n.t('at most {0}/h', formatDollars(Number(v)))),
+      run: numberEditor('dph_total', 'lte', vscode.l10n.t('At most how many dollars per hour?'), 1, (n) => n > 0),
     },
     {
-      label: 'Reliability',
-      description: show('reliability', 'gte', (v) => `at least ${(Number(v) * 100).toFixed(1)} %`),
-      run: numberEditor('reliability', 'gte', 'At least what reliability, between 0 and 1 (for example 0.98)?', 1, (n) => n >= 0 && n <= 1),
+      label: vscode.l10n.t('Reliability'),
+      description: show('reliability', 'gte', (v) => vscode.l10n.t('at least {0} %', (Number(v) * 100).toFixed(1))),
+      run: numberEditor(
+        'reliability',
+        'gte',
+        vscode.l10n.t('At least what reliability, between 0 and 1 (for example 0.98)?'),
+        1,
+        (n) => n >= 0 && n <= 1,
+      ),
     },
     {
-      label: 'Verified machines only',
+      label: vscode.l10n.t('Verified machines only'),
       description: f['verified']?.eq === true ? 'yes' : 'no',
       run: async (_s, t) => withFilter(t, 'verified', parseQuery(t).filters['verified']?.eq === true ? undefined : { eq: true }),
     },
     {
-      label: 'Region',
+      label: vscode.l10n.t('Region'),
       description: Array.isArray(f['geolocation']?.in) ? (f['geolocation'].in as string[]).join(', ') : show('geolocation', 'eq'),
       run: editRegion,
     },
-    { label: 'Rental type', description: q.type === 'bid' ? 'interruptible' : q.type, run: editType },
+    { label: vscode.l10n.t('Rental type'), description: q.type === 'bid' ? 'interruptible' : q.type, run: editType },
     { label: '', kind: vscode.QuickPickItemKind.Separator },
     { label: '$(edit) Type a query…', description: text || 'gpu_name=RTX_4090 num_gpus>=2 dph_total<1.5', run: editText },
   ];
   const picked = await vscode.window.showQuickPick(items, {
-    title: 'GPU Rental: Search Offers',
-    placeHolder: 'Change a filter, or show the offers',
+    title: vscode.l10n.t('GPU Rental: Search Offers'),
+    placeHolder: vscode.l10n.t('Change a filter, or show the offers'),
     ignoreFocusOut: true,
   });
   return picked?.run;
@@ -116,11 +122,13 @@ function numberEditor(field: string, op: keyof FieldFilter, prompt: string, fact
   return async (_s, text) => {
     const current = parseQuery(text).filters[field]?.[op];
     const value = await vscode.window.showInputBox({
-      title: 'GPU Rental: Search Offers',
-      prompt: `${prompt} Leave empty for any.`,
+      title: vscode.l10n.t('GPU Rental: Search Offers'),
+      prompt: vscode.l10n.t('{0} Leave empty for any.', prompt),
       value: current === undefined ? '' : String(Number(current) / factor),
       validateInput: (v) =>
-        v.trim() === '' || (Number.isFinite(Number(v)) && valid(Number(v))) ? undefined : 'Enter a number in range, or leave it empty.',
+        v.trim() === '' || (Number.isFinite(Number(v)) && valid(Number(v)))
+          ? undefined
+          : vscode.l10n.t('Enter a number in range, or leave it empty.'),
     });
     if (value === undefined) return undefined;
     return withFilter(text, field, value.trim() === '' ? undefined : { [op]: Number(value) * factor });
@@ -131,7 +139,7 @@ const editGpuModel: Editor = async (s, text) => {
   // The models on offer under the other filters, cheapest first, with how many offers each has.
   const without = withFilter(text, 'gpu_name', undefined);
   const offers = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: 'GPU Rental: reading the GPU models on offer…' },
+    { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('GPU Rental: reading the GPU models on offer…') },
     () => s.session.client.offers.search({ ...searchRequest({ query: without, sort: 'price', pages: 1 }), limit: 1000 }),
   );
   const models = new Map<string, { count: number; min: number }>();
@@ -143,12 +151,16 @@ const editGpuModel: Editor = async (s, text) => {
   }
   const picked = await vscode.window.showQuickPick(
     [
-      { label: 'Any model', description: '', model: undefined as string | undefined },
+      { label: vscode.l10n.t('Any model'), description: '', model: undefined as string | undefined },
       ...[...models]
         .sort((a, b) => a[0].localeCompare(b[0]))
-        .map(([model, m]) => ({ label: model, description: `${m.count} offers, from ${formatDollars(m.min)}/h`, model })),
+        .map(([model, m]) => ({
+          label: model,
+          description: vscode.l10n.t('{0} offers, from {1}/h', m.count, formatDollars(m.min)),
+          model,
+        })),
     ],
-    { title: 'GPU Rental: GPU model', placeHolder: 'Pick a GPU model', matchOnDescription: true },
+    { title: vscode.l10n.t('GPU Rental: GPU model'), placeHolder: vscode.l10n.t('Pick a GPU model'), matchOnDescription: true },
   );
   if (!picked) return undefined;
   return withFilter(text, 'gpu_name', picked.model ? { eq: picked.model } : undefined);
@@ -164,7 +176,11 @@ const editRegion: Editor = async (s, text) => {
   const chosen = new Set(Array.isArray(current?.in) ? (current.in as string[]) : current?.eq ? [String(current.eq)] : []);
   const picked = await vscode.window.showQuickPick(
     codes.map((code) => ({ label: code, picked: chosen.has(code) })),
-    { title: 'GPU Rental: Regions', placeHolder: 'Pick one or more countries (none for any)', canPickMany: true },
+    {
+      title: vscode.l10n.t('GPU Rental: Regions'),
+      placeHolder: vscode.l10n.t('Pick one or more countries (none for any)'),
+      canPickMany: true,
+    },
   );
   if (!picked) return undefined;
   return withFilter(text, 'geolocation', picked.length === 0 ? undefined : { in: picked.map((p) => p.label) });
@@ -173,10 +189,10 @@ const editRegion: Editor = async (s, text) => {
 const editType: Editor = async (_s, text) => {
   const picked = await vscode.window.showQuickPick(
     [
-      { label: 'On-demand', description: 'fixed price, runs until you stop it', type: 'on-demand' },
-      { label: 'Interruptible', description: 'a bid: cheaper, but stopped when outbid', type: 'bid' },
+      { label: 'On-demand', description: vscode.l10n.t('fixed price, runs until you stop it'), type: 'on-demand' },
+      { label: vscode.l10n.t('Interruptible'), description: vscode.l10n.t('a bid: cheaper, but stopped when outbid'), type: 'bid' },
     ],
-    { title: 'GPU Rental: Rental type' },
+    { title: vscode.l10n.t('GPU Rental: Rental type') },
   );
   if (!picked) return undefined;
   const rest = text.replace(/(^|\s)type\s*=\s*\S+/g, '').trim();
@@ -185,9 +201,10 @@ const editType: Editor = async (_s, text) => {
 
 const editText: Editor = async (_s, text) => {
   const value = await vscode.window.showInputBox({
-    title: 'GPU Rental: Offer query',
-    prompt:
+    title: vscode.l10n.t('GPU Rental: Offer query'),
+    prompt: vscode.l10n.t(
       'Filters in the marketplace CLI language, e.g. gpu_name=RTX_4090 num_gpus>=2 dph_total<1.5 reliability>0.98 geolocation in [US,CA]',
+    ),
     value: text,
     ignoreFocusOut: true,
     validateInput: (v) => queryProblem(v),
@@ -203,7 +220,7 @@ async function sortOffers(s: OfferDeps, sort: unknown): Promise<void> {
   const current = s.offersView.search.sort;
   const picked = await vscode.window.showQuickPick(
     Object.entries(OFFER_SORTS).map(([key, v]) => ({ label: v.label, description: key === current ? 'current' : '', key })),
-    { title: 'GPU Rental: Sort Offers' },
+    { title: vscode.l10n.t('GPU Rental: Sort Offers') },
   );
   if (picked && isOfferSort(picked.key)) await s.offersView.setSearch({ sort: picked.key, query: s.offersView.search.query });
 }

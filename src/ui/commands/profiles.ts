@@ -50,13 +50,16 @@ async function switchProfile(s: ProfileDeps, id: string | undefined): Promise<st
     const items = s.profiles.list().map((p) => ({
       label: `${p.id === current ? '$(check) ' : ''}${p.name}`,
       description: s.profiles.baseUrl(p),
-      detail: p.id === DEFAULT_PROFILE_ID ? 'Its service is the gpuRental.apiUrl setting.' : undefined,
+      detail: p.id === DEFAULT_PROFILE_ID ? vscode.l10n.t('Its service is the gpuRental.apiUrl setting.') : undefined,
       id: p.id,
     }));
-    const pick = await vscode.window.showQuickPick([...items, { label: ADD, description: 'another account, or another service', id: '' }], {
-      title: 'GPU Rental: Switch Profile',
-      placeHolder: 'Each profile has its own API key; its instances, offers and SSH entries are its own.',
-    });
+    const pick = await vscode.window.showQuickPick(
+      [...items, { label: ADD, description: vscode.l10n.t('another account, or another service'), id: '' }],
+      {
+        title: vscode.l10n.t('GPU Rental: Switch Profile'),
+        placeHolder: vscode.l10n.t('Each profile has its own API key; its instances, offers and SSH entries are its own.'),
+      },
+    );
     if (!pick) return undefined;
     if (pick.label === ADD) return addProfile(s, undefined);
     id = pick.id;
@@ -71,8 +74,8 @@ async function addProfile(s: ProfileDeps, spec: NewProfileSpec | undefined): Pro
   const name =
     spec?.name ??
     (await vscode.window.showInputBox({
-      title: 'GPU Rental: Add Profile (1/2)',
-      prompt: 'A name for the account, such as "Work" or "Team A". It also goes into the SSH aliases of its instances.',
+      title: vscode.l10n.t('GPU Rental: Add Profile (1/2)'),
+      prompt: vscode.l10n.t('A name for the account, such as "Work" or "Team A". It also goes into the SSH aliases of its instances.'),
       validateInput: (v) => profileNameProblem(v, existing),
       ignoreFocusOut: true,
     }));
@@ -80,8 +83,8 @@ async function addProfile(s: ProfileDeps, spec: NewProfileSpec | undefined): Pro
   const baseUrl =
     spec?.baseUrl ??
     (await vscode.window.showInputBox({
-      title: 'GPU Rental: Add Profile (2/2)',
-      prompt: 'The service this account is on. Keep the address for another account on the same service.',
+      title: vscode.l10n.t('GPU Rental: Add Profile (2/2)'),
+      prompt: vscode.l10n.t('The service this account is on. Keep the address for another account on the same service.'),
       value: s.profiles.baseUrl(s.switcher.profile) || config.apiUrl(),
       validateInput: (v) => urlProblem(v),
       ignoreFocusOut: true,
@@ -112,7 +115,7 @@ async function removeProfile(s: ProfileDeps, id: string | undefined): Promise<bo
   const removable = s.profiles.list().filter((p) => p.id !== DEFAULT_PROFILE_ID);
   if (removable.length === 0) {
     void vscode.window.showInformationMessage(
-      'GPU Rental: there is only the default profile, which cannot be removed. Add Profile adds another account.',
+      vscode.l10n.t('GPU Rental: there is only the default profile, which cannot be removed. Add Profile adds another account.'),
     );
     return false;
   }
@@ -120,7 +123,10 @@ async function removeProfile(s: ProfileDeps, id: string | undefined): Promise<bo
   if (!profile) {
     const pick = await vscode.window.showQuickPick(
       removable.map((p) => ({ label: p.name, description: s.profiles.baseUrl(p), profile: p })),
-      { title: 'GPU Rental: Remove Profile', placeHolder: 'The default profile stays; it follows the gpuRental.apiUrl setting.' },
+      {
+        title: vscode.l10n.t('GPU Rental: Remove Profile'),
+        placeHolder: vscode.l10n.t('The default profile stays; it follows the gpuRental.apiUrl setting.'),
+      },
     );
     if (!pick) return false;
     profile = pick.profile;
@@ -128,13 +134,16 @@ async function removeProfile(s: ProfileDeps, id: string | undefined): Promise<bo
   const baseUrl = checkBaseUrl(s.profiles.baseUrl(profile));
   const running = await stillBilling(s, profile, baseUrl);
   const detail = [
-    `Its API key is deleted from this machine (the key itself stays valid on the service; revoke it there if it should not).`,
+    vscode.l10n.t(
+      'Its API key is deleted from this machine (the key itself stays valid on the service; revoke it there if it should not).',
+    ),
     running,
-    s.session.profileId === profile.id ? 'This window switches to the default profile.' : '',
+    s.session.profileId === profile.id ? vscode.l10n.t('This window switches to the default profile.') : '',
   ]
     .filter(Boolean)
     .join('\n\n');
-  if (!(await s.prompts().confirm(`Remove the profile "${profile.name}"?`, detail, 'Remove Profile'))) return false;
+  if (!(await s.prompts().confirm(vscode.l10n.t('Remove the profile "{0}"?', profile.name), detail, vscode.l10n.t('Remove Profile'))))
+    return false;
   if (s.session.profileId === profile.id) await s.switcher.switchProfile(DEFAULT_PROFILE_ID);
   await s.switcher.deleteKeyOf(profile, baseUrl);
   await s.profiles.remove(profile.id);
@@ -149,11 +158,18 @@ async function stillBilling(s: ProfileDeps, profile: Profile, baseUrl: string): 
   try {
     const client = s.createClient(baseUrl, () => key);
     const instances = await client.instances.listInOneRequest({ retry: 'never' });
-    if (instances.length === 0) return 'Its account has no instances.';
+    if (instances.length === 0) return vscode.l10n.t('Its account has no instances.');
     const burn = burnRate(instances);
-    return `Its account has ${instances.length} instance${instances.length === 1 ? '' : 's'} (${formatDollars(burn.perHour)}/h now). They keep running and billing on the service, and will no longer be shown here. Destroy them first if you do not need them.`;
+    return vscode.l10n.t(
+      'Its account has {0} instance{1} ({2}/h now). They keep running and billing on the service, and will no longer be shown here. Destroy them first if you do not need them.',
+      instances.length,
+      instances.length === 1 ? '' : 's',
+      formatDollars(burn.perHour),
+    );
   } catch (error) {
     s.logger.warn(`Could not list the instances of the profile "${profile.name}": ${String(error)}`);
-    return 'Its instances could not be listed. Any it has keep running and billing on the service, and will no longer be shown here.';
+    return vscode.l10n.t(
+      'Its instances could not be listed. Any it has keep running and billing on the service, and will no longer be shown here.',
+    );
   }
 }

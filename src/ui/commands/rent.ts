@@ -84,7 +84,7 @@ export class RentGate {
   /** Runs `fn` holding the gate; when a rent is already in progress, says so and resolves undefined. */
   async run<T>(fn: () => Promise<T>): Promise<T | undefined> {
     if (this.busy) {
-      void vscode.window.showInformationMessage('GPU Rental: a rent is already in progress. Wait for it to finish.');
+      void vscode.window.showInformationMessage(vscode.l10n.t('GPU Rental: a rent is already in progress. Wait for it to finish.'));
       return undefined;
     }
     this.held = true;
@@ -157,7 +157,7 @@ async function rentOffer(
   const setup = rentSetup(s, plan);
   if (!setup) return undefined;
   const outcome = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `GPU Rental: renting ${info.description}…` },
+    { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('GPU Rental: renting {0}…', info.description) },
     () => s.renter.rent(setup.account, offer, rentRequest(plan, setup.onstart), info),
   );
   return finishRent(s, outcome, plan, quote);
@@ -280,9 +280,9 @@ async function volumeChoices(s: RentDeps, offer: Offer): Promise<VolumeChoice[]>
       return [] as T[];
     });
   const [mine, offers] = await Promise.all([
-    quiet('your volumes', client.volumes.list()),
+    quiet(vscode.l10n.t('your volumes'), client.volumes.list()),
     quiet(
-      'volume offers',
+      vscode.l10n.t('volume offers'),
       client.volumes.search({ filters: { machine_id: { eq: offer.machine_id! } }, order: [['storage_cost', 'asc']], limit: 3 }),
     ),
   ]);
@@ -290,14 +290,14 @@ async function volumeChoices(s: RentDeps, offer: Offer): Promise<VolumeChoice[]>
     .filter((v) => v.machine_id === offer.machine_id && !v.instances?.length)
     .map((v) => ({
       label: `$(database) ${v.label || `V.${v.id}`}`,
-      description: `yours, ${v.disk_space ?? '?'} GB, free`,
+      description: vscode.l10n.t('yours, {0} GB, free', v.disk_space ?? '?'),
       volumeId: v.id,
     }));
   const fresh: VolumeChoice[] = offers
     .filter((o) => o.machine_id === offer.machine_id)
     .map((o) => ({
       label: '$(add) New volume on this machine…',
-      description: `up to ${Math.floor(o.disk_space)} GB at ${formatDollars(o.storage_cost ?? 0)}/GB/month`,
+      description: vscode.l10n.t('up to {0} GB at {1}/GB/month', Math.floor(o.disk_space), formatDollars(o.storage_cost ?? 0)),
       volumeId: o.id,
       offer: { maxGb: Math.floor(o.disk_space), costPerGbMonth: o.storage_cost ?? 0 },
     }));
@@ -315,7 +315,7 @@ async function resolveOffer(s: RentDeps, target: OfferItem | Offer | number | un
       query: { filters: { id: { eq: target } }, order: [], type: 'on-demand' },
       limit: 1,
     });
-    if (!found) void vscode.window.showWarningMessage(`GPU Rental: offer ${target} is not available any more.`);
+    if (!found) void vscode.window.showWarningMessage(vscode.l10n.t('GPU Rental: offer {0} is not available any more.', target));
     return found;
   }
   const offers = s.offersView.offers.length
@@ -323,7 +323,11 @@ async function resolveOffer(s: RentDeps, target: OfferItem | Offer | number | un
     : await s.session.client.offers.search(searchRequest(s.offersView.search));
   const picked = await vscode.window.showQuickPick(
     offers.map((offer) => ({ ...presentOffer(offer), offer })),
-    { title: 'GPU Rental: Rent which offer?', placeHolder: 'Pick an offer (the current search)', matchOnDescription: true },
+    {
+      title: vscode.l10n.t('GPU Rental: Rent which offer?'),
+      placeHolder: vscode.l10n.t('Pick an offer (the current search)'),
+      matchOnDescription: true,
+    },
   );
   return picked?.offer;
 }

@@ -65,15 +65,15 @@ async function rentBest(s: RentDeps, search: SearchArgument, given: RentPlan | u
   const what = chosen.what;
   const limit = config.rentFailoverAttempts();
   const offers = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `GPU Rental: searching ${what}…` },
+    { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('GPU Rental: searching {0}…', what) },
     () => s.session.client.offers.search(searchRequest(chosen.state, limit + EXTRA_OFFERS)),
   );
   const first = offers[0];
   if (!first)
     return notify(s, {
       severity: 'warning',
-      text: `GPU Rental: no offer matches ${what} now, so nothing was rented. Change the search, or try again later.`,
-      action: { button: 'Refresh Offers', run: 'refreshOffers' },
+      text: vscode.l10n.t('GPU Rental: no offer matches {0} now, so nothing was rented. Change the search, or try again later.', what),
+      action: { button: vscode.l10n.t('Refresh Offers'), run: 'refreshOffers' },
     });
   const pricing = offerPriceStats(s, first);
   const credit = await currentCredit(s);
@@ -101,7 +101,7 @@ async function rentBest(s: RentDeps, search: SearchArgument, given: RentPlan | u
   if (!setup) return undefined;
   const rentPlan = plan;
   const result = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `GPU Rental: Rent Best Match of ${what}`, cancellable: true },
+    { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('GPU Rental: Rent Best Match of {0}', what), cancellable: true },
     (progress, token) => {
       // Cancel stops between attempts; a create already sent is awaited (its outcome is money).
       const controller = new AbortController();
@@ -146,18 +146,21 @@ async function chooseSearch(s: RentDeps, name: SearchArgument): Promise<ChosenSe
     if (!found) {
       notify(s, {
         severity: 'warning',
-        text: `GPU Rental: there is no saved search named "${name}", so nothing was rented. Pick one from Saved Searches, or save the current search first.`,
+        text: vscode.l10n.t(
+          'GPU Rental: there is no saved search named "{0}", so nothing was rented. Pick one from Saved Searches, or save the current search first.',
+          name,
+        ),
       });
       return undefined;
     }
     return { what: `"${found.name}"`, state: { query: found.query, sort: found.sort, pages: 1 } };
   }
-  const current: ChosenSearch = { what: 'the current search', state: { ...s.offersView.search, pages: 1 } };
+  const current: ChosenSearch = { what: vscode.l10n.t('the current search'), state: { ...s.offersView.search, pages: 1 } };
   // Nothing to choose from: the current search is the only one.
   if (saved.length === 0) return current;
   return pickOf(s.prompts())<ChosenSearch>({
-    title: 'GPU Rental: Rent Best Match',
-    placeholder: 'Rent the best offer of which search?',
+    title: vscode.l10n.t('GPU Rental: Rent Best Match'),
+    placeholder: vscode.l10n.t('Rent the best offer of which search?'),
     items: [
       { label: '$(search) Current search', description: describeSearch(current.state), value: current },
       ...saved.map((x) => ({

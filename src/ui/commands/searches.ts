@@ -63,23 +63,32 @@ async function saveCurrent(d: SearchDeps, given?: string): Promise<string | unde
   const name = (
     given ??
     (await inputOf(d.prompts())({
-      title: 'GPU Rental: Save Search',
-      prompt: `A name for this search (${describeSearch({ query, sort, pages: 1 })}, ${OFFER_SORTS[sort].label.toLowerCase()})`,
+      title: vscode.l10n.t('GPU Rental: Save Search'),
+      prompt: vscode.l10n.t(
+        'A name for this search ({0}, {1})',
+        describeSearch({ query, sort, pages: 1 }),
+        OFFER_SORTS[sort].label.toLowerCase(),
+      ),
       placeholder: 'e.g. Cheap 4090s',
       validate: validateSearchName,
     }))
   )?.trim();
   if (name === undefined) return undefined;
   const problem = validateSearchName(name);
-  if (problem) throw new Error(`GPU Rental: cannot save the search as "${name}": ${problem}`);
+  if (problem) throw new Error(vscode.l10n.t('GPU Rental: cannot save the search as "{0}": {1}', name, problem));
   const existing = findSearch(list(d), name);
   if (existing) {
     const replace = await d
       .prompts()
       .confirm(
-        `Replace the saved search "${existing.name}"?`,
-        `It searches ${describeSearch({ ...existing, pages: 1 })}; it will search ${describeSearch({ query, sort, pages: 1 })}.${existing.watch ? ' Its watch stops.' : ''}`,
-        'Replace',
+        vscode.l10n.t('Replace the saved search "{0}"?', existing.name),
+        vscode.l10n.t(
+          'It searches {0}; it will search {1}.{2}',
+          describeSearch({ ...existing, pages: 1 }),
+          describeSearch({ query, sort, pages: 1 }),
+          existing.watch ? vscode.l10n.t(' Its watch stops.') : '',
+        ),
+        vscode.l10n.t('Replace'),
       );
     if (!replace) return undefined;
   }
@@ -87,8 +96,8 @@ async function saveCurrent(d: SearchDeps, given?: string): Promise<string | unde
   if (existing?.watch) await forgetSeen(d, name);
   void vscode.window
     .showInformationMessage(
-      `GPU Rental: saved the search "${name}". Pick it from Saved Searches in the Offers view, or watch it for a price.`,
-      'Watch…',
+      vscode.l10n.t('GPU Rental: saved the search "{0}". Pick it from Saved Searches in the Offers view, or watch it for a price.', name),
+      vscode.l10n.t('Watch…'),
     )
     .then((choice) => choice && vscode.commands.executeCommand(COMMANDS.watchSearch, name));
   return name;
@@ -99,10 +108,10 @@ interface SearchItem extends vscode.QuickPickItem {
 }
 
 const BUTTONS = {
-  watch: { iconPath: new vscode.ThemeIcon('eye'), tooltip: 'Watch' },
-  stop: { iconPath: new vscode.ThemeIcon('eye-closed'), tooltip: 'Stop Watching' },
-  rent: { iconPath: new vscode.ThemeIcon('zap'), tooltip: 'Rent Best Match' },
-  remove: { iconPath: new vscode.ThemeIcon('trash'), tooltip: 'Delete' },
+  watch: { iconPath: new vscode.ThemeIcon('eye'), tooltip: vscode.l10n.t('Watch') },
+  stop: { iconPath: new vscode.ThemeIcon('eye-closed'), tooltip: vscode.l10n.t('Stop Watching') },
+  rent: { iconPath: new vscode.ThemeIcon('zap'), tooltip: vscode.l10n.t('Rent Best Match') },
+  remove: { iconPath: new vscode.ThemeIcon('trash'), tooltip: vscode.l10n.t('Delete') },
 };
 
 function searchItem(search: SavedSearch): SearchItem {
@@ -112,7 +121,7 @@ function searchItem(search: SavedSearch): SearchItem {
   buttons.push(BUTTONS.remove);
   return {
     label: search.watch ? `$(eye) ${search.name}` : search.name,
-    description: search.watch ? `watched: at or under ${formatDollars(search.watch.ceilingPerHour)}/h` : undefined,
+    description: search.watch ? vscode.l10n.t('watched: at or under {0}/h', formatDollars(search.watch.ceilingPerHour)) : undefined,
     detail: `${describeSearch({ ...search, pages: 1 })} · ${OFFER_SORTS[search.sort].label}`,
     buttons,
     search,
@@ -123,21 +132,21 @@ function searchItem(search: SavedSearch): SearchItem {
 async function showSaved(d: SearchDeps, name?: string): Promise<void> {
   if (name !== undefined) {
     const search = findSearch(list(d), name);
-    if (!search) throw new Error(`GPU Rental: there is no saved search "${name}". Open Saved Searches to see them.`);
+    if (!search) throw new Error(vscode.l10n.t('GPU Rental: there is no saved search "{0}". Open Saved Searches to see them.', name));
     await apply(d, search);
     return;
   }
   if (list(d).length === 0) {
     const choice = await vscode.window.showInformationMessage(
-      'GPU Rental: no saved searches yet. Set up a search in the Offers view, then save it.',
-      'Save Search…',
+      vscode.l10n.t('GPU Rental: no saved searches yet. Set up a search in the Offers view, then save it.'),
+      vscode.l10n.t('Save Search…'),
     );
     if (choice) await vscode.commands.executeCommand(COMMANDS.saveSearch);
     return;
   }
   const pick = vscode.window.createQuickPick<SearchItem>();
-  pick.title = 'GPU Rental: Saved Searches';
-  pick.placeholder = 'Pick a search to show its offers; the buttons watch, rent the best match or delete';
+  pick.title = vscode.l10n.t('GPU Rental: Saved Searches');
+  pick.placeholder = vscode.l10n.t('Pick a search to show its offers; the buttons watch, rent the best match or delete');
   pick.matchOnDetail = true;
   pick.items = list(d).map(searchItem);
   const done = new Promise<void>((resolve) => {
@@ -175,14 +184,14 @@ async function remove(d: SearchDeps, search: SavedSearch): Promise<void> {
   const sure = await d
     .prompts()
     .confirm(
-      `Delete the saved search "${search.name}"?`,
-      search.watch ? 'It is watched: the watch stops too.' : 'The Offers view keeps its current search.',
-      'Delete',
+      vscode.l10n.t('Delete the saved search "{0}"?', search.name),
+      search.watch ? vscode.l10n.t('It is watched: the watch stops too.') : vscode.l10n.t('The Offers view keeps its current search.'),
+      vscode.l10n.t('Delete'),
     );
   if (!sure) return;
   await d.state.change('savedSearches', (all) => removeSearch(all, search.name));
   await forgetSeen(d, search.name);
-  void vscode.window.showInformationMessage(`GPU Rental: deleted the saved search "${search.name}".`);
+  void vscode.window.showInformationMessage(vscode.l10n.t('GPU Rental: deleted the saved search "{0}".', search.name));
 }
 
 async function forgetSeen(d: SearchDeps, name: string): Promise<void> {
@@ -199,7 +208,7 @@ async function pickSearch(d: SearchDeps, title: string, watchedOnly: boolean): P
   if (searches.length === 0) return undefined;
   const picked = await vscode.window.showQuickPick(
     searches.map((s) => ({ ...searchItem(s), buttons: [] })),
-    { title: `GPU Rental: ${title}`, matchOnDetail: true, ignoreFocusOut: true },
+    { title: vscode.l10n.t('GPU Rental: {0}', title), matchOnDetail: true, ignoreFocusOut: true },
   );
   return picked?.search;
 }
@@ -211,25 +220,26 @@ async function pickSearch(d: SearchDeps, title: string, watchedOnly: boolean): P
  */
 async function watch(d: SearchDeps, name?: string, ceiling?: number): Promise<void> {
   const account = d.session.bound();
-  if (!account) throw new Error('GPU Rental: sign in with an API key first: a watch searches with your key.');
+  if (!account) throw new Error(vscode.l10n.t('GPU Rental: sign in with an API key first: a watch searches with your key.'));
   let search: SavedSearch | undefined;
   if (name !== undefined) {
     search = findSearch(list(d), name);
-    if (!search) throw new Error(`GPU Rental: there is no saved search "${name}". Save the search first, then watch it.`);
+    if (!search) throw new Error(vscode.l10n.t('GPU Rental: there is no saved search "{0}". Save the search first, then watch it.', name));
   } else if (list(d).length === 0) {
     const saved = await saveCurrent(d);
     search = saved === undefined ? undefined : findSearch(list(d), saved);
   } else {
-    search = await pickSearch(d, 'Watch Search', false);
+    search = await pickSearch(d, vscode.l10n.t('Watch Search'), false);
   }
   if (!search) return;
   if (ceiling === undefined) {
     const cheapest = await cheapestNow(d, search);
     const text = await inputOf(d.prompts())({
-      title: `GPU Rental: Watch "${search.name}"`,
-      prompt: `Tell me about new offers at or under this price, in $/h. ${
-        cheapest ? `The cheapest match now: ${describeOffer(cheapest)}.` : 'No offer matches now.'
-      }`,
+      title: vscode.l10n.t('GPU Rental: Watch "{0}"', search.name),
+      prompt: vscode.l10n.t(
+        'Tell me about new offers at or under this price, in $/h. {0}',
+        cheapest ? vscode.l10n.t('The cheapest match now: {0}.', describeOffer(cheapest)) : vscode.l10n.t('No offer matches now.'),
+      ),
       placeholder: cheapest ? String(Math.floor(cheapest.dph_total * 100) / 100) : '0.60',
       value: search.watch ? String(search.watch.ceilingPerHour) : undefined,
       validate: validateCeiling,
@@ -238,7 +248,7 @@ async function watch(d: SearchDeps, name?: string, ceiling?: number): Promise<vo
     ceiling = parseCeiling(text);
   }
   const problem = validateCeiling(String(ceiling));
-  if (problem) throw new Error(`GPU Rental: cannot watch with that ceiling: ${problem}`);
+  if (problem) throw new Error(vscode.l10n.t('GPU Rental: cannot watch with that ceiling: {0}', problem));
   const watched: WatchedSearch = {
     ...search,
     watch: { ceilingPerHour: ceiling, baseUrl: account.baseUrl, profileId: account.profileId, since: Date.now() },
@@ -250,24 +260,41 @@ async function watch(d: SearchDeps, name?: string, ceiling?: number): Promise<vo
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     void vscode.window.showWarningMessage(
-      `GPU Rental: watching "${watched.name}", but the first search failed (${why}). The watcher tries again every ${intervalText()} and counts what matches then as already there.`,
+      vscode.l10n.t(
+        'GPU Rental: watching "{0}", but the first search failed ({1}). The watcher tries again every {2} and counts what matches then as already there.',
+        watched.name,
+        why,
+        intervalText(),
+      ),
     );
     return;
   }
   const cheapest = matching.reduce<Offer | undefined>((best, o) => (!best || o.dph_total < best.dph_total ? o : best), undefined);
   const now =
     matching.length === 0
-      ? 'No offer matches now'
-      : `${matching.length} offer${matching.length === 1 ? '' : 's'} match${matching.length === 1 ? 'es' : ''} now (the cheapest ${describeOffer(cheapest!)})`;
+      ? vscode.l10n.t('No offer matches now')
+      : vscode.l10n.t(
+          '{0} offer{1} match{2} now (the cheapest {3})',
+          matching.length,
+          matching.length === 1 ? '' : 's',
+          matching.length === 1 ? 'es' : '',
+          describeOffer(cheapest!),
+        );
   void vscode.window.showInformationMessage(
-    `GPU Rental: watching "${watched.name}" for offers at or under ${formatDollars(ceiling)}/h. ${now}; you will be told about new ones. All watched searches together send one search every ${intervalText()}.`,
+    vscode.l10n.t(
+      'GPU Rental: watching "{0}" for offers at or under {1}/h. {2}; you will be told about new ones. All watched searches together send one search every {3}.',
+      watched.name,
+      formatDollars(ceiling),
+      now,
+      intervalText(),
+    ),
   );
 }
 
 /** The cheapest offer the search finds now, without its watch's ceiling (one request). */
 async function cheapestNow(d: SearchDeps, search: SavedSearch): Promise<Offer | undefined> {
   const offers = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `GPU Rental: reading what "${search.name}" finds now…` },
+    { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('GPU Rental: reading what "{0}" finds now…', search.name) },
     () => d.session.client.offers.search(savedSearchRequest({ ...unwatched(search), sort: 'price' }, 1)),
   );
   return offers[0];
@@ -278,40 +305,49 @@ function describeOffer(o: Offer): string {
 }
 
 async function stopWatching(d: SearchDeps, name?: string): Promise<void> {
-  const search = name !== undefined ? findSearch(list(d), name) : await pickSearch(d, 'Stop Watching', true);
+  const search = name !== undefined ? findSearch(list(d), name) : await pickSearch(d, vscode.l10n.t('Stop Watching'), true);
   if (!search) {
     if (name !== undefined || watchedSearches(list(d)).length === 0)
       void vscode.window.showInformationMessage(
-        name === undefined ? 'GPU Rental: no search is watched.' : `GPU Rental: there is no saved search "${name}".`,
+        name === undefined
+          ? vscode.l10n.t('GPU Rental: no search is watched.')
+          : vscode.l10n.t('GPU Rental: there is no saved search "{0}".', name),
       );
     return;
   }
   if (!search.watch) {
-    void vscode.window.showInformationMessage(`GPU Rental: "${search.name}" is not watched.`);
+    void vscode.window.showInformationMessage(vscode.l10n.t('GPU Rental: "{0}" is not watched.', search.name));
     return;
   }
   await d.state.change('savedSearches', (all) => updateSearch(all, search.name, unwatched));
   await forgetSeen(d, search.name);
-  void vscode.window.showInformationMessage(`GPU Rental: stopped watching "${search.name}". The search is still saved.`);
+  void vscode.window.showInformationMessage(vscode.l10n.t('GPU Rental: stopped watching "{0}". The search is still saved.', search.name));
 }
 
 async function checkNow(d: SearchDeps): Promise<{ searched: number; told: number }> {
   if (watchedSearches(list(d)).length === 0) {
-    void vscode.window.showInformationMessage('GPU Rental: no search is watched. Watch one with Watch Search… in the Offers view.');
+    void vscode.window.showInformationMessage(
+      vscode.l10n.t('GPU Rental: no search is watched. Watch one with Watch Search… in the Offers view.'),
+    );
     return { searched: 0, told: 0 };
   }
   const result = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: 'GPU Rental: checking the watched searches…' },
+    { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('GPU Rental: checking the watched searches…') },
     () => d.watcher.checkNow(),
   );
   const watched = watchedSearches(list(d)).length;
   if (result.searched < watched)
     void vscode.window.showWarningMessage(
-      `GPU Rental: ${watched - result.searched} of ${watched} watched searches could not be searched now; the GPU Rental log says why. They are tried again every ${intervalText()}.`,
+      vscode.l10n.t(
+        'GPU Rental: {0} of {1} watched searches could not be searched now; the GPU Rental log says why. They are tried again every {2}.',
+        watched - result.searched,
+        watched,
+        intervalText(),
+      ),
     );
   else if (result.told === 0)
     void vscode.window.showInformationMessage(
-      `GPU Rental: checked ${result.searched} watched search${result.searched === 1 ? '' : 'es'}: no new offers.`,
+      vscode.l10n.t('GPU Rental: checked {0} watched search{1}: no new offers.', result.searched, result.searched === 1 ? '' : 'es'),
     );
   return result;
 }

@@ -35,21 +35,21 @@ async function addSecret(s: AccountAreaDeps): Promise<string | undefined> {
   // was typed. A key that may not list them still adds: the service then says existing_key.
   const known = await s.session.client.secrets.list().catch(() => undefined);
   const typed = await input({
-    title: 'GPU Rental: Add an environment variable (1/2)',
-    prompt: 'Its name. The service adds it to every instance created from now on, upper-cased.',
+    title: vscode.l10n.t('GPU Rental: Add an environment variable (1/2)'),
+    prompt: vscode.l10n.t('Its name. The service adds it to every instance created from now on, upper-cased.'),
     placeholder: 'HF_TOKEN',
     validate: (v) => {
       const bad = checkSecretName(v);
       if (bad) return bad;
       const name = normalizeSecretName(v);
-      return known?.includes(name) ? `${name} exists already: use Change Value on it instead.` : undefined;
+      return known?.includes(name) ? vscode.l10n.t('{0} exists already: use Change Value on it instead.', name) : undefined;
     },
   });
   if (typed === undefined || checkSecretName(typed)) return undefined;
   const name = normalizeSecretName(typed);
   const value = await input({
-    title: `GPU Rental: Add an environment variable (2/2): ${name}`,
-    prompt: `The value of ${name}. It is not shown again after this.`,
+    title: vscode.l10n.t('GPU Rental: Add an environment variable (2/2): {0}', name),
+    prompt: vscode.l10n.t('The value of {0}. It is not shown again after this.', name),
     password: true,
     validate: (v) => checkSecretValue(v, 'create'),
   });
@@ -57,7 +57,10 @@ async function addSecret(s: AccountAreaDeps): Promise<string | undefined> {
   await worded(name, s.session.client.secrets.create(name, value));
   s.accountView.refresh();
   void vscode.window.showInformationMessage(
-    `GPU Rental: added ${name} to the account's environment variables. Instances created from now on get it; instances that exist already do not.`,
+    vscode.l10n.t(
+      "GPU Rental: added {0} to the account's environment variables. Instances created from now on get it; instances that exist already do not.",
+      name,
+    ),
   );
   return name;
 }
@@ -69,20 +72,23 @@ async function pickName(s: AccountAreaDeps, target: SecretItem | string | undefi
   const names = await s.session.client.secrets.list();
   if (names.length === 0) {
     void vscode.window.showInformationMessage(
-      'GPU Rental: the account has no environment variables. Add one with "Add Environment Variable".',
+      vscode.l10n.t('GPU Rental: the account has no environment variables. Add one with "Add Environment Variable".'),
     );
     return undefined;
   }
-  return vscode.window.showQuickPick(names, { title, placeHolder: 'Values are not shown' });
+  return vscode.window.showQuickPick(names, { title, placeHolder: vscode.l10n.t('Values are not shown') });
 }
 
 /** Resolves true when the value was replaced. */
 async function changeSecret(s: AccountAreaDeps, target: SecretItem | string | undefined): Promise<boolean> {
-  const name = await pickName(s, target, 'GPU Rental: Change the value of which variable?');
+  const name = await pickName(s, target, vscode.l10n.t('GPU Rental: Change the value of which variable?'));
   if (!name) return false;
   const value = await inputOf(s.prompts())({
-    title: `GPU Rental: New value of ${name}`,
-    prompt: `Replaces the value of ${name}; instances created from now on get the new one. It is not shown again after this.`,
+    title: vscode.l10n.t('GPU Rental: New value of {0}', name),
+    prompt: vscode.l10n.t(
+      'Replaces the value of {0}; instances created from now on get the new one. It is not shown again after this.',
+      name,
+    ),
     password: true,
     validate: (v) => checkSecretValue(v, 'update'),
   });
@@ -90,21 +96,26 @@ async function changeSecret(s: AccountAreaDeps, target: SecretItem | string | un
   await worded(name, s.session.client.secrets.update(name, value));
   s.accountView.refresh();
   void vscode.window.showInformationMessage(
-    `GPU Rental: changed the value of ${name}. Instances created from now on get the new value; existing ones keep the old one.`,
+    vscode.l10n.t(
+      'GPU Rental: changed the value of {0}. Instances created from now on get the new value; existing ones keep the old one.',
+      name,
+    ),
   );
   return true;
 }
 
 /** Resolves true when the variable was deleted. */
 async function deleteSecret(s: AccountAreaDeps, target: SecretItem | string | undefined): Promise<boolean> {
-  const name = await pickName(s, target, 'GPU Rental: Delete which variable?');
+  const name = await pickName(s, target, vscode.l10n.t('GPU Rental: Delete which variable?'));
   if (!name) return false;
   const ok = await s
     .prompts()
     .confirm(
-      `Delete the environment variable ${name} from the account?`,
-      'Instances created from now on will not get it. Instances that have it already keep it. Its value cannot be read back.',
-      'Delete Variable',
+      vscode.l10n.t('Delete the environment variable {0} from the account?', name),
+      vscode.l10n.t(
+        'Instances created from now on will not get it. Instances that have it already keep it. Its value cannot be read back.',
+      ),
+      vscode.l10n.t('Delete Variable'),
     );
   if (!ok) return false;
   await worded(name, s.session.client.secrets.delete(name));

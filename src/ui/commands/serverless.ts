@@ -8,22 +8,22 @@ import { command, type CommandDefinition } from './registry';
 
 /** The autoscaling settings shared by endpoints and worker groups, as the user edits them. */
 const SCALING_FIELDS = [
-  { key: 'cold_workers', label: 'Minimum workers (kept warm)' },
-  { key: 'max_workers', label: 'Maximum workers' },
-  { key: 'target_util', label: 'Target utilisation (0-1)' },
-  { key: 'min_load', label: 'Minimum load' },
-  { key: 'cold_mult', label: 'Cold multiplier' },
+  { key: 'cold_workers', label: vscode.l10n.t('Minimum workers (kept warm)') },
+  { key: 'max_workers', label: vscode.l10n.t('Maximum workers') },
+  { key: 'target_util', label: vscode.l10n.t('Target utilisation (0-1)') },
+  { key: 'min_load', label: vscode.l10n.t('Minimum load') },
+  { key: 'cold_mult', label: vscode.l10n.t('Cold multiplier') },
 ] as const;
 const ENDPOINT_FIELDS = [
   ...SCALING_FIELDS,
-  { key: 'max_queue_time', label: 'Maximum queue time (s)' },
-  { key: 'target_queue_time', label: 'Target queue time (s)' },
-  { key: 'inactivity_timeout', label: 'Inactivity timeout (s)' },
+  { key: 'max_queue_time', label: vscode.l10n.t('Maximum queue time (s)') },
+  { key: 'target_queue_time', label: vscode.l10n.t('Target queue time (s)') },
+  { key: 'inactivity_timeout', label: vscode.l10n.t('Inactivity timeout (s)') },
 ] as const;
 const GROUP_FIELDS = [
   ...SCALING_FIELDS,
-  { key: 'gpu_ram', label: 'GPU RAM (GB)' },
-  { key: 'test_workers', label: 'Test workers' },
+  { key: 'gpu_ram', label: vscode.l10n.t('GPU RAM (GB)') },
+  { key: 'test_workers', label: vscode.l10n.t('Test workers') },
 ] as const;
 
 /** Serverless endpoints and their worker groups: create, update the autoscaling fields, delete (confirmed); their workers and logs. */
@@ -79,7 +79,7 @@ async function pickGroup(s: AccountAreaDeps, t: WorkerGroupItem | number | undef
   if (typeof t === 'number') return groups.find((g) => g.id === t);
   return (
     await vscode.window.showQuickPick(
-      groups.map((g) => ({ label: `worker group ${g.id}`, description: g.endpoint_name ?? '', g })),
+      groups.map((g) => ({ label: vscode.l10n.t('worker group {0}', g.id), description: g.endpoint_name ?? '', g })),
       { title },
     )
   )?.g;
@@ -90,16 +90,16 @@ async function createEndpoint(s: AccountAreaDeps, given: EndpointFields | undefi
   if (!fields) {
     const name = (
       await vscode.window.showInputBox({
-        title: 'GPU Rental: New serverless endpoint',
-        prompt: 'Endpoint name',
-        validateInput: (v) => (/^[\w.-]+$/.test(v.trim()) ? undefined : 'Letters, digits, dot, dash and underscore.'),
+        title: vscode.l10n.t('GPU Rental: New serverless endpoint'),
+        prompt: vscode.l10n.t('Endpoint name'),
+        validateInput: (v) => (/^[\w.-]+$/.test(v.trim()) ? undefined : vscode.l10n.t('Letters, digits, dot, dash and underscore.')),
       })
     )?.trim();
     if (!name) return undefined;
     const max = await vscode.window.showInputBox({
-      title: `GPU Rental: ${name}: maximum workers`,
+      title: vscode.l10n.t('GPU Rental: {0}: maximum workers', name),
       value: '3',
-      validateInput: (v) => (/^\d+$/.test(v.trim()) ? undefined : 'A whole number.'),
+      validateInput: (v) => (/^\d+$/.test(v.trim()) ? undefined : vscode.l10n.t('A whole number.')),
     });
     if (max === undefined) return undefined;
     fields = { endpoint_name: name, max_workers: Number(max), cold_workers: 0, target_util: 0.9, min_load: 1, cold_mult: 2.5 };
@@ -107,7 +107,10 @@ async function createEndpoint(s: AccountAreaDeps, given: EndpointFields | undefi
   const id = await s.session.client.serverless.createEndpoint(fields);
   s.accountView.refresh();
   void vscode.window.showInformationMessage(
-    `GPU Rental: created endpoint "${fields.endpoint_name}". Add a worker group to give it workers; workers bill like instances.`,
+    vscode.l10n.t(
+      'GPU Rental: created endpoint "{0}". Add a worker group to give it workers; workers bill like instances.',
+      fields.endpoint_name,
+    ),
   );
   return id;
 }
@@ -117,9 +120,9 @@ async function updateEndpoint(
   t: EndpointItem | number | undefined,
   given: Partial<EndpointFields> | undefined,
 ): Promise<boolean> {
-  const endpoint = await pickEndpoint(s, t, 'GPU Rental: Update which endpoint?');
+  const endpoint = await pickEndpoint(s, t, vscode.l10n.t('GPU Rental: Update which endpoint?'));
   if (!endpoint) return false;
-  const fields = given ?? (await askField(`GPU Rental: ${endpoint.endpoint_name}`, ENDPOINT_FIELDS, endpoint));
+  const fields = given ?? (await askField(vscode.l10n.t('GPU Rental: {0}', endpoint.endpoint_name), ENDPOINT_FIELDS, endpoint));
   if (!fields) return false;
   await s.session.client.serverless.updateEndpoint(endpoint.id, fields);
   s.accountView.refresh();
@@ -127,14 +130,14 @@ async function updateEndpoint(
 }
 
 async function deleteEndpoint(s: AccountAreaDeps, t: EndpointItem | number | undefined): Promise<boolean> {
-  const endpoint = await pickEndpoint(s, t, 'GPU Rental: Delete which endpoint?');
+  const endpoint = await pickEndpoint(s, t, vscode.l10n.t('GPU Rental: Delete which endpoint?'));
   if (!endpoint) return false;
   const ok = await s
     .prompts()
     .confirm(
-      `Delete endpoint "${endpoint.endpoint_name}"?`,
-      'Its worker groups are deleted with it and its workers stop. Requests to it fail from now on.',
-      'Delete Endpoint',
+      vscode.l10n.t('Delete endpoint "{0}"?', endpoint.endpoint_name),
+      vscode.l10n.t('Its worker groups are deleted with it and its workers stop. Requests to it fail from now on.'),
+      vscode.l10n.t('Delete Endpoint'),
     );
   if (!ok) return false;
   await s.session.client.serverless.deleteEndpoint(endpoint.id);
@@ -147,21 +150,21 @@ async function createWorkerGroup(
   t: EndpointItem | number | undefined,
   given: WorkerGroupFields | undefined,
 ): Promise<number | undefined> {
-  const endpoint = await pickEndpoint(s, t, 'GPU Rental: Add a worker group to which endpoint?');
+  const endpoint = await pickEndpoint(s, t, vscode.l10n.t('GPU Rental: Add a worker group to which endpoint?'));
   if (!endpoint) return undefined;
   let fields = given;
   if (!fields) {
     const template = (
       await vscode.window.showInputBox({
-        title: `GPU Rental: ${endpoint.endpoint_name}: worker template`,
-        prompt: 'The hash of the template its workers run (see Templates)',
+        title: vscode.l10n.t('GPU Rental: {0}: worker template', endpoint.endpoint_name),
+        prompt: vscode.l10n.t('The hash of the template its workers run (see Templates)'),
       })
     )?.trim();
     if (!template) return undefined;
     const query = await vscode.window.showInputBox({
-      title: `GPU Rental: ${endpoint.endpoint_name}: which machines`,
-      prompt: 'An offer query, as in the offers search',
-      value: 'gpu_ram>=24 verified=true rentable=true',
+      title: vscode.l10n.t('GPU Rental: {0}: which machines', endpoint.endpoint_name),
+      prompt: vscode.l10n.t('An offer query, as in the offers search'),
+      value: vscode.l10n.t('gpu_ram>=24 verified=true rentable=true'),
     });
     if (query === undefined) return undefined;
     fields = { template_hash: template, search_params: query, test_workers: 1, cold_workers: 0, max_workers: endpoint.max_workers ?? 3 };
@@ -180,9 +183,9 @@ async function updateWorkerGroup(
   t: WorkerGroupItem | number | undefined,
   given: Partial<WorkerGroupFields> | undefined,
 ): Promise<boolean> {
-  const group = await pickGroup(s, t, 'GPU Rental: Update which worker group?');
+  const group = await pickGroup(s, t, vscode.l10n.t('GPU Rental: Update which worker group?'));
   if (!group) return false;
-  const fields = given ?? (await askField(`GPU Rental: worker group ${group.id}`, GROUP_FIELDS, group));
+  const fields = given ?? (await askField(vscode.l10n.t('GPU Rental: worker group {0}', group.id), GROUP_FIELDS, group));
   if (!fields) return false;
   await s.session.client.serverless.updateWorkerGroup(group.id, fields);
   s.accountView.refresh();
@@ -190,14 +193,14 @@ async function updateWorkerGroup(
 }
 
 async function deleteWorkerGroup(s: AccountAreaDeps, t: WorkerGroupItem | number | undefined): Promise<boolean> {
-  const group = await pickGroup(s, t, 'GPU Rental: Delete which worker group?');
+  const group = await pickGroup(s, t, vscode.l10n.t('GPU Rental: Delete which worker group?'));
   if (!group) return false;
   const ok = await s
     .prompts()
     .confirm(
-      `Delete worker group ${group.id}${group.endpoint_name ? ` of "${group.endpoint_name}"` : ''}?`,
-      'Its workers stop and the endpoint no longer scales onto these machines.',
-      'Delete Worker Group',
+      vscode.l10n.t('Delete worker group {0}{1}?', group.id, group.endpoint_name ? ` of "${group.endpoint_name}"` : ''),
+      vscode.l10n.t('Its workers stop and the endpoint no longer scales onto these machines.'),
+      vscode.l10n.t('Delete Worker Group'),
     );
   if (!ok) return false;
   await s.session.client.serverless.deleteWorkerGroup(group.id);
@@ -237,19 +240,19 @@ async function pickServerless(s: AccountAreaDeps, t: ServerlessTarget | undefine
     })),
   ];
   if (items.length === 0) {
-    void vscode.window.showInformationMessage('GPU Rental: there are no serverless endpoints yet. Create one first.');
+    void vscode.window.showInformationMessage(vscode.l10n.t('GPU Rental: there are no serverless endpoints yet. Create one first.'));
     return undefined;
   }
   return (await vscode.window.showQuickPick(items, { title }))?.value;
 }
 
 function nameOf(r: Resolved): string {
-  return r.kind === 'endpoint' ? `endpoint "${r.endpoint.endpoint_name}"` : `worker group ${r.group.id}`;
+  return r.kind === 'endpoint' ? `endpoint "${r.endpoint.endpoint_name}"` : vscode.l10n.t('worker group {0}', r.group.id);
 }
 
 /** Lists the workers in a quick pick; picking one copies its URL. Resolves with the workers. */
 async function showWorkers(s: AccountAreaDeps, t: ServerlessTarget | undefined): Promise<ServerlessWorker[] | undefined> {
-  const target = await pickServerless(s, t, 'GPU Rental: Show the workers of…');
+  const target = await pickServerless(s, t, vscode.l10n.t('GPU Rental: Show the workers of…'));
   if (!target) return undefined;
   const client = s.session.client.serverless;
   const workers =
@@ -258,34 +261,37 @@ async function showWorkers(s: AccountAreaDeps, t: ServerlessTarget | undefined):
   if (t !== undefined && !(t instanceof vscode.TreeItem)) return workers;
   if (workers.length === 0) {
     void vscode.window.showInformationMessage(
-      `GPU Rental: ${nameOf(target)} has no workers now; the autoscaler starts them as load needs.`,
+      vscode.l10n.t('GPU Rental: {0} has no workers now; the autoscaler starts them as load needs.', nameOf(target)),
     );
     return workers;
   }
   const pick = await vscode.window.showQuickPick(
     workers.map((w) => ({ label: `worker #${w.id}`, description: workerSummary(w), detail: w.url ?? undefined, w })),
-    { title: `GPU Rental: workers of ${nameOf(target)} (${workers.length})`, placeHolder: 'Pick one to copy its URL' },
+    {
+      title: vscode.l10n.t('GPU Rental: workers of {0} ({1})', nameOf(target), workers.length),
+      placeHolder: vscode.l10n.t('Pick one to copy its URL'),
+    },
   );
   if (pick?.w.url) {
     await vscode.env.clipboard.writeText(pick.w.url);
-    void vscode.window.showInformationMessage(`GPU Rental: copied ${pick.w.url}.`);
+    void vscode.window.showInformationMessage(vscode.l10n.t('GPU Rental: copied {0}.', pick.w.url));
   }
   return workers;
 }
 
 /** Opens the last lines of an endpoint's or a worker group's log in an editor (untitled, nothing saved). Resolves with the text. */
 async function showLogs(s: AccountAreaDeps, t: ServerlessTarget | undefined, tail = LOG_LINES): Promise<string | undefined> {
-  const target = await pickServerless(s, t, 'GPU Rental: Show the logs of…');
+  const target = await pickServerless(s, t, vscode.l10n.t('GPU Rental: Show the logs of…'));
   if (!target) return undefined;
   const client = s.session.client.serverless;
   const text = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Window, title: `GPU Rental: reading the logs of ${nameOf(target)}…` },
+    { location: vscode.ProgressLocation.Window, title: vscode.l10n.t('GPU Rental: reading the logs of {0}…', nameOf(target)) },
     () =>
       target.kind === 'endpoint'
         ? client.endpointLogs({ id: target.endpoint.id, name: target.endpoint.endpoint_name }, tail)
         : client.workerGroupLogs(target.group.id, tail),
   );
-  const body = text.trim() ? text : '(the log is empty so far)';
+  const body = text.trim() ? text : vscode.l10n.t('(the log is empty so far)');
   const doc = await vscode.workspace.openTextDocument({
     language: 'log',
     content: `# ${nameOf(target)}: the last ${tail} lines, read ${new Date().toLocaleString()}\n${body}`,

@@ -56,9 +56,12 @@ async function setApiKey(s: SessionDeps, key: unknown): Promise<boolean> {
 
 function promptForKey(s: SessionDeps): Promise<boolean> {
   const input = vscode.window.createInputBox();
-  input.title = 'GPU Rental: Set API Key';
-  input.prompt = `Paste an API key for ${s.where()}. It is checked with the service, then kept in VS Code's secret storage.`;
-  input.placeholder = 'API key';
+  input.title = vscode.l10n.t('GPU Rental: Set API Key');
+  input.prompt = vscode.l10n.t(
+    "Paste an API key for {0}. It is checked with the service, then kept in VS Code's secret storage.",
+    s.where(),
+  );
+  input.placeholder = vscode.l10n.t('API key');
   input.password = true;
   input.ignoreFocusOut = true;
   return new Promise<boolean>((resolve) => {
@@ -67,7 +70,7 @@ function promptForKey(s: SessionDeps): Promise<boolean> {
     input.onDidAccept(async () => {
       const value = input.value.trim();
       if (!value) {
-        input.validationMessage = 'Paste the API key first.';
+        input.validationMessage = vscode.l10n.t('Paste the API key first.');
         return;
       }
       input.busy = true;
@@ -96,7 +99,7 @@ function promptForKey(s: SessionDeps): Promise<boolean> {
 
 async function signOut(s: SessionDeps): Promise<void> {
   if (!s.session.hasKey) {
-    void vscode.window.showInformationMessage('GPU Rental: no API key is set for this service.');
+    void vscode.window.showInformationMessage(vscode.l10n.t('GPU Rental: no API key is set for this service.'));
     return;
   }
   try {
@@ -104,11 +107,13 @@ async function signOut(s: SessionDeps): Promise<void> {
   } catch (error) {
     // A rent whose outcome is not known yet keeps the key: the account must still be checked.
     if (!(error instanceof AccountFrozen)) throw error;
-    void vscode.window.showWarningMessage(`GPU Rental: not signed out. ${error.message}`);
+    void vscode.window.showWarningMessage(vscode.l10n.t('GPU Rental: not signed out. {0}', error.message));
     return;
   }
   await s.environmentKey.rememberSignOut();
-  void vscode.window.showInformationMessage(`GPU Rental: signed out. The API key for ${s.where()} was removed from this machine.`);
+  void vscode.window.showInformationMessage(
+    vscode.l10n.t('GPU Rental: signed out. The API key for {0} was removed from this machine.', s.where()),
+  );
 }
 
 async function refresh(s: SessionDeps): Promise<void> {
@@ -126,26 +131,33 @@ function signedInMessage(s: SessionDeps, email: string | null | undefined, credi
     credit === undefined
       ? ''
       : credit === null
-        ? ' Credit: unknown (the service did not report it).'
-        : ` Credit: ${formatDollars(credit)}.`;
-  return `GPU Rental: signed in to ${s.where()}${who}.${money}`;
+        ? vscode.l10n.t(' Credit: unknown (the service did not report it).')
+        : vscode.l10n.t(' Credit: {0}.', formatDollars(credit));
+  return vscode.l10n.t('GPU Rental: signed in to {0}{1}.{2}', s.where(), who, money);
 }
 
 /** The reason a key was not accepted, phrased for the input box. */
 function keyProblem(error: unknown): string {
   if (error instanceof ApiError) {
     if (error.kind === 'auth')
-      return `The service refused this key (HTTP ${error.status ?? 401}): it may be mistyped or revoked. It was not stored.`;
-    return `${error.message} The key was not stored.`;
+      return vscode.l10n.t(
+        'The service refused this key (HTTP {0}): it may be mistyped or revoked. It was not stored.',
+        error.status ?? 401,
+      );
+    return vscode.l10n.t('{0} The key was not stored.', error.message);
   }
-  return `${describe(error)} The key was not stored.`;
+  return vscode.l10n.t('{0} The key was not stored.', describe(error));
 }
 
 async function showKeyError(s: SessionDeps, error: unknown): Promise<void> {
   s.logger.warn(`The API key was not stored: ${describe(error)}`);
-  const choice = await vscode.window.showErrorMessage(`GPU Rental: ${keyProblem(error)}`, 'Set API Key', 'Show Logs');
-  if (choice === 'Set API Key') void vscode.commands.executeCommand(COMMANDS.setApiKey);
-  if (choice === 'Show Logs') s.log.show();
+  const choice = await vscode.window.showErrorMessage(
+    vscode.l10n.t('GPU Rental: {0}', keyProblem(error)),
+    vscode.l10n.t('Set API Key'),
+    vscode.l10n.t('Show Logs'),
+  );
+  if (choice === vscode.l10n.t('Set API Key')) void vscode.commands.executeCommand(COMMANDS.setApiKey);
+  if (choice === vscode.l10n.t('Show Logs')) s.log.show();
 }
 
 function describe(error: unknown): string {

@@ -29,10 +29,14 @@ async function addSshKey(s: SshKeyDeps, given: string | undefined): Promise<SshK
     const how = await vscode.window.showQuickPick(
       [
         { label: '$(file) From a .pub file…', value: 'file' },
-        { label: '$(add) Generate a new ed25519 key', description: 'in ~/.ssh, never overwriting a file', value: 'generate' },
+        {
+          label: '$(add) Generate a new ed25519 key',
+          description: vscode.l10n.t('in ~/.ssh, never overwriting a file'),
+          value: 'generate',
+        },
         { label: '$(edit) Paste a public key…', value: 'paste' },
       ],
-      { title: 'GPU Rental: Add an SSH key to the account' },
+      { title: vscode.l10n.t('GPU Rental: Add an SSH key to the account') },
     );
     if (!how) return undefined;
     if (how.value === 'file') {
@@ -40,7 +44,7 @@ async function addSshKey(s: SshKeyDeps, given: string | undefined): Promise<SshK
         (await vscode.window.showOpenDialog({
           canSelectMany: false,
           filters: { 'Public keys': ['pub'] },
-          title: 'The public half (.pub) of an SSH key',
+          title: vscode.l10n.t('The public half (.pub) of an SSH key'),
         })) ?? [];
       if (!file) return undefined;
       publicKey = (await readFile(file.fsPath, 'utf8')).trim();
@@ -48,24 +52,29 @@ async function addSshKey(s: SshKeyDeps, given: string | undefined): Promise<SshK
       publicKey = (await generateKey(await newKeyPath(), `gpu-rental@${hostname()}`)).publicKey;
     } else {
       publicKey = (
-        await vscode.window.showInputBox({ title: 'GPU Rental: paste a public key', placeHolder: 'ssh-ed25519 AAAA… comment' })
+        await vscode.window.showInputBox({
+          title: vscode.l10n.t('GPU Rental: paste a public key'),
+          placeHolder: vscode.l10n.t('ssh-ed25519 AAAA… comment'),
+        })
       )?.trim();
     }
   }
   if (!publicKey) return undefined;
   if (!/^(ssh-|ecdsa-|sk-)\S+ \S+/.test(publicKey))
     throw new Error(
-      'That is not an OpenSSH public key (it starts with ssh-ed25519, ssh-rsa or ecdsa-…). Use the .pub file, never the private key.',
+      vscode.l10n.t(
+        'That is not an OpenSSH public key (it starts with ssh-ed25519, ssh-rsa or ecdsa-…). Use the .pub file, never the private key.',
+      ),
     );
   const existing = (await s.session.client.sshKeys.list()).find((k) => keyFingerprintPart(k.public_key) === keyFingerprintPart(publicKey));
   if (existing) {
-    void vscode.window.showInformationMessage('GPU Rental: that SSH key is already on the account.');
+    void vscode.window.showInformationMessage(vscode.l10n.t('GPU Rental: that SSH key is already on the account.'));
     return existing;
   }
   const key = await s.session.client.sshKeys.create(publicKey);
   s.accountView.refresh();
   void vscode.window.showInformationMessage(
-    'GPU Rental: SSH key added. New instances accept it; attach it to existing ones with "Attach SSH Key to Instance".',
+    vscode.l10n.t('GPU Rental: SSH key added. New instances accept it; attach it to existing ones with "Attach SSH Key to Instance".'),
   );
   return key;
 }
@@ -89,14 +98,17 @@ async function deleteSshKey(s: SshKeyDeps, target: SshKeyItem | number | undefin
       ? target.key
       : typeof target === 'number'
         ? keys.find((k) => k.id === target)
-        : await pickSshKey(keys, 'GPU Rental: Delete which SSH key?');
+        : await pickSshKey(keys, vscode.l10n.t('GPU Rental: Delete which SSH key?'));
   if (!key) return false;
   const ok = await s
     .prompts()
     .confirm(
-      'Delete this SSH key from the account?',
-      `${key.public_key.slice(0, 60)}…\nNew instances will not accept it. Instances that already carry it keep it until you detach it.`,
-      'Delete Key',
+      vscode.l10n.t('Delete this SSH key from the account?'),
+      vscode.l10n.t(
+        '{0}…\nNew instances will not accept it. Instances that already carry it keep it until you detach it.',
+        key.public_key.slice(0, 60),
+      ),
+      vscode.l10n.t('Delete Key'),
     );
   if (!ok) return false;
   await s.session.client.sshKeys.delete(key.id);
@@ -105,32 +117,34 @@ async function deleteSshKey(s: SshKeyDeps, target: SshKeyItem | number | undefin
 }
 
 async function attachSshKey(s: SshKeyDeps, t: Target | undefined, keyId: number | undefined): Promise<boolean> {
-  const instance = await resolveTarget(s, t, 'Attach an SSH key to which instance?', undefined);
+  const instance = await resolveTarget(s, t, vscode.l10n.t('Attach an SSH key to which instance?'), undefined);
   if (!instance) return false;
   const keys = await s.session.client.sshKeys.list();
   const key =
-    keyId !== undefined ? keys.find((k) => k.id === keyId) : await pickSshKey(keys, `GPU Rental: Attach which SSH key to #${instance.id}?`);
+    keyId !== undefined
+      ? keys.find((k) => k.id === keyId)
+      : await pickSshKey(keys, vscode.l10n.t('GPU Rental: Attach which SSH key to #{0}?', instance.id));
   if (!key) return false;
   await s.session.client.sshKeys.attach(instance.id, key.public_key);
-  void vscode.window.showInformationMessage(`GPU Rental: instance #${instance.id} now accepts that SSH key.`);
+  void vscode.window.showInformationMessage(vscode.l10n.t('GPU Rental: instance #{0} now accepts that SSH key.', instance.id));
   return true;
 }
 
 async function detachSshKey(s: SshKeyDeps, t: Target | undefined, keyId: number | undefined): Promise<boolean> {
-  const instance = await resolveTarget(s, t, 'Detach an SSH key from which instance?', undefined);
+  const instance = await resolveTarget(s, t, vscode.l10n.t('Detach an SSH key from which instance?'), undefined);
   if (!instance) return false;
   const keys = await s.session.client.sshKeys.listForInstance(instance.id);
   const key =
     keyId !== undefined
       ? keys.find((k) => k.id === keyId)
-      : await pickSshKey(keys, `GPU Rental: Detach which SSH key from #${instance.id}?`);
+      : await pickSshKey(keys, vscode.l10n.t('GPU Rental: Detach which SSH key from #{0}?', instance.id));
   if (!key) return false;
   const ok = await s
     .prompts()
     .confirm(
-      `Detach this SSH key from instance #${instance.id}?`,
-      'Logins with it are refused from now on (a session already open stays open).',
-      'Detach',
+      vscode.l10n.t('Detach this SSH key from instance #{0}?', instance.id),
+      vscode.l10n.t('Logins with it are refused from now on (a session already open stays open).'),
+      vscode.l10n.t('Detach'),
     );
   if (!ok) return false;
   await s.session.client.sshKeys.detach(instance.id, key.id);

@@ -21,9 +21,9 @@ async function invite(s: AccountAreaDeps, email: string | undefined, role: strin
     email ??
     (
       await vscode.window.showInputBox({
-        title: 'GPU Rental: Invite to the team (1/2)',
-        prompt: 'Email address of the person to invite',
-        validateInput: (v) => (/^\S+@\S+\.\S+$/.test(v.trim()) ? undefined : 'Enter an email address.'),
+        title: vscode.l10n.t('GPU Rental: Invite to the team (1/2)'),
+        prompt: vscode.l10n.t('Email address of the person to invite'),
+        validateInput: (v) => (/^\S+@\S+\.\S+$/.test(v.trim()) ? undefined : vscode.l10n.t('Enter an email address.')),
       })
     )?.trim();
   if (!address) return false;
@@ -31,12 +31,12 @@ async function invite(s: AccountAreaDeps, email: string | undefined, role: strin
     role ??
     (await vscode.window.showQuickPick(
       (await s.session.client.team.roles()).map((r) => r.name),
-      { title: `GPU Rental: Invite ${address} (2/2): with which role?` },
+      { title: vscode.l10n.t('GPU Rental: Invite {0} (2/2): with which role?', address) },
     ));
   if (!roleName) return false;
   await s.session.client.team.invite(address, roleName);
   s.accountView.refresh();
-  void vscode.window.showInformationMessage(`GPU Rental: invited ${address} as ${roleName}.`);
+  void vscode.window.showInformationMessage(vscode.l10n.t('GPU Rental: invited {0} as {1}.', address, roleName));
   return true;
 }
 
@@ -47,7 +47,7 @@ async function remove(s: AccountAreaDeps, target: TeamMemberItem | number | unde
     member = (
       await vscode.window.showQuickPick(
         members.map((m) => ({ label: m.email || m.username || `user ${m.id}`, description: m.roles.join(', '), m })),
-        { title: 'GPU Rental: Remove which team member?' },
+        { title: vscode.l10n.t('GPU Rental: Remove which team member?') },
       )
     )?.m;
   }
@@ -56,9 +56,9 @@ async function remove(s: AccountAreaDeps, target: TeamMemberItem | number | unde
   const ok = await s
     .prompts()
     .confirm(
-      `Remove ${who} from the team?`,
-      "They lose access to the team's instances, keys and billing at once. You can invite them again.",
-      'Remove',
+      vscode.l10n.t('Remove {0} from the team?', who),
+      vscode.l10n.t("They lose access to the team's instances, keys and billing at once. You can invite them again."),
+      vscode.l10n.t('Remove'),
     );
   if (!ok) return false;
   await s.session.client.team.removeMember(member.id);
@@ -73,15 +73,15 @@ async function saveRole(s: AccountAreaDeps, target: TeamRoleItem | string | unde
   if (!name) {
     const picked = await vscode.window.showQuickPick(
       [{ label: '$(add) New role…', value: '' }, ...roles.map((r) => ({ label: r.name, description: 'edit', value: r.name }))],
-      { title: 'GPU Rental: Create or edit a team role' },
+      { title: vscode.l10n.t('GPU Rental: Create or edit a team role') },
     );
     if (!picked) return false;
     name =
       picked.value ||
       (
         await vscode.window.showInputBox({
-          title: 'GPU Rental: New role name',
-          validateInput: (v) => (v.trim() ? undefined : 'A role needs a name.'),
+          title: vscode.l10n.t('GPU Rental: New role name'),
+          validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('A role needs a name.')),
         })
       )?.trim();
     if (!name) return false;
@@ -93,7 +93,7 @@ async function saveRole(s: AccountAreaDeps, target: TeamRoleItem | string | unde
     (
       await vscode.window.showQuickPick(
         Object.entries(PERMISSION_CATEGORIES).map(([c, what]) => ({ label: c, description: what, picked: current.includes(c) })),
-        { title: `GPU Rental: What may "${name}" do?`, canPickMany: true },
+        { title: vscode.l10n.t('GPU Rental: What may "{0}" do?', name), canPickMany: true },
       )
     )?.map((p) => p.label);
   if (!categories) return false;
@@ -101,7 +101,7 @@ async function saveRole(s: AccountAreaDeps, target: TeamRoleItem | string | unde
   if (existing?.id !== undefined && existing.id !== null) await s.session.client.team.updateRole(existing.id, name, permissions);
   else await s.session.client.team.createRole(name, permissions);
   s.accountView.refresh();
-  void vscode.window.showInformationMessage(`GPU Rental: role "${name}" ${existing ? 'updated' : 'created'}.`);
+  void vscode.window.showInformationMessage(vscode.l10n.t('GPU Rental: role "{0}" {1}.', name, existing ? 'updated' : 'created'));
   return true;
 }
 
@@ -111,27 +111,31 @@ async function deleteRole(s: AccountAreaDeps, target: TeamRoleItem | string | un
   let name = target instanceof TeamRoleItem ? target.role.name : target;
   if (name === undefined) {
     if (roles.length === 0) {
-      void vscode.window.showInformationMessage('GPU Rental: the team has no roles besides owner, which cannot be deleted.');
+      void vscode.window.showInformationMessage(vscode.l10n.t('GPU Rental: the team has no roles besides owner, which cannot be deleted.'));
       return false;
     }
     name = (
       await vscode.window.showQuickPick(
         roles.map((r) => r.name),
-        { title: 'GPU Rental: Delete which team role?' },
+        { title: vscode.l10n.t('GPU Rental: Delete which team role?') },
       )
     )?.trim();
     if (!name) return false;
   }
   if (name === 'owner') {
-    void vscode.window.showErrorMessage('GPU Rental: the owner role cannot be deleted.');
+    void vscode.window.showErrorMessage(vscode.l10n.t('GPU Rental: the owner role cannot be deleted.'));
     return false;
   }
   const holders = (await s.session.client.team.members()).filter((m) => m.roles.includes(name));
   const who = holders.map((m) => m.email || m.username || `user ${m.id}`);
   const detail = holders.length
-    ? `${who.join(', ')} ${holders.length === 1 ? 'has' : 'have'} this role and will lose what it allows. Give them another role first if they still need access.`
-    : 'No team member has this role.';
-  if (!(await s.prompts().confirm(`Delete the team role "${name}"?`, detail, 'Delete Role'))) return false;
+    ? vscode.l10n.t(
+        '{0} {1} this role and will lose what it allows. Give them another role first if they still need access.',
+        who.join(', '),
+        holders.length === 1 ? 'has' : 'have',
+      )
+    : vscode.l10n.t('No team member has this role.');
+  if (!(await s.prompts().confirm(vscode.l10n.t('Delete the team role "{0}"?', name), detail, vscode.l10n.t('Delete Role')))) return false;
   await s.session.client.team.deleteRole(name);
   s.accountView.refresh();
   return true;

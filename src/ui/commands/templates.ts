@@ -29,23 +29,27 @@ export function templateCommands(s: TemplateDeps): CommandDefinition[] {
 }
 
 async function saveAsTemplate(s: TemplateDeps, t: Target | undefined, given: string | undefined): Promise<Template | undefined> {
-  const instance = await resolveTarget(s, t, 'Save the settings of which instance as a template?', undefined);
+  const instance = await resolveTarget(s, t, vscode.l10n.t('Save the settings of which instance as a template?'), undefined);
   if (!instance) return undefined;
   const name =
     given ??
     (
       await vscode.window.showInputBox({
-        title: 'GPU Rental: Save as Template',
-        prompt: `Image, start-up script, disk and connection of #${instance.id} become a private template.`,
+        title: vscode.l10n.t('GPU Rental: Save as Template'),
+        prompt: vscode.l10n.t('Image, start-up script, disk and connection of #{0} become a private template.', instance.id),
         value: instance.label ?? `template-${instance.id}`,
-        validateInput: (v) => (v.trim() ? undefined : 'A template needs a name.'),
+        validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('A template needs a name.')),
       })
     )?.trim();
   if (!name) return undefined;
   const template = await s.session.client.templates.create(templateFromInstance(instance, name));
   s.accountView.refresh();
   void vscode.window.showInformationMessage(
-    `GPU Rental: saved template "${name}" (${template.hash_id.slice(0, 8)}). Rent with it from the Account view or "Rent With Template".`,
+    vscode.l10n.t(
+      'GPU Rental: saved template "{0}" ({1}). Rent with it from the Account view or "Rent With Template".',
+      name,
+      template.hash_id.slice(0, 8),
+    ),
   );
   return template;
 }
@@ -62,16 +66,18 @@ async function pickTemplate(s: TemplateDeps, title: string, ownOnly: boolean): P
       detail: t.desc ?? undefined,
       t,
     })),
-    { title, matchOnDescription: true, matchOnDetail: true, placeHolder: 'Type to filter by name, image or description' },
+    { title, matchOnDescription: true, matchOnDetail: true, placeHolder: vscode.l10n.t('Type to filter by name, image or description') },
   );
   return picked?.t;
 }
 
 async function searchTemplates(s: TemplateDeps): Promise<void> {
-  const t = await pickTemplate(s, 'GPU Rental: Templates (public and yours)', false);
+  const t = await pickTemplate(s, vscode.l10n.t('GPU Rental: Templates (public and yours)'), false);
   if (!t) return;
-  const choice = await vscode.window.showQuickPick(['Rent With This Template…', 'Copy Hash'], { title: `GPU Rental: ${t.name}` });
-  if (choice === 'Copy Hash') await vscode.env.clipboard.writeText(t.hash_id);
+  const choice = await vscode.window.showQuickPick([vscode.l10n.t('Rent With This Template…'), vscode.l10n.t('Copy Hash')], {
+    title: vscode.l10n.t('GPU Rental: {0}', t.name),
+  });
+  if (choice === vscode.l10n.t('Copy Hash')) await vscode.env.clipboard.writeText(t.hash_id);
   if (choice?.startsWith('Rent')) await rentWithTemplate(s, t.hash_id, undefined);
 }
 
@@ -87,21 +93,28 @@ async function editTemplate(
   t: TemplateItem | string | undefined,
   given: Partial<TemplateFields> | undefined,
 ): Promise<string | undefined> {
-  const template = await ownTemplate(s, t, 'GPU Rental: Edit which template?');
+  const template = await ownTemplate(s, t, vscode.l10n.t('GPU Rental: Edit which template?'));
   if (!template) return undefined;
   let changes = given;
   if (!changes) {
     const field = await vscode.window.showQuickPick(
       [
-        { label: 'Image', value: 'image' as const, current: joinImage(template.image, template.tag) },
-        { label: 'Start-up script', value: 'onstart' as const, current: template.onstart ?? '' },
-        { label: 'Disk (GB)', value: 'recommended_disk_space' as const, current: String(template.recommended_disk_space ?? '') },
-        { label: 'Name', value: 'name' as const, current: template.name },
+        { label: vscode.l10n.t('Image'), value: 'image' as const, current: joinImage(template.image, template.tag) },
+        { label: vscode.l10n.t('Start-up script'), value: 'onstart' as const, current: template.onstart ?? '' },
+        {
+          label: vscode.l10n.t('Disk (GB)'),
+          value: 'recommended_disk_space' as const,
+          current: String(template.recommended_disk_space ?? ''),
+        },
+        { label: vscode.l10n.t('Name'), value: 'name' as const, current: template.name },
       ].map((f) => ({ ...f, description: f.current.slice(0, 60) })),
-      { title: `GPU Rental: Edit "${template.name}": which setting?` },
+      { title: vscode.l10n.t('GPU Rental: Edit "{0}": which setting?', template.name) },
     );
     if (!field) return undefined;
-    const value = await vscode.window.showInputBox({ title: `GPU Rental: ${field.label} of "${template.name}"`, value: field.current });
+    const value = await vscode.window.showInputBox({
+      title: vscode.l10n.t('GPU Rental: {0} of "{1}"', field.label, template.name),
+      value: field.current,
+    });
     if (value === undefined) return undefined;
     changes =
       field.value === 'recommended_disk_space'
@@ -114,20 +127,25 @@ async function editTemplate(
   await s.state.change('recentTemplates', (recent) => followHash(recent, template.hash_id, edited.hash_id));
   s.accountView.refresh();
   void vscode.window.showInformationMessage(
-    `GPU Rental: template "${template.name}" saved; its hash is now ${edited.hash_id.slice(0, 8)} (was ${template.hash_id.slice(0, 8)}).`,
+    vscode.l10n.t(
+      'GPU Rental: template "{0}" saved; its hash is now {1} (was {2}).',
+      template.name,
+      edited.hash_id.slice(0, 8),
+      template.hash_id.slice(0, 8),
+    ),
   );
   return edited.hash_id;
 }
 
 async function deleteTemplate(s: TemplateDeps, t: TemplateItem | number | undefined): Promise<boolean> {
-  const template = await ownTemplate(s, t, 'GPU Rental: Delete which template?');
+  const template = await ownTemplate(s, t, vscode.l10n.t('GPU Rental: Delete which template?'));
   if (!template) return false;
   const ok = await s
     .prompts()
     .confirm(
-      `Delete template "${template.name}"?`,
-      'Instances already rented with it keep running; it can no longer be rented with. This cannot be undone.',
-      'Delete Template',
+      vscode.l10n.t('Delete template "{0}"?', template.name),
+      vscode.l10n.t('Instances already rented with it keep running; it can no longer be rented with. This cannot be undone.'),
+      vscode.l10n.t('Delete Template'),
     );
   if (!ok) return false;
   await s.session.client.templates.delete(template.id);
@@ -143,7 +161,11 @@ async function deleteTemplate(s: TemplateDeps, t: TemplateItem | number | undefi
  */
 async function rentWithTemplate(s: TemplateDeps, t: TemplateItem | string | undefined, offer: number | undefined): Promise<unknown> {
   const template =
-    t instanceof TemplateItem ? t.template : t ? { hash_id: t } : await pickTemplate(s, 'GPU Rental: Rent with which template?', false);
+    t instanceof TemplateItem
+      ? t.template
+      : t
+        ? { hash_id: t }
+        : await pickTemplate(s, vscode.l10n.t('GPU Rental: Rent with which template?'), false);
   if (!template) return undefined;
   const start: RentStart = { template: template.hash_id };
   return vscode.commands.executeCommand(COMMANDS.rentOffer, offer, undefined, start);

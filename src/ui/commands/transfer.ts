@@ -42,11 +42,11 @@ interface DownloadArgs {
 export function transferCommands(s: TransferDeps): CommandDefinition[] {
   return [
     command(COMMANDS.uploadFolder, async (t?: Target, args?: UploadArgs) => {
-      const instance = await runningTarget(s, t, 'Upload to which instance?');
+      const instance = await runningTarget(s, t, vscode.l10n.t('Upload to which instance?'));
       return instance ? await uploadTo(s, instance, args ?? {}) : undefined;
     }),
     command(COMMANDS.downloadFromInstance, async (t?: Target, args?: DownloadArgs) => {
-      const instance = await runningTarget(s, t, 'Download from which instance?');
+      const instance = await runningTarget(s, t, vscode.l10n.t('Download from which instance?'));
       return instance ? await downloadFrom(s, instance, args ?? {}) : undefined;
     }),
   ];
@@ -58,7 +58,11 @@ async function runningTarget(s: TransferDeps, t: Target, title: string): Promise
   if (!instance) return undefined;
   if (instancePhase(instance) !== 'running') {
     void vscode.window.showWarningMessage(
-      `GPU Rental: ${instanceName(instance)} is ${instancePhase(instance)}, so files cannot move to or from it now. Start it yourself when you want it running (it bills while it runs), then try again.`,
+      vscode.l10n.t(
+        'GPU Rental: {0} is {1}, so files cannot move to or from it now. Start it yourself when you want it running (it bills while it runs), then try again.',
+        instanceName(instance),
+        instancePhase(instance),
+      ),
     );
     return undefined;
   }
@@ -72,8 +76,8 @@ async function uploadTo(s: TransferDeps, instance: Instance, args: UploadArgs): 
   const remoteDir =
     args.remoteDir ??
     (await vscode.window.showInputBox({
-      title: `GPU Rental: Upload ${path.basename(localDir)} to ${instanceName(instance)}`,
-      prompt: 'The folder on the instance that will hold the files (made when missing). Only what changed is sent.',
+      title: vscode.l10n.t('GPU Rental: Upload {0} to {1}', path.basename(localDir), instanceName(instance)),
+      prompt: vscode.l10n.t('The folder on the instance that will hold the files (made when missing). Only what changed is sent.'),
       value: suggested,
       ignoreFocusOut: true,
       validateInput: (v) => validRemote(v),
@@ -82,24 +86,37 @@ async function uploadTo(s: TransferDeps, instance: Instance, args: UploadArgs): 
   const target = await s.sshTarget(instance);
   const excludes = config.syncExclude();
   const run = async (): Promise<string | undefined> => {
-    const result = await withTransferProgress(`uploading ${path.basename(localDir)} to ${instanceName(instance)}`, (options) =>
-      upload(target, { localDir, remoteDir, excludes }, options),
+    const result = await withTransferProgress(
+      vscode.l10n.t('uploading {0} to {1}', path.basename(localDir), instanceName(instance)),
+      (options) => upload(target, { localDir, remoteDir, excludes }, options),
     ).catch((error: unknown) => failed(s, error, run));
     if (!result) return undefined;
     const what = result.filesSent === 1 ? '1 file' : `${result.filesSent} files`;
     const how =
-      result.method === 'tar' ? ` with tar (${result.notice ?? 'no rsync'})` : result.filesSent === 0 ? ', nothing had changed' : '';
+      result.method === 'tar'
+        ? vscode.l10n.t(' with tar ({0})', result.notice ?? vscode.l10n.t('no rsync'))
+        : result.filesSent === 0
+          ? vscode.l10n.t(', nothing had changed')
+          : '';
     s.logger.info(`Uploaded ${localDir} to ${result.remoteDir} on #${instance.id}: ${what}, ${formatBytes(result.bytesSent)}${how}`);
     if (args.quiet) return result.remoteDir;
     void vscode.window
       .showInformationMessage(
-        `GPU Rental: uploaded ${path.basename(localDir)} to ${result.remoteDir} on ${instanceName(instance)}: ${what}, ${formatBytes(result.bytesSent)}${how}.`,
-        'Open Terminal in Folder',
-        'Copy Path',
+        vscode.l10n.t(
+          'GPU Rental: uploaded {0} to {1} on {2}: {3}, {4}{5}.',
+          path.basename(localDir),
+          result.remoteDir,
+          instanceName(instance),
+          what,
+          formatBytes(result.bytesSent),
+          how,
+        ),
+        vscode.l10n.t('Open Terminal in Folder'),
+        vscode.l10n.t('Copy Path'),
       )
       .then((choice) => {
-        if (choice === 'Copy Path') void vscode.env.clipboard.writeText(result.remoteDir);
-        if (choice === 'Open Terminal in Folder') openTerminalIn(instance, target, result.remoteDir);
+        if (choice === vscode.l10n.t('Copy Path')) void vscode.env.clipboard.writeText(result.remoteDir);
+        if (choice === vscode.l10n.t('Open Terminal in Folder')) openTerminalIn(instance, target, result.remoteDir);
       });
     return result.remoteDir;
   };
@@ -128,7 +145,7 @@ async function downloadPath(
   if (!into) return undefined;
   const run = async (replace: boolean): Promise<string | undefined> => {
     try {
-      const result = await withTransferProgress(`downloading ${remotePath} from ${instanceName(instance)}`, (options) =>
+      const result = await withTransferProgress(vscode.l10n.t('downloading {0} from {1}', remotePath, instanceName(instance)), (options) =>
         download(target, { remotePath, localDir: into, replace }, options),
       );
       s.logger.info(
@@ -136,8 +153,14 @@ async function downloadPath(
       );
       void vscode.window
         .showInformationMessage(
-          `GPU Rental: downloaded ${remotePath} from ${instanceName(instance)} to ${result.localPath}${result.notice ? ` (${result.notice})` : ''}.`,
-          'Reveal',
+          vscode.l10n.t(
+            'GPU Rental: downloaded {0} from {1} to {2}{3}.',
+            remotePath,
+            instanceName(instance),
+            result.localPath,
+            result.notice ? ` (${result.notice})` : '',
+          ),
+          vscode.l10n.t('Reveal'),
         )
         .then((choice) => {
           if (choice) void vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(result.localPath));
@@ -148,9 +171,9 @@ async function downloadPath(
         const ok = await s
           .prompts()
           .confirm(
-            `${path.join(into, path.basename(remotePath))} exists already.`,
-            'Replace it with the download? The old copy is removed only once the new one has arrived completely.',
-            'Replace',
+            vscode.l10n.t('{0} exists already.', path.join(into, path.basename(remotePath))),
+            vscode.l10n.t('Replace it with the download? The old copy is removed only once the new one has arrived completely.'),
+            vscode.l10n.t('Replace'),
           );
         return ok ? run(true) : undefined;
       }
@@ -202,7 +225,7 @@ export async function downloadBeforeDestroy(s: TransferDeps, instance: Instance,
 function withTransferProgress<T>(title: string, run: (options: TransferOptions) => Promise<T>): Promise<T> {
   return Promise.resolve(
     vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `GPU Rental: ${title}`, cancellable: true },
+      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('GPU Rental: {0}', title), cancellable: true },
       async (progress, token) => {
         const abort = new AbortController();
         const cancel = token.onCancellationRequested(() => abort.abort());
@@ -242,11 +265,12 @@ function failed(s: TransferDeps, error: unknown, retry: () => Promise<string | u
   if (!(error instanceof TransferError)) throw error;
   s.logger.warn(`Transfer failed (${error.fault}): ${error.message}`);
   const show = error.fault === 'cancelled' ? vscode.window.showWarningMessage : vscode.window.showErrorMessage;
-  void show(`GPU Rental: ${error.message}`, ...(error.retryable ? ['Retry'] : [])).then((choice) => {
-    if (choice !== 'Retry') return;
+  void show(vscode.l10n.t('GPU Rental: {0}', error.message), ...(error.retryable ? [vscode.l10n.t('Retry')] : [])).then((choice) => {
+    if (choice === undefined) return;
     // Outside the command now, so the guard does not see a second failure: show it here.
     retry().catch(
-      (again: unknown) => void vscode.window.showErrorMessage(`GPU Rental: ${again instanceof Error ? again.message : String(again)}`),
+      (again: unknown) =>
+        void vscode.window.showErrorMessage(vscode.l10n.t('GPU Rental: {0}', again instanceof Error ? again.message : String(again))),
     );
   });
   return undefined;
@@ -270,7 +294,7 @@ async function pickLocalFolder(): Promise<string | undefined> {
     const picked = await vscode.window.showQuickPick(
       [...folders.map((f) => ({ label: f.name, description: f.uri.fsPath, path: f.uri.fsPath })), other],
       {
-        title: 'GPU Rental: Upload which folder?',
+        title: vscode.l10n.t('GPU Rental: Upload which folder?'),
       },
     );
     if (!picked) return undefined;
@@ -291,8 +315,8 @@ async function pickDownloadFolder(): Promise<string | undefined> {
     canSelectFolders: true,
     canSelectFiles: false,
     canSelectMany: false,
-    openLabel: 'Download Here',
-    title: 'GPU Rental: Download into which folder?',
+    openLabel: vscode.l10n.t('Download Here'),
+    title: vscode.l10n.t('GPU Rental: Download into which folder?'),
     ...(workspace ? { defaultUri: workspace } : {}),
   });
   return chosen?.[0]?.fsPath;
@@ -312,7 +336,9 @@ async function browseRemote(target: SshTarget, instance: Instance, start: string
       listing = await listRemote(target, dir);
     } catch (error) {
       if (error instanceof TransferError && error.fault === 'remoteMissing' && dir !== '.') {
-        void vscode.window.showWarningMessage(`GPU Rental: ${dir} does not exist on ${instanceName(instance)}; showing its home folder.`);
+        void vscode.window.showWarningMessage(
+          vscode.l10n.t('GPU Rental: {0} does not exist on {1}; showing its home folder.', dir, instanceName(instance)),
+        );
         dir = '.';
         continue;
       }
@@ -330,16 +356,18 @@ async function browseRemote(target: SshTarget, instance: Instance, start: string
       })),
     ];
     const picked = await vscode.window.showQuickPick(items, {
-      title: `GPU Rental: Download from ${instanceName(instance)}: ${dir}`,
-      placeHolder: listing.refused ? `${listing.refused} name(s) with control characters are not shown` : 'Pick a file, or open a folder',
+      title: vscode.l10n.t('GPU Rental: Download from {0}: {1}', instanceName(instance), dir),
+      placeHolder: listing.refused
+        ? vscode.l10n.t('{0} name(s) with control characters are not shown', listing.refused)
+        : vscode.l10n.t('Pick a file, or open a folder'),
       matchOnDescription: true,
     });
     if (!picked) return undefined;
     if (picked.action === 'here' || picked.action === 'file') return picked.path;
     if (picked.action === 'type') {
       return vscode.window.showInputBox({
-        title: `GPU Rental: Download from ${instanceName(instance)}`,
-        prompt: 'A file or folder on the instance',
+        title: vscode.l10n.t('GPU Rental: Download from {0}', instanceName(instance)),
+        prompt: vscode.l10n.t('A file or folder on the instance'),
         value: dir,
         ignoreFocusOut: true,
         validateInput: validRemote,
@@ -352,7 +380,7 @@ async function browseRemote(target: SshTarget, instance: Instance, start: string
 /** An ssh terminal that starts in `dir` on the instance. */
 function openTerminalIn(instance: Instance, target: SshTarget, dir: string): void {
   const terminal = vscode.window.createTerminal({
-    name: `GPU Rental: ${instance.label || `#${instance.id}`}`,
+    name: vscode.l10n.t('GPU Rental: {0}', instance.label || `#${instance.id}`),
     shellPath: 'ssh',
     shellArgs: sshArgv(target, `cd -- ${shellQuote(dir)} && exec "\${SHELL:-/bin/sh}" -l`, ['-t']),
     iconPath: new vscode.ThemeIcon('remote'),

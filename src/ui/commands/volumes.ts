@@ -30,10 +30,10 @@ async function createVolume(s: AccountAreaDeps, spec: NewVolume | undefined): Pr
   let request = spec;
   if (!request) {
     const sizeText = await vscode.window.showInputBox({
-      title: 'GPU Rental: New Volume (1/3): size',
-      prompt: 'Size in GB',
+      title: vscode.l10n.t('GPU Rental: New Volume (1/3): size'),
+      prompt: vscode.l10n.t('Size in GB'),
       value: '50',
-      validateInput: (v) => (/^\d+$/.test(v.trim()) && Number(v) > 0 ? undefined : 'A whole number of GB.'),
+      validateInput: (v) => (/^\d+$/.test(v.trim()) && Number(v) > 0 ? undefined : vscode.l10n.t('A whole number of GB.')),
     });
     if (!sizeText) return undefined;
     const sizeGb = Number(sizeText);
@@ -46,20 +46,29 @@ async function createVolume(s: AccountAreaDeps, spec: NewVolume | undefined): Pr
     const picked = await vscode.window.showQuickPick(
       offers.map((o) => ({
         label: `${formatDollars(monthly(o, sizeGb))}/month`,
-        description: `${formatDollars(o.storage_cost ?? 0)}/GB/month · ${o.geolocation ?? '?'} · machine ${o.machine_id ?? '?'} · reliability ${((o.reliability2 ?? 0) * 100).toFixed(1)} %`,
+        description: vscode.l10n.t(
+          '{0}/GB/month · {1} · machine {2} · reliability {3} %',
+          formatDollars(o.storage_cost ?? 0),
+          o.geolocation ?? '?',
+          o.machine_id ?? '?',
+          ((o.reliability2 ?? 0) * 100).toFixed(1),
+        ),
         o,
       })),
-      { title: `GPU Rental: New Volume (2/3): where (${sizeGb} GB; it bills until deleted)`, matchOnDescription: true },
+      { title: vscode.l10n.t('GPU Rental: New Volume (2/3): where ({0} GB; it bills until deleted)', sizeGb), matchOnDescription: true },
     );
     if (!picked) return undefined;
-    const name = await vscode.window.showInputBox({ title: 'GPU Rental: New Volume (3/3): name', value: `volume-${sizeGb}gb` });
+    const name = await vscode.window.showInputBox({
+      title: vscode.l10n.t('GPU Rental: New Volume (3/3): name'),
+      value: `volume-${sizeGb}gb`,
+    });
     if (name === undefined) return undefined;
     request = { offerId: picked.o.id, sizeGb, name: name.trim() || undefined };
   }
   const created = await s.session.client.volumes.create(request);
   s.accountView.refresh();
   void vscode.window.showInformationMessage(
-    `GPU Rental: created volume ${created.volumeName ?? ''} (${request.sizeGb} GB). It bills until you delete it.`,
+    vscode.l10n.t('GPU Rental: created volume {0} ({1} GB). It bills until you delete it.', created.volumeName ?? '', request.sizeGb),
   );
   return created.volumeName;
 }
@@ -74,22 +83,29 @@ async function deleteVolume(s: AccountAreaDeps, t: VolumeItem | number | undefin
         : (
             await vscode.window.showQuickPick(
               volumes.map((v) => ({ label: v.label || `volume ${v.id}`, description: `${v.disk_space ?? '?'} GB`, v })),
-              { title: 'GPU Rental: Delete which volume?' },
+              { title: vscode.l10n.t('GPU Rental: Delete which volume?') },
             )
           )?.v;
   if (!volume) return false;
   if (volume.instances?.length) {
     void vscode.window.showErrorMessage(
-      `GPU Rental: volume "${volume.label || volume.id}" is used by instance #${volume.instances.join(', #')}. Destroy those first, then delete it.`,
+      vscode.l10n.t(
+        'GPU Rental: volume "{0}" is used by instance #{1}. Destroy those first, then delete it.',
+        volume.label || volume.id,
+        volume.instances.join(', #'),
+      ),
     );
     return false;
   }
   const ok = await s
     .prompts()
     .confirm(
-      `Delete volume "${volume.label || volume.id}"?`,
-      `Its ${volume.disk_space ?? '?'} GB and every file on it are deleted for good. Billing for it stops. This cannot be undone.`,
-      'Delete Volume',
+      vscode.l10n.t('Delete volume "{0}"?', volume.label || volume.id),
+      vscode.l10n.t(
+        'Its {0} GB and every file on it are deleted for good. Billing for it stops. This cannot be undone.',
+        volume.disk_space ?? '?',
+      ),
+      vscode.l10n.t('Delete Volume'),
     );
   if (!ok) return false;
   await s.session.client.volumes.delete(volume.id);

@@ -58,38 +58,50 @@ export function jobCommands(s: JobCommandDeps): CommandDefinition[] {
   return [
     command(COMMANDS.runJob, (target?: InstanceItem | number | vscode.Uri, options: RunJobOptions = {}) => runJob(s, target, options)),
     command(COMMANDS.stopJob, async (given?: JobItem) => {
-      const item = given instanceof JobItem ? given : await pickJob(s, 'Stop Job', true);
+      const item = given instanceof JobItem ? given : await pickJob(s, vscode.l10n.t('Stop Job'), true);
       if (!item) return false;
       const instance = s.poller.snapshot?.instances.find((i) => i.id === item.instanceId);
       const rate = instance?.dph_total ? ` (${formatDollars(instance.dph_total)}/h)` : '';
       const ok = await s
         .prompts()
         .confirm(
-          `Stop ${String(item.label)} on #${item.instanceId}?`,
-          `Its command and everything it started are ended. The instance keeps running${rate}, even when the job was to stop it at its end: stop it yourself when you are done.`,
-          'Stop Job',
+          vscode.l10n.t('Stop {0} on #{1}?', String(item.label), item.instanceId),
+          vscode.l10n.t(
+            'Its command and everything it started are ended. The instance keeps running{0}, even when the job was to stop it at its end: stop it yourself when you are done.',
+            rate,
+          ),
+          vscode.l10n.t('Stop Job'),
         );
       if (!ok) return false;
       const stopped = await s.jobs.stop(item.instanceId, item.jobId, false);
       void vscode.window.showInformationMessage(
         stopped
-          ? `GPU Rental: ${String(item.label)} was stopped. #${item.instanceId} keeps running${rate}; stop or destroy it when you are done.`
-          : `GPU Rental: ${String(item.label)} had already ended.`,
+          ? vscode.l10n.t(
+              'GPU Rental: {0} was stopped. #{1} keeps running{2}; stop or destroy it when you are done.',
+              String(item.label),
+              item.instanceId,
+              rate,
+            )
+          : vscode.l10n.t('GPU Rental: {0} had already ended.', String(item.label)),
       );
       return stopped;
     }),
     command(COMMANDS.showJobOutput, async (given?: JobItem) => {
-      const item = given instanceof JobItem ? given : await pickJob(s, 'Show Job Output', false);
+      const item = given instanceof JobItem ? given : await pickJob(s, vscode.l10n.t('Show Job Output'), false);
       if (!item) return;
       s.jobs.showOutput(item.instanceId, item.jobId, String(item.label));
     }),
     command(COMMANDS.downloadJobOutputs, async (given?: JobItem, options: { localDir?: string } = {}) => {
-      const item = given instanceof JobItem ? given : await pickJob(s, 'Download Job Outputs', false);
+      const item = given instanceof JobItem ? given : await pickJob(s, vscode.l10n.t('Download Job Outputs'), false);
       if (!item) return undefined;
       if (!item.cwd)
-        throw new Error(`The folder ${String(item.label)} ran in is not known yet. Refresh the Instances view, then try again.`);
+        throw new Error(
+          vscode.l10n.t('The folder {0} ran in is not known yet. Refresh the Instances view, then try again.', String(item.label)),
+        );
       if (!(await commandRegistered(DOWNLOAD_FROM_INSTANCE))) {
-        throw new Error('Download from Instance is not available in this window, so the outputs cannot be downloaded from here.');
+        throw new Error(
+          vscode.l10n.t('Download from Instance is not available in this window, so the outputs cannot be downloaded from here.'),
+        );
       }
       return vscode.commands.executeCommand(DOWNLOAD_FROM_INSTANCE, item.instanceId, { remotePath: item.cwd, ...options });
     }),
@@ -103,13 +115,16 @@ async function pickJob(s: JobCommandDeps, title: string, running: boolean): Prom
     .filter((r) => !running || r.contextValue === 'job-running');
   if (rows.length === 0) {
     void vscode.window.showInformationMessage(
-      `GPU Rental: no ${running ? 'running ' : ''}job is known in this window. Start one with Run on Instance, or open an instance's jobs in the Instances view.`,
+      vscode.l10n.t(
+        "GPU Rental: no {0}job is known in this window. Start one with Run on Instance, or open an instance's jobs in the Instances view.",
+        running ? 'running ' : '',
+      ),
     );
     return undefined;
   }
   const picked = await vscode.window.showQuickPick(
     rows.map((item) => ({ label: String(item.label), description: `#${item.instanceId} · ${String(item.description)}`, item })),
-    { title: `GPU Rental: ${title}`, placeHolder: 'Pick a job' },
+    { title: vscode.l10n.t('GPU Rental: {0}', title), placeHolder: vscode.l10n.t('Pick a job') },
   );
   return picked?.item;
 }
@@ -123,7 +138,7 @@ async function runJob(
   const instance = await resolveTarget(
     s,
     target instanceof InstanceItem || typeof target === 'number' ? target : undefined,
-    'Run on Instance',
+    vscode.l10n.t('Run on Instance'),
     ['running'],
   );
   if (!instance) return undefined;
@@ -137,20 +152,29 @@ async function runJob(
     const remembered = s.memory.uploadFirst() ?? true;
     const items = [
       {
-        label: 'Upload the workspace first',
-        detail: 'Only what changed is sent, then the job starts in the uploaded folder.',
+        label: vscode.l10n.t('Upload the workspace first'),
+        detail: vscode.l10n.t('Only what changed is sent, then the job starts in the uploaded folder.'),
         value: true,
       },
-      { label: 'Run without uploading', detail: 'The job runs on what the instance already has.', value: false },
+      {
+        label: vscode.l10n.t('Run without uploading'),
+        detail: vscode.l10n.t('The job runs on what the instance already has.'),
+        value: false,
+      },
     ];
-    uploadFirst = await pickOf(s.prompts())({ title: 'GPU Rental: Upload before the job?', items: remembered ? items : items.reverse() });
+    uploadFirst = await pickOf(s.prompts())({
+      title: vscode.l10n.t('GPU Rental: Upload before the job?'),
+      items: remembered ? items : items.reverse(),
+    });
     if (uploadFirst === undefined) return undefined;
     await s.memory.setUploadFirst(uploadFirst);
   }
   let cwd = o.cwd;
   if (uploadFirst) {
     if (!(await commandRegistered(UPLOAD_FOLDER))) {
-      throw new Error('Upload Folder is not available in this window. Run the job without uploading, or upload the folder another way.');
+      throw new Error(
+        vscode.l10n.t('Upload Folder is not available in this window. Run the job without uploading, or upload the folder another way.'),
+      );
     }
     // The folder of the file being run, else the first of the workspace, to <transfer folder>/<its name>, as Upload suggests.
     const localDir =
@@ -170,18 +194,22 @@ async function runJob(
     await s.jobs.list(instance.id);
     const alone = !s.jobs.runsJobs(instance.id);
     const disk = instance.storage_total_cost
-      ? `its disk still bills ${formatDollars(instance.storage_total_cost)}/h while it is stopped`
-      : 'its disk still bills while it is stopped';
+      ? vscode.l10n.t('its disk still bills {0}/h while it is stopped', formatDollars(instance.storage_total_cost))
+      : vscode.l10n.t('its disk still bills while it is stopped');
     const items = [
-      { label: 'Stop the instance when the job ends', detail: `Works with this window closed; ${disk}.`, value: true },
       {
-        label: 'Keep the instance running',
-        detail: alone ? 'It bills its full rate until you stop it.' : 'Another job of GPU Rental runs on it.',
+        label: vscode.l10n.t('Stop the instance when the job ends'),
+        detail: vscode.l10n.t('Works with this window closed; {0}.', disk),
+        value: true,
+      },
+      {
+        label: vscode.l10n.t('Keep the instance running'),
+        detail: alone ? vscode.l10n.t('It bills its full rate until you stop it.') : vscode.l10n.t('Another job of GPU Rental runs on it.'),
         value: false,
       },
     ];
     stopAtEnd = await pickOf(s.prompts())({
-      title: `GPU Rental: When the job on ${instanceName(instance)} ends`,
+      title: vscode.l10n.t('GPU Rental: When the job on {0} ends', instanceName(instance)),
       items: alone ? items : items.reverse(),
     });
     if (stopAtEnd === undefined) return undefined;
@@ -195,12 +223,12 @@ async function askCommand(memory: JobMemory, file: vscode.Uri | undefined, insta
   const python = file ?? (editor?.languageId === 'python' && editor.uri.scheme === 'file' ? editor.uri : undefined);
   const value = (python && pythonCommandFor(python)) ?? memory.lastCommand() ?? '';
   const typed = await vscode.window.showInputBox({
-    title: `GPU Rental: Run on ${instanceName(instance)}`,
-    prompt: 'The command to run on the instance, detached: it keeps running with this window closed.',
+    title: vscode.l10n.t('GPU Rental: Run on {0}', instanceName(instance)),
+    prompt: vscode.l10n.t('The command to run on the instance, detached: it keeps running with this window closed.'),
     placeHolder: 'python3 train.py',
     value,
     ignoreFocusOut: true,
-    validateInput: (v) => (v.trim() ? undefined : 'Type the command to run, e.g. python3 train.py'),
+    validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('Type the command to run, e.g. python3 train.py')),
   });
   return typed?.trim() ? typed : undefined;
 }

@@ -25,7 +25,14 @@ export class JobItem extends vscode.TreeItem {
     super(label, vscode.TreeItemCollapsibleState.None);
     this.id = `job-${jobId}`;
     this.description = description;
-    this.tooltip = `${label}\n${description}\nJob ${jobId} on #${instanceId}; its files are in ~/.gpu-rental/jobs/${jobId} on the instance.`;
+    this.tooltip = vscode.l10n.t(
+      '{0}\n{1}\nJob {2} on #{3}; its files are in ~/.gpu-rental/jobs/{4} on the instance.',
+      label,
+      description,
+      jobId,
+      instanceId,
+      jobId,
+    );
     this.contextValue = phase === 'running' || phase === 'starting' ? 'job-running' : 'job-ended';
     const icon =
       phase === 'running' || phase === 'starting'
@@ -45,8 +52,8 @@ export class JobItem extends vscode.TreeItem {
           : description.startsWith('exited 0')
             ? 'succeeded'
             : 'failed';
-    this.accessibilityInformation = { label: `Job ${label} on instance ${instanceId}, ${state}, ${description}` };
-    this.command = { command: 'gpuRental.showJobOutput', title: 'Show Output', arguments: [this] };
+    this.accessibilityInformation = { label: vscode.l10n.t('Job {0} on instance {1}, {2}, {3}', label, instanceId, state, description) };
+    this.command = { command: 'gpuRental.showJobOutput', title: vscode.l10n.t('Show Output'), arguments: [this] };
   }
 }
 
@@ -126,7 +133,14 @@ export class Jobs implements vscode.Disposable {
       if (j.instanceId !== instanceId || listed.some((s) => s.jobId === j.jobId)) continue;
       const running = this.running.has(instanceId);
       rows.push(
-        new JobItem(instanceId, j.jobId, 'starting', j.label, running ? 'not listed yet' : 'waiting for the instance to run', undefined),
+        new JobItem(
+          instanceId,
+          j.jobId,
+          'starting',
+          j.label,
+          running ? vscode.l10n.t('not listed yet') : vscode.l10n.t('waiting for the instance to run'),
+          undefined,
+        ),
       );
     }
     return rows;
@@ -166,7 +180,9 @@ export class Jobs implements vscode.Disposable {
   /** Starts a job detached on the instance, remembers it for this workspace, and follows it in a terminal. */
   async run(instance: Instance, o: RunOptions): Promise<{ jobId: string; startedWith: StartedWith }> {
     if (instancePhase(instance) !== 'running') {
-      throw new Error(`Instance #${instance.id} is not running, so no job can start on it. Start it, then run the job again.`);
+      throw new Error(
+        vscode.l10n.t('Instance #{0} is not running, so no job can start on it. Start it, then run the job again.', instance.id),
+      );
     }
     const jobId = newJobId(Date.now());
     const label = jobLabel(o.command);
@@ -251,7 +267,9 @@ export class Jobs implements vscode.Disposable {
       if (!follower) continue;
       follower.dispose();
       this.followers.delete(j.jobId);
-      this.outputs.get(j.jobId)?.note(`#${instanceId} is not listed by the account any more: no longer following this job`);
+      this.outputs
+        .get(j.jobId)
+        ?.note(vscode.l10n.t('#{0} is not listed by the account any more: no longer following this job', instanceId));
     }
   }
 
@@ -312,7 +330,7 @@ export class Jobs implements vscode.Disposable {
   private output(instanceId: number, jobId: string, label: string): JobOutput {
     let output = this.outputs.get(jobId);
     if (!output) {
-      output = new JobOutput(`GPU Rental job: ${label} (#${instanceId})`);
+      output = new JobOutput(vscode.l10n.t('GPU Rental job: {0} (#{1})', label, instanceId));
       const opened = output;
       output.onDidChangeOpen((open) => {
         const terminal = opened.openTerminal;
@@ -326,7 +344,8 @@ export class Jobs implements vscode.Disposable {
 
   private follow(job: RememberedJob, offset: number, show: boolean): void {
     const output = this.output(job.instanceId, job.jobId, job.label);
-    if (offset > 0) output.note(`the first ${offset} bytes of the output are in ~/.gpu-rental/jobs/${job.jobId}/log on the instance`);
+    if (offset > 0)
+      output.note(vscode.l10n.t('the first {0} bytes of the output are in ~/.gpu-rental/jobs/{1}/log on the instance', offset, job.jobId));
     if (show) output.show(true);
     let announced = false;
     const follower = new JobFollower({
@@ -339,12 +358,13 @@ export class Jobs implements vscode.Disposable {
         output.append(chunk);
       },
       onRetry: (error, delayMs) => {
-        if (!announced) output.note(`lost the connection (${error.message}); trying again in ${Math.round(delayMs / 1000)} s`);
+        if (!announced)
+          output.note(vscode.l10n.t('lost the connection ({0}); trying again in {1} s', error.message, Math.round(delayMs / 1000)));
         announced = true;
       },
       onEnd: (status) => this.ended(job, status, output),
       onMissing: () => {
-        output.note(`the job's folder ~/.gpu-rental/jobs/${job.jobId} is not on the instance any more`);
+        output.note(vscode.l10n.t("the job's folder ~/.gpu-rental/jobs/{0} is not on the instance any more", job.jobId));
         void this.deps.memory.change(job.jobId, { ended: true });
       },
     });
@@ -363,7 +383,7 @@ export class Jobs implements vscode.Disposable {
     void this.deps.memory.change(job.jobId, { ended: true }).then(() => this.keepPolling());
     const failed = jobPhase(status) === 'interrupted' || status.exitCode !== 0;
     const show = failed ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
-    void show(message, 'Show Output').then((choice) => choice && output.show());
+    void show(message, vscode.l10n.t('Show Output')).then((choice) => choice && output.show());
     if (stopsInstance(status)) this.followStop(job.instanceId);
   }
 
@@ -386,15 +406,19 @@ export class Jobs implements vscode.Disposable {
       done();
       const disk = instance?.storage_total_cost;
       const rate = disk ? ` ${formatDollars(disk)}/h` : '';
-      const bills = phase === 'gone' ? 'it is gone' : `its disk still bills${rate} until you destroy it`;
+      const bills = phase === 'gone' ? vscode.l10n.t('it is gone') : vscode.l10n.t('its disk still bills{0} until you destroy it', rate);
       void vscode.window.showInformationMessage(
-        `GPU Rental: #${instanceId} was stopped by the job's end; ${bills}. Download the outputs before you destroy it.`,
+        vscode.l10n.t("GPU Rental: #{0} was stopped by the job's end; {1}. Download the outputs before you destroy it.", instanceId, bills),
       );
     });
     const timer = setTimeout(() => {
       done();
       void vscode.window.showWarningMessage(
-        `GPU Rental: the job on #${instanceId} asked the service to stop the instance, but it is not seen stopped after ${STOP_SEEN_MS / 60_000} minutes, so it may still bill its full rate. Check it in the Instances view and stop it yourself if it runs.`,
+        vscode.l10n.t(
+          'GPU Rental: the job on #{0} asked the service to stop the instance, but it is not seen stopped after {1} minutes, so it may still bill its full rate. Check it in the Instances view and stop it yourself if it runs.',
+          instanceId,
+          STOP_SEEN_MS / 60_000,
+        ),
       );
     }, STOP_SEEN_MS);
     this.pending.add(done);
@@ -404,7 +428,7 @@ export class Jobs implements vscode.Disposable {
 
   private async target(instanceId: number): Promise<SshTarget> {
     const instance = this.deps.poller.snapshot?.instances.find((i) => i.id === instanceId);
-    if (!instance || instancePhase(instance) !== 'running') throw new Error(`instance #${instanceId} is not running`);
+    if (!instance || instancePhase(instance) !== 'running') throw new Error(vscode.l10n.t('instance #{0} is not running', instanceId));
     return this.deps.sshTarget(instance);
   }
 }

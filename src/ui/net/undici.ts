@@ -10,6 +10,7 @@ import api = require('undici/lib/api/index.js');
 /* eslint-enable @typescript-eslint/no-require-imports */
 import type { Dispatcher } from 'undici';
 import { isLoopbackHost, type RequestDispatcher } from '../../core/api/transport';
+import { l10n } from '../../core/l10n';
 
 // undici's index gives every dispatcher its promise API (request, connect, ...) by assigning it to
 // Dispatcher.prototype. Its own code relies on that: ProxyAgent opens its tunnel with the proxy
@@ -104,10 +105,12 @@ function proxyUrl(value: string | undefined): ParsedProxy | undefined {
   try {
     url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`);
   } catch {
-    throw new Error('the proxy address (http.proxy or the HTTPS_PROXY / HTTP_PROXY variable) is not a URL; use the form http://host:port');
+    throw new Error(
+      l10n.t('the proxy address (http.proxy or the HTTPS_PROXY / HTTP_PROXY variable) is not a URL; use the form http://host:port'),
+    );
   }
   if (!['http:', 'https:', 'socks:', 'socks5:'].includes(url.protocol)) {
-    throw new Error(`the proxy address must start with http://, https:// or socks5:// (got ${url.protocol}//)`);
+    throw new Error(l10n.t('the proxy address must start with http://, https:// or socks5:// (got {0}//)', url.protocol));
   }
   let token: string | undefined;
   if (url.username || url.password) {
@@ -211,18 +214,24 @@ function explain(error: unknown, target: string, proxy: string | undefined): unk
   const certificate = codes.find((c) => UNTRUSTED_CERTIFICATE.has(c));
   if (certificate) {
     const advice = proxy
-      ? `; if the proxy ${proxy} re-signs TLS traffic, add its certificate authority to the system's trusted ones, or turn off http.proxyStrictSSL`
+      ? l10n.t(
+          "; if the proxy {0} re-signs TLS traffic, add its certificate authority to the system's trusted ones, or turn off http.proxyStrictSSL",
+          proxy,
+        )
       : '';
-    return new Error(`the TLS certificate of ${target} is not trusted (${certificate})${advice}`);
+    return new Error(l10n.t('the TLS certificate of {0} is not trusted ({1}){2}', target, certificate, advice));
   }
   if (!proxy) return error;
   const status = /Proxy response \((\d{3})\)|\((407)\)/.exec(message);
   const statusCode = status?.[1] ?? status?.[2];
   if (statusCode === '407') {
     return new Error(
-      `the proxy ${proxy} asked for credentials (407 Proxy Authentication Required); put them in the proxy address: http://user:password@host:port`,
+      l10n.t(
+        'the proxy {0} asked for credentials (407 Proxy Authentication Required); put them in the proxy address: http://user:password@host:port',
+        proxy,
+      ),
     );
   }
-  if (statusCode) return new Error(`the proxy ${proxy} refused to connect to ${target} (HTTP ${statusCode})`);
+  if (statusCode) return new Error(l10n.t('the proxy {0} refused to connect to {1} (HTTP {2})', proxy, target, statusCode));
   return error;
 }

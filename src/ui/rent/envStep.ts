@@ -1,5 +1,6 @@
 import { checkRentEnvName, checkRentEnvValue, rentEnvHint } from '../../core/account/secrets';
 import { BACK, CANCEL, inputStep, pickStep, type PickItem, type StepContext } from './input';
+import { l10n } from '../../core/l10n';
 
 type EnvChoice = 'add' | 'done' | { remove: string };
 
@@ -17,11 +18,11 @@ export async function rentEnvStep(
   for (;;) {
     const names = Object.keys(env);
     const items: PickItem<EnvChoice>[] = [
-      { label: '$(check) Done', description: names.length ? names.join(', ') : 'no variables for this rent', value: 'done' },
-      { label: '$(add) Add a variable…', description: 'NAME, then its value', value: 'add' },
+      { label: '$(check) Done', description: names.length ? names.join(', ') : l10n.t('no variables for this rent'), value: 'done' },
+      { label: '$(add) Add a variable…', description: l10n.t('NAME, then its value'), value: 'add' },
       ...names.map((name) => ({
         label: `$(symbol-variable) ${name}`,
-        description: 'value hidden · select to remove',
+        description: l10n.t('value hidden · select to remove'),
         value: { remove: name } as EnvChoice,
       })),
     ];
@@ -32,14 +33,14 @@ export async function rentEnvStep(
       continue;
     }
     const name = await inputStep(ctx, {
-      prompt: 'Name of the variable (letters, digits and underscores), for this rent only.',
+      prompt: l10n.t('Name of the variable (letters, digits and underscores), for this rent only.'),
       value: '',
       placeholder: 'MODEL_ID',
       validate: (v) => checkRentEnvName(v, Object.keys(env)),
     });
     if (typeof name !== 'string') continue;
     const value = await inputStep(ctx, {
-      prompt: `Value of ${name.trim()}. It is sent with the rent and not shown again.`,
+      prompt: l10n.t('Value of {0}. It is sent with the rent and not shown again.', name.trim()),
       value: '',
       password: true,
       validate: checkRentEnvValue,

@@ -25,10 +25,10 @@ export interface VolumeChoice {
 }
 
 export const IMAGE_PRESETS: ReadonlyArray<{ image: string; detail: string }> = [
-  { image: 'pytorch/pytorch:2.5.1-cuda12.4-cudnn9-devel', detail: 'PyTorch 2.5 with CUDA 12.4 and cuDNN 9' },
-  { image: 'nvidia/cuda:12.4.1-cudnn-devel-ubuntu22.04', detail: 'CUDA 12.4 toolkit on Ubuntu 22.04' },
-  { image: 'vllm/vllm-openai:latest', detail: 'vLLM with an OpenAI-compatible server' },
-  { image: 'ubuntu:22.04', detail: 'Plain Ubuntu 22.04' },
+  { image: 'pytorch/pytorch:2.5.1-cuda12.4-cudnn9-devel', detail: vscode.l10n.t('PyTorch 2.5 with CUDA 12.4 and cuDNN 9') },
+  { image: 'nvidia/cuda:12.4.1-cudnn-devel-ubuntu22.04', detail: vscode.l10n.t('CUDA 12.4 toolkit on Ubuntu 22.04') },
+  { image: 'vllm/vllm-openai:latest', detail: vscode.l10n.t('vLLM with an OpenAI-compatible server') },
+  { image: 'ubuntu:22.04', detail: vscode.l10n.t('Plain Ubuntu 22.04') },
 ];
 
 type Source = { image: string } | { template: string } | 'otherImage' | 'template';
@@ -71,7 +71,7 @@ export interface WizardInput {
  */
 export async function rentWizard(input: WizardInput): Promise<RentPlan | undefined> {
   const { offer } = input;
-  const title = `Rent ${presentOffer(offer).label} (offer ${offer.id})`;
+  const title = vscode.l10n.t('Rent {0} (offer {1})', presentOffer(offer).label, offer.id);
   const total = 6;
   const ctx = (step: number): StepContext => ({ title, step, totalSteps: total });
   const plan: Partial<RentPlan> = {
@@ -97,36 +97,38 @@ export async function rentWizard(input: WizardInput): Promise<RentPlan | undefin
     switch (step) {
       case 1: {
         const items: PickItem<Source>[] = [
-          ...(input.recentImages.length ? [{ label: 'Recent', kind: vscode.QuickPickItemKind.Separator } as PickItem<Source>] : []),
+          ...(input.recentImages.length
+            ? [{ label: vscode.l10n.t('Recent'), kind: vscode.QuickPickItemKind.Separator } as PickItem<Source>]
+            : []),
           ...input.recentImages.map((image) => ({ label: image, description: 'recent', value: { image } as Source })),
           ...(input.recentTemplates ?? []).map((template) => ({
             label: `$(symbol-class) template ${template.slice(0, 12)}`,
-            description: 'recent template',
+            description: vscode.l10n.t('recent template'),
             value: { template } as Source,
           })),
-          { label: 'Presets', kind: vscode.QuickPickItemKind.Separator },
+          { label: vscode.l10n.t('Presets'), kind: vscode.QuickPickItemKind.Separator },
           ...IMAGE_PRESETS.map((p) => ({ label: p.image, description: p.detail, value: { image: p.image } as Source })),
           { label: '', kind: vscode.QuickPickItemKind.Separator },
-          { label: '$(edit) Other image…', description: 'any Docker image reference', value: 'otherImage' },
-          { label: '$(symbol-class) Template by hash…', description: 'a saved template', value: 'template' },
+          { label: '$(edit) Other image…', description: vscode.l10n.t('any Docker image reference'), value: 'otherImage' },
+          { label: '$(symbol-class) Template by hash…', description: vscode.l10n.t('a saved template'), value: 'template' },
         ];
         r = await pickStep(ctx(1), {
-          placeholder: 'Image to run, or type one (e.g. python:3.12)',
+          placeholder: vscode.l10n.t('Image to run, or type one (e.g. python:3.12)'),
           items,
           acceptTyped: (t) => ({ image: t }),
         });
         if (r === 'otherImage')
           r = await inputStep(ctx(1), {
-            prompt: 'Docker image to run.',
+            prompt: vscode.l10n.t('Docker image to run.'),
             value: plan.image ?? '',
             placeholder: 'registry/name:tag',
-            validate: (v) => (/^\S+$/.test(v.trim()) ? undefined : 'Enter an image reference without spaces.'),
+            validate: (v) => (/^\S+$/.test(v.trim()) ? undefined : vscode.l10n.t('Enter an image reference without spaces.')),
           }).then((v) => (typeof v === 'string' ? { image: v.trim() } : v));
         if (r === 'template')
           r = await inputStep(ctx(1), {
-            prompt: 'Template hash (its settings are used; the disk size below still applies).',
+            prompt: vscode.l10n.t('Template hash (its settings are used; the disk size below still applies).'),
             value: plan.template ?? '',
-            validate: (v) => (/^[A-Za-z0-9]+$/.test(v.trim()) ? undefined : 'A template hash is letters and digits.'),
+            validate: (v) => (/^[A-Za-z0-9]+$/.test(v.trim()) ? undefined : vscode.l10n.t('A template hash is letters and digits.')),
           }).then((v) => (typeof v === 'string' ? { template: v.trim() } : v));
         if (r && typeof r === 'object') {
           const wasTemplate = plan.template !== undefined;
@@ -140,17 +142,17 @@ export async function rentWizard(input: WizardInput): Promise<RentPlan | undefin
       case 2: {
         const max = Math.floor(offer.disk_space ?? 10_000);
         r = await inputStep(ctx(2), {
-          prompt: `Disk size in GB (up to ${max}).`,
+          prompt: vscode.l10n.t('Disk size in GB (up to {0}).', max),
           value: String(plan.disk),
           validate: (v) =>
             Number.isInteger(Number(v)) && Number(v) >= 1 && Number(v) <= max
               ? undefined
-              : `Enter a whole number of GB between 1 and ${max}.`,
+              : vscode.l10n.t('Enter a whole number of GB between 1 and {0}.', max),
           describe: (v) => {
             const gb = Number(v);
             if (!(gb > 0)) return '';
             const q = quoteRent(offer, gb, input.credit, { bid: plan.bid, bidSearch });
-            return `Disk: ${formatDollars(q.diskPerHour)}/h; total ${formatDollars(q.totalPerHour)}/h.`;
+            return vscode.l10n.t('Disk: {0}/h; total {1}/h.', formatDollars(q.diskPerHour), formatDollars(q.totalPerHour));
           },
         });
         if (typeof r === 'string') plan.disk = Number(r);
@@ -158,34 +160,34 @@ export async function rentWizard(input: WizardInput): Promise<RentPlan | undefin
       }
       case 3: {
         const direct = (offer.direct_port_count ?? 0) > 0;
-        const instead = plan.template ? ", instead of the template's mode" : '';
+        const instead = plan.template ? vscode.l10n.t(", instead of the template's mode") : '';
         const items: PickItem<RentRuntype | 'template'>[] = [
           ...(direct
             ? [
                 {
-                  label: 'Direct SSH',
-                  description: `to the machine's own address (${offer.direct_port_count} ports open)${instead}`,
+                  label: vscode.l10n.t('Direct SSH'),
+                  description: vscode.l10n.t("to the machine's own address ({0} ports open){1}", String(offer.direct_port_count), instead),
                   value: 'ssh_direct' as const,
                 },
               ]
             : []),
           {
-            label: 'SSH through the proxy',
-            description: `${direct ? 'works behind any firewall; a little slower' : 'this machine has no direct ports'}${instead}`,
+            label: vscode.l10n.t('SSH through the proxy'),
+            description: `${direct ? vscode.l10n.t('works behind any firewall; a little slower') : vscode.l10n.t('this machine has no direct ports')}${instead}`,
             value: 'ssh_proxy',
           },
           ...(direct
             ? [
                 {
-                  label: 'Jupyter and SSH on direct ports',
-                  description: `a Jupyter server as well; Open Jupyter opens it${instead}`,
+                  label: vscode.l10n.t('Jupyter and SSH on direct ports'),
+                  description: vscode.l10n.t('a Jupyter server as well; Open Jupyter opens it{0}', instead),
                   value: 'jupyter_direc ssh_direc ssh_proxy' as const,
                 },
               ]
             : []),
           {
-            label: 'Jupyter and SSH through the proxy',
-            description: `a Jupyter server as well; Open Jupyter opens it${instead}`,
+            label: vscode.l10n.t('Jupyter and SSH through the proxy'),
+            description: vscode.l10n.t('a Jupyter server as well; Open Jupyter opens it{0}', instead),
             value: 'jupyter_proxy ssh_proxy',
           },
         ];
@@ -193,17 +195,17 @@ export async function rentWizard(input: WizardInput): Promise<RentPlan | undefin
           // The service takes the template's mode when the rent names none; a runtype sent would replace it.
           const mode = await modeOf(plan.template);
           items.unshift({
-            label: mode ? `The template's mode: ${mode.text}` : "The template's own mode",
+            label: mode ? vscode.l10n.t("The template's mode: {0}", mode.text) : vscode.l10n.t("The template's own mode"),
             description: mode
               ? mode.kind === 'args'
-                ? 'runs its entrypoint; Connect cannot reach it'
-                : 'as the template was saved'
-              : 'the template could not be read to say which',
+                ? vscode.l10n.t('runs its entrypoint; Connect cannot reach it')
+                : vscode.l10n.t('as the template was saved')
+              : vscode.l10n.t('the template could not be read to say which'),
             value: 'template',
           });
         }
         r = await pickStep(ctx(3), {
-          placeholder: 'How to connect',
+          placeholder: vscode.l10n.t('How to connect'),
           items,
           activeValue: plan.runtype ?? (plan.template ? 'template' : direct ? 'ssh_direct' : 'ssh_proxy'),
         });
@@ -213,43 +215,47 @@ export async function rentWizard(input: WizardInput): Promise<RentPlan | undefin
       }
       case 4:
         r = await inputStep(ctx(4), {
-          prompt: 'A label to recognise the instance by.',
+          prompt: vscode.l10n.t('A label to recognise the instance by.'),
           value: plan.label ?? input.defaultLabel,
           validate: (v) =>
             v.trim() === ''
-              ? 'A label is needed: it is how a lost rent is found again.'
+              ? vscode.l10n.t('A label is needed: it is how a lost rent is found again.')
               : v.length > 1024
-                ? 'At most 1024 characters.'
+                ? vscode.l10n.t('At most 1024 characters.')
                 : undefined,
         });
         if (typeof r === 'string') plan.label = r.trim();
         break;
       case 5: {
         const items: PickItem<string>[] = [
-          { label: 'No start-up script', value: '' },
-          { label: '$(edit) Type a command…', description: 'run once the container starts', value: 'type' },
+          { label: vscode.l10n.t('No start-up script'), value: '' },
+          { label: '$(edit) Type a command…', description: vscode.l10n.t('run once the container starts'), value: 'type' },
           ...(input.activeEditor
             ? [
                 {
                   label: `$(file) Use ${input.activeEditor.name}`,
-                  description: `${input.activeEditor.text.length} characters from the active editor`,
+                  description: vscode.l10n.t('{0} characters from the active editor', input.activeEditor.text.length),
                   value: 'editor',
                 },
               ]
             : []),
         ];
-        r = await pickStep(ctx(5), { placeholder: 'Start-up script (optional)', items });
+        r = await pickStep(ctx(5), { placeholder: vscode.l10n.t('Start-up script (optional)'), items });
         if (r === 'type')
           r = await inputStep(ctx(5), {
             prompt: 'Shell command run at start-up (use ; or && to chain).',
             value: plan.onstart ?? '',
-            validate: (v) => (v.length > ONSTART_MAX_CHARS ? `At most ${ONSTART_MAX_CHARS} characters.` : undefined),
+            validate: (v) => (v.length > ONSTART_MAX_CHARS ? vscode.l10n.t('At most {0} characters.', ONSTART_MAX_CHARS) : undefined),
           });
         if (r === 'editor') r = input.activeEditor!.text;
         if (typeof r === 'string') {
           if (r.length > ONSTART_MAX_CHARS) {
             void vscode.window.showErrorMessage(
-              `GPU Rental: the start-up script has ${r.length} characters; the service accepts at most ${ONSTART_MAX_CHARS}.`,
+              vscode.l10n.t(
+                'GPU Rental: the start-up script has {0} characters; the service accepts at most {1}.',
+                r.length,
+                ONSTART_MAX_CHARS,
+              ),
             );
             r = BACK;
             step++;
@@ -316,14 +322,14 @@ function rentalRow(offer: Offer, plan: RentPlan, bidSearch: boolean): PickItem<s
     return [
       {
         label: `$(tag) Rental: on-demand ${onDemand}/h`,
-        description: `select to bid instead (minimum now ${formatDollars(minBid)}/h)`,
+        description: vscode.l10n.t('select to bid instead (minimum now {0}/h)', formatDollars(minBid)),
         value: 'bid',
       },
     ];
   return [
     {
       label: `$(tag) Interruptible: bid ${formatDollars(plan.bid)}/h (on-demand ${onDemand}/h)`,
-      description: 'stopped if outbid; the disk still bills · select to change',
+      description: vscode.l10n.t('stopped if outbid; the disk still bills · select to change'),
       value: 'bid',
     },
   ];
@@ -344,10 +350,14 @@ async function bidStep(
   const onDemand = formatDollars(onDemandGpuPerHour(offer, bidSearch));
   if (current !== undefined) {
     const choice = await pickStep(ctx, {
-      placeholder: `Interruptible at ${formatDollars(current)}/h, or on demand at ${onDemand}/h`,
+      placeholder: vscode.l10n.t('Interruptible at {0}/h, or on demand at {1}/h', formatDollars(current), onDemand),
       items: [
-        { label: '$(edit) Change the bid…', description: `minimum now ${formatDollars(minBid)}/h`, value: 'change' },
-        { label: '$(vm) Rent on demand instead', description: `${onDemand}/h for the GPU; never outbid`, value: 'onDemand' },
+        { label: '$(edit) Change the bid…', description: vscode.l10n.t('minimum now {0}/h', formatDollars(minBid)), value: 'change' },
+        {
+          label: '$(vm) Rent on demand instead',
+          description: vscode.l10n.t('{0}/h for the GPU; never outbid', onDemand),
+          value: 'onDemand',
+        },
       ],
     });
     if (choice === BACK || choice === CANCEL) return choice;
@@ -355,7 +365,11 @@ async function bidStep(
     if (choice !== 'change') return BACK;
   }
   const answer = await inputStep(ctx, {
-    prompt: `Bid in $/h for the GPU part (minimum now ${formatDollars(minBid)}/h, on demand ${onDemand}/h). It is stopped when someone bids more; the disk still bills.`,
+    prompt: vscode.l10n.t(
+      'Bid in $/h for the GPU part (minimum now {0}/h, on demand {1}/h). It is stopped when someone bids more; the disk still bills.',
+      formatDollars(minBid),
+      onDemand,
+    ),
     value: String(current ?? suggestBid(minBid)),
     validate: (v) => checkBid(v, { min: minBid, max: RENT_BID_MAX }),
   });
@@ -380,16 +394,20 @@ async function volumeStep(
 ): Promise<ChosenVolume | null | typeof BACK | typeof CANCEL> {
   const options = await choices();
   const items: PickItem<VolumeChoice | 'none'>[] = [
-    { label: 'No volume', description: 'only the instance disk, which goes when the instance is destroyed', value: 'none' },
+    {
+      label: vscode.l10n.t('No volume'),
+      description: vscode.l10n.t('only the instance disk, which goes when the instance is destroyed'),
+      value: 'none',
+    },
     ...options.map((c) => ({ label: c.label, description: c.description, value: c })),
   ];
   if (options.length === 0)
     items.push({
-      label: 'No volume can be mounted here',
-      description: 'none of your volumes is on this machine, and it offers no volume storage',
+      label: vscode.l10n.t('No volume can be mounted here'),
+      description: vscode.l10n.t('none of your volumes is on this machine, and it offers no volume storage'),
     });
   const picked = await pickStep(ctx, {
-    placeholder: 'A volume keeps its data after the instance is destroyed (it must be on the same machine)',
+    placeholder: vscode.l10n.t('A volume keeps its data after the instance is destroyed (it must be on the same machine)'),
     items,
   });
   if (picked === BACK || picked === CANCEL) return picked;
@@ -401,30 +419,33 @@ async function volumeStep(
     const { maxGb, costPerGbMonth } = picked.offer;
     const perHour = (gb: number) => storagePerHour(gb, costPerGbMonth);
     const answer = await inputStep(ctx, {
-      prompt: `Size of the new volume in GB (up to ${maxGb}).`,
+      prompt: vscode.l10n.t('Size of the new volume in GB (up to {0}).', maxGb),
       value: String(Math.min(50, maxGb)),
       validate: (v) =>
         Number.isInteger(Number(v)) && Number(v) >= 1 && Number(v) <= maxGb
           ? undefined
-          : `Enter a whole number of GB between 1 and ${maxGb}.`,
+          : vscode.l10n.t('Enter a whole number of GB between 1 and {0}.', maxGb),
       describe: (v) =>
-        Number(v) > 0 ? `It bills ${formatDollars(perHour(Number(v)))}/h until you delete it, also after the instance is destroyed.` : '',
+        Number(v) > 0
+          ? vscode.l10n.t('It bills {0}/h until you delete it, also after the instance is destroyed.', formatDollars(perHour(Number(v))))
+          : '',
     });
     if (answer === BACK || answer === CANCEL) return answer;
     size = Number(answer);
     volumePerHour = perHour(size);
-    cost = `, ${formatDollars(volumePerHour)}/h until deleted`;
+    cost = vscode.l10n.t(', {0}/h until deleted', formatDollars(volumePerHour));
   }
   const mount = await inputStep(ctx, {
-    prompt: 'Where to mount it in the instance.',
+    prompt: vscode.l10n.t('Where to mount it in the instance.'),
     value: '/data',
-    validate: (v) => (/^\/[^\s]*$/.test(v.trim()) && v.trim() !== '/' ? undefined : 'An absolute path such as /data or /workspace.'),
+    validate: (v) =>
+      /^\/[^\s]*$/.test(v.trim()) && v.trim() !== '/' ? undefined : vscode.l10n.t('An absolute path such as /data or /workspace.'),
   });
   if (mount === BACK || mount === CANCEL) return mount;
   const attachment: VolumeAttachment = picked.offer
     ? { create_new: true, volume_id: picked.volumeId, size, mount_path: mount.trim() }
     : { create_new: false, volume_id: picked.volumeId, mount_path: mount.trim() };
-  const what = picked.offer ? `new ${size} GB volume` : picked.label;
+  const what = picked.offer ? vscode.l10n.t('new {0} GB volume', String(size)) : picked.label;
   return { attachment, text: `${what} at ${mount.trim()}${cost}`, perHour: volumePerHour };
 }
 
@@ -446,7 +467,11 @@ async function confirmStep(
     {
       label: `$(rocket) Rent for ${formatDollars(q.totalPerHour)}/h`,
       // A new volume bills on its own, also after the instance is gone: said beside the total, not hidden in it.
-      description: `about ${formatDollars(q.perDay)} per day${volumePerHour > 0 ? `, plus the new volume ${formatDollars(volumePerHour)}/h` : ''}`,
+      description: vscode.l10n.t(
+        'about {0} per day{1}',
+        formatDollars(q.perDay),
+        volumePerHour > 0 ? vscode.l10n.t(', plus the new volume {0}/h', formatDollars(volumePerHour)) : '',
+      ),
       value: 'rent',
     },
     { label: '', kind: vscode.QuickPickItemKind.Separator },
@@ -455,37 +480,53 @@ async function confirmStep(
     ...priceContextRows(offer, rentPriceContext(offer, q.totalPerHour, priceStats)),
     ...rentalRow(offer, plan, bidSearch),
     ...(failover ? [{ label: `$(sync) ${failover.title}`, description: failover.detail }] : []),
-    { label: `Disk ${formatDollars(q.diskPerHour)}/h`, description: `${plan.disk} GB, billed until destroyed` },
+    { label: `Disk ${formatDollars(q.diskPerHour)}/h`, description: vscode.l10n.t('{0} GB, billed until destroyed', plan.disk) },
     q.creditAfterDay === undefined
-      ? { label: 'Credit: unknown', description: 'not reported to this key; this rent is not checked against it' }
-      : { label: `Credit after a day: ${formatDollars(q.creditAfterDay)}`, description: `now ${formatDollars(credit!)}` },
+      ? {
+          label: vscode.l10n.t('Credit: unknown'),
+          description: vscode.l10n.t('not reported to this key; this rent is not checked against it'),
+        }
+      : { label: vscode.l10n.t('Credit after a day: {0}', formatDollars(q.creditAfterDay)), description: `now ${formatDollars(credit!)}` },
     {
       label: `${what}`,
-      description: `${describeLaunch(plan, templateMode)} · "${plan.label}"${plan.onstart ? ' · with start-up script' : ''}`,
+      description: `${describeLaunch(plan, templateMode)} · "${plan.label}"${plan.onstart ? vscode.l10n.t(' · with start-up script') : ''}`,
     },
     plan.template
-      ? { label: '$(watch) No idle stop', description: "a template's own start-up script runs; the watchdog cannot be added" }
+      ? {
+          label: '$(watch) No idle stop',
+          description: vscode.l10n.t("a template's own start-up script runs; the watchdog cannot be added"),
+        }
       : plan.idleStopMinutes
         ? {
             label: `$(watch) Idle stop after ${plan.idleStopMinutes} min`,
-            description: 'stops itself when the GPU and SSH are idle, even with this window closed · select to turn off',
+            description: vscode.l10n.t('stops itself when the GPU and SSH are idle, even with this window closed · select to turn off'),
             value: 'toggleIdle',
           }
-        : { label: '$(watch) No idle stop', description: 'select to turn it on', value: 'toggleIdle' },
+        : { label: '$(watch) No idle stop', description: vscode.l10n.t('select to turn it on'), value: 'toggleIdle' },
     {
-      label: `$(symbol-variable) ${describeRentEnv(plan.env) ?? 'Environment variables…'}`,
-      description: plan.env && Object.keys(plan.env).length ? 'for this rent only · select to change' : 'optional, for this rent only',
+      label: `$(symbol-variable) ${describeRentEnv(plan.env) ?? vscode.l10n.t('Environment variables…')}`,
+      description:
+        plan.env && Object.keys(plan.env).length
+          ? vscode.l10n.t('for this rent only · select to change')
+          : vscode.l10n.t('optional, for this rent only'),
       value: 'env',
     },
     ...(volume === undefined
       ? []
       : [
           volume === 'none'
-            ? { label: '$(database) No volume', description: 'select to attach or create one on this machine', value: 'volume' }
-            : { label: `$(database) Volume: ${volume.text}`, description: 'select to change', value: 'volume' },
+            ? {
+                label: '$(database) No volume',
+                description: vscode.l10n.t('select to attach or create one on this machine'),
+                value: 'volume',
+              }
+            : { label: `$(database) Volume: ${volume.text}`, description: vscode.l10n.t('select to change'), value: 'volume' },
         ]),
   ];
-  return pickStep(ctx, { placeholder: 'Renting starts billing once the instance runs. Press Enter to rent, Escape to cancel.', items });
+  return pickStep(ctx, {
+    placeholder: vscode.l10n.t('Renting starts billing once the instance runs. Press Enter to rent, Escape to cancel.'),
+    items,
+  });
 }
 
 /** "18% under the 7-day median" for the offer's price per GPU, with the median it was compared with. */
@@ -496,7 +537,7 @@ function priceContextRows(offer: Offer, context: PriceContext | undefined): Pick
   return [
     {
       label: `${icon} ${text}`,
-      description: `per GPU; the median for ${offer.gpu_name} is ${formatDollars(context.medianPerGpu)}/GPU/h`,
+      description: vscode.l10n.t('per GPU; the median for {0} is {1}/GPU/h', offer.gpu_name, formatDollars(context.medianPerGpu)),
     },
   ];
 }

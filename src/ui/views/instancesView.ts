@@ -141,7 +141,9 @@ export class InstancesView implements vscode.TreeDataProvider<InstancesViewItem>
       this.session.reportError(error);
       return;
     }
-    const when = this.poller.snapshot ? ` Showing the list from ${new Date(this.poller.snapshot.at).toLocaleTimeString()}.` : '';
+    const when = this.poller.snapshot
+      ? vscode.l10n.t(' Showing the list from {0}.', new Date(this.poller.snapshot.at).toLocaleTimeString())
+      : '';
     this.setMessage(`${error instanceof Error ? error.message : String(error)}${when}`);
     if (!this.poller.snapshot) this.changed.fire();
   }

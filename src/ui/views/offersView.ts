@@ -36,7 +36,7 @@ export class OfferItem extends vscode.TreeItem {
     this.contextValue = 'offer';
     // Read aloud without the "·" separators and abbreviations: "RTX 4090 times 2 offer, 82 cents per hour, 24 GB of VRAM each, in Texas, US".
     const n = offer.num_gpus > 1 ? ` times ${offer.num_gpus}` : '';
-    const vram = offer.gpu_ram ? `, ${Math.round(offer.gpu_ram / 1024)} GB of VRAM${n ? ' each' : ''}` : '';
+    const vram = offer.gpu_ram ? vscode.l10n.t(', {0} GB of VRAM{1}', Math.round(offer.gpu_ram / 1024), n ? ' each' : '') : '';
     this.accessibilityInformation = {
       label: `${offer.gpu_name}${n} offer, ${spokenRate(offer.dph_total)}${vram}${offer.geolocation ? `, in ${offer.geolocation}` : ''}`,
     };
@@ -140,11 +140,14 @@ export class OffersView implements vscode.TreeDataProvider<OffersViewItem>, vsco
       'Filters',
       `${describeSearch(state)} · ${OFFER_SORTS[state.sort].label.toLowerCase()} · ${describeDiskPricing(state.query)}`,
       'filter',
-      { title: 'Search Offers', command: COMMANDS.searchOffers },
+      { title: vscode.l10n.t('Search Offers'), command: COMMANDS.searchOffers },
       'filters',
       'offers-filters',
     );
-    header.tooltip = `Click to change the filters. The query uses the same language as the marketplace CLI.\n\nEach price includes ${searchDiskGb(state.query)} GB of disk, the size a rent starts with; add allocated_storage=N to the query to price another size.`;
+    header.tooltip = vscode.l10n.t(
+      'Click to change the filters. The query uses the same language as the marketplace CLI.\n\nEach price includes {0} GB of disk, the size a rent starts with; add allocated_storage=N to the query to price another size.',
+      searchDiskGb(state.query),
+    );
     try {
       const request = searchRequest(state);
       const offers = await this.session.client.offers.search(request);
@@ -156,10 +159,10 @@ export class OffersView implements vscode.TreeDataProvider<OffersViewItem>, vsco
       if (mayLoadMore(state, offers.length + (unreadableOf(offers)?.dropped ?? 0))) {
         rows.push(
           new ActionItem(
-            'Load more…',
+            vscode.l10n.t('Load more…'),
             `showing ${offers.length}`,
             'fold-down',
-            { title: 'Load More', command: COMMANDS.loadMoreOffers },
+            { title: vscode.l10n.t('Load More'), command: COMMANDS.loadMoreOffers },
             'more',
             'offers-more',
           ),
@@ -188,7 +191,14 @@ export class OffersView implements vscode.TreeDataProvider<OffersViewItem>, vsco
   /** Tries the search without each filter in turn, and offers the ones that find something. */
   private async noResults(state: OfferSearchState): Promise<OffersViewItem[]> {
     const rows: OffersViewItem[] = [
-      new ActionItem('No offers match these filters', 'relax one below', 'info', undefined, 'empty', 'offers-empty'),
+      new ActionItem(
+        vscode.l10n.t('No offers match these filters'),
+        vscode.l10n.t('relax one below'),
+        'info',
+        undefined,
+        'empty',
+        'offers-empty',
+      ),
     ];
     const candidates = relaxations(state.query).slice(0, MAX_RELAX_PROBES);
     for (const candidate of candidates) {
@@ -196,10 +206,10 @@ export class OffersView implements vscode.TreeDataProvider<OffersViewItem>, vsco
       if (found.length === 0) continue;
       rows.push(
         new ActionItem(
-          `Remove ${candidate.description}`,
-          'finds offers',
+          vscode.l10n.t('Remove {0}', candidate.description),
+          vscode.l10n.t('finds offers'),
           'debug-restart',
-          { title: 'Relax', command: COMMANDS.searchOffers, arguments: [candidate.without] },
+          { title: vscode.l10n.t('Relax'), command: COMMANDS.searchOffers, arguments: [candidate.without] },
           'relax',
           `offers-relax-${candidate.field}`,
         ),
@@ -208,10 +218,10 @@ export class OffersView implements vscode.TreeDataProvider<OffersViewItem>, vsco
     if (rows.length === 1) {
       rows.push(
         new ActionItem(
-          'Clear all filters',
+          vscode.l10n.t('Clear all filters'),
           '',
           'clear-all',
-          { title: 'Clear', command: COMMANDS.clearOfferFilters },
+          { title: vscode.l10n.t('Clear'), command: COMMANDS.clearOfferFilters },
           'relax',
           'offers-relax-all',
         ),

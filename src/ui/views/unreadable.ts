@@ -12,12 +12,12 @@ export class UnreadableItem extends vscode.TreeItem {
     id: string,
     tooltip: string,
   ) {
-    super(`${count} ${count === 1 ? 'record' : 'records'} could not be read`, vscode.TreeItemCollapsibleState.None);
+    super(vscode.l10n.t('{0} {1} could not be read', count, count === 1 ? 'record' : 'records'), vscode.TreeItemCollapsibleState.None);
     this.id = id;
-    this.description = 'Show Logs';
+    this.description = vscode.l10n.t('Show Logs');
     this.tooltip = tooltip;
     this.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'));
-    this.command = { title: 'Show Logs', command: COMMANDS.showLogs };
+    this.command = { title: vscode.l10n.t('Show Logs'), command: COMMANDS.showLogs };
     this.contextValue = 'unreadableRecords';
   }
 }
@@ -28,9 +28,11 @@ export function unreadableRow(list: readonly unknown[] | undefined, what: string
   if (!report) return undefined;
   const lines = [
     `${describeUnreadable(report, `${what} record`)}.`,
-    report.listedById > 0 ? `Those listed by id only show "(details unreadable)"; they can still be deleted.` : '',
-    `First problems: ${report.reasons.join('; ')}.`,
-    'The rest of the list is complete. If this persists, the service is sending something this version does not understand: Show Logs has the details to report.',
+    report.listedById > 0 ? vscode.l10n.t('Those listed by id only show "(details unreadable)"; they can still be deleted.') : '',
+    vscode.l10n.t('First problems: {0}.', report.reasons.join('; ')),
+    vscode.l10n.t(
+      'The rest of the list is complete. If this persists, the service is sending something this version does not understand: Show Logs has the details to report.',
+    ),
   ];
   return new UnreadableItem(report.count, id, lines.filter(Boolean).join('\n'));
 }

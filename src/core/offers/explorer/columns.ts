@@ -8,6 +8,7 @@ import type { Offer } from '../../api/offers';
 import { formatDollars } from '../../format';
 import type { PriceContext } from '../priceContext';
 import type { OfferType } from '../types';
+import { l10n } from '../../l10n';
 
 /**
  * What the price-context column shows for one offer: a short text ("18% under"), the whole
@@ -23,7 +24,7 @@ export interface RowPriceContext {
 export function rowPriceContext(context: PriceContext | undefined): RowPriceContext | undefined {
   if (!context) return undefined;
   const sign = context.relation === 'under' ? -1 : context.relation === 'over' ? 1 : 0;
-  const text = context.relation === 'at' ? 'at median' : `${context.percent}% ${context.relation}`;
+  const text = context.relation === 'at' ? l10n.t('at median') : `${context.percent}% ${context.relation}`;
   return { text, sentence: context.text, delta: (sign * context.percent) / 100 };
 }
 
@@ -98,7 +99,7 @@ export function pricePerGpu(offer: Offer): number | undefined {
 
 /** "on-demand", or "interruptible" with the current minimum bid, or "reserved". */
 export function rentalTypeText(offer: Offer, type: OfferType): string {
-  if (type === 'bid') return known(offer.min_bid) ? `interruptible, min ${formatDollars(offer.min_bid)}/h` : 'interruptible';
+  if (type === 'bid') return known(offer.min_bid) ? l10n.t('interruptible, min {0}/h', formatDollars(offer.min_bid)) : 'interruptible';
   return type;
 }
 
@@ -134,7 +135,7 @@ export const COLUMNS: readonly ColumnSpec[] = Object.freeze([
   col(
     'gpu',
     'GPU',
-    'GPU model',
+    l10n.t('GPU model'),
     'text',
     140,
     true,
@@ -144,7 +145,7 @@ export const COLUMNS: readonly ColumnSpec[] = Object.freeze([
   col(
     'count',
     '#',
-    'GPU count',
+    l10n.t('GPU count'),
     'number',
     40,
     true,
@@ -154,7 +155,7 @@ export const COLUMNS: readonly ColumnSpec[] = Object.freeze([
   col(
     'vram',
     'VRAM',
-    'memory per GPU',
+    l10n.t('memory per GPU'),
     'number',
     64,
     true,
@@ -164,7 +165,7 @@ export const COLUMNS: readonly ColumnSpec[] = Object.freeze([
   col(
     'price',
     '$/h',
-    'price per hour',
+    l10n.t('price per hour'),
     'number',
     70,
     true,
@@ -174,7 +175,7 @@ export const COLUMNS: readonly ColumnSpec[] = Object.freeze([
   col(
     'pricePerGpu',
     '$/GPU/h',
-    'price per GPU hour',
+    l10n.t('price per GPU hour'),
     'number',
     84,
     true,
@@ -197,7 +198,7 @@ export const COLUMNS: readonly ColumnSpec[] = Object.freeze([
   col(
     'dlperfPerDollar',
     'DLPerf/$',
-    'DLPerf per dollar',
+    l10n.t('DLPerf per dollar'),
     'number',
     96,
     true,
@@ -206,8 +207,8 @@ export const COLUMNS: readonly ColumnSpec[] = Object.freeze([
   ),
   col(
     'priceContext',
-    'vs. median',
-    'price against the going rate',
+    l10n.t('vs. median'),
+    l10n.t('price against the going rate'),
     'number',
     110,
     true,
@@ -226,7 +227,7 @@ export const COLUMNS: readonly ColumnSpec[] = Object.freeze([
   ),
   col(
     'reliability',
-    'Reliab.',
+    l10n.t('Reliab.'),
     'reliability',
     'number',
     76,
@@ -236,7 +237,7 @@ export const COLUMNS: readonly ColumnSpec[] = Object.freeze([
   ),
   col(
     'verified',
-    'Verified',
+    l10n.t('Verified'),
     'verified',
     'text',
     60,
@@ -252,7 +253,7 @@ export const COLUMNS: readonly ColumnSpec[] = Object.freeze([
   ),
   col(
     'location',
-    'Location',
+    l10n.t('Location'),
     'location',
     'text',
     110,
@@ -263,7 +264,7 @@ export const COLUMNS: readonly ColumnSpec[] = Object.freeze([
   col(
     'inetUp',
     '↑ Mb/s',
-    'internet upload, megabits per second',
+    l10n.t('internet upload, megabits per second'),
     'number',
     64,
     false,
@@ -273,7 +274,7 @@ export const COLUMNS: readonly ColumnSpec[] = Object.freeze([
   col(
     'inetDown',
     '↓ Mb/s',
-    'internet download, megabits per second',
+    l10n.t('internet download, megabits per second'),
     'number',
     64,
     true,
@@ -282,8 +283,8 @@ export const COLUMNS: readonly ColumnSpec[] = Object.freeze([
   ),
   col(
     'diskSpace',
-    'Disk GB',
-    'disk space, gigabytes',
+    l10n.t('Disk GB'),
+    l10n.t('disk space, gigabytes'),
     'number',
     64,
     false,
@@ -292,8 +293,8 @@ export const COLUMNS: readonly ColumnSpec[] = Object.freeze([
   ),
   col(
     'diskBw',
-    'Disk MB/s',
-    'disk bandwidth, megabytes per second',
+    l10n.t('Disk MB/s'),
+    l10n.t('disk bandwidth, megabytes per second'),
     'number',
     72,
     false,
@@ -303,7 +304,7 @@ export const COLUMNS: readonly ColumnSpec[] = Object.freeze([
   col(
     'cpuCores',
     'vCPU',
-    'CPU cores',
+    l10n.t('CPU cores'),
     'number',
     48,
     false,
@@ -313,7 +314,7 @@ export const COLUMNS: readonly ColumnSpec[] = Object.freeze([
   col(
     'ram',
     'RAM',
-    'system memory',
+    l10n.t('system memory'),
     'number',
     64,
     false,
@@ -323,7 +324,7 @@ export const COLUMNS: readonly ColumnSpec[] = Object.freeze([
   col(
     'cuda',
     'CUDA',
-    'CUDA version',
+    l10n.t('CUDA version'),
     'number',
     48,
     false,
@@ -332,8 +333,8 @@ export const COLUMNS: readonly ColumnSpec[] = Object.freeze([
   ),
   col(
     'driver',
-    'Driver',
-    'driver version',
+    l10n.t('Driver'),
+    l10n.t('driver version'),
     'text',
     80,
     false,
@@ -342,8 +343,8 @@ export const COLUMNS: readonly ColumnSpec[] = Object.freeze([
   ),
   col(
     'maxDuration',
-    'Max dur.',
-    'maximum duration',
+    l10n.t('Max dur.'),
+    l10n.t('maximum duration'),
     'number',
     60,
     false,
@@ -352,8 +353,8 @@ export const COLUMNS: readonly ColumnSpec[] = Object.freeze([
   ),
   col(
     'rentalType',
-    'Type',
-    'rental type',
+    l10n.t('Type'),
+    l10n.t('rental type'),
     'text',
     90,
     false,

@@ -8,6 +8,7 @@ import { parseQuery, withFilter } from '../search';
 import { OfferQueryError } from '../query/parse';
 import { printOfferQuery } from '../query/print';
 import type { FieldFilter, FilterScalar, OfferQuery, OfferType } from '../types';
+import { l10n } from '../../l10n';
 
 export const FILTER_BAR_FIELDS = ['gpu', 'count', 'vram', 'price', 'reliability', 'verified', 'region', 'type'] as const;
 export type FilterBarField = (typeof FILTER_BAR_FIELDS)[number];
@@ -28,14 +29,14 @@ const CLAUSES: Record<
 };
 
 export const FILTER_BAR_LABELS: Readonly<Record<FilterBarField, string>> = {
-  gpu: 'GPU model',
-  count: 'GPUs at least',
-  vram: 'VRAM at least (GB)',
-  price: 'Price at most ($/h)',
-  reliability: 'Reliability at least (0..1)',
+  gpu: l10n.t('GPU model'),
+  count: l10n.t('GPUs at least'),
+  vram: l10n.t('VRAM at least (GB)'),
+  price: l10n.t('Price at most ($/h)'),
+  reliability: l10n.t('Reliability at least (0..1)'),
   verified: 'Verified',
-  region: 'Countries (US,CA)',
-  type: 'Rental type',
+  region: l10n.t('Countries (US,CA)'),
+  type: l10n.t('Rental type'),
 };
 
 function scalarText(v: FilterScalar | FilterScalar[] | undefined, scale: number): string {
@@ -63,7 +64,9 @@ export function filterBarValues(query: OfferQuery): FilterBarValues {
 function readNumber(field: FilterBarField, text: string, integer: boolean): number {
   const n = Number(text.trim());
   if (!Number.isFinite(n) || n < 0 || (integer && !Number.isInteger(n))) {
-    throw new RangeError(`${FILTER_BAR_LABELS[field]}: "${text.trim()}" is not ${integer ? 'a whole number' : 'a number'} of 0 or more`);
+    throw new RangeError(
+      l10n.t('{0}: "{1}" is not {2} of 0 or more', FILTER_BAR_LABELS[field], text.trim(), integer ? l10n.t('a whole number') : 'a number'),
+    );
   }
   return n;
 }
@@ -78,7 +81,7 @@ export function applyFilterBar(text: string, field: FilterBarField, value: strin
   const trimmed = value.trim();
   if (field === 'type') {
     if (trimmed !== 'on-demand' && trimmed !== 'bid' && trimmed !== 'reserved')
-      throw new RangeError(`Rental type: "${trimmed}" is not one`);
+      throw new RangeError(l10n.t('Rental type: "{0}" is not one', trimmed));
     return printOfferQuery({ ...query, type: trimmed as OfferType }, { defaults: DEFAULT_OFFER_FILTERS });
   }
   if (field === 'verified') {
@@ -90,7 +93,7 @@ export function applyFilterBar(text: string, field: FilterBarField, value: strin
       .split(/[\s,]+/)
       .filter(Boolean)
       .map((c) => countryCode(c) ?? c);
-    if (codes.some((c) => !/^[A-Za-z]{2}$/.test(c))) throw new RangeError(`Countries: write two-letter codes such as US,CA`);
+    if (codes.some((c) => !/^[A-Za-z]{2}$/.test(c))) throw new RangeError(l10n.t('Countries: write two-letter codes such as US,CA'));
     return withFilter(text, 'geolocation', codes.length === 0 ? undefined : { in: codes.map((c) => c.toUpperCase()) });
   }
   const c = CLAUSES[field];

@@ -7,6 +7,7 @@ import type { Offer } from '../../api/offers';
 import { countryCode } from '../present';
 import type { FieldFilter, FilterScalar, OfferFilters } from '../types';
 import { COLUMNS, columnById, type ColumnId, type RowContext } from './columns';
+import { l10n } from '../../l10n';
 
 export type SortDirection = 'asc' | 'desc';
 export interface SortKey {
@@ -194,7 +195,7 @@ function same(value: unknown, want: FilterScalar): boolean {
 /** "sorted by DLPerf per dollar, descending, 2,431 offers": what the live region says after a sort or filter. */
 export function sortAnnouncement(sort: readonly SortKey[], count: number): string {
   const offers = `${count.toLocaleString('en-US')} ${count === 1 ? 'offer' : 'offers'}`;
-  if (sort.length === 0) return `in the service's order, ${offers}`;
+  if (sort.length === 0) return l10n.t("in the service's order, {0}", offers);
   const keys = sort.map((k) => `${columnById(k.column).name}, ${k.direction === 'asc' ? 'ascending' : 'descending'}`);
-  return `sorted by ${keys.join(', then ')}, ${offers}`;
+  return l10n.t('sorted by {0}, {1}', keys.join(', then '), offers);
 }

@@ -4,6 +4,7 @@
  * that is parse.ts's job.
  */
 import type { FilterOp } from '../types';
+import { l10n } from '../../l10n';
 
 /**
  * A query the parser cannot read. `position` is the 0-based offset of the problem in the text and
@@ -18,7 +19,7 @@ export class OfferQueryError extends Error {
   readonly problem: string;
 
   constructor(problem: string, position: number, length = 1) {
-    super(`at column ${position + 1}: ${problem}`);
+    super(l10n.t('at column {0}: {1}', position + 1, problem));
     this.name = 'OfferQueryError';
     this.position = position;
     this.length = length;
@@ -50,7 +51,7 @@ const WORD_OPS: ReadonlyMap<string, FilterOp> = new Map([
   ['nin', 'notin'],
 ]);
 
-const OPERATOR_HINT = '(use one of = != < <= > >= in notin)';
+const OPERATOR_HINT = l10n.t('(use one of = != < <= > >= in notin)');
 
 const FIELD_AT = /[A-Za-z_]\w*/y;
 const SYMBOLS_AT = /[<>=!]+/y;
@@ -127,19 +128,20 @@ class Reader {
     const field = this.match(FIELD_AT);
     if (field === undefined) {
       const found = this.wordAt(this.pos);
-      throw new OfferQueryError(`expected a field name, found '${found}'`, this.pos, found.length);
+      throw new OfferQueryError(l10n.t("expected a field name, found '{0}'", found), this.pos, found.length);
     }
     const [op, opToken] = this.operator(field);
     const spaced = this.skipSpace();
-    if (this.atEnd) throw new OfferQueryError(`missing value after '${opToken.text}'`, opToken.start, opToken.end - opToken.start);
+    if (this.atEnd)
+      throw new OfferQueryError(l10n.t("missing value after '{0}'", opToken.text), opToken.start, opToken.end - opToken.start);
     const c = this.text[this.pos];
     let value: ValueToken;
     if (c === '[') value = this.list();
     else if (c === '"') value = this.quoted();
     else value = this.bare(opToken, spaced);
     if (value.kind !== 'bare' && !this.atEnd && !this.isSpaceAt(this.pos)) {
-      const what = value.kind === 'list' ? "']'" : 'the closing quote';
-      throw new OfferQueryError(`expected a space after ${what}, found '${this.text[this.pos] ?? ''}'`, this.pos, 1);
+      const what = value.kind === 'list' ? "']'" : l10n.t('the closing quote');
+      throw new OfferQueryError(l10n.t("expected a space after {0}, found '{1}'", what, this.text[this.pos] ?? ''), this.pos, 1);
     }
     return { field, op, opToken, value };
   }
@@ -148,7 +150,7 @@ class Reader {
     const spaced = this.skipSpace();
     if (this.atEnd) {
       throw new OfferQueryError(
-        `'${field.text}' needs an operator and a value, e.g. ${field.text}=... ${OPERATOR_HINT}`,
+        l10n.t("'{0}' needs an operator and a value, e.g. {1}=... {2}", field.text, field.text, OPERATOR_HINT),
         field.start,
         field.end - field.start,
       );
@@ -193,7 +195,7 @@ class Reader {
     let i = start + 1;
     for (;;) {
       const c = this.text[i];
-      if (c === undefined) throw new OfferQueryError('unterminated quote: add the closing "', start, 1);
+      if (c === undefined) throw new OfferQueryError(l10n.t('unterminated quote: add the closing "'), start, 1);
       if (c === '"') break;
       if (c === '\\' && (this.text[i + 1] === '"' || this.text[i + 1] === '\\')) {
         text += this.text[i + 1];
@@ -214,7 +216,7 @@ class Reader {
     const stray = /["[\]]/.exec(text);
     if (stray !== null) {
       throw new OfferQueryError(
-        `unexpected '${stray[0]}' in value '${text}' (put the whole value in double quotes)`,
+        l10n.t("unexpected '{0}' in value '{1}' (put the whole value in double quotes)", stray[0], text),
         start + stray.index,
         1,
       );
@@ -223,10 +225,10 @@ class Reader {
     if (opChar !== null) {
       // `num_gpus>= verified=true`: the value is missing and the next condition got read as one.
       if (spaced && /^[A-Za-z_]\w*[<>=!]/.test(text)) {
-        throw new OfferQueryError(`missing value after '${opToken.text}'`, opToken.start, opToken.end - opToken.start);
+        throw new OfferQueryError(l10n.t("missing value after '{0}'", opToken.text), opToken.start, opToken.end - opToken.start);
       }
       throw new OfferQueryError(
-        `unexpected '${opChar[0]}' in value '${text}' (separate conditions with spaces, or quote the value)`,
+        l10n.t("unexpected '{0}' in value '{1}' (separate conditions with spaces, or quote the value)", opChar[0], text),
         start + opChar.index,
         1,
       );
@@ -238,7 +240,7 @@ class Reader {
   list(): ListToken {
     const start = this.pos;
     const items: ScalarToken[] = [];
-    const unterminated = () => new OfferQueryError("unterminated list: add the closing ']'", start, 1);
+    const unterminated = () => new OfferQueryError(l10n.t("unterminated list: add the closing ']'"), start, 1);
     this.pos++;
     this.skipSpace();
     if (this.text[this.pos] === ']') {
@@ -259,11 +261,11 @@ class Reader {
         const raw = this.text.slice(itemStart, this.pos);
         const stop = this.text[this.pos];
         if (stop === '"' || stop === '[') {
-          throw new OfferQueryError(`unexpected '${stop}' in a list item (quote the whole item)`, this.pos, 1);
+          throw new OfferQueryError(l10n.t("unexpected '{0}' in a list item (quote the whole item)", stop), this.pos, 1);
         }
         if (stop === undefined) throw unterminated();
         const text = raw.trimEnd();
-        if (text === '') throw new OfferQueryError('empty item in list', this.pos, 1);
+        if (text === '') throw new OfferQueryError(l10n.t('empty item in list'), this.pos, 1);
         item = { kind: 'bare', text, start: itemStart, end: itemStart + text.length };
       }
       items.push(item);
@@ -271,14 +273,14 @@ class Reader {
       if (next === undefined) throw unterminated();
       this.pos++;
       if (next === ']') break;
-      if (next !== ',') throw new OfferQueryError(`expected ',' or ']' in list, found '${next}'`, this.pos - 1, 1);
+      if (next !== ',') throw new OfferQueryError(l10n.t("expected ',' or ']' in list, found '{0}'", next), this.pos - 1, 1);
     }
     return { kind: 'list', items, text: this.text.slice(start, this.pos), start, end: this.pos };
   }
 }
 
 function unknownOperator(token: Token): OfferQueryError {
-  return new OfferQueryError(`unknown operator '${token.text}' ${OPERATOR_HINT}`, token.start, token.end - token.start);
+  return new OfferQueryError(l10n.t("unknown operator '{0}' {1}", token.text, OPERATOR_HINT), token.start, token.end - token.start);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { l10n } from '../../l10n';
 /**
  * Exact decimal scaling for the offer query language.
  *
@@ -75,7 +76,7 @@ function floorShifted(num: bigint, den: bigint, k: number): bigint {
  * Throws a RangeError for NaN and infinities, which the language cannot express.
  */
 export function formatScaledDecimal(value: number, factor: bigint): string {
-  if (!Number.isFinite(value)) throw new RangeError(`${value} cannot be written in an offer query`);
+  if (!Number.isFinite(value)) throw new RangeError(l10n.t('{0} cannot be written in an offer query', value));
   if (value === 0) return Object.is(value, -0) ? '-0' : '0';
   if (factor === 1n) return String(value);
   const negative = value < 0;
@@ -101,5 +102,5 @@ export function formatScaledDecimal(value: number, factor: bigint): string {
     }
   }
   // Unreachable: at 60 significant digits the decimal grid is far finer than one ulp of a double.
-  throw new RangeError(`cannot write ${value} in user units`);
+  throw new RangeError(l10n.t('cannot write {0} in user units', value));
 }

@@ -31,6 +31,7 @@ import {
   readBare,
   type QueryOptions,
 } from './syntax';
+import { l10n } from '../../l10n';
 
 export { OfferQueryError } from './clauses';
 
@@ -86,13 +87,17 @@ interface ParseState {
 function soleValue(clause: Clause, key: string): ScalarToken {
   if (clause.op !== 'eq') {
     throw new OfferQueryError(
-      `'${key}' only takes '=', not '${clause.opToken.text}'`,
+      l10n.t("'{0}' only takes '=', not '{1}'", key, clause.opToken.text),
       clause.opToken.start,
       clause.opToken.end - clause.opToken.start,
     );
   }
   if (clause.value.kind === 'list') {
-    throw new OfferQueryError(`'${key}' does not take a list in brackets`, clause.value.start, clause.value.end - clause.value.start);
+    throw new OfferQueryError(
+      l10n.t("'{0}' does not take a list in brackets", key),
+      clause.value.start,
+      clause.value.end - clause.value.start,
+    );
   }
   return clause.value;
 }
@@ -106,7 +111,7 @@ function applyType(state: ParseState, clause: Clause): void {
   const type = TYPE_WORDS.get(value.text.toLowerCase());
   if (type === undefined) {
     throw new OfferQueryError(
-      `unknown offer type '${value.text}' (use on-demand, interruptible or reserved)`,
+      l10n.t("unknown offer type '{0}' (use on-demand, interruptible or reserved)", value.text),
       value.start,
       value.end - value.start,
     );
@@ -130,14 +135,14 @@ function applyOrder(state: ParseState, clause: Clause): void {
     if (item === '') {
       const trailing = value.kind === 'bare' && offset > value.text.length;
       const problem = trailing
-        ? "order ends with ','; write it without spaces (order=dph_total,reliability-) or in double quotes"
-        : 'empty field name in order';
+        ? l10n.t("order ends with ','; write it without spaces (order=dph_total,reliability-) or in double quotes")
+        : l10n.t('empty field name in order');
       throw new OfferQueryError(problem, trailing ? partStart - 1 : partStart, Math.max(1, part.length));
     }
     const m = /^([A-Za-z_]\w*)([+-]?)$/.exec(item);
     if (m === null || m[1] === undefined) {
       throw new OfferQueryError(
-        `bad sort field '${item}' (write field names separated by commas, '-' after a name sorts descending)`,
+        l10n.t("bad sort field '{0}' (write field names separated by commas, '-' after a name sorts descending)", item),
         partStart + part.length - part.trimStart().length,
         item.length,
       );
@@ -160,14 +165,14 @@ function applyNumberSetting(state: ParseState, clause: Clause, key: 'limit' | 'a
   if (key === 'limit') {
     if (n === undefined || !Number.isInteger(n) || n < 1 || n > MAX_OFFER_LIMIT) {
       throw new OfferQueryError(
-        `'limit' takes a whole number of offers from 1 to ${MAX_OFFER_LIMIT}, not '${value.text}'`,
+        l10n.t("'limit' takes a whole number of offers from 1 to {0}, not '{1}'", MAX_OFFER_LIMIT, value.text),
         value.start,
         value.end - value.start,
       );
     }
   } else if (n === undefined || !(n > 0) || n > MAX_ALLOCATED_STORAGE_GB) {
     throw new OfferQueryError(
-      `'allocated_storage' takes a disk size in GB, more than 0 and at most ${MAX_ALLOCATED_STORAGE_GB}, not '${value.text}'`,
+      l10n.t("'allocated_storage' takes a disk size in GB, more than 0 and at most {0}, not '{1}'", MAX_ALLOCATED_STORAGE_GB, value.text),
       value.start,
       value.end - value.start,
     );
@@ -184,7 +189,7 @@ function applyClause(state: ParseState, clause: Clause): void {
   if (value.kind === 'bare' && ANY_WORDS.has(value.text)) {
     if (op !== 'eq') {
       throw new OfferQueryError(
-        `'${value.text}' removes the filter on '${field}' and only works with '=', not '${opToken.text}'`,
+        l10n.t("'{0}' removes the filter on '{1}' and only works with '=', not '{2}'", value.text, field, opToken.text),
         value.start,
         value.end - value.start,
       );
@@ -196,7 +201,7 @@ function applyClause(state: ParseState, clause: Clause): void {
   if (LIST_OPS.has(op)) {
     if (value.kind !== 'list') {
       throw new OfferQueryError(
-        `'${opToken.text}' needs a list in brackets, e.g. ${clause.field.text} ${opToken.text} [${value.text}]`,
+        l10n.t("'{0}' needs a list in brackets, e.g. {1} {2} [{3}]", opToken.text, clause.field.text, opToken.text, value.text),
         value.start,
         value.end - value.start,
       );
@@ -204,7 +209,11 @@ function applyClause(state: ParseState, clause: Clause): void {
     parsed = value.items.map((item) => scalarOf(item, field));
   } else {
     if (value.kind === 'list') {
-      throw new OfferQueryError(`a list in brackets needs 'in' or 'notin', not '${opToken.text}'`, value.start, value.end - value.start);
+      throw new OfferQueryError(
+        l10n.t("a list in brackets needs 'in' or 'notin', not '{0}'", opToken.text),
+        value.start,
+        value.end - value.start,
+      );
     }
     parsed = scalarOf(value, field);
   }

@@ -15,6 +15,7 @@ import {
   readBare,
   type QueryOptions,
 } from './syntax';
+import { l10n } from '../../l10n';
 
 /** How each operator is printed. */
 const PRINTED_OPS: Readonly<Record<FilterOp, string>> = {
@@ -52,7 +53,7 @@ function sameValue(a: FilterScalar | FilterScalar[] | undefined, b: FilterScalar
 
 function printableField(name: string, where: string): string {
   if (!FIELD_NAME.test(name) || SPECIAL_KEYS.has(name) || OFFER_QUERY_ALIASES.has(name)) {
-    throw new RangeError(`${where} '${name}' cannot be written in an offer query`);
+    throw new RangeError(l10n.t("{0} '{1}' cannot be written in an offer query", where, name));
   }
   return name;
 }
@@ -62,7 +63,7 @@ function quote(text: string): string {
 }
 
 function printNumber(value: number, field: string): string {
-  if (!Number.isFinite(value)) throw new RangeError(`${field}: ${value} cannot be written in an offer query`);
+  if (!Number.isFinite(value)) throw new RangeError(l10n.t('{0}: {1} cannot be written in an offer query', field, value));
   if (field === DRIVER_VERSION_FIELD && Number.isInteger(value) && value >= 0 && value <= 999_999_999 && !Object.is(value, -0)) {
     const major = Math.floor(value / 1_000_000);
     const minor = Math.floor(value / 1_000) % 1_000;
@@ -80,10 +81,10 @@ function printScalar(value: FilterScalar, field: string): string {
     const text = printNumber(value, field);
     const back = readBare(text, field);
     if (!back.ok || !Object.is(back.value, value))
-      throw new Error(`internal: ${field} value ${value} printed as '${text}' reads back differently`);
+      throw new Error(l10n.t("internal: {0} value {1} printed as '{2}' reads back differently", field, value, text));
     return text;
   }
-  if (typeof value !== 'string') throw new RangeError(`${field}: unsupported value ${String(value)}`);
+  if (typeof value !== 'string') throw new RangeError(l10n.t('{0}: unsupported value {1}', field, String(value)));
   const bare = value.replaceAll(' ', '_'); // 'a_b' reads back as 'a b', so the check below quotes it
   if (bare !== '' && SAFE_BARE.test(bare) && !ANY_WORDS.has(bare)) {
     const back = readBare(bare, field);
@@ -94,16 +95,16 @@ function printScalar(value: FilterScalar, field: string): string {
 
 function printCondition(field: string, op: FilterOp, value: FilterScalar | FilterScalar[]): string {
   if (LIST_OPS.has(op)) {
-    if (!Array.isArray(value)) throw new RangeError(`${field}: '${op}' needs a list`);
+    if (!Array.isArray(value)) throw new RangeError(l10n.t("{0}: '{1}' needs a list", field, op));
     return `${field}${PRINTED_OPS[op]}[${value.map((v) => printScalar(v, field)).join(',')}]`;
   }
-  if (Array.isArray(value)) throw new RangeError(`${field}: '${op}' cannot take a list`);
+  if (Array.isArray(value)) throw new RangeError(l10n.t("{0}: '{1}' cannot take a list", field, op));
   return `${field}${PRINTED_OPS[op]}${printScalar(value, field)}`;
 }
 
 function presentOps(field: string, filter: FieldFilter): Array<[FilterOp, FilterScalar | FilterScalar[]]> {
   for (const key of Object.keys(filter)) {
-    if (!(FILTER_OPS as readonly string[]).includes(key)) throw new RangeError(`${field}: unknown operator '${key}'`);
+    if (!(FILTER_OPS as readonly string[]).includes(key)) throw new RangeError(l10n.t("{0}: unknown operator '{1}'", field, key));
   }
   const out: Array<[FilterOp, FilterScalar | FilterScalar[]]> = [];
   for (const op of FILTER_OPS) {
@@ -122,7 +123,7 @@ export function printOfferQuery(query: OfferQuery, options: QueryOptions = {}): 
   const defaults = options.defaults ?? {};
   const parts: string[] = [];
   const write = (field: string, filter: FieldFilter | undefined, base: FieldFilter | undefined) => {
-    printableField(field, base === undefined ? 'field' : 'default field');
+    printableField(field, base === undefined ? 'field' : l10n.t('default field'));
     if (filter === undefined) {
       parts.push(`${field}=any`);
       return;
@@ -133,7 +134,7 @@ export function printOfferQuery(query: OfferQuery, options: QueryOptions = {}): 
       // Everything the default sets is still set: only the changed operators need writing.
       printed = ops.filter(([op, v]) => !sameValue(v, base[op]));
     } else {
-      if (ops.length === 0) throw new RangeError(`field '${field}' has no operators`);
+      if (ops.length === 0) throw new RangeError(l10n.t("field '{0}' has no operators", field));
       if (base !== undefined) parts.push(`${field}=any`);
     }
     for (const [op, v] of printed) parts.push(printCondition(field, op, v));
@@ -144,24 +145,27 @@ export function printOfferQuery(query: OfferQuery, options: QueryOptions = {}): 
     if (!Object.hasOwn(defaults, field)) write(field, filter, undefined);
   }
   if (query.type !== DEFAULT_TYPE) {
-    if (!(OFFER_TYPES as readonly string[]).includes(query.type)) throw new RangeError(`unknown offer type '${String(query.type)}'`);
+    if (!(OFFER_TYPES as readonly string[]).includes(query.type))
+      throw new RangeError(l10n.t("unknown offer type '{0}'", String(query.type)));
     parts.push(`type=${PRINTED_TYPES[query.type]}`);
   }
   if (query.limit !== undefined) {
     if (!Number.isInteger(query.limit) || query.limit < 1 || query.limit > MAX_OFFER_LIMIT)
-      throw new RangeError(`limit ${query.limit} cannot be written in an offer query`);
+      throw new RangeError(l10n.t('limit {0} cannot be written in an offer query', query.limit));
     parts.push(`limit=${query.limit}`);
   }
   if (query.allocatedStorage !== undefined) {
     const gb = query.allocatedStorage;
-    if (!(gb > 0 && gb <= MAX_ALLOCATED_STORAGE_GB)) throw new RangeError(`allocated_storage ${gb} cannot be written in an offer query`);
+    if (!(gb > 0 && gb <= MAX_ALLOCATED_STORAGE_GB))
+      throw new RangeError(l10n.t('allocated_storage {0} cannot be written in an offer query', gb));
     parts.push(`allocated_storage=${formatScaledDecimal(gb, 1n)}`);
   }
   if (query.order.length > 0) {
     const items = query.order.map(([field, direction]) => {
       if (!FIELD_NAME.test(field) || OFFER_QUERY_ALIASES.has(field))
-        throw new RangeError(`sort field '${field}' cannot be written in an offer query`);
-      if (direction !== 'asc' && direction !== 'desc') throw new RangeError(`sort direction '${String(direction)}' for '${field}'`);
+        throw new RangeError(l10n.t("sort field '{0}' cannot be written in an offer query", field));
+      if (direction !== 'asc' && direction !== 'desc')
+        throw new RangeError(l10n.t("sort direction '{0}' for '{1}'", String(direction), field));
       return direction === 'desc' ? `${field}-` : field;
     });
     parts.push(`order=${items.join(',')}`);

@@ -6,6 +6,7 @@
 import type { FilterOp, FilterScalar, OfferFilters, OfferType } from '../types';
 import { DRIVER_VERSION_FIELD, UNIT_FACTORS } from './fields';
 import { parseScaledDecimal } from './numbers';
+import { l10n } from '../../l10n';
 
 export interface QueryOptions {
   /** Filters applied before the text, in API units (e.g. verified=true rentable=true external=false rented=false). */
@@ -47,7 +48,7 @@ export function readBare(text: string, field: string): BareValue {
   }
   const number = parseScaledDecimal(text, UNIT_FACTORS.get(field) ?? 1n);
   if (number !== undefined) {
-    return Number.isFinite(number) ? { ok: true, value: number } : { ok: false, problem: `number '${text}' is too large` };
+    return Number.isFinite(number) ? { ok: true, value: number } : { ok: false, problem: l10n.t("number '{0}' is too large", text) };
   }
   return { ok: true, value: text.replaceAll('_', ' ') };
 }

@@ -86,14 +86,19 @@ export class AccountView implements vscode.TreeDataProvider<AccountViewItem>, vs
         const inUse = this.inUseId();
         return withUnreadableRow(
           keys,
-          'API key',
+          vscode.l10n.t('API key'),
           section,
           keys.length ? keys.map((k) => new ApiKeyItem(k, k.id === inUse)) : [emptyNote(section)],
         );
       }
       case 'sshKeys': {
         const keys = await client.sshKeys.list();
-        return withUnreadableRow(keys, 'SSH key', section, keys.length ? keys.map((k) => new SshKeyItem(k)) : [emptyNote(section)]);
+        return withUnreadableRow(
+          keys,
+          vscode.l10n.t('SSH key'),
+          section,
+          keys.length ? keys.map((k) => new SshKeyItem(k)) : [emptyNote(section)],
+        );
       }
       case 'secrets': {
         // Names only: the client drops the values the service lists.
