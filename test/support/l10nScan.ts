@@ -1,0 +1,211 @@
+/**
+ * Finds user-facing strings that do not go through localisation (`vscode.l10n.t` in src/ui, the
+ * `l10n.t` of src/core/l10n.ts elsewhere). Used by test/unit/l10n.test.ts.
+ *
+ * A string counts as user-facing when it reads as prose: two words of letters separated by a space.
+ * Strings that are code even though they hold words are left alone: shell and SSH config text,
+ * lists of identifiers, what is compared with text from elsewhere (`===`, `case`, `includes`…),
+ * regular expressions, property names, types, and what goes only to the log (the "GPU Rental"
+ * output channel stays English, as VS Code's own logs do, so that a log reads the same in any
+ * language when a user shares it).
+ */
+import ts from 'typescript';
+
+/** One unlocalised string: where it is and what it says. */
+export interface Finding {
+  readonly file: string;
+  readonly line: number;
+  readonly text: string;
+}
+
+/** Calls that localise their first argument. */
+const LOCALISERS = new Set(['l10n.t', 'vscode.l10n.t']);
+
+/** Methods whose string arguments are matched against other text, not shown. */
+const MATCHERS = new Set(['includes', 'startsWith', 'endsWith', 'indexOf', 'lastIndexOf', 'test', 'match', 'matchAll', 'split', 'search']);
+
+/** Log methods; the receiver must name a logger or the output channel. */
+const LOG_METHODS = new Set(['trace', 'debug', 'info', 'warn', 'error', 'appendLine']);
+
+/**
+ * Two words of letters (a sentence, a label, a fragment of either), or one capitalised word beside
+ * a value (`Destroy {}?`). `{}` stands where a template interpolates.
+ */
+export function isProse(text: string): boolean {
+  if (isCode(text)) return false;
+  const words = text.replace(/\{\}/g, ' ');
+  return (
+    /[A-Za-z]{2,}[^\n]*?\s[^\n]*?[A-Za-z]{2,}/.test(words) ||
+    (text.includes('{}') && !text.includes('/') && /\b[A-Z][a-z]{2,}\b/.test(text))
+  );
+}
+
+/** One capitalised word, as a button or a title says it ("Destroy", "Retry", "Show…"). */
+export function isWord(text: string): boolean {
+  return /^[A-Z][a-z]{2,}[.…?]*$/.test(text);
+}
+
+/** Text that is code although it holds words (scripts, config lines, identifier lists). */
+export function isCode(text: string): boolean {
+  const t = text.trim();
+  if (/^#[\s!>]/.test(t)) return true; // shell or SSH config comment lines, markdown headings of generated scripts
+  if (/^(Bearer|Basic) \{\}$/.test(t)) return true; // HTTP authorization
+  if (
+    /^(Host|HostName|Port|User|Include|IdentityFile|IdentitiesOnly|ProxyCommand|ProxyJump|StrictHostKeyChecking|UserKnownHostsFile|LocalForward|ServerAliveInterval) /.test(
+      t,
+    )
+  )
+    return true; // SSH config lines
+  if (/\$\{|\$[A-Z_]{2,}\b|\$\(\s*[a-z]|;;|&&|\|\||\s\|\s|2>&1|>\s?\/dev\/null|\bexec\b|\bset -[a-z]/.test(t)) return true;
+  if (
+    /\$[A-Za-z$]\b|>>|<<|>"|^(echo|printf|cat|date|if|then|else|fi|while|do|done|try:|except|tmux|export|mkdir|rm|kill|cd)\b|^[A-Za-z]\w*=\S/.test(
+      t,
+    )
+  )
+    return true;
+  if (/^[a-z0-9_./:{}-]+(\s+[a-z0-9_./:={}-]+)+$/.test(t) && /[_./:=-]/.test(t) && !/\s[a-z]{2,}\s/.test(` ${t} `.replace(/\{\}/g, '')))
+    return true; // "jupyter_proxy ssh_proxy", "ssh -o x"
+  if (!/\s/.test(t)) return true; // one token: an id, a path, a file name ("volume-{}gb")
+  if (/^(\{\})?<[!/]?[a-zA-Z]+[\s>]/.test(t)) return true; // SVG or HTML markup
+  if (/^[a-z]+-src /.test(t)) return true; // a content security policy
+  if (/^(GET|POST|PUT|DELETE|PATCH|HEAD) \//.test(t)) return true;
+  return false;
+}
+
+/** Whether `node` sits where a string is code or only logged (see the module comment). */
+function exempt(node: ts.Node): boolean {
+  const parent = node.parent;
+  if (
+    ts.isImportDeclaration(parent) ||
+    ts.isExportDeclaration(parent) ||
+    ts.isLiteralTypeNode(parent) ||
+    ts.isExternalModuleReference(parent) ||
+    ts.isCaseClause(parent)
+  )
+    return true;
+  if (
+    (ts.isPropertyAssignment(parent) ||
+      ts.isPropertySignature(parent) ||
+      ts.isPropertyDeclaration(parent) ||
+      ts.isMethodDeclaration(parent) ||
+      ts.isEnumMember(parent)) &&
+    parent.name === node
+  )
+    return true;
+  if (ts.isElementAccessExpression(parent) && parent.argumentExpression === node) return true;
+  // CSS class lists: `class:` in the webview's element helper, `className =`.
+  if (ts.isPropertyAssignment(parent) && parent.initializer === node && /^['"]?(class|className)['"]?$/.test(parent.name.getText()))
+    return true;
+  if (ts.isBinaryExpression(parent) && parent.right === node && /\.className$/.test(parent.left.getText())) return true;
+  if (
+    ts.isBinaryExpression(parent) &&
+    [ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken].includes(parent.operatorToken.kind)
+  )
+    return true;
+  for (let at: ts.Node = node; at.parent; at = at.parent) {
+    const up = at.parent;
+    if (ts.isTaggedTemplateExpression(up)) return true;
+    if (ts.isNewExpression(up) && up.expression.getText() === 'RegExp') return true;
+    if (ts.isCallExpression(up)) {
+      const callee = up.expression;
+      if (ts.isPropertyAccessExpression(callee)) {
+        const method = callee.name.text;
+        if (MATCHERS.has(method) && up.arguments.includes(at as ts.Expression)) return true;
+        if (LOG_METHODS.has(method) && /(logger|channel|log)$/i.test(callee.expression.getText())) return true;
+      }
+    }
+  }
+  return false;
+}
+
+/** Property names whose value a user reads. */
+const SHOWN_PROPERTIES = new Set([
+  'label',
+  'description',
+  'detail',
+  'tooltip',
+  'title',
+  'placeHolder',
+  'placeholder',
+  'prompt',
+  'text',
+  'message',
+  'ariaLabel',
+  'button',
+]);
+
+/** Where a lone word is shown: an argument of a call (a button), a label-like property, or an item of a list of buttons. */
+function shownAlone(node: ts.Node): boolean {
+  const parent = node.parent;
+  if (ts.isCallExpression(parent) && parent.arguments.includes(node as ts.Expression)) return !LOCALISERS.has(parent.expression.getText());
+  if (ts.isPropertyAssignment(parent) && parent.initializer === node) return SHOWN_PROPERTIES.has(parent.name.getText());
+  return ts.isArrayLiteralExpression(parent) && ts.isCallExpression(parent.parent) && parent.parent.arguments.includes(parent);
+}
+
+/** Whether `node` is the message of a localising call. */
+function localised(node: ts.Node): boolean {
+  const parent = node.parent;
+  return ts.isCallExpression(parent) && LOCALISERS.has(parent.expression.getText()) && parent.arguments[0] === node;
+}
+
+/** The text a string literal or template shows, with `{}` where a template interpolates. */
+export function literalText(node: ts.StringLiteral | ts.NoSubstitutionTemplateLiteral | ts.TemplateExpression): string {
+  if (!ts.isTemplateExpression(node)) return node.text;
+  return node.head.text + node.templateSpans.map((s) => `{}${s.literal.text}`).join('');
+}
+
+/**
+ * The string literal types a file declares (`type ErrorAction = 'Show Logs' | …`). A string equal to
+ * one of them is an identifier that code compares, whatever it reads like; its label in the display
+ * language comes from a function beside the type (`errorActionLabel`).
+ */
+export function literalTypes(file: ts.SourceFile): Set<string> {
+  const found = new Set<string>();
+  const visit = (node: ts.Node): void => {
+    if (ts.isLiteralTypeNode(node) && ts.isStringLiteral(node.literal)) found.add(node.literal.text);
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  return found;
+}
+
+/** Every prose string of a file, localised or not, outermost first; `unlocalised` says which need work. */
+export function proseStrings(
+  file: ts.SourceFile,
+  identifiers: ReadonlySet<string> = new Set(),
+): Array<{ node: ts.StringLiteral | ts.NoSubstitutionTemplateLiteral | ts.TemplateExpression; unlocalised: boolean }> {
+  const found: Array<{ node: ts.StringLiteral | ts.NoSubstitutionTemplateLiteral | ts.TemplateExpression; unlocalised: boolean }> = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateExpression(node)) {
+      if (
+        !exempt(node) &&
+        !identifiers.has(literalText(node)) &&
+        (isProse(literalText(node)) || (isWord(literalText(node)) && shownAlone(node)))
+      )
+        found.push({ node, unlocalised: !localised(node) });
+      if (ts.isTemplateExpression(node)) for (const span of node.templateSpans) visit(span.expression);
+      return;
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  return found;
+}
+
+/** The unlocalised prose strings of some files, given as name → source. */
+export function findUnlocalised(sources: ReadonlyMap<string, string>): Finding[] {
+  const files = [...sources].map(([name, source]) => ts.createSourceFile(name, source, ts.ScriptTarget.Latest, true));
+  const identifiers = new Set(files.flatMap((f) => [...literalTypes(f)]));
+  return files.flatMap((file) => unlocalisedIn(file, identifiers));
+}
+
+function unlocalisedIn(file: ts.SourceFile, identifiers: ReadonlySet<string>): Finding[] {
+  const fileName = file.fileName;
+  return proseStrings(file, identifiers)
+    .filter((s) => s.unlocalised)
+    .map(({ node }) => ({
+      file: fileName,
+      line: file.getLineAndCharacterOfPosition(node.getStart()).line + 1,
+      text: literalText(node),
+    }));
+}

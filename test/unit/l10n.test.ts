@@ -1,0 +1,92 @@
+import * as assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { format, l10n, useTranslator, bundleTranslator } from '../../src/core/l10n';
+import { bundleText, collectMessages, messageSources, sourcesUnder } from '../harness/l10nBundle';
+import { findUnlocalised } from '../support/l10nScan';
+
+const root = join(__dirname, '..', '..');
+const src = join(root, 'src');
+
+/** Files whose strings no user reads: the integration tests' surface, and the translator itself. */
+const NOT_SHOWN = new Set(['ui/testApi.ts', 'core/l10n.ts']);
+
+function scan(files: Record<string, string>) {
+  return findUnlocalised(new Map(Object.entries(files))).map((f) => f.text);
+}
+
+describe('localisation: every string a user reads goes through l10n', function () {
+  this.timeout(60_000);
+
+  it('finds no unlocalised user-facing string in src', () => {
+    const sources = sourcesUnder(src);
+    for (const name of NOT_SHOWN) assert.ok(sources.delete(name), `${name} exists`);
+    const found = findUnlocalised(sources);
+    assert.deepEqual(
+      found.map((f) => `src/${f.file}:${f.line} ${f.text}`),
+      [],
+      'wrap each in vscode.l10n.t (src/ui) or l10n.t from src/core/l10n.ts, with {0} for values, then run npm run l10n',
+    );
+  });
+
+  it('writes out every message, so the bundle can hold it', () => {
+    const { dynamic } = collectMessages(messageSources(src));
+    assert.deepEqual(dynamic, []);
+  });
+
+  it('keeps l10n/bundle.l10n.json equal to the messages in the code (npm run l10n writes it)', () => {
+    const { messages } = collectMessages(messageSources(src));
+    assert.ok(messages.size > 1000, `${messages.size} messages`);
+    assert.equal(readFileSync(join(root, 'l10n', 'bundle.l10n.json'), 'utf8'), bundleText(messages));
+  });
+
+  describe('what the scan counts as user-facing', () => {
+    it('flags a message, a button and a title built around a value', () => {
+      assert.deepEqual(
+        scan({
+          'a.ts': `
+            void vscode.window.showInformationMessage('GPU Rental: rented the machine.', 'Connect');
+            const title = \`Destroy \${name}?\`;
+            const item = { label: 'Stop', description: \`\${n} offers match\` };`,
+        }),
+        ['GPU Rental: rented the machine.', 'Connect', 'Destroy {}?', 'Stop', '{} offers match'],
+      );
+    });
+
+    it('leaves localised strings, logs, shell text, comparisons and identifiers alone', () => {
+      assert.deepEqual(
+        scan({
+          'b.ts': `
+            type Action = 'Show Logs' | 'Set API Key';
+            const actions: Action[] = ['Show Logs'];
+            void vscode.window.showWarningMessage(vscode.l10n.t('GPU Rental: {0} failed.', what));
+            const core = l10n.t('the bid of {0} is now {1}/h', name, price);
+            s.logger.warn(\`Polling instances failed: \${String(error)}\`);
+            const script = 'if [ -n "$T" ]; then echo started tmux; fi';
+            const comment = '# >>> gpu-rental idle stop >>>';
+            if (line.includes('Warning: Permanently added')) return;
+            if (choice === 'Open Settings') open();
+            const url = \`\${base}/api/v0/instances/\${id}/\`;
+            const el = h('div', { class: 'row header' });`,
+        }),
+        [],
+      );
+    });
+  });
+});
+
+describe('core l10n.t', () => {
+  afterEach(() => useTranslator((message, args) => format(message, args)));
+
+  it('formats English until a translator is set: {n} by the arguments, other braces kept', () => {
+    assert.equal(l10n.t('{0} of {1} used', '3 GB', 10), '3 GB of 10 used');
+    assert.equal(l10n.t('expected {secrets: {NAME: value}} or {2}', 'x'), 'expected {secrets: {NAME: value}} or {2}');
+  });
+
+  it('goes through the translator once one is set (the extension sets vscode.l10n.t)', () => {
+    useTranslator(bundleTranslator({ '{0} of {1} used': '{1} dont {0} utilisés', Stop: { message: 'Arrêter' } }));
+    assert.equal(l10n.t('{0} of {1} used', '3 Go', 10), '10 dont 3 Go utilisés');
+    assert.equal(l10n.t('Stop'), 'Arrêter');
+    assert.equal(l10n.t('Start'), 'Start', 'a message the bundle lacks stays English');
+  });
+});
