@@ -42,7 +42,7 @@ import { RemoteWindow } from './remoteWindow';
 import { LinkHandler } from './uriHandler';
 import { InstanceLogChannels } from './commands/instances';
 import { LogFollowers } from './commands/logs';
-import { WalkthroughProgress } from './walkthrough';
+import { walkthroughProgress } from './walkthrough';
 
 /**
  * The composition root: builds every long-lived object of the extension once, in `activate`, and
@@ -107,7 +107,7 @@ export class Services implements vscode.Disposable {
   /** The instance logs this window follows. */
   readonly logFollowers: LogFollowers;
   /** Marks the Get Started walkthrough's steps done as the user does them. */
-  readonly walkthrough: WalkthroughProgress;
+  readonly walkthrough: vscode.Disposable;
 
   constructor(readonly context: vscode.ExtensionContext) {
     const { logger } = this;
@@ -181,7 +181,7 @@ export class Services implements vscode.Disposable {
     this.searchWatcher = this.own(
       new SearchWatcherUi({ state: this.state, keys, createClient, session, offersView: this.offersView, logger }),
     );
-    this.walkthrough = this.own(new WalkthroughProgress({ session, poller, offersView: this.offersView }));
+    this.walkthrough = this.own(walkthroughProgress({ session, poller, offersView: this.offersView }));
     this.explorer = this.own(
       new OfferExplorer({
         session,
