@@ -81,7 +81,7 @@ function until(target: SshTarget, id: string, jobsDir: string, done: (s: JobStat
 
   it('without tmux: setsid, output in the log, and the job survives the ssh session that started it', async () => {
     const id = jobId();
-    await startJob(target, 'sleep 1; echo done in $PWD; exit 0', {
+    await startJob(target, 'sleep 4; echo done in $PWD; exit 0', {
       jobId: id,
       cwd: jobsDir,
       label: 'x',
@@ -89,6 +89,7 @@ function until(target: SshTarget, id: string, jobsDir: string, done: (s: JobStat
       forceSetsid: true,
       jobsDir,
     });
+    // Four seconds: the list must see it running even on a loaded machine (one second was not always enough).
     const running = (await listJobs(target, { jobsDir })).find((s) => s.jobId === id)!;
     assert.equal(jobPhase(running), 'running');
     const s = await until(target, id, jobsDir, (s) => jobPhase(s) === 'exited', 'the job to end');
