@@ -50,19 +50,16 @@ export function isCode(text: string): boolean {
   const t = text.trim();
   if (/^#[\s!>]/.test(t)) return true; // shell or SSH config comment lines, markdown headings of generated scripts
   if (/^(Bearer|Basic) \{\}$/.test(t)) return true; // HTTP authorization
-  if (
-    /^(Host|HostName|Port|User|Include|IdentityFile|IdentitiesOnly|ProxyCommand|ProxyJump|StrictHostKeyChecking|UserKnownHostsFile|LocalForward|ServerAliveInterval) /.test(
-      t,
-    )
-  )
-    return true; // SSH config lines
-  if (/\$\{|\$[A-Z_]{2,}\b|\$\(\s*[a-z]|;;|&&|\|\||\s\|\s|2>&1|>\s?\/dev\/null|\bexec\b|\bset -[a-z]/.test(t)) return true;
-  if (
-    /\$[A-Za-z$]\b|>>|<<|>"|^(echo|printf|cat|date|if|then|else|fi|while|do|done|try:|except|tmux|export|mkdir|rm|kill|cd)\b|^[A-Za-z]\w*=\S/.test(
-      t,
-    )
-  )
+  // SSH config lines: a directive and one value.
+  const ssh =
+    /^(Host|HostName|Port|User|Include|IdentityFile|IdentitiesOnly|ProxyCommand|ProxyJump|StrictHostKeyChecking|UserKnownHostsFile|LocalForward|ServerAliveInterval) /;
+  if (ssh.test(t) && /^\S+ (\{\}|yes|no|accept-new|\d+|\S*[/~.]\S*)$/.test(t)) return true;
+  if (/\$\{(?![\d}])|\$[A-Z_]{2,}\b|\$\(\s*[a-z]|;;|&&|\|\||\s\|\s|2>&1|>\s?\/dev\/null|\bexec\b|\bset -[a-z]/.test(t)) return true;
+  if (/\$[A-Za-z$]\b|>>|<<|>"|^(echo|printf|cat|date|if|then|else|fi|while|do|done|except|tmux|export|mkdir|rm|kill|cd)\b/.test(t))
     return true;
+  if (/^try:|^[A-Za-z]\w*=\S/.test(t)) return true; // Python, a shell assignment
+  if (/^--?[a-z]/.test(t)) return true; // a command-line option ("--filter=:- .gitignore")
+  if (/^[a-z_]+(>=|<=|!=|=|<|>)\S+(\s+[a-z_]+(>=|<=|!=|=|<|>)\S+)*$/.test(t)) return true; // an offer query ("gpu_ram>=24 verified=true")
   if (/^[a-z0-9_./:{}-]+(\s+[a-z0-9_./:={}-]+)+$/.test(t) && /[_./:=-]/.test(t) && !/\s[a-z]{2,}\s/.test(` ${t} `.replace(/\{\}/g, '')))
     return true; // "jupyter_proxy ssh_proxy", "ssh -o x"
   if (!/\s/.test(t)) return true; // one token: an id, a path, a file name ("volume-{}gb")

@@ -47,9 +47,10 @@ describe('localisation: every string a user reads goes through l10n', function (
           'a.ts': `
             void vscode.window.showInformationMessage('GPU Rental: rented the machine.', 'Connect');
             const title = \`Destroy \${name}?\`;
-            const item = { label: 'Stop', description: \`\${n} offers match\` };`,
+            const item = { label: 'Stop', description: \`\${n} offers match\` };
+            const field = { doc: 'Host reliability (0..1)' };`,
         }),
-        ['GPU Rental: rented the machine.', 'Connect', 'Destroy {}?', 'Stop', '{} offers match'],
+        ['GPU Rental: rented the machine.', 'Connect', 'Destroy {}?', 'Stop', '{} offers match', 'Host reliability (0..1)'],
       );
     });
 
@@ -67,7 +68,11 @@ describe('localisation: every string a user reads goes through l10n', function (
             if (line.includes('Warning: Permanently added')) return;
             if (choice === 'Open Settings') open();
             const url = \`\${base}/api/v0/instances/\${id}/\`;
-            const el = h('div', { class: 'row header' });`,
+            const el = h('div', { class: 'row header' });
+            const argv = ['-az', '--filter=:- .gitignore', src];
+            const lines = ['Host ' + alias, '  IdentitiesOnly yes', \`  Port \${port}\`];
+            const py = 'try: print(u.urlopen(q,timeout=30).status)';
+            const query = { value: 'gpu_ram>=24 verified=true rentable=true' };`,
         }),
         [],
       );

@@ -143,7 +143,7 @@ export function wrapperScript(): string {
     'elif command -v wget >/dev/null; then s=$(wget -S -qO /dev/null -T 30 --method=PUT --header="Authorization: Bearer $K" --header="Content-Type: application/json" --body-data="$B" "$P" 2>&1 | sed -n "s/^ *HTTP\\/[0-9.]* \\([0-9]*\\).*/\\1/p" | tail -n 1)',
     'else s=$(K="$K" python3 -c \'import os,sys,urllib.request as u,urllib.error as x',
     'q=u.Request(sys.argv[1],sys.argv[2].encode(),{"Authorization":"Bearer "+os.environ["K"],"Content-Type":"application/json"},method="PUT")',
-    l10n.t('try: print(u.urlopen(q,timeout=30).status)'),
+    'try: print(u.urlopen(q,timeout=30).status)',
     'except x.HTTPError as h: print(h.code)',
     'except Exception: print(0)\' "$P" "$B" 2>/dev/null); fi',
     'echo "HTTP ${s:-0}" >"$D/stop-answer"',

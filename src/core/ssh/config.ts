@@ -291,10 +291,10 @@ export function hostEntryText(entry: HostEntry): string {
     `  Port ${entry.port}`,
     `  User ${user}`,
     `  IdentityFile ${quoteSshValue(entry.identityFile)}`,
-    l10n.t('  IdentitiesOnly yes'),
+    '  IdentitiesOnly yes',
     // Marketplace hosts reuse addresses and ports: each instance keeps its own known hosts.
     `  UserKnownHostsFile ${quoteSshValue(entry.knownHostsFile)}`,
-    l10n.t('  StrictHostKeyChecking accept-new'),
+    '  StrictHostKeyChecking accept-new',
     '  ServerAliveInterval 30',
     '  ServerAliveCountMax 4',
     '',

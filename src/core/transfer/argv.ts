@@ -4,7 +4,6 @@
  */
 import { shellQuote } from '../instances/ssh';
 import { sshArgv, type SshTarget } from '../ssh/remote';
-import { l10n } from '../l10n';
 
 /**
  * One word for rsync's `-e` parser, which splits on spaces and honours single and double quotes
@@ -68,7 +67,7 @@ export function rsyncUploadArgv(target: SshTarget, spec: UploadSpec, options: { 
     rsyncRemoteShell(target, options.ssh),
     `--rsync-path=mkdir -p -- ${shellQuote(spec.remoteDir)} && rsync`,
     ...excludeArgs(spec.excludes),
-    l10n.t('--filter=:- .gitignore'),
+    '--filter=:- .gitignore',
     '--',
     `${spec.localDir.replace(/\/+$/, '')}/`,
     `${target.alias}:${spec.remoteDir}/`,

@@ -164,7 +164,7 @@ async function createWorkerGroup(
     const query = await vscode.window.showInputBox({
       title: vscode.l10n.t('GPU Rental: {0}: which machines', endpoint.endpoint_name),
       prompt: vscode.l10n.t('An offer query, as in the offers search'),
-      value: vscode.l10n.t('gpu_ram>=24 verified=true rentable=true'),
+      value: 'gpu_ram>=24 verified=true rentable=true',
     });
     if (query === undefined) return undefined;
     fields = { template_hash: template, search_params: query, test_workers: 1, cold_workers: 0, max_workers: endpoint.max_workers ?? 3 };
