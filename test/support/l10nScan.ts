@@ -136,7 +136,22 @@ function shownAlone(node: ts.Node): boolean {
   const parent = node.parent;
   if (ts.isCallExpression(parent) && parent.arguments.includes(node as ts.Expression)) return !LOCALISERS.has(parent.expression.getText());
   if (ts.isPropertyAssignment(parent) && parent.initializer === node) return SHOWN_PROPERTIES.has(parent.name.getText());
-  return ts.isArrayLiteralExpression(parent) && ts.isCallExpression(parent.parent) && parent.parent.arguments.includes(parent);
+  if (!ts.isArrayLiteralExpression(parent)) return false;
+  // A list of buttons passed to a call, or the label of a `[label, value]` row of a tooltip's table.
+  if (ts.isCallExpression(parent.parent) && parent.parent.arguments.includes(parent)) return true;
+  return parent.elements.length === 2 && parent.elements[0] === node;
+}
+
+/** Where a short text is read by a user: a label-like property (`label`, `tooltip`…) or a row's label. */
+function shownProperty(node: ts.Node): boolean {
+  const parent = node.parent;
+  if (ts.isPropertyAssignment(parent) && parent.initializer === node) return SHOWN_PROPERTIES.has(parent.name.getText());
+  return ts.isArrayLiteralExpression(parent) && parent.elements.length === 2 && parent.elements[0] === node;
+}
+
+/** A value with a word around it (`{} offers`, `{} GB free`), as a label shows it. */
+function wordAroundValue(text: string): boolean {
+  return text.includes('{}') && !isCode(text) && /\b[A-Za-z][a-z]{2,}\b/.test(text.replace(/\{\}/g, ' '));
 }
 
 /** Whether `node` is the message of a localising call. */
@@ -177,7 +192,9 @@ export function proseStrings(
       if (
         !exempt(node) &&
         !identifiers.has(literalText(node)) &&
-        (isProse(literalText(node)) || (isWord(literalText(node)) && shownAlone(node)))
+        (isProse(literalText(node)) ||
+          (isWord(literalText(node)) && shownAlone(node)) ||
+          (wordAroundValue(literalText(node)) && shownProperty(node)))
       )
         found.push({ node, unlocalised: !localised(node) });
       if (ts.isTemplateExpression(node)) for (const span of node.templateSpans) visit(span.expression);

@@ -48,9 +48,20 @@ describe('localisation: every string a user reads goes through l10n', function (
             void vscode.window.showInformationMessage('GPU Rental: rented the machine.', 'Connect');
             const title = \`Destroy \${name}?\`;
             const item = { label: 'Stop', description: \`\${n} offers match\` };
-            const field = { doc: 'Host reliability (0..1)' };`,
+            const field = { doc: 'Host reliability (0..1)' };
+            const rows = [['Price', price], ['CUDA', cuda]];
+            const spoken = { label: \`\${gpu} offer\` };`,
         }),
-        ['GPU Rental: rented the machine.', 'Connect', 'Destroy {}?', 'Stop', '{} offers match', 'Host reliability (0..1)'],
+        [
+          'GPU Rental: rented the machine.',
+          'Connect',
+          'Destroy {}?',
+          'Stop',
+          '{} offers match',
+          'Host reliability (0..1)',
+          'Price',
+          '{} offer',
+        ],
       );
     });
 

@@ -270,7 +270,7 @@ export function presentWorker(worker: ServerlessWorker, owner: string): ItemPres
     : '';
   return {
     id: `${owner}-worker-${worker.id}`,
-    label: `worker #${worker.id}`,
+    label: l10n.t('worker #{0}', worker.id),
     description,
     tooltip: `${description}${worker.url ? `\n${worker.url}` : ''}${since}`,
     icon: worker.status === 'idle' || worker.status === 'running' ? 'pass' : 'loading~spin',
@@ -301,7 +301,7 @@ export function presentTeamRole(role: TeamRole): ItemPresentation {
   return {
     id: `role-${role.id ?? role.name}`,
     label: role.name,
-    description: `role · ${api ? Object.keys(api).join(', ') || l10n.t('no permissions') : l10n.t('all permissions')}`,
+    description: l10n.t('role · {0}', api ? Object.keys(api).join(', ') || l10n.t('no permissions') : l10n.t('all permissions')),
     icon: 'shield',
     contextValue: 'teamRole',
   };

@@ -44,7 +44,7 @@ export async function stopInstance(instances: Instances, instance: Instance, nam
     : l10n.t(' Its disk still bills until you destroy it.');
   try {
     await instances.stop(instance.id);
-    return { kind: 'done', message: `stopping ${name}.${disk}` };
+    return { kind: 'done', message: l10n.t('stopping {0}.{1}', name, disk) };
   } catch (error) {
     if (!outcomeUnseen(error)) throw error;
     const seen = await lookAgain(instances, instance.id);
@@ -77,7 +77,7 @@ export async function stopInstance(instances: Instances, instance: Instance, nam
 export async function destroyInstance(instances: Instances, instance: Instance, name: string): Promise<ActionResult> {
   try {
     await instances.destroy(instance.id);
-    return { kind: 'done', message: `destroyed ${name}.` };
+    return { kind: 'done', message: l10n.t('destroyed {0}.', name) };
   } catch (error) {
     if (error instanceof ApiError && error.kind === 'not_found')
       return { kind: 'done', message: l10n.t('{0} is destroyed (it was already gone when GPU Rental asked).', name) };

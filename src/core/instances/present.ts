@@ -151,7 +151,7 @@ export function spokenDuration(seconds: number): string {
 export function spokenRate(perHour: number): string {
   const cents = perHour * 100;
   if (cents >= 100) return l10n.t('{0} per hour', formatDollars(perHour));
-  if (cents >= 0.995) return l10n.t('{0} {1} per hour', Math.round(cents), Math.round(cents) === 1 ? 'cent' : 'cents');
+  if (cents >= 0.995) return Math.round(cents) === 1 ? l10n.t('1 cent per hour') : l10n.t('{0} cents per hour', Math.round(cents));
   if (cents <= 0) return l10n.t('nothing per hour');
   return l10n.t('{0} of a cent per hour', Number(cents.toFixed(1)));
 }
@@ -195,16 +195,16 @@ function presentUnreadable(instance: Instance): InstancePresentation {
 function instanceTooltip(instance: Instance, phase: InstancePhase, rate: number | undefined, health: Health | undefined): string {
   const disk = instance.disk_space === null || instance.disk_space === undefined ? undefined : `${Math.round(instance.disk_space)} GB`;
   const rows: Array<[string, string | undefined]> = [
-    ['Status', `${PHASE_TEXT[phase]}${instance.actual_status ? ` (${instance.actual_status})` : ''}`],
-    ['Message', instance.status_msg ?? undefined],
+    [l10n.t('Status'), `${PHASE_TEXT[phase]}${instance.actual_status ? ` (${instance.actual_status})` : ''}`],
+    [l10n.t('Message'), instance.status_msg ?? undefined],
     [l10n.t('Price now'), rate === undefined ? undefined : `${formatDollars(rate)}/h`],
     ['GPU', `${gpuSummary(instance)}${instance.gpu_ram ? l10n.t(', {0} GB each', Math.round(instance.gpu_ram / 1024)) : ''}`],
-    ['Image', instance.image_uuid ?? instance.template_name ?? undefined],
-    ['Disk', disk],
+    [l10n.t('Image'), instance.image_uuid ?? instance.template_name ?? undefined],
+    [l10n.t('Disk'), disk],
     ...(health ? healthRows(health) : []),
     ['SSH', sshRow(instance)],
-    ['Location', instance.geolocation ?? undefined],
-    ['Instance', l10n.t('#{0} on machine {1}', instance.id, instance.machine_id ?? '?')],
+    [l10n.t('Location'), instance.geolocation ?? undefined],
+    [l10n.t('Instance'), l10n.t('#{0} on machine {1}', instance.id, instance.machine_id ?? '?')],
   ];
   if (phase === 'failed') rows.push([l10n.t('Note'), l10n.t('a failed instance never recovers and its disk is still billed: destroy it')]);
   if (isOutbid(instance)) rows.push([l10n.t('Note'), outbidNote(instance)]);

@@ -35,31 +35,31 @@ function offerTooltip(offer: Offer): string {
   const gpuPerHour = offer.search?.gpuCostPerHour ?? offer.dph_base;
   const diskPerHour = offer.search?.diskHour;
   const rows: Array<[string, string | undefined]> = [
-    ['Price', `${formatDollars(offer.dph_total)}/h`],
+    [l10n.t('Price'), `${formatDollars(offer.dph_total)}/h`],
     ['GPU', gpuPerHour === null || gpuPerHour === undefined ? undefined : `${formatDollars(gpuPerHour)}/h`],
-    ['Disk', diskPerHour === null || diskPerHour === undefined ? undefined : `${formatDollars(diskPerHour)}/h`],
+    [l10n.t('Disk'), diskPerHour === null || diskPerHour === undefined ? undefined : `${formatDollars(diskPerHour)}/h`],
     ['VRAM', l10n.t('{0} GB per GPU', formatGb(offer.gpu_ram))],
     [
-      'Reliability',
+      l10n.t('Reliability'),
       offer.reliability2 === null || offer.reliability2 === undefined ? undefined : `${(offer.reliability2 * 100).toFixed(1)} %`,
     ],
     [l10n.t('DLPerf per $/h'), offer.dlperf_per_dphtotal?.toFixed(1)],
     ['CUDA', offer.cuda_max_good?.toString()],
     [
-      'Internet',
+      l10n.t('Internet'),
       offer.inet_down === null || offer.inet_down === undefined
         ? undefined
         : `↓ ${Math.round(offer.inet_down)} / ↑ ${Math.round(offer.inet_up ?? 0)} Mb/s`,
     ],
     [l10n.t('Disk space'), offer.disk_space === null || offer.disk_space === undefined ? undefined : `${Math.round(offer.disk_space)} GB`],
     [l10n.t('Direct ports'), offer.direct_port_count?.toString()],
-    ['Location', offer.geolocation ?? undefined],
+    [l10n.t('Location'), offer.geolocation ?? undefined],
     [
-      'Verified',
+      l10n.t('Verified'),
       offer.verified === null || offer.verified === undefined ? (offer.verification ?? undefined) : offer.verified ? 'yes' : 'no',
     ],
     [l10n.t('Host / machine'), `${offer.host_id ?? '?'} / ${offer.machine_id ?? '?'}`],
-    ['Offer', String(offer.id)],
+    [l10n.t('Offer'), String(offer.id)],
   ];
   const lines = rows.filter((r): r is [string, string] => r[1] !== undefined).map(([k, v]) => `| ${k} | ${escapeCell(v)} |`);
   return [`**${offer.gpu_name}${offer.num_gpus > 1 ? ` ×${offer.num_gpus}` : ''}**`, '', '| | |', '|---|---|', ...lines].join('\n');

@@ -175,7 +175,7 @@ async function actOn(s: InstanceDeps, action: BulkAction, i: Instance): Promise<
     if (action === 'destroy') return { instance: i, result: await destroyInstance(s.session.client.instances, i, name) };
     try {
       await s.session.client.instances.start(i.id);
-      return { instance: i, result: { kind: 'done', message: `starting ${name}.` } };
+      return { instance: i, result: { kind: 'done', message: vscode.l10n.t('starting {0}.', name) } };
     } catch (error) {
       if (!outcomeUnseen(error)) throw error;
       const rate = i.dph_total ? vscode.l10n.t(', billing {0}/h once running', formatDollars(i.dph_total)) : '';

@@ -121,7 +121,7 @@ async function rentBest(s: RentDeps, search: SearchArgument, given: RentPlan | u
           return s.prompts().confirm(q.title, q.detail, q.button);
         },
         allowsSpend: (perHour, reason) => s.spend.allows(s.poller, perHour, reason),
-        onStep: (step) => progress.report({ message: `renting ${failoverProgress(step)}…` }),
+        onStep: (step) => progress.report({ message: vscode.l10n.t('renting {0}…', failoverProgress(step)) }),
         signal: controller.signal,
       }).finally(() => cancelled.dispose());
     },

@@ -230,7 +230,7 @@ async function pickServerless(s: AccountAreaDeps, t: ServerlessTarget | undefine
   const items = [
     ...endpoints.map((e) => ({
       label: `$(cloud) ${e.endpoint_name}`,
-      description: `endpoint ${e.id}`,
+      description: vscode.l10n.t('endpoint {0}', e.id),
       value: { kind: 'endpoint', endpoint: e } as Resolved,
     })),
     ...groups.map((g) => ({
@@ -266,7 +266,7 @@ async function showWorkers(s: AccountAreaDeps, t: ServerlessTarget | undefined):
     return workers;
   }
   const pick = await vscode.window.showQuickPick(
-    workers.map((w) => ({ label: `worker #${w.id}`, description: workerSummary(w), detail: w.url ?? undefined, w })),
+    workers.map((w) => ({ label: vscode.l10n.t('worker #{0}', w.id), description: workerSummary(w), detail: w.url ?? undefined, w })),
     {
       title: vscode.l10n.t('GPU Rental: workers of {0} ({1})', nameOf(target), workers.length),
       placeHolder: vscode.l10n.t('Pick one to copy its URL'),

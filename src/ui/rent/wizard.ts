@@ -480,13 +480,19 @@ async function confirmStep(
     ...priceContextRows(offer, rentPriceContext(offer, q.totalPerHour, priceStats)),
     ...rentalRow(offer, plan, bidSearch),
     ...(failover ? [{ label: `$(sync) ${failover.title}`, description: failover.detail }] : []),
-    { label: `Disk ${formatDollars(q.diskPerHour)}/h`, description: vscode.l10n.t('{0} GB, billed until destroyed', plan.disk) },
+    {
+      label: vscode.l10n.t('Disk {0}/h', formatDollars(q.diskPerHour)),
+      description: vscode.l10n.t('{0} GB, billed until destroyed', plan.disk),
+    },
     q.creditAfterDay === undefined
       ? {
           label: vscode.l10n.t('Credit: unknown'),
           description: vscode.l10n.t('not reported to this key; this rent is not checked against it'),
         }
-      : { label: vscode.l10n.t('Credit after a day: {0}', formatDollars(q.creditAfterDay)), description: `now ${formatDollars(credit!)}` },
+      : {
+          label: vscode.l10n.t('Credit after a day: {0}', formatDollars(q.creditAfterDay)),
+          description: vscode.l10n.t('now {0}', formatDollars(credit!)),
+        },
     {
       label: `${what}`,
       description: `${describeLaunch(plan, templateMode)} · "${plan.label}"${plan.onstart ? vscode.l10n.t(' · with start-up script') : ''}`,

@@ -35,11 +35,14 @@ export class OfferItem extends vscode.TreeItem {
     this.iconPath = new vscode.ThemeIcon('server');
     this.contextValue = 'offer';
     // Read aloud without the "·" separators and abbreviations: "RTX 4090 times 2 offer, 82 cents per hour, 24 GB of VRAM each, in Texas, US".
-    const n = offer.num_gpus > 1 ? ` times ${offer.num_gpus}` : '';
-    const vram = offer.gpu_ram ? vscode.l10n.t(', {0} GB of VRAM{1}', Math.round(offer.gpu_ram / 1024), n ? ' each' : '') : '';
-    this.accessibilityInformation = {
-      label: `${offer.gpu_name}${n} offer, ${spokenRate(offer.dph_total)}${vram}${offer.geolocation ? `, in ${offer.geolocation}` : ''}`,
-    };
+    const gpus = offer.num_gpus > 1 ? vscode.l10n.t('{0} times {1}', offer.gpu_name, offer.num_gpus) : offer.gpu_name;
+    const vram = offer.gpu_ram
+      ? offer.num_gpus > 1
+        ? vscode.l10n.t(', {0} GB of VRAM each', Math.round(offer.gpu_ram / 1024))
+        : vscode.l10n.t(', {0} GB of VRAM', Math.round(offer.gpu_ram / 1024))
+      : '';
+    const where = offer.geolocation ? vscode.l10n.t(', in {0}', offer.geolocation) : '';
+    this.accessibilityInformation = { label: vscode.l10n.t('{0} offer, {1}{2}{3}', gpus, spokenRate(offer.dph_total), vram, where) };
   }
 
   /** The price context line under the tooltip ("Price: 18% under the 7-day median for …"); plain text, the GPU name being the service's. */
