@@ -135,6 +135,7 @@ const SHOWN_PROPERTIES = new Set([
 function shownAlone(node: ts.Node): boolean {
   const parent = node.parent;
   if (ts.isCallExpression(parent) && parent.arguments.includes(node as ts.Expression)) return !LOCALISERS.has(parent.expression.getText());
+  if (ts.isNewExpression(parent) && parent.arguments?.includes(node as ts.Expression)) return true;
   if (ts.isPropertyAssignment(parent) && parent.initializer === node) return SHOWN_PROPERTIES.has(parent.name.getText());
   if (!ts.isArrayLiteralExpression(parent)) return false;
   // A list of buttons passed to a call, or the label of a `[label, value]` row of a tooltip's table.

@@ -50,7 +50,8 @@ describe('localisation: every string a user reads goes through l10n', function (
             const item = { label: 'Stop', description: \`\${n} offers match\` };
             const field = { doc: 'Host reliability (0..1)' };
             const rows = [['Price', price], ['CUDA', cuda]];
-            const spoken = { label: \`\${gpu} offer\` };`,
+            const spoken = { label: \`\${gpu} offer\` };
+            const header = new ActionItem('Filters', query);`,
         }),
         [
           'GPU Rental: rented the machine.',
@@ -61,6 +62,7 @@ describe('localisation: every string a user reads goes through l10n', function (
           'Host reliability (0..1)',
           'Price',
           '{} offer',
+          'Filters',
         ],
       );
     });

@@ -80,7 +80,7 @@ export interface RunRemoteOptions {
 export function runRemote(target: SshTarget, command: string, options: RunRemoteOptions = {}): Promise<RemoteResult> {
   const max = options.maxOutputBytes ?? 4 * 1024 * 1024;
   return new Promise((resolve, reject) => {
-    if (options.signal?.aborted) return reject(new RemoteCommandError('Cancelled.', undefined));
+    if (options.signal?.aborted) return reject(new RemoteCommandError(l10n.t('Cancelled.'), undefined));
     const child: ChildProcess = spawn(options.ssh ?? 'ssh', sshArgv(target, command), { stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
@@ -115,7 +115,7 @@ export function runRemote(target: SshTarget, command: string, options: RunRemote
     }, timeoutMs);
     const onAbort = () => {
       child.kill('SIGTERM');
-      finish(new RemoteCommandError('Cancelled.', undefined));
+      finish(new RemoteCommandError(l10n.t('Cancelled.'), undefined));
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });
     child.once('error', (error) => finish(new RemoteCommandError(l10n.t('Could not run ssh: {0}', error.message), undefined)));

@@ -140,7 +140,7 @@ export class OffersView implements vscode.TreeDataProvider<OffersViewItem>, vsco
     if (this.session.state.kind !== 'ready') return (this.items = []);
     const state = this.searchState;
     const header = new ActionItem(
-      'Filters',
+      vscode.l10n.t('Filters'),
       `${describeSearch(state)} · ${OFFER_SORTS[state.sort].label.toLowerCase()} · ${describeDiskPricing(state.query)}`,
       'filter',
       { title: vscode.l10n.t('Search Offers'), command: COMMANDS.searchOffers },
