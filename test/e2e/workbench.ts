@@ -66,6 +66,12 @@ export interface WorkbenchOptions {
   bootSeconds?: number;
   env?: Record<string, string>;
   settings?: Record<string, unknown>;
+  /** code-server's display language (`--locale`): needs a language pack for it, installed and registered (test/harness/pseudoLocale.ts). */
+  locale?: string;
+  /** More .vsix files installed next to the extension (a language pack, say). */
+  install?: string[];
+  /** Runs once the extensions are installed, before the window loads (to add files to one, say). */
+  beforeLoad?: (server: CodeServer) => Promise<void> | void;
 }
 
 /** code-server with the packaged extension and a simulator of its own (demo key), open in Chromium. */
@@ -74,7 +80,7 @@ export async function openWorkbench(options: WorkbenchOptions = {}): Promise<Wor
   const sim = await spawnSimulator({ bootSeconds: options.bootSeconds ?? 3 });
   const folder = trackTempDir(mkdtempSync(join(tmpdir(), 'gpu-rental-e2e-')));
   const server = await startCodeServer({
-    install: [vsix],
+    install: [vsix, ...(options.install ?? [])],
     settings: {
       'gpuRental.apiUrl': sim.url,
       'gpuRental.pollIntervalSeconds': 2,
@@ -83,7 +89,9 @@ export async function openWorkbench(options: WorkbenchOptions = {}): Promise<Wor
     },
     env: options.env,
     home: trackTempDir(mkdtempSync(join(tmpdir(), 'gpu-rental-e2e-home-'))),
+    locale: options.locale,
   });
+  await options.beforeLoad?.(server);
   const browser = await launchBrowser();
   const page = browser.pages()[0] ?? (await browser.newPage());
   await page.goto(server.url(folder));

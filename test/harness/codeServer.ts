@@ -66,6 +66,11 @@ export interface CodeServerOptions {
    * so `remote.SSH.configFile` names the sandbox's config (the extension passes it to ssh -F).
    */
   home?: string;
+  /**
+   * The display language (`--locale`). VS Code keeps English unless a language pack for it is
+   * installed (test/harness/pseudoLocale.ts makes one for the pseudo locale qps-ploc).
+   */
+  locale?: string;
 }
 
 export interface CodeServer {
@@ -112,6 +117,7 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
     '--disable-getting-started-override',
     '--vscode-option',
     'enable-smoke-test-driver',
+    ...(options.locale ? ['--locale', options.locale] : []),
   ];
   const child = spawnTracked(NODE_BIN, args, { env });
   let output = '';
