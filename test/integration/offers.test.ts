@@ -26,6 +26,17 @@ describe('offers: search, sort, relax, load more', () => {
     assert.match(String(header.description), /gpu_name=RTX_4090 num_gpus>=2/);
   });
 
+  it('says a row of an interruptible search is priced at its minimum bid', async () => {
+    const x = await signIn();
+    await vscode.commands.executeCommand('gpuRental.searchOffers', 'type=bid num_gpus>=1');
+    const rows = (await x.test.offerItems()).filter((r) => 'offer' in r);
+    assert.ok(rows.length > 0);
+    for (const r of rows) assert.match(String(r.description), /^bid from \$\d+\.\d+\/h · /);
+    await vscode.commands.executeCommand('gpuRental.searchOffers', 'num_gpus>=1');
+    const onDemand = (await x.test.offerItems()).filter((r) => 'offer' in r);
+    for (const r of onDemand) assert.match(String(r.description), /^\$\d+\.\d+\/h · /);
+  });
+
   it('sorts by price and by performance per dollar', async () => {
     const x = await signIn();
     await vscode.commands.executeCommand('gpuRental.sortOffers', 'price');

@@ -19,23 +19,30 @@ export interface OfferPresentation {
   tooltip: string;
 }
 
-export function presentOffer(offer: Offer): OfferPresentation {
+/**
+ * How an offer reads in a list. `bid`: it was found by an interruptible (`type=bid`) search, whose
+ * prices are the current minimum bid, not a price that holds the machine; the row says so.
+ */
+export function presentOffer(offer: Offer, options: { bid?: boolean } = {}): OfferPresentation {
   const gpus = offer.num_gpus > 1 ? ` ×${offer.num_gpus}` : '';
   const vramGb = formatGb(offer.gpu_ram);
   const region = countryCode(offer.geolocation);
-  const description = [`${formatDollars(offer.dph_total)}/h`, `${vramGb} GB`, region].filter(Boolean).join(' · ');
+  const price = options.bid ? l10n.t('bid from {0}/h', formatDollars(offer.dph_total)) : `${formatDollars(offer.dph_total)}/h`;
+  const description = [price, `${vramGb} GB`, region].filter(Boolean).join(' · ');
   return {
     label: `${offer.gpu_name}${gpus}`,
     description,
-    tooltip: offerTooltip(offer),
+    tooltip: offerTooltip(offer, options.bid === true),
   };
 }
 
-function offerTooltip(offer: Offer): string {
+function offerTooltip(offer: Offer, bid: boolean): string {
   const gpuPerHour = offer.search?.gpuCostPerHour ?? offer.dph_base;
   const diskPerHour = offer.search?.diskHour;
   const rows: Array<[string, string | undefined]> = [
-    [l10n.t('Price'), `${formatDollars(offer.dph_total)}/h`],
+    bid
+      ? [l10n.t('Minimum bid'), l10n.t('{0}/h; interruptible: stopped when someone bids more', formatDollars(offer.dph_total))]
+      : [l10n.t('Price'), `${formatDollars(offer.dph_total)}/h`],
     ['GPU', gpuPerHour === null || gpuPerHour === undefined ? undefined : `${formatDollars(gpuPerHour)}/h`],
     [l10n.t('Disk'), diskPerHour === null || diskPerHour === undefined ? undefined : `${formatDollars(diskPerHour)}/h`],
     ['VRAM', l10n.t('{0} GB per GPU', formatGb(offer.gpu_ram))],
@@ -56,7 +63,11 @@ function offerTooltip(offer: Offer): string {
     [l10n.t('Location'), offer.geolocation ?? undefined],
     [
       l10n.t('Verified'),
-      offer.verified === null || offer.verified === undefined ? (offer.verification ?? undefined) : offer.verified ? 'yes' : 'no',
+      offer.verified === null || offer.verified === undefined
+        ? (offer.verification ?? undefined)
+        : offer.verified
+          ? l10n.t('yes')
+          : l10n.t('no'),
     ],
     [l10n.t('Host / machine'), `${offer.host_id ?? '?'} / ${offer.machine_id ?? '?'}`],
     [l10n.t('Offer'), String(offer.id)],

@@ -98,7 +98,7 @@ async function pickFilter(text: string): Promise<Editor | 'apply' | undefined> {
     },
     {
       label: vscode.l10n.t('Verified machines only'),
-      description: f['verified']?.eq === true ? 'yes' : 'no',
+      description: f['verified']?.eq === true ? vscode.l10n.t('yes') : vscode.l10n.t('no'),
       run: async (_s, t) => withFilter(t, 'verified', parseQuery(t).filters['verified']?.eq === true ? undefined : { eq: true }),
     },
     {

@@ -26,8 +26,12 @@ import type { PriceContextSource } from '../priceContext';
 const MAX_RELAX_PROBES = 6;
 
 export class OfferItem extends vscode.TreeItem {
-  constructor(readonly offer: Offer) {
-    const p = presentOffer(offer);
+  constructor(
+    readonly offer: Offer,
+    /** Found by an interruptible search: its price is the current minimum bid. */
+    private readonly bid = false,
+  ) {
+    const p = presentOffer(offer, { bid });
     super(p.label, vscode.TreeItemCollapsibleState.None);
     this.id = `offer-${offer.id}`;
     this.description = p.description;
@@ -42,12 +46,17 @@ export class OfferItem extends vscode.TreeItem {
         : vscode.l10n.t(', {0} GB of VRAM', Math.round(offer.gpu_ram / 1024))
       : '';
     const where = offer.geolocation ? vscode.l10n.t(', in {0}', offer.geolocation) : '';
-    this.accessibilityInformation = { label: vscode.l10n.t('{0} offer, {1}{2}{3}', gpus, spokenRate(offer.dph_total), vram, where) };
+    const rate = spokenRate(offer.dph_total);
+    this.accessibilityInformation = {
+      label: bid
+        ? vscode.l10n.t('{0} offer, bids from {1}{2}{3}', gpus, rate, vram, where)
+        : vscode.l10n.t('{0} offer, {1}{2}{3}', gpus, rate, vram, where),
+    };
   }
 
   /** The price context line under the tooltip ("Price: 18% under the 7-day median for …"); plain text, the GPU name being the service's. */
   setPriceContext(stats: GpuPriceStats | undefined): void {
-    const tooltip = new vscode.MarkdownString(presentOffer(this.offer).tooltip);
+    const tooltip = new vscode.MarkdownString(presentOffer(this.offer, { bid: this.bid }).tooltip);
     tooltip.appendMarkdown('\n\n');
     tooltip.appendText(describePriceContext(this.offer, stats));
     this.tooltip = tooltip;
@@ -154,7 +163,8 @@ export class OffersView implements vscode.TreeDataProvider<OffersViewItem>, vsco
     try {
       const request = searchRequest(state);
       const offers = await this.session.client.offers.search(request);
-      const rows: OffersViewItem[] = [header, ...offers.map((o) => new OfferItem(o))];
+      const bid = request.query.type === 'bid';
+      const rows: OffersViewItem[] = [header, ...offers.map((o) => new OfferItem(o, bid))];
       // Offers the answer held but that could not be read are left out; say so rather than hide it.
       const unreadable = unreadableRow(offers, 'offer', 'offers-unreadable');
       if (unreadable) rows.push(unreadable);

@@ -33,6 +33,13 @@ describe('offer presentation', () => {
     assert.equal(presentOffer(offer).description, '$0.812/h · 24 GB · US');
   });
 
+  it('says when the price is a bid: an interruptible search lists the current minimum bid', () => {
+    const p = presentOffer(offer, { bid: true });
+    assert.equal(p.description, 'bid from $0.812/h · 24 GB · US');
+    assert.match(p.tooltip, /Minimum bid \| \$0\.812\/h; interruptible: stopped when someone bids more/);
+    assert.doesNotMatch(presentOffer(offer).tooltip, /bid/);
+  });
+
   it('puts every detail a renter weighs in the tooltip', () => {
     const tooltip = presentOffer(offer).tooltip;
     for (const part of [

@@ -248,7 +248,7 @@ export const COLUMNS: readonly ColumnSpec[] = Object.freeze([
     },
     (o) => {
       const v = verifiedOf(o);
-      return v === undefined ? '' : v ? 'yes' : 'no';
+      return v === undefined ? '' : v ? l10n.t('yes') : l10n.t('no');
     },
   ),
   col(
