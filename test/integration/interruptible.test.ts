@@ -67,6 +67,7 @@ describe('interruptible rents', () => {
         ? Promise.resolve('Raise Bid')
         : (original as (...a: unknown[]) => Thenable<unknown>).call(w, message, ...rest)) as typeof w.showWarningMessage;
     const notices = x.test.outbidNotices().length;
+    const notes = recordNotifications();
     try {
       const { min_bid: min } = (await control('POST', `instances/${id}/outbid`, {})) as { min_bid: number };
       assert.ok(min > bid);
@@ -86,11 +87,14 @@ describe('interruptible rents', () => {
       assert.ok(box.validate?.(String(min - 0.001)), 'a bid under the minimum is refused');
 
       await eventually(() => x.test.instances().find((i) => i.id === id && i.actual_status === 'running'), 'running again', 20_000);
+      // The boot status bar followed it back up, as after a start: it says when it runs.
+      await eventually(() => notes.seen.find((n) => n.message.includes(label) && / is running\.$/.test(n.message)), 'told it runs again');
       const after = x.test.instances().find((i) => i.id === id)!;
       assert.ok(Math.abs((after.dph_base ?? 0) - suggested) < 1e-6, 'billing at the new bid');
       await x.test.refreshInstances();
       assert.equal(x.test.outbidNotices().length, notices + 1, 'one notification for one outbid');
     } finally {
+      notes.dispose();
       w.showWarningMessage = original;
     }
   });

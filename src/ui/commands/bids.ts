@@ -12,6 +12,7 @@ import { parseQuery } from '../../core/offers/search';
 import { BID_MIN, CHANGE_BID_MAX, checkBid, onDemandGpuPerHour, parseBid, suggestBid } from '../../core/rent/bid';
 import type { Session } from '../../core/session/session';
 import { inputOf, type Prompts } from '../prompts';
+import type { BootStatus } from '../bootStatus';
 import type { SpendGuard } from '../spendGuard';
 import { resolveTarget, type Target } from './instances';
 import { command, type CommandDefinition } from './registry';
@@ -20,6 +21,8 @@ import { command, type CommandDefinition } from './registry';
 export interface BidDeps {
   readonly session: Session;
   readonly poller: InstancePoller;
+  /** An outbid instance whose new bid runs it again boots: the status bar follows it. */
+  readonly boots: Pick<BootStatus, 'track'>;
   readonly spend: Pick<SpendGuard, 'allows'>;
   /** A getter: integration tests replace the prompts at run time. */
   readonly prompts: () => Prompts;
@@ -112,7 +115,8 @@ async function changeBid(s: BidDeps, instance: Instance, suggested: number | und
   const text = vscode.l10n.t('GPU Rental: {0}', result.message);
   if (result.kind === 'done') void vscode.window.showInformationMessage(text);
   else void vscode.window.showWarningMessage(text);
-  s.poller.watch(instance.id);
+  if (result.kind === 'done' && outbid && price >= (min ?? 0)) s.boots.track(instance.id);
+  else s.poller.watch(instance.id);
   void s.poller.refresh();
   return result.kind;
 }

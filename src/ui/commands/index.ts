@@ -87,7 +87,7 @@ export function registerAllCommands(s: Services): vscode.Disposable[] {
     }),
     ...logCommands({ session, poller, logChannels, logger, followers }),
     ...remoteWindowCommands({ remote: s.remoteWindow, poller, costs: s.costs }),
-    ...bidCommands({ session, poller, spend, prompts, logger }),
+    ...bidCommands({ session, poller, boots, spend, prompts, logger }),
     ...transferCommands(transfer),
     ...dataCommands({ session, poller, prompts, handoff, logger }),
     ...jupyterCommands({ session, poller, forwards: s.forwards, sshTarget: s.sshTarget, handoff, logger }),
