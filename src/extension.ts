@@ -33,7 +33,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   const activateMs = performance.now() - started;
   const activationMs = loadMs + activateMs;
   services.logger.info(
-    `Activated in ${activationMs.toFixed(1)} ms: module ${loadMs.toFixed(1)} ms (VS Code's API object ${apiMs.toFixed(1)} ms of it) + activate() ${activateMs.toFixed(1)} ms (GPU Rental ${String(context.extension.packageJSON.version)}, VS Code ${vscode.version}).`,
+    `Activated in ${activationMs.toFixed(1)} ms: module ${loadMs.toFixed(1)} ms (VS Code's API object ${apiMs.toFixed(1)} ms of it) + activate() ${activateMs.toFixed(1)} ms (GPU Rental ${String(context.extension.packageJSON.version)}, VS Code ${vscode.version}, language ${vscode.env.language}).`,
   );
   return { test: testApi(services), activationMs, logDir: dirname(context.logUri.fsPath) };
 }
