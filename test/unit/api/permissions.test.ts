@@ -32,6 +32,10 @@ const ENDPOINTS: Array<[string, PermissionCategory, (c: GpuRentalClient, f: Fixt
   ['instance reboot', 'instance_write', (c, f) => c.instances.reboot(f.instanceId)],
   ['instance logs', 'instance_read', (c, f) => c.instances.logs(f.instanceId, {}, { intervalMs: 10 })],
   ['instance destroy', 'instance_write', (c) => c.instances.destroy(999_999)],
+  ['instance change bid', 'instance_write', (c, f) => c.instances.changeBid(f.instanceId, 0.5)],
+  // The reference names no category for the GPU metrics; misc is assumed, as for the offer search they price.
+  ['metrics current', 'misc', (c) => c.metrics.current()],
+  ['metrics history', 'misc', (c) => c.metrics.history(['RTX 4090'])],
   ['template search', 'user_read', (c) => c.templates.search()],
   ['template create', 'user_write', (c) => c.templates.create({ name: 't', image: 'ubuntu' })],
   ['template edit', 'user_write', (c, f) => c.templates.edit(f.templateHash, { desc: 'x' })],
