@@ -3,17 +3,11 @@
 // several window loads; plus the bundle and .vsix sizes. Targets: activation <= 20 ms,
 // dist/extension.js <= 350 KB, .vsix <= 1 MB.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launchBrowser } from '../harness/browser';
-import { startCodeServer } from '../harness/codeServer';
-import { packageExtension } from '../harness/package';
 import { REPO } from '../harness/paths';
-import { cleanup, cleanupOnExit, trackTempDir } from '../harness/processes';
+import { cleanup, cleanupOnExit } from '../harness/processes';
 import { eventually } from '../support/eventually';
-import { DEMO_KEY } from '../support/keys';
-import { spawnSimulator } from '../support/simulator';
+import { openBenchWindow } from './benchWindow';
 
 const RUNS = Number(process.env.GPU_RENTAL_BENCH_RUNS ?? 7);
 
@@ -48,25 +42,10 @@ const median = (xs: number[]) => {
 
 async function main(): Promise<void> {
   cleanupOnExit();
-  const vsix = packageExtension({ quiet: true });
+  // Opening the view activates the extension; later loads restore the view, which activates it again.
+  const { vsix, server, page } = await openBenchWindow();
   const bundle = statSync(join(REPO, 'dist', 'extension.js')).size;
   const chunk = statSync(join(REPO, 'dist', 'undici.js')).size;
-  const sim = await spawnSimulator({ bootSeconds: 3 });
-  const folder = trackTempDir(mkdtempSync(join(tmpdir(), 'gpu-rental-bench-')));
-  const server = await startCodeServer({
-    install: [vsix.path],
-    settings: { 'gpuRental.apiUrl': sim.url },
-    env: { GPU_RENTAL_API_KEY: DEMO_KEY },
-  });
-  const browser = await launchBrowser();
-  const page = browser.pages()[0] ?? (await browser.newPage());
-  await page.goto(server.url(folder));
-  await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
-  // Opening the view activates the extension; later loads restore the view, which activates it again.
-  await page
-    .locator('.activitybar .action-item a[aria-label^="GPU Rental"], .activitybar .action-item[aria-label^="GPU Rental"]')
-    .first()
-    .click();
   const logs = join(server.userDataDir, 'logs');
   const activations = (n: number) => eventually(() => activationTimes(logs).length >= n, `the activation line of load ${n}`, 60_000);
   await activations(1);

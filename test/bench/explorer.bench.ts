@@ -2,17 +2,10 @@
 // Chromium), as the webview measures itself with performance.now() (layout included): the render
 // when the 10,000th offer arrives, a sort by a column, and narrowing by a filter. Median of several
 // runs. Targets: first render <= 150 ms, sort or filter <= 50 ms. Nothing asserts a time.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { FrameLocator } from 'playwright-core';
-import { launchBrowser } from '../harness/browser';
-import { startCodeServer } from '../harness/codeServer';
-import { packageExtension } from '../harness/package';
-import { cleanup, cleanupOnExit, trackTempDir } from '../harness/processes';
+import { cleanup, cleanupOnExit } from '../harness/processes';
 import { eventually } from '../support/eventually';
-import { DEMO_KEY } from '../support/keys';
-import { spawnSimulator } from '../support/simulator';
+import { openBenchWindow } from './benchWindow';
 
 const RUNS = Number(process.env.GPU_RENTAL_BENCH_RUNS ?? 5);
 const OFFERS = 10_000;
@@ -71,24 +64,7 @@ async function loadAll(ex: FrameLocator, last: Timing): Promise<Timing> {
 
 async function main(): Promise<void> {
   cleanupOnExit();
-  const vsix = packageExtension({ quiet: true });
-  const sim = await spawnSimulator({ bootSeconds: 3, extraArgs: ['--offers', String(OFFERS)] });
-  const folder = trackTempDir(mkdtempSync(join(tmpdir(), 'gpu-rental-bench-')));
-  const server = await startCodeServer({
-    install: [vsix.path],
-    settings: { 'gpuRental.apiUrl': sim.url },
-    env: { GPU_RENTAL_API_KEY: DEMO_KEY },
-  });
-  const browser = await launchBrowser();
-  const page = browser.pages()[0] ?? (await browser.newPage());
-  await page.setViewportSize({ width: 1400, height: 900 });
-  await page.goto(server.url(folder));
-  await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
-  await page.locator('.statusbar').waitFor();
-  await page
-    .locator('.activitybar .action-item a[aria-label^="GPU Rental"], .activitybar .action-item[aria-label^="GPU Rental"]')
-    .first()
-    .click();
+  const { page } = await openBenchWindow({ simulatorArgs: ['--offers', String(OFFERS)], viewport: { width: 1400, height: 900 } });
   await page.locator('.statusbar-item').filter({ hasText: /\$\d/ }).first().waitFor({ timeout: 60_000 });
   await page.keyboard.press('F1');
   await page.locator('.quick-input-widget input').fill('>GPU Rental: Open Offer Explorer');

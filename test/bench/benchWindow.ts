@@ -1,0 +1,44 @@
+// The window a browser benchmark measures in: the packaged extension (production build) in
+// code-server, against a simulator of its own, signed in with the demo key, the GPU Rental view
+// opened. Each bench then times what it is about.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { launchBrowser } from '../harness/browser';
+import { startCodeServer, type CodeServer } from '../harness/codeServer';
+import { packageExtension, type Packaged } from '../harness/package';
+import { trackTempDir } from '../harness/processes';
+import { DEMO_KEY } from '../support/keys';
+import { spawnSimulator } from '../support/simulator';
+
+export interface BenchWindow {
+  readonly vsix: Packaged;
+  readonly server: CodeServer;
+  readonly page: Page;
+}
+
+/** Opens the window; `simulatorArgs` go to the simulator (`--offers 10000`), `viewport` sizes the page. */
+export async function openBenchWindow(
+  options: { simulatorArgs?: string[]; viewport?: { width: number; height: number } } = {},
+): Promise<BenchWindow> {
+  const vsix = packageExtension({ quiet: true });
+  const sim = await spawnSimulator({ bootSeconds: 3, extraArgs: options.simulatorArgs });
+  const folder = trackTempDir(mkdtempSync(join(tmpdir(), 'gpu-rental-bench-')));
+  const server = await startCodeServer({
+    install: [vsix.path],
+    settings: { 'gpuRental.apiUrl': sim.url },
+    env: { GPU_RENTAL_API_KEY: DEMO_KEY },
+  });
+  const browser = await launchBrowser();
+  const page = browser.pages()[0] ?? (await browser.newPage());
+  if (options.viewport) await page.setViewportSize(options.viewport);
+  await page.goto(server.url(folder));
+  await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+  // Opening the view activates the extension.
+  await page
+    .locator('.activitybar .action-item a[aria-label^="GPU Rental"], .activitybar .action-item[aria-label^="GPU Rental"]')
+    .first()
+    .click();
+  return { vsix, server, page };
+}
