@@ -47,7 +47,8 @@ describe('transfer: Upload Folder, Download from Instance, and what Destroy says
     const notes = recordNotifications();
     try {
       const remoteDir = (await vscode.commands.executeCommand('gpuRental.uploadFolder', id, { remoteDir: '/root/itest-upload' })) as string;
-      assert.equal(remoteDir, '/root/itest-upload');
+      // On failure, say what the user was told (the transfer's error), not only that nothing came back.
+      assert.equal(remoteDir, '/root/itest-upload', `the upload did not finish; told: ${notes.seen.map((n) => n.message).join(' | ')}`);
       const told = await eventually(() => notes.seen.find((n) => /^GPU Rental: uploaded /.test(n.message)), 'the upload told');
       assert.match(told.message, /^GPU Rental: uploaded workspace to \/root\/itest-upload on .*: \d+ files, .* (kB|MB)\.$/);
 
