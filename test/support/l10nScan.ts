@@ -2,10 +2,14 @@
  * Finds user-facing strings that do not go through localisation (`vscode.l10n.t` in src/ui, the
  * `l10n.t` of src/core/l10n.ts elsewhere). Used by test/unit/l10n.test.ts.
  *
- * A string counts as user-facing when it reads as prose: two words of letters separated by a space.
- * Strings that are code even though they hold words are left alone: shell and SSH config text,
- * lists of identifiers, what is compared with text from elsewhere (`===`, `case`, `includes`…),
- * regular expressions, property names, types, and what goes only to the log (the "GPU Rental"
+ * A string counts as user-facing when it reads as prose (two words of letters, or a capitalised
+ * word beside a value: `Destroy {}?`), or when a lone capitalised word is shown (a button passed to
+ * a call or a constructor, a `label`-like property, a tooltip row's label), or a word around a value
+ * sits in such a property. Strings that are code even though they hold words are left alone
+ * (`isCode`: shell, Python, SSH config lines, argv options, offer queries, markup, a CSP, ids),
+ * and so is what is compared with text from elsewhere (`===`, `case`, `includes`…), regular
+ * expressions, property names, CSS classes, a string declared as a literal type anywhere in src
+ * (an identifier with a label function beside it), and what goes only to the log (the "GPU Rental"
  * output channel stays English, as VS Code's own logs do, so that a log reads the same in any
  * language when a user shares it).
  */
