@@ -34,8 +34,11 @@ export function format(message: string, args: readonly L10nArg[]): string {
   return message.replace(/\{(\d+)\}/g, (whole, n: string) => (Number(n) < args.length ? String(args[Number(n)]) : whole));
 }
 
+/** A translation bundle as `vscode.l10n.bundle` holds it: message → translation. */
+export type L10nBundle = Record<string, string | { message: string }>;
+
 /** A translator over a bundle (`vscode.l10n.bundle`, as the webview receives it); a message it lacks stays English. */
-export function bundleTranslator(bundle: Readonly<Record<string, string | { message: string }>> | undefined): Translate {
+export function bundleTranslator(bundle: Readonly<L10nBundle> | undefined): Translate {
   return (message, args) => {
     const entry = bundle?.[message];
     const text = typeof entry === 'string' ? entry : (entry?.message ?? message);

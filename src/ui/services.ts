@@ -106,8 +106,6 @@ export class Services implements vscode.Disposable {
   readonly logChannels = this.own(new InstanceLogChannels());
   /** The instance logs this window follows. */
   readonly logFollowers: LogFollowers;
-  /** Marks the Get Started walkthrough's steps done as the user does them. */
-  readonly walkthrough: vscode.Disposable;
 
   constructor(readonly context: vscode.ExtensionContext) {
     const { logger } = this;
@@ -181,7 +179,8 @@ export class Services implements vscode.Disposable {
     this.searchWatcher = this.own(
       new SearchWatcherUi({ state: this.state, keys, createClient, session, offersView: this.offersView, logger }),
     );
-    this.walkthrough = this.own(walkthroughProgress({ session, poller, offersView: this.offersView }));
+    // Marks the Get Started walkthrough's steps done as the user does them.
+    this.own(walkthroughProgress({ session, poller, offersView: this.offersView }));
     this.explorer = this.own(
       new OfferExplorer({
         session,

@@ -110,6 +110,12 @@ export function outbidsToNotify(
 
 type Instances = Pick<GpuRentalClient['instances'], 'changeBid' | 'show'>;
 
+/** Whether a new bid of `price` runs an outbid instance again: it reaches the machine's current minimum. */
+export function bidRunsAgain(instance: Instance, price: number): boolean {
+  const min = minBidNow(instance);
+  return isOutbid(instance) && (min === undefined || price >= min);
+}
+
 /**
  * Changes the bid of an interruptible instance and says what happened. After an answer not seen,
  * reads the instance again: its bid says whether the change landed; when that read fails too, the
@@ -117,8 +123,7 @@ type Instances = Pick<GpuRentalClient['instances'], 'changeBid' | 'show'>;
  */
 export async function changeInstanceBid(instances: Instances, instance: Instance, price: number): Promise<ActionResult> {
   const name = instanceName(instance);
-  const min = minBidNow(instance);
-  const resumes = isOutbid(instance) && (min === undefined || price >= min);
+  const resumes = bidRunsAgain(instance, price);
   const done = l10n.t(
     'the bid of {0} is now {1}/h{2}.',
     name,

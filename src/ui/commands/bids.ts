@@ -3,7 +3,7 @@ import type { Instance } from '../../core/api/instances';
 import type { Offer } from '../../core/api/offers';
 import { formatDollars } from '../../core/format';
 import { COMMANDS } from '../../core/ids';
-import { bidOf, changeInstanceBid, isInterruptible, isOutbid, minBidNow, outbidDiskRate } from '../../core/instances/outbid';
+import { bidOf, bidRunsAgain, changeInstanceBid, isInterruptible, isOutbid, minBidNow, outbidDiskRate } from '../../core/instances/outbid';
 import type { InstancePoller } from '../../core/instances/poller';
 import { gpuSummary, instanceName } from '../../core/instances/present';
 import type { Logger } from '../../core/log';
@@ -115,7 +115,7 @@ async function changeBid(s: BidDeps, instance: Instance, suggested: number | und
   const text = vscode.l10n.t('GPU Rental: {0}', result.message);
   if (result.kind === 'done') void vscode.window.showInformationMessage(text);
   else void vscode.window.showWarningMessage(text);
-  if (result.kind === 'done' && outbid && price >= (min ?? 0)) s.boots.track(instance.id);
+  if (result.kind === 'done' && bidRunsAgain(instance, price)) s.boots.track(instance.id);
   else s.poller.watch(instance.id);
   void s.poller.refresh();
   return result.kind;

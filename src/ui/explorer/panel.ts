@@ -13,10 +13,10 @@ import {
   type WebviewMessage,
 } from '../../core/offers/explorer/protocol';
 import type { GpuPriceStats } from '../../core/offers/priceContext';
+import { l10nDataBlock } from '../../core/offers/explorer/l10nData';
 import { mayLoadMore, parseQuery, searchRequest, withFilter } from '../../core/offers/search';
 import type { Session } from '../../core/session/session';
 import type { StoredState } from '../../core/state/storedState';
-import { l10nDataBlock } from '../../webview/explorer/l10nData';
 import type { OffersView } from '../views/offersView';
 
 /** The webview panel type; the serializer restores panels of it after a reload. */

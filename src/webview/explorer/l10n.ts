@@ -5,6 +5,6 @@
  * bar's labels) build some messages while they load, and those must already be translated.
  */
 import { bundleTranslator, useTranslator } from '../../core/l10n';
-import { L10N_DATA_ID, readL10nData } from './l10nData';
+import { L10N_DATA_ID, readL10nData } from '../../core/offers/explorer/l10nData';
 
 useTranslator(bundleTranslator(readL10nData(document.getElementById(L10N_DATA_ID)?.textContent)));

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { Offer } from '../../../../src/core/api/offers';
 import { bundleTranslator, format, l10n, useTranslator } from '../../../../src/core/l10n';
-import { L10N_DATA_ID, l10nDataBlock, readL10nData, type L10nBundle } from '../../../../src/webview/explorer/l10nData';
+import { L10N_DATA_ID, l10nDataBlock, readL10nData, type L10nBundle } from '../../../../src/core/offers/explorer/l10nData';
 import { offersStatus, plotSummary, plotTip } from '../../../../src/webview/explorer/text';
 
 /** The text inside the data block, as the webview's `textContent` reads it. */

@@ -1,18 +1,20 @@
 /**
  * How the extension's translations reach the Offer Explorer's webview: the panel writes
  * `vscode.l10n.bundle` into the page as a JSON data block, and the webview reads it back before
- * any module builds a message (./l10n.ts). Pure text in and out, shared by both sides.
+ * any module builds a message (src/webview/explorer/l10n.ts). Pure text in and out, shared by both
+ * sides, like the message protocol beside it.
  *
  * A data block (`<script type="application/json">`) is never run, so the page's nonce-only CSP
  * stays as strict as before; and the page has the translations at once, with no message round trip
  * before the first paint.
  */
 
+import type { L10nBundle } from '../../l10n';
+
+export type { L10nBundle };
+
 /** The id of the data block in the page. */
 export const L10N_DATA_ID = 'gpu-rental-l10n';
-
-/** A translation bundle as `vscode.l10n.bundle` holds it: message → translation. */
-export type L10nBundle = Record<string, string | { message: string }>;
 
 /**
  * The data block holding `bundle` (an empty object in English, where VS Code has no bundle).
