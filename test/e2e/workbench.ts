@@ -130,24 +130,19 @@ export async function openWorkbench(options: WorkbenchOptions = {}): Promise<Wor
     },
     async runCommand(title) {
       // The palette lists the commands whose `when` holds as it opens, and does not look again while
-      // open: one opened while the extension still checks its key lacks the signed-in commands. So
-      // an attempt that does not show the command closes the palette and opens it again.
-      const deadline = Date.now() + 30_000;
-      for (;;) {
-        await page.keyboard.press('F1');
-        const input = page.locator('.quick-input-widget input');
-        await input.waitFor();
-        await input.fill(`>${title}`);
-        const row = page.locator('.quick-input-list .monaco-list-row').filter({ hasText: title }).first();
-        const shown = await row.waitFor({ timeout: 5_000 }).then(
-          () => true,
-          () => false,
-        );
-        if (shown) break;
-        if (Date.now() > deadline) throw new Error(`the command palette does not offer "${title}"`);
-        await page.keyboard.press('Escape');
-        await page.waitForTimeout(500);
-      }
+      // open: one opened while the extension still checks its key lacks the signed-in commands.
+      const row = page.locator('.quick-input-list .monaco-list-row').filter({ hasText: title }).first();
+      await reopenUntilShown(
+        page,
+        async () => {
+          await page.keyboard.press('F1');
+          const input = page.locator('.quick-input-widget input');
+          await input.waitFor();
+          await input.fill(`>${title}`);
+        },
+        row,
+        `the command palette does not offer "${title}"`,
+      );
       await page.keyboard.press('Enter');
     },
     quickInput() {
@@ -169,19 +164,9 @@ export async function openWorkbench(options: WorkbenchOptions = {}): Promise<Wor
       await row.click();
     },
     async contextMenu(target, label) {
-      // A row drawn again as the menu opens (its tooltip filled in, say) closes the menu: try again.
+      // A row drawn again as the menu opens (its tooltip filled in, say) closes the menu.
       const item = page.getByRole('menuitem', { name: label }).first();
-      const deadline = Date.now() + 30_000;
-      for (;;) {
-        await target.click({ button: 'right' });
-        const shown = await item.waitFor({ timeout: 5_000 }).then(
-          () => true,
-          () => false,
-        );
-        if (shown) break;
-        if (Date.now() > deadline) throw new Error(`the context menu does not offer "${label}"`);
-        await page.keyboard.press('Escape');
-      }
+      await reopenUntilShown(page, () => target.click({ button: 'right' }), item, `the context menu does not offer "${label}"`);
       await item.hover();
       // A context menu ignores a click that comes right after it opened.
       await page.waitForTimeout(300);
@@ -202,6 +187,25 @@ export async function openWorkbench(options: WorkbenchOptions = {}): Promise<Wor
     },
   };
   return wb;
+}
+
+/**
+ * Opens a palette or a menu until it shows `wanted` (5 s per attempt, 30 s in all): one that opens
+ * before the window is ready, or is drawn over as it opens, is closed with Escape and opened again.
+ */
+async function reopenUntilShown(page: Page, open: () => Promise<void>, wanted: Locator, failure: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    await open();
+    const shown = await wanted.waitFor({ timeout: 5_000 }).then(
+      () => true,
+      () => false,
+    );
+    if (shown) return;
+    if (Date.now() > deadline) throw new Error(failure);
+    await page.keyboard.press('Escape');
+    await page.waitForTimeout(500);
+  }
 }
 
 /** What an e2e suite's workbench starts with, on top of `WorkbenchOptions`. */
