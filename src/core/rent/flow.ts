@@ -23,6 +23,10 @@ export type RentAction =
   | { button: string; run: 'showLogs' }
   | { button: string; run: 'refreshOffers' }
   | { button: string; run: 'setApiKey' }
+  /** The template search, to pick a template that exists. */
+  | { button: string; run: 'searchTemplates' }
+  /** The Account view, where the account's volumes are. */
+  | { button: string; run: 'showVolumes' }
   /** Waits for the boot and the SSH banner, then hands over to Remote-SSH. */
   | { button: string; run: 'connect'; instanceId: number };
 
@@ -180,12 +184,26 @@ export function rentEnd(outcome: RentOutcome, plan: RentPlan, quote: RentQuote):
   switch (outcome.kind) {
     case 'busy':
     case 'unsettled':
-    case 'refused':
       return {
         followUps: [],
         notice: { severity: 'error', text: l10n.t('GPU Rental: {0}', rentOutcomeMessage(outcome)), action: showLogs },
         instanceId: undefined,
       };
+    case 'refused': {
+      // A missing template or volume is fixed there, not by other offers.
+      const missing = outcome.missing;
+      const action: RentAction =
+        missing?.kind === 'template'
+          ? { button: l10n.t('Search Templates'), run: 'searchTemplates' }
+          : missing?.kind === 'volume' && !missing.newVolume
+            ? { button: l10n.t('Show Volumes'), run: 'showVolumes' }
+            : showLogs;
+      return {
+        followUps: [],
+        notice: { severity: 'error', text: l10n.t('GPU Rental: {0}', rentOutcomeMessage(outcome)), action },
+        instanceId: undefined,
+      };
+    }
     case 'unavailable':
       return {
         followUps: [],

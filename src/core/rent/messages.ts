@@ -22,10 +22,7 @@ export function rentOutcomeMessage(outcome: Exclude<RentOutcome, { kind: 'create
         'the offer was taken or withdrawn meanwhile (the service said so). Nothing was rented and nothing is billed. Pick another offer.',
       );
     case 'refused':
-      return l10n.t(
-        'not rented: the service refused the request, so no instance was made and nothing is billed. {0}',
-        outcome.error.message,
-      );
+      return refusedMessage(outcome);
     case 'uncertain':
       return l10n.t(
         'the rent of {0} is not confirmed: {1} The service may have made the instance (it would bill {2}/h). GPU Rental is checking your account and will tell you; do not rent again until then.',
@@ -34,6 +31,48 @@ export function rentOutcomeMessage(outcome: Exclude<RentOutcome, { kind: 'create
         formatDollars(outcome.entry.perHour),
       );
   }
+}
+
+/**
+ * A refusal says what the service refused: a missing template or volume by name (another offer
+ * would not help), an unclear "not found" as just that, anything else with the service's words.
+ */
+function refusedMessage(outcome: Extract<RentOutcome, { kind: 'refused' }>): string {
+  const error = outcome.error;
+  const said = error.serverMessage ? l10n.t(' The service said: "{0}".', quoted(error.serverMessage)) : '';
+  const missing = outcome.missing;
+  if (missing?.kind === 'template')
+    return l10n.t(
+      'not rented: the template {0} does not exist, or this account may not use it, so no instance was made and nothing is billed.{1} Pick another template, or rent with an image instead.',
+      missing.hash,
+      said,
+    );
+  if (missing?.kind === 'volume')
+    return missing.newVolume
+      ? l10n.t(
+          'not rented: the storage offer {0} for the new volume is not available any more, so no instance was made and nothing is billed.{1} Rent again and choose another new volume or an existing one.',
+          missing.volumeId,
+          said,
+        )
+      : l10n.t(
+          'not rented: the volume {0} does not exist in this account, so no instance was made and nothing is billed.{1} Pick another volume, or create one, and rent again.',
+          missing.volumeId,
+          said,
+        );
+  if (error.kind === 'not_found')
+    return l10n.t(
+      'not rented: the service answered "not found" (HTTP {0}) without saying whether the offer, the template or the volume is missing, so no instance was made and nothing is billed.{1} Check them and try again.',
+      error.status ?? 404,
+      said,
+    );
+  return l10n.t('not rented: the service refused the request, so no instance was made and nothing is billed. {0}', error.message);
+}
+
+/** At most this much of the service's words goes into a sentence; the log has all of it. */
+const QUOTED_CHARS = 300;
+
+function quoted(text: string): string {
+  return text.length > QUOTED_CHARS ? `${text.slice(0, QUOTED_CHARS - 1)}…` : text;
 }
 
 export function settlementMessage(s: Settlement, nowMs: number = Date.now()): string {

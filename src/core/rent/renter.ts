@@ -1,5 +1,6 @@
 import type { GpuRentalClient } from '../api/client';
 import { ApiError } from '../api/errors';
+import { createRefusal, type CreateRefusal } from '../api/createRefusal';
 import type { CreateInstanceRequest, Instance } from '../api/instances';
 import { Emitter, type Disposable } from '../events';
 import type { Logger } from '../log';
@@ -25,16 +26,22 @@ export interface RentInfo {
 export type RentOutcome =
   /** The service answered: this instance was made. */
   | { kind: 'created'; instanceId: number }
-  /** The offer was taken or withdrawn meanwhile: the service said so, nothing was made. */
+  /** The offer was taken or withdrawn meanwhile: the service's answer names the offer as gone, nothing was made. */
   | { kind: 'unavailable'; error: ApiError }
-  /** The service refused the rent (or it never reached the service): nothing was made. */
-  | { kind: 'refused'; error: ApiError }
+  /**
+   * The service refused the rent (or it never reached the service): nothing was made. `missing`: the
+   * answer says the template or volume the rent named does not exist; the offer itself may be free.
+   */
+  | { kind: 'refused'; error: ApiError; missing?: RentMissing }
   /** No readable answer: the instance may exist. The journal entry is being checked. */
   | { kind: 'uncertain'; entry: PendingRent; error: unknown }
   /** An earlier rent on this account is still unsettled: nothing was sent. */
   | { kind: 'unsettled'; pending: PendingRent[] }
   /** Another rent is on its way in this window: nothing was sent. */
   | { kind: 'busy' };
+
+/** A template or volume a refused rent named that the service says does not exist. */
+export type RentMissing = Exclude<CreateRefusal, { kind: 'offer' }>;
 
 export type Settlement =
   /** The instance exists: it was found in the account by its label. */
@@ -144,7 +151,12 @@ export class Renter implements Disposable {
         if (this.disposed) return { kind: 'uncertain', entry, error };
         if (error instanceof ApiError && certainlyNotMade(error)) {
           await this.journal.settle(entry.label);
-          return isUnavailable(error) ? { kind: 'unavailable', error } : { kind: 'refused', error };
+          const refusal = createRefusal(error, offer.id, request);
+          this.options.logger.info(
+            `The rent of offer ${offer.id} ("${request.label}") was refused (read as ${refusal ? JSON.stringify(refusal) : 'neither the offer gone nor a missing template or volume'}): ${error.toLogString()}`,
+          );
+          if (refusal?.kind === 'offer') return { kind: 'unavailable', error };
+          return refusal ? { kind: 'refused', error, missing: refusal } : { kind: 'refused', error };
         }
         const problem = error instanceof ApiError ? error.toLogString() : String(error);
         this.options.logger.warn(
@@ -276,12 +288,6 @@ export function certainlyNotMade(error: ApiError): boolean {
     default:
       return false;
   }
-}
-
-function isUnavailable(error: ApiError): boolean {
-  if (error.kind === 'not_found') return true;
-  const text = `${error.code ?? ''} ${error.serverMessage ?? ''}`;
-  return error.status === 410 || /no_such_ask|not available/i.test(text);
 }
 
 function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { creditOf } from '../../core/account/funds';
 import type { Offer } from '../../core/api/offers';
-import { COMMANDS } from '../../core/ids';
+import { COMMANDS, VIEWS } from '../../core/ids';
 import type { InstancePoller } from '../../core/instances/poller';
 import type { Logger } from '../../core/log';
 import { presentOffer } from '../../core/offers/present';
@@ -263,6 +263,8 @@ export function notify(s: Pick<RentDeps, 'log' | 'offersView'>, notice: RentNoti
     if (action.run === 'showLogs') s.log.show();
     else if (action.run === 'refreshOffers') s.offersView.refresh();
     else if (action.run === 'setApiKey') void vscode.commands.executeCommand(COMMANDS.setApiKey);
+    else if (action.run === 'searchTemplates') void vscode.commands.executeCommand(COMMANDS.searchTemplates);
+    else if (action.run === 'showVolumes') void vscode.commands.executeCommand(`${VIEWS.account}.focus`);
     else void vscode.commands.executeCommand(COMMANDS.connect, action.instanceId);
   });
   return undefined;
