@@ -1,6 +1,8 @@
 import type { SearchOffersRequest } from '../api/offers';
 import { OFFER_PAGE_SIZE, parseQuery, searchRequest, withFilter, type OfferSort } from './search';
+import { formatDollars } from '../format';
 import { l10n } from '../l10n';
+import { boxProblem, boxValue, checkInBox, type NumberBox } from '../numbers';
 
 /** A search the user named and saved; the Offers view, the watcher and Rent Best Match read it. */
 export interface SavedSearch {
@@ -37,18 +39,32 @@ export function validateSearchName(name: string): string | undefined {
   return undefined;
 }
 
-/** Why `text` is not a price ceiling in $/h, or undefined when it is one. */
-export function validateCeiling(text: string): string | undefined {
-  const value = Number(text.trim().replace(/^\$/, ''));
-  if (text.trim() === '' || !Number.isFinite(value)) return l10n.t('Enter a price in $/h, e.g. 0.60.');
-  if (value <= 0) return l10n.t('Enter a price above $0/h.');
-  if (value > MAX_CEILING_PER_HOUR) return l10n.t('Enter at most ${0}/h.', MAX_CEILING_PER_HOUR);
-  return undefined;
+/** The watch's price ceiling box: dollars per hour above 0 and at most MAX_CEILING_PER_HOUR, a leading `$` taken. */
+export function ceilingBox(): NumberBox {
+  return {
+    min: 0,
+    minExclusive: true,
+    max: MAX_CEILING_PER_HOUR,
+    dollars: true,
+    hint: l10n.t('Enter a price in dollars per hour above $0 and at most {0}, such as 0.60.', formatDollars(MAX_CEILING_PER_HOUR)),
+    tooLow: l10n.t('Enter a price above $0/h.'),
+    tooHigh: l10n.t('Enter at most {0}/h.', formatDollars(MAX_CEILING_PER_HOUR)),
+  };
 }
 
-/** The ceiling a valid `text` gives (see validateCeiling). */
+/** Why `text` is not a price ceiling in $/h, or undefined when it is one (see src/core/numbers.ts). */
+export function validateCeiling(text: string): string | undefined {
+  return boxProblem(text, ceilingBox());
+}
+
+/** The ceiling `text` gives, read as validateCeiling reads it; a RangeError when it refuses it. */
 export function parseCeiling(text: string): number {
-  return Number(text.trim().replace(/^\$/, ''));
+  return boxValue(text, ceilingBox());
+}
+
+/** Why a ceiling passed as a number (a command's argument) cannot be watched with, or undefined when it can. */
+export function checkCeilingValue(value: number): string | undefined {
+  return checkInBox(value, ceilingBox()).problem;
 }
 
 /** Names compare without case and surrounding space: "A100 cheap" and "a100 cheap " are one search. */

@@ -8,6 +8,7 @@ import type { Offer } from '../api/offers';
 import { formatDollars } from '../format';
 import { parseQuery } from '../offers/search';
 import { l10n } from '../l10n';
+import { boxProblem, boxValue, decimalText, type NumberBox } from '../numbers';
 
 export { BID_MIN, CHANGE_BID_MAX, RENT_BID_MAX };
 
@@ -20,21 +21,35 @@ export function suggestBid(minBid: number): number {
   return Math.ceil(over * 1000 - 1e-9) / 1000;
 }
 
-/** Why `text` is not a bid between `min` and `max` $/hour, or undefined when it is one. */
-export function checkBid(text: string, bounds: { min: number; max: number }): string | undefined {
-  const value = Number(text.trim().replace(/^\$/, ''));
-  if (text.trim() === '' || !Number.isFinite(value)) return l10n.t('Enter a bid in dollars per hour, such as 0.25.');
-  if (value < bounds.min)
-    return bounds.min > BID_MIN
-      ? l10n.t('The bid must be at least the current minimum, {0}/h: a lower bid does not run.', formatDollars(bounds.min))
-      : l10n.t('The bid must be at least {0}/h.', formatDollars(BID_MIN));
-  if (value > bounds.max) return l10n.t('The service takes bids up to {0}/h.', formatDollars(bounds.max));
-  return undefined;
+/** The bid box: dollars per hour from `min` (at least BID_MIN) to `max`, a leading `$` taken. */
+export function bidBox(bounds: { min: number; max: number }): NumberBox {
+  const min = Math.max(bounds.min, BID_MIN);
+  return {
+    min,
+    max: bounds.max,
+    dollars: true,
+    hint: l10n.t(
+      'Enter a bid in dollars per hour between {0} and {1}, such as {2}.',
+      formatDollars(min),
+      formatDollars(bounds.max),
+      decimalText(Math.min(suggestBid(min), bounds.max)),
+    ),
+    tooLow:
+      min > BID_MIN
+        ? l10n.t('The bid must be at least the current minimum, {0}/h: a lower bid does not run.', formatDollars(min))
+        : l10n.t('The bid must be at least {0}/h.', formatDollars(BID_MIN)),
+    tooHigh: l10n.t('The service takes bids up to {0}/h.', formatDollars(bounds.max)),
+  };
 }
 
-/** The bid a checked text stands for. */
-export function parseBid(text: string): number {
-  return Number(text.trim().replace(/^\$/, ''));
+/** Why `text` is not a bid between `min` and `max` $/hour, or undefined when it is one (see src/core/numbers.ts). */
+export function checkBid(text: string, bounds: { min: number; max: number }): string | undefined {
+  return boxProblem(text, bidBox(bounds));
+}
+
+/** The bid `text` stands for, read as `checkBid` reads it with the same bounds; a RangeError when it refuses it. */
+export function parseBid(text: string, bounds: { min: number; max: number }): number {
+  return boxValue(text, bidBox(bounds));
 }
 
 /**

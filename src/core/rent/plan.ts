@@ -1,4 +1,6 @@
 import type { CreateInstanceRequest, VolumeAttachment } from '../api/instances';
+import type { Offer } from '../api/offers';
+import { gigabytesBox, type NumberBox } from '../numbers';
 import { rentRuntype, type RentRuntype } from './launchMode';
 
 /** Everything a rent needs besides the offer: what the wizard asks for, or what automation passes. */
@@ -30,6 +32,15 @@ export interface RentPlan {
    * when someone bids more. Undefined rents on demand.
    */
   bid?: number;
+}
+
+/** The most disk a rent asks for when the offer does not say how much its machine has free. */
+export const UNLISTED_DISK_MAX_GB = 10_000;
+
+/** The rent's disk box: whole GB from 1 to what the offer's machine has free (see src/core/numbers.ts). */
+export function rentDiskBox(offer: Pick<Offer, 'disk_space'>): NumberBox {
+  const free = offer.disk_space;
+  return gigabytesBox(typeof free === 'number' && Number.isFinite(free) ? free : UNLISTED_DISK_MAX_GB);
 }
 
 /** The create request a plan sends, with the start-up script it ends up with (see `rentOnstart`). */

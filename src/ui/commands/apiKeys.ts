@@ -3,6 +3,7 @@ import { PERMISSION_CATEGORIES, isPermissionCategory, type PermissionCategory } 
 import type { ApiKey } from '../../core/api/account';
 import { scopedPermissions, scopeSummary, secretFingerprint } from '../../core/account/apiKeys';
 import { COMMANDS } from '../../core/ids';
+import { boxProblem, boxValue, instanceIdBox } from '../../core/numbers';
 import type { Logger } from '../../core/log';
 import type { Session } from '../../core/session/session';
 import type { StoredState } from '../../core/state/storedState';
@@ -75,10 +76,10 @@ async function createApiKey(s: ApiKeyDeps, spec: NewKeySpec | undefined): Promis
       const only = await vscode.window.showInputBox({
         title: vscode.l10n.t('GPU Rental: New API Key (2/3): limit to one instance?'),
         prompt: vscode.l10n.t('An instance id: its instance permissions then reach only that instance. Leave empty for all instances.'),
-        validateInput: (v) => (v.trim() === '' || /^\d+$/.test(v.trim()) ? undefined : vscode.l10n.t('An instance id is a number.')),
+        validateInput: (v) => (v.trim() === '' ? undefined : boxProblem(v, instanceIdBox())),
       });
       if (only === undefined) return undefined;
-      instanceId = only.trim() ? Number(only.trim()) : undefined;
+      instanceId = only.trim() ? boxValue(only, instanceIdBox()) : undefined;
     }
     const typed = await vscode.window.showInputBox({
       title: vscode.l10n.t('GPU Rental: New API Key (3/3): name'),

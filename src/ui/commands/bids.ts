@@ -7,6 +7,7 @@ import { bidOf, bidRunsAgain, changeInstanceBid, isInterruptible, isOutbid, minB
 import type { InstancePoller } from '../../core/instances/poller';
 import { gpuSummary, instanceName } from '../../core/instances/present';
 import type { Logger } from '../../core/log';
+import { decimalText } from '../../core/numbers';
 import { presentOffer } from '../../core/offers/present';
 import { parseQuery } from '../../core/offers/search';
 import { BID_MIN, CHANGE_BID_MAX, checkBid, onDemandGpuPerHour, parseBid, suggestBid } from '../../core/rent/bid';
@@ -92,6 +93,7 @@ async function changeBid(s: BidDeps, instance: Instance, suggested: number | und
     min === undefined ? undefined : vscode.l10n.t('minimum now {0}/h', formatDollars(min)),
     onDemand === undefined ? vscode.l10n.t('on demand: not listed now') : vscode.l10n.t('on demand {0}/h', formatDollars(onDemand)),
   ].filter((f): f is string => f !== undefined);
+  const bounds = { min: Math.max(min ?? BID_MIN, BID_MIN), max: CHANGE_BID_MAX };
   const answer = await inputOf(s.prompts())({
     title: vscode.l10n.t('GPU Rental: Change the bid of {0}', name),
     prompt: vscode.l10n.t(
@@ -99,11 +101,11 @@ async function changeBid(s: BidDeps, instance: Instance, suggested: number | und
       facts.join(' · '),
       outbid ? vscode.l10n.t(' A bid of at least the minimum runs it again.') : vscode.l10n.t(' It is stopped when someone bids more.'),
     ),
-    value: start === undefined ? '' : String(start),
-    validate: (v) => checkBid(v, { min: Math.max(min ?? BID_MIN, BID_MIN), max: CHANGE_BID_MAX }),
+    value: start === undefined ? '' : decimalText(start),
+    validate: (v) => checkBid(v, bounds),
   });
   if (answer === undefined) return undefined;
-  const price = parseBid(answer);
+  const price = parseBid(answer, bounds);
   // A running instance adds the difference; an outbid one starts billing its GPU again at the new bid.
   const adds = outbid ? price : Math.max(0, price - (bid ?? 0));
   if (

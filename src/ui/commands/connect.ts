@@ -27,6 +27,7 @@ import { command, type CommandDefinition } from './registry';
 import { InstanceItem } from '../views/instancesView';
 import { resolveTarget, type Target } from './instances';
 import { formatDollars } from '../../core/format';
+import { checkInBox, portBox, readBox } from '../../core/numbers';
 
 /** How a connect ended, for the tests and the rent flow. */
 export type ConnectOutcome = 'opened' | 'terminalOffered' | 'cancelled' | 'failed';
@@ -329,6 +330,7 @@ const COMMON_PORTS = [
 
 async function forwardPort(s: ConnectDeps, instance: Instance, given: unknown): Promise<PortForward | undefined> {
   let remotePort = typeof given === 'number' ? given : undefined;
+  let typed = String(remotePort);
   if (remotePort === undefined) {
     const quick = vscode.window.createQuickPick();
     quick.title = vscode.l10n.t('GPU Rental: forward a port of {0} to this machine', instanceName(instance));
@@ -341,10 +343,11 @@ async function forwardPort(s: ConnectDeps, instance: Instance, given: unknown): 
     });
     quick.dispose();
     if (chosen === undefined) return undefined;
-    remotePort = Number(chosen.trim());
+    typed = chosen.trim().slice(0, 40);
+    remotePort = readBox(chosen, portBox()).value;
   }
-  if (!Number.isInteger(remotePort) || remotePort < 1 || remotePort > 65535) {
-    void vscode.window.showErrorMessage(vscode.l10n.t('GPU Rental: "{0}" is not a port number (1 to 65535).', String(remotePort)));
+  if (remotePort === undefined || checkInBox(remotePort, portBox()).problem !== undefined) {
+    void vscode.window.showErrorMessage(vscode.l10n.t('GPU Rental: "{0}" is not a port number (1 to 65535).', typed));
     return undefined;
   }
   const existing = s.forwards.find(instance.id, remotePort);

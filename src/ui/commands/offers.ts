@@ -8,6 +8,7 @@ import type { Session } from '../../core/session/session';
 import type { OffersView } from '../views/offersView';
 import { command, type CommandDefinition } from './registry';
 import { formatDollars } from '../../core/format';
+import { applyFilterBar, filterBarProblem, filterBarValues, type FilterBarNumberField } from '../../core/offers/explorer/filterBar';
 
 /** What the offer commands use. */
 export interface OfferDeps {
@@ -73,28 +74,22 @@ async function pickFilter(text: string): Promise<Editor | 'apply' | undefined> {
     {
       label: vscode.l10n.t('GPU count'),
       description: show('num_gpus', 'gte', (v) => vscode.l10n.t('at least {0}', String(v))),
-      run: numberEditor('num_gpus', 'gte', vscode.l10n.t('At least how many GPUs?'), 1, (n) => Number.isInteger(n) && n >= 1),
+      run: numberEditor('count', vscode.l10n.t('At least how many GPUs?')),
     },
     {
       label: vscode.l10n.t('VRAM per GPU'),
       description: show('gpu_ram', 'gte', (v) => vscode.l10n.t('at least {0} GB', Number(v) / 1000)),
-      run: numberEditor('gpu_ram', 'gte', vscode.l10n.t('At least how many GB of VRAM per GPU?'), 1000, (n) => n > 0),
+      run: numberEditor('vram', vscode.l10n.t('At least how many GB of VRAM per GPU?')),
     },
     {
       label: vscode.l10n.t('Price'),
       description: show('dph_total', 'lte', (v) => vscode.l10n.t('at most {0}/h', formatDollars(Number(v)))),
-      run: numberEditor('dph_total', 'lte', vscode.l10n.t('At most how many dollars per hour?'), 1, (n) => n > 0),
+      run: numberEditor('price', vscode.l10n.t('At most how many dollars per hour?')),
     },
     {
       label: vscode.l10n.t('Reliability'),
       description: show('reliability', 'gte', (v) => vscode.l10n.t('at least {0} %', (Number(v) * 100).toFixed(1))),
-      run: numberEditor(
-        'reliability',
-        'gte',
-        vscode.l10n.t('At least what reliability, between 0 and 1 (for example 0.98)?'),
-        1,
-        (n) => n >= 0 && n <= 1,
-      ),
+      run: numberEditor('reliability', vscode.l10n.t('At least what reliability, between 0 and 1 (for example 0.98)?')),
     },
     {
       label: vscode.l10n.t('Verified machines only'),
@@ -118,20 +113,17 @@ async function pickFilter(text: string): Promise<Editor | 'apply' | undefined> {
   return picked?.run;
 }
 
-function numberEditor(field: string, op: keyof FieldFilter, prompt: string, factor: number, valid: (n: number) => boolean): Editor {
+/** A number filter's editor: the same box as the Offer Explorer's filter bar (core/offers/explorer/filterBar.ts). */
+function numberEditor(field: FilterBarNumberField, prompt: string): Editor {
   return async (_s, text) => {
-    const current = parseQuery(text).filters[field]?.[op];
     const value = await vscode.window.showInputBox({
       title: vscode.l10n.t('GPU Rental: Search Offers'),
       prompt: vscode.l10n.t('{0} Leave empty for any.', prompt),
-      value: current === undefined ? '' : String(Number(current) / factor),
-      validateInput: (v) =>
-        v.trim() === '' || (Number.isFinite(Number(v)) && valid(Number(v)))
-          ? undefined
-          : vscode.l10n.t('Enter a number in range, or leave it empty.'),
+      value: filterBarValues(parseQuery(text))[field],
+      validateInput: (v) => filterBarProblem(field, v),
     });
     if (value === undefined) return undefined;
-    return withFilter(text, field, value.trim() === '' ? undefined : { [op]: Number(value) * factor });
+    return applyFilterBar(text, field, value);
   };
 }
 

@@ -3,6 +3,7 @@ import { formatDollars } from '../../core/format';
 import { COMMANDS } from '../../core/ids';
 import type { Offer } from '../../core/api/offers';
 import {
+  checkCeilingValue,
   findSearch,
   parseCeiling,
   removeSearch,
@@ -16,6 +17,7 @@ import {
   watchedSearches,
   type SavedSearch,
 } from '../../core/offers/saved';
+import { decimalText } from '../../core/numbers';
 import { OFFER_SORTS, describeSearch } from '../../core/offers/search';
 import type { SearchWatcher, WatchedSearch } from '../../core/offers/watch';
 import type { Session } from '../../core/session/session';
@@ -241,13 +243,13 @@ async function watch(d: SearchDeps, name?: string, ceiling?: number): Promise<vo
         cheapest ? vscode.l10n.t('The cheapest match now: {0}.', describeOffer(cheapest)) : vscode.l10n.t('No offer matches now.'),
       ),
       placeholder: cheapest ? String(Math.floor(cheapest.dph_total * 100) / 100) : '0.60',
-      value: search.watch ? String(search.watch.ceilingPerHour) : undefined,
+      value: search.watch ? decimalText(search.watch.ceilingPerHour) : undefined,
       validate: validateCeiling,
     });
     if (text === undefined) return;
     ceiling = parseCeiling(text);
   }
-  const problem = validateCeiling(String(ceiling));
+  const problem = checkCeilingValue(ceiling);
   if (problem) throw new Error(vscode.l10n.t('GPU Rental: cannot watch with that ceiling: {0}', problem));
   const watched: WatchedSearch = {
     ...search,

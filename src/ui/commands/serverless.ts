@@ -3,6 +3,8 @@ import type { Endpoint, EndpointFields, ServerlessWorker, WorkerGroup, WorkerGro
 import { COMMANDS } from '../../core/ids';
 import type { AccountAreaDeps } from './accountDeps';
 import { workerSummary } from '../../core/account/present';
+import { serverlessFieldBox } from '../../core/account/serverless';
+import { boxProblem, boxValue, decimalText } from '../../core/numbers';
 import { EndpointItem, WorkerGroupItem } from '../views/account/serverlessItems';
 import { command, type CommandDefinition } from './registry';
 
@@ -53,12 +55,14 @@ async function askField(
     { title },
   );
   if (!field) return undefined;
+  const box = serverlessFieldBox(field.key);
+  const now = current[field.key];
   const value = await vscode.window.showInputBox({
     title: `${title}: ${field.label}`,
-    value: String(current[field.key] ?? ''),
-    validateInput: (v) => (Number.isFinite(Number(v)) && v.trim() !== '' ? undefined : 'A number.'),
+    value: typeof now === 'number' ? decimalText(now) : '',
+    validateInput: (v) => boxProblem(v, box),
   });
-  return value === undefined ? undefined : { [field.key]: Number(value) };
+  return value === undefined ? undefined : { [field.key]: boxValue(value, box) };
 }
 
 async function pickEndpoint(s: AccountAreaDeps, t: EndpointItem | number | undefined, title: string) {
@@ -96,13 +100,14 @@ async function createEndpoint(s: AccountAreaDeps, given: EndpointFields | undefi
       })
     )?.trim();
     if (!name) return undefined;
+    const maxBox = serverlessFieldBox('max_workers');
     const max = await vscode.window.showInputBox({
       title: vscode.l10n.t('GPU Rental: {0}: maximum workers', name),
       value: '3',
-      validateInput: (v) => (/^\d+$/.test(v.trim()) ? undefined : vscode.l10n.t('A whole number.')),
+      validateInput: (v) => boxProblem(v, maxBox),
     });
     if (max === undefined) return undefined;
-    fields = { endpoint_name: name, max_workers: Number(max), cold_workers: 0, target_util: 0.9, min_load: 1, cold_mult: 2.5 };
+    fields = { endpoint_name: name, max_workers: boxValue(max, maxBox), cold_workers: 0, target_util: 0.9, min_load: 1, cold_mult: 2.5 };
   }
   const id = await s.session.client.serverless.createEndpoint(fields);
   s.accountView.refresh();

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { Template, TemplateFields } from '../../core/api/templates';
 import { followHash, imageFields, joinImage, templateFromInstance } from '../../core/account/templates';
 import { COMMANDS } from '../../core/ids';
+import { boxProblem, boxValue, gigabytesBox } from '../../core/numbers';
 import type { Session } from '../../core/session/session';
 import type { StoredState } from '../../core/state/storedState';
 import type { AccountAreaDeps } from './accountDeps';
@@ -111,17 +112,18 @@ async function editTemplate(
       { title: vscode.l10n.t('GPU Rental: Edit "{0}": which setting?', template.name) },
     );
     if (!field) return undefined;
+    const disk = field.value === 'recommended_disk_space' ? gigabytesBox() : undefined;
     const value = await vscode.window.showInputBox({
       title: vscode.l10n.t('GPU Rental: {0} of "{1}"', field.label, template.name),
       value: field.current,
+      validateInput: disk ? (v) => boxProblem(v, disk) : undefined,
     });
     if (value === undefined) return undefined;
-    changes =
-      field.value === 'recommended_disk_space'
-        ? { recommended_disk_space: Number(value) }
-        : field.value === 'image'
-          ? imageFields(value)
-          : { [field.value]: value };
+    changes = disk
+      ? { recommended_disk_space: boxValue(value, disk) }
+      : field.value === 'image'
+        ? imageFields(value)
+        : { [field.value]: value };
   }
   const edited = await s.session.client.templates.edit(template.hash_id, changes);
   await s.state.change('recentTemplates', (recent) => followHash(recent, template.hash_id, edited.hash_id));

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { VolumeOffer } from '../../core/api/volumes';
 import { COMMANDS } from '../../core/ids';
+import { boxProblem, boxValue, gigabytesBox } from '../../core/numbers';
 import type { AccountAreaDeps } from './accountDeps';
 import { VolumeItem } from '../views/account/volumeItems';
 import { command, type CommandDefinition } from './registry';
@@ -29,14 +30,15 @@ export function monthly(offer: Pick<VolumeOffer, 'storage_cost'>, gb: number): n
 async function createVolume(s: AccountAreaDeps, spec: NewVolume | undefined): Promise<string | undefined> {
   let request = spec;
   if (!request) {
+    const box = gigabytesBox();
     const sizeText = await vscode.window.showInputBox({
       title: vscode.l10n.t('GPU Rental: New Volume (1/3): size'),
       prompt: vscode.l10n.t('Size in GB'),
       value: '50',
-      validateInput: (v) => (/^\d+$/.test(v.trim()) && Number(v) > 0 ? undefined : vscode.l10n.t('A whole number of GB.')),
+      validateInput: (v) => boxProblem(v, box),
     });
     if (!sizeText) return undefined;
-    const sizeGb = Number(sizeText);
+    const sizeGb = boxValue(sizeText, box);
     const offers = await s.session.client.volumes.search({
       filters: { disk_space: { gte: sizeGb } },
       order: [['storage_cost', 'asc']],

@@ -12,7 +12,8 @@ import { rentEnvStep } from './envStep';
 import { BACK, CANCEL, inputStep, pickStep, type PickItem, type StepContext } from './input';
 import { formatDollars } from '../../core/format';
 import { rentPriceContext, type GpuPriceStats, type PriceContext } from '../../core/offers/priceContext';
-import type { RentPlan } from '../../core/rent/plan';
+import { rentDiskBox, type RentPlan } from '../../core/rent/plan';
+import { boxProblem, boxValue, decimalText, gigabytesBox, readBox } from '../../core/numbers';
 
 /** A volume the rent may attach: one of the account's, or a new one from a volume offer on the same machine. */
 export interface VolumeChoice {
@@ -140,22 +141,19 @@ export async function rentWizard(input: WizardInput): Promise<RentPlan | undefin
         break;
       }
       case 2: {
-        const max = Math.floor(offer.disk_space ?? 10_000);
+        const box = rentDiskBox(offer);
         r = await inputStep(ctx(2), {
-          prompt: vscode.l10n.t('Disk size in GB (up to {0}).', max),
-          value: String(plan.disk),
-          validate: (v) =>
-            Number.isInteger(Number(v)) && Number(v) >= 1 && Number(v) <= max
-              ? undefined
-              : vscode.l10n.t('Enter a whole number of GB between 1 and {0}.', max),
+          prompt: vscode.l10n.t('Disk size in GB (up to {0}).', box.max),
+          value: plan.disk === undefined ? '' : decimalText(plan.disk),
+          validate: (v) => boxProblem(v, box),
           describe: (v) => {
-            const gb = Number(v);
-            if (!(gb > 0)) return '';
+            const gb = readBox(v, box).value;
+            if (gb === undefined) return '';
             const q = quoteRent(offer, gb, input.credit, { bid: plan.bid, bidSearch });
             return vscode.l10n.t('Disk: {0}/h; total {1}/h.', formatDollars(q.diskPerHour), formatDollars(q.totalPerHour));
           },
         });
-        if (typeof r === 'string') plan.disk = Number(r);
+        if (typeof r === 'string') plan.disk = boxValue(r, box);
         break;
       }
       case 3: {
@@ -364,17 +362,18 @@ async function bidStep(
     if (choice === 'onDemand') return null;
     if (choice !== 'change') return BACK;
   }
+  const bounds = { min: minBid, max: RENT_BID_MAX };
   const answer = await inputStep(ctx, {
     prompt: vscode.l10n.t(
       'Bid in $/h for the GPU part (minimum now {0}/h, on demand {1}/h). It is stopped when someone bids more; the disk still bills.',
       formatDollars(minBid),
       onDemand,
     ),
-    value: String(current ?? suggestBid(minBid)),
-    validate: (v) => checkBid(v, { min: minBid, max: RENT_BID_MAX }),
+    value: decimalText(current ?? suggestBid(minBid)),
+    validate: (v) => checkBid(v, bounds),
   });
   if (answer === BACK || answer === CANCEL) return answer;
-  return parseBid(answer);
+  return parseBid(answer, bounds);
 }
 
 /** A volume picked on the confirmation: what to send, how it reads, and what a new one bills per hour (0 for an existing one). */
@@ -418,20 +417,20 @@ async function volumeStep(
   if (picked.offer) {
     const { maxGb, costPerGbMonth } = picked.offer;
     const perHour = (gb: number) => storagePerHour(gb, costPerGbMonth);
+    const box = gigabytesBox(maxGb);
     const answer = await inputStep(ctx, {
-      prompt: vscode.l10n.t('Size of the new volume in GB (up to {0}).', maxGb),
-      value: String(Math.min(50, maxGb)),
-      validate: (v) =>
-        Number.isInteger(Number(v)) && Number(v) >= 1 && Number(v) <= maxGb
-          ? undefined
-          : vscode.l10n.t('Enter a whole number of GB between 1 and {0}.', maxGb),
-      describe: (v) =>
-        Number(v) > 0
-          ? vscode.l10n.t('It bills {0}/h until you delete it, also after the instance is destroyed.', formatDollars(perHour(Number(v))))
-          : '',
+      prompt: vscode.l10n.t('Size of the new volume in GB (up to {0}).', box.max),
+      value: decimalText(Math.min(50, box.max)),
+      validate: (v) => boxProblem(v, box),
+      describe: (v) => {
+        const gb = readBox(v, box).value;
+        return gb === undefined
+          ? ''
+          : vscode.l10n.t('It bills {0}/h until you delete it, also after the instance is destroyed.', formatDollars(perHour(gb)));
+      },
     });
     if (answer === BACK || answer === CANCEL) return answer;
-    size = Number(answer);
+    size = boxValue(answer, box);
     volumePerHour = perHour(size);
     cost = vscode.l10n.t(', {0}/h until deleted', formatDollars(volumePerHour));
   }

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import {
   MAX_SEEN_IDS,
+  checkCeilingValue,
   findSearch,
+  parseCeiling,
   removeSearch,
   saveSearch,
   savedSearchRequest,
@@ -33,6 +35,31 @@ describe('saved searches', () => {
     assert.ok(validateCeiling('cheap'));
     assert.ok(validateCeiling(''));
     assert.ok(validateCeiling('5000'));
+  });
+
+  it('refuses a ceiling in hexadecimal, binary, octal or with an exponent, and reads what it takes as typed', () => {
+    const hint = 'Enter a price in dollars per hour above $0 and at most $1000.00, such as 0.60.';
+    for (const text of ['0x10', '0b1', '0o7', '1e2', '$0x10', '-0.5', 'Infinity', '0,60', '0_60', '']) {
+      assert.equal(validateCeiling(text), hint, text);
+      assert.throws(() => parseCeiling(text), RangeError, text);
+    }
+    assert.equal(validateCeiling('0'), 'Enter a price above $0/h.');
+    assert.equal(validateCeiling('1000.01'), 'Enter at most $1000.00/h.');
+    for (const [text, value] of [
+      ['0.60', 0.6],
+      [' $1.5 ', 1.5],
+      ['.6', 0.6],
+      ['1000', 1000],
+    ] as const) {
+      assert.equal(validateCeiling(text), undefined, text);
+      assert.equal(parseCeiling(text), value, text);
+    }
+    // A ceiling a command is given as a number is held to the same bounds.
+    assert.equal(checkCeilingValue(0.6), undefined);
+    assert.equal(checkCeilingValue(16), undefined);
+    assert.ok(checkCeilingValue(0));
+    assert.ok(checkCeilingValue(Number.NaN));
+    assert.ok(checkCeilingValue(Number.POSITIVE_INFINITY));
   });
 
   it('adds, replaces by name without case, and removes', () => {

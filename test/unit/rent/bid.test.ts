@@ -47,11 +47,31 @@ describe('rent: bids', () => {
     const bounds = { min: 0.2, max: 128 };
     assert.equal(checkBid('0.25', bounds), undefined);
     assert.equal(checkBid('$0.2', bounds), undefined);
-    assert.equal(parseBid('$0.2'), 0.2);
+    assert.equal(parseBid('$0.2', bounds), 0.2);
     assert.match(checkBid('0.19', bounds)!, /at least the current minimum, \$0\.200\/h/);
     assert.match(checkBid('129', bounds)!, /up to \$128\.00\/h/);
     assert.match(checkBid('abc', bounds)!, /dollars per hour/);
     assert.match(checkBid('', bounds)!, /dollars per hour/);
+  });
+
+  it('refuses a bid written in hexadecimal, binary, octal or with an exponent, naming the bounds', () => {
+    const bounds = { min: 0.2, max: 128 };
+    for (const text of ['0x10', '0b1', '0o7', '1e1', '-1', 'Infinity', '1_0', '1,5', '0.5.1', '$', '+0.3']) {
+      assert.equal(checkBid(text, bounds), 'Enter a bid in dollars per hour between $0.200 and $128.00, such as 0.21.', text);
+      assert.throws(() => parseBid(text, bounds), RangeError, text);
+    }
+    // What the box takes is what the rent sends: the very number typed, a leading $ and spaces allowed.
+    for (const [text, value] of [
+      ['0.45', 0.45],
+      [' $0.45 ', 0.45],
+      ['$ 1', 1],
+      ['.5', 0.5],
+      ['16.', 16],
+      ['0128', 128],
+    ] as const) {
+      assert.equal(checkBid(text, bounds), undefined, text);
+      assert.equal(parseBid(text, bounds), value, text);
+    }
   });
 
   it('sends the bid as the create body price, and the confirmation says it is interruptible', () => {

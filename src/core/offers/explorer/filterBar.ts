@@ -8,7 +8,9 @@ import { parseQuery, withFilter } from '../search';
 import { OfferQueryError } from '../query/parse';
 import { printOfferQuery } from '../query/print';
 import type { FieldFilter, FilterScalar, OfferQuery, OfferType } from '../types';
+import { formatDollars } from '../../format';
 import { l10n } from '../../l10n';
+import { boxProblem, boxValue, decimalText, type NumberBox } from '../../numbers';
 
 export const FILTER_BAR_FIELDS = ['gpu', 'count', 'vram', 'price', 'reliability', 'verified', 'region', 'type'] as const;
 export type FilterBarField = (typeof FILTER_BAR_FIELDS)[number];
@@ -41,7 +43,7 @@ export const FILTER_BAR_LABELS: Readonly<Record<FilterBarField, string>> = {
 
 function scalarText(v: FilterScalar | FilterScalar[] | undefined, scale: number): string {
   if (v === undefined || v === null || Array.isArray(v)) return '';
-  if (typeof v === 'number') return String(Math.round((v / scale) * 1e6) / 1e6);
+  if (typeof v === 'number') return decimalText(Math.round((v / scale) * 1e6) / 1e6);
   return String(v);
 }
 
@@ -60,15 +62,50 @@ export function filterBarValues(query: OfferQuery): FilterBarValues {
   return out;
 }
 
-/** A number the user typed, or a RangeError that names the control. */
-function readNumber(field: FilterBarField, text: string, integer: boolean): number {
-  const n = Number(text.trim());
-  if (!Number.isFinite(n) || n < 0 || (integer && !Number.isInteger(n))) {
-    throw new RangeError(
-      l10n.t('{0}: "{1}" is not {2} of 0 or more', FILTER_BAR_LABELS[field], text.trim(), integer ? l10n.t('a whole number') : 'a number'),
-    );
+/** The controls that take a number, in the units people type. */
+export type FilterBarNumberField = 'count' | 'vram' | 'price' | 'reliability';
+
+/** The most GPUs, GB of VRAM per GPU, and $/h a filter takes: far over any machine, under a typing slip. */
+const MAX_FILTER_GPUS = 128;
+const MAX_FILTER_VRAM_GB = 1000;
+const MAX_FILTER_PRICE = 1000;
+
+/**
+ * What a number control takes (src/core/numbers.ts); its message names the control. The Offers
+ * view's filter editors ask through the same boxes.
+ */
+export function filterBarBox(field: FilterBarNumberField): NumberBox {
+  switch (field) {
+    case 'count':
+      return {
+        min: 1,
+        max: MAX_FILTER_GPUS,
+        integer: true,
+        hint: l10n.t('GPUs at least: enter a whole number between 1 and {0}, such as 2.', MAX_FILTER_GPUS),
+      };
+    case 'vram':
+      return {
+        min: 0,
+        minExclusive: true,
+        max: MAX_FILTER_VRAM_GB,
+        hint: l10n.t('VRAM at least: enter GB per GPU, above 0 and at most {0}, such as 24.', MAX_FILTER_VRAM_GB),
+      };
+    case 'price':
+      return {
+        min: 0,
+        minExclusive: true,
+        max: MAX_FILTER_PRICE,
+        dollars: true,
+        hint: l10n.t('Price at most: enter dollars per hour, above $0 and at most {0}, such as 1.50.', formatDollars(MAX_FILTER_PRICE)),
+      };
+    case 'reliability':
+      return { min: 0, max: 1, hint: l10n.t('Reliability at least: enter a number between 0 and 1, such as 0.98.') };
   }
-  return n;
+}
+
+/** Why a number control refuses `text`, or undefined when it takes it; empty text is taken (it removes the clause). */
+export function filterBarProblem(field: FilterBarNumberField, text: string): string | undefined {
+  return text.trim() === '' ? undefined : boxProblem(text, filterBarBox(field));
 }
 
 /**
@@ -100,7 +137,7 @@ export function applyFilterBar(text: string, field: FilterBarField, value: strin
   const rest: FieldFilter = { ...query.filters[c.field] };
   delete rest[c.op];
   if (trimmed === '') return withFilter(text, c.field, Object.keys(rest).length > 0 ? rest : undefined);
-  const scalar: FilterScalar = field === 'gpu' ? trimmed.replaceAll('_', ' ') : readNumber(field, trimmed, field === 'count') * c.scale;
+  const scalar: FilterScalar = field === 'gpu' ? trimmed.replaceAll('_', ' ') : boxValue(trimmed, filterBarBox(field)) * c.scale;
   return withFilter(text, c.field, { ...rest, [c.op]: scalar });
 }
 

@@ -42,7 +42,11 @@ describe('offer explorer filter bar', () => {
   });
 
   it('refuses a value it cannot read, naming the control', () => {
-    assert.throws(() => applyFilterBar('', 'count', '1.5'), /GPUs at least: "1.5" is not a whole number/);
+    assert.throws(() => applyFilterBar('', 'count', '1.5'), /^RangeError: GPUs at least: enter a whole number between 1 and 128/);
+    assert.throws(() => applyFilterBar('', 'count', '0x10'), /GPUs at least: enter a whole number/);
+    assert.throws(() => applyFilterBar('', 'vram', '1e2'), /VRAM at least: enter GB per GPU/);
+    assert.throws(() => applyFilterBar('', 'price', '0b1'), /Price at most: enter dollars per hour/);
+    assert.throws(() => applyFilterBar('', 'reliability', '0o1'), /Reliability at least: enter a number between 0 and 1/);
     assert.throws(() => applyFilterBar('', 'price', 'cheap'), /Price at most/);
     assert.throws(() => applyFilterBar('', 'region', 'United States'), /two-letter codes/);
   });
