@@ -1,4 +1,5 @@
 import { l10n } from './l10n';
+import { visibleText } from './text';
 /**
  * Links that open GPU Rental from outside the editor (the service's console, a chat message, a
  * CLI): `<scheme>://<publisher>.<name>/connect?instance=ID&profile=NAME`. A link is untrusted
@@ -61,8 +62,10 @@ export function connectLink(base: string, instanceId: number, profileId?: string
   return `${base}/connect?${query.toString()}`;
 }
 
-/** Quotes at most 60 characters of untrusted text for a message, control characters shown as `?`. */
+/**
+ * At most 60 characters of a link's text for a message, its hidden characters (bidi controls,
+ * zero-width and control characters) shown as escapes: a crafted link reads as crafted.
+ */
 function printable(value: string): string {
-  const clean = [...value].map((c) => (c.charCodeAt(0) < 0x20 || (c.charCodeAt(0) >= 0x7f && c.charCodeAt(0) < 0xa0) ? '?' : c)).join('');
-  return clean.length > 60 ? `${clean.slice(0, 60)}…` : clean;
+  return visibleText(value, 60);
 }

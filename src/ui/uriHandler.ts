@@ -7,6 +7,7 @@ import { connectLink, parseLink } from '../core/links';
 import type { Logger } from '../core/log';
 import type { ProfileSwitcher } from '../core/session/profileSwitcher';
 import type { Session } from '../core/session/session';
+import { visibleText } from '../core/text';
 import type { Profiles } from './profiles';
 import type { Prompts } from './prompts';
 
@@ -49,9 +50,12 @@ export class LinkHandler implements vscode.UriHandler {
 
   handleUri(uri: vscode.Uri): void {
     void this.open(uri).catch((error: unknown) => {
-      this.s.logger.error(`Opening a link failed: ${String(error)}`);
+      this.s.logger.error(`Opening a link failed: ${visibleText(String(error), 500)}`);
       void vscode.window.showErrorMessage(
-        vscode.l10n.t('GPU Rental: the link could not be opened: {0}', error instanceof Error ? error.message : String(error)),
+        vscode.l10n.t(
+          'GPU Rental: the link could not be opened: {0}',
+          visibleText(error instanceof Error ? error.message : String(error), 500),
+        ),
       );
     });
   }
@@ -60,8 +64,9 @@ export class LinkHandler implements vscode.UriHandler {
   async open(link: vscode.Uri | string): Promise<LinkOutcome> {
     const { s } = this;
     const uri = typeof link === 'string' ? vscode.Uri.parse(link, true) : link;
-    // The query is never logged: a link could carry anything someone pasted into it.
-    s.logger.info(`Opening a link: ${uri.path}`);
+    // The query is never logged: a link could carry anything someone pasted into it. The path is
+    // logged with its hidden characters shown, so a line break in it cannot forge a log line.
+    s.logger.info(`Opening a link: ${visibleText(uri.path, 200)}`);
     const parsed = parseLink(
       uri.path,
       uri.query,
@@ -109,7 +114,9 @@ export class LinkHandler implements vscode.UriHandler {
     const instance = await this.find(parsed.instanceId);
     if (!instance) {
       const state = s.session.state;
-      const account = state.kind === 'ready' && state.user?.email ? `${state.user.email} on ${s.switcher.where}` : s.switcher.where;
+      // The address is the service's text: shown with its hidden characters as escapes.
+      const account =
+        state.kind === 'ready' && state.user?.email ? `${visibleText(state.user.email)} on ${s.switcher.where}` : s.switcher.where;
       return this.say(
         'notFound',
         vscode.l10n.t(

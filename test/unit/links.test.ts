@@ -37,11 +37,28 @@ describe('links that open an instance', () => {
     assert.match(reason('', 'instance=1'), /asks for ""/);
   });
 
-  it('shows untrusted text without its control characters, and short', () => {
+  it('shows untrusted text with its control characters as escapes, and short', () => {
     const parsed = parseLink('/connect', `instance=${encodeURIComponent('1\n2')}`, profiles);
-    assert.equal(parsed.kind === 'refused' && parsed.reason, '"1?2" is not an instance id (a positive whole number).');
+    assert.equal(parsed.kind === 'refused' && parsed.reason, '"1\\u000A2" is not an instance id (a positive whole number).');
     const long = parseLink('/connect', `instance=1&profile=${'p'.repeat(200)}`, profiles);
     assert.ok(long.kind === 'refused' && long.reason.length < 150);
+  });
+
+  it('refuses a profile name with a right-to-left override or zero-width characters, showing them as escapes', () => {
+    // "work" then U+202E: shown raw, the rest of the sentence would read reversed after it.
+    const hidden = /[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C\u200B-\u200D\u2060\uFEFF]/u;
+    const crafted = parseLink('/connect', `instance=1&profile=${encodeURIComponent('work\u202Etsixe ton seod\u200B')}`, profiles);
+    assert.equal(crafted.kind, 'refused', 'not the profile "work"');
+    const reason = crafted.kind === 'refused' ? crafted.reason : '';
+    assert.doesNotMatch(reason, hidden);
+    assert.equal(reason, 'the link names the profile "work\\u202Etsixe ton seod\\u200B", which does not exist here.');
+    for (const [path, query] of [
+      [`/con\u202Enect`, 'instance=1'],
+      ['/connect', `instance=${encodeURIComponent('1\u2067\uFEFF')}`],
+    ] as const) {
+      const parsed = parseLink(path, query, profiles);
+      assert.ok(parsed.kind === 'refused' && !hidden.test(parsed.reason) && /\\u(202E|2067)/.test(parsed.reason), parsed.kind);
+    }
   });
 
   it('builds the links it reads', () => {

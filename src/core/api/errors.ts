@@ -1,5 +1,6 @@
 import { PERMISSION_CATEGORIES, type PermissionCategory } from './permissions';
 import { l10n } from '../l10n';
+import { visibleText } from '../text';
 
 /**
  * Every failure of a call to the service is one of these. The set is closed so that the UI can
@@ -130,22 +131,35 @@ function scrubCause(cause: unknown, scrub: (text: string) => string): SafeCause 
   return { name: typeof cause, message: scrub(String(cause)) };
 }
 
-/** The details with every string scrubbed, and without the secrets. */
+/**
+ * How much of the service's own text an error keeps (its message, code and the path of a field it
+ * got wrong), and how much of its message a sentence quotes. The kept text is longer, so that code
+ * reading the message (what a refusal means) sees what the service said.
+ */
+const KEPT_CHARS = { serverMessage: 1000, code: 100, fieldPath: 200 } as const;
+const QUOTED_CHARS = 300;
+
+/**
+ * The details with every string scrubbed, and without the secrets. The service's own text also has
+ * its hidden characters (bidi controls, zero-width and control characters) shown as escapes, since
+ * every one of these strings may end up in a message: a crafted answer cannot read reversed there.
+ */
 function scrubbed(details: ApiErrorDetails): Omit<ApiErrorDetails, 'secrets' | 'cause'> & { cause?: SafeCause } {
   const scrub = secretScrubber(details.secrets ?? []);
-  const opt = (text: string | undefined) => (text === undefined ? undefined : scrub(text));
+  const said = (text: string | undefined, field: keyof typeof KEPT_CHARS) =>
+    text === undefined ? undefined : visibleText(scrub(text), KEPT_CHARS[field]);
   return {
     kind: details.kind,
     action: scrub(details.action),
     method: scrub(details.method),
     path: scrub(details.path),
     status: details.status,
-    code: opt(details.code),
-    serverMessage: opt(details.serverMessage),
+    code: said(details.code, 'code'),
+    serverMessage: said(details.serverMessage, 'serverMessage'),
     permission: details.permission,
     reason: details.reason,
     retryAfterMs: details.retryAfterMs,
-    fieldPath: opt(details.fieldPath),
+    fieldPath: said(details.fieldPath, 'fieldPath'),
     outcomeUnknown: details.outcomeUnknown,
     cause: scrubCause(details.cause, scrub),
   };
@@ -230,7 +244,9 @@ export function isApiError(value: unknown, kind?: ApiErrorKind): value is ApiErr
   return value instanceof ApiError && (kind === undefined || value.kind === kind);
 }
 
-function describe(d: ApiErrorDetails): string {
+function describe(details: ApiErrorDetails): string {
+  // A sentence quotes less of the service's message than the error keeps.
+  const d = { ...details, serverMessage: details.serverMessage && visibleText(details.serverMessage, QUOTED_CHARS) };
   const what = l10n.t('Could not {0}', d.action);
   const said = d.serverMessage ? l10n.t(' The service said: "{0}".', d.serverMessage) : '';
   switch (d.kind) {

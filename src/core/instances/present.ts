@@ -6,6 +6,7 @@ import { bidOf, isInterruptible, isOutbid, minBidNow, outbidNote } from './outbi
 import { formatDollars } from '../format';
 import { healthDescription, healthRows, healthSpoken, instanceHealth, type Health } from './health';
 import { l10n } from '../l10n';
+import { visibleText } from '../text';
 
 export interface InstanceIcon {
   /** A codicon id, `~spin` included where it spins. */
@@ -64,9 +65,15 @@ export function instanceLabel(instance: Pick<Instance, 'id' | 'label' | 'gpu_nam
   return instance.label || `${gpuSummary(instance)} #${instance.id}`;
 }
 
-/** How a sentence names an instance: `"train" (RTX 4090 ×2, #42)`, or `RTX 4090 ×2 #42` when it has no label. */
+/**
+ * How a sentence names an instance: `"train" (RTX 4090 ×2, #42)`, or `RTX 4090 ×2 #42` when it has
+ * no label. The label and the GPU's name are the service's text: a bidi control or a zero-width
+ * character in them shows as its escape (core/text.ts), so it cannot turn the sentence around, and
+ * a long label is cut.
+ */
 export function instanceName(instance: Pick<Instance, 'id' | 'label' | 'gpu_name' | 'num_gpus'>): string {
-  return instance.label ? `"${instance.label}" (${gpuSummary(instance)}, #${instance.id})` : `${gpuSummary(instance)} #${instance.id}`;
+  const gpus = visibleText(gpuSummary(instance));
+  return instance.label ? `"${visibleText(instance.label)}" (${gpus}, #${instance.id})` : `${gpus} #${instance.id}`;
 }
 
 /** What starting a stopped instance adds per hour: its whole rate less the disk, which bills while it is stopped too. */

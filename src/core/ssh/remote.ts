@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { shellQuote } from '../instances/ssh';
 import { l10n } from '../l10n';
+import { visibleText } from '../text';
 
 /**
  * How `ssh` reaches one instance: `ssh <args> <alias> <command>`. `args` is what the managed SSH
@@ -133,11 +134,15 @@ export function runRemote(target: SshTarget, command: string, options: RunRemote
   });
 }
 
-/** The last meaningful line ssh or the command printed on stderr, for a message. */
+/**
+ * The last meaningful line ssh or the command printed on stderr, for a message. The instance wrote
+ * it: its hidden characters (escape sequences, bidi controls) show as escapes, and it is cut to 300
+ * characters.
+ */
 export function lastErrorLine(stderr: string): string {
   const lines = stderr
     .split(/\r?\n/)
     .map((l) => l.trim())
     .filter((l) => l && !/^Warning: Permanently added/.test(l));
-  return lines.pop() ?? '';
+  return visibleText((lines.pop() ?? '').replace(/\t/g, ' '), 300);
 }

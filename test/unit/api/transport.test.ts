@@ -84,6 +84,22 @@ describe('transport', () => {
       assert.match(error.message, /not available/);
     });
 
+    it("shows the service's bidi, zero-width and control characters as escapes, and quotes a long message cut", async () => {
+      const { pool, transport } = setup();
+      const crafted = 'Offer \u202Ede\u200Bleted\u2066\n(code 7)';
+      pool
+        .intercept({ path: '/api/v0/users/current/', method: 'GET' })
+        .reply(400, { success: false, error: 'bad\u202Eargs', msg: `${crafted} ${'x'.repeat(2_000)}` });
+      const error = await failure(transport.send(userCall()));
+      const hidden = /[\u202A-\u202E\u2066-\u2069\u200B-\u200F\u061C\u2060\uFEFF\p{Cc}]/u;
+      for (const text of [error.message, error.serverMessage ?? '', error.code ?? '', JSON.stringify(error.toJSON())])
+        assert.doesNotMatch(text, hidden);
+      assert.match(error.message, /The service said: "Offer \\u202Ede\\u200Bleted\\u2066\\u000A\(code 7\) x+…"\./);
+      assert.equal(error.code, 'bad\\u202Eargs');
+      assert.ok(error.message.length < 500, `${error.message.length} characters`);
+      assert.ok(error.serverMessage!.startsWith('Offer \\u202Ede'), 'the kept message reads the same words');
+    });
+
     it('treats a 200 with success:false as a refusal', async () => {
       const { pool, transport } = setup();
       pool

@@ -98,6 +98,12 @@ describe('instance phases and presentation', () => {
     assert.equal(instanceName(make({ num_gpus: 1, label: '' })), 'RTX 4090 #31000001');
   });
 
+  it("names an instance in a sentence with its label's hidden characters shown, so the sentence cannot read reversed", () => {
+    const name = instanceName(make({ label: 'train\u202E\u200B', gpu_name: 'RTX\u2066 4090' }));
+    assert.equal(name, '"train\\u202E\\u200B" (RTX\\u2066 4090 ×2, #31000001)');
+    assert.ok(instanceName(make({ label: 'l'.repeat(1_000) })).length < 120, 'a long label is cut');
+  });
+
   it('says what starting adds per hour: the rate less the disk, never below zero', () => {
     assert.equal(startAddsPerHour(make({})), 0.82 - 0.014);
     assert.equal(startAddsPerHour(make({ storage_total_cost: null })), 0.82);
