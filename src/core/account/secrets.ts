@@ -26,16 +26,23 @@ const NAME_RULE = l10n.t('letters, digits and underscores, not starting with a d
 export const CREATE_VALUE_RULE = l10n.t('letters A-Z and a-z, digits 0-9, and the three characters _ - .');
 
 /**
- * Names the service itself sets in every container: a rent's variable of that name would replace
- * the instance's own key, which the idle watchdog and stop-at-end jobs use to stop the instance.
+ * Names the service itself sets in every container: a variable of that name, the account's (added
+ * to every instance) or a rent's, would replace the instance's own key or id, which the idle
+ * watchdog and stop-at-end jobs use to stop the instance. Compared upper-cased: the account's names
+ * are stored so.
  */
 const SERVICE_NAMES = new Set(['CONTAINER_API_KEY', 'CONTAINER_ID']);
 
-/** Why a variable name is refused, or undefined when it is fine. */
+/**
+ * Why a variable name is refused, or undefined when it is fine: for the account's variables and,
+ * through checkRentEnvName, a rent's, so both refuse a name the service sets with the same words.
+ */
 export function checkSecretName(name: string): string | undefined {
   const n = name.trim();
   if (n === '') return l10n.t('Enter a name.');
   if (!NAME.test(n)) return l10n.t('A name may use only {0}.', NAME_RULE);
+  if (SERVICE_NAMES.has(n.toUpperCase()))
+    return l10n.t("{0} is set by the service in every instance (the instance's own key and id); pick another name.", n);
   return undefined;
 }
 
@@ -65,8 +72,6 @@ export function checkRentEnvName(name: string, taken: readonly string[]): string
   const n = name.trim();
   const plain = checkSecretName(n);
   if (plain) return plain;
-  if (SERVICE_NAMES.has(n.toUpperCase()))
-    return l10n.t("{0} is set by the service in every instance (the instance's own key and id); pick another name.", n);
   if (taken.includes(n)) return l10n.t('{0} is already set for this rent; remove it first to change it.', n);
   return undefined;
 }

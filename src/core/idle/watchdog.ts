@@ -29,7 +29,8 @@ export const WATCHDOG_END = '# <<< gpu-rental idle stop <<<';
  * wrapper without an exit code), so a CPU-bound step of a job is never cut off as idle. When neither shows use for the idle time, it stops its
  * own instance with the instance key the service puts into the container (CONTAINER_API_KEY, for
  * CONTAINER_ID), by curl, else wget, else python3. Everything it decides goes to
- * ~/gpu-rental-idle.log on the host. The key is never written to the log.
+ * ~/gpu-rental-idle.log on the host. The key is never on a command line, where any process on the
+ * host could read it, nor in the log, which keeps only the HTTP status of the service's answer.
  *
  * The idle time must be positive and at most a week: bash's arithmetic is 64-bit, and a larger
  * number would make its first comparison fail, which read as "idle" and stopped the instance at
@@ -69,11 +70,17 @@ export function watchdogScript(o: WatchdogOptions): string {
     ' if [ "$g" -gt $T ]||[ "${s:-0}" -gt 0 ]||[ $j -gt 0 ];then i=0;else i=$((i+E));fi',
     ' [ $i -lt $N ]&&continue',
     ' log "idle for ${i}s (GPU ${g}%, no SSH session, no job): stopping instance $CONTAINER_ID"',
-    ' A="Authorization: Bearer $CONTAINER_API_KEY" B=\'{"state":"stopped"}\' P="$U/api/v0/instances/$CONTAINER_ID/"',
-    ' if command -v curl >/dev/null;then r=$(curl -sS -m 30 -X PUT -H "$A" -H "Content-Type: application/json" -d "$B" "$P" 2>&1)',
-    ' elif command -v wget >/dev/null;then r=$(wget -qO- -T 30 --method=PUT --header="$A" --header="Content-Type: application/json" --body-data="$B" "$P" 2>&1)',
-    ' else r=$(python3 -c \'import sys,urllib.request as u;q=u.Request(sys.argv[1],sys.argv[2].encode(),{"Authorization":"Bearer "+sys.argv[3],"Content-Type":"application/json"},method="PUT");print(u.urlopen(q,timeout=30).read().decode())\' "$P" "$B" "$CONTAINER_API_KEY" 2>&1);fi',
-    ' log "the service answered: ${r:0:200}";i=0',
+    // The key reaches curl and python3 on stdin and wget in a file only this user may read, never a command line (ps
+    // shows those to everyone), and never in a child's environment (k is unset, then set, so never exported); what
+    // would break out of a config line (a quote, a backslash, a control character) is taken out of it first. Only the
+    // HTTP status is logged: an answer may echo the request's Authorization header.
+    ' unset k;k=${CONTAINER_API_KEY//[[:cntrl:]\\"\\\\]/} B=\'{"state":"stopped"}\' H=\'Content-Type: application/json\' P="$U/api/v0/instances/$CONTAINER_ID/"',
+    ' if command -v curl >/dev/null;then r=$(printf \'header="Authorization: Bearer %s"\\n\' "$k"|curl -sK- -o/dev/null -w%{http_code} -m30 -XPUT -H"$H" -d"$B" "$P")',
+    ' elif command -v wget >/dev/null&&f=$(umask 077;mktemp);then printf \'header=Authorization: Bearer %s\\n\' "$k" >"$f";r=$(wget --config="$f" -SqO/dev/null -T30 --method=PUT --header="$H" --body-data="$B" "$P" 2>&1|sed -n "s/^ *HTTP\\/[^ ]* \\([0-9]*\\).*/\\1/p"|tail -n1);rm -f "$f"',
+    ' else r=$(printf %s "$k"|python3 -c \'import sys,urllib.request as u',
+    'try:print(u.urlopen(u.Request(sys.argv[1],sys.argv[2].encode(),{"Authorization":"Bearer "+input(),"Content-Type":"application/json"},method="PUT"),timeout=30).status)',
+    'except Exception as e:print(getattr(e,"code",0))\' "$P" "$B");fi',
+    ' r=${r//[!0-9]/};[ "${r:-0}" -gt 0 ]&&log "the service answered HTTP $r"||log "the service did not answer";i=0',
     'done) >/dev/null 2>&1 &',
     WATCHDOG_END,
     '',

@@ -28,6 +28,17 @@ describe('account environment variables: names, values and rows', () => {
     assert.equal(normalizeSecretName(' hf_token '), 'HF_TOKEN', 'as the service stores it');
   });
 
+  it('refuses CONTAINER_API_KEY and CONTAINER_ID as an account variable and as a rent variable, with the same words', () => {
+    // An account variable reaches every instance: of this name it would replace the instance's own key.
+    for (const name of ['CONTAINER_API_KEY', 'container_api_key', ' CONTAINER_API_KEY ', 'CONTAINER_ID']) {
+      const account = checkSecretName(name);
+      const rent = checkRentEnvName(name, []);
+      assert.equal(account, `${name.trim()} is set by the service in every instance (the instance's own key and id); pick another name.`);
+      assert.equal(rent, account, name);
+    }
+    assert.equal(checkSecretName('CONTAINER_API_KEY_2'), undefined, 'only the names the service sets');
+  });
+
   it("holds a new value to the service's characters and names the first one that is not among them", () => {
     assert.equal(checkSecretValue('hf_abc.123-X', 'create'), undefined);
     assert.equal(
