@@ -1,12 +1,14 @@
-// A loopback HTTP proxy that records what it carries, a TCP/TLS front that puts a listener (plain or
-// TLS with a self-signed certificate) before a loopback server, and the certificate itself. Used by
-// the proxy tests in plain Node and inside VS Code's extension host; only node: modules.
+// A loopback HTTP proxy (in clear, or over TLS as an https:// proxy) that records what it carries, a
+// TCP/TLS front that puts a listener (plain or TLS with a self-signed certificate) before a loopback
+// server, and the certificate itself. Used by the proxy tests in plain Node and inside VS Code's
+// extension host; only node: modules. test/harness/socksProxy.ts is the SOCKS5 counterpart.
 //
 // The proxy connects only to loopback addresses: a host name is mapped with `hosts`
 // (marketplace.test -> 127.0.0.1), and anything that does not end on this machine is refused with 502.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import * as http from 'node:http';
+import * as https from 'node:https';
 import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,7 +21,7 @@ export interface ProxyRecord {
 }
 
 export interface RecordingProxy {
-  /** http://127.0.0.1:PORT */
+  /** http://127.0.0.1:PORT, or https:// with `tls` */
   url: string;
   port: number;
   /** Every request the proxy was asked to carry, in order. */
@@ -41,6 +43,8 @@ export interface ProxyOptions {
   auth?: { user: string; password: string };
   /** The address to listen on; 127.0.0.1 unless given. */
   listen?: string;
+  /** A key and certificate: the proxy is then spoken to over TLS (an https:// proxy). */
+  tls?: { key: string; cert: string };
 }
 
 /** Tunnel bytes kept for `saw`; the tests move a few hundred KB at most. */
@@ -68,7 +72,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RecordingP
     if (tunnelBytes <= KEEP_TUNNEL_BYTES) tunnel.push(Buffer.from(chunk));
   };
 
-  const server = http.createServer((req, res) => {
+  const handle: http.RequestListener = (req, res) => {
     records.push({ line: `${req.method} ${req.url} HTTP/${req.httpVersion}`, headers: req.headers });
     if (expected && req.headers['proxy-authorization'] !== expected) {
       res.writeHead(407, { 'proxy-authenticate': 'Basic realm="test"' }).end();
@@ -98,7 +102,10 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RecordingP
     );
     upstream.on('error', () => (res.headersSent ? res.destroy() : res.writeHead(502).end()));
     req.pipe(upstream);
-  });
+  };
+  const server = options.tls ? https.createServer({ key: options.tls.key, cert: options.tls.cert }, handle) : http.createServer(handle);
+  // A client that refuses the certificate closes the connection mid-handshake: not a test failure.
+  server.on('tlsClientError', () => {});
   server.on('connection', (socket: net.Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -140,7 +147,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RecordingP
   await new Promise<void>((done, fail) => server.once('error', fail).listen(0, listen, () => done()));
   const port = (server.address() as net.AddressInfo).port;
   return {
-    url: `http://${listen.includes(':') ? `[${listen}]` : listen}:${port}`,
+    url: `${options.tls ? 'https' : 'http'}://${listen.includes(':') ? `[${listen}]` : listen}:${port}`,
     port,
     records,
     connects: () => records.filter((r) => r.line.startsWith('CONNECT ')).map((r) => r.line.split(' ')[1]!),

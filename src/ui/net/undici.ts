@@ -5,12 +5,15 @@
 /* eslint-disable @typescript-eslint/no-require-imports */
 import Agent = require('undici/lib/dispatcher/agent.js');
 import ProxyAgent = require('undici/lib/dispatcher/proxy-agent.js');
+import Socks5ProxyAgent = require('undici/lib/dispatcher/socks5-proxy-agent.js');
+import buildConnector = require('undici/lib/core/connect.js');
 import DispatcherClass = require('undici/lib/dispatcher/dispatcher.js');
 import api = require('undici/lib/api/index.js');
 /* eslint-enable @typescript-eslint/no-require-imports */
 import type { Dispatcher } from 'undici';
 import { isLoopbackHost, type RequestDispatcher } from '../../core/api/transport';
 import { l10n } from '../../core/l10n';
+import { proxyAgentOptions, readProxyAddress, type ProxyAddress, type ProxyAgentSettings } from './proxyAddress';
 
 // undici's index gives every dispatcher its promise API (request, connect, ...) by assigning it to
 // Dispatcher.prototype. Its own code relies on that: ProxyAgent opens its tunnel with the proxy
@@ -49,19 +52,21 @@ export function createDispatcher(settings: ProxySettings, env: Env = process.env
 
 function routingDispatcher(settings: ProxySettings, env: Env): OwnedDispatcher {
   const configured = settings.proxy?.trim() || undefined;
-  const httpProxy = proxyUrl(configured ?? (env['http_proxy'] || env['HTTP_PROXY'] || undefined));
-  const httpsProxy = configured ? httpProxy : (proxyUrl(env['https_proxy'] || env['HTTPS_PROXY'] || undefined) ?? httpProxy);
+  const httpProxy = readProxyAddress(configured ?? (env['http_proxy'] || env['HTTP_PROXY'] || undefined));
+  const httpsProxy = configured ? httpProxy : (readProxyAddress(env['https_proxy'] || env['HTTPS_PROXY'] || undefined) ?? httpProxy);
   const noProxy = parseNoProxy([...settings.noProxy, env['no_proxy'] ?? env['NO_PROXY'] ?? '']);
 
   const direct = new Agent();
-  const tls = { rejectUnauthorized: settings.strictSSL };
-  const agents = new Map<string, ProxyAgent>();
-  const via = (proxy: ParsedProxy | undefined): ProxyAgent | undefined => {
+  // One agent per distinct proxy and credentials; the key stays in memory.
+  const agents = new Map<string, Dispatcher>();
+  const via = (proxy: ProxyAddress | undefined): Dispatcher | undefined => {
     if (!proxy) return undefined;
-    let agent = agents.get(proxy.uri);
+    const options = proxyAgentOptions(proxy, settings.strictSSL);
+    const key = JSON.stringify(options);
+    let agent = agents.get(key);
     if (!agent) {
-      agent = new ProxyAgent({ uri: proxy.uri, token: proxy.token, requestTls: tls, proxyTls: tls });
-      agents.set(proxy.uri, agent);
+      agent = proxy.kind === 'socks5' ? socks5Agent(options) : new ProxyAgent(options);
+      agents.set(key, agent);
     }
     return agent;
   };
@@ -76,7 +81,7 @@ function routingDispatcher(settings: ProxySettings, env: Env): OwnedDispatcher {
       const proxy = bypass ? undefined : origin.protocol === 'https:' ? httpsProxy : httpProxy;
       const agent = bypass ? direct : ((origin.protocol === 'https:' ? forHttps : forHttp) ?? direct);
       return agent.request(options).catch((error: unknown) => {
-        throw explain(error, origin.host, proxy?.host);
+        throw explain(error, origin.host, proxy);
       });
     },
     async close() {
@@ -85,43 +90,19 @@ function routingDispatcher(settings: ProxySettings, env: Env): OwnedDispatcher {
   };
 }
 
-interface ParsedProxy {
-  /** The proxy's URL without credentials. */
-  uri: string;
-  /** host:port, for messages. */
-  host: string;
-  /** Proxy-Authorization from the credentials in the URL. */
-  token: string | undefined;
-}
-
 /**
- * Reads a proxy URL (`http://user:pass@host:port`; without a scheme, http is meant). Credentials
- * become a Proxy-Authorization header and are never part of a message.
+ * undici's SOCKS5 agent, as its ProxyAgent makes one for a socks5:// URI, but with a connector that
+ * takes an IPv6 proxy address out of its brackets: undici passes the URL's `[::1]` on to the
+ * resolver, which cannot read it. Never given `proxyTls`, which it reads as "the proxy speaks TLS".
  */
-function proxyUrl(value: string | undefined): ParsedProxy | undefined {
-  const text = value?.trim();
-  if (!text) return undefined;
-  let url: URL;
-  try {
-    url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`);
-  } catch {
-    throw new Error(
-      l10n.t('the proxy address (http.proxy or the HTTPS_PROXY / HTTP_PROXY variable) is not a URL; use the form http://host:port'),
-    );
-  }
-  if (!['http:', 'https:', 'socks:', 'socks5:'].includes(url.protocol)) {
-    throw new Error(l10n.t('the proxy address must start with http://, https:// or socks5:// (got {0}//)', url.protocol));
-  }
-  let token: string | undefined;
-  if (url.username || url.password) {
-    const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
-    token = `Basic ${Buffer.from(credentials).toString('base64')}`;
-    url.username = '';
-    url.password = '';
-  }
-  // A SOCKS proxy takes its credentials in its own handshake, not in a header.
-  if (token && url.protocol.startsWith('socks')) return { uri: text, host: url.host, token: undefined };
-  return { uri: url.href, host: url.host, token };
+function socks5Agent(options: ProxyAgentSettings): Dispatcher {
+  const connect = buildConnector({});
+  return new Socks5ProxyAgent(options.uri, {
+    username: options.username,
+    password: options.password,
+    requestTls: options.requestTls,
+    connect: (target, callback) => connect({ ...target, hostname: target.hostname.replace(/^\[(.*)\]$/, '$1') }, callback),
+  });
 }
 
 function bareHost(hostname: string): string {
@@ -201,9 +182,10 @@ const UNTRUSTED_CERTIFICATE = new Set([
 
 /**
  * Certificate and proxy failures in words; anything else is passed on as it came, so that the
- * transport still tells a connection never made (ECONNREFUSED, ...) from one that broke.
+ * transport still tells a connection never made (ECONNREFUSED, ...) from one that broke. No
+ * message names the proxy's credentials: only its host:port.
  */
-function explain(error: unknown, target: string, proxy: string | undefined): unknown {
+function explain(error: unknown, target: string, proxy: ProxyAddress | undefined): unknown {
   const codes: string[] = [];
   let message = '';
   for (let e: unknown = error, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
@@ -212,26 +194,70 @@ function explain(error: unknown, target: string, proxy: string | undefined): unk
     if (!message && e instanceof Error) message = e.message;
   }
   const certificate = codes.find((c) => UNTRUSTED_CERTIFICATE.has(c));
+  if (certificate && proxy?.kind === 'https') {
+    // undici's error does not say which TLS connection failed: the one to the proxy, or the one inside it.
+    return new Error(
+      l10n.t(
+        "the TLS certificate of {0} or of the proxy {1} is not trusted ({2}); add the certificate authority that signed it to the system's trusted ones, or turn off http.proxyStrictSSL",
+        target,
+        proxy.host,
+        certificate,
+      ),
+    );
+  }
   if (certificate) {
     const advice = proxy
       ? l10n.t(
           "; if the proxy {0} re-signs TLS traffic, add its certificate authority to the system's trusted ones, or turn off http.proxyStrictSSL",
-          proxy,
+          proxy.host,
         )
       : '';
     return new Error(l10n.t('the TLS certificate of {0} is not trusted ({1}){2}', target, certificate, advice));
   }
   if (!proxy) return error;
+  if (proxy.kind === 'socks5') return explainSocks(error, codes, message, target, proxy);
   const status = /Proxy response \((\d{3})\)|\((407)\)/.exec(message);
   const statusCode = status?.[1] ?? status?.[2];
   if (statusCode === '407') {
     return new Error(
       l10n.t(
         'the proxy {0} asked for credentials (407 Proxy Authentication Required); put them in the proxy address: http://user:password@host:port',
-        proxy,
+        proxy.host,
       ),
     );
   }
-  if (statusCode) return new Error(l10n.t('the proxy {0} refused to connect to {1} (HTTP {2})', proxy, target, statusCode));
+  if (statusCode) return new Error(l10n.t('the proxy {0} refused to connect to {1} (HTTP {2})', proxy.host, target, statusCode));
+  return error;
+}
+
+/** undici's SOCKS5 errors (codes UND_ERR_SOCKS5_*, and two timeouts without a code) in words. */
+function explainSocks(error: unknown, codes: string[], message: string, target: string, proxy: ProxyAddress): unknown {
+  const code = codes.find((c) => c.startsWith('UND_ERR_SOCKS5'));
+  if (code === 'UND_ERR_SOCKS5_AUTH_REJECTED') {
+    return new Error(
+      proxy.credentials
+        ? l10n.t(
+            'the SOCKS5 proxy {0} wants a sign-in method other than a user name and password, which GPU Rental cannot use; use another proxy',
+            proxy.host,
+          )
+        : l10n.t(
+            'the SOCKS5 proxy {0} asked for a user name and password; put them in the proxy address: socks5://user:password@host:port',
+            proxy.host,
+          ),
+    );
+  }
+  if (code === 'UND_ERR_SOCKS5_AUTH_FAILED') {
+    return new Error(l10n.t('the SOCKS5 proxy {0} refused the user name and password in the proxy address; correct them', proxy.host));
+  }
+  if (code?.startsWith('UND_ERR_SOCKS5_REPLY_') && /^\d+$/.test(code.slice('UND_ERR_SOCKS5_REPLY_'.length))) {
+    const reason = message.replace(/^SOCKS5 connection failed: /, '');
+    return new Error(l10n.t('the SOCKS5 proxy {0} could not connect to {1} ({2})', proxy.host, target, reason));
+  }
+  if (code || /^SOCKS5 (authentication|connection) timeout$/.test(message)) {
+    // A reply that is not SOCKS5 (an HTTP or SOCKS4 proxy), or none at all.
+    return new Error(
+      l10n.t('the proxy {0} did not answer as a SOCKS5 proxy; check its address, and write an HTTP proxy as http://host:port', proxy.host),
+    );
+  }
   return error;
 }

@@ -8,6 +8,27 @@ declare module 'undici/lib/dispatcher/proxy-agent.js' {
   import { ProxyAgent } from 'undici';
   export = ProxyAgent;
 }
+declare module 'undici/lib/dispatcher/socks5-proxy-agent.js' {
+  import type { Dispatcher, buildConnector } from 'undici';
+  /** undici's own typings leave out `requestTls`, which its code and documentation have. */
+  class Socks5ProxyAgent extends Dispatcher {
+    constructor(
+      proxyUrl: string,
+      options?: {
+        username?: string;
+        password?: string;
+        requestTls?: buildConnector.BuildOptions;
+        proxyTls?: buildConnector.BuildOptions;
+        connect?: buildConnector.connector;
+      },
+    );
+  }
+  export = Socks5ProxyAgent;
+}
+declare module 'undici/lib/core/connect.js' {
+  import { buildConnector } from 'undici';
+  export = buildConnector;
+}
 declare module 'undici/lib/dispatcher/dispatcher.js' {
   import { Dispatcher } from 'undici';
   export = Dispatcher;

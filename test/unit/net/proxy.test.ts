@@ -1,7 +1,8 @@
 // The HTTP chunk as it ships: dist/undici.js is built by esbuild.mjs into a private folder before
 // the tests, so that a bundling regression (a module left out, a require of vscode) fails here.
 // Every request goes to servers on this machine: the simulator, a TLS or TCP front before it, and a
-// recording proxy that maps marketplace.test to 127.0.0.1 (the client never resolves that name).
+// recording proxy (HTTP in clear, HTTP over TLS, or SOCKS5) that maps marketplace.test to 127.0.0.1
+// (the client never resolves that name).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { join } from 'node:path';
 import { isApiError } from '../../../src/core/api/errors';
 import type { OwnedDispatcher, ProxySettings } from '../../../src/ui/net/undici';
 import { hasIpv6Loopback, selfSignedCertificate, startFront, startProxy, type Front, type RecordingProxy } from '../../harness/proxy';
+import { startSocksProxy, type SocksProxy } from '../../harness/socksProxy';
 import { clientFor, DEMO_KEY, startSimulator, type Marketplace, instanceIn } from '../../support';
 
 type Chunk = typeof import('../../../src/ui/net/undici');
@@ -159,6 +161,254 @@ describe('proxy: the built dist/undici.js', function () {
       client.account.currentUser(),
       (e) => isApiError(e, 'network') && /proxy address .* is not a URL/.test(e.message) && !e.message.includes('hunter2'),
     );
+  });
+
+  /** Signs in, searches, rents, stops and destroys through `d`; what a user behind a proxy relies on. */
+  const wholeRound = async (d: OwnedDispatcher) => {
+    const { client, logger } = clientFor(httpsUrl(), DEMO_KEY, { dispatcher: d });
+    const before = sim.control.state().requestCount;
+    assert.ok(((await client.account.currentUser()).credit ?? 0) > 0);
+    const offers = await client.offers.search({
+      query: { filters: { rentable: { eq: true } }, order: [['dph_total', 'asc']], type: 'on-demand' },
+      limit: 2,
+    });
+    assert.equal(offers.length, 2);
+    const { instanceId: id } = await client.instances.create(offers[0]!.id, { image: 'ubuntu:22.04', disk: 8, label: 'via-socks' });
+    await instanceIn(client, id, 'running', 10_000);
+    assert.ok(
+      (await client.instances.list()).some((i) => i.id === id),
+      'the instance is listed',
+    );
+    await client.instances.stop(id);
+    await instanceIn(client, id, 'stopped', 10_000);
+    await client.instances.destroy(id);
+    await assert.rejects(client.instances.show(id), (e) => isApiError(e, 'not_found'));
+    assert.ok(sim.control.state().requestCount - before >= 7, 'the simulator answered every step');
+    return logger;
+  };
+
+  describe('through a SOCKS5 proxy', () => {
+    let socks: SocksProxy;
+    const auth = { user: 'alice', password: 'p@ss:w0rd' };
+    const withAuth = (url: string, user = 'alice', password = 'p%40ss%3Aw0rd') => url.replace('socks5://', `socks5://${user}:${password}@`);
+    afterEach(async () => {
+      await socks?.stop();
+    });
+
+    /** Whether any of the proxy's credentials appear in `text`. */
+    const namesCredentials = (text: string) => ['alice', 'p@ss', 'p%40ss', 'w0rd', 'wrong-pass'].some((s) => text.includes(s));
+
+    it('signs in, searches, rents, stops and destroys over https; the proxy hears SOCKS5, not TLS, and never the key', async () => {
+      socks = await startSocksProxy({ hosts: { [HOST]: '127.0.0.1' } });
+      await wholeRound(dispatcher({ proxy: socks.url, strictSSL: false }));
+
+      assert.ok(socks.records.length > 0, 'the proxy carried the requests');
+      assert.deepEqual(
+        new Set(socks.records.map((r) => r.greeting)),
+        new Set(['socks5']),
+        'every connection opened with a SOCKS5 greeting',
+      );
+      assert.ok(socks.records.every((r) => r.method === 'none' && r.reply === 0));
+      assert.deepEqual(new Set(socks.targets()), new Set([`${HOST}:${front.port}`]));
+      assert.ok(
+        socks.records.every((r) => r.addressType === 'domain'),
+        'the host name went to the proxy to resolve',
+      );
+      assert.ok(socks.tunnelBytes() > 1000, 'the traffic went through the tunnel');
+      for (const secret of [DEMO_KEY, 'Bearer', '/api/v0/']) {
+        assert.equal(socks.saw(secret), false, `the proxy read ${secret === DEMO_KEY ? 'the key' : secret}`);
+      }
+      assert.deepEqual(proxy.records, [], 'the HTTP proxy saw nothing');
+    });
+
+    it('signs in with the user name and password in socks5://user:password@, which reach no message or log line', async () => {
+      socks = await startSocksProxy({ hosts: { [HOST]: '127.0.0.1' }, auth });
+      const logger = await wholeRound(dispatcher({ proxy: withAuth(socks.url), strictSSL: false }));
+      assert.ok(socks.records.length > 0);
+      assert.ok(
+        socks.records.every((r) => r.greeting === 'socks5' && r.method === 'password' && r.user === 'alice' && r.authenticated === true),
+        JSON.stringify(socks.records),
+      );
+      assert.ok(!logger.lines.some(namesCredentials), logger.lines.join('\n'));
+    });
+
+    for (const scheme of ['socks5h', 'socks'] as const) {
+      it(`${scheme}:// is SOCKS5 too, with the host name resolved by the proxy`, async () => {
+        socks = await startSocksProxy({ hosts: { [HOST]: '127.0.0.1' } });
+        const { client } = clientFor(httpsUrl(), DEMO_KEY, {
+          dispatcher: dispatcher({ proxy: socks.url.replace('socks5://', `${scheme}://`), strictSSL: false }),
+        });
+        assert.ok(((await client.account.currentUser()).credit ?? 0) > 0);
+        assert.deepEqual(new Set(socks.targets()), new Set([`${HOST}:${front.port}`]));
+        assert.ok(socks.records.every((r) => r.greeting === 'socks5' && r.addressType === 'domain'));
+      });
+    }
+
+    it('reaches a SOCKS5 proxy at an IPv6 address, socks5://[::1]:port', async function () {
+      if (!(await hasIpv6Loopback())) this.skip();
+      socks = await startSocksProxy({ hosts: { [HOST]: '127.0.0.1' }, listen: '::1' });
+      assert.match(socks.url, /^socks5:\/\/\[::1\]:\d+$/);
+      const { client } = clientFor(httpsUrl(), DEMO_KEY, { dispatcher: dispatcher({ proxy: socks.url, strictSSL: false }) });
+      assert.ok(((await client.account.currentUser()).credit ?? 0) > 0);
+      assert.deepEqual(new Set(socks.targets()), new Set([`${HOST}:${front.port}`]));
+    });
+
+    it('says so when the proxy refuses the password, naming neither it nor the user, and sends nothing', async () => {
+      socks = await startSocksProxy({ hosts: { [HOST]: '127.0.0.1' }, auth });
+      const { client, logger } = clientFor(httpsUrl(), DEMO_KEY, {
+        dispatcher: dispatcher({ proxy: withAuth(socks.url, 'alice', 'wrong-pass'), strictSSL: false }),
+        maxAttempts: 1,
+      });
+      const before = sim.control.state().requestCount;
+      await assert.rejects(client.account.currentUser(), (e) => {
+        assert.ok(isApiError(e, 'network'), String(e));
+        assert.match(e.message, new RegExp(`SOCKS5 proxy 127\\.0\\.0\\.1:${socks.port} refused the user name and password`));
+        assert.ok(!namesCredentials(e.message), e.message);
+        return true;
+      });
+      assert.ok(!logger.lines.some(namesCredentials), logger.lines.join('\n'));
+      assert.deepEqual(
+        socks.records.map((r) => r.authenticated),
+        [false],
+      );
+      assert.equal(sim.control.state().requestCount, before, 'no request reached the service');
+    });
+
+    it('says to put the credentials in the address when the proxy asks for them', async () => {
+      socks = await startSocksProxy({ hosts: { [HOST]: '127.0.0.1' }, auth });
+      const { client } = clientFor(httpsUrl(), DEMO_KEY, {
+        dispatcher: dispatcher({ proxy: socks.url, strictSSL: false }),
+        maxAttempts: 1,
+      });
+      await assert.rejects(
+        client.account.currentUser(),
+        (e) =>
+          isApiError(e, 'network') &&
+          e.message.includes(`SOCKS5 proxy 127.0.0.1:${socks.port} asked for a user name and password`) &&
+          e.message.includes('socks5://user:password@host:port'),
+      );
+      assert.deepEqual(
+        socks.records.map((r) => r.method),
+        ['refused'],
+      );
+    });
+
+    it('says which target the proxy would not reach', async () => {
+      socks = await startSocksProxy({});
+      const { client } = clientFor(httpsUrl(), DEMO_KEY, {
+        dispatcher: dispatcher({ proxy: socks.url, strictSSL: false }),
+        maxAttempts: 1,
+      });
+      await assert.rejects(
+        client.account.currentUser(),
+        (e) =>
+          isApiError(e, 'network') &&
+          e.message.includes(
+            `SOCKS5 proxy 127.0.0.1:${socks.port} could not connect to ${HOST}:${front.port} (Connection not allowed by ruleset)`,
+          ),
+      );
+      assert.deepEqual(
+        socks.records.map((r) => r.reply),
+        [2],
+      );
+    });
+
+    it('checks the service certificate inside the tunnel with strictSSL, and sends nothing', async () => {
+      socks = await startSocksProxy({ hosts: { [HOST]: '127.0.0.1' } });
+      const { client } = clientFor(httpsUrl(), DEMO_KEY, { dispatcher: dispatcher({ proxy: socks.url, strictSSL: true }), maxAttempts: 1 });
+      const before = sim.control.state().requestCount;
+      await assert.rejects(client.account.currentUser(), (e) => {
+        assert.ok(isApiError(e, 'network'), String(e));
+        assert.match(e.message, new RegExp(`TLS certificate of ${HOST}:${front.port} is not trusted \\(DEPTH_ZERO_SELF_SIGNED_CERT\\)`));
+        return true;
+      });
+      assert.equal(sim.control.state().requestCount, before);
+      assert.deepEqual(socks.targets(), [`${HOST}:${front.port}`], 'the tunnel was opened, the TLS inside it refused');
+      assert.equal(socks.saw(DEMO_KEY), false);
+    });
+
+    it('HTTP_PROXY=socks5:// carries plain http (a tunnel, the request inside)', async () => {
+      socks = await startSocksProxy({ hosts: { [HOST]: '127.0.0.1' } });
+      const d = dispatcher({}, { HTTP_PROXY: socks.url });
+      const res = await d.request({ origin: `http://${HOST}:${sim.port}`, path: '/api/v0/users/current/', method: 'GET' });
+      assert.equal(res.statusCode, 401, 'the simulator answered, without a key');
+      await res.body.text();
+      assert.deepEqual(socks.targets(), [`${HOST}:${sim.port}`]);
+      assert.ok(socks.saw('GET /api/v0/users/current/'), 'the request went inside the tunnel');
+    });
+
+    it('says that an HTTP proxy written as socks5:// does not answer as SOCKS5', async () => {
+      const { client } = clientFor(httpsUrl(), DEMO_KEY, {
+        dispatcher: dispatcher({ proxy: proxy.url.replace('http://', 'socks5://'), strictSSL: false }),
+        maxAttempts: 1,
+      });
+      await assert.rejects(
+        client.account.currentUser(),
+        (e) =>
+          isApiError(e, 'network') &&
+          e.message.includes(`the proxy 127.0.0.1:${proxy.port} did not answer as a SOCKS5 proxy`) &&
+          e.message.includes('http://host:port'),
+      );
+      assert.deepEqual(proxy.records, [], 'the HTTP proxy read no request');
+    });
+
+    for (const scheme of ['socks4', 'socks4a'] as const) {
+      it(`refuses ${scheme}://, which undici cannot speak, saying what to use, and connects to nothing`, async () => {
+        socks = await startSocksProxy({ hosts: { [HOST]: '127.0.0.1' } });
+        const before = sim.control.state().requestCount;
+        const { client } = clientFor(httpsUrl(), DEMO_KEY, {
+          dispatcher: dispatcher({ proxy: withAuth(socks.url).replace('socks5://', `${scheme}://`), strictSSL: false }),
+          maxAttempts: 1,
+        });
+        await assert.rejects(client.account.currentUser(), (e) => {
+          assert.ok(isApiError(e, 'network'), String(e));
+          assert.match(e.message, new RegExp(`starts with ${scheme}://, but GPU Rental can use SOCKS version 5 only`));
+          assert.match(e.message, /use a SOCKS5 proxy \(socks5:\/\/host:port/);
+          assert.ok(!namesCredentials(e.message), e.message);
+          return true;
+        });
+        assert.deepEqual(socks.records, [], 'nothing connected to the proxy');
+        assert.equal(sim.control.state().requestCount, before, 'nothing went direct either');
+      });
+    }
+  });
+
+  describe('through an https:// proxy (TLS to the proxy)', () => {
+    let secure: RecordingProxy;
+    before(async () => {
+      secure = await startProxy({ hosts: { [HOST]: '127.0.0.1' }, tls: selfSignedCertificate('proxy.test') });
+    });
+    after(async () => {
+      await secure?.stop();
+    });
+    beforeEach(() => secure.clear());
+
+    it('signs in, searches, rents, stops and destroys; the proxy reads CONNECT only, and never the key', async () => {
+      assert.match(secure.url, /^https:\/\//);
+      await wholeRound(dispatcher({ proxy: secure.url, strictSSL: false }));
+      assert.ok(secure.connects().length > 0, 'the proxy, reached over TLS, carried the requests');
+      assert.deepEqual(new Set(secure.connects()), new Set([`${HOST}:${front.port}`]));
+      assert.ok(secure.records.every((r) => r.line.startsWith('CONNECT ')));
+      assert.equal(secure.saw(DEMO_KEY), false);
+      assert.equal(secure.saw('Bearer'), false);
+    });
+
+    it("refuses the proxy's self-signed certificate with strictSSL, naming the proxy, and sends nothing", async () => {
+      const { client } = clientFor(httpsUrl(), DEMO_KEY, {
+        dispatcher: dispatcher({ proxy: secure.url, strictSSL: true }),
+        maxAttempts: 1,
+      });
+      const before = sim.control.state().requestCount;
+      await assert.rejects(
+        client.account.currentUser(),
+        (e) =>
+          isApiError(e, 'network') &&
+          e.message.includes(`or of the proxy 127.0.0.1:${secure.port} is not trusted (DEPTH_ZERO_SELF_SIGNED_CERT)`) &&
+          e.message.includes('http.proxyStrictSSL'),
+      );
+      assert.deepEqual(secure.records, [], 'no CONNECT was sent to a proxy whose certificate failed');
+      assert.equal(sim.control.state().requestCount, before);
+    });
   });
 
   describe('loopback is never proxied', () => {
