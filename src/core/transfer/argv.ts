@@ -4,6 +4,7 @@
  */
 import { shellQuote } from '../instances/ssh';
 import { sshArgv, type SshTarget } from '../ssh/remote';
+import { STREAM_MARK } from './pipe';
 
 /**
  * One word for rsync's `-e` parser, which splits on spaces and honours single and double quotes
@@ -107,7 +108,11 @@ export function tarUnpackRemoteCommand(remoteDir: string, gzip: boolean): string
   return `mkdir -p -- ${dir} && tar -x${gzip ? 'z' : ''}f - -C ${dir}`;
 }
 
-/** The remote side of a tar download: `remotePath` packed from its parent folder, so it unpacks as `<name>`. */
+/**
+ * The remote side of a tar download: `remotePath` packed from its parent folder, so it unpacks as
+ * `<name>`. The data follows a line of its own (STREAM_MARK), so that whatever the remote shell's
+ * start-up files print first is skipped rather than read as the archive.
+ */
 export function tarPackRemoteCommand(parent: string, name: string, gzip: boolean): string {
-  return `cd -- ${shellQuote(parent)} && tar -cf - -- ${shellQuote(name)}${gzip ? ' | gzip -c' : ''}`;
+  return `cd -- ${shellQuote(parent)} && printf '%s\\n' ${STREAM_MARK} && tar -cf - -- ${shellQuote(name)}${gzip ? ' | gzip -c' : ''}`;
 }

@@ -30,7 +30,8 @@ export function checkRemotePath(input: string): string {
   }
   if (path === '~') return '.';
   if (path.startsWith('~/')) path = path.slice(2) || '.';
-  if (path.startsWith('-')) path = `./${path}`;
+  // A leading `-` would be read as an option, and a leading `:` makes rsync's `alias::path` its daemon syntax.
+  if (path.startsWith('-') || path.startsWith(':')) path = `./${path}`;
   if (path.length > 1) path = path.replace(/\/+$/, '') || '/';
   return path;
 }

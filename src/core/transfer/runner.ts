@@ -3,15 +3,14 @@
  * tar pipe over ssh, with progress events, Cancel through an AbortSignal, and downloads written to
  * a temporary name that is renamed only when everything arrived.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { lstat, mkdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Transform, type Readable, type Writable } from 'node:stream';
 import { createGunzip, createGzip } from 'node:zlib';
 import { runRemote, sshArgv, type SshTarget } from '../ssh/remote';
 import { cleanPatterns, rsyncDownloadArgv, rsyncUploadArgv, tarCreateArgv, tarPackRemoteCommand, tarUnpackRemoteCommand } from './argv';
 import { classifyFailure, TransferError, withDiskFigures, type FailedRun } from './errors';
 import { ignoreRules, isIgnoredWithFolders, keptFiles } from './ignore';
+import { ActivityMeter, MissingStreamMark, runPipe, skipToMark, spawnGroup, stopGroups, tail, type PipeEnd } from './pipe';
 import { parseRsyncProgress, parseRsyncStats, RateMeter, type TransferProgress } from './progress';
 import {
   checkRemotePath,
@@ -48,7 +47,15 @@ export interface TransferOptions {
   /** Which platform's install words to use when local rsync is missing (default: this one). */
   readonly platform?: NodeJS.Platform;
   readonly now?: () => number;
+  /**
+   * A transfer through which nothing moved for this long is stopped and said to have stalled (a
+   * connection that hangs without dropping). rsync gets the same as its `--timeout`. Default 60 s.
+   */
+  readonly stallMs?: number;
 }
+
+/** How long a transfer may move nothing before it is stopped as stalled. */
+export const DEFAULT_STALL_MS = 60_000;
 
 /** How the files went: rsync, or tar with the reason rsync could not be used. */
 export type TransferMethod = 'rsync' | 'tar';
@@ -111,7 +118,18 @@ export async function probeRemote(
   withSize: boolean,
   options: TransferOptions = {},
 ): Promise<RemoteProbe> {
-  const result = await runRemote(target, probeCommand(path, withSize), { timeoutMs: 60_000, signal: options.signal, ...sshTool(options) });
+  const result = await runRemote(target, probeCommand(path, withSize), {
+    timeoutMs: 60_000,
+    signal: options.signal,
+    ...sshTool(options),
+  }).catch((error: unknown) => {
+    // Cancel or a silent instance during the first look: the transfer's own errors, so a caller sees one kind.
+    if (options.signal?.aborted) throw new TransferError('cancelled', l10n.t('Cancelled before anything was sent.'));
+    throw new TransferError(
+      'connection',
+      l10n.t('The instance did not answer over ssh ({0}). Check that it is running, then try again.', errorText(error)),
+    );
+  });
   if (result.code !== 0) throw connectionOr(result.stderr, result.code, path ?? '');
   return parseProbe(result.stdout);
 }
@@ -165,8 +183,9 @@ export async function upload(
   if (local.ok) {
     // rsync straight away: one ssh connection, as plain rsync has. Whether the instance has rsync
     // is learnt from this run; only when it has none is the instance asked what else it has.
-    const argv = rsyncUploadArgv(target, { ...spec, remoteDir }, { ssh: options.tools?.ssh, extra: options.extraRsyncArgs });
+    const argv = rsyncUploadArgv(target, { ...spec, remoteDir }, { ssh: options.tools?.ssh, extra: rsyncExtra(options) });
     const run = await runRsync(argv, options);
+    if (run.stalled) throw stallError('upload', options, partialWhere);
     if (run.code === 0) {
       const stats = parseRsyncStats(run.stdout);
       return { method: 'rsync', remoteDir, filesSent: stats.filesTransferred, bytesSent: stats.bytesTransferred };
@@ -227,8 +246,9 @@ export async function download(
   const partialWhere = l10n.t('{0} (kept, so Retry resumes; delete it if you do not need it)', temp);
   let sent: { filesSent: number; bytesSent: number };
   if (!notice) {
-    const argv = rsyncDownloadArgv(target, remotePath, temp, { ssh: options.tools?.ssh, extra: options.extraRsyncArgs });
+    const argv = rsyncDownloadArgv(target, remotePath, temp, { ssh: options.tools?.ssh, extra: rsyncExtra(options) });
     const run = await runRsync(argv, options);
+    if (run.stalled) throw stallError('download', options, partialWhere, temp);
     if (run.code !== 0) {
       throw await failure(
         target,
@@ -262,6 +282,15 @@ async function makeLocalFolder(path: string): Promise<void> {
       l10n.t('The local folder cannot be written ({0}: {1}). Pick a folder you can write to.', code ?? String(error), path),
     );
   }
+}
+
+/** rsync's own I/O timeout (the stall watchdog's length), then what the caller added. */
+function rsyncExtra(options: TransferOptions): string[] {
+  return [`--timeout=${Math.max(1, Math.ceil((options.stallMs ?? DEFAULT_STALL_MS) / 1000))}`, ...(options.extraRsyncArgs ?? [])];
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 function sshTool(options: Pick<TransferOptions, 'tools'>): { ssh?: string } {
@@ -325,28 +354,28 @@ interface ProcessRun {
   cancelled: boolean;
 }
 
-/** Runs a program to the end, collecting its output (the last 256 kB of each stream). */
+/** Runs a program to the end, collecting its output (the last 256 kB of each stream); Cancel ends its whole process group. */
 function collect(
   cmd: string,
   args: readonly string[],
   options: { signal?: AbortSignal; onStdout?: (chunk: string) => void; cwd?: string } = {},
 ): Promise<ProcessRun> {
   return new Promise((resolve) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], cwd: options.cwd });
+    const child = spawnGroup(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], cwd: options.cwd });
     const out = tail();
     const err = tail();
     let cancelled = false;
     const onAbort = () => {
       cancelled = true;
-      child.kill('SIGTERM');
+      stopGroups([child]);
     };
     if (options.signal?.aborted) onAbort();
     options.signal?.addEventListener('abort', onAbort, { once: true });
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
       out.add(chunk);
       options.onStdout?.(chunk);
     });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => err.add(chunk));
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => err.add(chunk));
     child.once('error', (error) => {
       options.signal?.removeEventListener('abort', onAbort);
       resolve({ code: null, stdout: '', stderr: error.message, spawnError: error, cancelled });
@@ -358,29 +387,44 @@ function collect(
   });
 }
 
-function tail(max = 256 * 1024): { add(chunk: string): void; text(): string } {
-  let text = '';
-  return {
-    add(chunk) {
-      text += chunk;
-      if (text.length > max * 2) text = text.slice(-max);
-    },
-    text: () => text,
-  };
-}
-
-/** Runs rsync, turning its `--info=progress2` lines into progress events. */
-async function runRsync(argv: string[], options: TransferOptions): Promise<ProcessRun> {
+/**
+ * Runs rsync, turning its `--info=progress2` lines into progress events. Once bytes have started
+ * to move, a run whose count stands still for `stallMs` is stopped (`stalled`): rsync's own
+ * `--timeout` does not end a link that hangs with both processes alive.
+ */
+async function runRsync(argv: string[], options: TransferOptions): Promise<ProcessRun & { stalled: boolean }> {
   const meter = new RateMeter(options.now);
+  const now = options.now ?? Date.now;
+  const stallMs = options.stallMs ?? DEFAULT_STALL_MS;
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  if (options.signal?.aborted) stop.abort();
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  let lastBytes = -1;
+  let lastMove = 0;
+  let stalled = false;
+  const watchdog = setInterval(
+    () => {
+      if (lastBytes >= 0 && now() - lastMove >= stallMs && !stop.signal.aborted) {
+        stalled = true;
+        stop.abort();
+      }
+    },
+    Math.min(1_000, Math.max(50, stallMs / 4)),
+  );
   let pending = '';
   const run = await collect(options.tools?.rsync ?? 'rsync', argv, {
-    signal: options.signal,
+    signal: stop.signal,
     onStdout: (chunk) => {
       const lines = (pending + chunk).split(/[\r\n]/);
       pending = lines.pop() ?? '';
       for (const line of lines) {
         const p = parseRsyncProgress(line);
         if (!p) continue;
+        if (p.bytes !== lastBytes) {
+          lastBytes = p.bytes;
+          lastMove = now();
+        }
         const total = p.percent > 0 ? Math.round((p.bytes * 100) / p.percent) : undefined;
         options.onProgress?.({
           bytes: p.bytes,
@@ -390,66 +434,45 @@ async function runRsync(argv: string[], options: TransferOptions): Promise<Proce
         });
       }
     },
+  }).finally(() => {
+    clearInterval(watchdog);
+    options.signal?.removeEventListener('abort', onAbort);
   });
   if (run.spawnError) throw new TransferError('other', l10n.t('rsync could not be started: {0}', run.spawnError.message));
-  return run;
+  return { ...run, cancelled: run.cancelled && !stalled, stalled };
 }
 
-/** Counts the bytes of an uncompressed tar stream as they pass, for progress against a size measured first. */
-function counter(total: number | undefined, options: TransferOptions): Transform {
+/** A transfer stopped because nothing moved for `stallMs`: the connection hangs without dropping. */
+function stallError(direction: FailedRun['direction'], options: TransferOptions, partialWhere: string, partialAt?: string): TransferError {
+  const seconds = Math.round((options.stallMs ?? DEFAULT_STALL_MS) / 1000);
+  return new TransferError(
+    'connection',
+    direction === 'upload'
+      ? l10n.t(
+          'Nothing reached the instance for {0} s: the connection stalled, so the upload was stopped. What arrived so far is in {1}. Check that the instance is running, then Retry.',
+          seconds,
+          partialWhere,
+        )
+      : l10n.t(
+          'Nothing arrived from the instance for {0} s: the connection stalled, so the download was stopped. What arrived so far is in {1}. Check that the instance is running, then Retry.',
+          seconds,
+          partialWhere,
+        ),
+    partialAt,
+  );
+}
+
+/** Counts the bytes of an uncompressed tar stream as they pass, for progress against a size measured first, and for the stall watchdog. */
+function counter(total: number | undefined, options: TransferOptions): ActivityMeter {
   const meter = new RateMeter(options.now);
-  let bytes = 0;
   let last = 0;
-  return new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      bytes += chunk.length;
-      const t = (options.now ?? Date.now)();
-      if (t - last >= 100) {
-        last = t;
-        const percent = total ? Math.min(99, (bytes * 100) / total) : undefined;
-        options.onProgress?.({ bytes, ...(total ? { total, percent } : {}), bytesPerSecond: meter.sample(bytes) });
-      }
-      done(null, chunk);
-    },
+  return new ActivityMeter(options.now, (bytes) => {
+    const t = (options.now ?? Date.now)();
+    if (t - last < 100) return;
+    last = t;
+    const percent = total ? Math.min(99, (bytes * 100) / total) : undefined;
+    options.onProgress?.({ bytes, ...(total ? { total, percent } : {}), bytesPerSecond: meter.sample(bytes) });
   });
-}
-
-/** A child process's end: its code and the last of its stderr. */
-function ended(child: ChildProcess, label: string): Promise<{ code: number | null; stderr: string; error?: Error }> {
-  const err = tail(64 * 1024);
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => err.add(chunk));
-  return new Promise((resolve) => {
-    child.once('error', (error) => resolve({ code: null, stderr: `${label}: ${error.message}`, error }));
-    child.once('close', (code) => resolve({ code, stderr: err.text() }));
-  });
-}
-
-/** A failed tar pipe as `failure` reads it: ssh's code when it failed (the connection or the remote tar), else the local tar's. */
-function tarPipeRun(
-  direction: FailedRun['direction'],
-  ssh: Awaited<ReturnType<typeof ended>>,
-  tar: Awaited<ReturnType<typeof ended>>,
-  remotePath: string,
-  partialWhere: string,
-): FailedRun {
-  return {
-    tool: 'tar',
-    direction,
-    code: ssh.code !== 0 ? ssh.code : tar.code,
-    stderr: `${ssh.stderr}\n${tar.stderr}`,
-    localStderr: tar.stderr,
-    remotePath,
-    partialWhere,
-  };
-}
-
-/** Pipes `from` into `to` through the given streams; a broken pipe is the processes' to report. */
-function pipeAll(from: Readable, to: Writable, ...through: Transform[]): void {
-  const chain: (Readable | Writable)[] = [from, ...through, to];
-  for (const s of chain) s.on('error', () => {});
-  let current: Readable = from;
-  for (const t of through) current = current.pipe(t);
-  current.pipe(to);
 }
 
 /** The files a tar upload sends when the folder is in a git work tree: git's own reading of every ignore file; else undefined. */
@@ -487,25 +510,26 @@ async function tarUpload(
   const listed = await gitFileList(localDir, options.tools?.git);
   const files = listed ? listed.filter((f) => !isIgnoredWithFolders(f, rules)) : await keptFiles(localDir, rules);
   const { size, count } = await tarSize(localDir, files);
-  const tar = spawn(options.tools?.tar ?? 'tar', tarCreateArgv(localDir), {
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  const ssh = spawn(options.tools?.ssh ?? 'ssh', sshArgv(target, tarUnpackRemoteCommand(remoteDir, gzip)), {
+  const tar = spawnGroup(options.tools?.tar ?? 'tar', tarCreateArgv(localDir), { stdio: ['pipe', 'pipe', 'pipe'] });
+  const ssh = spawnGroup(options.tools?.ssh ?? 'ssh', sshArgv(target, tarUnpackRemoteCommand(remoteDir, gzip)), {
     stdio: ['pipe', 'ignore', 'pipe'],
   });
-  const done = Promise.all([ended(tar, 'tar'), ended(ssh, 'ssh')]);
-  tar.stdin.on('error', () => {});
-  tar.stdin.end(files.map((f) => `${f}\0`).join(''));
-  pipeAll(tar.stdout, ssh.stdin, counter(size, options), ...(gzip ? [createGzip({ level: 3 })] : []));
-  const cancelled = killOnAbort(options.signal, [tar, ssh]);
-  const [t, s] = await done;
-  cancelled.dispose();
-  // tar says 1 when a file changed while it was read: what was read was still sent.
-  if ((t.code === 0 || t.code === 1) && s.code === 0) {
-    options.onProgress?.({ bytes: size, total: size, percent: 100 });
-    return { filesSent: count, bytesSent: size };
-  }
-  throw await failure(target, tarPipeRun('upload', s, t, remoteDir, partialWhere), options, cancelled.happened);
+  tar.stdin!.on('error', () => {});
+  tar.stdin!.end(files.map((f) => `${f}\0`).join(''));
+  const watch = counter(size, options);
+  const end = await runPipe(
+    [
+      { child: tar, label: 'tar' },
+      { child: ssh, label: 'ssh' },
+    ],
+    [tar.stdout!, watch, ...(gzip ? [createGzip({ level: 3 })] : []), ssh.stdin!],
+    watch,
+    { signal: options.signal, stallMs: options.stallMs ?? DEFAULT_STALL_MS, now: options.now },
+  );
+  const error = await pipeFailure(target, 'upload', end, remoteDir, partialWhere, options);
+  if (error) throw error;
+  options.onProgress?.({ bytes: size, total: size, percent: 100 });
+  return { filesSent: count, bytesSent: size };
 }
 
 async function tarDownload(
@@ -516,39 +540,103 @@ async function tarDownload(
   options: TransferOptions,
   partialWhere: string,
 ): Promise<{ filesSent: number; bytesSent: number }> {
-  const ssh = spawn(
-    options.tools?.ssh ?? 'ssh',
-    sshArgv(target, tarPackRemoteCommand(remoteParent(remotePath), remoteBaseName(remotePath), probe.gzip)),
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
+  const command = tarPackRemoteCommand(remoteParent(remotePath), remoteBaseName(remotePath), probe.gzip);
+  const ssh = spawnGroup(options.tools?.ssh ?? 'ssh', sshArgv(target, command), { stdio: ['ignore', 'pipe', 'pipe'] });
+  const tar = spawnGroup(options.tools?.tar ?? 'tar', ['-x', '-f', '-', '-C', temp], { stdio: ['pipe', 'ignore', 'pipe'] });
+  const watch = counter(probe.size, options);
+  const end = await runPipe(
+    [
+      { child: ssh, label: 'ssh' },
+      { child: tar, label: 'tar' },
+    ],
+    [ssh.stdout!, skipToMark(), ...(probe.gzip ? [createGunzip()] : []), watch, tar.stdin!],
+    watch,
+    { signal: options.signal, stallMs: options.stallMs ?? DEFAULT_STALL_MS, now: options.now },
   );
-  const tar = spawn(options.tools?.tar ?? 'tar', ['-x', '-f', '-', '-C', temp], { stdio: ['pipe', 'ignore', 'pipe'] });
-  const done = Promise.all([ended(ssh, 'ssh'), ended(tar, 'tar')]);
-  pipeAll(ssh.stdout, tar.stdin, ...(probe.gzip ? [createGunzip()] : []), counter(probe.size, options));
-  const cancelled = killOnAbort(options.signal, [ssh, tar]);
-  const [s, t] = await done;
-  cancelled.dispose();
-  if (s.code === 0 && t.code === 0) {
-    options.onProgress?.({ bytes: probe.size ?? 0, ...(probe.size ? { total: probe.size } : {}), percent: 100 });
-    return { filesSent: 0, bytesSent: probe.size ?? 0 };
-  }
-  throw await failure(target, tarPipeRun('download', s, t, remotePath, partialWhere), options, cancelled.happened, temp);
+  const error = await pipeFailure(target, 'download', end, remotePath, partialWhere, options, temp);
+  if (error) throw error;
+  options.onProgress?.({ bytes: probe.size ?? 0, ...(probe.size ? { total: probe.size } : {}), percent: 100 });
+  return { filesSent: 0, bytesSent: probe.size ?? 0 };
 }
 
-/** Kills the pipe's processes when the signal fires; says whether it did. */
-function killOnAbort(signal: AbortSignal | undefined, children: ChildProcess[]): { readonly happened: boolean; dispose(): void } {
-  let happened = false;
-  const onAbort = () => {
-    happened = true;
-    for (const c of children) c.kill('SIGTERM');
-  };
-  if (signal?.aborted) onAbort();
-  signal?.addEventListener('abort', onAbort, { once: true });
-  return {
-    get happened() {
-      return happened;
-    },
-    dispose: () => signal?.removeEventListener('abort', onAbort),
-  };
+/**
+ * Why a tar pipe failed, undefined when it did not. The first cause wins: Cancel or a stall, then
+ * ssh's own failure (the connection, or the remote side), then damaged data, then the local tar's
+ * own failure; what GPU Rental stopped because another part failed is not a cause.
+ */
+async function pipeFailure(
+  target: SshTarget,
+  direction: FailedRun['direction'],
+  end: PipeEnd,
+  remotePath: string,
+  partialWhere: string,
+  options: TransferOptions,
+  partialAt?: string,
+): Promise<TransferError | undefined> {
+  const ssh = end.processes.find((p) => p.label === 'ssh')!;
+  const tar = end.processes.find((p) => p.label === 'tar')!;
+  const run = (code: number | null): FailedRun => ({
+    tool: 'tar',
+    direction,
+    code,
+    stderr: `${ssh.stderr}\n${tar.stderr}`,
+    localStderr: tar.stderr,
+    remotePath,
+    partialWhere,
+  });
+  if (end.stopped === 'cancelled') return failure(target, run(null), options, true, partialAt);
+  if (end.stopped === 'stalled') return stallError(direction, options, partialWhere, partialAt);
+  if (ssh.spawnError) return new TransferError('other', l10n.t('ssh could not be started: {0}', ssh.spawnError.message));
+  if (tar.spawnError) return new TransferError('other', l10n.t('tar could not be started: {0}', tar.spawnError.message));
+  if (!ssh.killed && ssh.code !== 0) return failure(target, run(ssh.code), options, false, partialAt);
+  const damaged = end.streamError && isDataError(end.streamError) ? end.streamError : undefined;
+  if (damaged) {
+    const what =
+      damaged instanceof MissingStreamMark
+        ? l10n.t("the instance's shell printed something other than the data: {0}", visibleStart(damaged.printed))
+        : damaged.message;
+    return new TransferError(
+      'other',
+      l10n.t(
+        'The data from the instance ended early or was damaged ({0}), so the download was stopped. What arrived so far is in {1}. Try again.',
+        what,
+        partialWhere,
+      ),
+      partialAt,
+    );
+  }
+  // tar says 1 when a file changed while it was read: what was read was still sent.
+  const tarOk = tar.code === 0 || (direction === 'upload' && tar.code === 1);
+  if (!tar.killed && !tarOk) return failure(target, run(tar.code), options, false, partialAt);
+  // The end that unpacks is the judge: a tar that read a whole archive and exited 0 on its own got
+  // everything, whatever the pipe said after (a writer told "closed" once the reader had the end).
+  const unpacked = direction === 'upload' ? !ssh.killed && ssh.code === 0 : !tar.killed && tar.code === 0;
+  if (unpacked) return undefined;
+  const why = end.streamError?.message ?? l10n.t('a part of it stopped');
+  return new TransferError(
+    'connection',
+    l10n.t(
+      'The {0} was cut short ({1}). What arrived so far is in {2}. Check that the instance is running, then Retry.',
+      direction,
+      why,
+      partialWhere,
+    ),
+    partialAt,
+  );
+}
+
+/** Errors that say the data itself was wrong (gzip's, a missing marker), not that a pipe closed. */
+function isDataError(error: Error): boolean {
+  const code = (error as NodeJS.ErrnoException).code ?? '';
+  return (
+    error instanceof MissingStreamMark || code.startsWith('Z_') || /unexpected end of file|incorrect header check/i.test(error.message)
+  );
+}
+
+/** The first line of what a remote shell printed, shortened, with control characters shown as \uXXXX. */
+function visibleStart(text: string): string {
+  const first = text.split('\n').find((l) => l.trim()) ?? '';
+  const cut = first.length > 80 ? `${first.slice(0, 80)}…` : first;
+  // eslint-disable-next-line no-control-regex
+  return JSON.stringify(cut.replace(/[\u0000-\u001f\u007f-\u009f\p{Cf}]/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
 }

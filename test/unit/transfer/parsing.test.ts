@@ -84,6 +84,9 @@ describe('transfer: remote paths and listings', () => {
     assert.equal(checkRemotePath('~/data'), 'data');
     assert.equal(checkRemotePath('~'), '.');
     assert.equal(checkRemotePath('-rf'), './-rf');
+    // rsync reads `alias::path` as its daemon syntax ("error starting client-server protocol").
+    assert.equal(checkRemotePath(':data'), './:data');
+    assert.deepEqual(rsyncDownloadArgv(target, checkRemotePath('::x'), '/tmp/p').slice(-2), ['gpu-rental-7:./::x', '/tmp/p/']);
     assert.equal(checkRemotePath('/'), '/');
     assert.throws(() => checkRemotePath('/root/a\nb'), UnusableRemotePath);
     assert.throws(() => checkRemotePath('/root/\u0007'), UnusableRemotePath);
@@ -163,7 +166,11 @@ describe('transfer: command lines', () => {
   it('builds the download and the tar pipes with every remote path quoted', () => {
     assert.deepEqual(rsyncDownloadArgv(target, './-x', '/tmp/.x.partial').slice(-3), ['--', 'gpu-rental-7:./-x', '/tmp/.x.partial/']);
     assert.equal(tarUnpackRemoteCommand('/root/a b', true), "mkdir -p -- '/root/a b' && tar -xzf - -C '/root/a b'");
-    assert.equal(tarPackRemoteCommand('/root', "it's", false), "cd -- /root && tar -cf - -- 'it'\\''s'");
+    assert.equal(
+      tarPackRemoteCommand('/root', "it's", false),
+      "cd -- /root && printf '%s\\n' GPU-RENTAL-DATA-8d1f2c && tar -cf - -- 'it'\\''s'",
+      'the data follows a marker line, so a banner the remote shell prints first is skipped',
+    );
     assert.deepEqual(tarCreateArgv('/w').slice(-4), ['--no-recursion', '--verbatim-files-from', '-T', '-']);
   });
 });
