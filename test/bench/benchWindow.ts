@@ -26,6 +26,7 @@ export async function openBenchWindow(
   const sim = await spawnSimulator({ bootSeconds: 3, extraArgs: options.simulatorArgs });
   const folder = trackTempDir(mkdtempSync(join(tmpdir(), 'gpu-rental-bench-')));
   const server = await startCodeServer({
+    smokeTestDriver: true,
     install: [vsix.path],
     settings: { 'gpuRental.apiUrl': sim.url },
     env: { GPU_RENTAL_API_KEY: DEMO_KEY },

@@ -72,6 +72,11 @@ export interface WorkbenchOptions {
   install?: string[];
   /** Runs once the extensions are installed, before the window loads (to add files to one, say). */
   beforeLoad?: (server: CodeServer) => Promise<void> | void;
+  /**
+   * VS Code's smoke-test driver, on by default: the suites read notifications from the center, and
+   * toasts would cover what they click next. Off, the window shows toasts as users see them.
+   */
+  smokeTestDriver?: boolean;
 }
 
 /** code-server with the packaged extension and a simulator of its own (demo key), open in Chromium. */
@@ -80,6 +85,7 @@ export async function openWorkbench(options: WorkbenchOptions = {}): Promise<Wor
   const sim = await spawnSimulator({ bootSeconds: options.bootSeconds ?? 3 });
   const folder = trackTempDir(mkdtempSync(join(tmpdir(), 'gpu-rental-e2e-')));
   const server = await startCodeServer({
+    smokeTestDriver: options.smokeTestDriver ?? true,
     install: [vsix, ...(options.install ?? [])],
     settings: {
       'gpuRental.apiUrl': sim.url,

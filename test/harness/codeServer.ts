@@ -43,7 +43,7 @@ export function ensureCodeServer(): string {
   );
   if (result.status !== 0 || !existsSync(ENTRY)) {
     throw new Error(
-      `Installing code-server failed (exit ${result.status}). It needs Debian's libkrb5-dev, python3, make and g++ (bash .ci/run installs them).`,
+      `Installing code-server failed (exit ${result.status}). It needs Debian's libkrb5-dev, python3, make and g++ ("npm run setup" installs them).`,
     );
   }
   writeFileSync(MARKER, new Date().toISOString());
@@ -71,6 +71,12 @@ export interface CodeServerOptions {
    * installed (test/harness/pseudoLocale.ts makes one for the pseudo locale qps-ploc).
    */
   locale?: string;
+  /**
+   * VS Code's smoke-test driver (`enable-smoke-test-driver`). With it the workbench never shows a
+   * notification as a toast (they go straight to the notification center), so it is for tests that
+   * read the center; `npm start` leaves it off and shows VS Code as users get it.
+   */
+  smokeTestDriver?: boolean;
 }
 
 export interface CodeServer {
@@ -115,8 +121,7 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
     '--disable-update-check',
     '--disable-workspace-trust',
     '--disable-getting-started-override',
-    '--vscode-option',
-    'enable-smoke-test-driver',
+    ...(options.smokeTestDriver ? ['--vscode-option', 'enable-smoke-test-driver'] : []),
     ...(options.locale ? ['--locale', options.locale] : []),
   ];
   const child = spawnTracked(NODE_BIN, args, { env });

@@ -57,6 +57,8 @@ async function main(): Promise<number> {
   const folder = join(work, 'workspace');
   mkdirSync(folder);
   const server = await startCodeServer({
+    // The suites read notifications from the center; toasts would only cover the workbench.
+    smokeTestDriver: true,
     settings: { 'gpuRental.apiUrl': sim.url, 'gpuRental.pollIntervalSeconds': 2 },
     // The SSH suites write keys and config into this home, and hand over to a Remote-SSH stand-in.
     home: join(work, 'home'),
