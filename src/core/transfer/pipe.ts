@@ -174,7 +174,7 @@ export async function runPipe(
     new Promise<void>((resolve) => {
       late = setTimeout(() => {
         for (const s of streams) s.destroy();
-        streamError ??= new Error('a stream of the transfer did not close after its processes ended');
+        streamError ??= new Error(l10n.t('a stream of the transfer did not close after its processes ended'));
         resolve();
       }, STDERR_GRACE_MS);
     }),
