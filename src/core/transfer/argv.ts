@@ -94,12 +94,28 @@ export function rsyncDownloadArgv(
 }
 
 /**
+ * Which tar this machine has: GNU tar (Linux), or bsdtar from libarchive (stock macOS, the BSDs,
+ * Windows' tar.exe), whose options for the same job differ.
+ */
+export type TarFlavour = 'gnu' | 'bsd';
+
+/** The flavour `tar --version` names: bsdtar says "bsdtar … libarchive"; anything else is taken for GNU tar. */
+export function tarFlavourOf(versionText: string): TarFlavour {
+  return /bsdtar|libarchive/i.test(versionText) ? 'bsd' : 'gnu';
+}
+
+/**
  * Local `tar` arguments that write the listed files (NUL-separated on stdin, chosen by GPU Rental
  * with the excludes and .gitignore applied) as an uncompressed stream on stdout, which GPU Rental
- * counts and compresses. Names are taken verbatim, so one starting with `-` is a name.
+ * counts and compresses. Names are taken verbatim, so one starting with `-` is a name: GNU tar
+ * needs `--verbatim-files-from` for that; bsdtar has no such option (it refuses it) and, with
+ * `--null`, reads every line as a name anyway. GNU tar's `-n` is `--seek`, bsdtar's is "do not
+ * recurse".
  */
-export function tarCreateArgv(localDir: string): string[] {
-  return ['-c', '-f', '-', '-C', localDir, '--null', '--no-recursion', '--verbatim-files-from', '-T', '-'];
+export function tarCreateArgv(localDir: string, flavour: TarFlavour = 'gnu'): string[] {
+  return flavour === 'bsd'
+    ? ['-c', '-f', '-', '-C', localDir, '-n', '--null', '-T', '-']
+    : ['-c', '-f', '-', '-C', localDir, '--null', '--no-recursion', '--verbatim-files-from', '-T', '-'];
 }
 
 /** The remote side of a tar upload: make the folder, unpack stdin into it. */

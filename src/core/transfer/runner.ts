@@ -7,7 +7,16 @@ import { lstat, mkdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createGunzip, createGzip } from 'node:zlib';
 import { runRemote, sshArgv, type SshTarget } from '../ssh/remote';
-import { cleanPatterns, rsyncDownloadArgv, rsyncUploadArgv, tarCreateArgv, tarPackRemoteCommand, tarUnpackRemoteCommand } from './argv';
+import {
+  cleanPatterns,
+  rsyncDownloadArgv,
+  rsyncUploadArgv,
+  tarCreateArgv,
+  tarFlavourOf,
+  tarPackRemoteCommand,
+  tarUnpackRemoteCommand,
+  type TarFlavour,
+} from './argv';
 import { classifyFailure, TransferError, withDiskFigures, type FailedRun } from './errors';
 import { ignoreRules, isIgnoredWithFolders, keptFiles } from './ignore';
 import { ActivityMeter, MissingStreamMark, runPipe, skipToMark, spawnGroup, stopGroups, tail, type PipeEnd } from './pipe';
@@ -475,6 +484,17 @@ function counter(total: number | undefined, options: TransferOptions): ActivityM
   });
 }
 
+const tarFlavours = new Map<string, Promise<TarFlavour>>();
+/** GNU tar or bsdtar, asked once per program (`tar --version`); one that does not answer is taken for GNU tar. */
+function localTarFlavour(tar: string): Promise<TarFlavour> {
+  let flavour = tarFlavours.get(tar);
+  if (!flavour) {
+    flavour = collect(tar, ['--version']).then((run) => tarFlavourOf(run.stdout));
+    tarFlavours.set(tar, flavour);
+  }
+  return flavour;
+}
+
 /** The files a tar upload sends when the folder is in a git work tree: git's own reading of every ignore file; else undefined. */
 async function gitFileList(dir: string, git = 'git'): Promise<string[] | undefined> {
   const inside = await collect(git, ['-C', dir, 'rev-parse', '--is-inside-work-tree']);
@@ -510,7 +530,9 @@ async function tarUpload(
   const listed = await gitFileList(localDir, options.tools?.git);
   const files = listed ? listed.filter((f) => !isIgnoredWithFolders(f, rules)) : await keptFiles(localDir, rules);
   const { size, count } = await tarSize(localDir, files);
-  const tar = spawnGroup(options.tools?.tar ?? 'tar', tarCreateArgv(localDir), { stdio: ['pipe', 'pipe', 'pipe'] });
+  const tarTool = options.tools?.tar ?? 'tar';
+  const flavour = await localTarFlavour(tarTool);
+  const tar = spawnGroup(tarTool, tarCreateArgv(localDir, flavour), { stdio: ['pipe', 'pipe', 'pipe'] });
   const ssh = spawnGroup(options.tools?.ssh ?? 'ssh', sshArgv(target, tarUnpackRemoteCommand(remoteDir, gzip)), {
     stdio: ['pipe', 'ignore', 'pipe'],
   });
@@ -526,7 +548,8 @@ async function tarUpload(
     watch,
     { signal: options.signal, stallMs: options.stallMs ?? DEFAULT_STALL_MS, now: options.now },
   );
-  const error = await pipeFailure(target, 'upload', end, remoteDir, partialWhere, options);
+  // GNU tar says 1 when a file changed while it was read: what was read was still sent. bsdtar's 1 is a failure.
+  const error = await pipeFailure(target, 'upload', end, remoteDir, partialWhere, options, undefined, flavour === 'gnu' ? [0, 1] : [0]);
   if (error) throw error;
   options.onProgress?.({ bytes: size, total: size, percent: 100 });
   return { filesSent: count, bytesSent: size };
@@ -572,6 +595,8 @@ async function pipeFailure(
   partialWhere: string,
   options: TransferOptions,
   partialAt?: string,
+  /** The local tar's exit codes that mean its side went well. */
+  tarCodesOk: readonly number[] = [0],
 ): Promise<TransferError | undefined> {
   const ssh = end.processes.find((p) => p.label === 'ssh')!;
   const tar = end.processes.find((p) => p.label === 'tar')!;
@@ -605,8 +630,7 @@ async function pipeFailure(
       partialAt,
     );
   }
-  // tar says 1 when a file changed while it was read: what was read was still sent.
-  const tarOk = tar.code === 0 || (direction === 'upload' && tar.code === 1);
+  const tarOk = tar.code !== null && tarCodesOk.includes(tar.code);
   if (!tar.killed && !tarOk) return failure(target, run(tar.code), options, false, partialAt);
   // The end that unpacks is the judge: a tar that read a whole archive and exited 0 on its own got
   // everything, whatever the pipe said after (a writer told "closed" once the reader had the end).

@@ -111,10 +111,11 @@ const haveTools = REMOTE_TOOLS.every((t) => which(t)) && process.platform === 'l
     await writeFile(join(dataset, 'weights.bin'), bytesOf('weights', 900_000));
     await writeFile(join(dataset, 'sub dir', 'shard é.bin'), bytesOf('shard', 350_000));
     await writeFile(join(dataset, 'notes.txt'), 'small\n');
+    await writeFile(join(dataset, '-lead dash.txt'), 'a name tar must not read as an option\n');
     expected = await tree(dataset);
     // The instance holds the same folder, for downloads.
     await mkdir(join(home, 'data', 'sub dir'), { recursive: true });
-    for (const f of ['weights.bin', 'sub dir/shard é.bin', 'notes.txt'])
+    for (const f of ['weights.bin', 'sub dir/shard é.bin', 'notes.txt', '-lead dash.txt'])
       await writeFile(join(home, 'data', f), await readFile(join(dataset, f)));
   });
 
@@ -267,6 +268,30 @@ const haveTools = REMOTE_TOOLS.every((t) => which(t)) && process.platform === 'l
       assert.ok(!existsSync(join(into, 'data')), 'nothing under the final name');
     });
   }
+
+  const bsdtar = which('bsdtar');
+  (bsdtar ? it : it.skip)("with bsdtar, stock macOS's tar: uploads and downloads everything, and a drop mid-upload ends it", async () => {
+    const whole = await ssh('ssh-bsdtar', {});
+    const tools = { ssh: whole, rsync: '/nonexistent/rsync', tar: bsdtar! };
+    const up = await upload(target, { localDir: dataset, remoteDir: 'bsdtar/up', excludes: [] }, { tools });
+    assert.equal(up.method, 'tar');
+    assert.deepEqual(await tree(join(home, 'bsdtar/up')), expected);
+    const into = join(root(), 'bsdtar-down');
+    await mkdir(into);
+    await download(target, { remotePath: 'data', localDir: into }, { tools });
+    assert.deepEqual(await tree(join(into, 'data')), expected);
+    const dropping = await ssh('ssh-bsdtar-drop', { dropAt: 400_000 });
+    const error = await upload(
+      target,
+      { localDir: dataset, remoteDir: 'bsdtar/dropped', excludes: [] },
+      { tools: { ...tools, ssh: dropping } },
+    ).then(
+      () => assert.fail('a dropped upload cannot complete'),
+      (e: unknown) => e,
+    );
+    assert.ok(error instanceof TransferError, String(error));
+    assert.equal(error.fault, 'connection', error.message);
+  });
 
   it('uploads to and downloads from a remote path that starts with ":" (rsync would read alias::path as a daemon)', async () => {
     const sshCommand = await ssh('ssh-colon', {});

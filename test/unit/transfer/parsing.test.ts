@@ -5,6 +5,7 @@ import {
   rsyncShellWord,
   rsyncUploadArgv,
   tarCreateArgv,
+  tarFlavourOf,
   tarPackRemoteCommand,
   tarUnpackRemoteCommand,
 } from '../../../src/core/transfer/argv';
@@ -172,6 +173,10 @@ describe('transfer: command lines', () => {
       'the data follows a marker line, so a banner the remote shell prints first is skipped',
     );
     assert.deepEqual(tarCreateArgv('/w').slice(-4), ['--no-recursion', '--verbatim-files-from', '-T', '-']);
+    // Stock macOS's tar is bsdtar, which refuses --verbatim-files-from and reads -n as "no recursion".
+    assert.deepEqual(tarCreateArgv('/w', 'bsd'), ['-c', '-f', '-', '-C', '/w', '-n', '--null', '-T', '-']);
+    assert.equal(tarFlavourOf('bsdtar 3.5.3 - libarchive 3.5.3 zlib/1.2.11 liblzma/5.0.5 bz2lib/1.0.8'), 'bsd');
+    assert.equal(tarFlavourOf('tar (GNU tar) 1.34\nCopyright (C) 2021 Free Software Foundation, Inc.'), 'gnu');
   });
 });
 
