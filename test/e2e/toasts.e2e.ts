@@ -14,6 +14,6 @@ describe('notifications pop up as toasts, as users see them', () => {
     await expect(toast, 60_000).toBeVisible();
     await expect(toast.getByRole('button', { name: /Connect/ })).toBeVisible();
     await expect(wb.page.locator('.notifications-center.visible')).toBeHidden();
-    await wb.shot('e2e-toast', true);
+    await wb.shot('e2e-toast');
   });
 });

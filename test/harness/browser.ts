@@ -10,7 +10,7 @@ export async function launchBrowser(
   options: { headless?: boolean; viewport?: { width: number; height: number } } = {},
 ): Promise<BrowserContext> {
   if (!existsSync(CHROMIUM))
-    throw new Error(`Chromium was not found at ${CHROMIUM}. Install Debian's chromium (bash .ci/run does), or set CHROMIUM_PATH.`);
+    throw new Error(`Chromium was not found at ${CHROMIUM}. Install Debian's chromium (npm run setup does), or set CHROMIUM_PATH.`);
   const root = trackTempDir(mkdtempSync(join(tmpdir(), 'gpu-rental-chromium-')));
   const profile = join(root, 'profile');
   const own = { TMPDIR: join(root, 'tmp'), XDG_CONFIG_HOME: join(root, 'config'), XDG_CACHE_HOME: join(root, 'cache') };
