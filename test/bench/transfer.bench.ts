@@ -1,7 +1,8 @@
 // npm run bench (part): upload throughput. 200 MB in 2,000 files sent to a simulator instance
 // over its real sshd, by the extension's core (upload(): rsync with its flags, excludes, the
 // remote mkdir and progress parsing) and by plain `rsync -a` over the same ssh, alternately, each
-// into a fresh folder. Prints both rates (MB/s, decimal) and the ratio (target >= 0.95x).
+// into a fresh folder. Prints both rates (MB/s, decimal) and the ratio (target >= 0.95x). Then the
+// same for the tar path: upload() without local rsync against `tar | gzip -3 | ssh tar -xz`.
 // Needs root and an OpenSSH sshd (/usr/sbin/sshd, or GPU_RENTAL_SSHD); skipped otherwise.
 import { spawnSync } from 'node:child_process';
 import { createCipheriv } from 'node:crypto';
@@ -74,5 +75,44 @@ sshBench('transfer', {}, async (sim, home) => {
   console.log(`  plain rsync -a:           ${p.toFixed(1)} MB/s  (${fmt(plainRates)})`);
   console.log(`  GPU Rental upload():      ${c.toFixed(1)} MB/s  (${fmt(coreRates)})`);
   console.log(`  ratio: ${(c / p).toFixed(2)}x (target >= 0.95x)`);
+
+  // The tar path (this machine without rsync 3.1, as stock macOS): the extension's pipeline
+  // (stream.pipeline, the byte meter, gzip -3 when the instance has gzip) against the same pipe in
+  // a shell, `tar | gzip -3 | ssh tar -xz`.
+  const plainTarRates: number[] = [];
+  const coreTarRates: number[] = [];
+  const ssh = ['ssh', ...box.target.args.map((a) => `'${a.replace(/'/g, "'\\''")}'`), box.target.alias].join(' ');
+  const plainTar = (dest: string): number => {
+    const t0 = performance.now();
+    const r = spawnSync('sh', ['-c', `tar -cf - -C '${src}' . | gzip -3 | ${ssh} "mkdir -p '${dest}' && tar -xzf - -C '${dest}'"`], {
+      encoding: 'utf8',
+    });
+    if (r.status !== 0) throw new Error(`plain tar pipe failed: ${r.stderr}`);
+    return totalMb / ((performance.now() - t0) / 1000);
+  };
+  const coreTar = async (dest: string): Promise<number> => {
+    const t0 = performance.now();
+    const result = await upload(box.target, { localDir: src, remoteDir: dest, excludes: [] }, { tools: { rsync: '/nonexistent/rsync' } });
+    if (result.method !== 'tar' || result.filesSent !== FILES)
+      throw new Error(`tar upload sent ${result.filesSent} files by ${result.method}`);
+    return totalMb / ((performance.now() - t0) / 1000);
+  };
+  for (let round = 0; round < ROUNDS; round++) {
+    const a = `${box.remoteTemp}/plaintar${round}`;
+    const b = `${box.remoteTemp}/coretar${round}`;
+    if (round % 2 === 0) {
+      plainTarRates.push(plainTar(a));
+      coreTarRates.push(await coreTar(b));
+    } else {
+      coreTarRates.push(await coreTar(b));
+      plainTarRates.push(plainTar(a));
+    }
+    await box.sh(`rm -rf -- '${a}' '${b}'`);
+  }
+  const pt = median(plainTarRates);
+  const ct = median(coreTarRates);
+  console.log(`  tar | gzip -3 | ssh tar:  ${pt.toFixed(1)} MB/s  (${fmt(plainTarRates)})`);
+  console.log(`  upload() by tar:          ${ct.toFixed(1)} MB/s  (${fmt(coreTarRates)})`);
+  console.log(`  tar ratio: ${(ct / pt).toFixed(2)}x`);
   await box.sh(`rm -rf -- '${box.remoteTemp}'`);
 });
