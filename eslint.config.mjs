@@ -17,7 +17,7 @@ const onlyInRegistry = {
 const onlyInCompositionRoot = {
   property: 'globalState',
   message:
-    "Read and write stored values through StoredState (src/core/state/storedState.ts): add the key to STORED, then state.get('name').",
+    "Read and write stored values through StoredState (src/core/state/storedState.ts): add the key to STORED (src/core/stored.ts), then state.get('name').",
 };
 
 export default tseslint.config(

@@ -45,3 +45,11 @@ export function bundleTranslator(bundle: Readonly<L10nBundle> | undefined): Tran
     return format(text, args);
   };
 }
+
+/**
+ * Whole sentences, each its own message, joined by a space; an absent one (undefined, '' or false)
+ * is left out. A message never begins or ends with a space to be glued to another.
+ */
+export function sentences(...parts: ReadonlyArray<string | undefined | false>): string {
+  return parts.filter((p): p is string => !!p).join(' ');
+}

@@ -3,7 +3,8 @@ import { accountFunds, type AccountFunds } from '../core/account/funds';
 import { COMMANDS, VIEWS } from '../core/ids';
 import type { Session, SessionState } from '../core/session/session';
 import { serviceLabel } from '../core/session/profiles';
-import { formatHours, hoursLeft, type Burn } from '../core/billing/burn';
+import { formatHours, hoursLeft } from '../core/billing/burn';
+import type { Burn } from '../core/instances/rates';
 import { formatDollars } from '../core/format';
 
 /** The account at a glance: credit in the status bar, the details in its tooltip. */
@@ -61,19 +62,21 @@ export class AccountStatus implements vscode.Disposable {
     const item = this.item;
     const profile = this.profileName();
     const where = serviceLabel(this.session.baseUrl, profile);
-    const tag = profile ? ` (${profile})` : '';
     item.backgroundColor = undefined;
     // What a screen reader says for the item: the text's icons and dots read badly aloud.
-    const say = (label: string) => (item.accessibilityInformation = { label: vscode.l10n.t('GPU Rental{0}: {1}', tag, label) });
+    const say = (label: string) =>
+      (item.accessibilityInformation = {
+        label: profile ? vscode.l10n.t('GPU Rental ({0}): {1}', profile, label) : vscode.l10n.t('GPU Rental: {0}', label),
+      });
     switch (state.kind) {
       case 'noKey':
-        item.text = `$(key) GPU Rental${tag}`;
+        item.text = profile ? vscode.l10n.t('$(key) GPU Rental ({0})', profile) : vscode.l10n.t('$(key) GPU Rental');
         item.tooltip = vscode.l10n.t('GPU Rental: no API key yet for {0}. Click to set one.', where);
         item.command = COMMANDS.setApiKey;
         say(vscode.l10n.t('no API key yet. Activate to set one.'));
         return;
       case 'checking':
-        item.text = `$(sync~spin) GPU Rental${tag}`;
+        item.text = profile ? vscode.l10n.t('$(sync~spin) GPU Rental ({0})', profile) : vscode.l10n.t('$(sync~spin) GPU Rental');
         item.tooltip = vscode.l10n.t('GPU Rental: checking the API key with {0}…', where);
         item.command = COMMANDS.showLogs;
         say(vscode.l10n.t('checking the API key.'));
@@ -82,7 +85,7 @@ export class AccountStatus implements vscode.Disposable {
         const user = state.user;
         const burn = this.burn;
         const rate = burn && burn.perHour > 0 ? ` · ${formatDollars(burn.perHour)}/h` : '';
-        const failed = burn?.failed.length ? ` · $(warning) ${burn.failed.length} failed` : '';
+        const failed = burn?.failed.length ? ` · ${vscode.l10n.t('$(warning) {0} failed', burn.failed.length)}` : '';
         const name = profile ? `${profile} · ` : '';
         const funds = accountFunds(user);
         // A record without credit or balance: "credit unknown", never $0.00.
@@ -91,21 +94,27 @@ export class AccountStatus implements vscode.Disposable {
         if (burn?.failed.length) item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
         const md = new vscode.MarkdownString(undefined, true);
         md.isTrusted = { enabledCommands: [COMMANDS.refresh, COMMANDS.signOut, COMMANDS.showLogs, COMMANDS.switchProfile] };
-        md.appendMarkdown(vscode.l10n.t('**GPU Rental**\n\n'));
+        // One paragraph per message; the paragraph breaks are markdown, not part of any message.
+        const paragraph = (text: string) => md.appendMarkdown(`${text}\n\n`);
+        paragraph(vscode.l10n.t('**GPU Rental**'));
         if (user) {
-          md.appendMarkdown(vscode.l10n.t('Signed in as {0}\n\n', escape(user.email ?? user.username ?? `user ${user.id}`)));
-          md.appendMarkdown(`${fundsLine(funds)}\n\n`);
+          paragraph(vscode.l10n.t('Signed in as {0}', escape(user.email ?? user.username ?? vscode.l10n.t('user {0}', user.id))));
+          paragraph(fundsLine(funds));
         } else {
-          md.appendMarkdown(
+          paragraph(
             vscode.l10n.t(
-              'This API key may not read the account (it lacks the "user_read" permission), so the credit is unknown and low-credit warnings cannot work.\n\n',
+              'This API key may not read the account (it lacks the "user_read" permission), so the credit is unknown and low-credit warnings cannot work.',
             ),
           );
         }
         if (burn) appendBurn(md, burn, funds);
-        md.appendMarkdown(vscode.l10n.t('Service: {0}\n\n', escape(where)));
+        paragraph(vscode.l10n.t('Service: {0}', escape(where)));
         md.appendMarkdown(
-          `[$(refresh) Refresh](command:${COMMANDS.refresh}) · [$(arrow-swap) Switch Profile](command:${COMMANDS.switchProfile}) · [$(sign-out) Sign Out](command:${COMMANDS.signOut})`,
+          [
+            `[${vscode.l10n.t('$(refresh) Refresh')}](command:${COMMANDS.refresh})`,
+            `[${vscode.l10n.t('$(arrow-swap) Switch Profile')}](command:${COMMANDS.switchProfile})`,
+            `[${vscode.l10n.t('$(sign-out) Sign Out')}](command:${COMMANDS.signOut})`,
+          ].join(' · '),
         );
         item.tooltip = md;
         item.command = `${VIEWS.instances}.focus`;
@@ -113,21 +122,21 @@ export class AccountStatus implements vscode.Disposable {
         return;
       }
       case 'rejected':
-        item.text = `$(error) GPU Rental${tag}`;
+        item.text = profile ? vscode.l10n.t('$(error) GPU Rental ({0})', profile) : vscode.l10n.t('$(error) GPU Rental');
         item.tooltip = vscode.l10n.t('GPU Rental: {0} refused the API key. Click to set a new one.', where);
         item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
         item.command = COMMANDS.setApiKey;
         say(vscode.l10n.t('the service refused the API key. Activate to set a new one.'));
         return;
       case 'unreachable':
-        item.text = `$(warning) GPU Rental${tag}`;
+        item.text = profile ? vscode.l10n.t('$(warning) GPU Rental ({0})', profile) : vscode.l10n.t('$(warning) GPU Rental');
         item.tooltip = vscode.l10n.t('GPU Rental: cannot reach {0}. {1} Click to retry.', where, state.error.message);
         item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
         item.command = COMMANDS.refresh;
         say(vscode.l10n.t('cannot reach the service. Activate to retry.'));
         return;
       case 'badUrl':
-        item.text = `$(warning) GPU Rental${tag}`;
+        item.text = profile ? vscode.l10n.t('$(warning) GPU Rental ({0})', profile) : vscode.l10n.t('$(warning) GPU Rental');
         item.tooltip = vscode.l10n.t('GPU Rental: {0}', state.message);
         item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
         item.command = { title: vscode.l10n.t('Open Settings'), command: 'workbench.action.openSettings', arguments: ['gpuRental.apiUrl'] };
@@ -139,26 +148,21 @@ export class AccountStatus implements vscode.Disposable {
 
 /** The ready item as a sentence: "GPU Rental account: $250.00 credit, spending $0.41 per hour". */
 function accountSpoken(profile: string | undefined, funds: AccountFunds | undefined, canRead: boolean, burn: Burn | undefined): string {
-  const parts = [
-    vscode.l10n.t(
-      'GPU Rental account{0}: {1}',
-      profile ? ` ${profile}` : '',
-      funds
-        ? `${formatDollars(funds.amount)} ${funds.field}`
-        : canRead
-          ? vscode.l10n.t('credit unknown')
-          : vscode.l10n.t('credit unknown (this key may not read the account)'),
-    ),
-  ];
+  const money = funds
+    ? funds.field === 'credit'
+      ? vscode.l10n.t('{0} credit', formatDollars(funds.amount))
+      : vscode.l10n.t('{0} balance', formatDollars(funds.amount))
+    : canRead
+      ? vscode.l10n.t('credit unknown')
+      : vscode.l10n.t('credit unknown (this key may not read the account)');
+  const parts = [profile ? vscode.l10n.t('GPU Rental account {0}: {1}', profile, money) : vscode.l10n.t('GPU Rental account: {0}', money)];
   if (burn)
     parts.push(burn.perHour > 0 ? vscode.l10n.t('spending {0} per hour', formatDollars(burn.perHour)) : vscode.l10n.t('nothing billing'));
   if (burn?.failed.length)
     parts.push(
-      vscode.l10n.t(
-        '{0} failed instance{1} still billing for disk until destroyed',
-        burn.failed.length,
-        burn.failed.length === 1 ? '' : 's',
-      ),
+      burn.failed.length === 1
+        ? vscode.l10n.t('1 failed instance still billing for disk until destroyed')
+        : vscode.l10n.t('{0} failed instances still billing for disk until destroyed', burn.failed.length),
     );
   return vscode.l10n.t('{0}. Activate to show the instances.', parts.join(', '));
 }
@@ -172,23 +176,27 @@ function fundsLine(funds: AccountFunds | undefined): string {
 }
 
 function appendBurn(md: vscode.MarkdownString, burn: Burn, funds: AccountFunds | undefined): void {
+  const paragraph = (text: string) => md.appendMarkdown(`${text}\n\n`);
   if (burn.perHour <= 0) {
-    md.appendMarkdown(vscode.l10n.t('Nothing is billing now.\n\n'));
+    paragraph(vscode.l10n.t('Nothing is billing now.'));
     return;
   }
-  md.appendMarkdown(
+  paragraph(
     vscode.l10n.t(
-      'Spending **{0}/h**: compute {1}/h, storage of stopped instances {2}/h\n\n',
+      'Spending **{0}/h**: compute {1}/h, storage of stopped instances {2}/h',
       formatDollars(burn.perHour),
       formatDollars(burn.computePerHour),
       formatDollars(burn.storagePerHour),
     ),
   );
-  if (funds)
-    md.appendMarkdown(
-      vscode.l10n.t('At this rate the {0} lasts **{1}**\n\n', funds.field, formatHours(hoursLeft(funds.amount, burn.perHour))),
+  if (funds) {
+    const lasts = formatHours(hoursLeft(funds.amount, burn.perHour));
+    paragraph(
+      funds.field === 'credit'
+        ? vscode.l10n.t('At this rate the credit lasts **{0}**', lasts)
+        : vscode.l10n.t('At this rate the balance lasts **{0}**', lasts),
     );
-  else md.appendMarkdown(vscode.l10n.t('How long the credit lasts at this rate is unknown: the credit is not known.\n\n'));
+  } else paragraph(vscode.l10n.t('How long the credit lasts at this rate is unknown: the credit is not known.'));
   md.appendMarkdown('| Instance | $/h | Share |\n|---|---:|---:|\n');
   for (const s of burn.shares) {
     if (s.perHour <= 0) continue;
@@ -197,8 +205,13 @@ function appendBurn(md: vscode.MarkdownString, burn: Burn, funds: AccountFunds |
   }
   md.appendMarkdown('\n');
   if (burn.failed.length)
-    md.appendMarkdown(
-      `$(warning) ${burn.failed.map((f) => escape(f.name)).join(', ')} failed and still bill${burn.failed.length === 1 ? 's' : ''} for disk until destroyed.\n\n`,
+    paragraph(
+      burn.failed.length === 1
+        ? vscode.l10n.t('$(warning) {0} failed and still bills for disk until destroyed.', escape(burn.failed[0]!.name))
+        : vscode.l10n.t(
+            '$(warning) {0} failed and still bill for disk until destroyed.',
+            burn.failed.map((f) => escape(f.name)).join(', '),
+          ),
     );
 }
 

@@ -4,8 +4,9 @@ import { COMMANDS, VIEWS } from '../core/ids';
 import { BootTracker, bootStatus, type Booting } from '../core/instances/boot';
 import type { InstancePoller } from '../core/instances/poller';
 import { instancePhase } from '../core/instances/phase';
-import { gpuSummary, instanceLabel, spokenDuration } from '../core/instances/present';
-import type { StoredState } from '../core/state/storedState';
+import { gpuSummary, instanceLabel } from '../core/instances/names';
+import { spokenDuration } from '../core/instances/present';
+import type { GpuRentalState } from '../core/stored';
 
 /**
  * The status-bar boot watcher: phase and elapsed time while anything boots, a notification when
@@ -22,7 +23,7 @@ export class BootStatus implements vscode.Disposable {
 
   constructor(
     private readonly poller: InstancePoller,
-    private readonly state: StoredState,
+    private readonly state: GpuRentalState,
   ) {
     this.item.name = vscode.l10n.t('GPU Rental Boot Progress');
     this.item.accessibilityInformation = { label: vscode.l10n.t('GPU Rental: nothing is booting') };
@@ -85,11 +86,10 @@ export class BootStatus implements vscode.Disposable {
       (b) => `${b.instance.label || gpuSummary(b.instance)} ${b.phase} for ${spokenDuration((now - b.since) / 1000)}`,
     );
     this.item.accessibilityInformation = {
-      label: vscode.l10n.t(
-        'GPU Rental: {0}: {1}. Opens the Instances view.',
-        this.booting.length === 1 ? 'booting' : vscode.l10n.t('{0} instances booting', this.booting.length),
-        spoken.join('; '),
-      ),
+      label:
+        this.booting.length === 1
+          ? vscode.l10n.t('GPU Rental: booting: {0}. Opens the Instances view.', spoken.join('; '))
+          : vscode.l10n.t('GPU Rental: {0} instances booting: {1}. Opens the Instances view.', this.booting.length, spoken.join('; ')),
     };
     this.item.show();
     // The clock ticks between polls; the phase only changes when the poller says so.
@@ -124,7 +124,7 @@ export class BootStatus implements vscode.Disposable {
       vscode.l10n.t(
         'GPU Rental: {0} failed ({1}). It will not recover, and its disk is billed until it is destroyed.',
         name,
-        instance.actual_status ?? 'unknown',
+        instance.actual_status ?? vscode.l10n.t('unknown'),
       ),
       vscode.l10n.t('Destroy'),
       vscode.l10n.t('Show Instance Logs'),

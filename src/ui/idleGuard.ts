@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { Instance } from '../core/api/instances';
 import { IdleTracker } from '../core/idle/idleTracker';
 import { instancePhase } from '../core/instances/phase';
-import { instanceLabel } from '../core/instances/present';
+import { instanceLabel } from '../core/instances/names';
 import { COMMANDS } from '../core/ids';
 import { HEARTBEAT_MS, WindowClaims } from '../core/idle/windowClaims';
 import { config } from './config';
@@ -10,7 +10,7 @@ import { progressCountdown } from './prompts';
 import type { Session } from '../core/session/session';
 import type { InstancePoller } from '../core/instances/poller';
 import type { PortForwards } from '../core/ssh/forward';
-import type { StoredState } from '../core/state/storedState';
+import type { GpuRentalState } from '../core/stored';
 import type { Logger } from '../core/log';
 import type { Prompts } from './prompts';
 import { instanceIdOfAlias, windowAlias } from './remote';
@@ -30,7 +30,7 @@ export interface IdleGuardDeps {
   readonly session: Session;
   readonly poller: InstancePoller;
   readonly forwards: PortForwards;
-  readonly state: StoredState;
+  readonly state: GpuRentalState;
   /** A getter: integration tests replace the prompts (and their countdown) at run time. */
   readonly prompts: () => Prompts;
   readonly logger: Logger;
@@ -76,10 +76,15 @@ export class IdleGuard implements vscode.Disposable {
     const phase = instance ? instancePhase(instance) : 'gone';
     if (instance && phase === 'stopped') {
       const name = instanceLabel(instance);
-      const rate = instance.dph_total ? vscode.l10n.t(' Starting it bills {0}/h.', formatDollars(instance.dph_total)) : '';
       void vscode.window
         .showWarningMessage(
-          vscode.l10n.t('GPU Rental: this window is on {0}, which is stopped, so it cannot reconnect. It was not started.{1}', name, rate),
+          instance.dph_total
+            ? vscode.l10n.t(
+                'GPU Rental: this window is on {0}, which is stopped, so it cannot reconnect. It was not started. Starting it bills {1}/h.',
+                name,
+                formatDollars(instance.dph_total),
+              )
+            : vscode.l10n.t('GPU Rental: this window is on {0}, which is stopped, so it cannot reconnect. It was not started.', name),
           vscode.l10n.t('Start…'),
         )
         .then((c) => {
@@ -138,7 +143,7 @@ export class IdleGuard implements vscode.Disposable {
         vscode.l10n.t(
           '{0} idle for {1}, stopping in {2} s. Cancel to keep it running.',
           name,
-          typeof minutes === 'number' ? `${minutes} min` : minutes,
+          typeof minutes === 'number' ? vscode.l10n.t('{0} min', minutes) : minutes,
           left,
         ),
       config.idleCountdownSeconds(),
@@ -163,9 +168,14 @@ export class IdleGuard implements vscode.Disposable {
     this.stopped.push(instance.id);
     this.s.logger.info(`Stopped idle instance #${instance.id}.`);
     await this.s.poller.refresh();
-    const disk = now.storage_total_cost
-      ? vscode.l10n.t(' Its disk still bills {0}/h until you destroy it.', formatDollars(now.storage_total_cost))
-      : '';
-    void vscode.window.showInformationMessage(vscode.l10n.t('GPU Rental: stopped {0}: it was idle.{1}', name, disk));
+    void vscode.window.showInformationMessage(
+      now.storage_total_cost
+        ? vscode.l10n.t(
+            'GPU Rental: stopped {0}: it was idle. Its disk still bills {1}/h until you destroy it.',
+            name,
+            formatDollars(now.storage_total_cost),
+          )
+        : vscode.l10n.t('GPU Rental: stopped {0}: it was idle.', name),
+    );
   }
 }

@@ -5,12 +5,12 @@ import { outbidNoticeText, outbidsToNotify } from '../core/instances/outbid';
 import type { InstancePoller } from '../core/instances/poller';
 import type { Logger } from '../core/log';
 import type { Session } from '../core/session/session';
-import type { StoredState } from '../core/state/storedState';
+import type { GpuRentalState } from '../core/stored';
 
 export interface OutbidDeps {
   readonly session: Pick<Session, 'bound'>;
   readonly poller: Pick<InstancePoller, 'onDidUpdate'>;
-  readonly state: Pick<StoredState, 'change'>;
+  readonly state: Pick<GpuRentalState, 'change'>;
   readonly logger: Logger;
 }
 

@@ -3,7 +3,7 @@ import { COMMANDS } from '../core/ids';
 import type { JournalStorage } from '../core/rent/journal';
 import { pendingStatus, settlementMessage } from '../core/rent/messages';
 import type { Renter, Settlement } from '../core/rent/renter';
-import type { StoredState } from '../core/state/storedState';
+import type { GpuRentalState } from '../core/stored';
 
 const KEY_PREFIX = 'gpuRental.rentKey:';
 /** How often a window looks for pending rents whose window closed (their lease ran out). */
@@ -13,7 +13,7 @@ const ADOPT_MS = 10_000;
  * The rent journal in global state (shared by every window, kept across reloads), and the key each
  * pending rent was sent with in SecretStorage.
  */
-export function journalStorage(state: StoredState, secrets: vscode.SecretStorage): JournalStorage {
+export function journalStorage(state: GpuRentalState, secrets: vscode.SecretStorage): JournalStorage {
   return {
     read: () => state.get('rentJournal'),
     // An empty journal is removed rather than stored as [], as it always was.

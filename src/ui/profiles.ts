@@ -1,7 +1,7 @@
 import type * as vscode from 'vscode';
 import { Emitter } from '../core/events';
 import { DEFAULT_PROFILE, newProfile, type Profile } from '../core/session/profiles';
-import type { StoredState } from '../core/state/storedState';
+import type { GpuRentalState } from '../core/stored';
 import { config } from './config';
 
 /**
@@ -13,7 +13,7 @@ export class Profiles implements vscode.Disposable {
   private readonly changed = new Emitter<void>();
   readonly onDidChange = this.changed.event;
 
-  constructor(private readonly state: StoredState) {}
+  constructor(private readonly state: GpuRentalState) {}
 
   /** The default profile first, then the added ones in the order they were added. */
   list(): Profile[] {

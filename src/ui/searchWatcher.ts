@@ -6,12 +6,12 @@ import type { Logger } from '../core/log';
 import { SearchWatcher, describeWatchNotice, watchButtonLabel, watchKeyLookup, type WatchNotice } from '../core/offers/watch';
 import { showWithActions } from './buttons';
 import type { ClientFactory, KeyStore, Session } from '../core/session/session';
-import type { StoredState } from '../core/state/storedState';
+import type { GpuRentalState } from '../core/stored';
 import { config } from './config';
 import type { OffersView } from './views/offersView';
 
 export interface SearchWatcherUiDeps {
-  state: StoredState;
+  state: GpuRentalState;
   keys: Pick<KeyStore, 'get'>;
   createClient: ClientFactory;
   session: Pick<Session, 'profileId'>;

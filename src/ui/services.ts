@@ -3,6 +3,7 @@ import { API_KEY_ENV, CONTEXT } from '../core/ids';
 import type { Logger } from '../core/log';
 import { Session, type ClientFactory } from '../core/session/session';
 import { StoredState } from '../core/state/storedState';
+import { STORED, type GpuRentalState } from '../core/stored';
 import { ProfileSwitcher } from '../core/session/profileSwitcher';
 import { EnvironmentKey } from '../core/session/environmentKey';
 import { CostTracker } from '../core/billing/costs';
@@ -54,7 +55,7 @@ export class Services implements vscode.Disposable {
   readonly log = this.own(vscode.window.createOutputChannel(vscode.l10n.t('GPU Rental'), { log: true }));
   readonly logger: Logger = channelLogger(this.log);
   /** Every value kept in global state, typed and checked. */
-  readonly state: StoredState;
+  readonly state: GpuRentalState;
   /** Replaced by integration tests to answer confirmations: read it when asking, never keep it. */
   prompts: Prompts = modalPrompts;
   /** Replaced by integration tests to observe the Remote-SSH handoff: read it when handing off. */
@@ -109,7 +110,7 @@ export class Services implements vscode.Disposable {
 
   constructor(readonly context: vscode.ExtensionContext) {
     const { logger } = this;
-    this.state = new StoredState(context.globalState, logger);
+    this.state = new StoredState(STORED, context.globalState, logger);
     const createClient = (this.createClient = this.own(clientFactory(context, logger)).createClient);
     const keys = this.own(new SecretKeyStore(context.secrets));
     this.profiles = this.own(new Profiles(this.state));

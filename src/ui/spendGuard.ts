@@ -1,15 +1,17 @@
 import * as vscode from 'vscode';
 import { creditOf } from '../core/account/funds';
 import type { Instance } from '../core/api/instances';
-import { burnRate, checkSpendCap, formatHours, type Burn } from '../core/billing/burn';
+import { checkSpendCap, formatHours } from '../core/billing/burn';
+import { burnRate, type Burn } from '../core/instances/rates';
 import { LowCreditWatch, type LowCreditWarning } from '../core/billing/lowCredit';
 import { VIEWS } from '../core/ids';
 import type { InstancePoller } from '../core/instances/poller';
 import type { Session } from '../core/session/session';
-import type { StoredState } from '../core/state/storedState';
+import type { GpuRentalState } from '../core/stored';
 import type { AccountStatus } from './accountStatus';
 import { config } from './config';
 import { formatDollars } from '../core/format';
+import { sentences } from '../core/l10n';
 
 /** While anything bills, the credit is read again this often, so the projection stays true. */
 const CREDIT_REFRESH_MS = 2 * 60_000;
@@ -31,7 +33,7 @@ export class SpendGuard implements vscode.Disposable {
     private readonly session: Session,
     poller: InstancePoller,
     private readonly account: AccountStatus,
-    private readonly state: StoredState,
+    private readonly state: GpuRentalState,
   ) {
     this.watch = new LowCreditWatch(() => ({ hours: config.lowCreditHours(), amount: config.lowCreditAmount() }));
     const snoozed = state.get('lowCreditSnoozedUntil');
@@ -73,13 +75,16 @@ export class SpendGuard implements vscode.Disposable {
     if (check.allowed) return true;
     void vscode.window
       .showErrorMessage(
-        vscode.l10n.t(
-          'GPU Rental: not {0}. It would bring the hourly spend to {1}/h ({2}/h now + {3}/h), over your cap of {4}/h set in gpuRental.maxHourlySpend. Stop something first, or raise the cap.',
-          what,
-          formatDollars(check.total),
-          formatDollars(now),
-          formatDollars(addPerHour),
-          formatDollars(cap),
+        sentences(
+          vscode.l10n.t('GPU Rental: not {0}.', what),
+          vscode.l10n.t(
+            'It would bring the hourly spend to {0}/h ({1}/h now + {2}/h), over your cap of {3}/h set in gpuRental.maxHourlySpend.',
+            formatDollars(check.total),
+            formatDollars(now),
+            formatDollars(addPerHour),
+            formatDollars(cap),
+          ),
+          vscode.l10n.t('Stop something first, or raise the cap.'),
         ),
         vscode.l10n.t('Open Settings'),
       )
@@ -131,9 +136,13 @@ export class SpendGuard implements vscode.Disposable {
             formatDollars(w.credit),
             formatHours(w.hoursLeft),
           );
-    const running = w.perHour > 0 ? vscode.l10n.t(' When it runs out, running instances are stopped.') : '';
     const choice = await vscode.window.showWarningMessage(
-      vscode.l10n.t('GPU Rental: low credit: {0}.{1} Add credit, or stop what you do not need.', why, running),
+      w.perHour > 0
+        ? vscode.l10n.t(
+            'GPU Rental: low credit: {0}. When it runs out, running instances are stopped. Add credit, or stop what you do not need.',
+            why,
+          )
+        : vscode.l10n.t('GPU Rental: low credit: {0}. Add credit, or stop what you do not need.', why),
       vscode.l10n.t('Show Instances'),
       vscode.l10n.t('Snooze 1 Hour'),
       vscode.l10n.t('Snooze 1 Day'),

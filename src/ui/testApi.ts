@@ -1,7 +1,7 @@
 import type * as vscode from 'vscode';
 import type { Instance } from '../core/api/instances';
 import type { SessionStateKind } from '../core/session/session';
-import type { Stored, StoredKey } from '../core/state/storedState';
+import type { Stored, StoredKey } from '../core/stored';
 import type { Prompts } from './prompts';
 import { modalPrompts } from './prompts';
 import { vscodeHandoff, type RemoteHandoff } from './remote';

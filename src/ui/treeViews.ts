@@ -3,7 +3,7 @@ import type { CostTracker } from '../core/billing/costs';
 import { VIEWS } from '../core/ids';
 import type { InstancePoller } from '../core/instances/poller';
 import type { Session } from '../core/session/session';
-import type { StoredState } from '../core/state/storedState';
+import type { GpuRentalState } from '../core/stored';
 import { AccountView } from './views/account/accountView';
 import { InstancesView } from './views/instancesView';
 import { OffersView } from './views/offersView';
@@ -15,7 +15,7 @@ export class TreeViews implements vscode.Disposable {
   readonly account: AccountView;
   private readonly disposables: vscode.Disposable[];
 
-  constructor(session: Session, poller: InstancePoller, costs: CostTracker, state: StoredState) {
+  constructor(session: Session, poller: InstancePoller, costs: CostTracker, state: GpuRentalState) {
     this.instances = new InstancesView(session, poller, costs);
     this.offers = new OffersView(session, state);
     this.account = new AccountView(session);

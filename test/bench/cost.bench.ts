@@ -4,10 +4,10 @@
 // Printed: the cost work in microseconds and as a share of the poll itself (target: under 5 %),
 // and, for scale, the rows' text.
 import { Agent } from 'undici';
-import { burnRate } from '../../src/core/billing/burn';
 import { LowCreditWatch } from '../../src/core/billing/lowCredit';
 import { IdleTracker } from '../../src/core/idle/idleTracker';
 import { presentInstance } from '../../src/core/instances/present';
+import { burnRate } from '../../src/core/instances/rates';
 import { silentLogger } from '../../src/core/log';
 import { searchRequest } from '../../src/core/offers/search';
 import { clientFor, DEMO_KEY, startSimulator } from '../support';

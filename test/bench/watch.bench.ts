@@ -8,6 +8,7 @@ import { silentLogger } from '../../src/core/log';
 import { saveSearch, type SavedSearch } from '../../src/core/offers/saved';
 import { SearchWatcher, WATCH_PAGE_SIZE } from '../../src/core/offers/watch';
 import { StoredState } from '../../src/core/state/storedState';
+import { STORED } from '../../src/core/stored';
 import { FakeClock, clientFor, startSimulator } from '../support';
 import { MemoryStore } from '../unit/state/memoryStore';
 
@@ -34,7 +35,7 @@ async function run(n: number): Promise<void> {
   const sim = await startSimulator({ seed: 7, offerCount: 1500, now: clock.now });
   const dispatcher = new Agent();
   try {
-    const state = new StoredState(new MemoryStore());
+    const state = new StoredState(STORED, new MemoryStore());
     await state.update(
       'savedSearches',
       searches(n, sim.url, clock.now()).reduce<SavedSearch[]>((list, s) => saveSearch(list, s), []),

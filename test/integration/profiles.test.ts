@@ -135,7 +135,7 @@ describe('profiles: two accounts side by side, switched from the palette', funct
     assert.equal(await vscode.commands.executeCommand('gpuRental.removeProfile', 'second'), false);
     assert.equal(asked.length, 1);
     assert.match(asked[0]!.message, /Remove the profile "Second"\?/);
-    assert.match(asked[0]!.detail, /1 instance \(\$[\d.]+\/h now\)\. They keep running and billing/);
+    assert.match(asked[0]!.detail, /1 instance \(\$[\d.]+\/h now\)\. It keeps running and billing/);
     assert.ok(x.test.session().profileIds.includes('second'), 'still there');
 
     await x.test.switchProfile('second');

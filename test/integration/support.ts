@@ -3,7 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { Offer } from '../../src/core/api/offers';
-import { secretFingerprint } from '../../src/core/account/apiKeys';
+import { secretFingerprint } from '../../src/core/session/session';
 import type { ExtensionApi } from '../../src/extension';
 import { eventually } from '../support/eventually';
 

@@ -2,7 +2,7 @@
  * Query evaluation: `{"<field>": {"<op>": value}}` filters, `[[field, dir]]` order and limit, as
  * the search endpoints take them. The same functions filter instances and templates.
  */
-import type { FilterOp } from '../../src/core/offers/types';
+import type { FilterOp } from '../../src/core/api/offerQuery';
 import type { Offer } from './catalogue';
 import type { PricingType } from './pricing';
 

@@ -35,7 +35,8 @@ const LOG_METHODS = new Set(['trace', 'debug', 'info', 'warn', 'error', 'appendL
  * Two words of letters (a sentence, a label, a fragment of either), or one capitalised word beside
  * a value (`Destroy {}?`). `{}` stands where a template interpolates.
  */
-export function isProse(text: string): boolean {
+export function isProse(shown: string): boolean {
+  const text = withoutCodicons(shown);
   if (isCode(text)) return false;
   const words = text.replace(/\{\}/g, ' ');
   return (
@@ -44,9 +45,18 @@ export function isProse(text: string): boolean {
   );
 }
 
-/** One capitalised word, as a button or a title says it ("Destroy", "Retry", "Show…"). */
+/** One capitalised word, as a button or a title says it ("Destroy", "Retry", "$(check) Done", "Show…"). */
 export function isWord(text: string): boolean {
-  return /^[A-Z][a-z]{2,}[.…?]*$/.test(text);
+  return /^[A-Z][a-z]{2,}[.…?]*$/.test(withoutCodicons(text));
+}
+
+/**
+ * The text without its codicons: `$(name)` or `$(name~spin)` at the start or after a space or `[`,
+ * followed by a space or the end, is an icon a label shows (`$(rocket) Rent for {}/h`), not a shell
+ * command substitution (`$(date)`, `$( cat x )`, `"$(id -u)"`).
+ */
+export function withoutCodicons(text: string): string {
+  return text.replace(/(^|[\s[])\$\([a-z][a-z0-9-]*(?:~[a-z]+)?\)(?=\s|$)/g, '$1').trim();
 }
 
 /** Text that is code although it holds words (scripts, config lines, identifier lists). */
@@ -155,7 +165,8 @@ function shownProperty(node: ts.Node): boolean {
 }
 
 /** A value with a word around it (`{} offers`, `{} GB free`), as a label shows it. */
-function wordAroundValue(text: string): boolean {
+function wordAroundValue(shown: string): boolean {
+  const text = withoutCodicons(shown);
   return text.includes('{}') && !isCode(text) && /\b[A-Za-z][a-z]{2,}\b/.test(text.replace(/\{\}/g, ' '));
 }
 
@@ -227,4 +238,47 @@ function unlocalisedIn(file: ts.SourceFile, identifiers: ReadonlySet<string>): F
       line: file.getLineAndCharacterOfPosition(node.getStart()).line + 1,
       text: literalText(node),
     }));
+}
+
+/** The most `{n}` one message may hold: more, and a translator cannot see the sentence. */
+export const MAX_PLACEHOLDERS = 4;
+
+/** Messages that begin or end with whitespace: pieces glued to other text rather than one whole sentence. */
+export function paddedMessages(messages: Iterable<string>): string[] {
+  return [...messages].filter((m) => /^\s|\s$/.test(m));
+}
+
+/** Messages with more than {@link MAX_PLACEHOLDERS} distinct placeholders. */
+export function crowdedMessages(messages: Iterable<string>): string[] {
+  return [...messages].filter((m) => new Set(m.match(/\{\d+\}/g) ?? []).size > MAX_PLACEHOLDERS);
+}
+
+/**
+ * An English ending or word glued on through an argument (`'{0} offer{1}'` with `'s'`, `n === 1 ?
+ * 'was' : 'were'`): a translator cannot inflect it. Each count form is its own message instead.
+ */
+const SUFFIX = /^\s*(s|es|ies|y|is|are|was|were|has|have|does|do|it|they|them|its|their|s were|s are|s have|bid)\s*$/;
+
+/** Arguments of localising calls that pass a bare English suffix literal (`'s'`, `' was'`…), as `file:line text`. */
+export function suffixArguments(sources: ReadonlyMap<string, string>): Finding[] {
+  const found: Finding[] = [];
+  for (const [name, text] of sources) {
+    const file = ts.createSourceFile(name, text, ts.ScriptTarget.Latest, true);
+    const visit = (node: ts.Node): void => {
+      if (ts.isCallExpression(node) && LOCALISERS.has(node.expression.getText(file))) {
+        for (const arg of node.arguments.slice(1)) {
+          const inArg = (x: ts.Node): void => {
+            if (ts.isCallExpression(x)) return; // a nested message or a formatter answers for itself
+            if (ts.isStringLiteralLike(x) && SUFFIX.test(x.text))
+              found.push({ file: name, line: file.getLineAndCharacterOfPosition(x.getStart(file)).line + 1, text: x.text });
+            ts.forEachChild(x, inArg);
+          };
+          inArg(arg);
+        }
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(file);
+  }
+  return found;
 }

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { format, l10n, useTranslator, bundleTranslator } from '../../src/core/l10n';
 import { bundleText, collectMessages, messageSources, sourcesUnder } from '../harness/l10nBundle';
-import { findUnlocalised } from '../support/l10nScan';
+import { MAX_PLACEHOLDERS, crowdedMessages, findUnlocalised, paddedMessages, suffixArguments } from '../support/l10nScan';
 
 const root = join(__dirname, '..', '..');
 const src = join(root, 'src');
@@ -40,6 +40,48 @@ describe('localisation: every string a user reads goes through l10n', function (
     assert.equal(readFileSync(join(root, 'l10n', 'bundle.l10n.json'), 'utf8'), bundleText(messages));
   });
 
+  describe('one whole sentence per message', () => {
+    const bundle = () => Object.keys(JSON.parse(readFileSync(join(root, 'l10n', 'bundle.l10n.json'), 'utf8')) as Record<string, string>);
+
+    it('has no message that begins or ends with whitespace (a piece glued to another)', () => {
+      assert.deepEqual(paddedMessages(bundle()), [], 'make the whole sentence one message; write each variant of an optional part whole');
+    });
+
+    it(`has no message with more than ${MAX_PLACEHOLDERS} placeholders`, () => {
+      assert.deepEqual(crowdedMessages(bundle()), [], 'split it into whole sentences, or build its rows as messages of their own');
+    });
+
+    it('passes no English ending or word as an argument (one message per count form)', () => {
+      const found = suffixArguments(messageSources(src));
+      assert.deepEqual(
+        found.map((f) => `src/${f.file}:${f.line} ${JSON.stringify(f.text)}`),
+        [],
+        "write n === 1 ? l10n.t('1 offer matches') : l10n.t('{0} offers match', n)",
+      );
+    });
+
+    it('the checks catch padding, crowding and suffixes', () => {
+      assert.deepEqual(paddedMessages([' Billing stops.', 'Done.\n\n', 'Billing stops.']), [' Billing stops.', 'Done.\n\n']);
+      assert.deepEqual(crowdedMessages(['{0}{1}{2}{3}{4}', '{0}{1}{2}{3} {0}']), ['{0}{1}{2}{3}{4}']);
+      const found = suffixArguments(
+        new Map([
+          [
+            'a.ts',
+            `l10n.t('{0} offer{1} match{2}', n, n === 1 ? '' : 's', n === 1 ? 'es' : '');
+             vscode.l10n.t('{0} {1} taken', x, n === 1 ? 'was' : 'were');
+             l10n.t('{0} offer{1} taken', n, n === 1 ? ' was' : 's were');
+             l10n.t('{0} on {1}', name, host ?? '?');
+             l10n.t('{0} GB free', l10n.t('{0} of {1}', 'disk', 2));`,
+          ],
+        ]),
+      );
+      assert.deepEqual(
+        found.map((f) => f.text),
+        ['s', 'es', 'was', 'were', ' was', 's were'],
+      );
+    });
+  });
+
   describe('what the scan counts as user-facing', () => {
     it('flags a message, a button and a title built around a value', () => {
       assert.deepEqual(
@@ -51,7 +93,10 @@ describe('localisation: every string a user reads goes through l10n', function (
             const field = { doc: 'Host reliability (0..1)' };
             const rows = [['Price', price], ['CUDA', cuda]];
             const spoken = { label: \`\${gpu} offer\` };
-            const header = new ActionItem('Filters', query);`,
+            const header = new ActionItem('Filters', query);
+            const rent = { label: \`$(rocket) Rent for \${price}/h\` };
+            const done = { label: '$(check) Done' };
+            const idle = { label: '$(watch) No idle stop' };`,
         }),
         [
           'GPU Rental: rented the machine.',
@@ -63,6 +108,9 @@ describe('localisation: every string a user reads goes through l10n', function (
           'Price',
           '{} offer',
           'Filters',
+          '$(rocket) Rent for {}/h',
+          '$(check) Done',
+          '$(watch) No idle stop',
         ],
       );
     });
@@ -85,7 +133,10 @@ describe('localisation: every string a user reads goes through l10n', function (
             const argv = ['-az', '--filter=:- .gitignore', src];
             const lines = ['Host ' + alias, '  IdentitiesOnly yes', \`  Port \${port}\`];
             const py = 'try: print(u.urlopen(q,timeout=30).status)';
-            const query = { value: 'gpu_ram>=24 verified=true rentable=true' };`,
+            const query = { value: 'gpu_ram>=24 verified=true rentable=true' };
+            const stamp = 'echo "$(date) started" >> log';
+            const who = { label: '$(whoami) $(hostname)' };
+            const spin = { text: \`$(sync~spin) \${status}\` };`,
         }),
         [],
       );

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { ApiKey } from '../api/account';
 import { PERMISSION_CATEGORIES, isPermissionCategory, type Permissions, type PermissionCategory } from '../api/permissions';
 import { l10n } from '../l10n';
@@ -43,9 +42,4 @@ export function scopeSummary(key: Pick<ApiKey, 'rights' | 'unreadable'>): string
 /** What a category allows, for pickers and messages. */
 export function describeCategory(category: string): string {
   return isPermissionCategory(category) ? PERMISSION_CATEGORIES[category] : category;
-}
-
-/** A short one-way fingerprint of a secret, to recognise a key without keeping it. */
-export function secretFingerprint(secret: string): string {
-  return createHash('sha256').update(secret.trim()).digest('hex').slice(0, 32);
 }

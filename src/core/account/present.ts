@@ -130,7 +130,7 @@ export function presentApiKey(key: ApiKey, inUse: boolean): ItemPresentation {
     id: `apikey-${key.id}`,
     label: key.unreadable ? l10n.t('#{0} (details unreadable)', key.id) : key.name || `key ${key.id}`,
     // An unreadable key's rights are not known: never call it full access.
-    description: `${key.unreadable ? l10n.t('rights unknown') : scopeSummary(key)}${inUse ? l10n.t(' · in use here') : ''}`,
+    description: [key.unreadable ? l10n.t('rights unknown') : scopeSummary(key), ...(inUse ? [l10n.t('in use here')] : [])].join(' · '),
     ...tooltip,
     icon: inUse ? 'pass-filled' : key.unreadable ? 'warning' : 'key',
     contextValue: inUse ? 'apiKeyInUse' : 'apiKey',
@@ -174,7 +174,7 @@ export function presentTemplate(template: Template): ItemPresentation {
 
 /** A volume: size, what it costs per hour, status and the instances using it (which keep it from being deleted). */
 export function presentVolume(volume: Volume): ItemPresentation {
-  const used = volume.instances?.length ? l10n.t(' · used by #{0}', volume.instances.join(', #')) : '';
+  const used = volume.instances?.length ? ` · ${l10n.t('used by #{0}', volume.instances.join(', #'))}` : '';
   const cost = volume.storage_total_cost ? ` · ${formatDollars(volume.storage_total_cost)}/h` : '';
   return {
     id: `volume-${volume.id}`,
@@ -187,12 +187,9 @@ export function presentVolume(volume: Volume): ItemPresentation {
           "Volume {0}: the service's record for it could not be read (Show Logs says which field). It bills until deleted, and can still be deleted (the service refuses while an instance uses it).",
           volume.id,
         )
-      : l10n.t(
-          'Volume {0}{1}, machine {2}. It bills until deleted.',
-          volume.id,
-          volume.geolocation ? ` in ${volume.geolocation}` : '',
-          volume.machine_id ?? '?',
-        ),
+      : volume.geolocation
+        ? l10n.t('Volume {0} in {1}, machine {2}. It bills until deleted.', volume.id, volume.geolocation, volume.machine_id ?? '?')
+        : l10n.t('Volume {0}, machine {1}. It bills until deleted.', volume.id, volume.machine_id ?? '?'),
     icon: volume.unreadable ? 'warning' : 'database',
     contextValue: volume.instances?.length ? 'volumeInUse' : 'volume',
   };
@@ -203,15 +200,12 @@ export function presentEndpoint(endpoint: Endpoint, groups: readonly WorkerGroup
   return {
     id: `endpoint-${endpoint.id}`,
     label: endpoint.endpoint_name,
-    description: l10n.t(
-      '{0} · workers {1}-{2} · target {3} % · {4} group{5}',
+    description: [
       endpoint.endpoint_state ?? 'active',
-      endpoint.cold_workers ?? 0,
-      endpoint.max_workers ?? '?',
-      Math.round((endpoint.target_util ?? 0) * 100),
-      groups.length,
-      groups.length === 1 ? '' : 's',
-    ),
+      l10n.t('workers {0}-{1}', endpoint.cold_workers ?? 0, endpoint.max_workers ?? '?'),
+      l10n.t('target {0} %', Math.round((endpoint.target_util ?? 0) * 100)),
+      groups.length === 1 ? l10n.t('1 group') : l10n.t('{0} groups', groups.length),
+    ].join(' · '),
     icon: 'cloud',
     contextValue: 'endpoint',
   };
@@ -238,13 +232,11 @@ export function presentWorkerGroup(group: WorkerGroup): ItemPresentation {
   return {
     id: `workergroup-${group.id}`,
     label: l10n.t('worker group {0}', group.id),
-    description: l10n.t(
-      'template {0} · workers {1}-{2}{3}',
-      (group.template_hash ?? String(group.template_id ?? '?')).slice(0, 8),
-      group.cold_workers ?? 0,
-      group.max_workers ?? '?',
-      group.gpu_ram ? l10n.t(' · {0} GB GPU RAM', group.gpu_ram) : '',
-    ),
+    description: [
+      l10n.t('template {0}', (group.template_hash ?? String(group.template_id ?? '?')).slice(0, 8)),
+      l10n.t('workers {0}-{1}', group.cold_workers ?? 0, group.max_workers ?? '?'),
+      ...(group.gpu_ram ? [l10n.t('{0} GB GPU RAM', group.gpu_ram)] : []),
+    ].join(' · '),
     icon: 'server-process',
     contextValue: 'workerGroup',
   };
@@ -254,7 +246,8 @@ export function presentWorkerGroup(group: WorkerGroup): ItemPresentation {
 export function workerSummary(w: ServerlessWorker): string {
   const parts = [w.status ?? 'unknown'];
   if (typeof w.cur_load === 'number') parts.push(`load ${Math.round(w.cur_load * 10) / 10}`);
-  if (typeof w.reqs_working === 'number') parts.push(l10n.t('{0} request{1} in flight', w.reqs_working, w.reqs_working === 1 ? '' : 's'));
+  if (typeof w.reqs_working === 'number')
+    parts.push(w.reqs_working === 1 ? l10n.t('1 request in flight') : l10n.t('{0} requests in flight', w.reqs_working));
   if (typeof w.perf === 'number') parts.push(`perf ${Math.round(w.perf)}`);
   return parts.join(' · ');
 }

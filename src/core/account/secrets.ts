@@ -101,11 +101,9 @@ export function presentSecret(name: string): ItemPresentation {
 /** The hint on a rent's environment step: what it adds, and what the service adds by itself. */
 export function rentEnvHint(accountNames: readonly string[] | undefined): string {
   const account = accountNames?.length
-    ? l10n.t(
-        "{0} from your account's variables {1} added by the service",
-        accountNames.join(', '),
-        accountNames.length === 1 ? 'is' : 'are',
-      )
+    ? accountNames.length === 1
+      ? l10n.t("{0} from your account's variables is added by the service", accountNames[0]!)
+      : l10n.t("{0} from your account's variables are added by the service", accountNames.join(', '))
     : l10n.t("Your account's variables (Account view, Environment Variables) are added by the service");
   return l10n.t('For this rent only; values are not shown, logged or kept. {0}.', account);
 }

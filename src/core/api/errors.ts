@@ -1,5 +1,5 @@
 import { PERMISSION_CATEGORIES, type PermissionCategory } from './permissions';
-import { l10n } from '../l10n';
+import { l10n, sentences } from '../l10n';
 import { visibleText } from '../text';
 
 /**
@@ -248,7 +248,9 @@ function describe(details: ApiErrorDetails): string {
   // A sentence quotes less of the service's message than the error keeps.
   const d = { ...details, serverMessage: details.serverMessage && visibleText(details.serverMessage, QUOTED_CHARS) };
   const what = l10n.t('Could not {0}', d.action);
-  const said = d.serverMessage ? l10n.t(' The service said: "{0}".', d.serverMessage) : '';
+  // Whole sentences, joined by a space: what happened, what the service said, what to do next.
+  const said = d.serverMessage ? l10n.t('The service said: "{0}".', d.serverMessage) : undefined;
+  const unknown = unknownOutcome(d);
   switch (d.kind) {
     case 'auth':
       return d.status === undefined
@@ -260,60 +262,92 @@ function describe(details: ApiErrorDetails): string {
           );
     case 'forbidden': {
       if (d.reason === 'two_factor') {
-        return l10n.t(
-          "{0}: the service allows this only after a login with two-factor authentication{1}, which an API key cannot give.{2} Do it on the service's web console, signed in with two-factor authentication. The API key is still signed in and works for everything else.",
-          what,
-          d.status ? ` (HTTP ${d.status})` : '',
+        return sentences(
+          d.status
+            ? l10n.t(
+                '{0}: the service allows this only after a login with two-factor authentication (HTTP {1}), which an API key cannot give.',
+                what,
+                d.status,
+              )
+            : l10n.t('{0}: the service allows this only after a login with two-factor authentication, which an API key cannot give.', what),
           said,
+          l10n.t(
+            "Do it on the service's web console, signed in with two-factor authentication. The API key is still signed in and works for everything else.",
+          ),
         );
       }
-      const lacks = d.permission
-        ? l10n.t(' lacks the "{0}" permission ({1})', d.permission, PERMISSION_CATEGORIES[d.permission])
-        : l10n.t(' does not have the permission this needs');
-      return l10n.t('{0}: this API key{1}. Use a key that has it, or create one with that permission.', what, lacks);
+      return d.permission
+        ? l10n.t(
+            '{0}: this API key lacks the "{1}" permission ({2}). Use a key that has it, or create one with that permission.',
+            what,
+            d.permission,
+            PERMISSION_CATEGORIES[d.permission],
+          )
+        : l10n.t(
+            '{0}: this API key does not have the permission this needs. Use a key that has it, or create one with that permission.',
+            what,
+          );
     }
     case 'not_found':
-      return l10n.t('{0}: it was not found{1}.{2}', what, d.status === undefined || d.status === 200 ? '' : ` (HTTP ${d.status})`, said);
+      return sentences(
+        d.status === undefined || d.status === 200
+          ? l10n.t('{0}: it was not found.', what)
+          : l10n.t('{0}: it was not found (HTTP {1}).', what, d.status),
+        said,
+      );
     case 'bad_request':
-      return l10n.t('{0}: the service refused the request{1}.{2}', what, d.status ? ` (HTTP ${d.status})` : '', said);
+      return sentences(
+        d.status
+          ? l10n.t('{0}: the service refused the request (HTTP {1}).', what, d.status)
+          : l10n.t('{0}: the service refused the request.', what),
+        said,
+      );
     case 'rate_limited': {
-      const wait = d.retryAfterMs ? l10n.t(' It asked to wait {0} s.', Math.ceil(d.retryAfterMs / 1000)) : '';
+      const wait = d.retryAfterMs ? l10n.t('It asked to wait {0} s.', Math.ceil(d.retryAfterMs / 1000)) : undefined;
       return d.outcomeUnknown
-        ? l10n.t('{0}: the service answered "too many requests" (HTTP 429).{1}{2}', what, wait, unknownOutcome(d))
-        : l10n.t('{0}: the service is limiting how often requests may be made (HTTP 429).{1} Wait a moment and try again.', what, wait);
+        ? sentences(l10n.t('{0}: the service answered "too many requests" (HTTP 429).', what), wait, unknown)
+        : sentences(
+            l10n.t('{0}: the service is limiting how often requests may be made (HTTP 429).', what),
+            wait,
+            l10n.t('Wait a moment and try again.'),
+          );
     }
     case 'server':
-      return l10n.t(
-        '{0}: the service had an error (HTTP {1}).{2}{3}',
-        what,
-        String(d.status),
+      return sentences(
+        l10n.t('{0}: the service had an error (HTTP {1}).', what, String(d.status)),
         said,
-        d.outcomeUnknown ? unknownOutcome(d) : l10n.t(' Try again in a minute.'),
+        d.outcomeUnknown ? unknown : l10n.t('Try again in a minute.'),
       );
     case 'network':
-      return l10n.t(
-        '{0}: the connection to the service failed ({1}). Check the network and the base URL setting, then try again.{2}',
-        what,
-        d.serverMessage ?? l10n.t('no answer'),
-        unknownOutcome(d),
+      return sentences(
+        l10n.t(
+          '{0}: the connection to the service failed ({1}). Check the network and the base URL setting, then try again.',
+          what,
+          d.serverMessage ?? l10n.t('no answer'),
+        ),
+        unknown,
       );
     case 'timeout':
-      return l10n.t(
-        '{0}: the service did not answer in time. Try again; if it keeps happening, check the network.{1}',
-        what,
-        unknownOutcome(d),
+      return sentences(
+        l10n.t('{0}: the service did not answer in time. Try again; if it keeps happening, check the network.', what),
+        unknown,
       );
-    case 'invalid_response':
-      return l10n.t(
-        '{0}: the service sent a response the extension does not understand{1}{2}.{3}',
-        what,
-        d.fieldPath ? ` at "${d.fieldPath}"` : '',
-        d.serverMessage ? ` (${d.serverMessage})` : '',
-        d.outcomeUnknown ? unknownOutcome(d) : l10n.t(' Check that the base URL points at the GPU marketplace API.'),
-      );
+    case 'invalid_response': {
+      const at = d.fieldPath;
+      const detail = d.serverMessage;
+      const first =
+        at !== undefined && at !== '' && detail
+          ? l10n.t('{0}: the service sent a response the extension does not understand at "{1}" ({2}).', what, at, detail)
+          : at
+            ? l10n.t('{0}: the service sent a response the extension does not understand at "{1}".', what, at)
+            : detail
+              ? l10n.t('{0}: the service sent a response the extension does not understand ({1}).', what, detail)
+              : l10n.t('{0}: the service sent a response the extension does not understand.', what);
+      return sentences(first, d.outcomeUnknown ? unknown : l10n.t('Check that the base URL points at the GPU marketplace API.'));
+    }
   }
 }
 
-function unknownOutcome(d: ApiErrorDetails): string {
-  return d.outcomeUnknown ? l10n.t(' The request may have been carried out; check before repeating it.') : '';
+function unknownOutcome(d: ApiErrorDetails): string | undefined {
+  return d.outcomeUnknown ? l10n.t('The request may have been carried out; check before repeating it.') : undefined;
 }

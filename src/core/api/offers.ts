@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { OfferQuery } from '../offers/types';
+import type { OfferQuery } from './offerQuery';
 import { listOf, logUnreadable, optBool, optInt, optNumber, optString, recordId, reqNumber, type RequestOptions } from './fields';
 import type { Transport } from './transport';
 import { DEFAULT_RENT_DISK_GB } from './limits';

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { OfferFilters, OfferOrder } from '../offers/types';
+import type { OfferFilters, OfferOrder } from './offerQuery';
 import {
   anyOk,
   listOf,

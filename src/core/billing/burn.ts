@@ -1,50 +1,5 @@
-import type { Instance } from '../api/instances';
-import { instancePhase, type InstancePhase } from '../instances/phase';
-import { currentRate, instanceLabel } from '../instances/present';
+/** What the account's burn rate (`burnRate`, src/core/instances/rates.ts) means for its credit and for the spend cap. */
 import { l10n } from '../l10n';
-
-/** One instance's part of the hourly spend. */
-export interface BurnShare {
-  id: number;
-  name: string;
-  phase: InstancePhase;
-  perHour: number;
-  /** `compute`: a running (or booting) instance's full rate; `storage`: a stopped or failed one's disk. */
-  kind: 'compute' | 'storage';
-}
-
-export interface Burn {
-  perHour: number;
-  computePerHour: number;
-  storagePerHour: number;
-  /** Largest first. */
-  shares: BurnShare[];
-  /** Failed instances that never recover and still bill for their disk until destroyed. */
-  failed: BurnShare[];
-}
-
-/** What the account spends per hour right now, from the instance list alone. */
-export function burnRate(instances: readonly Instance[]): Burn {
-  const shares: BurnShare[] = [];
-  for (const i of instances) {
-    const phase = instancePhase(i);
-    if (phase === 'gone') continue;
-    const perHour = currentRate(i, phase) ?? 0;
-    const kind = phase === 'stopped' || phase === 'failed' ? 'storage' : 'compute';
-    shares.push({ id: i.id, name: instanceLabel(i), phase, perHour, kind });
-  }
-  shares.sort((a, b) => b.perHour - a.perHour || a.id - b.id);
-  const sum = (k: BurnShare['kind']) => shares.filter((s) => s.kind === k).reduce((t, s) => t + s.perHour, 0);
-  const computePerHour = sum('compute');
-  const storagePerHour = sum('storage');
-  return {
-    perHour: computePerHour + storagePerHour,
-    computePerHour,
-    storagePerHour,
-    shares,
-    failed: shares.filter((s) => s.phase === 'failed'),
-  };
-}
 
 /** Hours until `credit` runs out at `perHour`; Infinity when nothing bills. */
 export function hoursLeft(credit: number, perHour: number): number {

@@ -1,4 +1,14 @@
-import type { StoredState } from '../state/storedState';
+import type { StoredAccess } from '../state/storedState';
+
+/** The one idle countdown running in any window: its instance, its window, and when the claim lapses. */
+export interface CountdownClaim {
+  id: number;
+  owner: string;
+  until: number;
+}
+
+/** What window claims keep in global state: instance id → when a window last said it is connected, and the countdown's claim. */
+export type ClaimsState = StoredAccess<{ connectedWindows: Record<string, number>; idleCountdown: CountdownClaim | undefined }>;
 
 /** How often a window connected to an instance says so. */
 export const HEARTBEAT_MS = 60_000;
@@ -16,7 +26,7 @@ export const CLAIM_GRACE_MS = 30_000;
  */
 export class WindowClaims {
   constructor(
-    private readonly state: StoredState,
+    private readonly state: ClaimsState,
     /** This window; VS Code's session id. */
     readonly owner: string,
   ) {}

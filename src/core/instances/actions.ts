@@ -2,9 +2,9 @@ import type { GpuRentalClient } from '../api/client';
 import { ApiError } from '../api/errors';
 import type { Instance } from '../api/instances';
 import { instancePhase } from './phase';
-import { currentRate } from './present';
+import { currentRate } from './rates';
 import { formatDollars } from '../format';
-import { l10n } from '../l10n';
+import { l10n, sentences } from '../l10n';
 
 /**
  * What became of a stop or destroy. `unknown`: neither the answer nor a second look says; the
@@ -40,32 +40,38 @@ export function outcomeUnseen(error: unknown): boolean {
 /** Stops an instance and says what happened; after an unreadable answer, looks at the instance. */
 export async function stopInstance(instances: Instances, instance: Instance, name: string): Promise<ActionResult> {
   const disk = instance.storage_total_cost
-    ? l10n.t(' Its disk still bills ({0}/h) until you destroy it.', formatDollars(instance.storage_total_cost))
-    : l10n.t(' Its disk still bills until you destroy it.');
+    ? l10n.t('Its disk still bills ({0}/h) until you destroy it.', formatDollars(instance.storage_total_cost))
+    : l10n.t('Its disk still bills until you destroy it.');
   try {
     await instances.stop(instance.id);
-    return { kind: 'done', message: l10n.t('stopping {0}.{1}', name, disk) };
+    return { kind: 'done', message: sentences(l10n.t('stopping {0}.', name), disk) };
   } catch (error) {
     if (!outcomeUnseen(error)) throw error;
     const seen = await lookAgain(instances, instance.id);
-    if (seen.kind === 'failed') return unknown(`stopped ${name}`, error, seen.error, instance);
+    if (seen.kind === 'failed') return unknown('stop', name, error, seen.error, instance);
     if (seen.kind === 'gone') return { kind: 'done', message: l10n.t('{0} no longer exists; nothing bills for it.', name) };
     const phase = instancePhase(seen.instance);
     if (phase === 'stopped' || phase === 'stopping' || phase === 'failed') {
       return {
         kind: 'done',
-        message: l10n.t('stopping {0}: the answer was not seen ({1}), but the instance shows as {2}.{3}', name, short(error), phase, disk),
+        message: sentences(
+          l10n.t('stopping {0}: the answer was not seen ({1}), but the instance shows as {2}.', name, short(error), phase),
+          disk,
+        ),
       };
     }
+    const rate = currentRate(seen.instance);
     return {
       kind: 'notDone',
-      message: l10n.t(
-        '{0} was not stopped: the request failed ({1}), and the instance is still {2}{3}. Try again.',
-        name,
-        short(error),
-        phase,
-        rateText(seen.instance),
-      ),
+      message: rate
+        ? l10n.t(
+            '{0} was not stopped: the request failed ({1}), and the instance is still {2}, billing {3}/h. Try again.',
+            name,
+            short(error),
+            phase,
+            formatDollars(rate),
+          )
+        : l10n.t('{0} was not stopped: the request failed ({1}), and the instance is still {2}. Try again.', name, short(error), phase),
     };
   }
 }
@@ -83,21 +89,24 @@ export async function destroyInstance(instances: Instances, instance: Instance, 
       return { kind: 'done', message: l10n.t('{0} is destroyed (it was already gone when GPU Rental asked).', name) };
     if (!outcomeUnseen(error)) throw error;
     const seen = await lookAgain(instances, instance.id);
-    if (seen.kind === 'failed') return unknown(`destroyed ${name}`, error, seen.error, instance);
+    if (seen.kind === 'failed') return unknown('destroy', name, error, seen.error, instance);
     if (seen.kind === 'gone' || instancePhase(seen.instance) === 'gone') {
       return {
         kind: 'done',
         message: l10n.t('destroyed {0}: the answer was not seen ({1}), but the instance is gone.', name, short(error)),
       };
     }
+    const rate = currentRate(seen.instance);
     return {
       kind: 'notDone',
-      message: l10n.t(
-        '{0} was not destroyed: the request failed ({1}), and the instance still exists{2}. Try again.',
-        name,
-        short(error),
-        rateText(seen.instance),
-      ),
+      message: rate
+        ? l10n.t(
+            '{0} was not destroyed: the request failed ({1}), and the instance still exists, billing {2}/h. Try again.',
+            name,
+            short(error),
+            formatDollars(rate),
+          )
+        : l10n.t('{0} was not destroyed: the request failed ({1}), and the instance still exists. Try again.', name, short(error)),
     };
   }
 }
@@ -113,22 +122,30 @@ async function lookAgain(instances: Instances, id: number): Promise<Look> {
   }
 }
 
-function unknown(did: string, first: unknown, second: unknown, instance: Instance): ActionResult {
+function unknown(action: 'stop' | 'destroy', name: string, first: unknown, second: unknown, instance: Instance): ActionResult {
+  const what =
+    action === 'stop'
+      ? l10n.t(
+          'it is not known whether GPU Rental stopped {0}: the answer was not seen ({1}) and a second look failed too ({2}).',
+          name,
+          short(first),
+          short(second),
+        )
+      : l10n.t(
+          'it is not known whether GPU Rental destroyed {0}: the answer was not seen ({1}) and a second look failed too ({2}).',
+          name,
+          short(first),
+          short(second),
+        );
+  const rate = currentRate(instance);
   return {
     kind: 'unknown',
-    message: l10n.t(
-      'it is not known whether GPU Rental {0}: the answer was not seen ({1}) and a second look failed too ({2}). It may still bill{3}. Refresh the Instances view to check before trying again.',
-      did,
-      short(first),
-      short(second),
-      rateText(instance),
+    message: sentences(
+      what,
+      rate ? l10n.t('It may still bill, billing {0}/h.', formatDollars(rate)) : l10n.t('It may still bill.'),
+      l10n.t('Refresh the Instances view to check before trying again.'),
     ),
   };
-}
-
-function rateText(instance: Instance): string {
-  const rate = currentRate(instance);
-  return rate ? `, billing ${formatDollars(rate)}/h` : '';
 }
 
 function short(error: unknown): string {

@@ -1,6 +1,7 @@
 import type { Instance } from '../api/instances';
 import { instancePhase, isBooting, type InstancePhase } from './phase';
-import { gpuSummary } from './present';
+import { l10n } from '../l10n';
+import { gpuSummary } from './names';
 import { formatClock } from '../format';
 
 /** A boot being watched; saved in global state so a window reload keeps watching. */
@@ -91,7 +92,8 @@ export function bootStatus(booting: readonly Booting[], nowMs: number): BootStat
   if (booting.length === 0) return undefined;
   const line = (b: Booting) => `${b.instance.label || gpuSummary(b.instance)}: ${b.phase} ${formatClock((nowMs - b.since) / 1000)}`;
   const first = booting[0]!;
-  const text = booting.length === 1 ? `$(loading~spin) ${line(first)}` : `$(loading~spin) ${booting.length} booting, ${line(first)}`;
-  const tooltip = ['**Booting**', '', ...booting.map((b) => `- #${b.instance.id} ${line(b)}`)].join('\n');
+  const text =
+    booting.length === 1 ? `$(loading~spin) ${line(first)}` : l10n.t('$(loading~spin) {0} booting, {1}', booting.length, line(first));
+  const tooltip = [l10n.t('**Booting**'), '', ...booting.map((b) => `- #${b.instance.id} ${line(b)}`)].join('\n');
   return { text, tooltip };
 }

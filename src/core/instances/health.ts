@@ -113,7 +113,9 @@ export function healthRows(h: Health): Array<[string, string]> {
   if (h.gpuTempC !== undefined)
     rows.push([
       l10n.t('GPU temperature'),
-      `${Math.round(h.gpuTempC)} °C${h.hot ? l10n.t(' ⚠ hot ({0} °C or more): the GPU may throttle', HOT_GPU_C) : ''}`,
+      h.hot
+        ? l10n.t('{0} °C ⚠ hot ({1} °C or more): the GPU may throttle', Math.round(h.gpuTempC), HOT_GPU_C)
+        : `${Math.round(h.gpuTempC)} °C`,
     ]);
   if (h.vramUsedGb !== undefined)
     rows.push([
@@ -123,8 +125,8 @@ export function healthRows(h: Health): Array<[string, string]> {
   if (h.diskUsedGb !== undefined) {
     const pct = diskPercent(h);
     const of = h.diskTotalGb === undefined ? '' : ` of ${gb(h.diskTotalGb)}`;
-    const flag = h.diskNearlyFull ? l10n.t(' ⚠ nearly full: free space or a job writing to it fails') : '';
-    rows.push([l10n.t('Disk used'), `${gb(h.diskUsedGb)}${of}${pct === undefined ? '' : ` (${Math.round(pct)}%)`}${flag}`]);
+    const used = `${gb(h.diskUsedGb)}${of}${pct === undefined ? '' : ` (${Math.round(pct)}%)`}`;
+    rows.push([l10n.t('Disk used'), h.diskNearlyFull ? l10n.t('{0} ⚠ nearly full: free space or a job writing to it fails', used) : used]);
   }
   return rows;
 }
@@ -133,7 +135,8 @@ export function healthRows(h: Health): Array<[string, string]> {
 export function healthSpoken(h: Health): string {
   const parts: string[] = [];
   if (h.gpuUtilPct !== undefined) parts.push(l10n.t('GPU {0} percent', Math.round(h.gpuUtilPct)));
-  if (h.gpuTempC !== undefined) parts.push(l10n.t('{0} degrees Celsius{1}', Math.round(h.gpuTempC), h.hot ? ', hot' : ''));
+  if (h.gpuTempC !== undefined)
+    parts.push(h.hot ? l10n.t('{0} degrees Celsius, hot', Math.round(h.gpuTempC)) : l10n.t('{0} degrees Celsius', Math.round(h.gpuTempC)));
   const disk = diskPercent(h);
   if (h.diskNearlyFull && disk !== undefined) parts.push(l10n.t('disk {0} percent full', Math.round(disk)));
   return parts.join(', ');

@@ -1,11 +1,11 @@
 import type { Instance } from '../api/instances';
-import { burnRate } from '../billing/burn';
 import { formatDollars } from '../format';
 import type { ActionResult } from './actions';
+import { instanceName } from './names';
 import { isOutbid } from './outbid';
 import { instancePhase, isBooting } from './phase';
-import { currentRate, instanceName, startAddsPerHour } from './present';
-import { l10n } from '../l10n';
+import { burnRate, currentRate, startAddsPerHour } from './rates';
+import { l10n, sentences } from '../l10n';
 
 /** The actions that take several instances at once from the Instances view's selection. */
 export type BulkAction = 'stop' | 'start' | 'destroy';
@@ -38,10 +38,10 @@ export interface BulkConfirmation {
   changePerHour: number;
 }
 
-const VERB: Record<BulkAction, { button: string; past: string; skip: string }> = {
-  stop: { button: l10n.t('Stop'), past: 'stopped', skip: l10n.t('not running, so nothing to stop') },
-  start: { button: l10n.t('Start'), past: 'started', skip: l10n.t('only a stopped instance starts; an outbid one waits for its bid') },
-  destroy: { button: l10n.t('Destroy'), past: 'destroyed', skip: l10n.t('already gone') },
+const VERB: Record<BulkAction, { button: string; skip: string }> = {
+  stop: { button: l10n.t('Stop'), skip: l10n.t('not running, so nothing to stop') },
+  start: { button: l10n.t('Start'), skip: l10n.t('only a stopped instance starts; an outbid one waits for its bid') },
+  destroy: { button: l10n.t('Destroy'), skip: l10n.t('already gone') },
 };
 
 function perHour(rate: number | undefined): string {
@@ -159,35 +159,45 @@ export function bulkSummary(action: BulkAction, outcomes: readonly BulkOutcome[]
     else if (o.result.kind === 'unknown') unknown.push(instanceName(o.instance));
     else failed.push(o.result.message);
   }
-  const verb = action === 'stop' ? 'stopping' : action === 'start' ? 'starting' : 'destroyed';
-  const head = done.length ? `${done.length} ${verb}` : `none ${VERB[action].past}`;
+  const n = done.length;
+  const head =
+    n === 0
+      ? action === 'stop'
+        ? l10n.t('none stopped')
+        : action === 'start'
+          ? l10n.t('none started')
+          : l10n.t('none destroyed')
+      : action === 'stop'
+        ? l10n.t('{0} stopping', n)
+        : action === 'start'
+          ? l10n.t('{0} starting', n)
+          : l10n.t('{0} destroyed', n);
   if (!unknown.length && !failed.length) {
     const tail =
       action === 'stop'
         ? l10n.t(
-            ' Their disks still bill {0}/h until you destroy them.',
+            'Their disks still bill {0}/h until you destroy them.',
             formatDollars(done.reduce((t, i) => t + (i.storage_total_cost ?? 0), 0)),
           )
-        : action === 'start'
-          ? l10n.t(' The status bar shows them booting.')
-          : '';
-    return { level: 'info', message: l10n.t('GPU Rental: {0}.{1}', head, tail) };
+        : action === 'start' && l10n.t('The status bar shows them booting.');
+    return { level: 'info', message: sentences(l10n.t('GPU Rental: {0}.', head), tail) };
   }
   const parts = [l10n.t('GPU Rental: {0}', head)];
-  if (failed.length) parts.push(`${failed.length} failed (${failed.join(' ')})`);
+  if (failed.length) parts.push(l10n.t('{0} failed ({1})', failed.length, failed.join(' ')));
   if (unknown.length)
     parts.push(
-      l10n.t(
-        '{0} unknown ({1}: neither the answer nor a second look came back, so {2} may still bill)',
-        unknown.length,
-        unknown.join(', '),
-        unknown.length === 1 ? 'it' : 'they',
-      ),
+      unknown.length === 1
+        ? l10n.t('1 unknown ({0}: neither the answer nor a second look came back, so it may still bill)', unknown[0]!)
+        : l10n.t(
+            '{0} unknown ({1}: neither the answer nor a second look came back, so they may still bill)',
+            unknown.length,
+            unknown.join(', '),
+          ),
     );
   const next = unknown.length
-    ? l10n.t(' Refresh the Instances view to see what really happened before trying again.')
-    : l10n.t(' Try the failed ones again from the Instances view.');
-  return { level: 'warning', message: `${parts.join('; ')}.${next}` };
+    ? l10n.t('Refresh the Instances view to see what really happened before trying again.')
+    : l10n.t('Try the failed ones again from the Instances view.');
+  return { level: 'warning', message: sentences(`${parts.join('; ')}.`, next) };
 }
 
 /**
@@ -221,7 +231,7 @@ export function viewSummary(instances: readonly Instance[]): ViewSummary {
   const total = burnRate(instances).perHour;
   return {
     running,
-    badgeTooltip: running ? l10n.t('{0} running instance{1}', running, running === 1 ? '' : 's') : undefined,
+    badgeTooltip: running === 0 ? undefined : running === 1 ? l10n.t('1 running instance') : l10n.t('{0} running instances', running),
     description: total > 0 ? `${formatDollars(total)}/h` : undefined,
   };
 }

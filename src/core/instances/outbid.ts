@@ -12,9 +12,9 @@ import { ApiError } from '../api/errors';
 import type { Instance } from '../api/instances';
 import { formatDollars } from '../format';
 import { outcomeUnseen, type ActionResult } from './actions';
+import { gpuSummary, instanceName } from './names';
 import { bidBelowMinimum } from './phase';
-import { gpuSummary, instanceName } from './present';
-import { l10n } from '../l10n';
+import { l10n, sentences } from '../l10n';
 
 /** Whether the instance is interruptible (rented as a bid). */
 export function isInterruptible(instance: Pick<Instance, 'is_bid'>): boolean {
@@ -65,15 +65,24 @@ export function outbidNote(instance: Instance): string {
   const bid = bidOf(instance);
   const min = minBidNow(instance);
   const disk = outbidDiskRate(instance);
-  const what = l10n.t(
-    'the service stopped it because someone bid more for this machine{0}{1}',
-    bid === undefined ? '' : l10n.t(' than your {0}/h', formatDollars(bid)),
-    min === undefined ? '' : l10n.t(' (the minimum is now {0}/h)', formatDollars(min)),
-  );
-  return l10n.t(
-    'outbid: {0}. Its disk still bills{1} until you destroy it. Change Bid… to at least the minimum runs it again; or rent on demand, copy its folder over, and destroy it.',
+  const what =
+    bid === undefined
+      ? min === undefined
+        ? l10n.t('outbid: the service stopped it because someone bid more for this machine.')
+        : l10n.t('outbid: the service stopped it because someone bid more for this machine (the minimum is now {0}/h).', formatDollars(min))
+      : min === undefined
+        ? l10n.t('outbid: the service stopped it because someone bid more for this machine than your {0}/h.', formatDollars(bid))
+        : l10n.t(
+            'outbid: the service stopped it because someone bid more for this machine than your {0}/h (the minimum is now {1}/h).',
+            formatDollars(bid),
+            formatDollars(min),
+          );
+  return sentences(
     what,
-    disk === undefined ? '' : ` ${formatDollars(disk)}/h`,
+    disk === undefined
+      ? l10n.t('Its disk still bills until you destroy it.')
+      : l10n.t('Its disk still bills {0}/h until you destroy it.', formatDollars(disk)),
+    l10n.t('Change Bid… to at least the minimum runs it again; or rent on demand, copy its folder over, and destroy it.'),
   );
 }
 
@@ -124,12 +133,9 @@ export function bidRunsAgain(instance: Instance, price: number): boolean {
 export async function changeInstanceBid(instances: Instances, instance: Instance, price: number): Promise<ActionResult> {
   const name = instanceName(instance);
   const resumes = bidRunsAgain(instance, price);
-  const done = l10n.t(
-    'the bid of {0} is now {1}/h{2}.',
-    name,
-    formatDollars(price),
-    resumes ? l10n.t(': it starts again, and its GPU bills from when it runs') : '',
-  );
+  const done = resumes
+    ? l10n.t('the bid of {0} is now {1}/h: it starts again, and its GPU bills from when it runs.', name, formatDollars(price))
+    : l10n.t('the bid of {0} is now {1}/h.', name, formatDollars(price));
   try {
     await instances.changeBid(instance.id, price);
     return { kind: 'done', message: done };
@@ -154,7 +160,7 @@ export async function changeInstanceBid(instances: Instances, instance: Instance
     }
     const now = bidOf(seen);
     if (now !== undefined && Math.abs(now - price) < 1e-6)
-      return { kind: 'done', message: l10n.t('{0} (the answer was not seen, but the instance shows the new bid).', done.slice(0, -1)) };
+      return { kind: 'done', message: sentences(done, l10n.t('(The answer was not seen, but the instance shows the new bid.)')) };
     return {
       kind: 'notDone',
       message: l10n.t(

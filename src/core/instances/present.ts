@@ -1,12 +1,13 @@
 import { formatDuration } from '../format';
 import type { Instance } from '../api/instances';
+import { gpuSummary, instanceLabel } from './names';
 import { instancePhase, isBooting, type InstancePhase } from './phase';
+import { currentRate } from './rates';
 import { isSshHost, launchedWithJupyter, proxySshPort } from './ssh';
 import { bidOf, isInterruptible, isOutbid, minBidNow, outbidNote } from './outbid';
 import { formatDollars } from '../format';
 import { healthDescription, healthRows, healthSpoken, instanceHealth, type Health } from './health';
 import { l10n } from '../l10n';
-import { visibleText } from '../text';
 
 export interface InstanceIcon {
   /** A codicon id, `~spin` included where it spins. */
@@ -53,40 +54,6 @@ const ICONS: Record<InstancePhase, InstanceIcon> = {
   gone: { id: 'trash', color: 'disabledForeground' },
   unreadable: { id: 'warning', color: 'problemsWarningIcon.foreground' },
 };
-
-export function gpuSummary(instance: Pick<Instance, 'gpu_name' | 'num_gpus'>): string {
-  const name = instance.gpu_name ?? 'GPU';
-  const count = instance.num_gpus ?? 1;
-  return count > 1 ? `${name} ×${count}` : name;
-}
-
-/** How lists, the status bar and the log name an instance: its label, or its GPUs and id. */
-export function instanceLabel(instance: Pick<Instance, 'id' | 'label' | 'gpu_name' | 'num_gpus'>): string {
-  return instance.label || `${gpuSummary(instance)} #${instance.id}`;
-}
-
-/**
- * How a sentence names an instance: `"train" (RTX 4090 ×2, #42)`, or `RTX 4090 ×2 #42` when it has
- * no label. The label and the GPU's name are the service's text: a bidi control or a zero-width
- * character in them shows as its escape (core/text.ts), so it cannot turn the sentence around, and
- * a long label is cut.
- */
-export function instanceName(instance: Pick<Instance, 'id' | 'label' | 'gpu_name' | 'num_gpus'>): string {
-  const gpus = visibleText(gpuSummary(instance));
-  return instance.label ? `"${visibleText(instance.label)}" (${gpus}, #${instance.id})` : `${gpus} #${instance.id}`;
-}
-
-/** What starting a stopped instance adds per hour: its whole rate less the disk, which bills while it is stopped too. */
-export function startAddsPerHour(instance: Pick<Instance, 'dph_total' | 'storage_total_cost'>): number {
-  return Math.max(0, (instance.dph_total ?? 0) - (instance.storage_total_cost ?? 0));
-}
-
-/** What the instance costs per hour in its current phase: everything while it runs, storage while it does not. */
-export function currentRate(instance: Instance, phase = instancePhase(instance)): number | undefined {
-  if (phase === 'gone') return 0;
-  if (phase === 'stopped' || phase === 'failed') return instance.storage_total_cost ?? undefined;
-  return instance.dph_total ?? undefined;
-}
 
 /** Seconds since the instance was created, from the service's own clock fields. */
 export function uptimeSeconds(instance: Instance, nowMs: number): number | undefined {
@@ -174,7 +141,8 @@ function spokenInstance(
     ? `${gpuSummary(instance).replace(' ×', ' times ')} instance ${instance.label}`
     : l10n.t('{0} instance number {1}', gpuSummary(instance).replace(' ×', ' times '), instance.id);
   const parts = [name, status];
-  if (rate !== undefined) parts.push(`${spokenRate(rate)}${phase === 'stopped' || phase === 'failed' ? l10n.t(' for its disk') : ''}`);
+  if (rate !== undefined)
+    parts.push(phase === 'stopped' || phase === 'failed' ? l10n.t('{0} for its disk', spokenRate(rate)) : spokenRate(rate));
   const spoken = health && healthSpoken(health);
   if (spoken) parts.push(spoken);
   return parts.join(', ');
@@ -230,11 +198,13 @@ function instanceTooltip(instance: Instance, phase: InstancePhase, rate: number 
 function bidRow(instance: Instance): string {
   const bid = bidOf(instance);
   const min = minBidNow(instance);
-  return l10n.t(
-    '{0}{1}: stopped if someone bids more',
-    bid === undefined ? 'interruptible' : `${formatDollars(bid)}/h, interruptible`,
-    min === undefined ? '' : l10n.t(' (minimum now {0}/h)', formatDollars(min)),
-  );
+  if (bid === undefined)
+    return min === undefined
+      ? l10n.t('interruptible: stopped if someone bids more')
+      : l10n.t('interruptible (minimum now {0}/h): stopped if someone bids more', formatDollars(min));
+  return min === undefined
+    ? l10n.t('{0}/h, interruptible: stopped if someone bids more', formatDollars(bid))
+    : l10n.t('{0}/h, interruptible (minimum now {1}/h): stopped if someone bids more', formatDollars(bid), formatDollars(min));
 }
 
 /** The proxy address as the service sent it, when it is one: nothing else of it reaches the tooltip's Markdown. */

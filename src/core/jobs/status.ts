@@ -78,14 +78,17 @@ export function describeJob(s: JobStatus, nowMs: number): string {
   const phase = jobPhase(s);
   if (phase === 'running') return s.startedAt === undefined ? 'starting' : `running ${formatClock(nowMs / 1000 - s.startedAt)}`;
   if (phase === 'interrupted') return l10n.t('interrupted (the instance stopped)');
-  const took = s.startedAt !== undefined && s.endedAt !== undefined ? ` after ${formatClock(s.endedAt - s.startedAt)}` : '';
-  if (s.cancelled) return l10n.t('stopped by you{0}', took);
-  return s.exitCode === 0 ? `exited 0${took}` : l10n.t('failed (exit {0}){1}', String(s.exitCode), took);
+  const took = s.startedAt !== undefined && s.endedAt !== undefined ? formatClock(s.endedAt - s.startedAt) : undefined;
+  if (s.cancelled) return took === undefined ? l10n.t('stopped by you') : l10n.t('stopped by you after {0}', took);
+  if (s.exitCode === 0) return took === undefined ? l10n.t('exited 0') : l10n.t('exited 0 after {0}', took);
+  return took === undefined
+    ? l10n.t('failed (exit {0})', String(s.exitCode))
+    : l10n.t('failed (exit {0}) after {1}', String(s.exitCode), took);
 }
 
 /** What the end of a job says in a notification: "train.py finished (exit 0) on #123 after 1:02:11". */
 export function jobEndMessage(s: JobStatus, instanceId: number): string {
-  const took = s.startedAt !== undefined && s.endedAt !== undefined ? ` after ${formatClock(s.endedAt - s.startedAt)}` : '';
+  const took = s.startedAt !== undefined && s.endedAt !== undefined ? formatClock(s.endedAt - s.startedAt) : undefined;
   if (jobPhase(s) === 'interrupted') {
     return l10n.t(
       'GPU Rental: {0} on #{1} was interrupted: the instance stopped while it ran. Its log stays on the instance; start the instance to read it.',
@@ -93,9 +96,18 @@ export function jobEndMessage(s: JobStatus, instanceId: number): string {
       instanceId,
     );
   }
-  if (s.cancelled) return l10n.t('GPU Rental: {0} on #{1} was stopped{2} (exit {3}).', s.label, instanceId, took, String(s.exitCode));
-  const verb = s.exitCode === 0 ? 'finished' : 'failed';
-  return l10n.t('GPU Rental: {0} {1} (exit {2}) on #{3}{4}.', s.label, verb, String(s.exitCode), instanceId, took);
+  const exit = String(s.exitCode);
+  if (s.cancelled)
+    return took === undefined
+      ? l10n.t('GPU Rental: {0} on #{1} was stopped (exit {2}).', s.label, instanceId, exit)
+      : l10n.t('GPU Rental: {0} on #{1} was stopped after {2} (exit {3}).', s.label, instanceId, took, exit);
+  if (s.exitCode === 0)
+    return took === undefined
+      ? l10n.t('GPU Rental: {0} finished (exit {1}) on #{2}.', s.label, exit, instanceId)
+      : l10n.t('GPU Rental: {0} finished (exit {1}) on #{2} after {3}.', s.label, exit, instanceId, took);
+  return took === undefined
+    ? l10n.t('GPU Rental: {0} failed (exit {1}) on #{2}.', s.label, exit, instanceId)
+    : l10n.t('GPU Rental: {0} failed (exit {1}) on #{2} after {3}.', s.label, exit, instanceId, took);
 }
 
 /** Whether the wrapper was going to stop the instance at the end (it asks a moment after the command ended). */

@@ -1,6 +1,6 @@
 import { formatDollars } from '../format';
 import type { Offer } from '../api/offers';
-import type { OfferFilters } from './types';
+import type { OfferFilters } from '../api/offerQuery';
 import { l10n } from '../l10n';
 
 /** The real CLI's defaults: offers that can be rented now, on verified machines, not listed externally. */

@@ -3,7 +3,7 @@ import type { SearchOffersRequest } from '../api/offers';
 import { DEFAULT_OFFER_FILTERS } from './present';
 import { parseOfferQuery } from './query/parse';
 import { printOfferQuery } from './query/print';
-import type { FieldFilter, OfferOrder, OfferQuery } from './types';
+import type { FieldFilter, OfferOrder, OfferQuery } from '../api/offerQuery';
 import { l10n } from '../l10n';
 
 export { DEFAULT_RENT_DISK_GB };

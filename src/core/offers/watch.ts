@@ -5,8 +5,8 @@ import { Emitter, type Disposable } from '../events';
 import type { Timers } from '../instances/poller';
 import { formatDollars } from '../format';
 import type { Logger } from '../log';
-import { DEFAULT_PROFILE_ID, keySlot } from '../session/profiles';
-import type { StoredState } from '../state/storedState';
+import { DEFAULT_PROFILE_ID, keySlot, type Profile } from '../session/profiles';
+import type { StoredAccess } from '../state/storedState';
 import { countryCode } from './present';
 import {
   findSearch,
@@ -36,8 +36,21 @@ export type WatchNotice =
 /** The account of a watch: its key, or why there is none. */
 export type WatchKey = { key: string } | { missing: 'profile' | 'key' };
 
+/** The one window that runs the search watcher, and when its lease lapses unless renewed. */
+export interface WatchClaim {
+  owner: string;
+  until: number;
+}
+
+/** What the watcher reads and keeps in global state: the saved searches, the offers each watch has seen, and the claim. */
+export type WatchState = StoredAccess<{
+  savedSearches: SavedSearch[];
+  watchSeen: Record<string, SeenOffers>;
+  searchWatchClaim: WatchClaim | undefined;
+}>;
+
 export interface SearchWatcherOptions {
-  state: StoredState;
+  state: WatchState;
   /** This window (VS Code's session id): the claim says which window watches. */
   owner: string;
   /** A client bound to one base URL and key (the watch's own profile, not the active one). */
@@ -326,7 +339,7 @@ function matching(search: WatchedSearch, offers: readonly Offer[]): number[] {
  * How the watcher finds a watch's key: the profile must still exist (the default one always
  * does), and its slot in the secret store must hold a key.
  */
-export function watchKeyLookup(keys: { get(slot: string): Promise<string | undefined> }, state: StoredState) {
+export function watchKeyLookup(keys: { get(slot: string): Promise<string | undefined> }, state: StoredAccess<{ profiles: Profile[] }>) {
   return async (watch: WatchedSearch['watch']): Promise<WatchKey> => {
     if (watch.profileId !== DEFAULT_PROFILE_ID && !state.get('profiles').some((p) => p.id === watch.profileId)) {
       return { missing: 'profile' };
@@ -362,18 +375,15 @@ export function describeWatchNotice(notice: WatchNotice): { message: string; but
   if (notice.kind === 'match') {
     const o = notice.offer;
     const where = countryCode(o.geolocation);
-    const gpus = o.num_gpus > 1 ? ` ×${o.num_gpus}` : '';
-    const more = notice.more > 0 ? ` (+${notice.more} more)` : '';
+    const gpus = o.num_gpus > 1 ? l10n.t('{0} ×{1}', o.gpu_name, o.num_gpus) : o.gpu_name;
+    const offer = where
+      ? l10n.t('{0} at {1}/h in {2}', gpus, formatDollars(o.dph_total), where)
+      : l10n.t('{0} at {1}/h', gpus, formatDollars(o.dph_total));
     return {
-      message: l10n.t(
-        'GPU Rental: "{0}": {1}{2} at {3}/h{4}{5}',
-        name,
-        o.gpu_name,
-        gpus,
-        formatDollars(o.dph_total),
-        where ? ` in ${where}` : '',
-        more,
-      ),
+      message:
+        notice.more > 0
+          ? l10n.t('GPU Rental: "{0}": {1} (+{2} more)', name, offer, notice.more)
+          : l10n.t('GPU Rental: "{0}": {1}', name, offer),
       buttons: ['Rent', 'Show', 'Stop Watching'],
     };
   }

@@ -12,7 +12,7 @@ import { priceRent, rentEnd, type PricedRent, type RentEnd } from './flow';
 import { rentOutcomeMessage } from './messages';
 import { rentRequest, type RentPlan } from './plan';
 import type { RentAccount, RentOutcome, Renter } from './renter';
-import { l10n } from '../l10n';
+import { l10n, sentences } from '../l10n';
 
 /** The most offers one Rent Best Match may try (gpuRental.rent.failoverAttempts' maximum). */
 export const MAX_FAILOVER_ATTEMPTS = 10;
@@ -161,15 +161,14 @@ function attemptName(a: FailoverAttempt): string {
   return `${a.description} (${formatDollars(a.perHour)}/h)`;
 }
 
-function takenBefore(attempts: readonly FailoverAttempt[]): string {
+/** "The 2 offers before it were taken first: …", or undefined when none was. */
+function takenBefore(attempts: readonly FailoverAttempt[]): string | undefined {
   const taken = attempts.filter((a) => a.outcome === 'unavailable');
-  if (taken.length === 0) return '';
-  return l10n.t(
-    ' {0} before it {1} taken first: {2}.',
-    taken.length === 1 ? l10n.t('The offer') : l10n.t('The {0} offers', taken.length),
-    taken.length === 1 ? 'was' : 'were',
-    taken.map(attemptName).join(', '),
-  );
+  if (taken.length === 0) return undefined;
+  const names = taken.map(attemptName).join(', ');
+  return taken.length === 1
+    ? l10n.t('The offer before it was taken first: {0}.', names)
+    : l10n.t('The {0} offers before it were taken first: {1}.', taken.length, names);
 }
 
 /** The progress notification's line for a step: "offer 2 of 3: RTX 4090 in SE (RTX 4090 in NL was taken)". */
@@ -188,11 +187,14 @@ export function failoverPreview(offers: readonly Offer[], limit: number): { titl
   if (next.length === 0)
     return {
       title: l10n.t('Only this offer is tried'),
-      detail: `if it is taken first, nothing is rented (${offers.length > 1 ? l10n.t('gpuRental.rent.failoverAttempts is 1') : l10n.t('no other offer matches')})`,
+      detail: l10n.t(
+        'if it is taken first, nothing is rented ({0})',
+        offers.length > 1 ? l10n.t('gpuRental.rent.failoverAttempts is 1') : l10n.t('no other offer matches'),
+      ),
     };
   return {
     title: l10n.t('If it is taken first, tries up to {0} offers in this order', tried.length),
-    detail: `then ${next.join(', ')}; a different price is asked about before it is rented`,
+    detail: l10n.t('then {0}; a different price is asked about before it is rented', next.join(', ')),
   };
 }
 
@@ -211,12 +213,16 @@ export function failoverPriceQuestion(
       formatDollars(q.totalPerHour),
       formatDollars(acceptedPerHour),
     ),
-    detail: l10n.t(
-      "{0}This is the next offer in the search's order: GPU {1}/h + disk {2}/h, about {3} per day. Nothing is rented unless you choose Rent.",
-      taken.length ? l10n.t('{0} {1} taken before the rent landed. ', taken.join(', '), taken.length === 1 ? 'was' : 'were') : '',
-      formatDollars(q.gpuPerHour),
-      formatDollars(q.diskPerHour),
-      formatDollars(q.perDay),
+    detail: sentences(
+      taken.length === 1
+        ? l10n.t('{0} was taken before the rent landed.', taken[0]!)
+        : taken.length > 1 && l10n.t('{0} were taken before the rent landed.', taken.join(', ')),
+      l10n.t(
+        "This is the next offer in the search's order: GPU {0}/h + disk {1}/h, about {2} per day. Nothing is rented unless you choose Rent.",
+        formatDollars(q.gpuPerHour),
+        formatDollars(q.diskPerHour),
+        formatDollars(q.perDay),
+      ),
     ),
     button: l10n.t('Rent'),
   };
@@ -232,24 +238,25 @@ export function failoverEnd(result: FailoverResult, plan: RentPlan): RentEnd | u
   switch (result.kind) {
     case 'ended': {
       const end = rentEnd(result.outcome, plan, result.priced.quote);
-      const extra =
-        result.outcome.kind === 'created'
-          ? takenBefore(result.attempts)
-          : l10n.t('{0} Rent Best Match stopped here: no other offer is tried after this answer.', takenBefore(result.attempts));
-      return { ...end, notice: { ...end.notice, text: `${end.notice.text}${extra}` } };
+      const text = sentences(
+        end.notice.text,
+        takenBefore(result.attempts),
+        result.outcome.kind !== 'created' && l10n.t('Rent Best Match stopped here: no other offer is tried after this answer.'),
+      );
+      return { ...end, notice: { ...end.notice, text } };
     }
     case 'allTaken': {
       const tried = result.attempts.map(attemptName).join(', ');
       const why =
         result.candidates < result.limit
           ? l10n.t('every offer that matched ({0}) was taken before the rent landed: {1}.', result.candidates, tried)
-          : l10n.t(
-              'the {0} offer{1} tried (the limit, gpuRental.rent.failoverAttempts) {2} taken before the rent landed: {3}.',
-              result.limit,
-              result.limit === 1 ? '' : 's',
-              result.limit === 1 ? 'was' : 'were',
-              tried,
-            );
+          : result.limit === 1
+            ? l10n.t('the 1 offer tried (the limit, gpuRental.rent.failoverAttempts) was taken before the rent landed: {0}.', tried)
+            : l10n.t(
+                'the {0} offers tried (the limit, gpuRental.rent.failoverAttempts) were taken before the rent landed: {1}.',
+                result.limit,
+                tried,
+              );
       return {
         followUps: [],
         notice: {
@@ -265,11 +272,13 @@ export function failoverEnd(result: FailoverResult, plan: RentPlan): RentEnd | u
         followUps: [],
         notice: {
           severity: 'info',
-          text: l10n.t(
-            'GPU Rental: not rented: {0} costs {1}/h, not the {2}/h you accepted, and you declined it.{3} {4}',
-            result.priced.info.description,
-            formatDollars(result.priced.quote.totalPerHour),
-            formatDollars(result.acceptedPerHour),
+          text: sentences(
+            l10n.t(
+              'GPU Rental: not rented: {0} costs {1}/h, not the {2}/h you accepted, and you declined it.',
+              result.priced.info.description,
+              formatDollars(result.priced.quote.totalPerHour),
+              formatDollars(result.acceptedPerHour),
+            ),
             takenBefore(result.attempts),
             nothing,
           ),
@@ -289,7 +298,12 @@ export function failoverEnd(result: FailoverResult, plan: RentPlan): RentEnd | u
       };
     case 'cancelled': {
       const n = result.attempts.length;
-      const after = n === 0 ? l10n.t('before anything was sent') : l10n.t('after {0} offer{1} taken', n, n === 1 ? ' was' : 's were');
+      const after =
+        n === 0
+          ? l10n.t('before anything was sent')
+          : n === 1
+            ? l10n.t('after 1 offer was taken')
+            : l10n.t('after {0} offers were taken', n);
       return {
         followUps: [],
         notice: { severity: 'info', text: l10n.t('GPU Rental: Rent Best Match cancelled {0}. {1}', after, nothing) },

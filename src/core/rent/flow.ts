@@ -4,7 +4,6 @@
  * confirmation say, which start-up script is sent, and after the renter's answer, what happens next
  * and what the notification says. The rent command asks, shows and runs these; it decides nothing.
  */
-import { describeRentEnv } from '../account/secrets';
 import type { Offer } from '../api/offers';
 import { formatDollars } from '../format';
 import { OnstartTooLong, withWatchdog } from '../idle/watchdog';
@@ -16,7 +15,7 @@ import { rentOutcomeMessage } from './messages';
 import type { RentPlan } from './plan';
 import { quoteRent, type QuotePricing, type RentQuote } from './quote';
 import type { RentInfo, RentOutcome } from './renter';
-import { l10n } from '../l10n';
+import { l10n, sentences } from '../l10n';
 
 /** A notification's button (its label, in the display language) and what clicking it does. */
 export type RentAction =
@@ -110,36 +109,28 @@ export function rentConfirmation(
   templateMode: LaunchMode | undefined,
   priceStats?: GpuPriceStats,
 ): { title: string; detail: string; button: string } {
+  // Whole sentences, one message each: an interruptible rent says so first (it can stop at any
+  // time, and its disk bills while stopped), then the price, then what comes with the instance.
+  const money = [formatDollars(quote.gpuPerHour), formatDollars(quote.diskPerHour), plan.disk, formatDollars(quote.perDay)] as const;
   const volume = plan.volume
-    ? l10n.t(
-        ' With {0} at {1}.',
-        plan.volume.create_new
-          ? l10n.t('a new {0} GB volume (billed until deleted)', plan.volume.size ?? '')
-          : `volume ${plan.volume.volume_id}`,
-        plan.volume.mount_path,
-      )
-    : '';
-  const launch = plan.template ? l10n.t(' Template {0}: {1}.', plan.template, describeLaunch(plan, templateMode)) : '';
-  const env = describeRentEnv(plan.env);
+    ? plan.volume.create_new
+      ? l10n.t('With a new {0} GB volume (billed until deleted) at {1}.', plan.volume.size ?? '', plan.volume.mount_path)
+      : l10n.t('With volume {0} at {1}.', plan.volume.volume_id, plan.volume.mount_path)
+    : undefined;
+  const envNames = Object.keys(plan.env ?? {});
   const priceContext = rentPriceContext(offer, quote.totalPerHour, priceStats);
-  const going = priceContext ? l10n.t(' Price per GPU: {0}.', priceContextPhrase(priceContext, offer.gpu_name)) : '';
-  // An interruptible rent says so first: it can stop at any time, and its disk bills while stopped.
-  const bid = plan.bid === undefined ? '' : l10n.t('Interruptible: stopped if someone bids more; the disk still bills. ');
   return {
     title: l10n.t('Rent {0} for {1}/h?', presentOffer(offer).label, formatDollars(quote.totalPerHour)),
-    detail: l10n.t(
-      '{0}GPU {1}{2}/h + disk {3}/h ({4} GB). About {5} per day.{6}{7}{8}{9}{10}',
-      bid,
-      plan.bid === undefined ? '' : 'bid ',
-      formatDollars(quote.gpuPerHour),
-      formatDollars(quote.diskPerHour),
-      plan.disk,
-      formatDollars(quote.perDay),
-      going,
+    detail: sentences(
+      plan.bid !== undefined && l10n.t('Interruptible: stopped if someone bids more; the disk still bills.'),
+      plan.bid === undefined
+        ? l10n.t('GPU {0}/h + disk {1}/h ({2} GB). About {3} per day.', ...money)
+        : l10n.t('GPU bid {0}/h + disk {1}/h ({2} GB). About {3} per day.', ...money),
+      priceContext && l10n.t('Price per GPU: {0}.', priceContextPhrase(priceContext, offer.gpu_name)),
       volume,
-      launch,
-      env ? ` ${env}.` : '',
-      credit === undefined ? l10n.t(' The credit left is unknown, so this was not checked against it.') : '',
+      plan.template && l10n.t('Template {0}: {1}.', plan.template, describeLaunch(plan, templateMode)),
+      envNames.length > 0 && l10n.t('Environment: {0} (values hidden).', envNames.join(', ')),
+      credit === undefined && l10n.t('The credit left is unknown, so this was not checked against it.'),
     ),
     button: l10n.t('Rent'),
   };
@@ -231,13 +222,20 @@ export function rentEnd(outcome: RentOutcome, plan: RentPlan, quote: RentQuote):
         followUps,
         notice: {
           severity: 'info',
-          text: l10n.t(
-            'GPU Rental: rented "{0}" as instance #{1}. It bills {2}/h{3}; watch it boot in the status bar.',
-            plan.label,
-            id,
-            formatDollars(quote.totalPerHour),
-            plan.bid === undefined ? '' : ' while its bid is the highest (interruptible)',
-          ),
+          text:
+            plan.bid === undefined
+              ? l10n.t(
+                  'GPU Rental: rented "{0}" as instance #{1}. It bills {2}/h; watch it boot in the status bar.',
+                  plan.label,
+                  id,
+                  formatDollars(quote.totalPerHour),
+                )
+              : l10n.t(
+                  'GPU Rental: rented "{0}" as instance #{1}. It bills {2}/h while its bid is the highest (interruptible); watch it boot in the status bar.',
+                  plan.label,
+                  id,
+                  formatDollars(quote.totalPerHour),
+                ),
           action: { button: l10n.t('Open When Ready'), run: 'connect', instanceId: id },
         },
         instanceId: id,

@@ -74,8 +74,9 @@ export function describeLaunch(plan: { template?: string; runtype?: RentRuntype 
       ? l10n.t("{0}, instead of the template's {1}", own, templateMode.text)
       : l10n.t("{0}, instead of the template's own mode", own);
   if (!templateMode) return l10n.t("the template's own launch mode (the template could not be read to say which)");
-  const note = templateMode.kind === 'args' ? l10n.t(': Connect cannot reach it') : '';
-  return l10n.t('{0}, as the template says{1}', templateMode.text, note);
+  return templateMode.kind === 'args'
+    ? l10n.t('{0}, as the template says: Connect cannot reach it', templateMode.text)
+    : l10n.t('{0}, as the template says', templateMode.text);
 }
 
 /**

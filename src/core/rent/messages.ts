@@ -1,7 +1,7 @@
 import type { PendingRent } from './journal';
 import type { RentOutcome, Settlement } from './renter';
 import { formatDollars } from '../format';
-import { l10n } from '../l10n';
+import { l10n, sentences } from '../l10n';
 
 /**
  * What the user is told about a rent, for every outcome. The rule: an outcome GPU Rental did not
@@ -39,31 +39,43 @@ export function rentOutcomeMessage(outcome: Exclude<RentOutcome, { kind: 'create
  */
 function refusedMessage(outcome: Extract<RentOutcome, { kind: 'refused' }>): string {
   const error = outcome.error;
-  const said = error.serverMessage ? l10n.t(' The service said: "{0}".', quoted(error.serverMessage)) : '';
+  const said = error.serverMessage ? l10n.t('The service said: "{0}".', quoted(error.serverMessage)) : undefined;
   const missing = outcome.missing;
   if (missing?.kind === 'template')
-    return l10n.t(
-      'not rented: the template {0} does not exist, or this account may not use it, so no instance was made and nothing is billed.{1} Pick another template, or rent with an image instead.',
-      missing.hash,
+    return sentences(
+      l10n.t(
+        'not rented: the template {0} does not exist, or this account may not use it, so no instance was made and nothing is billed.',
+        missing.hash,
+      ),
       said,
+      l10n.t('Pick another template, or rent with an image instead.'),
     );
   if (missing?.kind === 'volume')
     return missing.newVolume
-      ? l10n.t(
-          'not rented: the storage offer {0} for the new volume is not available any more, so no instance was made and nothing is billed.{1} Rent again and choose another new volume or an existing one.',
-          missing.volumeId,
+      ? sentences(
+          l10n.t(
+            'not rented: the storage offer {0} for the new volume is not available any more, so no instance was made and nothing is billed.',
+            missing.volumeId,
+          ),
           said,
+          l10n.t('Rent again and choose another new volume or an existing one.'),
         )
-      : l10n.t(
-          'not rented: the volume {0} does not exist in this account, so no instance was made and nothing is billed.{1} Pick another volume, or create one, and rent again.',
-          missing.volumeId,
+      : sentences(
+          l10n.t(
+            'not rented: the volume {0} does not exist in this account, so no instance was made and nothing is billed.',
+            missing.volumeId,
+          ),
           said,
+          l10n.t('Pick another volume, or create one, and rent again.'),
         );
   if (error.kind === 'not_found')
-    return l10n.t(
-      'not rented: the service answered "not found" (HTTP {0}) without saying whether the offer, the template or the volume is missing, so no instance was made and nothing is billed.{1} Check them and try again.',
-      error.status ?? 404,
+    return sentences(
+      l10n.t(
+        'not rented: the service answered "not found" (HTTP {0}) without saying whether the offer, the template or the volume is missing, so no instance was made and nothing is billed.',
+        error.status ?? 404,
+      ),
       said,
+      l10n.t('Check them and try again.'),
     );
   return l10n.t('not rented: the service refused the request, so no instance was made and nothing is billed. {0}', error.message);
 }
@@ -87,11 +99,13 @@ export function settlementMessage(s: Settlement, nowMs: number = Date.now()): st
     case 'notCreated': {
       const seconds = Math.round((s.checkedAt - s.entry.sentAt) / 1000);
       const after = seconds < 120 ? `${seconds} s` : `${Math.round(seconds / 60)} min`;
-      return l10n.t(
-        'the rent of {0} did not go through: your account was checked {1} after the request, later than the service could still have made it, and has no such instance. Nothing is billed for it; you can rent again.{2}',
-        pendingName(s.entry),
-        after,
-        nowMs - s.checkedAt > 60_000 ? l10n.t(' (Checked when GPU Rental started again.)') : '',
+      return sentences(
+        l10n.t(
+          'the rent of {0} did not go through: your account was checked {1} after the request, later than the service could still have made it, and has no such instance. Nothing is billed for it; you can rent again.',
+          pendingName(s.entry),
+          after,
+        ),
+        nowMs - s.checkedAt > 60_000 && l10n.t('(Checked when GPU Rental started again.)'),
       );
     }
     case 'unknowable':
@@ -116,7 +130,7 @@ export function pendingStatus(
   const names = entries.map(pendingName).join(', ');
   const reasons = entries.map(
     (e) =>
-      `${pendingName(e)}: ${inFlight(e) ? l10n.t('waiting for the answer') : e.state === 'sending' ? l10n.t('sent from a window that closed before the answer came') : l10n.t('no readable answer ({0})', e.problem ?? 'unknown')}`,
+      `${pendingName(e)}: ${inFlight(e) ? l10n.t('waiting for the answer') : e.state === 'sending' ? l10n.t('sent from a window that closed before the answer came') : l10n.t('no readable answer ({0})', e.problem ?? l10n.t('unknown'))}`,
   );
   const text =
     checking.length === 0

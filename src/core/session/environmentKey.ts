@@ -1,6 +1,6 @@
 import { API_KEY_ENV } from '../ids';
 import type { Logger } from '../log';
-import type { StoredState } from '../state/storedState';
+import type { StoredAccess } from '../state/storedState';
 import { DEFAULT_PROFILE_ID } from './profiles';
 import type { KeyStore, Session } from './session';
 
@@ -9,7 +9,8 @@ export interface EnvironmentKeyDeps {
   readonly environmentKey: () => string | undefined;
   readonly session: Pick<Session, 'state' | 'profileId' | 'normalizedBaseUrl' | 'baseUrl'>;
   readonly keys: Pick<KeyStore, 'get' | 'store'>;
-  readonly state: Pick<StoredState, 'get' | 'change'>;
+  /** The base URLs the user signed out of. */
+  readonly state: Pick<StoredAccess<{ signedOut: string[] }>, 'get' | 'change'>;
   readonly logger: Logger;
 }
 

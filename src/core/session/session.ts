@@ -1,6 +1,6 @@
+import { createHash } from 'node:crypto';
 import type { User } from '../api/account';
 import type { GpuRentalClient } from '../api/client';
-import { secretFingerprint } from '../account/apiKeys';
 import { ApiError } from '../api/errors';
 import { checkBaseUrl } from '../api/transport';
 import { Emitter, type Disposable, type Event } from '../events';
@@ -45,6 +45,11 @@ export interface SessionOptions {
    * change then is refused with AccountFrozen, naming the reason.
    */
   frozen?: () => string | undefined;
+}
+
+/** A short one-way fingerprint of a secret, to recognise a key without keeping it. */
+export function secretFingerprint(secret: string): string {
+  return createHash('sha256').update(secret.trim()).digest('hex').slice(0, 32);
 }
 
 /** A key, profile or base URL change refused while a rent is unsettled. */

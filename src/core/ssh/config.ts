@@ -1,4 +1,4 @@
-import { isSshHost } from './hostName';
+import { isSshHost } from '../instances/ssh';
 import { l10n } from '../l10n';
 
 /**

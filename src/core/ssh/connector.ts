@@ -93,12 +93,9 @@ export class SshConnector {
         hostName: endpoint.host,
         port: endpoint.port,
         identityFile: key.privateKeyPath,
-        comment: l10n.t(
-          'GPU Rental instance #{0}{1}, {2} address; rewritten at every connect',
-          instance.id,
-          instance.label ? ` "${instance.label}"` : '',
-          endpoint.via,
-        ),
+        comment: instance.label
+          ? l10n.t('GPU Rental instance #{0} "{1}", {2} address; rewritten at every connect', instance.id, instance.label, endpoint.via)
+          : l10n.t('GPU Rental instance #{0}, {1} address; rewritten at every connect', instance.id, endpoint.via),
       });
     } catch (error) {
       if (!(error instanceof SshConfigNotWritable)) throw error;

@@ -1,25 +1,11 @@
+/**
+ * Stored state: typed access to global state over a catalog of keys it is handed. It knows no area
+ * of src/core: each area owns the readers of the values it keeps, and src/core/stored.ts, above
+ * them all, names every key (STORED). A module below that catalog names the keys it uses and what
+ * they hold (StoredAccess), and is handed the one StoredState.
+ */
 import type { Logger } from '../log';
-import { DEFAULT_COLUMN_LAYOUT, readColumnLayout, type ColumnLayout } from '../offers/explorer/columns';
-import { validateSearchName, type SavedSearch, type SeenOffers } from '../offers/saved';
-import { isOfferSort, type OfferSort } from '../offers/search';
-import { readPendingRent } from '../rent/journal';
-import { readProfiles } from '../session/profiles';
-import {
-  ReadError,
-  arrayOf,
-  guarded,
-  integer,
-  mapped,
-  number,
-  objectOf,
-  optional,
-  orElse,
-  readableItems,
-  recordOf,
-  string,
-  type Reader,
-} from './readers';
-import { l10n } from '../l10n';
+import { ReadError, type Reader } from './readers';
 
 /** What VS Code's Memento offers; globalState fits it, and tests pass a Map-backed one. */
 export interface KeyValueStore {
@@ -39,114 +25,27 @@ export interface StoredSpec<T> {
   readonly migrate?: (old: unknown) => unknown;
 }
 
-function spec<T>(key: string, read: Reader<T>, fallback: T, migrate?: (old: unknown) => unknown): StoredSpec<T> {
+/** A stored key's spec; `migrate` only where an older shape exists. */
+export function storedSpec<T>(key: string, read: Reader<T>, fallback: T, migrate?: (old: unknown) => unknown): StoredSpec<T> {
   return migrate ? { key, read, default: fallback, migrate } : { key, read, default: fallback };
 }
 
-/** "Most recently used first" lists of the rent flow: template hashes and image names. */
-const recentList = arrayOf(string);
+/** A catalog of stored keys by name, such as STORED (src/core/stored.ts). */
+export type StoredSpecs = Readonly<Record<string, StoredSpec<unknown>>>;
+
+/** What each key of a catalog holds, as read and as written. */
+export type StoredValues<C extends StoredSpecs> = { [K in keyof C]: C[K]['default'] };
 
 /**
- * Every value GPU Rental keeps in global state (shared by all windows, kept across reloads). Keys
- * never hold an API key or other secret: those live in SecretStorage.
+ * Some stored keys, by what each holds: what a module below the catalog asks for, such as
+ * `StoredAccess<{ signedOut: string[] }>`. StoredState fits it when its catalog has those keys with
+ * those values, so the module never imports the catalog.
  */
-export const STORED = {
-  /** The added profiles (names and base URLs); the default profile is never stored. Malformed or duplicate entries are dropped. */
-  profiles: spec(
-    'gpuRental.profiles',
-    mapped(
-      arrayOf((raw) => raw),
-      readProfiles,
-    ),
-    [],
-  ),
-  /** The id of the profile chosen last, in any window: new windows start with it. */
-  activeProfile: spec<string | undefined>('gpuRental.activeProfile', optional(string), undefined),
-  /** Normalized base URLs the user signed out of: the key from the environment is not imported for them again. */
-  signedOut: spec('gpuRental.signedOut', arrayOf(string), []),
-  /** Template hashes the rent flow offers first, most recent first. */
-  recentTemplates: spec('gpuRental.recentTemplates', recentList, []),
-  /** Image names the rent flow offers first, most recent first. */
-  recentImages: spec('gpuRental.recentImages', recentList, []),
-  /** API keys created here, per base URL: the secret's fingerprint → the key's id (never the secret itself). */
-  createdApiKeys: spec('gpuRental.createdApiKeys', recordOf(recordOf(number)), {}),
-  /**
-   * The Offers view's search: the query text and the sort. A field it cannot read falls back on
-   * its own (the query to none, the sort to `value`), as the view always did.
-   */
-  offerSearch: spec(
-    'gpuRental.offerSearch',
-    objectOf({
-      query: orElse(string, ''),
-      sort: orElse<OfferSort>(guarded(isOfferSort, l10n.t('an offer sort')), 'value'),
-    }),
-    { query: '', sort: 'value' as OfferSort },
-  ),
-  /** The Offer Explorer's columns: which show, in order, and the widths the user dragged (src/core/offers/explorer/columns.ts). */
-  explorerColumns: spec<ColumnLayout>('gpuRental.explorerColumns', readColumnLayout, DEFAULT_COLUMN_LAYOUT),
-  /** Boots in progress (instance id, epoch ms it began), so a reload keeps watching them. */
-  boots: spec('gpuRental.boots', readableItems(objectOf({ id: integer, since: number })), []),
-  /** Epoch ms until which the low-credit warning is snoozed; 0 when it is not. */
-  lowCreditSnoozedUntil: spec('gpuRental.lowCreditSnoozedUntil', number, 0),
-  /** Rents whose outcome is not known yet, of every window (see src/core/rent/journal.ts). */
-  rentJournal: spec('gpuRental.rentJournal', readableItems(readPendingRent), []),
-  /** Instance id → epoch ms a window connected to it last said so (see src/core/idle/windowClaims.ts). */
-  connectedWindows: spec('gpuRental.connectedWindows', recordOf(number), {}),
-  /** Outbid instances already notified, by any window (outbidKey → epoch ms); see src/core/instances/outbid.ts. */
-  outbidNotified: spec('gpuRental.outbidNotified', recordOf(number), {}),
-  /** The one idle countdown running in any window: its instance, its window, and when the claim lapses. */
-  idleCountdown: spec<{ id: number; owner: string; until: number } | undefined>(
-    'gpuRental.idleCountdown',
-    optional(objectOf({ id: number, owner: string, until: number })),
-    undefined,
-  ),
-  /** The user's saved searches (see src/core/offers/saved.ts). An unreadable search is dropped, not the list; an unreadable watch is dropped, not the search. */
-  savedSearches: spec<SavedSearch[]>(
-    'gpuRental.savedSearches',
-    readableItems(
-      objectOf({
-        name: guarded((raw): raw is string => typeof raw === 'string' && validateSearchName(raw) === undefined, l10n.t('a search name')),
-        query: string,
-        sort: guarded(isOfferSort, l10n.t('an offer sort')),
-        watch: orElse(optional(objectOf({ ceilingPerHour: number, baseUrl: string, profileId: string, since: number })), undefined),
-      }),
-    ),
-    [],
-  ),
-  /** Per watched search (seenKey of its name): offer ids already counted as seen, so no window notifies one twice. */
-  watchSeen: spec<Record<string, SeenOffers>>(
-    'gpuRental.watchSeen',
-    mapped(
-      recordOf((raw) => raw),
-      (all) =>
-        Object.fromEntries(
-          Object.entries(all).flatMap(([name, raw]) => readOr(objectOf({ since: number, ids: arrayOf(integer) }), raw, name)),
-        ),
-    ),
-    {},
-  ),
-  /** The one window that runs the search watcher, and when its lease lapses unless renewed. */
-  searchWatchClaim: spec<{ owner: string; until: number } | undefined>(
-    'gpuRental.searchWatchClaim',
-    optional(objectOf({ owner: string, until: number })),
-    undefined,
-  ),
-};
-
-export type StoredKey = keyof typeof STORED;
-
-/** `[[key, value]]` when `raw` reads, else nothing: one damaged map entry is dropped, not the map. */
-function readOr<T>(read: Reader<T>, raw: unknown, key: string): Array<[string, T]> {
-  try {
-    return [[key, read(raw, key)]];
-  } catch (error) {
-    if (error instanceof ReadError) return [];
-    throw error;
-  }
+export interface StoredAccess<V> {
+  get<K extends keyof V & string>(key: K): V[K];
+  update<K extends keyof V & string>(key: K, value: V[K] | undefined): Promise<void>;
+  change<K extends keyof V & string>(key: K, edit: (current: V[K]) => V[K] | undefined): Promise<V[K] | undefined>;
 }
-
-/** What a stored key holds, as read and as written. */
-export type Stored<K extends StoredKey> = (typeof STORED)[K]['default'];
 
 /** A stored value read against its spec: the value; whether it was migrated; why it was not readable, if it was not. */
 export interface StoredRead<T> {
@@ -181,20 +80,21 @@ function attempt<T>(read: Reader<T>, raw: unknown): { ok: true; value: T } | { o
 }
 
 /**
- * Typed access to GPU Rental's global state. Every read is parsed against the key's schema, so a
- * value damaged or written by another version never reaches the code as the wrong type: an older
- * shape is migrated, anything else reads as the default (logged once per key).
+ * Typed access to global state over the catalog `specs`. Every read is parsed against the key's
+ * reader, so a value damaged or written by another version never reaches the code as the wrong
+ * type: an older shape is migrated, anything else reads as the default (logged once per key).
  */
-export class StoredState {
-  private readonly warned = new Set<StoredKey>();
+export class StoredState<C extends StoredSpecs> implements StoredAccess<StoredValues<C>> {
+  private readonly warned = new Set<keyof C>();
 
   constructor(
+    private readonly specs: C,
     private readonly store: KeyValueStore,
     private readonly logger?: Logger,
   ) {}
 
-  get<K extends StoredKey>(key: K): Stored<K> {
-    const spec = STORED[key] as StoredSpec<Stored<K>>;
+  get<K extends keyof C & string>(key: K): StoredValues<C>[K] {
+    const spec = this.specs[key] as StoredSpec<StoredValues<C>[K]>;
     const read = readStored(spec, this.store.get(spec.key));
     if (read.problem !== undefined && !this.warned.has(key)) {
       this.warned.add(key);
@@ -204,8 +104,8 @@ export class StoredState {
   }
 
   /** Stores a value; `undefined` removes the key, and reads give the default again. */
-  async update<K extends StoredKey>(key: K, value: Stored<K> | undefined): Promise<void> {
-    await this.store.update(STORED[key].key, value);
+  async update<K extends keyof C & string>(key: K, value: StoredValues<C>[K] | undefined): Promise<void> {
+    await this.store.update(this.specs[key]!.key, value);
   }
 
   /**
@@ -214,7 +114,10 @@ export class StoredState {
    * once), so two changes of this window never lose each other's edit. Windows are not locked
    * against each other: global state has no compare-and-set.
    */
-  async change<K extends StoredKey>(key: K, edit: (current: Stored<K>) => Stored<K> | undefined): Promise<Stored<K> | undefined> {
+  async change<K extends keyof C & string>(
+    key: K,
+    edit: (current: StoredValues<C>[K]) => StoredValues<C>[K] | undefined,
+  ): Promise<StoredValues<C>[K] | undefined> {
     const next = edit(this.get(key));
     await this.update(key, next);
     return next;

@@ -4,7 +4,7 @@
  */
 import { lastErrorLine } from '../ssh/remote';
 import { formatBytes } from './progress';
-import { l10n } from '../l10n';
+import { l10n, sentences } from '../l10n';
 
 export type TransferFault =
   /** The user cancelled. */
@@ -63,8 +63,8 @@ export interface FailedRun {
 /** The kind of a failed run and its message; disk-full messages are completed with the disk's figures by the runner. */
 export function classifyFailure(run: FailedRun): { fault: TransferFault; message: string } {
   const err = run.stderr;
-  const last = lastErrorLine(err) || l10n.t('{0} exited with code {1}', run.tool, run.code ?? 'unknown');
-  const partial = run.partialWhere ? l10n.t(' What arrived so far is in {0}.', run.partialWhere) : '';
+  const last = lastErrorLine(err) || l10n.t('{0} exited with code {1}', run.tool, run.code ?? l10n.t('unknown'));
+  const partial = run.partialWhere ? l10n.t('What arrived so far is in {0}.', run.partialWhere) : undefined;
   const onLocalSide = (re: RegExp): boolean => {
     if (run.localStderr && re.test(run.localStderr)) return true;
     // rsync tags its errors with the side that hit them: the receiver writes, the sender reads.
@@ -77,15 +77,19 @@ export function classifyFailure(run: FailedRun): { fault: TransferFault; message
     if (onLocalSide(/No space left on device|Disk quota exceeded/i)) {
       return {
         fault: 'localDiskFull',
-        message: l10n.t("This machine's disk is full.{0} Free some space or pick a folder on another disk, then try again.", partial),
+        message: sentences(
+          l10n.t("This machine's disk is full."),
+          partial,
+          l10n.t('Free some space or pick a folder on another disk, then try again.'),
+        ),
       };
     }
     return {
       fault: 'remoteDiskFull',
-      message: l10n.t(
-        "The instance's disk is full: {0} could not be written.{1} Delete files on the instance, or rent with a bigger disk, then try again.",
-        run.remotePath,
+      message: sentences(
+        l10n.t("The instance's disk is full: {0} could not be written.", run.remotePath),
         partial,
+        l10n.t('Delete files on the instance, or rent with a bigger disk, then try again.'),
       ),
     };
   }
@@ -129,14 +133,15 @@ export function classifyFailure(run: FailedRun): { fault: TransferFault; message
   ) {
     return {
       fault: 'connection',
-      message: l10n.t(
-        'The connection to the instance dropped ({0}); the transfer is partial.{1} Check that the instance is running, then Retry: rsync resumes where it stopped.',
-        last,
+      message: sentences(
+        l10n.t('The connection to the instance dropped ({0}); the transfer is partial.', last),
         partial,
+        l10n.t('Check that the instance is running, then Retry: rsync resumes where it stopped.'),
       ),
     };
   }
-  return { fault: 'other', message: l10n.t('The {0} failed: {1}.{2}', run.direction, last, partial) };
+  const failed = run.direction === 'upload' ? l10n.t('The upload failed: {0}.', last) : l10n.t('The download failed: {0}.', last);
+  return { fault: 'other', message: sentences(failed, partial) };
 }
 
 /** The disk-full message with the disk's figures: "The instance's disk is full (7.9 GB of 8.0 GB used, 12.0 kB free) ...". */

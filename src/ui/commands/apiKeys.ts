@@ -1,12 +1,12 @@
 import * as vscode from 'vscode';
 import { PERMISSION_CATEGORIES, isPermissionCategory, type PermissionCategory } from '../../core/api/permissions';
 import type { ApiKey } from '../../core/api/account';
-import { scopedPermissions, scopeSummary, secretFingerprint } from '../../core/account/apiKeys';
+import { scopedPermissions, scopeSummary } from '../../core/account/apiKeys';
 import { COMMANDS } from '../../core/ids';
 import { boxProblem, boxValue, instanceIdBox } from '../../core/numbers';
 import type { Logger } from '../../core/log';
-import type { Session } from '../../core/session/session';
-import type { StoredState } from '../../core/state/storedState';
+import { secretFingerprint, type Session } from '../../core/session/session';
+import type { GpuRentalState } from '../../core/stored';
 import type { Prompts } from '../prompts';
 import type { AccountView } from '../views/account/accountView';
 import { ApiKeyItem } from '../views/account/keyItems';
@@ -24,7 +24,7 @@ export interface ApiKeyDeps {
   readonly session: Pick<Session, 'client' | 'normalizedBaseUrl' | 'baseUrl'>;
   readonly accountView: Pick<AccountView, 'refresh' | 'inUseId'>;
   /** Where the ids of keys created here are kept (never a secret). */
-  readonly state: Pick<StoredState, 'get' | 'change'>;
+  readonly state: Pick<GpuRentalState, 'get' | 'change'>;
   /** A getter: integration tests replace the prompts at run time. */
   readonly prompts: () => Prompts;
   readonly logger: Logger;
@@ -141,11 +141,12 @@ async function deleteApiKey(s: ApiKeyDeps, target: ApiKeyItem | number | undefin
     .prompts()
     .confirm(
       vscode.l10n.t('Delete API key "{0}"?', key.name || key.id),
-      vscode.l10n.t(
-        'Anything using it ({0}) stops working at once. This cannot be undone.{1}',
-        scopeSummary(key),
-        maybeOurs ? vscode.l10n.t(' If it is the key GPU Rental is signed in with, GPU Rental will be signed out.') : '',
-      ),
+      maybeOurs
+        ? vscode.l10n.t(
+            'Anything using it ({0}) stops working at once. This cannot be undone. If it is the key GPU Rental is signed in with, GPU Rental will be signed out.',
+            scopeSummary(key),
+          )
+        : vscode.l10n.t('Anything using it ({0}) stops working at once. This cannot be undone.', scopeSummary(key)),
       vscode.l10n.t('Delete Key'),
     );
   if (!ok) return false;

@@ -5,7 +5,7 @@ import { formatDollars } from '../../core/format';
 import { COMMANDS } from '../../core/ids';
 import { bidOf, bidRunsAgain, changeInstanceBid, isInterruptible, isOutbid, minBidNow, outbidDiskRate } from '../../core/instances/outbid';
 import type { InstancePoller } from '../../core/instances/poller';
-import { gpuSummary, instanceName } from '../../core/instances/present';
+import { gpuSummary, instanceName } from '../../core/instances/names';
 import type { Logger } from '../../core/log';
 import { decimalText } from '../../core/numbers';
 import { presentOffer } from '../../core/offers/present';
@@ -96,11 +96,9 @@ async function changeBid(s: BidDeps, instance: Instance, suggested: number | und
   const bounds = { min: Math.max(min ?? BID_MIN, BID_MIN), max: CHANGE_BID_MAX };
   const answer = await inputOf(s.prompts())({
     title: vscode.l10n.t('GPU Rental: Change the bid of {0}', name),
-    prompt: vscode.l10n.t(
-      'Bid in $/h for the GPU part ({0}).{1}',
-      facts.join(' · '),
-      outbid ? vscode.l10n.t(' A bid of at least the minimum runs it again.') : vscode.l10n.t(' It is stopped when someone bids more.'),
-    ),
+    prompt: outbid
+      ? vscode.l10n.t('Bid in $/h for the GPU part ({0}). A bid of at least the minimum runs it again.', facts.join(' · '))
+      : vscode.l10n.t('Bid in $/h for the GPU part ({0}). It is stopped when someone bids more.', facts.join(' · ')),
     value: start === undefined ? '' : decimalText(start),
     validate: (v) => checkBid(v, bounds),
   });
@@ -175,10 +173,15 @@ async function moveToOnDemand(s: BidDeps, instance: Instance): Promise<number | 
     offers.map((offer) => ({ ...presentOffer(offer), offer })),
     {
       title: vscode.l10n.t('GPU Rental: Move {0} to an on-demand {1}', instanceName(instance), gpus),
-      placeHolder: vscode.l10n.t(
-        'The outbid instance is kept, billing its disk{0}, until you destroy it. Copy Folder to Another Instance moves its data.',
-        disk === undefined ? '' : ` ${formatDollars(disk)}/h`,
-      ),
+      placeHolder:
+        disk === undefined
+          ? vscode.l10n.t(
+              'The outbid instance is kept, billing its disk, until you destroy it. Copy Folder to Another Instance moves its data.',
+            )
+          : vscode.l10n.t(
+              'The outbid instance is kept, billing its disk {0}/h, until you destroy it. Copy Folder to Another Instance moves its data.',
+              formatDollars(disk),
+            ),
       matchOnDescription: true,
       ignoreFocusOut: true,
     },

@@ -6,7 +6,8 @@ import { formatDollars } from '../../core/format';
 import { COMMANDS } from '../../core/ids';
 import { instancePhase } from '../../core/instances/phase';
 import type { InstancePoller } from '../../core/instances/poller';
-import { currentRate, instanceLabel, instanceName } from '../../core/instances/present';
+import { instanceLabel, instanceName } from '../../core/instances/names';
+import { currentRate } from '../../core/instances/rates';
 import { followTransfer, type TransferEnd } from '../../core/instances/copyProgress';
 import type { Logger } from '../../core/log';
 import type { Session } from '../../core/session/session';
@@ -371,12 +372,18 @@ async function follow(s: DataDeps, f: Follow): Promise<TransferOutcome> {
     case 'quiet':
       void vscode.window
         .showWarningMessage(
-          vscode.l10n.t(
-            "GPU Rental: no news of {0} for 10 minutes{1}; whether it finished is not known. Check {2}'s status and logs.",
-            f.what,
-            end.lastMessage ? ` (last: ${end.lastMessage})` : '',
-            name,
-          ),
+          end.lastMessage
+            ? vscode.l10n.t(
+                "GPU Rental: no news of {0} for 10 minutes (last: {1}); whether it finished is not known. Check {2}'s status and logs.",
+                f.what,
+                end.lastMessage,
+                name,
+              )
+            : vscode.l10n.t(
+                "GPU Rental: no news of {0} for 10 minutes; whether it finished is not known. Check {1}'s status and logs.",
+                f.what,
+                name,
+              ),
           vscode.l10n.t('Show Instance Logs'),
         )
         .then(logs);

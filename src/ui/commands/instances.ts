@@ -4,7 +4,9 @@ import { COMMANDS } from '../../core/ids';
 import { destroyInstance, outcomeUnseen, stopInstance, type ActionResult } from '../../core/instances/actions';
 import { bulkConfirmation, bulkSummary, eachBounded, type BulkAction, type BulkOutcome } from '../../core/instances/many';
 import { instancePhase, type InstancePhase } from '../../core/instances/phase';
-import { currentRate, instanceLabel, instanceName, presentInstance, startAddsPerHour } from '../../core/instances/present';
+import { instanceLabel, instanceName } from '../../core/instances/names';
+import { presentInstance } from '../../core/instances/present';
+import { currentRate, startAddsPerHour } from '../../core/instances/rates';
 import { UnusableSshAddress, sshCommand, sshEndpoint } from '../../core/instances/ssh';
 import type { InstancePoller } from '../../core/instances/poller';
 import type { Logger } from '../../core/log';
@@ -17,6 +19,7 @@ import { command, type CommandDefinition } from './registry';
 import { InstanceItem } from '../views/instancesView';
 import { formatDollars } from '../../core/format';
 import { formatBytes } from '../../core/transfer/progress';
+import { sentences } from '../../core/l10n';
 
 /** What a command was invoked with: a tree item, an instance id (automation, notifications) or nothing (palette). */
 export type Target = InstanceItem | number | undefined;
@@ -134,10 +137,12 @@ async function bulk(s: InstanceDeps, action: BulkAction, selected: readonly Inst
   const c = bulkConfirmation(action, latest, files.notes, files.unchecked);
   if (c.targets.length === 0) {
     void vscode.window.showInformationMessage(
-      vscode.l10n.t(
-        'GPU Rental: none of the {0} selected instances can be {1} now. {2}',
-        latest.length,
-        action === 'stop' ? 'stopped' : action === 'start' ? 'started' : 'destroyed',
+      sentences(
+        action === 'stop'
+          ? vscode.l10n.t('GPU Rental: none of the {0} selected instances can be stopped now.', latest.length)
+          : action === 'start'
+            ? vscode.l10n.t('GPU Rental: none of the {0} selected instances can be started now.', latest.length)
+            : vscode.l10n.t('GPU Rental: none of the {0} selected instances can be destroyed now.', latest.length),
         c.detail.trim(),
       ),
     );
@@ -178,12 +183,18 @@ async function actOn(s: InstanceDeps, action: BulkAction, i: Instance): Promise<
       return { instance: i, result: { kind: 'done', message: vscode.l10n.t('starting {0}.', name) } };
     } catch (error) {
       if (!outcomeUnseen(error)) throw error;
-      const rate = i.dph_total ? vscode.l10n.t(', billing {0}/h once running', formatDollars(i.dph_total)) : '';
       return {
         instance: i,
         result: {
           kind: 'unknown',
-          message: vscode.l10n.t('it is not known whether {0} is starting ({1}); it may bill{2}.', name, errorText(error), rate),
+          message: i.dph_total
+            ? vscode.l10n.t(
+                'it is not known whether {0} is starting ({1}); it may bill, billing {2}/h once running.',
+                name,
+                errorText(error),
+                formatDollars(i.dph_total),
+              )
+            : vscode.l10n.t('it is not known whether {0} is starting ({1}); it may bill.', name, errorText(error)),
         },
       };
     }
@@ -248,7 +259,11 @@ export async function resolveTarget(
   const candidates = (s.poller.snapshot?.instances ?? []).filter((i) => !phases || phases.includes(instancePhase(i)));
   if (candidates.length === 0) {
     void vscode.window.showInformationMessage(
-      vscode.l10n.t('GPU Rental: no instance to act on{0}.', phases ? vscode.l10n.t(' (it must be {0})', phases.join(' or ')) : ''),
+      !phases
+        ? vscode.l10n.t('GPU Rental: no instance to act on.')
+        : phases.length === 1
+          ? vscode.l10n.t('GPU Rental: no instance to act on (it must be {0}).', phases[0]!)
+          : vscode.l10n.t('GPU Rental: no instance to act on (it must be one of: {0}).', phases.join(', ')),
     );
     return undefined;
   }
@@ -294,8 +309,11 @@ async function start(s: InstanceDeps, i: Instance): Promise<void> {
   if (!(await s.spend.allows(s.poller, adds, vscode.l10n.t('started: {0} adds {1}/h', instanceName(i), formatDollars(adds))))) return;
   await s.session.client.instances.start(i.id);
   await afterChange(s, i.id, true);
-  const rate = i.dph_total ? vscode.l10n.t(' It bills {0}/h once running.', formatDollars(i.dph_total)) : '';
-  void vscode.window.showInformationMessage(vscode.l10n.t('GPU Rental: starting {0}.{1}', instanceName(i), rate));
+  void vscode.window.showInformationMessage(
+    i.dph_total
+      ? vscode.l10n.t('GPU Rental: starting {0}. It bills {1}/h once running.', instanceName(i), formatDollars(i.dph_total))
+      : vscode.l10n.t('GPU Rental: starting {0}.', instanceName(i)),
+  );
 }
 
 async function reboot(s: InstanceDeps, i: Instance): Promise<void> {
@@ -313,16 +331,17 @@ async function reboot(s: InstanceDeps, i: Instance): Promise<void> {
 
 async function destroy(s: InstanceDeps, i: Instance): Promise<boolean> {
   const rate = currentRate(i);
-  const billing = rate ? vscode.l10n.t(' Billing ({0}/h now) stops.', formatDollars(rate)) : vscode.l10n.t(' Billing stops.');
+  const billing = rate ? vscode.l10n.t('Billing ({0}/h now) stops.', formatDollars(rate)) : vscode.l10n.t('Billing stops.');
   for (;;) {
     const data = await whatGoes(s, i);
     // Destroying the machine this window runs on ends the window's connection too: said before it happens.
-    const here = s.windowInstance?.() === i.id ? vscode.l10n.t(' This window is connected to it and loses its connection.') : '';
-    const detail = vscode.l10n.t(
-      '{0}Its disk and every file on it are deleted for good.{1}{2} This cannot be undone.',
+    const here = s.windowInstance?.() === i.id && vscode.l10n.t('This window is connected to it and loses its connection.');
+    const detail = sentences(
       data.text,
+      vscode.l10n.t('Its disk and every file on it are deleted for good.'),
       billing,
       here,
+      vscode.l10n.t('This cannot be undone.'),
     );
     const prompts = s.prompts();
     if (!data.folder) {
@@ -353,14 +372,14 @@ async function whatGoes(s: InstanceDeps, i: Instance): Promise<{ text: string; f
   if (!s.beforeDestroy) return { text: '' };
   const phase = instancePhase(i);
   if (phase !== 'running') {
-    return { text: vscode.l10n.t('Its files could not be checked: the instance is {0}, so it has no address to ask. ', phase) };
+    return { text: vscode.l10n.t('Its files could not be checked: the instance is {0}, so it has no address to ask.', phase) };
   }
   const measured = await s.beforeDestroy.measure(i);
   if (!measured)
-    return { text: vscode.l10n.t('Its files could not be checked over SSH (no answer within 5 seconds, or no SSH key on this machine). ') };
-  if (measured.bytes === undefined) return { text: vscode.l10n.t('{0} does not exist on it. ', measured.folder) };
+    return { text: vscode.l10n.t('Its files could not be checked over SSH (no answer within 5 seconds, or no SSH key on this machine).') };
+  if (measured.bytes === undefined) return { text: vscode.l10n.t('{0} does not exist on it.', measured.folder) };
   return {
-    text: vscode.l10n.t('{0} holds {1} that goes with the instance. ', measured.folder, formatBytes(measured.bytes)),
+    text: vscode.l10n.t('{0} holds {1} that goes with the instance.', measured.folder, formatBytes(measured.bytes)),
     folder: measured.folder,
   };
 }

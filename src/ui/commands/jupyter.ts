@@ -3,7 +3,7 @@ import type { Instance } from '../../core/api/instances';
 import { COMMANDS } from '../../core/ids';
 import { instancePhase } from '../../core/instances/phase';
 import type { InstancePoller } from '../../core/instances/poller';
-import { instanceName } from '../../core/instances/present';
+import { instanceName } from '../../core/instances/names';
 import { launchedWithJupyter } from '../../core/instances/ssh';
 import { findJupyter, httpStatus } from '../../core/jupyter/find';
 import { jupyterUrl, servedPage, type JupyterServer } from '../../core/jupyter/servers';

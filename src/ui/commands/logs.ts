@@ -3,7 +3,7 @@ import type { Instance } from '../../core/api/instances';
 import { COMMANDS } from '../../core/ids';
 import { followLog, type FollowEnd } from '../../core/instances/logFollow';
 import { instancePhase } from '../../core/instances/phase';
-import { instanceName } from '../../core/instances/present';
+import { instanceName } from '../../core/instances/names';
 import type { Logger } from '../../core/log';
 import { command, type CommandDefinition } from './registry';
 import { resolveTarget, type InstanceLogChannels, type TargetDeps } from './instances';
@@ -76,7 +76,7 @@ export class LogFollowers implements vscode.Disposable {
     // A status bar item while following, which stops it when clicked (an output channel cannot say it was closed).
     const item = vscode.window.createStatusBarItem(`gpuRental.followedLog.${id}`, vscode.StatusBarAlignment.Left, 40);
     item.name = vscode.l10n.t('GPU Rental: Followed Log of #{0}', id);
-    item.text = `$(sync~spin) Log #${id}`;
+    item.text = vscode.l10n.t('$(sync~spin) Log #{0}', id);
     item.tooltip = vscode.l10n.t('GPU Rental: following the log of {0}. Click to stop following.', name);
     item.accessibilityInformation = {
       label: vscode.l10n.t('GPU Rental: following the log of {0}. Activate to stop following.', name),

@@ -3,7 +3,7 @@ import { COMMANDS } from '../../core/ids';
 import { countryCode } from '../../core/offers/present';
 import { OfferQueryError } from '../../core/offers/query/parse';
 import { OFFER_SORTS, describeSearch, isOfferSort, parseQuery, searchRequest, withFilter } from '../../core/offers/search';
-import type { FieldFilter } from '../../core/offers/types';
+import type { FieldFilter } from '../../core/api/offerQuery';
 import type { Session } from '../../core/session/session';
 import type { OffersView } from '../views/offersView';
 import { command, type CommandDefinition } from './registry';
@@ -68,7 +68,7 @@ async function pickFilter(text: string): Promise<Editor | 'apply' | undefined> {
   const show = (field: string, op: keyof FieldFilter, fmt: (v: unknown) => string = String) =>
     f[field]?.[op] === undefined ? 'any' : fmt(f[field]![op]);
   const items: Array<vscode.QuickPickItem & { run?: Editor | 'apply' }> = [
-    { label: '$(check) Show offers', description: describeSearch({ query: text, sort: 'value', pages: 1 }), run: 'apply' },
+    { label: vscode.l10n.t('$(check) Show offers'), description: describeSearch({ query: text, sort: 'value', pages: 1 }), run: 'apply' },
     { label: '', kind: vscode.QuickPickItemKind.Separator },
     { label: vscode.l10n.t('GPU model'), description: show('gpu_name', 'eq'), run: editGpuModel },
     {
@@ -103,7 +103,7 @@ async function pickFilter(text: string): Promise<Editor | 'apply' | undefined> {
     },
     { label: vscode.l10n.t('Rental type'), description: q.type === 'bid' ? 'interruptible' : q.type, run: editType },
     { label: '', kind: vscode.QuickPickItemKind.Separator },
-    { label: '$(edit) Type a query…', description: text || 'gpu_name=RTX_4090 num_gpus>=2 dph_total<1.5', run: editText },
+    { label: vscode.l10n.t('$(edit) Type a query…'), description: text || 'gpu_name=RTX_4090 num_gpus>=2 dph_total<1.5', run: editText },
   ];
   const picked = await vscode.window.showQuickPick(items, {
     title: vscode.l10n.t('GPU Rental: Search Offers'),

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { burnRate } from '../../core/billing/burn';
+import { burnRate } from '../../core/instances/rates';
 import { checkBaseUrl } from '../../core/api/transport';
 import { COMMANDS } from '../../core/ids';
 import { DEFAULT_PROFILE_ID, profileNameProblem, type Profile } from '../../core/session/profiles';
@@ -41,7 +41,7 @@ export function profileCommands(s: ProfileDeps): CommandDefinition[] {
   ];
 }
 
-const ADD = '$(add) Add Profile…';
+const ADD = vscode.l10n.t('$(add) Add Profile…');
 
 /** Resolves with the profile now in use, or undefined when the pick was dismissed. */
 async function switchProfile(s: ProfileDeps, id: string | undefined): Promise<string | undefined> {
@@ -160,12 +160,16 @@ async function stillBilling(s: ProfileDeps, profile: Profile, baseUrl: string): 
     const instances = await client.instances.listInOneRequest({ retry: 'never' });
     if (instances.length === 0) return vscode.l10n.t('Its account has no instances.');
     const burn = burnRate(instances);
-    return vscode.l10n.t(
-      'Its account has {0} instance{1} ({2}/h now). They keep running and billing on the service, and will no longer be shown here. Destroy them first if you do not need them.',
-      instances.length,
-      instances.length === 1 ? '' : 's',
-      formatDollars(burn.perHour),
-    );
+    return instances.length === 1
+      ? vscode.l10n.t(
+          'Its account has 1 instance ({0}/h now). It keeps running and billing on the service, and will no longer be shown here. Destroy it first if you do not need it.',
+          formatDollars(burn.perHour),
+        )
+      : vscode.l10n.t(
+          'Its account has {0} instances ({1}/h now). They keep running and billing on the service, and will no longer be shown here. Destroy them first if you do not need them.',
+          instances.length,
+          formatDollars(burn.perHour),
+        );
   } catch (error) {
     s.logger.warn(`Could not list the instances of the profile "${profile.name}": ${String(error)}`);
     return vscode.l10n.t(

@@ -24,7 +24,7 @@ import { rentRequest, type RentPlan } from '../../core/rent/plan';
 import type { RentQuote } from '../../core/rent/quote';
 import type { RentAccount, RentOutcome, Renter } from '../../core/rent/renter';
 import type { Session } from '../../core/session/session';
-import type { StoredState } from '../../core/state/storedState';
+import type { GpuRentalState } from '../../core/stored';
 import type { BootStatus } from '../bootStatus';
 import type { PendingRents } from '../pendingRents';
 import type { Prompts } from '../prompts';
@@ -46,7 +46,7 @@ export interface RentDeps {
   readonly pendingRents: PendingRents;
   readonly offersView: OffersView;
   /** Where the recent images and templates are kept. */
-  readonly state: Pick<StoredState, 'get' | 'change'>;
+  readonly state: Pick<GpuRentalState, 'get' | 'change'>;
   /** A getter: integration tests replace the prompts at run time. */
   readonly prompts: () => Prompts;
   readonly logger: Logger;
@@ -298,7 +298,7 @@ async function volumeChoices(s: RentDeps, offer: Offer): Promise<VolumeChoice[]>
   const fresh: VolumeChoice[] = offers
     .filter((o) => o.machine_id === offer.machine_id)
     .map((o) => ({
-      label: '$(add) New volume on this machine…',
+      label: vscode.l10n.t('$(add) New volume on this machine…'),
       description: vscode.l10n.t('up to {0} GB at {1}/GB/month', Math.floor(o.disk_space), formatDollars(o.storage_cost ?? 0)),
       volumeId: o.id,
       offer: { maxGb: Math.floor(o.disk_space), costPerGbMonth: o.storage_cost ?? 0 },

@@ -162,7 +162,7 @@ async function chooseSearch(s: RentDeps, name: SearchArgument): Promise<ChosenSe
     title: vscode.l10n.t('GPU Rental: Rent Best Match'),
     placeholder: vscode.l10n.t('Rent the best offer of which search?'),
     items: [
-      { label: '$(search) Current search', description: describeSearch(current.state), value: current },
+      { label: vscode.l10n.t('$(search) Current search'), description: describeSearch(current.state), value: current },
       ...saved.map((x) => ({
         label: `$(bookmark) ${x.name}`,
         description: `saved: ${describeSearch({ query: x.query, sort: x.sort, pages: 1 })}`,

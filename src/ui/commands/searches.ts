@@ -21,7 +21,7 @@ import { decimalText } from '../../core/numbers';
 import { OFFER_SORTS, describeSearch } from '../../core/offers/search';
 import type { SearchWatcher, WatchedSearch } from '../../core/offers/watch';
 import type { Session } from '../../core/session/session';
-import type { StoredState } from '../../core/state/storedState';
+import type { GpuRentalState } from '../../core/stored';
 import { config } from '../config';
 import { inputOf, type Prompts } from '../prompts';
 import type { OffersView } from '../views/offersView';
@@ -31,7 +31,7 @@ import { command, type CommandDefinition } from './registry';
 export interface SearchDeps {
   readonly session: Pick<Session, 'client' | 'bound'>;
   readonly offersView: Pick<OffersView, 'search' | 'setSearch'>;
-  readonly state: StoredState;
+  readonly state: GpuRentalState;
   readonly prompts: () => Prompts;
   readonly watcher: SearchWatcher;
 }
@@ -84,12 +84,17 @@ async function saveCurrent(d: SearchDeps, given?: string): Promise<string | unde
       .prompts()
       .confirm(
         vscode.l10n.t('Replace the saved search "{0}"?', existing.name),
-        vscode.l10n.t(
-          'It searches {0}; it will search {1}.{2}',
-          describeSearch({ ...existing, pages: 1 }),
-          describeSearch({ query, sort, pages: 1 }),
-          existing.watch ? vscode.l10n.t(' Its watch stops.') : '',
-        ),
+        existing.watch
+          ? vscode.l10n.t(
+              'It searches {0}; it will search {1}. Its watch stops.',
+              describeSearch({ ...existing, pages: 1 }),
+              describeSearch({ query, sort, pages: 1 }),
+            )
+          : vscode.l10n.t(
+              'It searches {0}; it will search {1}.',
+              describeSearch({ ...existing, pages: 1 }),
+              describeSearch({ query, sort, pages: 1 }),
+            ),
         vscode.l10n.t('Replace'),
       );
     if (!replace) return undefined;
@@ -275,13 +280,9 @@ async function watch(d: SearchDeps, name?: string, ceiling?: number): Promise<vo
   const now =
     matching.length === 0
       ? vscode.l10n.t('No offer matches now')
-      : vscode.l10n.t(
-          '{0} offer{1} match{2} now (the cheapest {3})',
-          matching.length,
-          matching.length === 1 ? '' : 's',
-          matching.length === 1 ? 'es' : '',
-          describeOffer(cheapest!),
-        );
+      : matching.length === 1
+        ? vscode.l10n.t('1 offer matches now ({0})', describeOffer(cheapest!))
+        : vscode.l10n.t('{0} offers match now (the cheapest {1})', matching.length, describeOffer(cheapest!));
   void vscode.window.showInformationMessage(
     vscode.l10n.t(
       'GPU Rental: watching "{0}" for offers at or under {1}/h. {2}; you will be told about new ones. All watched searches together send one search every {3}.',
@@ -349,7 +350,9 @@ async function checkNow(d: SearchDeps): Promise<{ searched: number; told: number
     );
   else if (result.told === 0)
     void vscode.window.showInformationMessage(
-      vscode.l10n.t('GPU Rental: checked {0} watched search{1}: no new offers.', result.searched, result.searched === 1 ? '' : 'es'),
+      result.searched === 1
+        ? vscode.l10n.t('GPU Rental: checked 1 watched search: no new offers.')
+        : vscode.l10n.t('GPU Rental: checked {0} watched searches: no new offers.', result.searched),
     );
   return result;
 }

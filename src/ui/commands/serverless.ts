@@ -203,7 +203,9 @@ async function deleteWorkerGroup(s: AccountAreaDeps, t: WorkerGroupItem | number
   const ok = await s
     .prompts()
     .confirm(
-      vscode.l10n.t('Delete worker group {0}{1}?', group.id, group.endpoint_name ? ` of "${group.endpoint_name}"` : ''),
+      group.endpoint_name
+        ? vscode.l10n.t('Delete worker group {0} of "{1}"?', group.id, group.endpoint_name)
+        : vscode.l10n.t('Delete worker group {0}?', group.id),
       vscode.l10n.t('Its workers stop and the endpoint no longer scales onto these machines.'),
       vscode.l10n.t('Delete Worker Group'),
     );
@@ -239,7 +241,7 @@ async function pickServerless(s: AccountAreaDeps, t: ServerlessTarget | undefine
       value: { kind: 'endpoint', endpoint: e } as Resolved,
     })),
     ...groups.map((g) => ({
-      label: `$(server-process) worker group ${g.id}`,
+      label: vscode.l10n.t('$(server-process) worker group {0}', g.id),
       description: g.endpoint_name ?? '',
       value: { kind: 'group', group: g } as Resolved,
     })),

@@ -10,6 +10,7 @@ import type { EnvironmentKey } from '../../core/session/environmentKey';
 import type { Session } from '../../core/session/session';
 import { command, type CommandDefinition } from './registry';
 import { formatDollars } from '../../core/format';
+import { sentences } from '../../core/l10n';
 
 /** What the session commands use. */
 export interface SessionDeps {
@@ -126,14 +127,16 @@ async function refresh(s: SessionDeps): Promise<void> {
 
 /** `credit` null: the account was read but reports no credit; undefined: the key may not read it. */
 function signedInMessage(s: SessionDeps, email: string | null | undefined, credit: number | null | undefined): string {
-  const who = email ? ` as ${email}` : '';
+  const signedIn = email
+    ? vscode.l10n.t('GPU Rental: signed in to {0} as {1}.', s.where(), email)
+    : vscode.l10n.t('GPU Rental: signed in to {0}.', s.where());
   const money =
     credit === undefined
-      ? ''
+      ? undefined
       : credit === null
-        ? vscode.l10n.t(' Credit: unknown (the service did not report it).')
-        : vscode.l10n.t(' Credit: {0}.', formatDollars(credit));
-  return vscode.l10n.t('GPU Rental: signed in to {0}{1}.{2}', s.where(), who, money);
+        ? vscode.l10n.t('Credit: unknown (the service did not report it).')
+        : vscode.l10n.t('Credit: {0}.', formatDollars(credit));
+  return sentences(signedIn, money);
 }
 
 /** The reason a key was not accepted, phrased for the input box. */

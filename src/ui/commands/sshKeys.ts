@@ -28,13 +28,13 @@ async function addSshKey(s: SshKeyDeps, given: string | undefined): Promise<SshK
   if (!publicKey) {
     const how = await vscode.window.showQuickPick(
       [
-        { label: '$(file) From a .pub file…', value: 'file' },
+        { label: vscode.l10n.t('$(file) From a .pub file…'), value: 'file' },
         {
-          label: '$(add) Generate a new ed25519 key',
+          label: vscode.l10n.t('$(add) Generate a new ed25519 key'),
           description: vscode.l10n.t('in ~/.ssh, never overwriting a file'),
           value: 'generate',
         },
-        { label: '$(edit) Paste a public key…', value: 'paste' },
+        { label: vscode.l10n.t('$(edit) Paste a public key…'), value: 'paste' },
       ],
       { title: vscode.l10n.t('GPU Rental: Add an SSH key to the account') },
     );

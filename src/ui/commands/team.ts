@@ -72,7 +72,10 @@ async function saveRole(s: AccountAreaDeps, target: TeamRoleItem | string | unde
   let name = target instanceof TeamRoleItem ? target.role.name : target;
   if (!name) {
     const picked = await vscode.window.showQuickPick(
-      [{ label: '$(add) New role…', value: '' }, ...roles.map((r) => ({ label: r.name, description: 'edit', value: r.name }))],
+      [
+        { label: vscode.l10n.t('$(add) New role…'), value: '' },
+        ...roles.map((r) => ({ label: r.name, description: vscode.l10n.t('edit'), value: r.name })),
+      ],
       { title: vscode.l10n.t('GPU Rental: Create or edit a team role') },
     );
     if (!picked) return false;
@@ -101,7 +104,9 @@ async function saveRole(s: AccountAreaDeps, target: TeamRoleItem | string | unde
   if (existing?.id !== undefined && existing.id !== null) await s.session.client.team.updateRole(existing.id, name, permissions);
   else await s.session.client.team.createRole(name, permissions);
   s.accountView.refresh();
-  void vscode.window.showInformationMessage(vscode.l10n.t('GPU Rental: role "{0}" {1}.', name, existing ? 'updated' : 'created'));
+  void vscode.window.showInformationMessage(
+    existing ? vscode.l10n.t('GPU Rental: role "{0}" updated.', name) : vscode.l10n.t('GPU Rental: role "{0}" created.', name),
+  );
   return true;
 }
 
@@ -127,14 +132,16 @@ async function deleteRole(s: AccountAreaDeps, target: TeamRoleItem | string | un
     return false;
   }
   const holders = (await s.session.client.team.members()).filter((m) => m.roles.includes(name));
-  const who = holders.map((m) => m.email || m.username || `user ${m.id}`);
-  const detail = holders.length
-    ? vscode.l10n.t(
-        '{0} {1} this role and will lose what it allows. Give them another role first if they still need access.',
-        who.join(', '),
-        holders.length === 1 ? 'has' : 'have',
-      )
-    : vscode.l10n.t('No team member has this role.');
+  const who = holders.map((m) => m.email || m.username || vscode.l10n.t('user {0}', m.id));
+  const detail =
+    holders.length === 0
+      ? vscode.l10n.t('No team member has this role.')
+      : holders.length === 1
+        ? vscode.l10n.t('{0} has this role and will lose what it allows. Give them another role first if they still need access.', who[0]!)
+        : vscode.l10n.t(
+            '{0} have this role and will lose what it allows. Give them another role first if they still need access.',
+            who.join(', '),
+          );
   if (!(await s.prompts().confirm(vscode.l10n.t('Delete the team role "{0}"?', name), detail, vscode.l10n.t('Delete Role')))) return false;
   await s.session.client.team.deleteRole(name);
   s.accountView.refresh();

@@ -4,7 +4,7 @@ import { followHash, imageFields, joinImage, templateFromInstance } from '../../
 import { COMMANDS } from '../../core/ids';
 import { boxProblem, boxValue, gigabytesBox } from '../../core/numbers';
 import type { Session } from '../../core/session/session';
-import type { StoredState } from '../../core/state/storedState';
+import type { GpuRentalState } from '../../core/stored';
 import type { AccountAreaDeps } from './accountDeps';
 import { TemplateItem } from '../views/account/templateItems';
 import { command, type CommandDefinition } from './registry';
@@ -15,7 +15,7 @@ import type { RentStart } from './rent';
 export interface TemplateDeps extends AccountAreaDeps, TargetDeps {
   readonly session: Pick<Session, 'client' | 'state'>;
   /** The recent templates the rent flow offers again: they follow a template's edits and deletion. */
-  readonly state: Pick<StoredState, 'change'>;
+  readonly state: Pick<GpuRentalState, 'change'>;
 }
 
 /** Templates: save an instance's settings as one, search, edit, delete, rent with one. */

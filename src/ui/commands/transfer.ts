@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import type { Instance } from '../../core/api/instances';
 import { COMMANDS } from '../../core/ids';
 import { instancePhase } from '../../core/instances/phase';
-import { instanceName } from '../../core/instances/present';
+import { instanceName } from '../../core/instances/names';
 import { shellQuote } from '../../core/instances/ssh';
 import type { Logger } from '../../core/log';
 import { findLocalKey } from '../../core/ssh/localKeys';
@@ -91,25 +91,26 @@ async function uploadTo(s: TransferDeps, instance: Instance, args: UploadArgs): 
       (options) => upload(target, { localDir, remoteDir, excludes }, options),
     ).catch((error: unknown) => failed(s, error, run));
     if (!result) return undefined;
-    const what = result.filesSent === 1 ? '1 file' : `${result.filesSent} files`;
-    const how =
+    const bytes = formatBytes(result.bytesSent);
+    const what = result.filesSent === 1 ? vscode.l10n.t('1 file, {0}', bytes) : vscode.l10n.t('{0} files, {1}', result.filesSent, bytes);
+    const summary =
       result.method === 'tar'
-        ? vscode.l10n.t(' with tar ({0})', result.notice ?? vscode.l10n.t('no rsync'))
+        ? vscode.l10n.t('{0} with tar ({1})', what, result.notice ?? vscode.l10n.t('no rsync'))
         : result.filesSent === 0
-          ? vscode.l10n.t(', nothing had changed')
-          : '';
-    s.logger.info(`Uploaded ${localDir} to ${result.remoteDir} on #${instance.id}: ${what}, ${formatBytes(result.bytesSent)}${how}`);
+          ? vscode.l10n.t('{0}, nothing had changed', what)
+          : what;
+    s.logger.info(
+      `Uploaded ${localDir} to ${result.remoteDir} on #${instance.id}: ${result.filesSent} file(s), ${bytes} by ${result.method}${result.notice ? ` (${result.notice})` : ''}`,
+    );
     if (args.quiet) return result.remoteDir;
     void vscode.window
       .showInformationMessage(
         vscode.l10n.t(
-          'GPU Rental: uploaded {0} to {1} on {2}: {3}, {4}{5}.',
+          'GPU Rental: uploaded {0} to {1} on {2}: {3}.',
           path.basename(localDir),
           result.remoteDir,
           instanceName(instance),
-          what,
-          formatBytes(result.bytesSent),
-          how,
+          summary,
         ),
         vscode.l10n.t('Open Terminal in Folder'),
         vscode.l10n.t('Copy Path'),
@@ -153,13 +154,15 @@ async function downloadPath(
       );
       void vscode.window
         .showInformationMessage(
-          vscode.l10n.t(
-            'GPU Rental: downloaded {0} from {1} to {2}{3}.',
-            remotePath,
-            instanceName(instance),
-            result.localPath,
-            result.notice ? ` (${result.notice})` : '',
-          ),
+          result.notice
+            ? vscode.l10n.t(
+                'GPU Rental: downloaded {0} from {1} to {2} ({3}).',
+                remotePath,
+                instanceName(instance),
+                result.localPath,
+                result.notice,
+              )
+            : vscode.l10n.t('GPU Rental: downloaded {0} from {1} to {2}.', remotePath, instanceName(instance), result.localPath),
           vscode.l10n.t('Reveal'),
         )
         .then((choice) => {
@@ -290,7 +293,7 @@ async function pickLocalFolder(): Promise<string | undefined> {
   const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file');
   if (folders.length === 1) return folders[0]!.uri.fsPath;
   if (folders.length > 1) {
-    const other = { label: '$(folder-opened) Choose another folder…', path: undefined as string | undefined };
+    const other = { label: vscode.l10n.t('$(folder-opened) Choose another folder…'), path: undefined as string | undefined };
     const picked = await vscode.window.showQuickPick(
       [...folders.map((f) => ({ label: f.name, description: f.uri.fsPath, path: f.uri.fsPath })), other],
       {
@@ -346,9 +349,9 @@ async function browseRemote(target: SshTarget, instance: Instance, start: string
     }
     dir = listing.path || dir;
     const items: BrowseItem[] = [
-      { label: '$(cloud-download) Download this folder', description: dir, action: 'here', path: dir },
+      { label: vscode.l10n.t('$(cloud-download) Download this folder'), description: dir, action: 'here', path: dir },
       ...(dir !== '/' ? [{ label: '$(arrow-up) ..', description: remoteParent(dir), action: 'up' as const, path: remoteParent(dir) }] : []),
-      { label: '$(edit) Type a path…', action: 'type' },
+      { label: vscode.l10n.t('$(edit) Type a path…'), action: 'type' },
       ...listing.entries.map((e): BrowseItem => ({
         label: `$(${e.folder ? 'folder' : 'file'}) ${e.name}`,
         action: e.folder ? 'open' : 'file',

@@ -16,7 +16,7 @@ import type { GpuPriceStats } from '../../core/offers/priceContext';
 import { l10nDataBlock } from '../../core/offers/explorer/l10nData';
 import { mayLoadMore, parseQuery, searchRequest, withFilter } from '../../core/offers/search';
 import type { Session } from '../../core/session/session';
-import type { StoredState } from '../../core/state/storedState';
+import type { GpuRentalState } from '../../core/stored';
 import type { OffersView } from '../views/offersView';
 
 /** The webview panel type; the serializer restores panels of it after a reload. */
@@ -25,7 +25,7 @@ export const EXPLORER_VIEW_TYPE = 'gpuRental.offerExplorer';
 export interface ExplorerDeps {
   readonly session: Session;
   readonly offersView: OffersView;
-  readonly state: Pick<StoredState, 'get' | 'update'>;
+  readonly state: Pick<GpuRentalState, 'get' | 'update'>;
   readonly extensionUri: vscode.Uri;
   readonly logger: Logger;
   /** Going rates per GPU model (src/ui/priceContext.ts); never throws, a missing model is simply absent. */

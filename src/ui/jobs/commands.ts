@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import type { Instance } from '../../core/api/instances';
 import { COMMANDS } from '../../core/ids';
 import { pythonCommand } from '../../core/jobs/scripts';
-import { instanceName } from '../../core/instances/present';
+import { instanceName } from '../../core/instances/names';
 import type { JobMemory } from '../../core/jobs/memory';
 import type { InstancePoller } from '../../core/instances/poller';
 import type { Session } from '../../core/session/session';
@@ -61,28 +61,38 @@ export function jobCommands(s: JobCommandDeps): CommandDefinition[] {
       const item = given instanceof JobItem ? given : await pickJob(s, vscode.l10n.t('Stop Job'), true);
       if (!item) return false;
       const instance = s.poller.snapshot?.instances.find((i) => i.id === item.instanceId);
-      const rate = instance?.dph_total ? ` (${formatDollars(instance.dph_total)}/h)` : '';
+      const rate = instance?.dph_total ? formatDollars(instance.dph_total) : undefined;
       const ok = await s
         .prompts()
         .confirm(
           vscode.l10n.t('Stop {0} on #{1}?', String(item.label), item.instanceId),
-          vscode.l10n.t(
-            'Its command and everything it started are ended. The instance keeps running{0}, even when the job was to stop it at its end: stop it yourself when you are done.',
-            rate,
-          ),
+          rate === undefined
+            ? vscode.l10n.t(
+                'Its command and everything it started are ended. The instance keeps running, even when the job was to stop it at its end: stop it yourself when you are done.',
+              )
+            : vscode.l10n.t(
+                'Its command and everything it started are ended. The instance keeps running ({0}/h), even when the job was to stop it at its end: stop it yourself when you are done.',
+                rate,
+              ),
           vscode.l10n.t('Stop Job'),
         );
       if (!ok) return false;
       const stopped = await s.jobs.stop(item.instanceId, item.jobId, false);
       void vscode.window.showInformationMessage(
-        stopped
-          ? vscode.l10n.t(
-              'GPU Rental: {0} was stopped. #{1} keeps running{2}; stop or destroy it when you are done.',
-              String(item.label),
-              item.instanceId,
-              rate,
-            )
-          : vscode.l10n.t('GPU Rental: {0} had already ended.', String(item.label)),
+        !stopped
+          ? vscode.l10n.t('GPU Rental: {0} had already ended.', String(item.label))
+          : rate === undefined
+            ? vscode.l10n.t(
+                'GPU Rental: {0} was stopped. #{1} keeps running; stop or destroy it when you are done.',
+                String(item.label),
+                item.instanceId,
+              )
+            : vscode.l10n.t(
+                'GPU Rental: {0} was stopped. #{1} keeps running ({2}/h); stop or destroy it when you are done.',
+                String(item.label),
+                item.instanceId,
+                rate,
+              ),
       );
       return stopped;
     }),
@@ -115,10 +125,13 @@ async function pickJob(s: JobCommandDeps, title: string, running: boolean): Prom
     .filter((r) => !running || r.contextValue === 'job-running');
   if (rows.length === 0) {
     void vscode.window.showInformationMessage(
-      vscode.l10n.t(
-        "GPU Rental: no {0}job is known in this window. Start one with Run on Instance, or open an instance's jobs in the Instances view.",
-        running ? 'running ' : '',
-      ),
+      running
+        ? vscode.l10n.t(
+            "GPU Rental: no running job is known in this window. Start one with Run on Instance, or open an instance's jobs in the Instances view.",
+          )
+        : vscode.l10n.t(
+            "GPU Rental: no job is known in this window. Start one with Run on Instance, or open an instance's jobs in the Instances view.",
+          ),
     );
     return undefined;
   }

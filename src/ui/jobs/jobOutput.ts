@@ -49,7 +49,7 @@ export class JobOutput implements vscode.Disposable {
   /** A line of the extension's own (reconnecting, ended), dimmed so it is not taken for the job's output. */
   note(line: string): void {
     const tail = this.buffer.length > 0 && !this.buffer.endsWith('\n') ? '\r\n' : '';
-    this.write(vscode.l10n.t('{0}\u001b[2m[GPU Rental] {1}\u001b[0m\r\n', tail, line));
+    this.write(`${tail}\u001b[2m${vscode.l10n.t('[GPU Rental] {0}', line)}\u001b[0m\r\n`);
   }
 
   /** Opens the terminal (once) and shows it; `preserveFocus` leaves the cursor where it is. */

@@ -25,14 +25,11 @@ export class JobItem extends vscode.TreeItem {
     super(label, vscode.TreeItemCollapsibleState.None);
     this.id = `job-${jobId}`;
     this.description = description;
-    this.tooltip = vscode.l10n.t(
-      '{0}\n{1}\nJob {2} on #{3}; its files are in ~/.gpu-rental/jobs/{4} on the instance.',
+    this.tooltip = [
       label,
       description,
-      jobId,
-      instanceId,
-      jobId,
-    );
+      vscode.l10n.t('Job {0} on #{1}; its files are in ~/.gpu-rental/jobs/{0} on the instance.', jobId, instanceId),
+    ].join('\n');
     this.contextValue = phase === 'running' || phase === 'starting' ? 'job-running' : 'job-ended';
     const icon =
       phase === 'running' || phase === 'starting'
@@ -405,8 +402,12 @@ export class Jobs implements vscode.Disposable {
       if (phase !== 'stopped' && phase !== 'gone') return;
       done();
       const disk = instance?.storage_total_cost;
-      const rate = disk ? ` ${formatDollars(disk)}/h` : '';
-      const bills = phase === 'gone' ? vscode.l10n.t('it is gone') : vscode.l10n.t('its disk still bills{0} until you destroy it', rate);
+      const bills =
+        phase === 'gone'
+          ? vscode.l10n.t('it is gone')
+          : disk
+            ? vscode.l10n.t('its disk still bills {0}/h until you destroy it', formatDollars(disk))
+            : vscode.l10n.t('its disk still bills until you destroy it');
       void vscode.window.showInformationMessage(
         vscode.l10n.t("GPU Rental: #{0} was stopped by the job's end; {1}. Download the outputs before you destroy it.", instanceId, bills),
       );

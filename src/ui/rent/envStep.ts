@@ -18,8 +18,12 @@ export async function rentEnvStep(
   for (;;) {
     const names = Object.keys(env);
     const items: PickItem<EnvChoice>[] = [
-      { label: '$(check) Done', description: names.length ? names.join(', ') : l10n.t('no variables for this rent'), value: 'done' },
-      { label: '$(add) Add a variable…', description: l10n.t('NAME, then its value'), value: 'add' },
+      {
+        label: l10n.t('$(check) Done'),
+        description: names.length ? names.join(', ') : l10n.t('no variables for this rent'),
+        value: 'done',
+      },
+      { label: l10n.t('$(add) Add a variable…'), description: l10n.t('NAME, then its value'), value: 'add' },
       ...names.map((name) => ({
         label: `$(symbol-variable) ${name}`,
         description: l10n.t('value hidden · select to remove'),

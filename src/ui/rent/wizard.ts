@@ -101,17 +101,17 @@ export async function rentWizard(input: WizardInput): Promise<RentPlan | undefin
           ...(input.recentImages.length
             ? [{ label: vscode.l10n.t('Recent'), kind: vscode.QuickPickItemKind.Separator } as PickItem<Source>]
             : []),
-          ...input.recentImages.map((image) => ({ label: image, description: 'recent', value: { image } as Source })),
+          ...input.recentImages.map((image) => ({ label: image, description: vscode.l10n.t('recent'), value: { image } as Source })),
           ...(input.recentTemplates ?? []).map((template) => ({
-            label: `$(symbol-class) template ${template.slice(0, 12)}`,
+            label: vscode.l10n.t('$(symbol-class) template {0}', template.slice(0, 12)),
             description: vscode.l10n.t('recent template'),
             value: { template } as Source,
           })),
           { label: vscode.l10n.t('Presets'), kind: vscode.QuickPickItemKind.Separator },
           ...IMAGE_PRESETS.map((p) => ({ label: p.image, description: p.detail, value: { image: p.image } as Source })),
           { label: '', kind: vscode.QuickPickItemKind.Separator },
-          { label: '$(edit) Other image…', description: vscode.l10n.t('any Docker image reference'), value: 'otherImage' },
-          { label: '$(symbol-class) Template by hash…', description: vscode.l10n.t('a saved template'), value: 'template' },
+          { label: vscode.l10n.t('$(edit) Other image…'), description: vscode.l10n.t('any Docker image reference'), value: 'otherImage' },
+          { label: vscode.l10n.t('$(symbol-class) Template by hash…'), description: vscode.l10n.t('a saved template'), value: 'template' },
         ];
         r = await pickStep(ctx(1), {
           placeholder: vscode.l10n.t('Image to run, or type one (e.g. python:3.12)'),
@@ -158,34 +158,37 @@ export async function rentWizard(input: WizardInput): Promise<RentPlan | undefin
       }
       case 3: {
         const direct = (offer.direct_port_count ?? 0) > 0;
-        const instead = plan.template ? vscode.l10n.t(", instead of the template's mode") : '';
+        // With a template, each mode says it replaces the template's own.
+        const instead = (text: string) => (plan.template ? vscode.l10n.t("{0}, instead of the template's mode", text) : text);
         const items: PickItem<RentRuntype | 'template'>[] = [
           ...(direct
             ? [
                 {
                   label: vscode.l10n.t('Direct SSH'),
-                  description: vscode.l10n.t("to the machine's own address ({0} ports open){1}", String(offer.direct_port_count), instead),
+                  description: instead(vscode.l10n.t("to the machine's own address ({0} ports open)", String(offer.direct_port_count))),
                   value: 'ssh_direct' as const,
                 },
               ]
             : []),
           {
             label: vscode.l10n.t('SSH through the proxy'),
-            description: `${direct ? vscode.l10n.t('works behind any firewall; a little slower') : vscode.l10n.t('this machine has no direct ports')}${instead}`,
+            description: instead(
+              direct ? vscode.l10n.t('works behind any firewall; a little slower') : vscode.l10n.t('this machine has no direct ports'),
+            ),
             value: 'ssh_proxy',
           },
           ...(direct
             ? [
                 {
                   label: vscode.l10n.t('Jupyter and SSH on direct ports'),
-                  description: vscode.l10n.t('a Jupyter server as well; Open Jupyter opens it{0}', instead),
+                  description: instead(vscode.l10n.t('a Jupyter server as well; Open Jupyter opens it')),
                   value: 'jupyter_direc ssh_direc ssh_proxy' as const,
                 },
               ]
             : []),
           {
             label: vscode.l10n.t('Jupyter and SSH through the proxy'),
-            description: vscode.l10n.t('a Jupyter server as well; Open Jupyter opens it{0}', instead),
+            description: instead(vscode.l10n.t('a Jupyter server as well; Open Jupyter opens it')),
             value: 'jupyter_proxy ssh_proxy',
           },
         ];
@@ -227,11 +230,11 @@ export async function rentWizard(input: WizardInput): Promise<RentPlan | undefin
       case 5: {
         const items: PickItem<string>[] = [
           { label: vscode.l10n.t('No start-up script'), value: '' },
-          { label: '$(edit) Type a command…', description: vscode.l10n.t('run once the container starts'), value: 'type' },
+          { label: vscode.l10n.t('$(edit) Type a command…'), description: vscode.l10n.t('run once the container starts'), value: 'type' },
           ...(input.activeEditor
             ? [
                 {
-                  label: `$(file) Use ${input.activeEditor.name}`,
+                  label: vscode.l10n.t('$(file) Use {0}', input.activeEditor.name),
                   description: vscode.l10n.t('{0} characters from the active editor', input.activeEditor.text.length),
                   value: 'editor',
                 },
@@ -319,14 +322,14 @@ function rentalRow(offer: Offer, plan: RentPlan, bidSearch: boolean): PickItem<s
   if (plan.bid === undefined)
     return [
       {
-        label: `$(tag) Rental: on-demand ${onDemand}/h`,
+        label: vscode.l10n.t('$(tag) Rental: on-demand {0}/h', onDemand),
         description: vscode.l10n.t('select to bid instead (minimum now {0}/h)', formatDollars(minBid)),
         value: 'bid',
       },
     ];
   return [
     {
-      label: `$(tag) Interruptible: bid ${formatDollars(plan.bid)}/h (on-demand ${onDemand}/h)`,
+      label: vscode.l10n.t('$(tag) Interruptible: bid {0}/h (on-demand {1}/h)', formatDollars(plan.bid), onDemand),
       description: vscode.l10n.t('stopped if outbid; the disk still bills · select to change'),
       value: 'bid',
     },
@@ -350,9 +353,13 @@ async function bidStep(
     const choice = await pickStep(ctx, {
       placeholder: vscode.l10n.t('Interruptible at {0}/h, or on demand at {1}/h', formatDollars(current), onDemand),
       items: [
-        { label: '$(edit) Change the bid…', description: vscode.l10n.t('minimum now {0}/h', formatDollars(minBid)), value: 'change' },
         {
-          label: '$(vm) Rent on demand instead',
+          label: vscode.l10n.t('$(edit) Change the bid…'),
+          description: vscode.l10n.t('minimum now {0}/h', formatDollars(minBid)),
+          value: 'change',
+        },
+        {
+          label: vscode.l10n.t('$(vm) Rent on demand instead'),
           description: vscode.l10n.t('{0}/h for the GPU; never outbid', onDemand),
           value: 'onDemand',
         },
@@ -461,21 +468,20 @@ async function confirmStep(
 ): Promise<unknown> {
   const volumePerHour = typeof volume === 'object' ? volume.perHour : 0;
   const q = quoteRent(offer, plan.disk, credit, { bid: plan.bid, bidSearch });
-  const what = plan.template ? `template ${plan.template}` : plan.image;
+  const what = plan.template ? vscode.l10n.t('template {0}', plan.template) : plan.image;
   const items: PickItem<string>[] = [
     {
-      label: `$(rocket) Rent for ${formatDollars(q.totalPerHour)}/h`,
+      label: vscode.l10n.t('$(rocket) Rent for {0}/h', formatDollars(q.totalPerHour)),
       // A new volume bills on its own, also after the instance is gone: said beside the total, not hidden in it.
-      description: vscode.l10n.t(
-        'about {0} per day{1}',
-        formatDollars(q.perDay),
-        volumePerHour > 0 ? vscode.l10n.t(', plus the new volume {0}/h', formatDollars(volumePerHour)) : '',
-      ),
+      description:
+        volumePerHour > 0
+          ? vscode.l10n.t('about {0} per day, plus the new volume {1}/h', formatDollars(q.perDay), formatDollars(volumePerHour))
+          : vscode.l10n.t('about {0} per day', formatDollars(q.perDay)),
       value: 'rent',
     },
     { label: '', kind: vscode.QuickPickItemKind.Separator },
     // Information rows: accepting them does nothing.
-    { label: `GPU ${formatDollars(q.gpuPerHour)}/h`, description: `${presentOffer(offer).label}` },
+    { label: vscode.l10n.t('GPU {0}/h', formatDollars(q.gpuPerHour)), description: `${presentOffer(offer).label}` },
     ...priceContextRows(offer, rentPriceContext(offer, q.totalPerHour, priceStats)),
     ...rentalRow(offer, plan, bidSearch),
     ...(failover ? [{ label: `$(sync) ${failover.title}`, description: failover.detail }] : []),
@@ -494,20 +500,24 @@ async function confirmStep(
         },
     {
       label: `${what}`,
-      description: `${describeLaunch(plan, templateMode)} · "${plan.label}"${plan.onstart ? vscode.l10n.t(' · with start-up script') : ''}`,
+      description: [
+        describeLaunch(plan, templateMode),
+        `"${plan.label}"`,
+        ...(plan.onstart ? [vscode.l10n.t('with start-up script')] : []),
+      ].join(' · '),
     },
     plan.template
       ? {
-          label: '$(watch) No idle stop',
+          label: vscode.l10n.t('$(watch) No idle stop'),
           description: vscode.l10n.t("a template's own start-up script runs; the watchdog cannot be added"),
         }
       : plan.idleStopMinutes
         ? {
-            label: `$(watch) Idle stop after ${plan.idleStopMinutes} min`,
+            label: vscode.l10n.t('$(watch) Idle stop after {0} min', plan.idleStopMinutes),
             description: vscode.l10n.t('stops itself when the GPU and SSH are idle, even with this window closed · select to turn off'),
             value: 'toggleIdle',
           }
-        : { label: '$(watch) No idle stop', description: vscode.l10n.t('select to turn it on'), value: 'toggleIdle' },
+        : { label: vscode.l10n.t('$(watch) No idle stop'), description: vscode.l10n.t('select to turn it on'), value: 'toggleIdle' },
     {
       label: `$(symbol-variable) ${describeRentEnv(plan.env) ?? vscode.l10n.t('Environment variables…')}`,
       description:
@@ -521,11 +531,15 @@ async function confirmStep(
       : [
           volume === 'none'
             ? {
-                label: '$(database) No volume',
+                label: vscode.l10n.t('$(database) No volume'),
                 description: vscode.l10n.t('select to attach or create one on this machine'),
                 value: 'volume',
               }
-            : { label: `$(database) Volume: ${volume.text}`, description: vscode.l10n.t('select to change'), value: 'volume' },
+            : {
+                label: vscode.l10n.t('$(database) Volume: {0}', volume.text),
+                description: vscode.l10n.t('select to change'),
+                value: 'volume',
+              },
         ]),
   ];
   return pickStep(ctx, {

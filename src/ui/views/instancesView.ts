@@ -141,10 +141,12 @@ export class InstancesView implements vscode.TreeDataProvider<InstancesViewItem>
       this.session.reportError(error);
       return;
     }
-    const when = this.poller.snapshot
-      ? vscode.l10n.t(' Showing the list from {0}.', new Date(this.poller.snapshot.at).toLocaleTimeString())
-      : '';
-    this.setMessage(`${error instanceof Error ? error.message : String(error)}${when}`);
+    const problem = error instanceof Error ? error.message : String(error);
+    this.setMessage(
+      this.poller.snapshot
+        ? vscode.l10n.t('{0} Showing the list from {1}.', problem, new Date(this.poller.snapshot.at).toLocaleTimeString())
+        : problem,
+    );
     if (!this.poller.snapshot) this.changed.fire();
   }
 

@@ -18,7 +18,7 @@ import {
   type OfferSearchState,
 } from '../../core/offers/search';
 import type { Session } from '../../core/session/session';
-import type { StoredState } from '../../core/state/storedState';
+import type { GpuRentalState } from '../../core/stored';
 import { UnreadableItem, unreadableRow } from './unreadable';
 import type { PriceContextSource } from '../priceContext';
 
@@ -101,7 +101,7 @@ export class OffersView implements vscode.TreeDataProvider<OffersViewItem>, vsco
 
   constructor(
     private readonly session: Session,
-    private readonly state: StoredState,
+    private readonly state: GpuRentalState,
   ) {
     this.searchState = restoreSearch(state.get('offerSearch'));
   }

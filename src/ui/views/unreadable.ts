@@ -12,7 +12,10 @@ export class UnreadableItem extends vscode.TreeItem {
     id: string,
     tooltip: string,
   ) {
-    super(vscode.l10n.t('{0} {1} could not be read', count, count === 1 ? 'record' : 'records'), vscode.TreeItemCollapsibleState.None);
+    super(
+      count === 1 ? vscode.l10n.t('1 record could not be read') : vscode.l10n.t('{0} records could not be read', count),
+      vscode.TreeItemCollapsibleState.None,
+    );
     this.id = id;
     this.description = vscode.l10n.t('Show Logs');
     this.tooltip = tooltip;

@@ -26,7 +26,7 @@ import { nextSort, OfferTable, readSortKeys, sortAnnouncement, type SortKey } fr
 import { priceHistorySvg } from '../../core/offers/priceChart';
 import { priceContextFor, pricePerGpu, type GpuPriceStats } from '../../core/offers/priceContext';
 import { parseQuery } from '../../core/offers/search';
-import type { OfferType } from '../../core/offers/types';
+import type { OfferType } from '../../core/api/offerQuery';
 import { DetailsPane } from './details';
 import { h, icon } from './dom';
 import { FilterBar } from './filters';

@@ -34,12 +34,7 @@ export function plotSummary(count: number, maxPrice: number, maxDlperf: number, 
 /** The tooltip of a dot: the offer in one line, ending with its id as `#id` (the e2e test reads it). */
 export function plotTip(o: Offer): string {
   const name = o.num_gpus > 1 ? l10n.t('{0} ×{1}', o.gpu_name, o.num_gpus) : o.gpu_name;
-  return l10n.t(
-    '{0} · {1}/h · DLPerf {2} · {3} · #{4}',
-    name,
-    formatDollars(o.dph_total),
-    o.dlperf?.toFixed(1) ?? '?',
-    o.geolocation ?? '',
-    o.id,
-  );
+  // The id stays last, outside the message, whatever a translation does with the rest: the e2e test reads it there.
+  const line = l10n.t('{0} · {1}/h · DLPerf {2} · {3}', name, formatDollars(o.dph_total), o.dlperf?.toFixed(1) ?? '?', o.geolocation ?? '');
+  return `${line} · #${o.id}`;
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Offer } from '../../../src/core/api/offers';
-import type { OfferFilters, OfferQuery } from '../../../src/core/offers/types';
+import type { OfferFilters, OfferQuery } from '../../../src/core/api/offerQuery';
 import { clientFor, DEMO_KEY, startSimulator, type Marketplace } from '../../support';
 
 const q = (filters: OfferFilters, order: OfferQuery['order'] = [], type: OfferQuery['type'] = 'on-demand'): OfferQuery => ({

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import type { Instance } from '../../../src/core/api/instances';
-import { burnRate, checkSpendCap, formatHours, hoursLeft } from '../../../src/core/billing/burn';
+import { checkSpendCap, formatHours, hoursLeft } from '../../../src/core/billing/burn';
 import { LowCreditWatch } from '../../../src/core/billing/lowCredit';
+import { burnRate } from '../../../src/core/instances/rates';
 
 const inst = (id: number, actual: string | null, intended: string, dph: number, storage: number, label?: string) =>
   ({

@@ -1,12 +1,16 @@
 import assert from 'node:assert/strict';
 import { CLAIM_GRACE_MS, CONNECTED_FRESH_MS, HEARTBEAT_MS, WindowClaims } from '../../../src/core/idle/windowClaims';
 import { StoredState } from '../../../src/core/state/storedState';
+import { STORED } from '../../../src/core/stored';
 import { MemoryStore } from '../state/memoryStore';
+
+/** One window's claims over the global state `store`. */
+const claims = (store: MemoryStore, owner: string) => new WindowClaims(new StoredState(STORED, store), owner);
 
 /** Two windows of one editor: each its own StoredState and claims, over the one global state. */
 function twoWindows() {
   const store = new MemoryStore();
-  return { store, a: new WindowClaims(new StoredState(store), 'session-a'), b: new WindowClaims(new StoredState(store), 'session-b') };
+  return { store, a: claims(store, 'session-a'), b: claims(store, 'session-b') };
 }
 
 const COUNTDOWN_MS = 60_000;
@@ -44,7 +48,7 @@ describe('idle: the claims windows share', () => {
 
   it('a window whose countdown outlasted its claim releases only its own, never the claim another window took', async () => {
     const store = new MemoryStore();
-    const [a, b, c] = ['session-a', 'session-b', 'session-c'].map((id) => new WindowClaims(new StoredState(store), id));
+    const [a, b, c] = ['session-a', 'session-b', 'session-c'].map((id) => claims(store, id));
     assert.equal(await a!.claimCountdown(7, 0, COUNTDOWN_MS), true);
     // Window a's dialog stays open past its claim; window b takes the countdown over.
     const lapse = COUNTDOWN_MS + CLAIM_GRACE_MS;

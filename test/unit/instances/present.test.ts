@@ -3,7 +3,9 @@ import { InstanceSchema, type Instance } from '../../../src/core/api/instances';
 import { BootTracker, bootStatus } from '../../../src/core/instances/boot';
 import { instancePhase, isTransient } from '../../../src/core/instances/phase';
 import { unreadableInstance } from '../../../src/core/api/instances';
-import { instanceLabel, instanceName, presentInstance, startAddsPerHour } from '../../../src/core/instances/present';
+import { instanceLabel, instanceName } from '../../../src/core/instances/names';
+import { presentInstance } from '../../../src/core/instances/present';
+import { startAddsPerHour } from '../../../src/core/instances/rates';
 import { formatClock, formatDuration } from '../../../src/core/format';
 
 const NOW = 1_800_000_000_000;

@@ -15,7 +15,8 @@ import {
   withSeen,
   type SavedSearch,
 } from '../../../src/core/offers/saved';
-import { readStored, STORED } from '../../../src/core/state/storedState';
+import { readStored } from '../../../src/core/state/storedState';
+import { STORED } from '../../../src/core/stored';
 
 const watch = { ceilingPerHour: 0.6, baseUrl: 'https://console.example.com', profileId: 'default', since: 1 };
 

@@ -11,6 +11,7 @@ import {
 } from '../../../src/core/offers/watch';
 import { keySlot } from '../../../src/core/session/profiles';
 import { StoredState } from '../../../src/core/state/storedState';
+import { STORED, type GpuRentalState } from '../../../src/core/stored';
 import { MemoryLogger, clientFor, simulatorForSuite } from '../../support';
 import { MemoryStore } from '../state/memoryStore';
 
@@ -21,7 +22,7 @@ describe('search watcher', () => {
 
   /** A window: its own StoredState over the shared store, its own watcher, the notices it said. */
   function window(store: MemoryStore, owner: string, keys: Map<string, string>) {
-    const state = new StoredState(store);
+    const state = new StoredState(STORED, store);
     const notices: WatchNotice[] = [];
     const watcher = new SearchWatcher({
       state,
@@ -46,7 +47,7 @@ describe('search watcher', () => {
     return { name, query, sort: 'price', watch: { ceilingPerHour, baseUrl: sim.url, profileId, since: sim.clock.now() } };
   }
 
-  async function save(state: StoredState, ...searches: SavedSearch[]): Promise<void> {
+  async function save(state: GpuRentalState, ...searches: SavedSearch[]): Promise<void> {
     await state.change('savedSearches', (list) => searches.reduce((acc, s) => saveSearch(acc, s), list));
   }
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { EnvironmentKey } from '../../../src/core/session/environmentKey';
 import type { SessionState } from '../../../src/core/session/session';
 import { StoredState } from '../../../src/core/state/storedState';
+import { STORED } from '../../../src/core/stored';
 import { MemoryLogger } from '../../support';
 
 const URL = 'https://api.example.test';
@@ -9,7 +10,7 @@ const ENV_KEY = 'env-key-0123456789abcdef';
 
 function setup(options: { env?: string; profileId?: string; state?: SessionState['kind'] } = {}) {
   const stored = new Map<string, unknown>();
-  const state = new StoredState({ get: (k) => stored.get(k), update: async (k, v) => void stored.set(k, v) });
+  const state = new StoredState(STORED, { get: (k) => stored.get(k), update: async (k, v) => void stored.set(k, v) });
   const keys = new Map<string, string>();
   const logger = new MemoryLogger();
   const session = {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { permissionsFor } from '../../../src/core/api/permissions';
 import { Emitter } from '../../../src/core/events';
-import { Session, type KeyStore, type SessionState, type SessionStateKind } from '../../../src/core/session/session';
+import { Session, secretFingerprint, type KeyStore, type SessionState, type SessionStateKind } from '../../../src/core/session/session';
 import { clientFor, DEMO_KEY, eventually, MemoryLogger, simulatorForSuite, startSimulator } from '../../support';
 
 /** SecretStorage as the extension sees it: shared by "windows", with a change event. */
@@ -47,6 +47,12 @@ describe('session', () => {
     const state = session.state as SessionState;
     assert.ok(state.kind === 'ready');
     assert.ok(state.user && (state.user.credit ?? 0) > 0);
+  });
+
+  it('fingerprints a secret one way, the same for the same key', () => {
+    assert.equal(secretFingerprint(' abc '), secretFingerprint('abc'));
+    assert.notEqual(secretFingerprint('abc'), secretFingerprint('abd'));
+    assert.ok(!secretFingerprint('abc').includes('abc'));
   });
 
   it("a client made before a switch of service never sends the new service's key to the old host", async () => {

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import type { Logger } from '../../../src/core/log';
 import type { PendingRent } from '../../../src/core/rent/journal';
-import { arrayOf, string } from '../../../src/core/state/readers';
-import { STORED, StoredState, readStored, type Stored, type StoredKey, type StoredSpec } from '../../../src/core/state/storedState';
+import { arrayOf, number, string } from '../../../src/core/state/readers';
+import { StoredState, readStored, storedSpec, type KeyValueStore, type StoredSpec } from '../../../src/core/state/storedState';
+import { STORED, type Stored, type StoredKey } from '../../../src/core/stored';
 import { MemoryStore } from './memoryStore';
 
 /** Records warnings, so a test can count them. */
@@ -56,6 +57,9 @@ const samples: { [K in StoredKey]: Stored<K> } = {
 
 const keys = Object.keys(STORED) as StoredKey[];
 
+/** GPU Rental's stored state over `store`, as the composition root opens it. */
+const open = (store: KeyValueStore, logger?: Logger) => new StoredState(STORED, store, logger);
+
 describe('stored state', () => {
   it('knows every key by its existing name, so installs keep their state', () => {
     assert.deepEqual(
@@ -84,7 +88,7 @@ describe('stored state', () => {
 
   it('reads the default of every key that was never written, without a warning', () => {
     const logger = recorder();
-    const state = new StoredState(new MemoryStore(), logger);
+    const state = open(new MemoryStore(), logger);
     for (const key of keys) assert.deepEqual(state.get(key), STORED[key].default, key);
     assert.equal(state.get('lowCreditSnoozedUntil'), 0);
     assert.equal(state.get('activeProfile'), undefined);
@@ -93,7 +97,7 @@ describe('stored state', () => {
   });
 
   it('hands out a fresh default each time: editing one read does not change the next', () => {
-    const state = new StoredState(new MemoryStore());
+    const state = open(new MemoryStore());
     state.get('recentImages').push('leaked');
     state.get('connectedWindows')['9'] = 1;
     assert.deepEqual(state.get('recentImages'), []);
@@ -103,13 +107,13 @@ describe('stored state', () => {
   it('round-trips every key, under its own name and in the shape it always had', async () => {
     const store = new MemoryStore();
     const logger = recorder();
-    const state = new StoredState(store, logger);
+    const state = open(store, logger);
     for (const key of keys) await state.update(key, samples[key]);
     for (const key of keys) {
       assert.deepEqual(state.get(key), samples[key], key);
       assert.deepEqual(store.values.get(STORED[key].key), samples[key], `${key} is stored as is`);
     }
-    const other = new StoredState(store);
+    const other = open(store);
     for (const key of keys) assert.deepEqual(other.get(key), samples[key], `${key}, read by another window`);
     assert.deepEqual(logger.warnings, []);
   });
@@ -120,7 +124,7 @@ describe('stored state', () => {
       'gpuRental.lowCreditSnoozedUntil': 5,
       'gpuRental.connectedWindows': { '3': 10 },
     });
-    const state = new StoredState(store);
+    const state = open(store);
     assert.deepEqual(state.get('recentTemplates'), ['h1']);
     assert.equal(state.get('lowCreditSnoozedUntil'), 5);
     assert.deepEqual(state.get('connectedWindows'), { '3': 10 });
@@ -128,7 +132,7 @@ describe('stored state', () => {
 
   it('removes a key written as undefined: reads give the default again', async () => {
     const store = new MemoryStore();
-    const state = new StoredState(store);
+    const state = open(store);
     await state.update('rentJournal', [pending]);
     await state.update('rentJournal', undefined);
     assert.equal(store.values.has('gpuRental.rentJournal'), false);
@@ -142,7 +146,7 @@ describe('stored state', () => {
       'gpuRental.createdApiKeys': { 'https://x': { fp: 'sk-secret-never-logged' } },
       'gpuRental.idleCountdown': { id: 'one' },
     });
-    const state = new StoredState(store, logger);
+    const state = open(store, logger);
     assert.equal(state.get('lowCreditSnoozedUntil'), 0);
     assert.equal(state.get('lowCreditSnoozedUntil'), 0);
     assert.deepEqual(state.get('createdApiKeys'), {});
@@ -167,16 +171,16 @@ describe('stored state', () => {
       'gpuRental.boots': [{ id: 1, since: 5 }, { id: 1.5, since: 5 }, { id: 2 }, 'x'],
       'gpuRental.rentJournal': [pending, { ...pending, label: 'gpu-rental-c3d4', lease: undefined }],
     });
-    const state = new StoredState(store);
+    const state = open(store);
     assert.deepEqual(state.get('profiles'), [{ id: 'work', name: 'Work', baseUrl: 'https://work.example.com' }]);
     assert.deepEqual(state.get('boots'), [{ id: 1, since: 5 }]);
     assert.deepEqual(state.get('rentJournal'), [pending]);
   });
 
   it('falls back field by field in the offer search, as the Offers view always did', () => {
-    const state = new StoredState(new MemoryStore({ 'gpuRental.offerSearch': { query: 'gpu_ram>=24', sort: 'cheapest' } }));
+    const state = open(new MemoryStore({ 'gpuRental.offerSearch': { query: 'gpu_ram>=24', sort: 'cheapest' } }));
     assert.deepEqual(state.get('offerSearch'), { query: 'gpu_ram>=24', sort: 'value' });
-    const noQuery = new StoredState(new MemoryStore({ 'gpuRental.offerSearch': { query: 42, sort: 'gpus' } }));
+    const noQuery = open(new MemoryStore({ 'gpuRental.offerSearch': { query: 42, sort: 'gpus' } }));
     assert.deepEqual(noQuery.get('offerSearch'), { query: '', sort: 'gpus' });
   });
 
@@ -196,9 +200,26 @@ describe('stored state', () => {
     assert.match(unreadable.problem ?? '', /^the value: /, 'a value the migration cannot read either is reported as is');
   });
 
+  it('reads and writes the catalog it is handed, under that catalog’s keys alone', async () => {
+    const store = new MemoryStore({ 'example.count': 'three', 'gpuRental.recentImages': ['kept'] });
+    const logger = recorder();
+    const own = new StoredState(
+      { count: storedSpec('example.count', number, 0), names: storedSpec('example.names', arrayOf(string), []) },
+      store,
+      logger,
+    );
+    assert.equal(own.get('count'), 0, 'an unreadable value reads as its default');
+    assert.equal(logger.warnings.length, 1);
+    await own.update('count', 3);
+    await own.change('names', (names) => [...names, 'a']);
+    assert.equal(own.get('count'), 3);
+    assert.deepEqual(own.get('names'), ['a']);
+    assert.deepEqual(Object.fromEntries(store.values), { 'example.count': 3, 'example.names': ['a'], 'gpuRental.recentImages': ['kept'] });
+  });
+
   it('changes a key by reading, editing and writing it; two changes in a row both land', async () => {
     const store = new MemoryStore({ 'gpuRental.recentImages': ['b'] });
-    const state = new StoredState(store);
+    const state = open(store);
     const first = state.change('recentImages', (list) => ['a', ...list.filter((i) => i !== 'a')]);
     const second = state.change('recentImages', (list) => ['c', ...list]);
     assert.deepEqual(await first, ['a', 'b']);

@@ -7,7 +7,7 @@
 import type { Offer } from '../../api/offers';
 import { formatDollars } from '../../format';
 import type { PriceContext } from '../priceContext';
-import type { OfferType } from '../types';
+import type { OfferType } from '../../api/offerQuery';
 import { l10n } from '../../l10n';
 
 /**

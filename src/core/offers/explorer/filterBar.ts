@@ -7,7 +7,7 @@ import { countryCode, DEFAULT_OFFER_FILTERS } from '../present';
 import { parseQuery, withFilter } from '../search';
 import { OfferQueryError } from '../query/parse';
 import { printOfferQuery } from '../query/print';
-import type { FieldFilter, FilterScalar, OfferQuery, OfferType } from '../types';
+import type { FieldFilter, FilterScalar, OfferQuery, OfferType } from '../../api/offerQuery';
 import { formatDollars } from '../../format';
 import { l10n } from '../../l10n';
 import { boxProblem, boxValue, decimalText, type NumberBox } from '../../numbers';

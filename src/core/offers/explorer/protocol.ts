@@ -4,7 +4,7 @@
  * for anything that is not exactly one of these shapes.
  */
 import type { Offer } from '../../api/offers';
-import type { OfferType } from '../types';
+import type { OfferType } from '../../api/offerQuery';
 import { readColumnLayout, type ColumnLayout } from './columns';
 
 /** The explorer asks for this many offers a page: far more than the view's page, as a table and a plot compare many. */

@@ -5,7 +5,7 @@
  */
 import type { Offer } from '../../api/offers';
 import { countryCode } from '../present';
-import type { FieldFilter, FilterScalar, OfferFilters } from '../types';
+import type { FieldFilter, FilterScalar, OfferFilters } from '../../api/offerQuery';
 import { COLUMNS, columnById, type ColumnId, type RowContext } from './columns';
 import { l10n } from '../../l10n';
 

@@ -3,7 +3,7 @@
  * knows the operators and how values are quoted and listed, but not what any field or value means:
  * that is parse.ts's job.
  */
-import type { FilterOp } from '../types';
+import type { FilterOp } from '../../api/offerQuery';
 import { l10n } from '../../l10n';
 
 /**

@@ -18,7 +18,7 @@ import {
   type OfferOrder,
   type OfferQuery,
   type OfferType,
-} from '../types';
+} from '../../api/offerQuery';
 import { OfferQueryError, readClauses, type Clause, type ScalarToken } from './clauses';
 import { canonicalField, isKnownQueryField } from './fields';
 import {

@@ -2,7 +2,15 @@
  * Prints an `OfferQuery` back as offer-search query text in the units people type (GB, days,
  * `535.86.05`), so that the parser reads it back to the same query.
  */
-import { FILTER_OPS, OFFER_TYPES, type FieldFilter, type FilterOp, type FilterScalar, type OfferQuery, type OfferType } from '../types';
+import {
+  FILTER_OPS,
+  OFFER_TYPES,
+  type FieldFilter,
+  type FilterOp,
+  type FilterScalar,
+  type OfferQuery,
+  type OfferType,
+} from '../../api/offerQuery';
 import { DRIVER_VERSION_FIELD, OFFER_QUERY_ALIASES, SPECIAL_KEYS, UNIT_FACTORS } from './fields';
 import { formatScaledDecimal } from './numbers';
 import {

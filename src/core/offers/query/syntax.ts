@@ -3,7 +3,7 @@
  * take a list, the default offer type, the bounds of the search settings, and what an unquoted value
  * means. The printer reads back what it writes with the same `readBare`, so both sides cannot drift.
  */
-import type { FilterOp, FilterScalar, OfferFilters, OfferType } from '../types';
+import type { FilterOp, FilterScalar, OfferFilters, OfferType } from '../../api/offerQuery';
 import { DRIVER_VERSION_FIELD, UNIT_FACTORS } from './fields';
 import { parseScaledDecimal } from './numbers';
 import { l10n } from '../../l10n';

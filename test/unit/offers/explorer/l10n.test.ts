@@ -45,13 +45,13 @@ describe('offer explorer localisation', () => {
     const bundle: L10nBundle = {
       '{0} offers': '{0} Angebote',
       'limit= in the query sets how many': 'limit= in der Abfrage bestimmt die Anzahl',
-      '{0} · {1}/h · DLPerf {2} · {3} · #{4}': '#{4} · {0} · {1}/Std. · DLPerf {2} · {3}',
+      '{0} · {1}/h · DLPerf {2} · {3}': '{1}/Std. · {0} · DLPerf {2} · {3}',
     };
     useTranslator(bundleTranslator(readL10nData(blockText(l10nDataBlock(bundle)))));
     assert.equal(offersStatus(1234, 0, true), '1,234 Angebote · limit= in der Abfrage bestimmt die Anzahl');
     assert.equal(offersStatus(5, 2, false), '5 Angebote · 2 could not be read and are left out');
-    // Reordered placeholders, and the nested "{0} ×{1}" (not in the bundle) stays English.
-    assert.equal(plotTip(offer), '#77 · RTX 4090 ×2 · $0.800/Std. · DLPerf 51.3 · CA');
+    // Reordered placeholders, the nested "{0} ×{1}" (not in the bundle) stays English, and the id stays last.
+    assert.equal(plotTip(offer), '$0.800/Std. · RTX 4090 ×2 · DLPerf 51.3 · CA · #77');
   });
 
   it('reads as before in English', () => {

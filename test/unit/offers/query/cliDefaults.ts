@@ -1,4 +1,4 @@
-import type { OfferFilters } from '../../../../src/core/offers/types';
+import type { OfferFilters } from '../../../../src/core/api/offerQuery';
 
 /** What the CLI and SDK add unless told not to, in the CLI's order (the printer writes defaults in their order). */
 export const DEFAULTS: OfferFilters = {

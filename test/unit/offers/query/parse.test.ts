@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { OfferQueryError, analyzeOfferQuery, parseOfferQuery } from '../../../../src/core/offers/query/parse';
 import { printOfferQuery } from '../../../../src/core/offers/query/print';
 import { MAX_ALLOCATED_STORAGE_GB, MAX_OFFER_LIMIT } from '../../../../src/core/offers/query/syntax';
-import type { FieldFilter, OfferFilters } from '../../../../src/core/offers/types';
+import type { FieldFilter, OfferFilters } from '../../../../src/core/api/offerQuery';
 import { DEFAULTS } from './cliDefaults';
 
 const filtersOf = (text: string, defaults?: OfferFilters) => parseOfferQuery(text, { defaults }).filters;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { parseOfferQuery } from '../../../../src/core/offers/query/parse';
 import { printOfferQuery } from '../../../../src/core/offers/query/print';
-import type { FieldFilter, FilterScalar, OfferFilters, OfferQuery } from '../../../../src/core/offers/types';
+import type { FieldFilter, FilterScalar, OfferFilters, OfferQuery } from '../../../../src/core/api/offerQuery';
 import { DEFAULTS } from './cliDefaults';
 
 describe('offer query language: printing', () => {

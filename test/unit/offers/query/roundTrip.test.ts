@@ -4,7 +4,7 @@ import { OFFER_QUERY_ALIASES, OFFER_QUERY_FIELDS } from '../../../../src/core/of
 import { OfferQueryError, parseOfferQuery } from '../../../../src/core/offers/query/parse';
 import { printOfferQuery } from '../../../../src/core/offers/query/print';
 import { MAX_ALLOCATED_STORAGE_GB, MAX_OFFER_LIMIT } from '../../../../src/core/offers/query/syntax';
-import { FILTER_OPS, OFFER_TYPES, type FieldFilter, type FilterScalar, type OfferQuery } from '../../../../src/core/offers/types';
+import { FILTER_OPS, OFFER_TYPES, type FieldFilter, type FilterScalar, type OfferQuery } from '../../../../src/core/api/offerQuery';
 import { DEFAULTS } from './cliDefaults';
 
 const RESERVED = new Set(['type', 'order', 'limit', 'allocated_storage', ...OFFER_QUERY_ALIASES.keys()]);

@@ -1,4 +1,4 @@
-/** The offer-search vocabulary shared by the query language, the API client and the views. */
+/** The offer-search vocabulary in the service's wire form: the API client sends it, the query language and the views build it. */
 
 export const FILTER_OPS = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'notin'] as const;
 export type FilterOp = (typeof FILTER_OPS)[number];
