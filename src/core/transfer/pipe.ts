@@ -3,7 +3,7 @@
  * of its own (Cancel kills the group, so ssh's helpers go too), the streams joined with
  * `stream.pipeline` (an error anywhere destroys every stream, so no process waits on a pipe
  * nobody reads), a watchdog that stops a pipe through which nothing moved for a while, and a
- * SIGKILL for whatever SIGTERM did not end.
+ * SIGKILL for whatever SIGTERM did not end. `collect` runs one program alone the same way.
  */
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { Transform, type Readable, type Writable } from 'node:stream';
@@ -101,6 +101,48 @@ export function processEnd(child: ChildProcess, label: string, wasKilled: () => 
         clearTimeout(timer);
         finish({ code, signal, killed });
       });
+    });
+  });
+}
+
+/** How a program run by `collect` ended, with the end of its output. */
+export interface ProcessRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  spawnError?: Error;
+  cancelled: boolean;
+}
+
+/** Runs a program to the end, collecting its output (the last 256 kB of each stream); Cancel ends its whole process group. */
+export function collect(
+  cmd: string,
+  args: readonly string[],
+  options: { signal?: AbortSignal; onStdout?: (chunk: string) => void; cwd?: string } = {},
+): Promise<ProcessRun> {
+  return new Promise((resolve) => {
+    const child = spawnGroup(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], cwd: options.cwd });
+    const out = tail();
+    const err = tail();
+    let cancelled = false;
+    const onAbort = () => {
+      cancelled = true;
+      stopGroups([child]);
+    };
+    if (options.signal?.aborted) onAbort();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      out.add(chunk);
+      options.onStdout?.(chunk);
+    });
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => err.add(chunk));
+    child.once('error', (error) => {
+      options.signal?.removeEventListener('abort', onAbort);
+      resolve({ code: null, stdout: '', stderr: error.message, spawnError: error, cancelled });
+    });
+    child.once('close', (code) => {
+      options.signal?.removeEventListener('abort', onAbort);
+      resolve({ code, stdout: out.text(), stderr: err.text(), cancelled });
     });
   });
 }
