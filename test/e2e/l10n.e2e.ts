@@ -24,9 +24,9 @@ const CORE_TOOLTIP_MESSAGE = 'Disk space';
 /** Also on the Offers filter row (offers/search.ts), left out of the translation: it must show in English. */
 const MISSING_MESSAGE = 'prices include {0} disk';
 /** src/ui/accountStatus.ts: the credit item's tooltip. */
-const UI_MESSAGE = 'Signed in as {0}\n\n';
+const UI_MESSAGE = 'Signed in as {0}';
 /** src/ui/accountStatus.ts: what a screen reader says for the credit item. */
-const UI_SPOKEN = 'GPU Rental account{0}: {1}';
+const UI_SPOKEN = 'GPU Rental account: {0}';
 /** package.nls.json keys left out of the translation: the Account view keeps its English name. */
 const MISSING_MANIFEST_KEY = 'view.gpuRental.account.name';
 
@@ -142,8 +142,8 @@ describe('localisation: the extension in a display language other than English (
 
   it('shows a message of src/ui translated: the credit item, spoken and in its tooltip', async () => {
     const { wb } = workbench();
-    // No profile, so {0} is empty; {1} is the credit.
-    const spoken = translated(UI_SPOKEN).replace('{0}', '').split('{1}')[0]!;
+    // No profile, so the message without one; {0} is the credit.
+    const spoken = translated(UI_SPOKEN).split('{0}')[0]!;
     await expect(wb.page.locator(`.statusbar [aria-label*="${spoken}"]`)).toBeVisible();
     await wb
       .statusBar(/\$250\.00/)
