@@ -200,6 +200,12 @@ export class Jobs implements vscode.Disposable {
     await this.deps.memory.remember(job);
     this.keepPolling();
     this.follow(job, 0, true);
+    // A listing already on its way began before the job's wrapper wrote its pid, and would show the
+    // job as interrupted until the next one: list again once it is done.
+    void this.listing
+      .get(instance.id)
+      ?.then(() => this.list(instance.id))
+      .catch(() => {});
     void this.list(instance.id);
     return { jobId, startedWith };
   }
