@@ -3,6 +3,9 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { Offer } from '../../src/core/api/offers';
+import type { Instance } from '../../src/core/api/instances';
+import { sshEndpoint } from '../../src/core/instances/ssh';
+import { waitForSshBanner } from '../../src/core/ssh/probe';
 import { secretFingerprint } from '../../src/core/session/session';
 import type { ExtensionApi } from '../../src/extension';
 import { eventually } from '../support/eventually';
@@ -88,6 +91,19 @@ export async function rentByApi(fields: { [field: string]: unknown } = {}): Prom
 export async function rentedAndRunning(fields: { [field: string]: unknown } = {}): Promise<number> {
   const id = await rentByApi(fields);
   await eventually(async () => (await instanceStatus(id)) === 'running', 'the instance to run', 20_000);
+  return id;
+}
+
+/**
+ * Rents as rentedAndRunning does, then waits until the instance's sshd answers: "running" comes
+ * before the container's sshd listens (on the service too), and a suite that moves files at once
+ * would otherwise meet "Connection refused".
+ */
+export async function rentedAndReachable(fields: { [field: string]: unknown } = {}): Promise<number> {
+  const id = await rentedAndRunning(fields);
+  const record = (await api('GET', `/api/v0/instances/${id}/?owner=me`, sim.key)) as { instances: Instance };
+  const endpoint = sshEndpoint(record.instances);
+  if (endpoint) await waitForSshBanner(endpoint.host, endpoint.port, { timeoutMs: 30_000, intervalMs: 100 });
   return id;
 }
 

@@ -3,7 +3,17 @@ import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { api, eventually, extensionApi, instanceStatus, recordNotifications, rentedAndRunning, signIn, sim } from './support';
+import {
+  api,
+  eventually,
+  extensionApi,
+  instanceStatus,
+  recordNotifications,
+  rentedAndReachable,
+  rentedAndRunning,
+  signIn,
+  sim,
+} from './support';
 
 /** What the destroy confirmation asked: its text and its buttons. */
 interface Asked {
@@ -21,7 +31,7 @@ describe('transfer: Upload Folder, Download from Instance, and what Destroy says
 
   before(async () => {
     const x = await signIn();
-    id = await rentedAndRunning();
+    id = await rentedAndReachable();
     await x.test.refreshInstances();
     local = await mkdtemp(join(tmpdir(), 'gpu-rental-itest-transfer-'));
   });
