@@ -9,6 +9,7 @@ import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process'
 import { Transform, type Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { l10n } from '../l10n';
+import { visibleText } from '../text';
 
 /** How a process of the pipe ended. `killed`: GPU Rental stopped it (Cancel, a stall, or another part failing). */
 export interface ProcessEnd {
@@ -255,7 +256,7 @@ export const STREAM_MARK = 'GPU-RENTAL-DATA-8d1f2c';
 /** The error when the marker never came: what the instance printed instead, shortened. */
 export class MissingStreamMark extends Error {
   constructor(readonly printed: string) {
-    super(l10n.t("the instance's shell printed something other than the data ({0})", JSON.stringify(printed.slice(0, 120))));
+    super(l10n.t("the instance's shell printed something other than the data ({0})", JSON.stringify(visibleText(printed, 120))));
     this.name = 'MissingStreamMark';
   }
 }

@@ -16,6 +16,7 @@ import { ActivityMeter, collect, MissingStreamMark, runPipe, skipToMark, spawnGr
 import { RateMeter } from './progress';
 import { remoteBaseName, remoteParent, type RemoteProbe } from './remotePath';
 import { l10n } from '../l10n';
+import { visibleText } from '../text';
 
 /** Counts the bytes of an uncompressed tar stream as they pass, for progress against a size measured first, and for the stall watchdog. */
 function counter(total: number | undefined, options: TransferOptions): ActivityMeter {
@@ -203,10 +204,7 @@ function isDataError(error: Error): boolean {
   );
 }
 
-/** The first line of what a remote shell printed, shortened, with control characters shown as \uXXXX. */
+/** The first line of what a remote shell printed, quoted, its hidden characters shown (visibleText) and cut to 80. */
 function visibleStart(text: string): string {
-  const first = text.split('\n').find((l) => l.trim()) ?? '';
-  const cut = first.length > 80 ? `${first.slice(0, 80)}…` : first;
-  // eslint-disable-next-line no-control-regex
-  return JSON.stringify(cut.replace(/[\u0000-\u001f\u007f-\u009f\p{Cf}]/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+  return JSON.stringify(visibleText(text.split('\n').find((l) => l.trim()) ?? '', 80));
 }
