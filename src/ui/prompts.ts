@@ -1,50 +1,21 @@
 import * as vscode from 'vscode';
 
+import { chooseByConfirm, type Ask, type InputPrompt, type PickPrompt, type Prompts } from '../core/prompts';
+
+export type { Ask, InputPrompt, PickPrompt, Prompts } from '../core/prompts';
+
 /**
- * The questions commands ask before they spend or delete. Integration tests replace this object
- * to answer them, since a modal dialog cannot be clicked from inside the extension host.
+ * The port's answers for a core flow: the prompts' own where they give them (tests give some), VS
+ * Code's boxes for the rest.
  */
-export interface Prompts {
-  /** A modal confirmation; resolves true only when the user picks `action`. */
-  confirm(message: string, detail: string, action: string): Promise<boolean>;
-  /**
-   * A cancellable countdown; resolves true when it ran out (go ahead), false when the user
-   * cancelled it. Optional so tests that only answer confirmations need not provide it.
-   */
-  countdown?(message: (secondsLeft: number) => string, seconds: number, cancelLabel: string): Promise<boolean>;
-  /**
-   * A one-line input box (a password box with `password`); resolves undefined when dismissed.
-   * Optional, like `countdown`: a command asks `inputOf(prompts)`, which falls back to the real box.
-   */
-  input?(options: InputPrompt): Promise<string | undefined>;
-  /**
-   * A modal question with several buttons; resolves the one picked, undefined when dismissed.
-   * Optional: a command asks `chooseOf(prompts)`, which puts the last action to `confirm` when the
-   * prompts answer confirmations only.
-   */
-  choose?(message: string, detail: string, actions: readonly string[]): Promise<string | undefined>;
-  /**
-   * A quick pick of one item; resolves its value, undefined when dismissed. Optional, like `input`:
-   * a command asks `pickOf(prompts)`, which falls back to the real quick pick.
-   */
-  pick?<T>(options: PickPrompt<T>): Promise<T | undefined>;
-}
-
-/** What an input box asks; `validate` says why the text is refused, and the box is not accepted until it is fine. */
-export interface InputPrompt {
-  title: string;
-  prompt: string;
-  placeholder?: string;
-  value?: string;
-  password?: boolean;
-  validate?(value: string): string | undefined;
-}
-
-/** What a quick pick offers: its items in order (the first is the one Enter takes), each with the value it stands for. */
-export interface PickPrompt<T> {
-  title: string;
-  items: ReadonlyArray<{ label: string; description?: string; detail?: string; value: T }>;
-  placeholder?: string;
+export function asker(prompts: Prompts): Ask {
+  return {
+    confirm: (message, detail, action) => prompts.confirm(message, detail, action),
+    countdown: prompts.countdown ? (m, s, c) => prompts.countdown!(m, s, c) : progressCountdown,
+    input: inputOf(prompts),
+    choose: chooseOf(prompts),
+    pick: pickOf(prompts),
+  };
 }
 
 /** The prompts' input box, or the real one when the prompts answer confirmations only. */
@@ -69,10 +40,7 @@ function showInput(options: InputPrompt): Promise<string | undefined> {
 /** The prompts' several-button question; prompts that answer confirmations only (tests) get the last action as a one-button `confirm`. */
 export function chooseOf(prompts: Prompts): (message: string, detail: string, actions: readonly string[]) => Promise<string | undefined> {
   if (prompts.choose) return (message, detail, actions) => prompts.choose!(message, detail, actions);
-  return async (message, detail, actions) => {
-    const last = actions[actions.length - 1];
-    return last !== undefined && (await prompts.confirm(message, detail, last)) ? last : undefined;
-  };
+  return chooseByConfirm((message, detail, action) => prompts.confirm(message, detail, action));
 }
 
 async function showChoice(message: string, detail: string, actions: readonly string[]): Promise<string | undefined> {
