@@ -4,8 +4,8 @@
 // dist/extension.js <= 350 KB, .vsix <= 1 MB.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO } from '../harness/paths';
-import { cleanup, cleanupOnExit } from '../harness/processes';
+import { REPO } from '../../scripts/paths';
+import { cleanup, cleanupOnExit } from '../../scripts/processes';
 import { eventually } from '../support/eventually';
 import { openBenchWindow } from './benchWindow';
 

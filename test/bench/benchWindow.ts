@@ -5,10 +5,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { launchBrowser } from '../harness/browser';
-import { startCodeServer, type CodeServer } from '../harness/codeServer';
-import { packageExtension, type Packaged } from '../harness/package';
-import { trackTempDir } from '../harness/processes';
+import { launchBrowser } from '../../scripts/browser';
+import { startCodeServer, type CodeServer } from '../../scripts/codeServer';
+import { packageExtension, type Packaged } from '../../scripts/package';
+import { trackTempDir } from '../../scripts/processes';
 import { DEMO_KEY } from '../support/keys';
 import { spawnSimulator } from '../support/simulator';
 

@@ -3,7 +3,7 @@
 // when the 10,000th offer arrives, a sort by a column, and narrowing by a filter. Median of several
 // runs. Targets: first render <= 150 ms, sort or filter <= 50 ms. Nothing asserts a time.
 import type { FrameLocator } from 'playwright-core';
-import { cleanup, cleanupOnExit } from '../harness/processes';
+import { cleanup, cleanupOnExit } from '../../scripts/processes';
 import { eventually } from '../support/eventually';
 import { openBenchWindow } from './benchWindow';
 

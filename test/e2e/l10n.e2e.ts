@@ -4,7 +4,7 @@
 // the translation lacks. The translation is the pseudo one of test/harness/pseudoLocale.ts
 // (`⟦message⟧`), written into the installed extension at test time.
 import type { Locator } from 'playwright-core';
-import { extensionHostLog } from '../harness/codeServer';
+import { extensionHostLog } from '../../scripts/codeServer';
 import {
   installedExtensionDir,
   pseudo,

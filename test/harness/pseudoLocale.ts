@@ -13,8 +13,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EXTENSION_ID, NODE_BIN, REPO } from './paths';
-import { trackTempDir } from './processes';
+import { EXTENSION_ID, NODE_BIN, REPO } from '../../scripts/paths';
+import { trackTempDir } from '../../scripts/processes';
 
 /** VS Code's pseudo locale: its files are `bundle.l10n.qps-ploc.json` and `package.nls.qps-ploc.json`. */
 export const PSEUDO_LOCALE = 'qps-ploc';

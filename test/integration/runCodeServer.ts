@@ -12,10 +12,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launchBrowser } from '../harness/browser';
-import { extensionHostLog, remoteUri, startCodeServer } from '../harness/codeServer';
-import { NODE_BIN, REPO } from '../harness/paths';
-import { cleanupOnExit, runTestMain, trackTempDir } from '../harness/processes';
+import { launchBrowser } from '../../scripts/browser';
+import { extensionHostLog, remoteUri, startCodeServer } from '../../scripts/codeServer';
+import { NODE_BIN, REPO } from '../../scripts/paths';
+import { cleanupOnExit, runTestMain, trackTempDir } from '../../scripts/processes';
 import { followResults } from '../harness/results';
 import { spawnSimulator } from '../support/simulator';
 

@@ -9,9 +9,9 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { downloadAndUnzipVSCode, runTests } from '@vscode/test-electron';
-import { QUIET_SETTINGS } from '../harness/codeServer';
-import { CACHE_DIR, NODE_BIN, REPO } from '../harness/paths';
-import { cleanupOnExit, runTestMain, trackTempDir } from '../harness/processes';
+import { QUIET_SETTINGS } from '../../scripts/codeServer';
+import { CACHE_DIR, NODE_BIN, REPO } from '../../scripts/paths';
+import { cleanupOnExit, runTestMain, trackTempDir } from '../../scripts/processes';
 import { followResults } from '../harness/results';
 import { spawnSimulator } from '../support/simulator';
 

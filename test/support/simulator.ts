@@ -9,8 +9,8 @@
  * together, on Ctrl-C or on a lost launcher as well.
  */
 import { join } from 'node:path';
-import { REPO, NODE_BIN } from '../harness/paths';
-import { spawnTracked, waitForLine } from '../harness/processes';
+import { REPO, NODE_BIN } from '../../scripts/paths';
+import { spawnTracked, waitForLine } from '../../scripts/processes';
 import { startMarketplace, type Marketplace, type MarketplaceOptions } from '../marketplace/server';
 import { DEMO_KEY } from './keys';
 

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { format, l10n, useTranslator, bundleTranslator } from '../../src/core/l10n';
-import { bundleText, collectMessages, messageSources, sourcesUnder } from '../harness/l10nBundle';
+import { bundleText, collectMessages, messageSources, sourcesUnder } from '../../scripts/l10nBundle';
 import { MAX_PLACEHOLDERS, crowdedMessages, findUnlocalised, paddedMessages, suffixArguments } from '../support/l10nScan';
 
 const root = join(__dirname, '..', '..');

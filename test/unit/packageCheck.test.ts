@@ -12,8 +12,8 @@ import {
   readmeImages,
   readVsix,
   type VsixEntry,
-} from '../harness/openVsx';
-import { readmeFlags, readmeWithoutImages } from '../harness/package';
+} from '../../scripts/openVsx';
+import { readmeFlags, readmeWithoutImages } from '../../scripts/package';
 
 const REPO = join(__dirname, '..', '..');
 const ICON = readFileSync(join(REPO, 'media', 'icon.png'));

@@ -11,8 +11,8 @@ import { startCodeServer } from './codeServer';
 import { packageExtension } from './package';
 import { CACHE_DIR } from './paths';
 import { cleanup, cleanupOnExit, freePort, portIsFree } from './processes';
-import { DEMO_KEY } from '../support/keys';
-import { spawnSimulator } from '../support/simulator';
+import { DEMO_KEY } from '../test/support/keys';
+import { spawnSimulator } from '../test/support/simulator';
 
 function option(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);

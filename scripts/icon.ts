@@ -1,4 +1,4 @@
-// npx tsx test/harness/icon.ts: renders media/icon.png, the 128×128 Marketplace and Open VSX icon,
+// npx tsx scripts/icon.ts: renders media/icon.png, the 128×128 Marketplace and Open VSX icon,
 // from media/gpu-rental.svg (the activity bar glyph). Both registries refuse an SVG icon, and the
 // glyph alone is a thin currentColor outline that vanishes on a light or dark gallery page, so the
 // PNG draws it in white on a solid rounded tile. Rendered by the Chromium the e2e tests use: no

@@ -10,8 +10,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CACHE_DIR } from './paths';
 import { cleanupOnExit } from './processes';
-import { DEMO_KEY } from '../support/keys';
-import { spawnSimulator } from '../support/simulator';
+import { DEMO_KEY } from '../test/support/keys';
+import { spawnSimulator } from '../test/support/simulator';
 
 const PORT = 8791;
 

@@ -4,7 +4,7 @@
 // runs and prints the one `apt-get install` line to run. On a machine without dpkg it says what the
 // run needs and goes on.
 //
-//   tsx test/harness/setup.ts start|test [--check]     (--check: say what is missing, install nothing)
+//   tsx scripts/setup.ts start|test [--check]     (--check: say what is missing, install nothing)
 import { spawnSync } from 'node:child_process';
 
 export type SetupPurpose = 'start' | 'test';
@@ -102,7 +102,7 @@ export function setUp(purpose: SetupPurpose, options: { checkOnly?: boolean } = 
 if (require.main === module) {
   const purpose = process.argv[2];
   if (purpose !== 'start' && purpose !== 'test') {
-    console.error('usage: tsx test/harness/setup.ts start|test [--check]');
+    console.error('usage: tsx scripts/setup.ts start|test [--check]');
     process.exit(2);
   }
   process.exit(setUp(purpose, { checkOnly: process.argv.includes('--check') }));

@@ -1,5 +1,5 @@
 // npm run package: a production build packed into dist/gpu-rental.vsix by @vscode/vsce, then checked
-// as Open VSX and the Marketplace check an upload (test/harness/openVsx.ts). The content is what
+// as Open VSX and the Marketplace check an upload (scripts/openVsx.ts). The content is what
 // .vscodeignore (an allowlist) lets through; the size, the file list and the check are printed, and
 // a failed check exits non-zero.
 //

