@@ -1,19 +1,22 @@
+/**
+ * The instance calls: rent, list, show, start, stop, label, bid, reboot, destroy and logs. The
+ * schemas they read are in instanceSchemas.ts, the requests they send in instanceRequests.ts;
+ * both are re-exported here, where callers have always imported them.
+ */
 import * as z from 'zod';
 import { ApiError } from './errors';
+import { anyOk, logUnreadable, type RequestOptions } from './fields';
+import { checkCreate, type CreateInstanceRequest, type ListPageRequest } from './instanceRequests';
 import {
-  anyOk,
-  logUnreadable,
-  nullableString,
-  optBool,
-  optInt,
-  optNumber,
-  optPort,
-  optString,
-  optTime,
-  recordId,
-  tolerantArray,
-  type RequestOptions,
-} from './fields';
+  CreatedInstanceSchema,
+  InstanceListSchema,
+  InstancePageSchema,
+  LogRequestSchema,
+  ShowInstanceSchema,
+  type CreatedInstance,
+  type Instance,
+  type InstancePage,
+} from './instanceSchemas';
 import { mergeUnreadable, unreadableOf, withUnreadable } from './unreadable';
 import type { Transport } from './transport';
 
@@ -21,147 +24,8 @@ import { BID_MIN, CHANGE_BID_MAX, LABEL_MAX_CHARS, ONSTART_MAX_CHARS } from './l
 import { l10n } from '../l10n';
 
 export { LABEL_MAX_CHARS, ONSTART_MAX_CHARS };
-
-/** `{"22/tcp": [{HostIp, HostPort}]}`; an odd entry becomes null, an odd map undefined, an odd port undefined. */
-const PortMapSchema = z
-  .record(
-    z.string(),
-    z
-      .array(z.object({ HostIp: optString, HostPort: optPort }))
-      .nullable()
-      .catch(null),
-  )
-  .optional()
-  .catch(undefined);
-
-/**
- * A rented machine. `actual_status` is null while provisioning, then `loading`, `running`;
- * `stopped` after a stop; `exited`, `offline` and `unknown` are failures that never reach running.
- */
-export const InstanceSchema = z.object({
-  id: recordId,
-  // Everything the extension offers for an instance follows from its status, so a status of
-  // another type makes the record unreadable (listed by id), never a guess such as "provisioning".
-  actual_status: nullableString,
-  intended_status: optString,
-  cur_state: optString,
-  next_state: optString,
-  status_msg: optString,
-  label: optString,
-  machine_id: optInt,
-  host_id: optInt,
-  image_uuid: optString,
-  image_runtype: optString,
-  /** The token of the instance's Jupyter server (a secret: never logged or shown). */
-  jupyter_token: optString,
-  template_hash_id: optString,
-  template_name: optString,
-  onstart: optString,
-  ssh_host: optString,
-  ssh_port: optPort,
-  public_ipaddr: optString,
-  ports: PortMapSchema,
-  direct_port_count: optNumber,
-  num_gpus: optNumber,
-  gpu_name: optString,
-  gpu_ram: optNumber,
-  /** MB across all the instance's GPUs. */
-  gpu_totalram: optNumber,
-  gpu_util: optNumber,
-  gpu_temp: optNumber,
-  cpu_util: optNumber,
-  cpu_cores_effective: optNumber,
-  cpu_ram: optNumber,
-  disk_space: optNumber,
-  disk_usage: optNumber,
-  /** VRAM in use (GB in the service's records; core/instances/health.ts reads the unit). */
-  vmem_usage: optNumber,
-  start_date: optNumber,
-  duration: optNumber,
-  uptime_mins: optNumber,
-  dph_base: optNumber,
-  dph_total: optNumber,
-  storage_cost: optNumber,
-  storage_total_cost: optNumber,
-  inet_up_cost: optNumber,
-  inet_down_cost: optNumber,
-  is_bid: optBool,
-  /** The machine's current minimum bid, $/hour: an interruptible instance bidding less is stopped. */
-  min_bid: optNumber,
-  geolocation: optString,
-  reliability2: optNumber,
-  verification: optString,
-  cuda_max_good: optNumber,
-  created_at: optTime,
-});
-/**
- * `unreadable` marks a stand-in for a record the list could not read beyond its id: it is listed
- * (so it can be destroyed) with every other field unknown. The service never sets it.
- */
-export type Instance = z.output<typeof InstanceSchema> & { readonly unreadable?: true };
-
-/** The stand-in for an instance the list could read only the id of: status unknown (null). */
-export function unreadableInstance(id: number): Instance {
-  return { id, actual_status: null, unreadable: true };
-}
-
-/** The account's instances, one odd record costing only itself (see tolerantArray). */
-const InstanceListSchema = tolerantArray(InstanceSchema, { byId: unreadableInstance });
-
-export interface VolumeAttachment {
-  create_new: boolean;
-  /** An existing volume id, or a volume offer id when `create_new` is true. */
-  volume_id: number;
-  size?: number;
-  mount_path: string;
-  name?: string;
-}
-
-export interface CreateInstanceRequest {
-  /** Either a template, or an image (with an optional start-up script). */
-  template_hash_id?: string;
-  image?: string;
-  onstart?: string;
-  /** GB. */
-  disk: number;
-  /** `ssh_direct` (direct port), `ssh_proxy`/`ssh` (through the service's proxy), `jupyter_*`, `args`. */
-  runtype?: string;
-  label?: string;
-  env?: Record<string, string>;
-  args?: string[];
-  /** A bid in $/hour; its presence makes the instance interruptible. */
-  price?: number;
-  image_login?: string;
-  target_state?: 'running' | 'stopped';
-  cancel_unavail?: boolean;
-  volume_info?: VolumeAttachment;
-}
-
-const CreatedInstanceSchema = z
-  .object({ new_contract: z.int(), instance_api_key: optString })
-  .transform((v) => ({ instanceId: v.new_contract, instanceApiKey: v.instance_api_key }));
-export type CreatedInstance = z.output<typeof CreatedInstanceSchema>;
-
-/** Show returns `{"instances": record}`; a missing instance comes back as null (some versions: a list). */
-const ShowInstanceSchema = z
-  .object({ instances: z.union([InstanceSchema, z.array(InstanceSchema)]).nullish() })
-  .transform((v) => (Array.isArray(v.instances) ? (v.instances[0] ?? null) : (v.instances ?? null)));
-
-const InstancePageSchema = z.object({
-  instances: InstanceListSchema,
-  next_token: z.string().nullish().catch(undefined),
-  total_instances: optNumber,
-});
-export type InstancePage = z.output<typeof InstancePageSchema>;
-
-const LogRequestSchema = z.object({ result_url: z.url() });
-
-export interface ListPageRequest {
-  limit?: number;
-  afterToken?: string;
-  orderBy?: Array<{ col: string; dir: 'asc' | 'desc' }>;
-  selectFilters?: Record<string, Record<string, unknown>>;
-}
+export { InstanceSchema, unreadableInstance, type CreatedInstance, type Instance, type InstancePage } from './instanceSchemas';
+export { checkCreate, type CreateInstanceRequest, type ListPageRequest, type VolumeAttachment } from './instanceRequests';
 
 /** Upper bound on pages followed by `list()`: 100 pages of 25 is far beyond any real account. */
 const MAX_PAGES = 100;
@@ -439,14 +303,4 @@ export class InstancesApi {
       ...o,
     });
   }
-}
-
-/** Client-side checks that save a round trip and give a clearer message than the service. */
-export function checkCreate(request: CreateInstanceRequest): string | undefined {
-  if (!request.template_hash_id && !request.image) return l10n.t('choose an image or a template');
-  if (!(request.disk > 0)) return l10n.t('the disk size must be a positive number of GB');
-  if (request.onstart && request.onstart.length > ONSTART_MAX_CHARS)
-    return l10n.t('the start-up script has {0} characters; the service accepts at most {1}', request.onstart.length, ONSTART_MAX_CHARS);
-  if (request.label && request.label.length > LABEL_MAX_CHARS) return l10n.t('a label may have at most {0} characters', LABEL_MAX_CHARS);
-  return undefined;
 }
