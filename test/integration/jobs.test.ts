@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { JobItem } from '../../src/ui/jobs/jobs';
-import type { PickPrompt } from '../../src/ui/prompts';
 import { api, eventually, extensionApi, instanceStatus, recordNotifications, rentedAndRunning, signIn, sim } from './support';
 
 /** The jobs of this suite live here on the instance, never in a home folder (the simulator's instances may share this machine's). */
@@ -166,22 +165,9 @@ describe('jobs: Run on Instance, live output, the tree, re-attach', function () 
       const local = (await vscode.commands.executeCommand('gpuRental.downloadJobOutputs', row, { localDir: downloads })) as string;
       assert.equal(await readFile(join(local, 'outputs', 'model.txt'), 'utf8'), 'weights');
 
-      // The same folder again, now stopping the instance at the end: both questions answered as a user would.
-      const asked: string[] = [];
-      x.test.answerPrompts({
-        confirm: async () => true,
-        pick: async <T>(question: PickPrompt<T>) => {
-          asked.push(question.title);
-          const answer = /Upload/.test(question.title) ? 'Run without uploading' : 'Stop the instance when the job ends';
-          return question.items.find((item) => item.label === answer)?.value;
-        },
-      });
-      const second = (await vscode.commands.executeCommand('gpuRental.runJob', id, { command: 'python3 train.py', cwd: row.cwd })) as {
-        jobId: string;
-      };
-      assert.equal(asked.length, 2, asked.join(' | '));
-      assert.equal(asked[0], 'GPU Rental: Upload before the job?');
-      assert.match(asked[1]!, /^GPU Rental: When the job on .+ ends$/);
+      // The same folder again, now stopping the instance at the end (what is asked, and in what order, is
+      // test/unit/jobs/run.test.ts's).
+      const second = await run(true, false, row.cwd);
       await eventually(
         () => notes.seen.find((n) => n.message.startsWith('GPU Rental: train.py finished (exit 0)')),
         'the end told',

@@ -76,7 +76,8 @@ export function stopStatusCode(s: JobStatus): number | undefined {
 /** The row's description: "running 12:03", "exited 0 after 1:02:11", "failed (exit 2) after 0:04", "interrupted (the instance stopped)". */
 export function describeJob(s: JobStatus, nowMs: number): string {
   const phase = jobPhase(s);
-  if (phase === 'running') return s.startedAt === undefined ? 'starting' : `running ${formatClock(nowMs / 1000 - s.startedAt)}`;
+  if (phase === 'running')
+    return s.startedAt === undefined ? l10n.t('starting') : l10n.t('running {0}', formatClock(nowMs / 1000 - s.startedAt));
   if (phase === 'interrupted') return l10n.t('interrupted (the instance stopped)');
   const took = s.startedAt !== undefined && s.endedAt !== undefined ? formatClock(s.endedAt - s.startedAt) : undefined;
   if (s.cancelled) return took === undefined ? l10n.t('stopped by you') : l10n.t('stopped by you after {0}', took);

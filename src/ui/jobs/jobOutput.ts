@@ -1,5 +1,6 @@
 import { StringDecoder } from 'node:string_decoder';
 import * as vscode from 'vscode';
+import type { JobTerminal } from '../../core/jobs/book';
 
 /** The output a job's terminal replays when it opens (the newest part of it). */
 const REPLAY_CHARS = 1024 * 1024;
@@ -14,7 +15,7 @@ export function terminalText(text: string): string {
  * redraw in place there), fed by the job's follower. It keeps the newest megabyte, so a terminal
  * opened later shows what came before it, and it can be closed and opened again at will.
  */
-export class JobOutput implements vscode.Disposable {
+export class JobOutput implements JobTerminal, vscode.Disposable {
   private readonly decoder = new StringDecoder('utf8');
   private buffer = '';
   private terminal: vscode.Terminal | undefined;

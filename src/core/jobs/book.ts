@@ -1,0 +1,336 @@
+import type { Instance } from '../api/instances';
+import { Emitter, type Disposable } from '../events';
+import { instancePhase } from '../instances/phase';
+import { realTimers, type Timers } from '../instances/poller';
+import { l10n } from '../l10n';
+import type { SshTarget } from '../ssh/remote';
+import type { RememberedJob } from './memory';
+import { watchStop, type JobNotice } from './notices';
+import { sshJobs, type Following, type JobBookDeps, type JobRef, type JobRemote, type JobTerminal } from './ports';
+import type { StartedWith } from './remoteJobs';
+import { jobRows, type JobRow } from './rows';
+import { jobLabel, newJobId } from './scripts';
+import { jobEndMessage, jobPhase, stopsInstance, type JobStatus } from './status';
+
+export type { Following, JobBookDeps, JobRef, JobRemote, JobTerminal } from './ports';
+
+/** What a job starts with: the decisions of Run on Instance (`planJob`) and the API it stops the instance through. */
+export interface RunOptions {
+  command: string;
+  /** The folder on the instance it runs in. */
+  cwd: string;
+  stopAtEnd: boolean;
+  /** The API base URL the wrapper stops the instance through. */
+  baseUrl: string;
+}
+
+/** How long an instance's listing is shown without reading it again when the tree opens the instance. */
+const LISTING_FRESH_MS = 60_000;
+
+/** A job re-attached quietly starts this far before the end of its log; the rest is in the log file. */
+const REATTACH_TAIL_BYTES = 256 * 1024;
+
+/**
+ * The jobs of this window: starts them, follows their output into terminals, lists them per
+ * instance for the tree, and re-attaches to the ones this workspace started when their instance
+ * runs (after a reload, a lost connection or the next day). Lists an instance's jobs over ssh
+ * when the instance starts running, after a job changes and when asked, never on every poll.
+ */
+export class JobBook implements Disposable {
+  private readonly statuses = new Map<number, JobStatus[]>();
+  private readonly followers = new Map<string, Following>();
+  private readonly outputs = new Map<string, JobTerminal>();
+  private readonly running = new Set<number>();
+  private readonly listing = new Map<number, Promise<void>>();
+  private readonly listedAt = new Map<number, number>();
+  private readonly changed = new Emitter<void>();
+  private readonly notices = new Emitter<JobNotice>();
+  /** The rows changed: the tree redraws. */
+  readonly onDidChange = this.changed.event;
+  /** Something to tell the user (a job ended, its instance stopped). */
+  readonly onDidNotify = this.notices.event;
+  private readonly subscription: Disposable;
+  /** Stops this window is waiting to see (undone at dispose). */
+  private readonly pending = new Set<() => void>();
+  private readonly remote: JobRemote;
+  private readonly timers: Timers;
+  /** An absolute folder on the instance instead of `~/.gpu-rental/jobs` (integration tests). */
+  jobsDir: string | undefined;
+
+  constructor(private readonly deps: JobBookDeps) {
+    this.remote = deps.remote ?? sshJobs;
+    this.timers = deps.timers ?? realTimers;
+    this.subscription = deps.poller.onDidUpdate((snapshot) => this.followInstances(snapshot.instances));
+    this.keepPolling();
+  }
+
+  /** Whether the instance has jobs to show (its row then expands). */
+  hasJobs(instanceId: number): boolean {
+    return (this.statuses.get(instanceId)?.length ?? 0) > 0 || this.deps.memory.jobs().some((j) => j.instanceId === instanceId);
+  }
+
+  /** The rows under an instance: the jobs its last listing showed, and the ones started here that it did not show yet. */
+  rows(instanceId: number): JobRow[] {
+    const listed = this.statuses.get(instanceId) ?? [];
+    return jobRows(instanceId, listed, this.deps.memory.jobs(), this.running.has(instanceId), this.timers.now());
+  }
+
+  /** The tree shows the instance's jobs: a listing older than a minute is read again, in the background. */
+  opened(instanceId: number): void {
+    if (!this.running.has(instanceId) || this.listing.has(instanceId)) return;
+    if (this.timers.now() - (this.listedAt.get(instanceId) ?? 0) > LISTING_FRESH_MS) void this.list(instanceId);
+  }
+
+  /** The last listing of an instance's jobs. */
+  statusesOf(instanceId: number): readonly JobStatus[] {
+    return this.statuses.get(instanceId) ?? [];
+  }
+
+  /** Lists the instance's jobs over ssh (one call) and redraws; a failure is logged and keeps the last list. */
+  list(instanceId: number): Promise<void> {
+    const inFlight = this.listing.get(instanceId);
+    if (inFlight) return inFlight;
+    const run = (async () => {
+      try {
+        const statuses = await this.remote.list(await this.target(instanceId), { jobsDir: this.jobsDir });
+        this.statuses.set(instanceId, statuses);
+        this.listedAt.set(instanceId, this.timers.now());
+        this.changed.fire();
+      } catch (error) {
+        this.deps.logger.warn(`Jobs of #${instanceId} could not be listed: ${error instanceof Error ? error.message : String(error)}`);
+      } finally {
+        this.listing.delete(instanceId);
+      }
+    })();
+    this.listing.set(instanceId, run);
+    return run;
+  }
+
+  /** Starts a job detached on the instance, remembers it for this workspace, and follows it in a terminal. */
+  async run(instance: Instance, o: RunOptions): Promise<{ jobId: string; startedWith: StartedWith }> {
+    if (instancePhase(instance) !== 'running') {
+      throw new Error(l10n.t('Instance #{0} is not running, so no job can start on it. Start it, then run the job again.', instance.id));
+    }
+    const jobId = newJobId(this.timers.now());
+    const label = jobLabel(o.command);
+    const target = await this.deps.sshTarget(instance);
+    const baseUrl = o.stopAtEnd ? o.baseUrl : undefined;
+    const startedWith = await this.remote.start(target, o.command, {
+      jobId,
+      cwd: o.cwd,
+      label,
+      stopAtEnd: o.stopAtEnd,
+      baseUrl,
+      jobsDir: this.jobsDir,
+    });
+    this.deps.logger.info(
+      `Job ${jobId} started on #${instance.id} with ${startedWith} in ${o.cwd}${o.stopAtEnd ? '; it stops the instance at its end' : ''}.`,
+    );
+    const job: RememberedJob = { jobId, instanceId: instance.id, label, startedAtMs: this.timers.now(), terminalOpen: true, ended: false };
+    this.running.add(instance.id);
+    await this.deps.memory.remember(job);
+    this.keepPolling();
+    this.follow(job, 0, true);
+    // A listing already on its way began before the job's wrapper wrote its pid, and would show the
+    // job as interrupted until the next one: list again once it is done.
+    void this.listing
+      .get(instance.id)
+      ?.then(() => this.list(instance.id))
+      .catch(() => {});
+    void this.list(instance.id);
+    return { jobId, startedWith };
+  }
+
+  /** Whether a job of this extension runs on the instance now, as far as this window knows. */
+  runsJobs(instanceId: number): boolean {
+    return (this.statuses.get(instanceId) ?? []).some((s) => jobPhase(s) === 'running');
+  }
+
+  /** Opens the job's terminal: its output so far and, while it runs, what comes. */
+  showOutput(job: JobRef): void {
+    const fresh = !this.outputs.has(job.jobId);
+    this.output(job).show();
+    // A job followed before keeps what it read; one never followed here reads its log from the start.
+    if (fresh && !this.followers.has(job.jobId)) this.follow({ ...job, startedAtMs: 0, terminalOpen: true, ended: true }, 0, false);
+  }
+
+  /** Stops the job's command; with `stopInstance` the wrapper still stops the instance afterwards, else it never does. */
+  async stop(instanceId: number, jobId: string, stopInstance: boolean): Promise<boolean> {
+    const stopped = await this.remote.stop(await this.target(instanceId), jobId, stopInstance, { jobsDir: this.jobsDir });
+    await this.list(instanceId);
+    return stopped;
+  }
+
+  /** Whether the job's terminal is open. */
+  terminalOpen(jobId: string): boolean {
+    return this.outputs.get(jobId)?.isOpen ?? false;
+  }
+
+  /** What a job's terminal holds (tests read it); undefined when it has none. */
+  outputText(jobId: string): string | undefined {
+    return this.outputs.get(jobId)?.text;
+  }
+
+  /**
+   * Forgets everything this window holds about jobs (followers, terminals, listings), as a reload
+   * does, then re-attaches from what the workspace remembers, as activation does.
+   */
+  reattach(): void {
+    this.stopFollowing();
+    this.statuses.clear();
+    this.listedAt.clear();
+    this.running.clear();
+    this.followInstances(this.deps.poller.snapshot?.instances ?? []);
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    for (const done of [...this.pending]) done();
+    this.stopFollowing();
+    this.changed.dispose();
+    this.notices.dispose();
+  }
+
+  /** The account no longer lists the instance (destroyed, or another profile's): its followers stop waiting for it. */
+  private stopFollowingOn(instanceId: number, remembered: readonly RememberedJob[]): void {
+    for (const j of remembered) {
+      const follower = j.instanceId === instanceId ? this.followers.get(j.jobId) : undefined;
+      if (!follower) continue;
+      follower.dispose();
+      this.followers.delete(j.jobId);
+      this.outputs.get(j.jobId)?.note(l10n.t('#{0} is not listed by the account any more: no longer following this job', instanceId));
+    }
+  }
+
+  private stopFollowing(): void {
+    for (const f of this.followers.values()) f.dispose();
+    this.followers.clear();
+    for (const o of this.outputs.values()) o.dispose();
+    this.outputs.clear();
+  }
+
+  /**
+   * Follows the poll: an instance with jobs remembered here that starts running is listed and its
+   * unfinished jobs re-attached; followers waiting for it try again at once. Jobs of instances not
+   * listed stay remembered (another profile's account may list them again); at most 50 are kept.
+   */
+  private followInstances(instances: readonly Instance[]): void {
+    this.keepPolling();
+    const remembered = this.deps.memory.jobs();
+    const byId = new Map(instances.map((i) => [i.id, i]));
+    const ids = new Set([...remembered.map((j) => j.instanceId), ...this.statuses.keys()]);
+    for (const id of ids) {
+      const instance = byId.get(id);
+      if (!instance || instance.actual_status === 'destroyed') this.stopFollowingOn(id, remembered);
+      const running = instance !== undefined && instancePhase(instance) === 'running';
+      const wasRunning = this.running.has(id);
+      if (running) this.running.add(id);
+      else this.running.delete(id);
+      if (!running || wasRunning) continue;
+      void this.list(id).then(() => this.reattachOn(id));
+      for (const j of remembered) if (j.instanceId === id) this.followers.get(j.jobId)?.poke();
+    }
+  }
+
+  /**
+   * While a job of this workspace has not ended, the poller keeps polling (even with no view open),
+   * so the window re-attaches when its instance runs and sees when it stops.
+   */
+  private keepPolling(): void {
+    // Jobs of instances the account does not list (destroyed, or another profile's) keep nothing polling.
+    const listed = this.deps.poller.snapshot?.instances;
+    const waiting = (j: RememberedJob) =>
+      !j.ended && (!listed || listed.some((i) => i.id === j.instanceId && i.actual_status !== 'destroyed'));
+    this.deps.poller.setInterest('jobs', this.deps.memory.jobs().some(waiting));
+  }
+
+  private reattachOn(instanceId: number): void {
+    const listed = this.statuses.get(instanceId) ?? [];
+    for (const job of this.deps.memory.jobs()) {
+      if (job.instanceId !== instanceId || job.ended || this.followers.has(job.jobId)) continue;
+      const status = listed.find((s) => s.jobId === job.jobId);
+      if (!status) continue;
+      const from = job.terminalOpen ? 0 : Math.max(0, (status.logBytes ?? 0) - REATTACH_TAIL_BYTES);
+      this.deps.logger.info(`Re-attaching to job ${job.jobId} on #${instanceId} from byte ${from}.`);
+      this.follow(job, from, job.terminalOpen);
+    }
+  }
+
+  private output(job: JobRef): JobTerminal {
+    let output = this.outputs.get(job.jobId);
+    if (!output) {
+      output = this.deps.terminal(job, (open) => void this.deps.memory.change(job.jobId, { terminalOpen: open }));
+      this.outputs.set(job.jobId, output);
+    }
+    return output;
+  }
+
+  private follow(job: RememberedJob, offset: number, show: boolean): void {
+    const output = this.output(job);
+    if (offset > 0)
+      output.note(l10n.t('the first {0} bytes of the output are in ~/.gpu-rental/jobs/{1}/log on the instance', offset, job.jobId));
+    if (show) output.show(true);
+    let announced = false;
+    const follower = this.remote.follow({
+      target: () => this.target(job.instanceId),
+      jobId: job.jobId,
+      jobsDir: this.jobsDir,
+      offset,
+      onData: (chunk) => {
+        announced = false;
+        output.append(chunk);
+      },
+      onRetry: (error, delayMs) => {
+        if (!announced) output.note(l10n.t('lost the connection ({0}); trying again in {1} s', error.message, Math.round(delayMs / 1000)));
+        announced = true;
+      },
+      onEnd: (status) => this.ended(job, status, output),
+      onMissing: () => {
+        output.note(l10n.t("the job's folder ~/.gpu-rental/jobs/{0} is not on the instance any more", job.jobId));
+        void this.deps.memory.change(job.jobId, { ended: true });
+      },
+    });
+    this.followers.set(job.jobId, follower);
+    void follower.start().finally(() => {
+      if (this.followers.get(job.jobId) === follower) this.followers.delete(job.jobId);
+    });
+  }
+
+  private ended(job: RememberedJob, status: JobStatus, output: JobTerminal): void {
+    const message = jobEndMessage(status, job.instanceId);
+    output.note(message.replace(/^GPU Rental: /, ''));
+    void this.list(job.instanceId);
+    // Told once: a job whose end this workspace saw before (or that another workspace started) is not announced again.
+    if (this.deps.memory.job(job.jobId)?.ended !== false) return;
+    void this.deps.memory.change(job.jobId, { ended: true }).then(() => this.keepPolling());
+    const failed = jobPhase(status) === 'interrupted' || status.exitCode !== 0;
+    const ref = { instanceId: job.instanceId, jobId: job.jobId, label: job.label };
+    this.notices.fire({ severity: failed ? 'warning' : 'info', message, actions: ['showOutput'], job: ref });
+    if (stopsInstance(status)) this.followStop(job.instanceId);
+  }
+
+  private followStop(instanceId: number): void {
+    const stop = watchStop(
+      {
+        poller: this.deps.poller,
+        timers: this.timers,
+        notify: (notice) => {
+          this.pending.delete(done);
+          this.notices.fire(notice);
+        },
+      },
+      instanceId,
+    );
+    const done = () => {
+      stop();
+      this.pending.delete(done);
+    };
+    this.pending.add(done);
+  }
+
+  private async target(instanceId: number): Promise<SshTarget> {
+    const instance = this.deps.poller.snapshot?.instances.find((i) => i.id === instanceId);
+    if (!instance || instancePhase(instance) !== 'running') throw new Error(l10n.t('instance #{0} is not running', instanceId));
+    return this.deps.sshTarget(instance);
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * Run on Instance, decided: which questions are asked, in what order, with what wording, and what
+ * a cancel does. ui gathers the editor's facts (the Python file, the workspace folder), picks the
+ * instance, hands the answers to `JobBook.run` and shows the result.
+ */
+import type { Instance } from '../api/instances';
+import { formatDollars } from '../format';
+import { instanceName } from '../instances/names';
+import { l10n } from '../l10n';
+import type { Ask } from '../prompts';
+import type { JobMemory } from './memory';
+import { pythonCommand } from './scripts';
+
+/** What Run on Instance may be given instead of asking (tests, and other commands): each one given is not asked. */
+export interface RunJobGiven {
+  command?: string;
+  uploadFirst?: boolean;
+  /** The local folder to upload first (default: the workspace folder of the file, else the first one). */
+  localDir?: string;
+  /** The folder on the instance to run in. */
+  cwd?: string;
+  stopAtEnd?: boolean;
+}
+
+/** What the editor knows when the command starts. */
+export interface RunJobFacts {
+  /** The Python file to run (the one given, else the active Python editor's), relative to its workspace folder, with `/`. */
+  script?: string;
+  /** The folder Upload sends: the workspace folder of that file, else the first one; undefined without a workspace. */
+  workspaceDir?: string;
+}
+
+export interface UploadRequest {
+  /** Undefined: Upload Folder asks which folder. */
+  localDir?: string;
+  remoteDir?: string;
+  quiet: true;
+}
+
+export interface RunJobDeps {
+  readonly ask: Ask;
+  readonly memory: Pick<JobMemory, 'lastCommand' | 'setLastCommand' | 'uploadFirst' | 'setUploadFirst'>;
+  /** The instance's jobs, as far as this window knows (a listing is read before the last question). */
+  readonly jobs: { list(instanceId: number): Promise<void>; runsJobs(instanceId: number): boolean };
+  /** Uploads a folder to the instance; resolves the folder on the instance, undefined when cancelled or failed. */
+  readonly upload: (instanceId: number, request: UploadRequest) => Promise<string | undefined>;
+  /** Where Upload Folder puts a local folder on the instance (the transfer folder, then the folder's name). */
+  readonly uploadDestination: (localDir: string) => string;
+  /** The remote folder setting: where a job runs when nothing is uploaded (empty: the home folder). */
+  readonly remoteFolder: string;
+}
+
+/** What the job starts with. */
+export interface JobPlan {
+  readonly command: string;
+  readonly cwd: string;
+  readonly stopAtEnd: boolean;
+}
+
+/**
+ * Asks what is not given, in this order: the command (the Python file or the last command
+ * suggested), whether to upload the workspace first (the last choice on top), then whether to stop
+ * the instance at the job's end (keeping it on top when another job runs there). Uploads when
+ * asked to. Resolves undefined when the user cancels any question or the upload: no job starts.
+ */
+export async function planJob(deps: RunJobDeps, instance: Instance, facts: RunJobFacts, given: RunJobGiven): Promise<JobPlan | undefined> {
+  const command = given.command ?? (await askCommand(deps, instance, facts));
+  if (command === undefined) return undefined;
+  await deps.memory.setLastCommand(command);
+
+  const uploadFirst = given.uploadFirst ?? (await askUploadFirst(deps));
+  if (uploadFirst === undefined) return undefined;
+  let cwd = given.cwd;
+  if (uploadFirst) {
+    const localDir = given.localDir ?? facts.workspaceDir;
+    const request: UploadRequest = localDir ? { localDir, remoteDir: deps.uploadDestination(localDir), quiet: true } : { quiet: true };
+    const uploaded = await deps.upload(instance.id, request);
+    if (!uploaded) return undefined;
+    cwd ??= uploaded;
+  }
+  cwd ??= deps.remoteFolder || '~';
+
+  const stopAtEnd = given.stopAtEnd ?? (await askStopAtEnd(deps, instance));
+  if (stopAtEnd === undefined) return undefined;
+  return { command, cwd, stopAtEnd };
+}
+
+async function askCommand(deps: RunJobDeps, instance: Instance, facts: RunJobFacts): Promise<string | undefined> {
+  const value = (facts.script !== undefined ? pythonCommand(facts.script) : undefined) ?? deps.memory.lastCommand() ?? '';
+  const typed = await deps.ask.input({
+    title: l10n.t('GPU Rental: Run on {0}', instanceName(instance)),
+    prompt: l10n.t('The command to run on the instance, detached: it keeps running with this window closed.'),
+    placeholder: 'python3 train.py',
+    value,
+    validate: (v) => (v.trim() ? undefined : l10n.t('Type the command to run, e.g. python3 train.py')),
+  });
+  return typed?.trim() ? typed : undefined;
+}
+
+/** Upload first or not; the choice is remembered for this workspace and offered first next time. */
+async function askUploadFirst(deps: RunJobDeps): Promise<boolean | undefined> {
+  const remembered = deps.memory.uploadFirst() ?? true;
+  const items = [
+    {
+      label: l10n.t('Upload the workspace first'),
+      detail: l10n.t('Only what changed is sent, then the job starts in the uploaded folder.'),
+      value: true,
+    },
+    { label: l10n.t('Run without uploading'), detail: l10n.t('The job runs on what the instance already has.'), value: false },
+  ];
+  const picked = await deps.ask.pick({ title: l10n.t('GPU Rental: Upload before the job?'), items: remembered ? items : items.reverse() });
+  if (picked !== undefined) await deps.memory.setUploadFirst(picked);
+  return picked;
+}
+
+/**
+ * Stop the instance at the end or keep it: stopping comes first unless another job of GPU Rental
+ * runs there (stopping would end it too); the stopped disk's price is said when the service gives it.
+ */
+async function askStopAtEnd(deps: RunJobDeps, instance: Instance): Promise<boolean | undefined> {
+  await deps.jobs.list(instance.id);
+  const alone = !deps.jobs.runsJobs(instance.id);
+  const disk = instance.storage_total_cost;
+  const items = [
+    {
+      label: l10n.t('Stop the instance when the job ends'),
+      detail: disk
+        ? l10n.t('Works with this window closed; its disk still bills {0}/h while it is stopped.', formatDollars(disk))
+        : l10n.t('Works with this window closed; its disk still bills while it is stopped.'),
+      value: true,
+    },
+    {
+      label: l10n.t('Keep the instance running'),
+      detail: alone ? l10n.t('It bills its full rate until you stop it.') : l10n.t('Another job of GPU Rental runs on it.'),
+      value: false,
+    },
+  ];
+  return deps.ask.pick({
+    title: l10n.t('GPU Rental: When the job on {0} ends', instanceName(instance)),
+    items: alone ? items : items.reverse(),
+  });
+}

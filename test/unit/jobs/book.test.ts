@@ -1,0 +1,308 @@
+// The job lifecycle in core (JobBook): starting, listing, following, telling the end, watching the
+// stop at the end, re-attaching. Over a fake remote (no ssh), a poller on a fake clock, and
+// terminals that record what they are given.
+import assert from 'node:assert/strict';
+import type { Instance } from '../../../src/core/api/instances';
+import { JobBook, type Following, type JobRemote, type JobTerminal } from '../../../src/core/jobs/book';
+import type { FollowerOptions } from '../../../src/core/jobs/follower';
+import { JobMemory, type RememberedJob } from '../../../src/core/jobs/memory';
+import { STOP_SEEN_MS, type JobNotice } from '../../../src/core/jobs/notices';
+import { jobRows, presentJobRow } from '../../../src/core/jobs/rows';
+import type { JobStatus } from '../../../src/core/jobs/status';
+import { listPoller, MemoryLogger, settle } from '../../support';
+
+const ID = 41;
+const up = (fields: Partial<Instance> = {}) =>
+  ({ id: ID, actual_status: 'running', intended_status: 'running', ...fields }) as unknown as Instance;
+const down = (fields: Partial<Instance> = {}) =>
+  ({ id: ID, actual_status: 'stopped', intended_status: 'stopped', ...fields }) as unknown as Instance;
+
+function status(jobId: string, fields: Partial<JobStatus> = {}): JobStatus {
+  return {
+    jobId,
+    startedAt: 1_000,
+    endedAt: undefined,
+    exitCode: undefined,
+    alive: true,
+    stopAtEnd: false,
+    stopAnswer: undefined,
+    cancelled: undefined,
+    logBytes: 0,
+    cwd: '/root/p',
+    label: 'train.py',
+    ...fields,
+  };
+}
+
+const remembered = (jobId: string, fields: Partial<RememberedJob> = {}): RememberedJob => ({
+  jobId,
+  instanceId: ID,
+  label: 'train.py',
+  startedAtMs: 0,
+  terminalOpen: false,
+  ended: false,
+  ...fields,
+});
+
+interface FakeFollower extends Following {
+  readonly options: FollowerOptions;
+  disposed: boolean;
+  pokes: number;
+}
+
+/** An instance's jobs as the remote holds them; a listing reads them when it begins and answers when `hold` lets it. */
+function fakeRemote() {
+  const jobs = new Map<string, JobStatus>();
+  const followers: FakeFollower[] = [];
+  const started: Array<{ command: string; cwd: string; stopAtEnd: boolean; baseUrl: string | undefined }> = [];
+  let lists = 0;
+  let hold: Promise<void> = Promise.resolve();
+  const remote: JobRemote = {
+    start: (_t, command, o) => {
+      started.push({ command, cwd: o.cwd, stopAtEnd: o.stopAtEnd, baseUrl: o.baseUrl });
+      jobs.set(o.jobId, status(o.jobId, { label: o.label, cwd: o.cwd, stopAtEnd: o.stopAtEnd }));
+      return Promise.resolve('tmux');
+    },
+    list: async () => {
+      lists++;
+      const seen = [...jobs.values()];
+      await hold;
+      return seen;
+    },
+    stop: () => Promise.resolve(true),
+    follow: (options) => {
+      let finish = () => {};
+      const f: FakeFollower = {
+        options,
+        disposed: false,
+        pokes: 0,
+        start: () => new Promise<void>((resolve) => (finish = resolve)),
+        poke: () => void f.pokes++,
+        dispose: () => {
+          f.disposed = true;
+          finish();
+        },
+      };
+      followers.push(f);
+      return f;
+    },
+  };
+  return {
+    remote,
+    jobs,
+    followers,
+    started,
+    lists: () => lists,
+    holdListings: () => {
+      let release = () => {};
+      hold = new Promise((r) => (release = r));
+      return release;
+    },
+  };
+}
+
+function fakeTerminal(): JobTerminal & { shown: number } {
+  const t = {
+    text: '',
+    isOpen: false,
+    shown: 0,
+    append: (chunk: Buffer) => void (t.text += chunk.toString('utf8')),
+    note: (line: string) => void (t.text += `[${line}]\n`),
+    show: () => {
+      t.shown++;
+      t.isOpen = true;
+    },
+    dispose: () => void (t.isOpen = false),
+  };
+  return t;
+}
+
+async function setup(instances: Instance[], jobs: RememberedJob[] = []) {
+  const values: Record<string, unknown> = { 'gpuRental.jobs.remembered': jobs };
+  const memory = new JobMemory({ get: (k) => values[k], update: (k, v) => Promise.resolve(void (values[k] = v)) });
+  const p = listPoller(instances);
+  await p.poller.refresh();
+  const r = fakeRemote();
+  const terminals = new Map<string, ReturnType<typeof fakeTerminal>>();
+  const notices: JobNotice[] = [];
+  const book = new JobBook({
+    poller: p.poller,
+    sshTarget: (i) => Promise.resolve({ instanceId: i.id, alias: 'fake', args: [] }),
+    memory,
+    logger: new MemoryLogger(),
+    remote: r.remote,
+    timers: p.clock,
+    terminal: (job) => {
+      const t = fakeTerminal();
+      terminals.set(job.jobId, t);
+      return t;
+    },
+  });
+  book.onDidNotify((n) => notices.push(n));
+  return { ...p, ...r, book, memory, terminals, notices };
+}
+
+describe('jobs: the job book', () => {
+  it('starts a job, remembers it, opens its terminal, and lists again after a listing begun before the start', async () => {
+    const t = await setup([up()]);
+    const release = t.holdListings();
+    const before = t.book.list(ID);
+    const { jobId } = await t.book.run(up(), { command: 'python3 train.py', cwd: '/root/p', stopAtEnd: false, baseUrl: 'https://api' });
+    assert.deepEqual(
+      t.started,
+      [{ command: 'python3 train.py', cwd: '/root/p', stopAtEnd: false, baseUrl: undefined }],
+      'no API URL unless it stops',
+    );
+    assert.deepEqual(
+      t.memory.jobs().map((j) => [j.jobId, j.terminalOpen, j.ended]),
+      [[jobId, true, false]],
+    );
+    assert.equal(t.terminals.get(jobId)?.shown, 1, 'its terminal opens');
+    release();
+    await before;
+    await settle();
+    // The listing begun before the start did not show the job; the one after it does.
+    assert.equal(t.lists(), 2);
+    const [row] = t.book.rows(ID);
+    assert.equal(row?.state, 'running');
+    assert.match(row?.description ?? '', /^running /);
+    assert.equal(t.book.runsJobs(ID), true);
+  });
+
+  it('tells the end once, as a warning with Show Output when it failed, and notes it in the terminal', async () => {
+    const id = '20261124-000001-aaaaaa';
+    const t = await setup([up()], [remembered(id, { terminalOpen: true })]);
+    t.jobs.set(id, status(id));
+    t.book.reattach();
+    await settle();
+    const follower = t.followers.find((f) => f.options.jobId === id)!;
+    const end = status(id, { alive: false, exitCode: 4, endedAt: 1_004 });
+    follower.options.onEnd(end);
+    follower.options.onEnd(end);
+    await settle();
+    assert.deepEqual(t.notices, [
+      {
+        severity: 'warning',
+        message: 'GPU Rental: train.py failed (exit 4) on #41 after 0:04.',
+        actions: ['showOutput'],
+        job: { instanceId: ID, jobId: id, label: 'train.py' },
+      },
+    ]);
+    assert.equal(t.memory.job(id)?.ended, true);
+    assert.match(t.terminals.get(id)!.text, /\[train\.py failed \(exit 4\) on #41 after 0:04\.\]/);
+  });
+
+  it('a job that stops its instance: says so once the poll shows it stopped, with what the disk bills', async () => {
+    const id = '20261124-000002-bbbbbb';
+    const t = await setup([up()], [remembered(id)]);
+    t.jobs.set(id, status(id, { stopAtEnd: true }));
+    t.book.reattach();
+    await settle();
+    t.followers[0]!.options.onEnd(status(id, { alive: false, exitCode: 0, endedAt: 1_060, stopAtEnd: true }));
+    t.set([down({ storage_total_cost: 0.0125 })]);
+    await t.clock.advance(5_000);
+    assert.deepEqual(
+      t.notices.map((n) => [n.severity, n.message]),
+      [
+        ['info', 'GPU Rental: train.py finished (exit 0) on #41 after 1:00.'],
+        [
+          'info',
+          "GPU Rental: #41 was stopped by the job's end; its disk still bills $0.013/h until you destroy it. Download the outputs before you destroy it.",
+        ],
+      ],
+    );
+    await t.clock.advance(STOP_SEEN_MS);
+    assert.equal(t.notices.length, 2, 'no warning once it was seen stopped');
+  });
+
+  it('a job that asked to stop its instance that is not seen stopped warns it may still bill, after three minutes', async () => {
+    const id = '20261124-000003-cccccc';
+    const t = await setup([up()], [remembered(id)]);
+    t.jobs.set(id, status(id, { stopAtEnd: true }));
+    t.book.reattach();
+    await settle();
+    t.followers[0]!.options.onEnd(status(id, { alive: false, exitCode: 0, endedAt: 1_060, stopAtEnd: true }));
+    await t.clock.advance(STOP_SEEN_MS - 1_000);
+    assert.equal(t.notices.length, 1, 'only the end so far');
+    await t.clock.advance(1_000);
+    assert.equal(t.notices[1]?.severity, 'warning');
+    assert.match(
+      t.notices[1]!.message,
+      /^GPU Rental: the job on #41 asked the service to stop the instance, but it is not seen stopped after 3 minutes/,
+    );
+  });
+
+  it('re-attaches when the instance runs again: an open terminal from the start, a closed one from the tail; polls meanwhile', async () => {
+    const open = '20261124-000004-dddddd';
+    const closed = '20261124-000005-eeeeee';
+    const done = '20261124-000006-ffffff';
+    const jobs = [remembered(open, { terminalOpen: true }), remembered(closed), remembered(done, { ended: true })];
+    const t = await setup([down()], jobs);
+    assert.equal(t.poller.active, true, 'unfinished jobs keep the poller polling');
+    assert.deepEqual(
+      t.book.rows(ID).map((r) => [r.jobId, r.state, r.description]),
+      jobs.map((j) => [j.jobId, 'starting', 'waiting for the instance to run']),
+    );
+    for (const j of jobs) t.jobs.set(j.jobId, status(j.jobId, { logBytes: 1_000_000 }));
+    t.set([up()]);
+    await t.clock.advance(10_000);
+    assert.deepEqual(
+      t.followers.map((f) => [f.options.jobId, f.options.offset]),
+      [
+        [open, 0],
+        [closed, 1_000_000 - 256 * 1024],
+      ],
+      'an ended job is not followed again',
+    );
+    assert.equal(t.terminals.get(open)?.shown, 1);
+    assert.equal(t.terminals.get(closed)?.shown ?? 0, 0, 'a closed terminal stays closed');
+    assert.match(
+      t.terminals.get(closed)!.text,
+      /the first 737856 bytes of the output are in ~\/\.gpu-rental\/jobs\/.+\/log on the instance/,
+    );
+  });
+
+  it('an instance the account no longer lists: its followers stop and say so, and nothing polls for it', async () => {
+    const id = '20261124-000007-gggggg';
+    const t = await setup([up()], [remembered(id)]);
+    t.jobs.set(id, status(id));
+    t.book.reattach();
+    await settle();
+    assert.equal(t.followers.length, 1);
+    t.set([]);
+    await t.poller.refresh();
+    assert.equal(t.followers[0]!.disposed, true);
+    assert.match(t.terminals.get(id)!.text, /#41 is not listed by the account any more: no longer following this job/);
+    assert.equal(t.poller.active, false);
+  });
+});
+
+describe('jobs: the rows under an instance', () => {
+  it('reads a job that ran while its instance was down as interrupted, and one stopped by the user as not a success', () => {
+    const running = status('20261124-000008-hhhhhh');
+    const stopped = status('20261124-000009-iiiiii', { alive: false, exitCode: 0, endedAt: 1_004, cancelled: 'keep' });
+    const ok = status('20261124-000010-jjjjjj', { alive: false, exitCode: 0, endedAt: 1_004 });
+    const whileDown = jobRows(ID, [running, stopped, ok], [], false, 0);
+    assert.deepEqual(
+      whileDown.map((r) => [r.state, r.description]),
+      [
+        ['interrupted', 'interrupted (the instance stopped)'],
+        ['failed', 'stopped by you after 0:04'],
+        ['succeeded', 'exited 0 after 0:04'],
+      ],
+    );
+    assert.deepEqual(
+      whileDown.map((r) => [presentJobRow(r).contextValue, presentJobRow(r).icon.id]),
+      [
+        ['job-ended', 'debug-disconnect'],
+        ['job-ended', 'error'],
+        ['job-ended', 'pass'],
+      ],
+    );
+    const [row] = jobRows(ID, [running], [remembered('20261124-000011-kkkkkk')], true, 1_723_000);
+    assert.equal(presentJobRow(row!).contextValue, 'job-running');
+    assert.equal(presentJobRow(row!).accessibilityLabel, 'Job train.py on instance 41, running, running 12:03');
+    const notListed = jobRows(ID, [running], [remembered('20261124-000011-kkkkkk')], true, 0)[1];
+    assert.deepEqual([notListed?.state, notListed?.description], ['starting', 'not listed yet']);
+  });
+});

@@ -1,0 +1,221 @@
+// Run on Instance and Stop Job as core flows: what the user is asked, in what order, with what
+// wording, and that a cancel anywhere starts (or stops) nothing. A scripted user answers.
+import assert from 'node:assert/strict';
+import type { Instance } from '../../../src/core/api/instances';
+import type { InputPrompt } from '../../../src/core/prompts';
+import { planJob, type RunJobDeps, type RunJobFacts, type RunJobGiven, type UploadRequest } from '../../../src/core/jobs/run';
+import { stopJobAsked } from '../../../src/core/jobs/stop';
+import { scriptedAsk, type Answer } from '../../support/scriptedAsk';
+
+const instance = (fields: Partial<Instance> = {}) =>
+  ({
+    id: 41,
+    label: 'trainer',
+    gpu_name: 'RTX 4090',
+    num_gpus: 1,
+    actual_status: 'running',
+    intended_status: 'running',
+    ...fields,
+  }) as unknown as Instance;
+
+/** A Run on Instance with a scripted user, an in-memory workspace memory, and uploads and listings recorded. */
+function setup(
+  answers: Answer[],
+  o: { uploadFirst?: boolean; lastCommand?: string; otherJob?: boolean; uploaded?: string; remoteFolder?: string } = {},
+) {
+  const ask = scriptedAsk(answers);
+  const inputs: InputPrompt[] = [];
+  const input = ask.input.bind(ask);
+  ask.input = (options) => {
+    inputs.push(options);
+    return input(options);
+  };
+  /** The details under each pick's items, in the order shown. */
+  const details: string[][] = [];
+  const pick = ask.pick.bind(ask);
+  ask.pick = (options) => {
+    details.push(options.items.map((i) => i.detail ?? ''));
+    return pick(options);
+  };
+  const memory = { uploadFirst: o.uploadFirst, lastCommand: o.lastCommand };
+  const uploads: Array<{ instanceId: number; request: UploadRequest }> = [];
+  const listed: number[] = [];
+  const deps: RunJobDeps = {
+    ask,
+    memory: {
+      lastCommand: () => memory.lastCommand,
+      setLastCommand: (c) => Promise.resolve(void (memory.lastCommand = c)),
+      uploadFirst: () => memory.uploadFirst,
+      setUploadFirst: (v) => Promise.resolve(void (memory.uploadFirst = v)),
+    },
+    jobs: {
+      list: (id) => Promise.resolve(void listed.push(id)),
+      runsJobs: () => o.otherJob ?? false,
+    },
+    upload: (instanceId, request) => {
+      uploads.push({ instanceId, request });
+      return Promise.resolve(o.uploaded);
+    },
+    uploadDestination: (localDir) => `/root/${localDir.split('/').pop()}`,
+    remoteFolder: o.remoteFolder ?? '/workspace',
+  };
+  const plan = (facts: RunJobFacts = {}, given: RunJobGiven = {}, on = instance()) => planJob(deps, on, facts, given);
+  return { ask, inputs, details, memory, uploads, listed, plan };
+}
+
+describe('jobs: Run on Instance asks', () => {
+  it('suggests python3 with the file to run, then asks upload first (upload on top) and the end; the job runs in the uploaded folder', async () => {
+    const t = setup([{ input: 'python3 src/train.py' }, { pick: 'Upload the workspace first' }, { pick: 'Stop the instance' }], {
+      uploaded: '/root/project',
+    });
+    const plan = await t.plan({ script: 'src/train.py', workspaceDir: '/home/me/project' });
+    assert.deepEqual(plan, { command: 'python3 src/train.py', cwd: '/root/project', stopAtEnd: true });
+    assert.equal(t.inputs[0]!.value, 'python3 src/train.py');
+    assert.equal(t.inputs[0]!.title, 'GPU Rental: Run on "trainer" (RTX 4090, #41)');
+    assert.ok(t.inputs[0]!.validate?.('  '), 'a blank command is refused');
+    assert.deepEqual(
+      t.ask.asked.map((a) => a.text),
+      [
+        'The command to run on the instance, detached: it keeps running with this window closed.',
+        'GPU Rental: Upload before the job?',
+        'GPU Rental: When the job on "trainer" (RTX 4090, #41) ends',
+      ],
+    );
+    assert.deepEqual(t.ask.asked[1]!.options, ['Upload the workspace first', 'Run without uploading']);
+    assert.deepEqual(t.uploads, [{ instanceId: 41, request: { localDir: '/home/me/project', remoteDir: '/root/project', quiet: true } }]);
+    assert.equal(t.memory.lastCommand, 'python3 src/train.py', 'the command is remembered');
+    assert.equal(t.memory.uploadFirst, true, 'the choice is remembered');
+    assert.deepEqual(t.listed, [41], "the instance's jobs are listed before the end is asked");
+  });
+
+  it('offers the last command without a Python file, and "Run without uploading" first once the user chose it', async () => {
+    const t = setup([{ input: 'make train' }, { pick: 'Run without uploading' }, { pick: 'Keep the instance running' }], {
+      uploadFirst: false,
+      lastCommand: 'make train',
+    });
+    const plan = await t.plan();
+    assert.equal(t.inputs[0]!.value, 'make train');
+    assert.deepEqual(t.ask.asked[1]!.options, ['Run without uploading', 'Upload the workspace first']);
+    assert.deepEqual(plan, { command: 'make train', cwd: '/workspace', stopAtEnd: false });
+    assert.equal(t.uploads.length, 0, 'nothing uploaded');
+    assert.equal(t.memory.uploadFirst, false);
+  });
+
+  it('runs in the remote folder setting when nothing is uploaded, in the home folder when that is empty', async () => {
+    const given = { command: 'nvidia-smi', uploadFirst: false, stopAtEnd: false };
+    assert.equal((await setup([]).plan({}, given))?.cwd, '/workspace');
+    assert.equal((await setup([], { remoteFolder: '' }).plan({}, given))?.cwd, '~');
+  });
+
+  it('asks nothing that it is given, and a given folder wins over the uploaded one', async () => {
+    const t = setup([], { uploaded: '/root/x' });
+    const plan = await t.plan(
+      { workspaceDir: '/w/x' },
+      { command: 'echo hi', uploadFirst: true, localDir: '/data/set', cwd: '/srv', stopAtEnd: true },
+    );
+    assert.deepEqual(plan, { command: 'echo hi', cwd: '/srv', stopAtEnd: true });
+    assert.deepEqual(t.uploads[0]!.request, { localDir: '/data/set', remoteDir: '/root/set', quiet: true });
+    assert.equal(t.ask.asked.length, 0);
+  });
+
+  it('without a workspace folder, Upload Folder is left to ask which folder', async () => {
+    const t = setup([], { uploaded: '/root/picked' });
+    const plan = await t.plan({}, { command: 'ls', uploadFirst: true, stopAtEnd: false });
+    assert.deepEqual(t.uploads[0]!.request, { quiet: true });
+    assert.equal(plan?.cwd, '/root/picked');
+  });
+
+  it('a cancel at any question starts nothing and asks nothing more', async () => {
+    const atCommand = setup([{ input: undefined }]);
+    assert.equal(await atCommand.plan({ script: 'a.py' }), undefined);
+    assert.equal(atCommand.memory.lastCommand, undefined, 'nothing remembered');
+
+    const atUpload = setup([{ input: 'ls' }, { pick: undefined }]);
+    assert.equal(await atUpload.plan(), undefined);
+    assert.equal(atUpload.memory.uploadFirst, undefined, 'no choice remembered');
+    assert.equal(atUpload.uploads.length, 0);
+
+    const atEnd = setup([{ input: 'ls' }, { pick: 'Run without uploading' }, { pick: undefined }]);
+    assert.equal(await atEnd.plan(), undefined);
+    for (const t of [atCommand, atUpload, atEnd]) assert.equal(t.ask.left(), 0);
+  });
+
+  it('an upload that is cancelled or fails starts no job and does not ask about the end', async () => {
+    const t = setup([{ input: 'python3 a.py' }, { pick: 'Upload the workspace first' }], { uploaded: undefined });
+    assert.equal(await t.plan({ workspaceDir: '/w/p' }), undefined);
+    assert.equal(t.uploads.length, 1);
+    assert.deepEqual(t.listed, [], 'no listing for the end question');
+  });
+
+  it('says what the stopped disk bills when the service gives its price, that it still bills when it does not', async () => {
+    const given = { command: 'ls', uploadFirst: false };
+    const priced = setup([{ pick: undefined }]);
+    await priced.plan({}, given, instance({ storage_total_cost: 0.0125 }));
+    assert.deepEqual(priced.details[0], [
+      'Works with this window closed; its disk still bills $0.013/h while it is stopped.',
+      'It bills its full rate until you stop it.',
+    ]);
+    const unpriced = setup([{ pick: undefined }]);
+    await unpriced.plan({}, given);
+    assert.deepEqual(unpriced.details[0], [
+      'Works with this window closed; its disk still bills while it is stopped.',
+      'It bills its full rate until you stop it.',
+    ]);
+  });
+
+  it('keeps the instance running on top when another job of GPU Rental runs on it', async () => {
+    const t = setup([{ pick: 'Keep' }], { otherJob: true });
+    const plan = await t.plan({}, { command: 'ls', uploadFirst: false });
+    assert.deepEqual(t.ask.asked[0]!.options, ['Keep the instance running', 'Stop the instance when the job ends']);
+    assert.deepEqual(t.details[0], [
+      'Another job of GPU Rental runs on it.',
+      'Works with this window closed; its disk still bills while it is stopped.',
+    ]);
+    assert.equal(plan?.stopAtEnd, false);
+  });
+});
+
+describe('jobs: Stop Job asks', () => {
+  const job = { instanceId: 41, jobId: '20261124-001611-k3f9q2', label: 'train.py' };
+
+  it('says the instance keeps running at its rate, stops the job alone, and says so', async () => {
+    const ask = scriptedAsk([{ confirm: true }]);
+    const stops: unknown[] = [];
+    const outcome = await stopJobAsked(
+      {
+        ask,
+        jobs: {
+          stop: (...a) => {
+            stops.push(a);
+            return Promise.resolve(true);
+          },
+        },
+      },
+      job,
+      { dph_total: 0.42 },
+    );
+    assert.equal(ask.asked[0]!.text, 'Stop train.py on #41?');
+    assert.match(ask.asked[0]!.detail, /The instance keeps running \(\$0\.420\/h\), even when the job was to stop it at its end/);
+    assert.deepEqual(stops, [[41, job.jobId, false]], 'the instance is never stopped by Stop Job');
+    assert.deepEqual(outcome, {
+      stopped: true,
+      message: 'GPU Rental: train.py was stopped. #41 keeps running ($0.420/h); stop or destroy it when you are done.',
+    });
+  });
+
+  it('a cancel stops nothing; a job that had ended already is said so', async () => {
+    let stops = 0;
+    const jobs = {
+      stop: () => {
+        stops++;
+        return Promise.resolve(false);
+      },
+    };
+    assert.equal(await stopJobAsked({ ask: scriptedAsk([{ confirm: false }]), jobs }, job, undefined), undefined);
+    assert.equal(stops, 0);
+    const ask = scriptedAsk([{ confirm: true }]);
+    const outcome = await stopJobAsked({ ask, jobs }, job, undefined);
+    assert.doesNotMatch(ask.asked[0]!.detail, /\/h/, 'no rate when the poll does not know it');
+    assert.deepEqual(outcome, { stopped: false, message: 'GPU Rental: train.py had already ended.' });
+  });
+});
