@@ -1,14 +1,8 @@
 import assert from 'node:assert/strict';
 import type { Offer } from '../../../src/core/api/offers';
 import { saveSearch, type SavedSearch } from '../../../src/core/offers/saved';
-import {
-  MAX_BACKOFF,
-  SearchWatcher,
-  describeWatchNotice,
-  watchKeyLookup,
-  type WatchNotice,
-  type WatchedSearch,
-} from '../../../src/core/offers/watch';
+import { MAX_BACKOFF, SearchWatcher } from '../../../src/core/offers/watch';
+import { describeWatchNotice, watchKeyLookup, type WatchNotice, type WatchedSearch } from '../../../src/core/offers/watchNotice';
 import { keySlot } from '../../../src/core/session/profiles';
 import { StoredState } from '../../../src/core/state/storedState';
 import { STORED, type GpuRentalState } from '../../../src/core/stored';
