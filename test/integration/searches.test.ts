@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { always, control, eventually, recordNotifications, recordQuickPicks, signIn } from './support';
+import { control, eventually, recordNotifications, recordQuickPicks, signIn } from './support';
 
 const NAME = `it 4090 pairs ${Date.now().toString(36)}`;
 
@@ -13,7 +13,7 @@ describe('saved and watched searches', () => {
     await vscode.commands.executeCommand('gpuRental.sortOffers', 'value');
   });
 
-  it("saves the Offers view's search, sets it back when picked, and replaces it only after a confirmation", async () => {
+  it("saves the Offers view's search and sets it back when picked", async () => {
     const x = await signIn();
     await vscode.commands.executeCommand('gpuRental.searchOffers', 'gpu_name=RTX_4090 num_gpus>=2');
     await vscode.commands.executeCommand('gpuRental.sortOffers', 'price');
@@ -27,22 +27,6 @@ describe('saved and watched searches', () => {
     await vscode.commands.executeCommand('gpuRental.sortOffers', 'value');
     await vscode.commands.executeCommand('gpuRental.showSavedSearches', NAME);
     assert.deepEqual(x.test.stored('offerSearch'), { query: 'gpu_name=RTX_4090 num_gpus>=2', sort: 'price' });
-
-    await vscode.commands.executeCommand('gpuRental.searchOffers', 'gpu_name=RTX_4090');
-    let restore = x.test.answerPrompts(always(false));
-    try {
-      assert.equal(await vscode.commands.executeCommand('gpuRental.saveSearch', NAME.toUpperCase()), undefined);
-    } finally {
-      restore();
-    }
-    assert.equal(x.test.stored('savedSearches').find((s) => s.name === NAME)?.query, 'gpu_name=RTX_4090 num_gpus>=2', 'kept');
-    restore = x.test.answerPrompts(always(true));
-    try {
-      await vscode.commands.executeCommand('gpuRental.saveSearch', NAME);
-    } finally {
-      restore();
-    }
-    assert.equal(x.test.stored('savedSearches').find((s) => s.name === NAME)?.query, 'gpu_name=RTX_4090', 'replaced');
   });
 
   it('lists saved searches in a quick pick with Watch, Rent Best Match and Delete, and picking one sets the search', async () => {
