@@ -1,19 +1,34 @@
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Instance } from '../../core/api/instances';
 import { COMMANDS } from '../../core/ids';
-import { instancePhase } from '../../core/instances/phase';
 import { instanceName } from '../../core/instances/names';
 import { shellQuote } from '../../core/instances/ssh';
 import type { Logger } from '../../core/log';
 import { findLocalKey } from '../../core/ssh/localKeys';
 import { sshArgv, type SshTarget } from '../../core/ssh/remote';
-import { TransferError } from '../../core/transfer/errors';
-import { describeProgress, formatBytes, type TransferProgress } from '../../core/transfer/progress';
-import { checkRemotePath, remoteJoin, remoteParent } from '../../core/transfer/remotePath';
-import { download, listRemote, remoteSize, upload, type TransferOptions } from '../../core/transfer/runner';
+import {
+  downloadBeforeDestroy as downloadFirst,
+  downloadFlow,
+  measureBeforeDestroy,
+  type BrowsePick,
+  type DownloadArgs,
+  type DownloadFlowDeps,
+  type DownloadOutcome,
+} from '../../core/transfer/download';
+import {
+  notRunning,
+  transferActionLabel,
+  type TransferAction,
+  type TransferFailed,
+  type TransferNotice,
+} from '../../core/transfer/notices';
+import { describeProgress, type TransferProgress } from '../../core/transfer/progress';
+import { remoteJoin, type RemoteListing } from '../../core/transfer/remotePath';
+import type { TransferOptions } from '../../core/transfer/runner';
+import { uploadFlow, type UploadArgs, type UploadFlowDeps, type UploadOutcome } from '../../core/transfer/upload';
+import { showWithActions } from '../buttons';
 import { config } from '../config';
-import type { Prompts } from '../prompts';
+import { asker, type Prompts } from '../prompts';
 import { resolveTarget, type Target, type TargetDeps } from './instances';
 import { command, type CommandDefinition } from './registry';
 
@@ -26,202 +41,138 @@ export interface TransferDeps extends TargetDeps {
   readonly logger: Logger;
 }
 
-/** Arguments automation may pass instead of answering the pickers. */
-interface UploadArgs {
-  localDir?: string;
-  remoteDir?: string;
-  /** No message at the end (another command, such as Run on Instance, goes on and says what happened). */
-  quiet?: boolean;
-}
-interface DownloadArgs {
-  remotePath?: string;
-  localDir?: string;
-}
-
-/** Upload Folder to Instance and Download from Instance, from the palette or an instance's context menu. */
+/**
+ * Upload Folder to Instance and Download from Instance, from the palette or an instance's context
+ * menu. What they ask and say is decided in core/transfer/upload.ts and download.ts; which tool
+ * moves the files (rsync, else tar) in core/transfer/runner.ts.
+ */
 export function transferCommands(s: TransferDeps): CommandDefinition[] {
   return [
-    command(COMMANDS.uploadFolder, async (t?: Target, args?: UploadArgs) => {
-      const instance = await runningTarget(s, t, vscode.l10n.t('Upload to which instance?'));
-      return instance ? await uploadTo(s, instance, args ?? {}) : undefined;
-    }),
+    command(COMMANDS.uploadFolder, (t?: Target, args?: UploadArgs) => uploadToTarget(s, t, args ?? {})),
     command(COMMANDS.downloadFromInstance, async (t?: Target, args?: DownloadArgs) => {
       const instance = await runningTarget(s, t, vscode.l10n.t('Download from which instance?'));
-      return instance ? await downloadFrom(s, instance, args ?? {}) : undefined;
+      return instance ? showDownload(await downloadFlow(downloadDeps(s), instance, args ?? {})) : undefined;
     }),
   ];
 }
 
-/** The instance, when it is running; a stopped one has no address, and nothing here starts it (that bills). */
+/**
+ * Uploads a folder to instance `instanceId` as Upload Folder does (asking for what `args` leaves
+ * out), for another command such as Run on Instance. Resolves the remote folder that holds the
+ * files, or undefined when it did not complete (what happened is shown).
+ */
+export function uploadFolder(
+  s: TransferDeps,
+  instanceId: number,
+  args: { localDir?: string; remoteDir?: string; quiet?: boolean },
+): Promise<string | undefined> {
+  return uploadToTarget(s, instanceId, args);
+}
+
+async function uploadToTarget(s: TransferDeps, t: Target, args: UploadArgs): Promise<string | undefined> {
+  const instance = await runningTarget(s, t, vscode.l10n.t('Upload to which instance?'));
+  return instance ? showUpload(instance, await uploadFlow(uploadDeps(s), instance, args)) : undefined;
+}
+
+/** The instance, when it is running; otherwise why files cannot move now is shown. */
 async function runningTarget(s: TransferDeps, t: Target, title: string): Promise<Instance | undefined> {
   const instance = await resolveTarget(s, t, title, ['running']);
   if (!instance) return undefined;
-  if (instancePhase(instance) !== 'running') {
-    void vscode.window.showWarningMessage(
-      vscode.l10n.t(
-        'GPU Rental: {0} is {1}, so files cannot move to or from it now. Start it yourself when you want it running (it bills while it runs), then try again.',
-        instanceName(instance),
-        instancePhase(instance),
-      ),
-    );
-    return undefined;
-  }
-  return instance;
+  const refusal = notRunning(instance);
+  if (!refusal) return instance;
+  void showNotice(refusal);
+  return undefined;
 }
 
-async function uploadTo(s: TransferDeps, instance: Instance, args: UploadArgs): Promise<string | undefined> {
-  const localDir = args.localDir ?? (await pickLocalFolder());
-  if (!localDir) return undefined;
-  const suggested = remoteJoin(checkRemotePath(config.transferFolder()), path.basename(localDir) || 'upload');
-  const remoteDir =
-    args.remoteDir ??
-    (await vscode.window.showInputBox({
-      title: vscode.l10n.t('GPU Rental: Upload {0} to {1}', path.basename(localDir), instanceName(instance)),
-      prompt: vscode.l10n.t('The folder on the instance that will hold the files (made when missing). Only what changed is sent.'),
-      value: suggested,
-      ignoreFocusOut: true,
-      validateInput: (v) => validRemote(v),
-    }));
-  if (remoteDir === undefined) return undefined;
-  const target = await s.sshTarget(instance);
-  const excludes = config.syncExclude();
-  const run = async (): Promise<string | undefined> => {
-    const result = await withTransferProgress(
-      vscode.l10n.t('uploading {0} to {1}', path.basename(localDir), instanceName(instance)),
-      (options) => upload(target, { localDir, remoteDir, excludes }, options),
-    ).catch((error: unknown) => failed(s, error, run));
-    if (!result) return undefined;
-    const bytes = formatBytes(result.bytesSent);
-    const what = result.filesSent === 1 ? vscode.l10n.t('1 file, {0}', bytes) : vscode.l10n.t('{0} files, {1}', result.filesSent, bytes);
-    const summary =
-      result.method === 'tar'
-        ? vscode.l10n.t('{0} with tar ({1})', what, result.notice ?? vscode.l10n.t('no rsync'))
-        : result.filesSent === 0
-          ? vscode.l10n.t('{0}, nothing had changed', what)
-          : what;
-    s.logger.info(
-      `Uploaded ${localDir} to ${result.remoteDir} on #${instance.id}: ${result.filesSent} file(s), ${bytes} by ${result.method}${result.notice ? ` (${result.notice})` : ''}`,
-    );
-    if (args.quiet) return result.remoteDir;
-    void vscode.window
-      .showInformationMessage(
-        vscode.l10n.t(
-          'GPU Rental: uploaded {0} to {1} on {2}: {3}.',
-          path.basename(localDir),
-          result.remoteDir,
-          instanceName(instance),
-          summary,
-        ),
-        vscode.l10n.t('Open Terminal in Folder'),
-        vscode.l10n.t('Copy Path'),
-      )
-      .then((choice) => {
-        if (choice === vscode.l10n.t('Copy Path')) void vscode.env.clipboard.writeText(result.remoteDir);
-        if (choice === vscode.l10n.t('Open Terminal in Folder')) openTerminalIn(instance, target, result.remoteDir);
-      });
-    return result.remoteDir;
+function uploadDeps(s: TransferDeps): UploadFlowDeps {
+  return {
+    ask: asker(s.prompts()),
+    logger: s.logger,
+    pickLocalFolder,
+    sshTarget: s.sshTarget,
+    progress: withTransferProgress,
+    transferFolder: config.transferFolder(),
+    excludes: config.syncExclude(),
   };
-  return run();
 }
 
-async function downloadFrom(s: TransferDeps, instance: Instance, args: DownloadArgs): Promise<string | undefined> {
-  const target = await s.sshTarget(instance);
-  const remotePath = args.remotePath ?? (await browseRemote(target, instance, config.transferFolder()));
-  if (remotePath === undefined) return undefined;
-  return downloadPath(s, instance, target, remotePath, args.localDir);
+function downloadDeps(s: TransferDeps): DownloadFlowDeps {
+  return {
+    ask: asker(s.prompts()),
+    logger: s.logger,
+    sshTarget: s.sshTarget,
+    progress: withTransferProgress,
+    pickDownloadFolder,
+    pickRemote,
+    notify: (notice) => void showNotice(notice),
+    transferFolder: config.transferFolder(),
+  };
+}
+
+/** Shows how an upload ended; resolves the remote folder when it completed. */
+function showUpload(instance: Instance, outcome: UploadOutcome | undefined): string | undefined {
+  if (outcome?.kind === 'failed') return showFailure(outcome, (again) => showUpload(instance, again));
+  if (!outcome) return undefined;
+  if (outcome.notice)
+    void showNotice(outcome.notice).then((choice) => {
+      if (choice === 'copyPath') void vscode.env.clipboard.writeText(outcome.remoteDir);
+      if (choice === 'openTerminal') openTerminalIn(instance, outcome.target, outcome.remoteDir);
+    });
+  return outcome.remoteDir;
+}
+
+/** Shows how a download ended; resolves the local path when it completed. */
+function showDownload(outcome: DownloadOutcome | undefined): string | undefined {
+  if (outcome?.kind === 'failed') return showFailure(outcome, showDownload);
+  if (!outcome) return undefined;
+  void showNotice(outcome.notice).then((choice) => {
+    if (choice === 'reveal') void vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(outcome.localPath));
+  });
+  return outcome.localPath;
 }
 
 /**
- * Downloads `remotePath` into a local folder (asked for when not given), asking before an
- * existing copy is replaced. Resolves the local path, or undefined when it did not complete.
+ * Shows a failed transfer, with Retry when trying again can help. It does not wait for the user:
+ * the command ends, and Retry runs the transfer again and shows how that ended.
  */
-async function downloadPath(
-  s: TransferDeps,
-  instance: Instance,
-  target: SshTarget,
-  remotePath: string,
-  localDir?: string,
-): Promise<string | undefined> {
-  const into = localDir ?? (await pickDownloadFolder());
-  if (!into) return undefined;
-  const run = async (replace: boolean): Promise<string | undefined> => {
-    try {
-      const result = await withTransferProgress(vscode.l10n.t('downloading {0} from {1}', remotePath, instanceName(instance)), (options) =>
-        download(target, { remotePath, localDir: into, replace }, options),
-      );
-      s.logger.info(
-        `Downloaded ${remotePath} from #${instance.id} to ${result.localPath} (${formatBytes(result.bytesSent)}, ${result.method})`,
-      );
-      void vscode.window
-        .showInformationMessage(
-          result.notice
-            ? vscode.l10n.t(
-                'GPU Rental: downloaded {0} from {1} to {2} ({3}).',
-                remotePath,
-                instanceName(instance),
-                result.localPath,
-                result.notice,
-              )
-            : vscode.l10n.t('GPU Rental: downloaded {0} from {1} to {2}.', remotePath, instanceName(instance), result.localPath),
-          vscode.l10n.t('Reveal'),
-        )
-        .then((choice) => {
-          if (choice) void vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(result.localPath));
-        });
-      return result.localPath;
-    } catch (error) {
-      if (error instanceof TransferError && error.fault === 'targetExists') {
-        const ok = await s
-          .prompts()
-          .confirm(
-            vscode.l10n.t('{0} exists already.', path.join(into, path.basename(remotePath))),
-            vscode.l10n.t('Replace it with the download? The old copy is removed only once the new one has arrived completely.'),
-            vscode.l10n.t('Replace'),
-          );
-        return ok ? run(true) : undefined;
-      }
-      return failed(s, error, () => run(replace));
-    }
-  };
-  return run(false);
+function showFailure<T>(failed: TransferFailed<T>, show: (outcome: T | undefined) => unknown): undefined {
+  void showNotice(failed.notice).then((choice) => {
+    if (choice !== 'retry') return;
+    // Outside the command now, so the guard does not see a second failure: show it here.
+    failed.retry().then(show, (again: unknown) => {
+      void vscode.window.showErrorMessage(vscode.l10n.t('GPU Rental: {0}', again instanceof Error ? again.message : String(again)));
+    });
+  });
+  return undefined;
+}
+
+/** A transfer flow's notification, at its level, answering the action picked. */
+export function showNotice<A extends TransferAction>(notice: TransferNotice<A>): Promise<A | undefined> {
+  const show =
+    notice.level === 'error'
+      ? vscode.window.showErrorMessage
+      : notice.level === 'warning'
+        ? vscode.window.showWarningMessage
+        : vscode.window.showInformationMessage;
+  return showWithActions(show, notice.message, notice.actions, transferActionLabel);
 }
 
 /**
- * Bytes in the instance's transfer folder, for the destroy confirmation: asked over ssh, given
- * up after `timeoutMs` so a silent instance never holds up a destroy. Undefined when it could not
- * be asked; `bytes` undefined when the folder does not exist.
+ * Bytes in the instance's transfer folder, for the destroy confirmation (core/transfer/download.ts
+ * decides); undefined when it could not be asked within `timeoutMs`.
  */
-export async function measureForDestroy(
+export function measureForDestroy(
   s: Pick<TransferDeps, 'sshTarget' | 'logger'>,
   instance: Instance,
   timeoutMs = 5_000,
 ): Promise<{ folder: string; bytes: number | undefined } | undefined> {
-  const folder = checkRemotePath(config.transferFolder());
-  // Without a local key, preparing the SSH entry would offer to create one: not a question for a destroy.
-  if (!(await findLocalKey(config.sshIdentityFile()))) return undefined;
-  const abort = new AbortController();
-  const timer = setTimeout(() => abort.abort(), timeoutMs);
-  try {
-    const asked = (async () => {
-      const target = await s.sshTarget(instance);
-      return { folder, bytes: await remoteSize(target, folder, timeoutMs, { signal: abort.signal }) };
-    })();
-    const gaveUp = new Promise<undefined>((resolve) => abort.signal.addEventListener('abort', () => resolve(undefined), { once: true }));
-    return await Promise.race([asked, gaveUp]);
-  } catch (error) {
-    s.logger.warn(
-      `Could not measure ${folder} on #${instance.id} before destroying: ${error instanceof Error ? error.message : String(error)}`,
-    );
-    return undefined;
-  } finally {
-    clearTimeout(timer);
-  }
+  const hasLocalKey = async () => (await findLocalKey(config.sshIdentityFile())) !== undefined;
+  return measureBeforeDestroy({ ...s, hasLocalKey, transferFolder: config.transferFolder() }, instance, timeoutMs);
 }
 
 /** Downloads the instance's folder before a destroy; true when it arrived completely. */
 export async function downloadBeforeDestroy(s: TransferDeps, instance: Instance, folder: string): Promise<boolean> {
-  const target = await s.sshTarget(instance);
-  return (await downloadPath(s, instance, target, folder)) !== undefined;
+  return showDownload(await downloadFirst(downloadDeps(s), instance, folder)) !== undefined;
 }
 
 /** Runs a transfer under a cancellable notification: percent, bytes and rate, and what the fallback is. */
@@ -260,34 +211,6 @@ function withTransferProgress<T>(title: string, run: (options: TransferOptions) 
   );
 }
 
-/**
- * Shows a failed transfer: what happened, where partial data is, and Retry when trying again can
- * help. It does not wait for the user: the command ends, and Retry runs the transfer again.
- */
-function failed(s: TransferDeps, error: unknown, retry: () => Promise<string | undefined>): undefined {
-  if (!(error instanceof TransferError)) throw error;
-  s.logger.warn(`Transfer failed (${error.fault}): ${error.message}`);
-  const show = error.fault === 'cancelled' ? vscode.window.showWarningMessage : vscode.window.showErrorMessage;
-  void show(vscode.l10n.t('GPU Rental: {0}', error.message), ...(error.retryable ? [vscode.l10n.t('Retry')] : [])).then((choice) => {
-    if (choice === undefined) return;
-    // Outside the command now, so the guard does not see a second failure: show it here.
-    retry().catch(
-      (again: unknown) =>
-        void vscode.window.showErrorMessage(vscode.l10n.t('GPU Rental: {0}', again instanceof Error ? again.message : String(again))),
-    );
-  });
-  return undefined;
-}
-
-function validRemote(value: string): string | undefined {
-  try {
-    checkRemotePath(value);
-    return undefined;
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  }
-}
-
 /** The workspace folder, a pick among several, or a folder dialog ("Choose another folder…"). */
 async function pickLocalFolder(): Promise<string | undefined> {
   const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file');
@@ -307,7 +230,7 @@ async function pickLocalFolder(): Promise<string | undefined> {
     canSelectFolders: true,
     canSelectFiles: false,
     canSelectMany: false,
-    openLabel: 'Upload',
+    openLabel: vscode.l10n.t('Upload'),
   });
   return chosen?.[0]?.fsPath;
 }
@@ -325,59 +248,31 @@ async function pickDownloadFolder(): Promise<string | undefined> {
   return chosen?.[0]?.fsPath;
 }
 
-type BrowseItem = vscode.QuickPickItem & { action: 'here' | 'up' | 'type' | 'open' | 'file'; path?: string };
-
-/**
- * A folder browser over ssh: lists with `ls -Apb`, ".." goes up, a folder opens, a file is
- * picked, "Download this folder" picks the folder shown, "Type a path…" asks for one.
- */
-async function browseRemote(target: SshTarget, instance: Instance, start: string): Promise<string | undefined> {
-  let dir = checkRemotePath(start);
-  for (;;) {
-    let listing;
-    try {
-      listing = await listRemote(target, dir);
-    } catch (error) {
-      if (error instanceof TransferError && error.fault === 'remoteMissing' && dir !== '.') {
-        void vscode.window.showWarningMessage(
-          vscode.l10n.t('GPU Rental: {0} does not exist on {1}; showing its home folder.', dir, instanceName(instance)),
-        );
-        dir = '.';
-        continue;
-      }
-      throw error;
-    }
-    dir = listing.path || dir;
-    const items: BrowseItem[] = [
-      { label: vscode.l10n.t('$(cloud-download) Download this folder'), description: dir, action: 'here', path: dir },
-      ...(dir !== '/' ? [{ label: '$(arrow-up) ..', description: remoteParent(dir), action: 'up' as const, path: remoteParent(dir) }] : []),
-      { label: vscode.l10n.t('$(edit) Type a path…'), action: 'type' },
-      ...listing.entries.map((e): BrowseItem => ({
-        label: `$(${e.folder ? 'folder' : 'file'}) ${e.name}`,
-        action: e.folder ? 'open' : 'file',
-        path: remoteJoin(dir, e.name),
-      })),
-    ];
-    const picked = await vscode.window.showQuickPick(items, {
-      title: vscode.l10n.t('GPU Rental: Download from {0}: {1}', instanceName(instance), dir),
-      placeHolder: listing.refused
-        ? vscode.l10n.t('{0} name(s) with control characters are not shown', listing.refused)
-        : vscode.l10n.t('Pick a file, or open a folder'),
-      matchOnDescription: true,
-    });
-    if (!picked) return undefined;
-    if (picked.action === 'here' || picked.action === 'file') return picked.path;
-    if (picked.action === 'type') {
-      return vscode.window.showInputBox({
-        title: vscode.l10n.t('GPU Rental: Download from {0}', instanceName(instance)),
-        prompt: vscode.l10n.t('A file or folder on the instance'),
-        value: dir,
-        ignoreFocusOut: true,
-        validateInput: validRemote,
-      });
-    }
-    dir = picked.path!;
-  }
+/** The remote browser's quick pick over one folder's listing (core/transfer/download.ts walks the folders). */
+async function pickRemote(view: {
+  dir: string;
+  parent: string | undefined;
+  listing: RemoteListing;
+  instance: Instance;
+}): Promise<BrowsePick | undefined> {
+  const { dir, parent, listing } = view;
+  const items: Array<vscode.QuickPickItem & { pick: BrowsePick }> = [
+    { label: vscode.l10n.t('$(cloud-download) Download this folder'), description: dir, pick: { action: 'here', path: dir } },
+    ...(parent !== undefined ? [{ label: '$(arrow-up) ..', description: parent, pick: { action: 'open' as const, path: parent } }] : []),
+    { label: vscode.l10n.t('$(edit) Type a path…'), pick: { action: 'type' } },
+    ...listing.entries.map((e) => ({
+      label: `$(${e.folder ? 'folder' : 'file'}) ${e.name}`,
+      pick: { action: e.folder ? ('open' as const) : ('file' as const), path: remoteJoin(dir, e.name) },
+    })),
+  ];
+  const picked = await vscode.window.showQuickPick(items, {
+    title: vscode.l10n.t('GPU Rental: Download from {0}: {1}', instanceName(view.instance), dir),
+    placeHolder: listing.refused
+      ? vscode.l10n.t('{0} name(s) with control characters are not shown', listing.refused)
+      : vscode.l10n.t('Pick a file, or open a folder'),
+    matchOnDescription: true,
+  });
+  return picked?.pick;
 }
 
 /** An ssh terminal that starts in `dir` on the instance. */
