@@ -146,25 +146,17 @@ describe('connect: keys, the managed SSH config and the Remote-SSH handoff', fun
     assert.match(result.stderr, /Permission denied/);
   });
 
-  it('asks before starting a stopped instance, and leaves it stopped when declined', async () => {
-    const x = await extensionApi();
-    x.test.observeHandoff(observedHandoff().handoff);
-    await api('PUT', `/api/v0/instances/${id}/`, sim.key, { state: 'stopped' });
-    await eventually(async () => (await show(id))?.actual_status === 'stopped', 'stopped', 20_000);
-    await x.test.refreshInstances();
-    x.test.answerPrompts({ confirm: async (message) => (asked.push(message), false) });
-    assert.equal(await vscode.commands.executeCommand('gpuRental.connect', id), 'cancelled');
-    assert.match(asked.join('\n'), /^Start .* to connect\?/m);
-    await x.test.refreshInstances();
-    assert.equal((await show(id))?.actual_status, 'stopped', 'declined: not started');
-  });
-
-  it('starts a stopped instance when the user agrees, waits, and connects to its new port', async () => {
+  // What is asked before a stopped instance starts, and that declining starts nothing: test/unit/ssh/connect.test.ts.
+  it('starts a stopped instance after asking, waits, and connects to its new port', async () => {
     const x = await extensionApi();
     const seen = observedHandoff();
     x.test.observeHandoff(seen.handoff);
+    await api('PUT', `/api/v0/instances/${id}/`, sim.key, { state: 'stopped' });
+    await eventually(async () => (await show(id))?.actual_status === 'stopped', 'stopped', 20_000);
+    await x.test.refreshInstances();
     const before = await readFile(join(SSH_DIR, 'gpu-rental', `${alias}.conf`), 'utf8');
     assert.equal(await vscode.commands.executeCommand('gpuRental.connect', id), 'opened');
+    assert.match(asked.join('\n'), /^Start .* to connect\?/m);
     assert.equal(seen.calls.length, 1);
     const after = await readFile(join(SSH_DIR, 'gpu-rental', `${alias}.conf`), 'utf8');
     assert.notEqual(after.match(/Port \d+/)![0], before.match(/Port \d+/)![0], 'the entry follows the port the restart moved');

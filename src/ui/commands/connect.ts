@@ -1,37 +1,36 @@
 import * as vscode from 'vscode';
 import type { Instance } from '../../core/api/instances';
 import { COMMANDS } from '../../core/ids';
-import { untilPhase } from '../../core/instances/untilPhase';
-import { instancePhase, isBooting } from '../../core/instances/phase';
-import { instanceName } from '../../core/instances/names';
-import { startAddsPerHour } from '../../core/instances/rates';
-import { SshConfigError } from '../../core/ssh/config';
-import { NoSshKey, type PreparedHost } from '../../core/ssh/connector';
-import { freeLocalPort, startPortForward, type PortForward } from '../../core/ssh/forward';
-import { waitForSshBanner } from '../../core/ssh/probe';
-import { remoteFolderUri } from '../../core/ssh/remoteSsh';
-import { config } from '../config';
-import { editorsRemoteSsh, installedRemoteSsh, setRemotePlatform } from '../remote';
-import { sshArgsForHost } from '../ssh';
 import type { InstancePoller } from '../../core/instances/poller';
 import type { Logger } from '../../core/log';
 import type { Session } from '../../core/session/session';
-import type { SshConnector } from '../../core/ssh/connector';
-import type { PortForwards } from '../../core/ssh/forward';
+import {
+  connectActionLabel,
+  handoffFor,
+  installedNotice,
+  readyHost,
+  type ConnectNotice,
+  type ConnectOutcome,
+  type ReadyDeps,
+  type ShowProgress,
+} from '../../core/ssh/connect';
+import type { PreparedHost, SshConnector } from '../../core/ssh/connector';
+import type { PortForward, PortForwards } from '../../core/ssh/forward';
+import { forwardActionLabel, forwardNotice, forwardPortFlow, type PortPick } from '../../core/ssh/forwardFlow';
 import type { SshConfigManager } from '../../core/ssh/manager';
 import type { BootStatus } from '../bootStatus';
-import type { Prompts } from '../prompts';
-import type { RemoteHandoff } from '../remote';
+import { showWithActions } from '../buttons';
+import { config } from '../config';
+import { asker, type Prompts } from '../prompts';
+import { editorsRemoteSsh, installedRemoteSsh, setRemotePlatform, type RemoteHandoff } from '../remote';
 import type { SpendGuard } from '../spendGuard';
-import type { ShowError } from './errors';
-import { command, type CommandDefinition } from './registry';
+import { sshArgsForHost } from '../ssh';
 import { InstanceItem } from '../views/instancesView';
+import type { ShowError } from './errors';
 import { resolveTarget, type Target } from './instances';
-import { formatDollars } from '../../core/format';
-import { checkInBox, portBox, readBox } from '../../core/numbers';
+import { command, type CommandDefinition } from './registry';
 
-/** How a connect ended, for the tests and the rent flow. */
-export type ConnectOutcome = 'opened' | 'terminalOffered' | 'cancelled' | 'failed';
+export type { ConnectOutcome } from '../../core/ssh/connect';
 
 /** What the connect commands use. */
 export interface ConnectDeps {
@@ -52,11 +51,14 @@ export interface ConnectDeps {
   readonly showError: ShowError;
 }
 
-/** Connect, the SSH terminal and port forwarding: each from the tree, a notification or the palette. */
+/**
+ * Connect, the SSH terminal and port forwarding: each from the tree, a notification or the palette.
+ * What each asks, waits for and offers is decided in core (core/ssh/connect.ts, forwardFlow.ts).
+ */
 export function connectCommands(s: ConnectDeps): CommandDefinition[] {
   const connecting = new Set<number>();
   return [
-    command(COMMANDS.connect, async (t?: Target) => {
+    command(COMMANDS.connect, async (t?: Target): Promise<ConnectOutcome> => {
       const picked = await pick(s, t, vscode.l10n.t('Connect to which instance?'));
       if (!picked) return 'cancelled';
       // The list may be a poll old: a stopped or restarted instance must be seen as it is now.
@@ -72,7 +74,7 @@ export function connectCommands(s: ConnectDeps): CommandDefinition[] {
     }),
     command(COMMANDS.openSshTerminal, async (t?: Target) => {
       const instance = await pick(s, t, vscode.l10n.t('Open an SSH terminal on which instance?'));
-      const ready = instance && (await readyHost(s, instance));
+      const ready = instance && (await readyFor(s, instance));
       return ready ? openTerminal(s, ready.instance, ready.host) : undefined;
     }),
     command(COMMANDS.forwardPort, async (t?: Target, port?: unknown) => {
@@ -98,191 +100,99 @@ async function pick(s: ConnectDeps, t: Target | undefined, title: string): Promi
   }
 }
 
+/** The core flow's deps, built at each run: the prompts and the settings may have changed since. */
+function readyDeps(s: ConnectDeps): ReadyDeps {
+  return {
+    ask: asker(s.prompts()),
+    instances: s.session.client.instances,
+    poller: s.poller,
+    spend: (adds, what) => s.spend.allows(s.poller, adds, what),
+    boots: s.boots,
+    connector: s.connector,
+    connectVia: config.sshConnectVia(),
+    sshReadyTimeoutSeconds: config.sshReadyTimeoutSeconds(),
+    progress: withCancellableProgress,
+    logger: s.logger,
+  };
+}
+
+const withCancellableProgress: ShowProgress = (title, work) =>
+  Promise.resolve(
+    vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, (progress, token) => {
+      const abort = new AbortController();
+      const cancel = token.onCancellationRequested(() => abort.abort());
+      return work(abort.signal, (message) => progress.report({ message })).finally(() => cancel.dispose());
+    }),
+  );
+
+/** The instance ready for ssh, or undefined after saying why not. */
+async function readyFor(s: ConnectDeps, instance: Instance): Promise<{ instance: Instance; host: PreparedHost } | undefined> {
+  const ready = await readyHost(readyDeps(s), instance);
+  if (ready.kind === 'ready') return ready;
+  if (ready.kind === 'notice') showNotice(s, ready.instance, ready.notice);
+  if (ready.kind === 'error') s.showError(ready.error);
+  return undefined;
+}
+
 async function connect(s: ConnectDeps, instance: Instance): Promise<ConnectOutcome> {
-  const ready = await readyHost(s, instance);
+  const ready = await readyFor(s, instance);
   if (!ready) return 'cancelled';
-  const { host } = ready;
-  const extension = installedRemoteSsh(s.handoff());
-  if (!extension) {
-    const wanted = editorsRemoteSsh();
+  const handoff = handoffFor(ready.instance, ready.host, {
+    installed: installedRemoteSsh(s.handoff()),
+    wanted: editorsRemoteSsh(),
+    folder: config.remoteFolder(),
+  });
+  if (handoff.kind !== 'open') {
     // Not awaited: the terminal is offered at once, whatever the user does with the message.
-    void vscode.window
-      .showInformationMessage(
-        vscode.l10n.t(
-          'GPU Rental: {0} is ready, but no Remote-SSH extension is installed to open it as a workspace. Install {1}, or open an SSH terminal now.',
-          instanceName(ready.instance),
-          wanted.name,
-        ),
-        vscode.l10n.t('Open SSH Terminal'),
-        vscode.l10n.t('Install {0}', wanted.name),
-      )
-      .then(async (choice) => {
-        if (choice === vscode.l10n.t('Open SSH Terminal')) openTerminal(s, ready.instance, host);
-        if (choice?.startsWith('Install')) {
-          await s.handoff().installExtension(wanted.id);
-          const again = await vscode.window.showInformationMessage(
-            vscode.l10n.t('GPU Rental: {0} is installed.', wanted.name),
-            vscode.l10n.t('Connect'),
-          );
-          if (again) await vscode.commands.executeCommand(COMMANDS.connect, ready.instance.id);
-        }
-      });
-    return 'terminalOffered';
+    showNotice(s, ready.instance, handoff.notice, ready.host);
+    return handoff.kind;
   }
-  if (!host.includeInPlace) {
-    showIncludeLines(s, ready.instance, host);
-    return 'failed';
-  }
-  await setRemotePlatform(extension, host.alias).catch((error: unknown) =>
+  const { extension, alias } = handoff;
+  await setRemotePlatform(extension, alias).catch((error: unknown) =>
     s.logger.warn(`Could not set ${extension.section}.remotePlatform: ${String(error)}`),
   );
-  const folder = config.remoteFolder();
-  s.logger.info(`Opening ${host.alias} ${folder ? `at ${folder}` : '(empty window)'} with ${extension.id}.`);
-  if (folder) await s.handoff().openFolder(vscode.Uri.parse(remoteFolderUri(host.alias, folder)), { forceNewWindow: true });
-  else await s.handoff().openEmptyWindow(`ssh-remote+${host.alias}`);
+  s.logger.info(`Opening ${alias} ${handoff.folder ? `at ${handoff.folder}` : '(empty window)'} with ${extension.id}.`);
+  if (handoff.folderUri) await s.handoff().openFolder(vscode.Uri.parse(handoff.folderUri), { forceNewWindow: true });
+  else await s.handoff().openEmptyWindow(handoff.authority);
   return 'opened';
 }
 
-/**
- * Everything before the handoff: the instance running (started after asking when stopped,
- * waited for when booting), its SSH entry written, and its sshd answering with a banner.
- */
-async function readyHost(s: ConnectDeps, instance: Instance): Promise<{ instance: Instance; host: PreparedHost } | undefined> {
-  try {
-    const running = await untilRunning(s, instance);
-    if (!running) return undefined;
-    const host = await s.connector.prepare(running, config.sshConnectVia());
-    const answered = await untilSshAnswers(s, running, host);
-    return answered ? { instance: running, host } : undefined;
-  } catch (error) {
-    if (error instanceof NoSshKey) {
-      void vscode.window
-        .showWarningMessage(
-          vscode.l10n.t('GPU Rental: {0} Connect again to create one, or set gpuRental.ssh.identityFile.', error.message),
-          vscode.l10n.t('Open Settings'),
-        )
-        .then((c) => {
-          if (c) void vscode.commands.executeCommand('workbench.action.openSettings', 'gpuRental.ssh.identityFile');
-        });
-    } else if (error instanceof SshConfigError) {
-      s.logger.error(error.message);
-      void vscode.window.showErrorMessage(vscode.l10n.t('GPU Rental: {0}', error.message), vscode.l10n.t('Open SSH Config')).then((c) => {
-        if (c) void openConfigAt(s.sshConfig().paths.userConfig, error.line);
-      });
-    } else {
-      s.showError(error);
+/** Shows a connect notice and does what its button stands for; not awaited by the flow. */
+function showNotice(s: ConnectDeps, instance: Instance, notice: ConnectNotice, host?: PreparedHost): void {
+  const how =
+    notice.level === 'info'
+      ? vscode.window.showInformationMessage
+      : notice.level === 'warning'
+        ? vscode.window.showWarningMessage
+        : vscode.window.showErrorMessage;
+  void showWithActions(how, notice.message, notice.actions, (a) => connectActionLabel(a, notice)).then(async (action) => {
+    switch (action) {
+      case 'openTerminal':
+        if (host) openTerminal(s, instance, host);
+        return;
+      case 'copyLines':
+        return void (await vscode.env.clipboard.writeText(host?.includeLines ?? ''));
+      case 'install':
+        await s.handoff().installExtension(notice.install!.id);
+        return showNotice(s, instance, installedNotice(notice.install!));
+      case 'connect':
+      case 'retry':
+        return void vscode.commands.executeCommand(COMMANDS.connect, instance.id);
+      case 'showLogs':
+        return void vscode.commands.executeCommand(COMMANDS.showInstanceLogs, instance.id);
+      case 'openSettings':
+        return void vscode.commands.executeCommand('workbench.action.openSettings', 'gpuRental.ssh.identityFile');
+      case 'openSshConfig':
+        return openConfigAt(s.sshConfig().paths.userConfig, notice.configLine);
+      case undefined:
+        return;
     }
-    return undefined;
-  }
+  });
 }
 
 async function openConfigAt(path: string, line: number | undefined): Promise<void> {
   const editor = await vscode.window.showTextDocument(vscode.Uri.file(path));
   if (line) editor.selection = new vscode.Selection(line - 1, 0, line - 1, 0);
-}
-
-/** Resolves with the running instance, or undefined when the user declined or cancelled. */
-async function untilRunning(s: ConnectDeps, instance: Instance): Promise<Instance | undefined> {
-  const phase = instancePhase(instance);
-  if (phase === 'running') return instance;
-  if (phase === 'stopped') {
-    // Starting resumes GPU billing: only after the user says so, every time.
-    const rate = instance.dph_total ? `${formatDollars(instance.dph_total)}/h` : vscode.l10n.t('its hourly price');
-    const ok = await s
-      .prompts()
-      .confirm(
-        vscode.l10n.t('Start {0} to connect?', instanceName(instance)),
-        vscode.l10n.t('It is stopped. Starting it bills {0} while it runs.', rate),
-        vscode.l10n.t('Start and Connect'),
-      );
-    if (!ok) return undefined;
-    const adds = startAddsPerHour(instance);
-    if (!(await s.spend.allows(s.poller, adds, vscode.l10n.t('started: {0} adds {1}/h', instanceName(instance), formatDollars(adds)))))
-      return undefined;
-    await s.session.client.instances.start(instance.id);
-    s.boots.track(instance.id);
-  } else if (!isBooting(phase)) {
-    void vscode.window.showWarningMessage(
-      vscode.l10n.t('GPU Rental: {0} is {1}; it cannot be connected to.', instanceName(instance), phase),
-    );
-    return undefined;
-  }
-  return vscode.window.withProgress(
-    {
-      location: vscode.ProgressLocation.Notification,
-      title: vscode.l10n.t('GPU Rental: waiting for {0} to run, then connecting', instanceName(instance)),
-      cancellable: true,
-    },
-    async (progress, token) => {
-      const abort = new AbortController();
-      const cancel = token.onCancellationRequested(() => abort.abort());
-      const wait = await untilPhase(s.poller, instance.id, ['running'], {
-        signal: abort.signal,
-        onPhase: (phase) => progress.report({ message: phase }),
-      }).finally(() => cancel.dispose());
-      if (wait.outcome === 'reached') return wait.instance;
-      if (wait.outcome === 'cancelled') {
-        void vscode.window.showInformationMessage(
-          vscode.l10n.t(
-            'GPU Rental: stopped waiting. {0} keeps booting (and billing); connect again when it runs.',
-            instanceName(instance),
-          ),
-        );
-      } else {
-        const phase = wait.phase ?? 'unknown';
-        void vscode.window
-          .showErrorMessage(
-            vscode.l10n.t('GPU Rental: {0} did not reach running (it is {1}).', instanceName(instance), phase),
-            vscode.l10n.t('Show Instance Logs'),
-          )
-          .then((c) => {
-            if (c) void vscode.commands.executeCommand(COMMANDS.showInstanceLogs, instance.id);
-          });
-      }
-      return undefined;
-    },
-  );
-}
-
-/** Waits for an SSH banner, with a cancellable progress; on timeout says what to check. */
-async function untilSshAnswers(s: ConnectDeps, instance: Instance, host: PreparedHost): Promise<boolean> {
-  const timeoutMs = config.sshReadyTimeoutSeconds() * 1000;
-  const { host: address, port } = host.endpoint;
-  try {
-    await vscode.window.withProgress(
-      {
-        location: vscode.ProgressLocation.Notification,
-        title: vscode.l10n.t('GPU Rental: waiting for SSH on {0} ({1}:{2})', instanceName(instance), address, port),
-        cancellable: true,
-      },
-      (_progress, token) => {
-        const abort = new AbortController();
-        token.onCancellationRequested(() => abort.abort());
-        return waitForSshBanner(address, port, { timeoutMs, signal: abort.signal });
-      },
-    );
-    return true;
-  } catch (error) {
-    if ((error as Error).message.includes('cancelled')) return false;
-    s.logger.warn((error as Error).message);
-    void vscode.window
-      .showErrorMessage(
-        vscode.l10n.t(
-          "GPU Rental: {0} is running, but SSH did not answer at {1}:{2} within {3} s. The image may not run an SSH server (use an SSH launch mode), or it is still starting; check the instance's logs, then connect again.",
-          instanceName(instance),
-          address,
-          port,
-          timeoutMs / 1000,
-        ),
-        vscode.l10n.t('Show Instance Logs'),
-        vscode.l10n.t('Retry'),
-      )
-      .then((c) => {
-        if (c === vscode.l10n.t('Show Instance Logs')) void vscode.commands.executeCommand(COMMANDS.showInstanceLogs, instance.id);
-        if (c === vscode.l10n.t('Retry')) void vscode.commands.executeCommand(COMMANDS.connect, instance.id);
-      });
-    return false;
-  }
 }
 
 /** The ssh arguments that reach the alias: the user's config when the Include is in it, else the host file alone. */
@@ -303,88 +213,49 @@ function openTerminal(s: ConnectDeps, instance: Instance, host: PreparedHost): v
   return terminal;
 }
 
-function showIncludeLines(s: ConnectDeps, instance: Instance, host: PreparedHost): void {
-  const lines = host.includeLines ?? '';
-  void vscode.window
-    .showWarningMessage(
-      vscode.l10n.t(
-        'GPU Rental: {0} cannot be edited, so Remote-SSH will not find {1}. Add these lines at its top, then connect again:\n{2}',
-        host.userConfig,
-        host.alias,
-        lines,
-      ),
-      vscode.l10n.t('Copy Lines'),
-      vscode.l10n.t('Open SSH Terminal'),
-    )
-    .then(async (c) => {
-      if (c === vscode.l10n.t('Copy Lines')) await vscode.env.clipboard.writeText(lines);
-      if (c === vscode.l10n.t('Open SSH Terminal')) openTerminal(s, instance, host);
-    });
+async function forwardPort(s: ConnectDeps, instance: Instance, given: unknown): Promise<PortForward | undefined> {
+  const end = await forwardPortFlow(
+    { ...readyDeps(s), pickPort, forwards: s.forwards, sshArgs: (host) => sshArgsFor(s, host) },
+    instance,
+    given,
+  );
+  switch (end.kind) {
+    case 'forwarded':
+      void announceForward(s, end.instance, end.forward);
+      return end.forward;
+    case 'refused':
+      void vscode.window.showErrorMessage(end.message);
+      return undefined;
+    case 'notice':
+      showNotice(s, end.instance, end.notice);
+      return undefined;
+    case 'error':
+      s.showError(end.error);
+      return undefined;
+    case 'cancelled':
+      return undefined;
+  }
 }
 
-const COMMON_PORTS = [
-  { label: '8888', description: vscode.l10n.t('Jupyter') },
-  { label: '6006', description: 'TensorBoard' },
-  { label: '7860', description: vscode.l10n.t('Gradio') },
-  { label: '8080', description: vscode.l10n.t('web server') },
-];
-
-async function forwardPort(s: ConnectDeps, instance: Instance, given: unknown): Promise<PortForward | undefined> {
-  let remotePort = typeof given === 'number' ? given : undefined;
-  let typed = String(remotePort);
-  if (remotePort === undefined) {
-    const quick = vscode.window.createQuickPick();
-    quick.title = vscode.l10n.t('GPU Rental: forward a port of {0} to this machine', instanceName(instance));
-    quick.placeholder = vscode.l10n.t('A port on the instance (type any number)');
-    quick.items = COMMON_PORTS;
-    const chosen = await new Promise<string | undefined>((resolve) => {
-      quick.onDidAccept(() => resolve(quick.selectedItems[0]?.label ?? quick.value));
-      quick.onDidHide(() => resolve(undefined));
-      quick.show();
-    });
-    quick.dispose();
-    if (chosen === undefined) return undefined;
-    typed = chosen.trim().slice(0, 40);
-    remotePort = readBox(chosen, portBox()).value;
-  }
-  if (remotePort === undefined || checkInBox(remotePort, portBox()).problem !== undefined) {
-    void vscode.window.showErrorMessage(vscode.l10n.t('GPU Rental: "{0}" is not a port number (1 to 65535).', typed));
-    return undefined;
-  }
-  const existing = s.forwards.find(instance.id, remotePort);
-  if (existing) {
-    void announceForward(s, instance, existing);
-    return existing;
-  }
-  const ready = await readyHost(s, instance);
-  if (!ready) return undefined;
-  try {
-    const localPort = await freeLocalPort(remotePort);
-    const forward = await startPortForward({
-      instanceId: instance.id,
-      alias: ready.host.alias,
-      remotePort,
-      localPort,
-      sshArgs: sshArgsFor(s, ready.host),
-    });
-    s.forwards.add(forward);
-    s.logger.info(`Forwarding ${forward.url} to port ${remotePort} of instance #${instance.id}.`);
-    void announceForward(s, ready.instance, forward);
-    return forward;
-  } catch (error) {
-    s.showError(error);
-    return undefined;
-  }
+/** A quick pick of common ports that also takes any number typed. */
+async function pickPort(p: PortPick): Promise<string | undefined> {
+  const quick = vscode.window.createQuickPick();
+  quick.title = p.title;
+  quick.placeholder = p.placeholder;
+  quick.items = p.items;
+  const chosen = await new Promise<string | undefined>((resolve) => {
+    quick.onDidAccept(() => resolve(quick.selectedItems[0]?.label ?? quick.value));
+    quick.onDidHide(() => resolve(undefined));
+    quick.show();
+  });
+  quick.dispose();
+  return chosen;
 }
 
 async function announceForward(s: ConnectDeps, instance: Instance, forward: PortForward): Promise<void> {
-  const choice = await vscode.window.showInformationMessage(
-    vscode.l10n.t('GPU Rental: port {0} of {1} is at {2}', forward.remotePort, instanceName(instance), forward.url),
-    vscode.l10n.t('Open in Browser'),
-    vscode.l10n.t('Copy URL'),
-    vscode.l10n.t('Stop Forwarding'),
-  );
-  if (choice === vscode.l10n.t('Open in Browser')) await vscode.env.openExternal(vscode.Uri.parse(forward.url));
-  if (choice === vscode.l10n.t('Copy URL')) await vscode.env.clipboard.writeText(forward.url);
-  if (choice === vscode.l10n.t('Stop Forwarding')) s.forwards.stop(forward);
+  const notice = forwardNotice(instance, forward);
+  const choice = await showWithActions(vscode.window.showInformationMessage, notice.message, notice.actions, forwardActionLabel);
+  if (choice === 'openBrowser') await vscode.env.openExternal(vscode.Uri.parse(forward.url));
+  if (choice === 'copyUrl') await vscode.env.clipboard.writeText(forward.url);
+  if (choice === 'stopForwarding') s.forwards.stop(forward);
 }

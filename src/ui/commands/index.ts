@@ -85,7 +85,7 @@ export function registerAllCommands(s: Services): vscode.Disposable[] {
       beforeDestroy,
       windowInstance: () => s.remoteWindow.instanceId,
     }),
-    ...logCommands({ session, poller, logChannels, logger, followers }),
+    ...logCommands({ session, poller, logger, followers }),
     ...remoteWindowCommands({ remote: s.remoteWindow, poller, costs: s.costs }),
     ...bidCommands({ session, poller, boots, spend, prompts, logger }),
     ...transferCommands(transfer),
