@@ -24,3 +24,18 @@ export function formatClock(seconds: number): string {
   const sec = String(s % 60).padStart(2, '0');
   return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${sec}` : `${m}:${sec}`;
 }
+
+const BYTE_UNITS = ['B', 'kB', 'MB', 'GB', 'TB', 'PB'];
+
+/** 512 → "512 B", 84_123_456 → "84.1 MB", 200_000_000 → "200 MB", 1.2e9 → "1.2 GB". */
+export function formatBytes(bytes: number): string {
+  if (!Number.isFinite(bytes) || bytes < 0) return '? B';
+  let value = bytes;
+  let unit = 0;
+  while (value >= 999.5 && unit < BYTE_UNITS.length - 1) {
+    value /= 1000;
+    unit++;
+  }
+  if (unit === 0) return `${Math.round(value)} B`;
+  return `${value < 99.95 ? value.toFixed(1) : Math.round(value).toString()} ${BYTE_UNITS[unit]}`;
+}

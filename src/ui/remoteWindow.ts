@@ -1,14 +1,11 @@
 import * as vscode from 'vscode';
 import type { Instance } from '../core/api/instances';
 import type { CostTracker } from '../core/billing/costs';
-import { formatDollars, formatDuration } from '../core/format';
 import { COMMANDS, CONTEXT } from '../core/ids';
 import { instancePhase } from '../core/instances/phase';
 import type { InstancePoller } from '../core/instances/poller';
-import { instanceName } from '../core/instances/names';
-import { uptimeSeconds } from '../core/instances/present';
-import { currentRate } from '../core/instances/rates';
 import { launchedWithJupyter } from '../core/instances/ssh';
+import { costText } from '../core/instances/costText';
 import { command, type CommandDefinition } from './commands/registry';
 import { instanceIdOfAlias, windowAlias } from './remote';
 
@@ -89,7 +86,7 @@ export interface RemoteWindowDeps {
 /**
  * The remote indicator's menu: this window's instance's actions. Each runs the command the
  * Instances view runs, with this instance, so it asks the same confirmations and keeps the same
- * money rules (Destroy says this window loses its connection: src/ui/commands/instances.ts).
+ * money rules (Destroy says this window loses its connection: src/core/instances/flows.ts).
  */
 export function remoteWindowCommands(s: RemoteWindowDeps): CommandDefinition[] {
   return [
@@ -137,23 +134,4 @@ async function thisInstance(s: RemoteWindowDeps): Promise<number | undefined> {
     return undefined;
   }
   return id;
-}
-
-/** "RTX 4090 #123 bills $0.42/h now; rented 2h 5m ago; $0.87 so far." */
-export function costText(instance: Instance, costSoFar: number | undefined, nowMs: number): string {
-  const phase = instancePhase(instance);
-  const rate = currentRate(instance, phase);
-  const parts = [
-    rate === undefined
-      ? vscode.l10n.t('{0} is {1}; the service did not say its hourly price', instanceName(instance), phase)
-      : `${instanceName(instance)} bills ${formatDollars(rate)}/h ${phase === 'running' ? 'while it runs' : `while ${phase} (its disk)`}`,
-  ];
-  const uptime = uptimeSeconds(instance, nowMs);
-  if (uptime !== undefined) parts.push(vscode.l10n.t('rented {0} ago', formatDuration(uptime)));
-  parts.push(
-    costSoFar === undefined
-      ? vscode.l10n.t('what it cost so far is not known (the charges could not be read with this key)')
-      : vscode.l10n.t("{0} so far, from the account's charges", formatDollars(costSoFar)),
-  );
-  return `${parts.join('; ')}.`;
 }

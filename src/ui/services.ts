@@ -41,8 +41,7 @@ import { OutbidNotifier } from './outbid';
 import { PriceContextSource } from './priceContext';
 import { RemoteWindow } from './remoteWindow';
 import { LinkHandler } from './uriHandler';
-import { InstanceLogChannels } from './commands/instances';
-import { LogFollowers } from './commands/logs';
+import { InstanceLogChannels, LogFollowers } from './instanceLogs';
 import { walkthroughProgress } from './walkthrough';
 
 /**

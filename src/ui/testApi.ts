@@ -13,7 +13,7 @@ import type { ExplorerSnapshot } from './explorer/panel';
 import type { AccountViewItem } from './views/account/accountView';
 import type { RemoteWindowState } from './remoteWindow';
 import type { LinkOutcome } from './uriHandler';
-import type { FollowedLog } from './commands/logs';
+import type { FollowedLog } from './instanceLogs';
 
 /** Undoes a replacement made through the test API. */
 export type Restore = () => void;

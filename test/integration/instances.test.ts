@@ -74,12 +74,11 @@ describe('instances: lifecycle from the tree', () => {
     await eventually(async () => (await item(id))?.instance.actual_status === 'running', 'running again', 30_000);
   });
 
-  it('reboots after confirming', async () => {
-    const x = await extensionApi();
-    let asked = '';
-    x.test.answerPrompts({ confirm: async (message) => ((asked = message), true) });
+  // What Reboot and Destroy ask, and that declining does nothing: test/unit/instances/flows.test.ts.
+  it('reboots, and the instance runs again', async () => {
     await vscode.commands.executeCommand('gpuRental.rebootInstance', id);
-    assert.match(asked, /^Reboot /);
+    // A boot takes 3 s in these suites, the first 40 % of it "rebooting".
+    assert.notEqual((await show(id))?.actual_status, 'running', 'the service was asked to reboot it');
     await eventually(async () => (await item(id))?.instance.actual_status === 'running', 'running after the reboot', 30_000);
   });
 
@@ -116,15 +115,7 @@ describe('instances: lifecycle from the tree', () => {
     assert.match((failed.tooltip as vscode.MarkdownString).value, /never recovers/);
   });
 
-  it('destroys only after the confirmation, which names the instance and says the data is deleted', async () => {
-    const x = await extensionApi();
-    let detail = '';
-    x.test.answerPrompts({ confirm: async (message, d) => ((detail = `${message} ${d}`), false) });
-    await vscode.commands.executeCommand('gpuRental.destroyInstance', id);
-    assert.ok(await show(id), 'declined: still there');
-    assert.match(detail, /training run/);
-    assert.match(detail, /deleted for good/);
-    x.test.answerPrompts(always(true));
+  it('destroys, and the row goes', async () => {
     await vscode.commands.executeCommand('gpuRental.destroyInstance', id);
     assert.equal(await show(id), null);
     assert.equal(await item(id), undefined);

@@ -3,6 +3,8 @@
  * decimal units (what disks and networks are sold in), and one line for the notification.
  */
 
+import { formatBytes } from '../format';
+
 /** Where a transfer is: bytes done, the total when known, and a recent rate. */
 export interface TransferProgress {
   readonly bytes: number;
@@ -55,20 +57,8 @@ export function parseRsyncStats(output: string): RsyncStats {
   };
 }
 
-const UNITS = ['B', 'kB', 'MB', 'GB', 'TB', 'PB'];
-
-/** 512 → "512 B", 84_123_456 → "84.1 MB", 200_000_000 → "200 MB", 1.2e9 → "1.2 GB". */
-export function formatBytes(bytes: number): string {
-  if (!Number.isFinite(bytes) || bytes < 0) return '? B';
-  let value = bytes;
-  let unit = 0;
-  while (value >= 999.5 && unit < UNITS.length - 1) {
-    value /= 1000;
-    unit++;
-  }
-  if (unit === 0) return `${Math.round(value)} B`;
-  return `${value < 99.95 ? value.toFixed(1) : Math.round(value).toString()} ${UNITS[unit]}`;
-}
+/** 512 → "512 B", 84_123_456 → "84.1 MB": moved to core/format.ts, where instances can reach it too. */
+export { formatBytes };
 
 /** 31_200_000 → "31.2 MB/s". */
 export function formatRate(bytesPerSecond: number): string {
