@@ -22,7 +22,7 @@ import { sessionCommands } from './session';
 import { sshKeyCommands } from './sshKeys';
 import { teamCommands } from './team';
 import { templateCommands } from './templates';
-import { downloadBeforeDestroy, measureForDestroy, transferCommands } from './transfer';
+import { downloadBeforeDestroy, downloadFromInstance, measureForDestroy, transferCommands, uploadFolder } from './transfer';
 import { volumeCommands } from './volumes';
 import { logCommands } from './logs';
 import { remoteWindowCommands } from '../remoteWindow';
@@ -118,7 +118,15 @@ export function registerAllCommands(s: Services): vscode.Disposable[] {
     ...templateCommands({ ...account, poller, state }),
     ...volumeCommands(account),
     ...serverlessCommands(account),
-    ...jobCommands({ session, poller, jobs: s.jobs, memory: s.jobMemory, prompts }),
+    ...jobCommands({
+      session,
+      poller,
+      jobs: s.jobs,
+      memory: s.jobMemory,
+      prompts,
+      upload: (id, request) => uploadFolder(transfer, id, request),
+      download: (id, args) => downloadFromInstance(transfer, id, args),
+    }),
     ...profileCommands({ profiles: s.profiles, session, switcher: s.switcher, createClient: s.createClient, prompts, logger }),
     ...walkthroughCommands({ extensionId: s.context.extension.id }),
   ];

@@ -49,11 +49,22 @@ export interface TransferDeps extends TargetDeps {
 export function transferCommands(s: TransferDeps): CommandDefinition[] {
   return [
     command(COMMANDS.uploadFolder, (t?: Target, args?: UploadArgs) => uploadToTarget(s, t, args ?? {})),
-    command(COMMANDS.downloadFromInstance, async (t?: Target, args?: DownloadArgs) => {
-      const instance = await runningTarget(s, t, vscode.l10n.t('Download from which instance?'));
-      return instance ? showDownload(await downloadFlow(downloadDeps(s), instance, args ?? {})) : undefined;
-    }),
+    command(COMMANDS.downloadFromInstance, (t?: Target, args?: DownloadArgs) => downloadFromTarget(s, t, args ?? {})),
   ];
+}
+
+/**
+ * Downloads from instance `instanceId` as Download from Instance does (asking for what `args`
+ * leaves out), for another command such as Download Job Outputs. Resolves the local path, or
+ * undefined when it did not complete (what happened is shown).
+ */
+export function downloadFromInstance(s: TransferDeps, instanceId: number, args: DownloadArgs): Promise<string | undefined> {
+  return downloadFromTarget(s, instanceId, args);
+}
+
+async function downloadFromTarget(s: TransferDeps, t: Target, args: DownloadArgs): Promise<string | undefined> {
+  const instance = await runningTarget(s, t, vscode.l10n.t('Download from which instance?'));
+  return instance ? showDownload(await downloadFlow(downloadDeps(s), instance, args)) : undefined;
 }
 
 /**

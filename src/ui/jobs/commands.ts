@@ -15,20 +15,16 @@ import { asker, type Prompts } from '../prompts';
 import { InstanceItem } from '../views/instancesView';
 import { JobItem, type Jobs } from './jobs';
 
-/** Run on Instance uploads first through Upload Folder; Download Outputs goes through Download from Instance. */
-const UPLOAD_FOLDER = COMMANDS.uploadFolder;
-const DOWNLOAD_FROM_INSTANCE = COMMANDS.downloadFromInstance;
-
 export interface JobCommandDeps {
   readonly session: Session;
   readonly poller: InstancePoller;
   readonly jobs: Jobs;
   readonly memory: JobMemory;
   readonly prompts: () => Prompts;
-}
-
-async function commandRegistered(id: string): Promise<boolean> {
-  return (await vscode.commands.getCommands(true)).includes(id);
+  /** Upload Folder's flow, called directly (quietly: Run on Instance says what happened); resolves the remote folder. */
+  readonly upload: (instanceId: number, request: UploadRequest) => Promise<string | undefined>;
+  /** Download from Instance's flow, called directly, for Download Job Outputs; resolves the local path. */
+  readonly download: (instanceId: number, args: { remotePath: string; localDir?: string }) => Promise<string | undefined>;
 }
 
 /** Run on Instance, Stop Job, Show Output and Download Outputs. */
@@ -56,12 +52,7 @@ export function jobCommands(s: JobCommandDeps): CommandDefinition[] {
         throw new Error(
           vscode.l10n.t('The folder {0} ran in is not known yet. Refresh the Instances view, then try again.', String(item.label)),
         );
-      if (!(await commandRegistered(DOWNLOAD_FROM_INSTANCE))) {
-        throw new Error(
-          vscode.l10n.t('Download from Instance is not available in this window, so the outputs cannot be downloaded from here.'),
-        );
-      }
-      return vscode.commands.executeCommand(DOWNLOAD_FROM_INSTANCE, item.instanceId, { remotePath: item.cwd, ...options });
+      return s.download(item.instanceId, { remotePath: item.cwd, ...options });
     }),
   ];
 }
@@ -105,7 +96,7 @@ async function runJob(
     ask: asker(s.prompts()),
     memory: s.memory,
     jobs: s.jobs,
-    upload: uploadFolder,
+    upload: s.upload,
     uploadDestination: (localDir) => remoteJoin(checkRemotePath(config.transferFolder()), path.basename(localDir) || 'upload'),
     remoteFolder: config.remoteFolder(),
   };
@@ -113,16 +104,6 @@ async function runJob(
   if (!plan) return undefined;
   const { jobId } = await s.jobs.run(instance, { ...plan, baseUrl: s.session.baseUrl });
   return { jobId };
-}
-
-/**
- * Uploads through the Upload Folder command, quietly (Run on Instance goes on and says what
- * happened). The lead wires the transfer flow's direct call here once it is in core.
- */
-async function uploadFolder(instanceId: number, request: UploadRequest): Promise<string | undefined> {
-  const uploaded = await vscode.commands.executeCommand<string | { remoteFolder: string } | undefined>(UPLOAD_FOLDER, instanceId, request);
-  if (!uploaded) return undefined;
-  return typeof uploaded === 'string' ? uploaded : uploaded.remoteFolder;
 }
 
 /** The Python file to run (the one given, else the active editor's when it is Python on disk) and the folder Upload sends. */
