@@ -4,8 +4,8 @@ import { COMMANDS, VIEWS } from '../core/ids';
 import { BootTracker, bootStatus, type Booting } from '../core/instances/boot';
 import type { InstancePoller } from '../core/instances/poller';
 import { instancePhase } from '../core/instances/phase';
-import { gpuSummary, instanceLabel } from '../core/instances/names';
-import { spokenDuration } from '../core/instances/present';
+import { bootButtonLabel, bootSpoken, failedNotice, runningNotice, type BootNotice } from '../core/instances/bootNotices';
+import { showWithActions } from './buttons';
 import type { GpuRentalState } from '../core/stored';
 
 /**
@@ -62,12 +62,12 @@ export class BootStatus implements vscode.Disposable {
     this.booting = result.booting;
     this.render();
     void this.save();
-    for (const instance of result.booted) void this.announceRunning(instance);
+    for (const instance of result.booted) void this.announce(runningNotice(instance), instance.id);
     // A failed instance never recovers and bills for its disk: point each out once, with Destroy.
     for (const instance of instances) {
       if (instancePhase(instance) !== 'failed' || this.announcedFailures.has(instance.id)) continue;
       this.announcedFailures.add(instance.id);
-      void this.announceFailed(instance);
+      void this.announce(failedNotice(instance), instance.id);
     }
   }
 
@@ -80,17 +80,7 @@ export class BootStatus implements vscode.Disposable {
     }
     this.item.text = status.text;
     this.item.tooltip = new vscode.MarkdownString(status.tooltip);
-    // The text's spinner and "1:20" clock read badly aloud: a sentence instead.
-    const now = Date.now();
-    const spoken = this.booting.map(
-      (b) => `${b.instance.label || gpuSummary(b.instance)} ${b.phase} for ${spokenDuration((now - b.since) / 1000)}`,
-    );
-    this.item.accessibilityInformation = {
-      label:
-        this.booting.length === 1
-          ? vscode.l10n.t('GPU Rental: booting: {0}. Opens the Instances view.', spoken.join('; '))
-          : vscode.l10n.t('GPU Rental: {0} instances booting: {1}. Opens the Instances view.', this.booting.length, spoken.join('; ')),
-    };
+    this.item.accessibilityInformation = { label: bootSpoken(this.booting, Date.now()) };
     this.item.show();
     // The clock ticks between polls; the phase only changes when the poller says so.
     this.ticker ??= setInterval(() => this.render(), 1_000);
@@ -105,31 +95,11 @@ export class BootStatus implements vscode.Disposable {
     return this.state.update('boots', this.tracker.toJSON());
   }
 
-  private async announceRunning(instance: Instance): Promise<void> {
-    const name = instanceLabel(instance);
-    const choice = await vscode.window.showInformationMessage(
-      vscode.l10n.t('GPU Rental: {0} is running.', name),
-      vscode.l10n.t('Connect'),
-      vscode.l10n.t('Open SSH Terminal'),
-      vscode.l10n.t('Copy SSH Command'),
-    );
-    if (choice === vscode.l10n.t('Connect')) await vscode.commands.executeCommand(COMMANDS.connect, instance.id);
-    if (choice === vscode.l10n.t('Open SSH Terminal')) await vscode.commands.executeCommand(COMMANDS.openSshTerminal, instance.id);
-    if (choice === vscode.l10n.t('Copy SSH Command')) await vscode.commands.executeCommand(COMMANDS.copySshCommand, instance.id);
-  }
-
-  private async announceFailed(instance: Instance): Promise<void> {
-    const name = instanceLabel(instance);
-    const choice = await vscode.window.showErrorMessage(
-      vscode.l10n.t(
-        'GPU Rental: {0} failed ({1}). It will not recover, and its disk is billed until it is destroyed.',
-        name,
-        instance.actual_status ?? vscode.l10n.t('unknown'),
-      ),
-      vscode.l10n.t('Destroy'),
-      vscode.l10n.t('Show Instance Logs'),
-    );
-    if (choice === vscode.l10n.t('Destroy')) await vscode.commands.executeCommand(COMMANDS.destroyInstance, instance.id);
-    if (choice === vscode.l10n.t('Show Instance Logs')) await vscode.commands.executeCommand(COMMANDS.showInstanceLogs, instance.id);
+  /** Shows a notice and runs the command its picked button names, on the instance. */
+  private async announce(notice: BootNotice, id: number): Promise<void> {
+    const show = (text: string, ...buttons: string[]) =>
+      notice.level === 'error' ? vscode.window.showErrorMessage(text, ...buttons) : vscode.window.showInformationMessage(text, ...buttons);
+    const choice = await showWithActions(show, notice.text, notice.buttons, bootButtonLabel);
+    if (choice) await vscode.commands.executeCommand(COMMANDS[choice], id);
   }
 }

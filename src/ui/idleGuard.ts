@@ -1,8 +1,7 @@
 import * as vscode from 'vscode';
 import type { Instance } from '../core/api/instances';
 import { IdleTracker } from '../core/idle/idleTracker';
-import { instancePhase } from '../core/instances/phase';
-import { instanceLabel } from '../core/instances/names';
+import { idleCountdown, stoppedWindowNotice } from '../core/idle/countdown';
 import { COMMANDS } from '../core/ids';
 import { HEARTBEAT_MS, WindowClaims } from '../core/idle/windowClaims';
 import { config } from './config';
@@ -14,7 +13,6 @@ import type { GpuRentalState } from '../core/stored';
 import type { Logger } from '../core/log';
 import type { Prompts } from './prompts';
 import { instanceIdOfAlias, windowAlias } from './remote';
-import { formatDollars } from '../core/format';
 
 const CHECK_MS = 20_000;
 
@@ -71,27 +69,13 @@ export class IdleGuard implements vscode.Disposable {
    * Run in a window connected to instance `id`. When it is stopped, says so and offers a Start button
    * (starting takes that click); it never starts it by itself. Resolves with the phase it found.
    */
-  async explainStopped(id: number, instances: readonly Instance[]): Promise<string> {
-    const instance = instances.find((i) => i.id === id);
-    const phase = instance ? instancePhase(instance) : 'gone';
-    if (instance && phase === 'stopped') {
-      const name = instanceLabel(instance);
-      void vscode.window
-        .showWarningMessage(
-          instance.dph_total
-            ? vscode.l10n.t(
-                'GPU Rental: this window is on {0}, which is stopped, so it cannot reconnect. It was not started. Starting it bills {1}/h.',
-                name,
-                formatDollars(instance.dph_total),
-              )
-            : vscode.l10n.t('GPU Rental: this window is on {0}, which is stopped, so it cannot reconnect. It was not started.', name),
-          vscode.l10n.t('Start…'),
-        )
-        .then((c) => {
-          if (c) void vscode.commands.executeCommand(COMMANDS.startInstance, id);
-        });
-    }
-    return phase;
+  explainStopped(id: number, instances: readonly Instance[]): Promise<string> {
+    const { phase, notice } = stoppedWindowNotice(id, instances);
+    if (notice)
+      void vscode.window.showWarningMessage(notice, vscode.l10n.t('Start…')).then((c) => {
+        if (c) void vscode.commands.executeCommand(COMMANDS.startInstance, id);
+      });
+    return Promise.resolve(phase);
   }
 
   /** This window is connected to `id`: say so now and every minute, until it closes. */
@@ -135,47 +119,21 @@ export class IdleGuard implements vscode.Disposable {
   }
 
   private async countDown(instance: Instance, idleMs: number): Promise<void> {
-    const name = instanceLabel(instance);
-    const minutes = Math.round(idleMs / 60_000) || `${Math.round(idleMs / 1000)} s`;
-    const countdown = this.s.prompts().countdown ?? progressCountdown;
-    const go = await countdown(
-      (left) =>
-        vscode.l10n.t(
-          '{0} idle for {1}, stopping in {2} s. Cancel to keep it running.',
-          name,
-          typeof minutes === 'number' ? vscode.l10n.t('{0} min', minutes) : minutes,
-          left,
-        ),
-      config.idleCountdownSeconds(),
-      vscode.l10n.t('Keep Running'),
-    );
-    if (!go) {
-      this.tracker.touch(instance.id, Date.now());
-      this.s.logger.info(`Idle stop of instance #${instance.id} cancelled; it keeps running.`);
-      return;
-    }
-    // Look once more: a window may have connected or the GPU woken up during the countdown.
-    await this.s.poller.refresh();
-    const now = this.s.poller.snapshot?.instances.find((i) => i.id === instance.id);
-    if (
-      !now ||
-      instancePhase(now) !== 'running' ||
-      (now.gpu_util ?? 0) > config.idleGpuThreshold() ||
-      this.connected(Date.now()).has(instance.id)
-    )
-      return;
-    await this.s.session.client.instances.stop(instance.id);
+    const { poller, session } = this.s;
+    const ask = { countdown: this.s.prompts().countdown ?? progressCountdown };
+    const deps = {
+      ask,
+      reread: async (id: number) => (await poller.refresh(), poller.snapshot?.instances.find((i) => i.id === id)),
+      connected: (id: number) => this.connected(Date.now()).has(id),
+      stop: (id: number) => session.client.instances.stop(id),
+      logger: this.s.logger,
+    };
+    const settings = { idleMs, countdownSeconds: config.idleCountdownSeconds(), gpuThreshold: config.idleGpuThreshold() };
+    const outcome = await idleCountdown(deps, instance, settings);
+    if (outcome.kind === 'kept') this.tracker.touch(instance.id, Date.now());
+    if (outcome.kind !== 'stopped') return;
     this.stopped.push(instance.id);
-    this.s.logger.info(`Stopped idle instance #${instance.id}.`);
-    await this.s.poller.refresh();
-    void vscode.window.showInformationMessage(
-      now.storage_total_cost
-        ? vscode.l10n.t(
-            'GPU Rental: stopped {0}: it was idle. Its disk still bills {1}/h until you destroy it.',
-            name,
-            formatDollars(now.storage_total_cost),
-          )
-        : vscode.l10n.t('GPU Rental: stopped {0}: it was idle.', name),
-    );
+    await poller.refresh();
+    void vscode.window.showInformationMessage(outcome.notice);
   }
 }

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { creditOf } from '../core/account/funds';
 import type { Instance } from '../core/api/instances';
-import { checkSpendCap, formatHours } from '../core/billing/burn';
+import { lowCreditNotice, SNOOZE_MS, spendButtonLabel, spendCapRefusal, type SpendNotice } from '../core/billing/notices';
 import { burnRate, type Burn } from '../core/instances/rates';
 import { LowCreditWatch, type LowCreditWarning } from '../core/billing/lowCredit';
 import { VIEWS } from '../core/ids';
@@ -10,8 +10,7 @@ import type { Session } from '../core/session/session';
 import type { GpuRentalState } from '../core/stored';
 import type { AccountStatus } from './accountStatus';
 import { config } from './config';
-import { formatDollars } from '../core/format';
-import { sentences } from '../core/l10n';
+import { showWithActions } from './buttons';
 
 /** While anything bills, the credit is read again this often, so the projection stays true. */
 const CREDIT_REFRESH_MS = 2 * 60_000;
@@ -70,28 +69,9 @@ export class SpendGuard implements vscode.Disposable {
     const cap = config.maxHourlySpend();
     if (cap === undefined) return true;
     await poller.refresh();
-    const now = burnRate(poller.snapshot?.instances ?? []).perHour;
-    const check = checkSpendCap(now, addPerHour, cap);
-    if (check.allowed) return true;
-    void vscode.window
-      .showErrorMessage(
-        sentences(
-          vscode.l10n.t('GPU Rental: not {0}.', what),
-          vscode.l10n.t(
-            'It would bring the hourly spend to {0}/h ({1}/h now + {2}/h), over your cap of {3}/h set in gpuRental.maxHourlySpend.',
-            formatDollars(check.total),
-            formatDollars(now),
-            formatDollars(addPerHour),
-            formatDollars(cap),
-          ),
-          vscode.l10n.t('Stop something first, or raise the cap.'),
-        ),
-        vscode.l10n.t('Open Settings'),
-      )
-      .then((c) => {
-        if (c) void vscode.commands.executeCommand('workbench.action.openSettings', 'gpuRental.maxHourlySpend');
-      });
-    return false;
+    const refusal = spendCapRefusal(burnRate(poller.snapshot?.instances ?? []).perHour, addPerHour, cap, what);
+    if (refusal) void this.show(refusal);
+    return refusal === undefined;
   }
 
   async snooze(ms: number): Promise<void> {
@@ -116,40 +96,18 @@ export class SpendGuard implements vscode.Disposable {
 
   private async warn(w: LowCreditWarning): Promise<void> {
     this.warnings.push(w);
-    if (w.reason === 'unknown') {
-      const unknown = await vscode.window.showWarningMessage(
-        vscode.l10n.t(
-          "GPU Rental: the service did not report the account's credit, so GPU Rental cannot warn when it runs low. Instances bill {0}/h now; check the credit on the service's web console.",
-          formatDollars(w.perHour),
-        ),
-        vscode.l10n.t('Show Instances'),
-      );
-      if (unknown === vscode.l10n.t('Show Instances')) await vscode.commands.executeCommand(`${VIEWS.instances}.focus`);
-      return;
-    }
-    const why =
-      w.reason === 'amount'
-        ? vscode.l10n.t('the credit is down to {0}, below your {1} limit', formatDollars(w.credit), formatDollars(config.lowCreditAmount()))
-        : vscode.l10n.t(
-            'at {0}/h the credit of {1} lasts about {2}',
-            formatDollars(w.perHour),
-            formatDollars(w.credit),
-            formatHours(w.hoursLeft),
-          );
-    const choice = await vscode.window.showWarningMessage(
-      w.perHour > 0
-        ? vscode.l10n.t(
-            'GPU Rental: low credit: {0}. When it runs out, running instances are stopped. Add credit, or stop what you do not need.',
-            why,
-          )
-        : vscode.l10n.t('GPU Rental: low credit: {0}. Add credit, or stop what you do not need.', why),
-      vscode.l10n.t('Show Instances'),
-      vscode.l10n.t('Snooze 1 Hour'),
-      vscode.l10n.t('Snooze 1 Day'),
-    );
-    if (choice === vscode.l10n.t('Show Instances')) await vscode.commands.executeCommand(`${VIEWS.instances}.focus`);
-    if (choice === vscode.l10n.t('Snooze 1 Hour')) await this.snooze(3_600_000);
-    if (choice === vscode.l10n.t('Snooze 1 Day')) await this.snooze(86_400_000);
+    await this.show(lowCreditNotice(w, config.lowCreditAmount()));
+  }
+
+  /** Shows a notice and runs the button picked. */
+  private async show(notice: SpendNotice): Promise<void> {
+    const show = (text: string, ...buttons: string[]) =>
+      notice.level === 'error' ? vscode.window.showErrorMessage(text, ...buttons) : vscode.window.showWarningMessage(text, ...buttons);
+    const choice = await showWithActions(show, notice.text, notice.buttons, spendButtonLabel);
+    if (choice === 'Open Settings') await vscode.commands.executeCommand('workbench.action.openSettings', 'gpuRental.maxHourlySpend');
+    if (choice === 'Show Instances') await vscode.commands.executeCommand(`${VIEWS.instances}.focus`);
+    const snooze = choice && SNOOZE_MS[choice];
+    if (snooze) await this.snooze(snooze);
   }
 
   private setCreditTimer(on: boolean): void {

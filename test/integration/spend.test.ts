@@ -140,32 +140,11 @@ describe('spend: burn rate, low credit, the cap, idle stop and no start without 
     }
   });
 
-  it('counts down an idle instance; cancelling keeps it, letting it run out stops it', async () => {
-    const x = await extensionApi();
-    await set('idleStop.minutes', 0.002);
-    // Any GPU load counts as idle here: the simulator's utilisation is made up.
-    await set('idleStop.gpuThreshold', 100);
-    const messages: string[] = [];
-    let answer = false;
-    x.test.answerPrompts({ confirm: async () => true, countdown: async (message, seconds) => (messages.push(message(seconds)), answer) });
-    await x.test.refreshInstances();
-    await x.test.checkIdle();
-    // Polls also run the check; at this idle time each cancelled countdown is soon followed by another.
-    await eventually(async () => (await x.test.checkIdle(), messages.length > 0), 'a countdown');
-    assert.match(messages[0]!, /idle for \d+ s, stopping in 60 s/);
-    assert.equal((await show(id))!.actual_status, 'running', 'cancelled: kept');
-    assert.deepEqual(x.test.idleStopped(), []);
-
-    answer = true;
-    await eventually(async () => (await x.test.checkIdle(), x.test.idleStopped().includes(id)), 'the idle stop');
-    await eventually(async () => (await show(id))!.actual_status === 'stopped', 'stopped', 20_000);
-    await set('idleStop.minutes', undefined);
-    await set('idleStop.gpuThreshold', undefined);
-  });
-
   it('a reload or reconnect never starts a stopped instance: the window explains and offers Start', async () => {
     const x = await extensionApi();
-    assert.equal((await show(id))!.actual_status, 'stopped');
+    // The idle countdown that stops an instance is tested in core (test/unit/idle/countdown.test.ts).
+    await api('PUT', `/api/v0/instances/${id}/`, sim.key, { state: 'stopped' });
+    await eventually(async () => (await show(id))!.actual_status === 'stopped', 'stopped', 20_000);
     await x.test.refreshInstances();
     // What a Remote-SSH window on this instance does when it loads or reconnects.
     assert.equal(await x.test.explainStopped(id), 'stopped');

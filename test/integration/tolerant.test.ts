@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { InstanceItem, InstancesViewItem } from '../../src/ui/views/instancesView';
-import { always, api, control, eventually, extensionApi, extensionLog, rentByApi, signIn, sim } from './support';
+import { api, control, eventually, extensionApi, extensionLog, rentByApi, signIn, sim } from './support';
 
 const rent = () => rentByApi({ label: 'tolerant' });
 
@@ -26,10 +26,7 @@ describe('tolerant lists: the Instances view when the service sends an odd recor
     // Each rent takes the cheapest free offer, so three rents are three instances.
     for (let i = 0; i < 3; i++) ids.push(await rent());
   });
-  beforeEach(async () => {
-    const x = await signIn();
-    x.test.answerPrompts(always(true));
-  });
+  beforeEach(() => signIn());
   afterEach(() => control('DELETE', 'corrupt'));
   after(async () => {
     for (const id of ids) if (await shown(id)) await api('DELETE', `/api/v0/instances/${id}/`, sim.key);
