@@ -1,29 +1,14 @@
 import * as vscode from 'vscode';
 import { ApiError } from '../../core/api/errors';
-import { unreadableOf } from '../../core/api/unreadable';
 import type { Offer } from '../../core/api/offers';
-import { COMMANDS } from '../../core/ids';
-import { spokenRate } from '../../core/instances/present';
 import { presentOffer } from '../../core/offers/present';
 import { describePriceContext, type GpuPriceStats } from '../../core/offers/priceContext';
-import {
-  OFFER_SORTS,
-  describeDiskPricing,
-  describeSearch,
-  mayLoadMore,
-  relaxations,
-  restoreSearch,
-  searchDiskGb,
-  searchRequest,
-  type OfferSearchState,
-} from '../../core/offers/search';
+import { restoreSearch, type OfferSearchState } from '../../core/offers/search';
+import { filtersRow, offerSpoken, offersRows, type OffersActionRow } from '../../core/offers/viewRows';
 import type { Session } from '../../core/session/session';
 import type { GpuRentalState } from '../../core/stored';
 import { UnreadableItem, unreadableRow } from './unreadable';
-import type { PriceContextSource } from '../priceContext';
-
-/** At most this many filters are tried one by one when a search finds nothing. */
-const MAX_RELAX_PROBES = 6;
+import type { PriceContextSource } from '../../core/offers/priceSource';
 
 export class OfferItem extends vscode.TreeItem {
   constructor(
@@ -38,20 +23,7 @@ export class OfferItem extends vscode.TreeItem {
     this.tooltip = new vscode.MarkdownString(p.tooltip);
     this.iconPath = new vscode.ThemeIcon('server');
     this.contextValue = 'offer';
-    // Read aloud without the "·" separators and abbreviations: "RTX 4090 times 2 offer, 82 cents per hour, 24 GB of VRAM each, in Texas, US".
-    const gpus = offer.num_gpus > 1 ? vscode.l10n.t('{0} times {1}', offer.gpu_name, offer.num_gpus) : offer.gpu_name;
-    const vram = offer.gpu_ram
-      ? offer.num_gpus > 1
-        ? vscode.l10n.t(', {0} GB of VRAM each', Math.round(offer.gpu_ram / 1024))
-        : vscode.l10n.t(', {0} GB of VRAM', Math.round(offer.gpu_ram / 1024))
-      : '';
-    const where = offer.geolocation ? vscode.l10n.t(', in {0}', offer.geolocation) : '';
-    const rate = spokenRate(offer.dph_total);
-    this.accessibilityInformation = {
-      label: bid
-        ? vscode.l10n.t('{0} offer, bids from {1}{2}{3}', gpus, rate, vram, where)
-        : vscode.l10n.t('{0} offer, {1}{2}{3}', gpus, rate, vram, where),
-    };
+    this.accessibilityInformation = { label: offerSpoken(offer, bid) };
   }
 
   /** The price context line under the tooltip ("Price: 18% under the 7-day median for …"); plain text, the GPU name being the service's. */
@@ -63,22 +35,18 @@ export class OfferItem extends vscode.TreeItem {
   }
 }
 
-/** Header, "load more", "no results" and "relax" rows around the offers. */
+/** Header, "load more", "no results" and "relax" rows around the offers, as core/offers/viewRows.ts decided them. */
 class ActionItem extends vscode.TreeItem {
-  constructor(
-    label: string,
-    description: string,
-    icon: string,
-    command: vscode.Command | undefined,
-    readonly kind: 'filters' | 'more' | 'empty' | 'relax',
-    id: string,
-  ) {
-    super(label, vscode.TreeItemCollapsibleState.None);
-    this.id = id;
-    this.description = description;
-    this.iconPath = new vscode.ThemeIcon(icon);
-    this.command = command;
-    this.contextValue = kind;
+  readonly kind: OffersActionRow['kind'];
+  constructor(row: OffersActionRow) {
+    super(row.label, vscode.TreeItemCollapsibleState.None);
+    this.kind = row.kind;
+    this.id = row.id;
+    this.description = row.description;
+    this.iconPath = new vscode.ThemeIcon(row.icon);
+    this.command = row.command;
+    this.tooltip = row.tooltip;
+    this.contextValue = row.kind;
   }
 }
 
@@ -148,42 +116,14 @@ export class OffersView implements vscode.TreeDataProvider<OffersViewItem>, vsco
     this.setMessage(undefined);
     if (this.session.state.kind !== 'ready') return (this.items = []);
     const state = this.searchState;
-    const header = new ActionItem(
-      vscode.l10n.t('Filters'),
-      `${describeSearch(state)} · ${OFFER_SORTS[state.sort].label.toLowerCase()} · ${describeDiskPricing(state.query)}`,
-      'filter',
-      { title: vscode.l10n.t('Search Offers'), command: COMMANDS.searchOffers },
-      'filters',
-      'offers-filters',
-    );
-    header.tooltip = vscode.l10n.t(
-      'Click to change the filters. The query uses the same language as the marketplace CLI.\n\nEach price includes {0} GB of disk, the size a rent starts with; add allocated_storage=N to the query to price another size.',
-      searchDiskGb(state.query),
-    );
+    const header = new ActionItem(filtersRow(state));
     try {
-      const request = searchRequest(state);
-      const offers = await this.session.client.offers.search(request);
-      const bid = request.query.type === 'bid';
-      const rows: OffersViewItem[] = [header, ...offers.map((o) => new OfferItem(o, bid))];
+      const { offers, after, bid } = await offersRows((request) => this.session.client.offers.search(request), state);
       // Offers the answer held but that could not be read are left out; say so rather than hide it.
       const unreadable = unreadableRow(offers, 'offer', 'offers-unreadable');
-      if (unreadable) rows.push(unreadable);
-      // A full page, counting the offers left out, means there may be more.
-      if (mayLoadMore(state, offers.length + (unreadableOf(offers)?.dropped ?? 0))) {
-        rows.push(
-          new ActionItem(
-            vscode.l10n.t('Load more…'),
-            `showing ${offers.length}`,
-            'fold-down',
-            { title: vscode.l10n.t('Load More'), command: COMMANDS.loadMoreOffers },
-            'more',
-            'offers-more',
-          ),
-        );
-      }
-      if (offers.length === 0 && !unreadable) rows.push(...(await this.noResults(state)));
-      this.items = rows;
-      void this.addPriceContext(rows);
+      const rows: OffersViewItem[] = [header, ...offers.map((o) => new OfferItem(o, bid)), ...(unreadable ? [unreadable] : [])];
+      this.items = [...rows, ...after.map((row) => new ActionItem(row))];
+      void this.addPriceContext(this.items);
     } catch (error) {
       this.items = [];
       if (error instanceof ApiError && (error.kind === 'auth' || error.kind === 'network' || error.kind === 'timeout')) {
@@ -199,48 +139,6 @@ export class OffersView implements vscode.TreeDataProvider<OffersViewItem>, vsco
   dispose(): void {
     this.changed.dispose();
     this.searchChanged.dispose();
-  }
-
-  /** Tries the search without each filter in turn, and offers the ones that find something. */
-  private async noResults(state: OfferSearchState): Promise<OffersViewItem[]> {
-    const rows: OffersViewItem[] = [
-      new ActionItem(
-        vscode.l10n.t('No offers match these filters'),
-        vscode.l10n.t('relax one below'),
-        'info',
-        undefined,
-        'empty',
-        'offers-empty',
-      ),
-    ];
-    const candidates = relaxations(state.query).slice(0, MAX_RELAX_PROBES);
-    for (const candidate of candidates) {
-      const found = await this.session.client.offers.search(searchRequest({ ...state, query: candidate.without }, 1)).catch(() => []);
-      if (found.length === 0) continue;
-      rows.push(
-        new ActionItem(
-          vscode.l10n.t('Remove {0}', candidate.description),
-          vscode.l10n.t('finds offers'),
-          'debug-restart',
-          { title: vscode.l10n.t('Relax'), command: COMMANDS.searchOffers, arguments: [candidate.without] },
-          'relax',
-          `offers-relax-${candidate.field}`,
-        ),
-      );
-    }
-    if (rows.length === 1) {
-      rows.push(
-        new ActionItem(
-          vscode.l10n.t('Clear all filters'),
-          '',
-          'clear-all',
-          { title: vscode.l10n.t('Clear'), command: COMMANDS.clearOfferFilters },
-          'relax',
-          'offers-relax-all',
-        ),
-      );
-    }
-    return rows;
   }
 
   /** After the rows are shown, adds each offer's price context to its tooltip; a failure leaves the tooltips as they were. */

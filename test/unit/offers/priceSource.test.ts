@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { permissionsFor } from '../../../src/core/api/permissions';
-import { PRICE_CONTEXT_TTL_MS, PriceContextSource, statsWithin } from '../../../src/ui/priceContext';
+import { PRICE_CONTEXT_TTL_MS, PriceContextSource, statsWithin } from '../../../src/core/offers/priceSource';
 import { clientFor, DEMO_KEY, MemoryLogger, simulatorForSuite } from '../../support';
 
 describe('price context source (simulator)', () => {

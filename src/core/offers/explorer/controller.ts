@@ -1,0 +1,188 @@
+import type { Offer, SearchOffersRequest } from '../../api/offers';
+import { unreadableOf } from '../../api/unreadable';
+import { l10n } from '../../l10n';
+import type { Logger } from '../../log';
+import type { GpuPriceStats } from '../priceContext';
+import { mayLoadMore, parseQuery, searchRequest, withFilter, type OfferSearchState } from '../search';
+import { readColumnLayout, type ColumnLayout } from './columns';
+import { EXPLORER_PAGE_SIZE, nextPages, readWebviewMessage, type ExtensionMessage, type TimingName, type WebviewMessage } from './protocol';
+
+/*
+ * The Offer Explorer's decisions, apart from the webview panel: what each checked message from the
+ * webview does, which search's answer is shown, when the panel follows the Offers view's search,
+ * and what it says when a search fails. The ui (src/ui/explorer/panel.ts) owns the panel and
+ * hands this what it reads and acts through.
+ */
+
+/** What the explorer reads and acts through. */
+export interface ExplorerPort {
+  /** Posts to the webview (nothing when no panel is open). */
+  post(message: ExtensionMessage): void;
+  isOpen(): boolean;
+  signedIn(): boolean;
+  /** The Offers view's search, which the panel follows; setting it reloads the panel through `searchChanged`. */
+  search(): OfferSearchState;
+  setSearch(next: Partial<OfferSearchState>): Promise<void>;
+  searchOffers(request: SearchOffersRequest): Promise<Offer[]>;
+  /** Going rates per GPU model; never throws, a missing model is simply absent. */
+  priceStats?(gpuNames: string[]): Promise<Map<string, GpuPriceStats>>;
+  /** The rent command, with the offer (or an id the panel never listed); resolves with the new instance's id, if rented. */
+  rent(offer: Offer | number): Promise<number | undefined>;
+  copyText(text: string): Promise<void>;
+  readonly layout: { get(): unknown; set(layout: ColumnLayout): Promise<void> };
+  readonly logger: Logger;
+}
+
+/** What the webview measured last, per step: for the benchmark and the integration test. */
+export type ExplorerTimings = Partial<Record<TimingName, { ms: number; rows: number }>>;
+
+/** The panel as tests see it. */
+export interface ExplorerSnapshot {
+  readonly open: boolean;
+  /** How many times a webview said `ready` (opened, shown again after hiding, restored after a reload). */
+  readonly readyCount: number;
+  /** The query of the offers shown, and the offers. */
+  readonly query: string | undefined;
+  readonly shown: readonly Offer[];
+  /** What the panel says about the last search when it failed (the query stays). */
+  readonly error: string | undefined;
+  readonly timings: ExplorerTimings;
+}
+
+/**
+ * Searches with the Offers view's query (EXPLORER_PAGE_SIZE offers a page instead of the view's
+ * 50) and keeps the query in sync both ways. Everything the webview sends is checked
+ * (readWebviewMessage) before it is acted on; only the newest search's answer is shown.
+ */
+export class ExplorerController {
+  private pages = 1;
+  private offers: Offer[] = [];
+  private searchSeq = 0;
+  private ready = false;
+  private readyCount = 0;
+  private shownQuery: string | undefined;
+  private shownError: string | undefined;
+  /** The view's sort and query the panel last followed. */
+  private searchKey: string | undefined;
+  private readonly timingsSeen: ExplorerTimings = {};
+
+  constructor(private readonly port: ExplorerPort) {}
+
+  snapshot(): ExplorerSnapshot {
+    const { readyCount, offers: shown, shownQuery: query, shownError: error } = this;
+    return { open: this.port.isOpen(), readyCount, query, shown, error, timings: { ...this.timingsSeen } };
+  }
+
+  /** A new webview was attached (opened or restored): it is not ready until it says so. */
+  attached(): void {
+    this.ready = false;
+  }
+
+  /** The Offers view's search changed: its own "Load more" changes only its page count; the panel pages on its own. */
+  async searchChanged(search: OfferSearchState): Promise<void> {
+    const key = `${search.sort} ${search.query}`;
+    if (key === this.searchKey) return;
+    this.searchKey = key;
+    this.pages = 1;
+    if (this.port.isOpen() && this.ready) await this.load();
+  }
+
+  /** Handles what the webview sent, after checking it; a message it should not send is logged (its type only) and ignored. */
+  async receive(raw: unknown): Promise<void> {
+    const message = readWebviewMessage(raw);
+    if (!message) {
+      this.port.logger.warn(`Offer Explorer: ignored a message the webview should not send (${describe(raw)}).`);
+      return;
+    }
+    await this.handle(message);
+  }
+
+  private async handle(m: WebviewMessage): Promise<void> {
+    const { port } = this;
+    switch (m.type) {
+      case 'ready':
+        this.ready = true;
+        this.readyCount++;
+        port.post({ type: 'layout', layout: readColumnLayout(port.layout.get()) });
+        return this.load();
+      case 'setQuery':
+        // The view fires its change, which reloads the panel with the new query.
+        return m.query !== port.search().query ? port.setSearch({ query: m.query }) : this.load();
+      case 'loadMore': {
+        const pages = nextPages(this.pages);
+        if (pages === undefined) return;
+        this.pages = pages;
+        return this.load();
+      }
+      case 'rent': {
+        // An id the panel never listed is looked up by the rent command itself.
+        const rented = await port.rent(this.offers.find((o) => o.id === m.offerId) ?? m.offerId);
+        // A rented offer is no longer on offer: search again so the table says so.
+        if (typeof rented === 'number') await this.load();
+        return;
+      }
+      case 'copyId':
+        // Only the number reaches the clipboard; the message was checked to hold a positive integer.
+        await port.copyText(String(m.offerId));
+        port.post({ type: 'notice', text: l10n.t('Copied offer ID {0}', m.offerId) });
+        return;
+      case 'machineOffers':
+        return port.setSearch({ query: withFilter(port.search().query, 'machine_id', { eq: m.machineId }) });
+      case 'layout':
+        return port.layout.set(m.layout);
+      case 'timing':
+        this.timingsSeen[m.name] = { ms: m.ms, rows: m.rows };
+        port.logger.info(`Offer Explorer: ${m.name} of ${m.rows} offers took ${m.ms.toFixed(1)} ms in the webview.`);
+        return;
+    }
+  }
+
+  /** Searches with the view's query and this panel's page count; only the newest search's answer is shown. */
+  private async load(): Promise<void> {
+    const { port } = this;
+    const seq = ++this.searchSeq;
+    const search = port.search();
+    const query = search.query;
+    port.post({ type: 'loading', query });
+    if (!port.signedIn()) {
+      port.post({ type: 'error', query, message: l10n.t('GPU Rental: sign in to search offers (GPU Rental: Set API Key).') });
+      return;
+    }
+    try {
+      const request = searchRequest({ ...search, pages: this.pages }, EXPLORER_PAGE_SIZE);
+      const offers = await port.searchOffers(request);
+      if (seq !== this.searchSeq || !port.isOpen()) return;
+      const unreadable = unreadableOf(offers)?.dropped ?? 0;
+      this.offers = offers;
+      this.shownQuery = query;
+      this.shownError = undefined;
+      const canLoadMore =
+        nextPages(this.pages) !== undefined &&
+        mayLoadMore({ ...search, pages: this.pages }, offers.length + unreadable, EXPLORER_PAGE_SIZE);
+      const ownLimit = parseQuery(query).limit !== undefined;
+      // A plain copy: the list carries a hidden count of unreadable offers that need not travel.
+      port.post({ type: 'offers', query, offerType: request.query.type, offers: [...offers], unreadable, canLoadMore, ownLimit });
+      await this.sendPriceStats(offers, seq);
+    } catch (error) {
+      if (seq !== this.searchSeq) return;
+      const message = error instanceof Error ? error.message : String(error);
+      this.shownError = l10n.t('GPU Rental: the search failed: {0}. Change the query or try again.', message);
+      port.post({ type: 'error', query, message: this.shownError });
+    }
+  }
+
+  private async sendPriceStats(offers: readonly Offer[], seq: number): Promise<void> {
+    if (!this.port.priceStats || offers.length === 0) return;
+    const stats = await this.port.priceStats([...new Set(offers.map((o) => o.gpu_name))]);
+    if (seq !== this.searchSeq) return;
+    this.port.post({ type: 'priceStats', stats: Object.fromEntries(stats) });
+  }
+}
+
+/** A short, safe description of a refused message for the log: its type, never its content. */
+function describe(raw: unknown): string {
+  if (raw && typeof raw === 'object' && typeof (raw as { type?: unknown }).type === 'string') {
+    return `type ${JSON.stringify((raw as { type: string }).type.slice(0, 40))}`;
+  }
+  return typeof raw;
+}

@@ -1,0 +1,107 @@
+import assert from 'node:assert/strict';
+import type { Offer, SearchOffersRequest } from '../../../../src/core/api/offers';
+import { ExplorerController, type ExplorerPort } from '../../../../src/core/offers/explorer/controller';
+import type { ExtensionMessage } from '../../../../src/core/offers/explorer/protocol';
+import { DEFAULT_SEARCH, type OfferSearchState } from '../../../../src/core/offers/search';
+import { MemoryLogger, priceableOffer } from '../../../support';
+
+/** A port over a search the test answers; records what is posted, rented, copied and searched. */
+function fakePort(answer: (request: SearchOffersRequest) => Promise<Offer[]> = () => Promise.resolve([priceableOffer({ id: 11 })])) {
+  const posted: ExtensionMessage[] = [];
+  const rented: Array<Offer | number> = [];
+  const copied: string[] = [];
+  const requests: SearchOffersRequest[] = [];
+  let search: OfferSearchState = { ...DEFAULT_SEARCH };
+  const port: ExplorerPort = {
+    post: (m) => posted.push(m),
+    isOpen: () => true,
+    signedIn: () => true,
+    search: () => search,
+    setSearch: async (next) => {
+      search = { ...search, pages: 1, ...next };
+      await controller.searchChanged(search);
+    },
+    searchOffers: (request) => (requests.push(request), answer(request)),
+    rent: (offer) => (rented.push(offer), Promise.resolve(99)),
+    copyText: (text) => (copied.push(text), Promise.resolve()),
+    layout: { get: () => undefined, set: () => Promise.resolve() },
+    logger: new MemoryLogger(),
+  };
+  const controller = new ExplorerController(port);
+  return { controller, posted, rented, copied, requests, search: () => search, logger: port.logger as MemoryLogger };
+}
+
+const types = (posted: readonly ExtensionMessage[]) => posted.map((m) => m.type);
+
+describe('offers: the Offer Explorer controller', () => {
+  it('on ready: sends the column layout, then the offers of the view’s search', async () => {
+    const { controller, posted } = fakePort();
+    await controller.receive({ type: 'ready' });
+    assert.deepEqual(types(posted), ['layout', 'loading', 'offers']);
+    assert.deepEqual(
+      controller.snapshot().shown.map((o) => o.id),
+      [11],
+    );
+    assert.equal(controller.snapshot().readyCount, 1);
+  });
+
+  it('ignores (and logs the type of) a message the webview should not send', async () => {
+    const { controller, posted, logger } = fakePort();
+    await controller.receive({ type: 'runShell', command: 'rm -rf /' });
+    assert.deepEqual(posted, []);
+    assert.match(logger.lines.join('\n'), /ignored a message the webview should not send \(type "runShell"\)/);
+    assert.doesNotMatch(logger.lines.join('\n'), /rm -rf/);
+  });
+
+  it('a rent of a listed offer passes the offer; once rented, it searches again', async () => {
+    const { controller, rented, requests } = fakePort();
+    await controller.receive({ type: 'ready' });
+    await controller.receive({ type: 'rent', offerId: 11 });
+    assert.equal((rented[0] as Offer).id, 11);
+    await controller.receive({ type: 'rent', offerId: 12 });
+    assert.equal(rented[1], 12, 'an id it never listed goes to the rent command as it is');
+    assert.equal(requests.length, 3);
+  });
+
+  it('copies only the offer id, and says so', async () => {
+    const { controller, copied, posted } = fakePort();
+    await controller.receive({ type: 'copyId', offerId: 11 });
+    assert.deepEqual(copied, ['11']);
+    assert.deepEqual(posted, [{ type: 'notice', text: 'Copied offer ID 11' }]);
+  });
+
+  it("machine offers narrows the view's query to that machine, and the panel follows", async () => {
+    const { controller, search, posted } = fakePort();
+    await controller.receive({ type: 'ready' });
+    await controller.receive({ type: 'machineOffers', machineId: 42 });
+    assert.match(search().query, /machine_id=42/);
+    assert.equal(types(posted).filter((t) => t === 'offers').length, 2);
+  });
+
+  it('a failed search says what failed and what to do, keeping the query', async () => {
+    const { controller, posted } = fakePort(() => Promise.reject(new Error('the service is down')));
+    await controller.receive({ type: 'ready' });
+    assert.deepEqual(posted.at(-1), {
+      type: 'error',
+      query: '',
+      message: 'GPU Rental: the search failed: the service is down. Change the query or try again.',
+    });
+    assert.equal(controller.snapshot().error, 'GPU Rental: the search failed: the service is down. Change the query or try again.');
+  });
+
+  it('shows only the newest search when an older answer comes in late', async () => {
+    let release: (offers: Offer[]) => void = () => undefined;
+    const slow = new Promise<Offer[]>((resolve) => (release = resolve));
+    let calls = 0;
+    const { controller } = fakePort(() => (++calls === 1 ? slow : Promise.resolve([priceableOffer({ id: 2 })])));
+    const first = controller.receive({ type: 'ready' });
+    await controller.receive({ type: 'setQuery', query: 'num_gpus=2' });
+    release([priceableOffer({ id: 1 })]);
+    await first;
+    assert.deepEqual(
+      controller.snapshot().shown.map((o) => o.id),
+      [2],
+    );
+    assert.equal(controller.snapshot().query, 'num_gpus=2');
+  });
+});
