@@ -2,7 +2,6 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { Offer } from '../../src/core/api/offers';
 import type { RentPlan } from '../../src/core/rent/plan';
-import type { PickPrompt } from '../../src/ui/prompts';
 import { api, control, eventually, extensionApi, recordNotifications, recordQuickPicks, rentableOffers, signIn, sim } from './support';
 
 let n = 0;
@@ -143,17 +142,6 @@ describe('rent best match (failover)', () => {
     assert.equal(all.instances.find((i) => i.id === id)?.machine_id, offers[1]!.machine_id, 'rented on the second offer');
   });
 
-  it('declining the fallback’s price sends nothing for it', async () => {
-    await signIn();
-    const offers = await threeOffers();
-    const asked = await answer(offers.slice(0, 1), false);
-    const label = uniqueLabel();
-    const id = await vscode.commands.executeCommand<number | undefined>('gpuRental.rentBestMatch', searchOf(offers), plan(label));
-    assert.equal(id, undefined);
-    assert.equal(asked.length, 2);
-    assert.deepEqual(await instancesLabelled(label), []);
-  });
-
   it('stops at the limit the user set, with nothing rented, and says so', async () => {
     await vscode.workspace.getConfiguration('gpuRental').update('rent.failoverAttempts', 2, vscode.ConfigurationTarget.Global);
     await signIn();
@@ -178,14 +166,14 @@ describe('rent best match (failover)', () => {
     }
   });
 
-  it('on a saved search: by its name (the Saved Searches button), and picked when none is named', async () => {
+  it('on a saved search, by its name (the Saved Searches button)', async () => {
     const x = await signIn();
     const before = x.test.stored('savedSearches');
     const name = `it best match ${n++}`;
     const saveAs = (offers: readonly Offer[]) => x.test.store('savedSearches', [...before, { name, ...searchOf(offers) }]);
     try {
       // By name: the saved query decides which offers, in its order; the best is taken first.
-      let offers = await threeOffers();
+      const offers = await threeOffers();
       await saveAs(offers);
       await answer(offers.slice(0, 1), true);
       const label = uniqueLabel();
@@ -193,26 +181,6 @@ describe('rent best match (failover)', () => {
       assert.equal(typeof id, 'number');
       made.push(id!);
       assert.equal((await instancesLabelled(label))[0]?.machine_id, offers[1]!.machine_id);
-      restore?.();
-
-      // Not named: asked which, the current search first, then the saved ones.
-      offers = await threeOffers();
-      await saveAs(offers);
-      const choices: string[] = [];
-      restore = x.test.answerPrompts({
-        confirm: async () => true,
-        pick: async <T>(question: PickPrompt<T>) => {
-          choices.push(...question.items.map((i) => i.label));
-          return question.items.find((i) => i.label === `$(bookmark) ${name}`)?.value;
-        },
-      });
-      const other = uniqueLabel();
-      const picked = await vscode.commands.executeCommand<number | undefined>('gpuRental.rentBestMatch', undefined, plan(other));
-      assert.equal(typeof picked, 'number');
-      made.push(picked!);
-      assert.equal(choices[0], '$(search) Current search');
-      assert.ok(choices.includes(`$(bookmark) ${name}`));
-      assert.equal((await instancesLabelled(other))[0]?.machine_id, offers[0]!.machine_id, 'the saved search’s best offer');
     } finally {
       await x.test.store('savedSearches', before);
     }

@@ -1,21 +1,19 @@
 /**
  * The decisions of a rent, from the chosen offer to what the user is told: whether an earlier rent
- * blocks it, what it costs and whether the credit covers an hour, what the spend cap check and the
- * confirmation say, which start-up script is sent, and after the renter's answer, what happens next
+ * blocks it, what it costs and whether the credit covers an hour, what the spend cap check says
+ * (the confirmation: confirmation.ts), which start-up script is sent, and after the renter's answer, what happens next
  * and what the notification says. The rent command asks, shows and runs these; it decides nothing.
  */
 import type { Offer } from '../api/offers';
 import { formatDollars } from '../format';
 import { OnstartTooLong, withWatchdog } from '../idle/watchdog';
 import { presentOffer } from '../offers/present';
-import { priceContextPhrase, rentPriceContext, type GpuPriceStats } from '../offers/priceContext';
 import type { PendingRent } from './journal';
-import { describeLaunch, type LaunchMode } from './launchMode';
 import { rentOutcomeMessage } from './messages';
 import type { RentPlan } from './plan';
 import { quoteRent, type QuotePricing, type RentQuote } from './quote';
 import type { RentInfo, RentOutcome } from './renter';
-import { l10n, sentences } from '../l10n';
+import { l10n } from '../l10n';
 
 /** A notification's button (its label, in the display language) and what clicking it does. */
 export type RentAction =
@@ -92,47 +90,6 @@ export function priceRent(offer: Offer, disk: number, credit: number | undefined
         },
     capReason: l10n.t('rented: {0} costs {1}/h', description, perHour),
     info: { description, perHour: quote.totalPerHour },
-  };
-}
-
-/**
- * The modal confirmation for a rent that skipped the wizard (automation skips the wizard, not the
- * price). `templateMode` is the template's own launch mode when the plan has a template and it was read;
- * `priceStats`, when known, say how the price per GPU it pays (a bid's, for an interruptible rent)
- * compares with the model's going rate.
- */
-export function rentConfirmation(
-  offer: Offer,
-  plan: RentPlan,
-  quote: RentQuote,
-  credit: number | undefined,
-  templateMode: LaunchMode | undefined,
-  priceStats?: GpuPriceStats,
-): { title: string; detail: string; button: string } {
-  // Whole sentences, one message each: an interruptible rent says so first (it can stop at any
-  // time, and its disk bills while stopped), then the price, then what comes with the instance.
-  const money = [formatDollars(quote.gpuPerHour), formatDollars(quote.diskPerHour), plan.disk, formatDollars(quote.perDay)] as const;
-  const volume = plan.volume
-    ? plan.volume.create_new
-      ? l10n.t('With a new {0} GB volume (billed until deleted) at {1}.', plan.volume.size ?? '', plan.volume.mount_path)
-      : l10n.t('With volume {0} at {1}.', plan.volume.volume_id, plan.volume.mount_path)
-    : undefined;
-  const envNames = Object.keys(plan.env ?? {});
-  const priceContext = rentPriceContext(offer, quote.totalPerHour, priceStats);
-  return {
-    title: l10n.t('Rent {0} for {1}/h?', presentOffer(offer).label, formatDollars(quote.totalPerHour)),
-    detail: sentences(
-      plan.bid !== undefined && l10n.t('Interruptible: stopped if someone bids more; the disk still bills.'),
-      plan.bid === undefined
-        ? l10n.t('GPU {0}/h + disk {1}/h ({2} GB). About {3} per day.', ...money)
-        : l10n.t('GPU bid {0}/h + disk {1}/h ({2} GB). About {3} per day.', ...money),
-      priceContext && l10n.t('Price per GPU: {0}.', priceContextPhrase(priceContext, offer.gpu_name)),
-      volume,
-      plan.template && l10n.t('Template {0}: {1}.', plan.template, describeLaunch(plan, templateMode)),
-      envNames.length > 0 && l10n.t('Environment: {0} (values hidden).', envNames.join(', ')),
-      credit === undefined && l10n.t('The credit left is unknown, so this was not checked against it.'),
-    ),
-    button: l10n.t('Rent'),
   };
 }
 

@@ -1,4 +1,5 @@
-import type { Template } from '../api/templates';
+import type { Template, TemplatesApi } from '../api/templates';
+import type { Logger } from '../log';
 import { l10n } from '../l10n';
 
 /**
@@ -87,4 +88,21 @@ export function describeLaunch(plan: { template?: string; runtype?: RentRuntype 
 export function rentRuntype(plan: { template?: string; runtype?: RentRuntype }): RentRuntype | undefined {
   if (plan.template) return plan.runtype;
   return plan.runtype ?? 'ssh_proxy';
+}
+
+/** A template's own launch mode, read from the template search; undefined (and logged) when it cannot be read. */
+export async function readTemplateMode(
+  templates: Pick<TemplatesApi, 'search'>,
+  hash: string,
+  logger: Pick<Logger, 'warn'>,
+): Promise<LaunchMode | undefined> {
+  try {
+    const found = await templates.search({ selectFilters: { hash_id: { eq: hash } } });
+    const template = found.find((t) => t.hash_id === hash);
+    if (!template) logger.warn(`Template ${hash} was not among the templates this key can read; its launch mode is not known.`);
+    return template && templateLaunchMode(template);
+  } catch (error) {
+    logger.warn(`Could not read template ${hash} for its launch mode: ${String(error)}`);
+    return undefined;
+  }
 }

@@ -1,16 +1,18 @@
 import * as vscode from 'vscode';
 import type { Instance } from '../../core/api/instances';
 import type { Offer } from '../../core/api/offers';
-import { formatDollars } from '../../core/format';
 import { COMMANDS } from '../../core/ids';
-import { bidOf, bidRunsAgain, changeInstanceBid, isInterruptible, isOutbid, minBidNow, outbidDiskRate } from '../../core/instances/outbid';
 import type { InstancePoller } from '../../core/instances/poller';
-import { gpuSummary, instanceName } from '../../core/instances/names';
 import type { Logger } from '../../core/log';
-import { decimalText } from '../../core/numbers';
 import { presentOffer } from '../../core/offers/present';
-import { parseQuery } from '../../core/offers/search';
-import { BID_MIN, CHANGE_BID_MAX, checkBid, onDemandGpuPerHour, parseBid, suggestBid } from '../../core/rent/bid';
+import { onDemandGpuPerHour } from '../../core/rent/bid';
+import {
+  changeBidFlow,
+  moveToOnDemandQuestion,
+  onDemandAlternatives,
+  sameMachineOnDemand,
+  type BidNotice,
+} from '../../core/rent/changeBid';
 import type { Session } from '../../core/session/session';
 import { inputOf, type Prompts } from '../prompts';
 import type { BootStatus } from '../bootStatus';
@@ -74,77 +76,43 @@ function activeAccount(s: BidDeps, account: BidAccount): boolean {
   return false;
 }
 
-/** Asks the new bid, beside the current one, the machine's minimum and the on-demand price, and sends it. */
+/** Change Bid (src/core/rent/changeBid.ts), in VS Code's input box; the status bar follows a boot, the poller the rest. */
 async function changeBid(s: BidDeps, instance: Instance, suggested: number | undefined): Promise<string | undefined> {
-  const name = instanceName(instance);
-  if (!isInterruptible(instance)) {
-    void vscode.window.showInformationMessage(
-      vscode.l10n.t('GPU Rental: {0} rents on demand; only an interruptible instance has a bid to change.', name),
-    );
-    return undefined;
-  }
-  const bid = bidOf(instance);
-  const min = minBidNow(instance);
-  const outbid = isOutbid(instance);
-  const onDemand = await onDemandPrice(s, instance);
-  const start = suggested ?? (outbid && min !== undefined ? suggestBid(min) : bid);
-  const facts = [
-    bid === undefined ? undefined : `now ${formatDollars(bid)}/h`,
-    min === undefined ? undefined : vscode.l10n.t('minimum now {0}/h', formatDollars(min)),
-    onDemand === undefined ? vscode.l10n.t('on demand: not listed now') : vscode.l10n.t('on demand {0}/h', formatDollars(onDemand)),
-  ].filter((f): f is string => f !== undefined);
-  const bounds = { min: Math.max(min ?? BID_MIN, BID_MIN), max: CHANGE_BID_MAX };
-  const answer = await inputOf(s.prompts())({
-    title: vscode.l10n.t('GPU Rental: Change the bid of {0}', name),
-    prompt: outbid
-      ? vscode.l10n.t('Bid in $/h for the GPU part ({0}). A bid of at least the minimum runs it again.', facts.join(' · '))
-      : vscode.l10n.t('Bid in $/h for the GPU part ({0}). It is stopped when someone bids more.', facts.join(' · ')),
-    value: start === undefined ? '' : decimalText(start),
-    validate: (v) => checkBid(v, bounds),
-  });
-  if (answer === undefined) return undefined;
-  const price = parseBid(answer, bounds);
-  // A running instance adds the difference; an outbid one starts billing its GPU again at the new bid.
-  const adds = outbid ? price : Math.max(0, price - (bid ?? 0));
-  if (
-    adds > 0 &&
-    !(await s.spend.allows(s.poller, adds, vscode.l10n.t('changed: the bid of {0} would be {1}/h', name, formatDollars(price))))
-  )
-    return undefined;
-  const result = await changeInstanceBid(s.session.client.instances, instance, price);
-  const text = vscode.l10n.t('GPU Rental: {0}', result.message);
-  if (result.kind === 'done') void vscode.window.showInformationMessage(text);
-  else void vscode.window.showWarningMessage(text);
-  if (result.kind === 'done' && bidRunsAgain(instance, price)) s.boots.track(instance.id);
+  const end = await changeBidFlow(
+    {
+      ask: { input: inputOf(s.prompts()) },
+      onDemandPrice: (i) => onDemandPrice(s, i),
+      allowsSpend: (perHour, reason) => s.spend.allows(s.poller, perHour, reason),
+      instances: s.session.client.instances,
+    },
+    instance,
+    suggested,
+  );
+  if (!end) return undefined;
+  show(end.notice);
+  if (!end.sent) return undefined;
+  if (end.sent.follow === 'boot') s.boots.track(instance.id);
   else s.poller.watch(instance.id);
   void s.poller.refresh();
-  return result.kind;
+  return end.sent.kind;
+}
+
+function show(notice: BidNotice): void {
+  if (notice.severity === 'info') void vscode.window.showInformationMessage(notice.text);
+  else void vscode.window.showWarningMessage(notice.text);
 }
 
 /** What the instance's machine costs on demand for its GPU part, when an offer of it is listed; undefined otherwise. */
 async function onDemandPrice(s: BidDeps, instance: Instance): Promise<number | undefined> {
-  if (instance.machine_id === undefined || instance.machine_id === null) return undefined;
+  const request = sameMachineOnDemand(instance);
+  if (!request) return undefined;
   try {
-    const [offer] = await s.session.client.offers.search({
-      query: {
-        filters: { machine_id: { eq: instance.machine_id }, ...sameGpus(instance) },
-        order: [['dph_total', 'asc']],
-        type: 'on-demand',
-      },
-      limit: 1,
-    });
+    const [offer] = await s.session.client.offers.search(request);
     return offer ? onDemandGpuPerHour(offer, false) : undefined;
   } catch (error) {
     s.logger.warn(`Could not read the on-demand price of machine ${instance.machine_id}: ${String(error)}`);
     return undefined;
   }
-}
-
-function sameGpus(instance: Instance): Record<string, { eq: string | number }> {
-  return {
-    ...(instance.gpu_name ? { gpu_name: { eq: instance.gpu_name } } : {}),
-    ...(instance.num_gpus ? { num_gpus: { eq: instance.num_gpus } } : {}),
-  };
 }
 
 /**
@@ -153,38 +121,12 @@ function sameGpus(instance: Instance): Record<string, { eq: string | number }> {
  * moves.
  */
 async function moveToOnDemand(s: BidDeps, instance: Instance): Promise<number | undefined> {
-  const gpus = gpuSummary(instance);
-  const defaults = parseQuery('');
-  const offers: Offer[] = await s.session.client.offers.search({
-    query: { ...defaults, filters: { ...defaults.filters, ...sameGpus(instance) }, order: [['dph_total', 'asc']], type: 'on-demand' },
-    limit: 20,
-  });
-  if (offers.length === 0) {
-    void vscode.window.showInformationMessage(
-      vscode.l10n.t(
-        'GPU Rental: no on-demand {0} offer is listed now. Search the Offers view with other filters, or raise the bid (Change Bid…).',
-        gpus,
-      ),
-    );
-    return undefined;
-  }
-  const disk = outbidDiskRate(instance);
+  const offers: Offer[] = await s.session.client.offers.search(onDemandAlternatives(instance));
+  const question = moveToOnDemandQuestion(instance, offers);
+  if ('notice' in question) return (show(question.notice), undefined);
   const picked = await vscode.window.showQuickPick(
     offers.map((offer) => ({ ...presentOffer(offer), offer })),
-    {
-      title: vscode.l10n.t('GPU Rental: Move {0} to an on-demand {1}', instanceName(instance), gpus),
-      placeHolder:
-        disk === undefined
-          ? vscode.l10n.t(
-              'The outbid instance is kept, billing its disk, until you destroy it. Copy Folder to Another Instance moves its data.',
-            )
-          : vscode.l10n.t(
-              'The outbid instance is kept, billing its disk {0}/h, until you destroy it. Copy Folder to Another Instance moves its data.',
-              formatDollars(disk),
-            ),
-      matchOnDescription: true,
-      ignoreFocusOut: true,
-    },
+    { title: question.title, placeHolder: question.placeholder, matchOnDescription: true, ignoreFocusOut: true },
   );
   if (!picked) return undefined;
   return vscode.commands.executeCommand<number | undefined>(COMMANDS.rentOffer, picked.offer.id);

@@ -13,7 +13,7 @@ import { explorerCommands } from '../explorer/commands';
 import { offerCommands } from './offers';
 import { profileCommands } from './profiles';
 import { registerCommands, type CommandDefinition } from './registry';
-import { RentGate, rentCommands } from './rent';
+import { rentCommands, windowRentGate } from './rent';
 import { searchCommands } from './searches';
 import { rentBestMatchCommands } from './rentBestMatch';
 import { secretCommands } from './secrets';
@@ -57,7 +57,7 @@ export function registerAllCommands(s: Services): vscode.Disposable[] {
     prompts,
     logger,
     log,
-    gate: new RentGate(renter),
+    gate: windowRentGate(renter),
     priceContext: s.priceContext,
   };
   // The Account view marks the key GPU Rental is signed in with, when it was created here.

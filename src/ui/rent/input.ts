@@ -1,38 +1,41 @@
 import * as vscode from 'vscode';
+import {
+  BACK,
+  CANCEL,
+  type InputStepOptions,
+  type PickItem,
+  type PickStepOptions,
+  type StepContext,
+  type StepResult,
+  type Steps,
+} from '../../core/rent/steps';
 
-/** What a step of a multi-step input returns besides its value. */
-export const BACK = Symbol('back');
-export const CANCEL = Symbol('cancel');
-export type StepResult<T> = T | typeof BACK | typeof CANCEL;
+type QuickItem<T> = vscode.QuickPickItem & { value?: T };
 
-export interface StepContext {
-  title: string;
-  step: number;
-  totalSteps: number;
-}
+/** The rent wizard's steps as VS Code's quick pick and input box, each with the Back button from step 2. */
+export const quickInputSteps: Steps = { pick: pickStep, input: inputStep };
 
-export interface PickItem<T> extends vscode.QuickPickItem {
-  value?: T;
+function toQuickItem<T>(item: PickItem<T>): QuickItem<T> {
+  if (item.separator) return { label: item.label, kind: vscode.QuickPickItemKind.Separator };
+  return { label: item.label, description: item.description, detail: item.detail, value: item.value };
 }
 
 /**
  * One quick pick as a step: the Back button (from step 2) goes back, Escape cancels, and when
  * `acceptTyped` is given, text that matches no item is accepted as a value of its own.
  */
-export function pickStep<T>(
-  ctx: StepContext,
-  options: { placeholder: string; items: PickItem<T>[]; acceptTyped?: (text: string) => T | undefined; activeValue?: T },
-): Promise<StepResult<T>> {
-  const qp = vscode.window.createQuickPick<PickItem<T>>();
+function pickStep<T>(ctx: StepContext, options: PickStepOptions<T>): Promise<StepResult<T>> {
+  const qp = vscode.window.createQuickPick<QuickItem<T>>();
+  const items = options.items.map(toQuickItem);
   qp.title = ctx.title;
   qp.step = ctx.step;
   qp.totalSteps = ctx.totalSteps;
   qp.placeholder = options.placeholder;
-  qp.items = options.items;
+  qp.items = items;
   qp.ignoreFocusOut = true;
   qp.matchOnDescription = true;
   if (ctx.step > 1) qp.buttons = [vscode.QuickInputButtons.Back];
-  const active = options.items.find((i) => i.value !== undefined && i.value === options.activeValue);
+  const active = items.find((i) => i.value !== undefined && i.value === options.activeValue);
   if (active) qp.activeItems = [active];
   return new Promise((resolve) => {
     let settled = false;
@@ -62,18 +65,8 @@ export function pickStep<T>(
   });
 }
 
-/** One input box as a step; `describe` rewrites the prompt as the user types (e.g. a price). */
-export function inputStep(
-  ctx: StepContext,
-  options: {
-    prompt: string;
-    value: string;
-    placeholder?: string;
-    validate?: (v: string) => string | undefined;
-    describe?: (v: string) => string;
-    password?: boolean;
-  },
-): Promise<StepResult<string>> {
+/** One input box as a step; `describe` adds a sentence to the prompt as the user types (e.g. a price). */
+function inputStep(ctx: StepContext, options: InputStepOptions): Promise<StepResult<string>> {
   const box = vscode.window.createInputBox();
   box.title = ctx.title;
   box.step = ctx.step;
@@ -84,7 +77,8 @@ export function inputStep(
   box.password = options.password ?? false;
   if (ctx.step > 1) box.buttons = [vscode.QuickInputButtons.Back];
   const update = () => {
-    box.prompt = options.describe ? `${options.prompt} ${options.describe(box.value)}` : options.prompt;
+    const said = options.describe?.(box.value);
+    box.prompt = said ? `${options.prompt} ${said}` : options.prompt;
     box.validationMessage = options.validate?.(box.value);
   };
   update();

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { inspect } from 'node:util';
 import type { Offer } from '../../../src/core/api/offers';
-import { rentConfirmation } from '../../../src/core/rent/flow';
+import { rentConfirmation } from '../../../src/core/rent/confirmation';
 import type { PendingRent } from '../../../src/core/rent/journal';
 import { rentRequest, type RentPlan } from '../../../src/core/rent/plan';
-import { quoteRent } from '../../../src/core/rent/quote';
 import { call, clientFor, DEMO_KEY, failure, mockedApi, obj, priceableOffer, simulatorForSuite } from '../../support';
 import { accountAt, renterFor } from '../rent/kit';
 
@@ -22,8 +21,7 @@ describe("a rent's own environment variables", () => {
 
   it("show on an automation rent's confirmation by name, never by value", () => {
     const offer: Offer = priceableOffer();
-    const quote = quoteRent(offer, 10, 100);
-    const { detail } = rentConfirmation(offer, { ...plan, env: { HF_TOKEN: TOKEN } }, quote, 100, undefined);
+    const { detail } = rentConfirmation({ offer, plan: { ...plan, env: { HF_TOKEN: TOKEN } }, credit: 100, templateMode: undefined });
     assert.match(detail, / Environment: HF_TOKEN \(values hidden\)\.$/);
     assert.ok(!detail.includes(TOKEN));
   });

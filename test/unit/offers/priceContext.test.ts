@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { GpuHistory, GpuMetric } from '../../../src/core/api/metrics';
-import { rentConfirmation } from '../../../src/core/rent/flow';
+import { rentConfirmation } from '../../../src/core/rent/confirmation';
 import { quoteRent } from '../../../src/core/rent/quote';
 import { priceableOffer } from '../../support';
 import {
@@ -157,7 +157,7 @@ describe('price context in the rent confirmation', () => {
     const plan = { image: 'ubuntu:22.04', disk: 40, label: 'train' };
     const quote = quoteRent(offer, 40, 100);
     const going = stats({ gpuName: offer.gpu_name, median7d: 0.61 });
-    const { detail } = rentConfirmation(offer, plan, quote, 100, undefined, going);
+    const { detail } = rentConfirmation({ offer, plan, credit: 100, templateMode: undefined, priceStats: going });
     // What the rent pays for this disk ($0.41/h), not the listed price for the searched disk.
     assert.equal(
       detail,
@@ -166,6 +166,9 @@ describe('price context in the rent confirmation', () => {
     assert.equal(rentPriceContext(offer, quote.totalPerHour, going)?.percent, 33);
     // An interruptible rent compares its bid: $0.20 + $0.01 disk against $0.61.
     assert.equal(rentPriceContext(offer, 0.21, going)?.text, '66% under the 7-day median');
-    assert.equal(rentConfirmation(offer, plan, quote, 100, undefined).detail, 'GPU $0.400/h + disk $0.010/h (40 GB). About $9.84 per day.');
+    assert.equal(
+      rentConfirmation({ offer, plan, credit: 100, templateMode: undefined }).detail,
+      'GPU $0.400/h + disk $0.010/h (40 GB). About $9.84 per day.',
+    );
   });
 });

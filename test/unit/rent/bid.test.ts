@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import type { Offer } from '../../../src/core/api/offers';
 import { checkBid, minBidOf, onDemandGpuPerHour, parseBid, suggestBid } from '../../../src/core/rent/bid';
-import { rentConfirmation, priceRent } from '../../../src/core/rent/flow';
+import { rentConfirmation } from '../../../src/core/rent/confirmation';
+import { priceRent } from '../../../src/core/rent/flow';
 import { rentRequest } from '../../../src/core/rent/plan';
 import { quoteRent } from '../../../src/core/rent/quote';
 
@@ -79,7 +80,8 @@ describe('rent: bids', () => {
     assert.equal(rentRequest(plan, undefined).price, 0.25);
     assert.equal('price' in rentRequest({ ...plan, bid: undefined }, undefined), false, 'on demand sends no price');
     const { quote } = priceRent(bidListed, 10, 10, { bid: 0.25 });
-    const { detail } = rentConfirmation(bidListed, plan, quote, 10, undefined);
+    const { detail, quote: shown } = rentConfirmation({ offer: bidListed, plan, credit: 10, templateMode: undefined });
+    assert.deepEqual(shown, quote, 'the confirmation shows the price the rent is checked at');
     assert.match(detail, /^Interruptible: stopped if someone bids more; the disk still bills\. GPU bid \$0\.250\/h/);
   });
 });

@@ -4,15 +4,8 @@ import type { Offer } from '../../../src/core/api/offers';
 import { ONSTART_MAX_CHARS } from '../../../src/core/api/limits';
 import { WATCHDOG_BEGIN } from '../../../src/core/idle/watchdog';
 import { presentOffer } from '../../../src/core/offers/present';
-import {
-  NO_ACCOUNT_NOTICE,
-  priceRent,
-  rentConfirmation,
-  rentEnd,
-  rentOnstart,
-  unsettledNotice,
-  type IdleStopSettings,
-} from '../../../src/core/rent/flow';
+import { NO_ACCOUNT_NOTICE, priceRent, rentEnd, rentOnstart, unsettledNotice, type IdleStopSettings } from '../../../src/core/rent/flow';
+import { rentConfirmation } from '../../../src/core/rent/confirmation';
 import type { PendingRent } from '../../../src/core/rent/journal';
 import type { LaunchMode } from '../../../src/core/rent/launchMode';
 import { rentRequest, type RentPlan } from '../../../src/core/rent/plan';
@@ -55,33 +48,23 @@ describe('rent flow: before anything is sent', () => {
   });
 
   it('has automation confirm the price, with the volume, the template mode and an unknown credit', () => {
-    const quote = quoteRent(offer, 40, 100);
-    assert.deepEqual(rentConfirmation(offer, plan, quote, 100, undefined), {
-      title: `Rent ${label} for $0.410/h?`,
-      detail: 'GPU $0.400/h + disk $0.010/h (40 GB). About $9.84 per day.',
-      button: 'Rent',
-    });
-    const withVolume = rentConfirmation(
-      offer,
-      { ...plan, volume: { create_new: true, volume_id: 9, size: 50, mount_path: '/data' } },
-      quote,
-      undefined,
-      undefined,
+    const confirm = (p: RentPlan, credit: number | undefined, templateMode?: LaunchMode) =>
+      rentConfirmation({ offer, plan: p, credit, templateMode });
+    const { title, detail, button, quote } = confirm(plan, 100);
+    assert.deepEqual(
+      { title, detail, button },
+      { title: `Rent ${label} for $0.410/h?`, detail: 'GPU $0.400/h + disk $0.010/h (40 GB). About $9.84 per day.', button: 'Rent' },
     );
+    assert.deepEqual(quote, quoteRent(offer, 40, 100));
+    const withVolume = confirm({ ...plan, volume: { create_new: true, volume_id: 9, size: 50, mount_path: '/data' } }, undefined);
     assert.equal(
       withVolume.detail,
       'GPU $0.400/h + disk $0.010/h (40 GB). About $9.84 per day. With a new 50 GB volume (billed until deleted) at /data. The credit left is unknown, so this was not checked against it.',
     );
-    const existing = rentConfirmation(
-      offer,
-      { ...plan, volume: { create_new: false, volume_id: 7, mount_path: '/w' } },
-      quote,
-      1,
-      undefined,
-    );
+    const existing = confirm({ ...plan, volume: { create_new: false, volume_id: 7, mount_path: '/w' } }, 1);
     assert.match(existing.detail, / With volume 7 at \/w\.$/);
     const jupyter: LaunchMode = { kind: 'jupyter', direct: false, text: 'Jupyter' };
-    const template = rentConfirmation(offer, { disk: 40, label: 't', template: 'abc123' }, quote, 1, jupyter);
+    const template = confirm({ disk: 40, label: 't', template: 'abc123' }, 1, jupyter);
     assert.match(template.detail, / Template abc123: Jupyter, as the template says\.$/);
   });
 });
