@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 
 /** The first commit made under CONTRIBUTING.md's rules; older subjects are history. */
@@ -47,5 +48,30 @@ describe('commit messages', () => {
     assert.deepEqual(long, [], 'shorten these subjects (git commit --amend before pushing)');
     const noBlank = commits.filter((c) => c.second !== undefined && c.second !== '').map((c) => `${c.hash} ${c.subject}`);
     assert.deepEqual(noBlank, [], 'leave a blank line between the subject and the body');
+  });
+});
+
+/** CONTRIBUTING.md's test rule: a test that draws random numbers cannot be rerun as it failed (fast-check takes a seed). */
+describe('tests', () => {
+  it('draw no Math.random', () => {
+    const files = git('ls-files', '--cached', '--others', '--exclude-standard', 'test/*.ts')
+      .split('\n')
+      .filter((f) => f && !f.startsWith('test/bench/'));
+    assert.ok(files.length > 50, `git listed ${files.length} test files`);
+    const drawing = files.filter((f) => /Math\.random\s*\(/.test(readFileSync(f, 'utf8')));
+    assert.deepEqual(drawing, [], 'use a counter, the process id or a seeded fast-check property');
+  });
+});
+
+/** ARCHITECTURE.md's size rule: a file over 400 lines holds more than one thing; split it by meaning. */
+describe('source files', () => {
+  it('are at most 400 lines each', () => {
+    const files = git('ls-files', '--cached', '--others', '--exclude-standard', 'src/*.ts').split('\n').filter(Boolean);
+    assert.ok(files.length > 100, `git listed ${files.length} source files`);
+    const long = files
+      .map((f) => ({ f, lines: readFileSync(f, 'utf8').split('\n').length - 1 }))
+      .filter(({ lines }) => lines > 400)
+      .map(({ f, lines }) => `${f}: ${lines}`);
+    assert.deepEqual(long, [], 'split these by meaning');
   });
 });

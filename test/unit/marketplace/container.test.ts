@@ -33,7 +33,8 @@ import {
 const run = promisify(execFile);
 
 /** A word no other process or file on this machine has. */
-const unique = () => `${process.pid}${Date.now() % 100_000}${Math.floor(Math.random() * 1000)}`;
+let uniques = 0;
+const unique = () => `${process.pid}${Date.now() % 100_000}${uniques++}`;
 
 (sshdAvailable() ? describe : describe.skip)('marketplace: each running instance is a container', function () {
   this.timeout(60_000);

@@ -131,7 +131,7 @@ describe('the forwards of a window', () => {
   let instanceId: number;
   let web: HttpServer;
   let webPort: number;
-  const BODY = `hello from the instance ${Math.random().toString(36).slice(2)}`;
+  const BODY = `hello from the instance, test process ${process.pid}`;
   const started: PortForward[] = [];
 
   before(async () => {
