@@ -8,16 +8,16 @@ export interface Notice<A extends string = never> {
   actions?: readonly A[];
 }
 
-const SHOW = {
-  info: vscode.window.showInformationMessage,
-  warning: vscode.window.showWarningMessage,
-  error: vscode.window.showErrorMessage,
-} as const;
+/** The window's function for a severity, read at each call (a test may wrap the window's functions). */
+function showerOf(severity: Notice['severity']): typeof vscode.window.showInformationMessage {
+  if (severity === 'error') return vscode.window.showErrorMessage;
+  return severity === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+}
 
 /** Shows a core flow's notice (nothing for undefined); resolves with the button picked. */
 export async function notify<A extends string>(notice: Notice<A> | undefined, label?: (action: A) => string): Promise<A | undefined> {
   if (!notice) return undefined;
-  const show = SHOW[notice.severity];
+  const show = showerOf(notice.severity);
   if (!notice.actions?.length || !label) {
     void show(notice.text);
     return undefined;
