@@ -115,11 +115,11 @@ export const SETTINGS = {
 export const CONTEXT = {
   /** The session's state kind: noKey, checking, ready, rejected or unreachable. */
   state: 'gpuRental.state',
-  /** In a Remote-SSH window on one of the account's instances: its phase (running, stopped ...); unset elsewhere (src/ui/remoteWindow.ts). */
+  /** In a Remote-SSH window on one of the account's instances: its phase (running, stopped ...); unset elsewhere (src/ui/status/remoteWindow.ts). */
   remoteInstance: 'gpuRental.remoteInstance',
   /** In such a window, whether the instance was launched with Jupyter. */
   remoteInstanceJupyter: 'gpuRental.remoteInstanceJupyter',
-  /** The Get Started walkthrough's steps done by the real action (src/ui/walkthrough.ts): set once true, never reset. */
+  /** The Get Started walkthrough's steps done by the real action (src/ui/host/walkthrough.ts): set once true, never reset. */
   offersListed: 'gpuRental.walkthrough.offersListed',
   rented: 'gpuRental.walkthrough.rented',
   stopped: 'gpuRental.walkthrough.stopped',

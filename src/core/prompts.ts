@@ -1,6 +1,6 @@
 /**
  * The questions a flow asks the user, as a port: core flows ask through it and never see a
- * QuickPick or a dialog. `src/ui/prompts.ts` answers it with VS Code's boxes; unit tests answer it
+ * QuickPick or a dialog. `src/ui/pickers/prompts.ts` answers it with VS Code's boxes; unit tests answer it
  * with a script (`test/support/scriptedAsk.ts`); integration tests replace the answers through the
  * test API (`answerPrompts`).
  */

@@ -10,39 +10,39 @@ import { CostTracker } from '../core/billing/costs';
 import { InstancePoller } from '../core/instances/poller';
 import { Renter } from '../core/rent/renter';
 import { RentJournal } from '../core/rent/journal';
-import { PendingRents, journalStorage } from './pendingRents';
+import { PendingRents, journalStorage } from './guards/pendingRents';
 import { PortForwards } from '../core/ssh/forward';
 import type { SshConfigManager } from '../core/ssh/manager';
 import type { SshConnector } from '../core/ssh/connector';
 import type { InstanceCleanup } from '../core/ssh/instanceCleanup';
-import { createSsh, type Ssh } from './ssh';
-import { vscodeHandoff, type RemoteHandoff } from './remote';
-import { AccountStatus } from './accountStatus';
-import { SpendGuard } from './spendGuard';
-import { IdleGuard } from './idleGuard';
-import { Profiles } from './profiles';
-import { BootStatus } from './bootStatus';
-import { modalPrompts, type Prompts } from './prompts';
-import { config } from './config';
-import { channelLogger } from './log';
+import { createSsh, type Ssh } from './host/ssh';
+import { vscodeHandoff, type RemoteHandoff } from './host/remote';
+import { AccountStatus } from './status/accountStatus';
+import { SpendGuard } from './guards/spendGuard';
+import { IdleGuard } from './guards/idleGuard';
+import { Profiles } from './host/profiles';
+import { BootStatus } from './status/bootStatus';
+import { modalPrompts, type Prompts } from './pickers/prompts';
+import { config } from './host/config';
+import { channelLogger } from './output/log';
 import { showApiError, type ShowError } from './commands/errors';
-import { followApiUrlSetting, followSession, windowProfile } from './sessionFollower';
-import { clientFactory } from './clients';
-import { SearchWatcherUi } from './searchWatcher';
-import { SecretKeyStore } from './secrets';
-import { TreeViews } from './treeViews';
+import { followApiUrlSetting, followSession, windowProfile } from './host/sessionFollower';
+import { clientFactory } from './host/clients';
+import { SearchWatcherUi } from './host/searchWatcher';
+import { SecretKeyStore } from './host/secrets';
+import { TreeViews } from './views/treeViews';
 import type { InstancesView } from './views/instancesView';
 import type { OffersView } from './views/offersView';
-import { OfferExplorer } from './explorer/panel';
+import { OfferExplorer } from './views/explorerPanel';
 import type { AccountView } from './views/account/accountView';
 import { JobMemory } from '../core/jobs/memory';
-import { Jobs } from './jobs/jobs';
-import { OutbidNotifier } from './outbid';
-import { PriceContextSource } from './priceContext';
-import { RemoteWindow } from './remoteWindow';
-import { LinkHandler } from './uriHandler';
-import { InstanceLogChannels, LogFollowers } from './instanceLogs';
-import { walkthroughProgress } from './walkthrough';
+import { Jobs } from './views/jobItems';
+import { OutbidNotifier } from './guards/outbid';
+import { PriceContextSource } from '../core/offers/priceSource';
+import { RemoteWindow } from './status/remoteWindow';
+import { LinkHandler } from './host/uriHandler';
+import { InstanceLogChannels, LogFollowers } from './output/instanceLogs';
+import { walkthroughProgress } from './host/walkthrough';
 
 /**
  * The composition root: builds every long-lived object of the extension once, in `activate`, and
@@ -100,7 +100,7 @@ export class Services implements vscode.Disposable {
   readonly explorer: OfferExplorer;
   /** The Remote-SSH window on an instance this window is, if it is one: the remote indicator's menu follows it. */
   readonly remoteWindow: RemoteWindow;
-  /** Opens vscode://<publisher>.<name>/connect links (src/ui/uriHandler.ts). */
+  /** Opens vscode://<publisher>.<name>/connect links (src/ui/host/uriHandler.ts). */
   readonly links: LinkHandler;
   /** One output channel per instance for its log (Show Instance Logs, Follow Instance Logs). */
   readonly logChannels = this.own(new InstanceLogChannels());

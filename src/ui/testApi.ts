@@ -2,18 +2,18 @@ import type * as vscode from 'vscode';
 import type { Instance } from '../core/api/instances';
 import type { SessionStateKind } from '../core/session/session';
 import type { Stored, StoredKey } from '../core/stored';
-import type { Prompts } from './prompts';
-import { modalPrompts } from './prompts';
-import { vscodeHandoff, type RemoteHandoff } from './remote';
-import type { OutbidNotice } from './outbid';
+import type { Prompts } from './pickers/prompts';
+import { modalPrompts } from './pickers/prompts';
+import { vscodeHandoff, type RemoteHandoff } from './host/remote';
+import type { OutbidNotice } from './guards/outbid';
 import type { Services } from './services';
 import type { InstancesViewItem } from './views/instancesView';
 import type { OffersViewItem } from './views/offersView';
-import type { ExplorerSnapshot } from './explorer/panel';
+import type { ExplorerSnapshot } from './views/explorerPanel';
 import type { AccountViewItem } from './views/account/accountView';
-import type { RemoteWindowState } from './remoteWindow';
-import type { LinkOutcome } from './uriHandler';
-import type { FollowedLog } from './instanceLogs';
+import type { RemoteWindowState } from './status/remoteWindow';
+import type { LinkOutcome } from './host/uriHandler';
+import type { FollowedLog } from './output/instanceLogs';
 
 /** Undoes a replacement made through the test API. */
 export type Restore = () => void;

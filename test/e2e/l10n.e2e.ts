@@ -23,9 +23,9 @@ const CORE_MESSAGE = 'rentable, verified machines';
 const CORE_TOOLTIP_MESSAGE = 'Disk space';
 /** Also on the Offers filter row (offers/search.ts), left out of the translation: it must show in English. */
 const MISSING_MESSAGE = 'prices include {0} disk';
-/** src/ui/accountStatus.ts: the credit item's tooltip. */
+/** src/ui/status/accountStatus.ts: the credit item's tooltip. */
 const UI_MESSAGE = 'Signed in as {0}';
-/** src/ui/accountStatus.ts: what a screen reader says for the credit item. */
+/** src/ui/status/accountStatus.ts: what a screen reader says for the credit item. */
 const UI_SPOKEN = 'GPU Rental account: {0}';
 /** package.nls.json keys left out of the translation: the Account view keeps its English name. */
 const MISSING_MANIFEST_KEY = 'view.gpuRental.account.name';

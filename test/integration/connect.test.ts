@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import * as vscode from 'vscode';
 import type { Offer } from '../../src/core/api/offers';
-import type { RemoteHandoff } from '../../src/ui/remote';
+import type { RemoteHandoff } from '../../src/ui/host/remote';
 import { always, api, eventually, extensionApi, extensionLog, signIn, sim } from './support';
 
 const run = promisify(execFile);

@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import * as vscode from 'vscode';
-import type { RemoteHandoff } from '../../src/ui/remote';
+import type { RemoteHandoff } from '../../src/ui/host/remote';
 import {
   api,
   eventually,

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { Offer } from '../../src/core/api/offers';
 import type { RentPlan } from '../../src/core/rent/plan';
-import type { InputPrompt } from '../../src/ui/prompts';
+import type { InputPrompt } from '../../src/ui/pickers/prompts';
 import { api, control, eventually, extensionApi, recordNotifications, signIn, sim } from './support';
 
 interface Listed extends Offer {

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { JobItem } from '../../src/ui/jobs/jobs';
+import type { JobItem } from '../../src/ui/views/jobItems';
 import { api, eventually, extensionApi, instanceStatus, recordNotifications, rentedAndRunning, signIn, sim } from './support';
 
 /** The jobs of this suite live here on the instance, never in a home folder (the simulator's instances may share this machine's). */

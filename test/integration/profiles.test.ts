@@ -4,7 +4,7 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import * as vscode from 'vscode';
-import type { RemoteHandoff } from '../../src/ui/remote';
+import type { RemoteHandoff } from '../../src/ui/host/remote';
 import { api, control, eventually, extensionApi, rentableOffers, signIn, sim } from './support';
 
 const run = promisify(execFile);

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import * as vscode from 'vscode';
-import type { RemoteHandoff } from '../../src/ui/remote';
+import type { RemoteHandoff } from '../../src/ui/host/remote';
 import {
   EXTENSION_ID,
   api,
@@ -34,7 +34,7 @@ function observedHandoff(): { handoff: RemoteHandoff; opened: string[] } {
 // code-server has no Remote-SSH and cannot show the remote indicator's menu, so these tests read
 // its contribution from the manifest and run each of its commands in a window taken to be on an
 // instance (testApi.pretendRemoteInstance), the state a real Remote-SSH window derives from its
-// remote authority (src/ui/remote.ts windowAlias, unit-tested in test/unit/ssh/remoteWindow.test.ts).
+// remote authority (src/ui/host/remote.ts windowAlias, unit-tested in test/unit/ssh/remoteWindow.test.ts).
 describe('in a Remote-SSH window on an instance: the remote indicator menu', function () {
   this.timeout(120_000);
   let id: number;

@@ -5,7 +5,7 @@ import * as assert from 'node:assert/strict';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { config } from '../../src/ui/config';
+import { config } from '../../src/ui/host/config';
 import { eventually, extensionApi, setApiUrl, sim } from './support';
 
 const setUser = (key: string, value: unknown) => vscode.workspace.getConfiguration().update(key, value, vscode.ConfigurationTarget.Global);

@@ -75,3 +75,13 @@ describe('source files', () => {
     assert.deepEqual(long, [], 'split these by meaning');
   });
 });
+
+/** ARCHITECTURE.md's rooms: a command module registers commands; what lives longer than a command lives elsewhere. */
+describe('command modules', () => {
+  it('declare no class', () => {
+    const files = git('ls-files', '--cached', '--others', '--exclude-standard', 'src/ui/commands/*.ts').split('\n').filter(Boolean);
+    assert.ok(files.length > 10, `git listed ${files.length} command modules`);
+    const withClass = files.filter((f) => /^\s*(export\s+)?(abstract\s+)?class\s/m.test(readFileSync(f, 'utf8')));
+    assert.deepEqual(withClass, [], 'move the class to the room it belongs to (status, guards, output, host) or to core');
+  });
+});

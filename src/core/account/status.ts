@@ -9,7 +9,7 @@ import { accountFunds, type AccountFunds } from './funds';
 
 /*
  * What the account's status bar item says: its text, tooltip, spoken label, click and colour, for
- * each session state. The ui item (src/ui/accountStatus.ts) only copies these onto a StatusBarItem.
+ * each session state. The ui item (src/ui/status/accountStatus.ts) only copies these onto a StatusBarItem.
  */
 
 /** The item as it should look; `tooltip` is Markdown when `trusted` lists the commands its links may run. */

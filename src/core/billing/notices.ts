@@ -5,7 +5,7 @@ import type { LowCreditWarning } from './lowCredit';
 
 /*
  * What the money safeguards tell the user: the spend cap's refusal and the low-credit warnings,
- * with their buttons as ids. The ui (src/ui/spendGuard.ts) shows them and runs what was picked.
+ * with their buttons as ids. The ui (src/ui/guards/spendGuard.ts) shows them and runs what was picked.
  */
 
 /** A button of a money notice: the ui runs what each id names. */

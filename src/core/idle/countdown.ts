@@ -9,7 +9,7 @@ import type { Ask } from '../prompts';
 /*
  * The editor-side idle stop's decisions: what the countdown says, whether running out of it still
  * stops (a window may have connected, or the GPU woken up, meanwhile), and what the user is told.
- * The ui guard (src/ui/idleGuard.ts) keeps the timers, the poller and the window claims.
+ * The ui guard (src/ui/guards/idleGuard.ts) keeps the timers, the poller and the window claims.
  */
 
 /** What the countdown reads and acts through. */

@@ -6,7 +6,7 @@ import { spokenDuration } from './present';
 
 /*
  * What the boot watcher says: the status item read aloud, and the notices when an instance runs
- * or fails, with their buttons as ids. The ui (src/ui/bootStatus.ts) shows them and runs the
+ * or fails, with their buttons as ids. The ui (src/ui/status/bootStatus.ts) shows them and runs the
  * command each button names.
  */
 

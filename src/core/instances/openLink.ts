@@ -12,7 +12,7 @@ import type { InstancePoller } from './poller';
 /*
  * Opening a `…/connect?instance=ID&profile=ID` link: the link is checked (src/core/links.ts), a
  * profile switch is asked first, and the instance is looked up in the account. What is left for
- * the ui (src/ui/uriHandler.ts) is showing the notice, or handing the instance to Connect, which
+ * the ui (src/ui/host/uriHandler.ts) is showing the notice, or handing the instance to Connect, which
  * asks before it starts a stopped instance (it bills) and never rents.
  */
 

@@ -1,6 +1,6 @@
 /**
  * The port a multi-step flow (the rent wizard) asks through: one quick pick or input box per step,
- * each with Back (from step 2) and Cancel (Escape). No vscode types: `src/ui/rent/input.ts` answers
+ * each with Back (from step 2) and Cancel (Escape). No vscode types: `src/ui/pickers/steps.ts` answers
  * it with createQuickPick and createInputBox; unit tests answer it from a script.
  */
 

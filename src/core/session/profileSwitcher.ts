@@ -3,7 +3,7 @@ import { DEFAULT_PROFILE, keySlot, serviceLabel, type Profile } from './profiles
 import type { KeyStore, Session } from './session';
 import { l10n } from '../l10n';
 
-/** The profiles GPU Rental knows (src/ui/profiles.ts keeps them in global state). */
+/** The profiles GPU Rental knows (src/ui/host/profiles.ts keeps them in global state). */
 export interface ProfileStore {
   list(): Profile[];
   get(id: string | undefined): Profile | undefined;

@@ -1,6 +1,6 @@
 import type { Outcome } from '../../core/account/notice';
 import type { Session } from '../../core/session/session';
-import type { Prompts } from '../prompts';
+import type { Prompts } from '../pickers/prompts';
 import type { AccountView } from '../views/account/accountView';
 import { notify } from './notices';
 

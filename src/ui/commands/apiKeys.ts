@@ -5,7 +5,7 @@ import { COMMANDS } from '../../core/ids';
 import type { Logger } from '../../core/log';
 import { secretFingerprint, type Session } from '../../core/session/session';
 import type { GpuRentalState } from '../../core/stored';
-import { asker, type Prompts } from '../prompts';
+import { asker, type Prompts } from '../pickers/prompts';
 import type { AccountView } from '../views/account/accountView';
 import { ApiKeyItem } from '../views/account/keyItems';
 import { shownWith } from './accountDeps';

@@ -14,9 +14,9 @@ import {
   type BidNotice,
 } from '../../core/rent/changeBid';
 import type { Session } from '../../core/session/session';
-import { inputOf, type Prompts } from '../prompts';
-import type { BootStatus } from '../bootStatus';
-import type { SpendGuard } from '../spendGuard';
+import { inputOf, type Prompts } from '../pickers/prompts';
+import type { BootStatus } from '../status/bootStatus';
+import type { SpendGuard } from '../guards/spendGuard';
 import { resolveTarget, type Target } from './instances';
 import { command, type CommandDefinition } from './registry';
 

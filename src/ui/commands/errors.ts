@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { errorActionLabel, errorActions } from '../../core/api/errorPolicy';
-import { showWithActions } from '../buttons';
+import { showWithActions } from '../pickers/buttons';
 import { ApiError } from '../../core/api/errors';
 import { COMMANDS } from '../../core/ids';
 import type { Logger } from '../../core/log';

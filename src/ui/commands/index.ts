@@ -7,9 +7,9 @@ import { billingCommands } from './billing';
 import { connectCommands } from './connect';
 import { dataCommands } from './data';
 import { instanceCommands } from './instances';
-import { jobCommands } from '../jobs/commands';
+import { jobCommands } from './jobs';
 import { jupyterCommands } from './jupyter';
-import { explorerCommands } from '../explorer/commands';
+import { explorerCommands } from './explorer';
 import { offerCommands } from './offers';
 import { profileCommands } from './profiles';
 import { registerCommands, type CommandDefinition } from './registry';
@@ -25,8 +25,8 @@ import { templateCommands } from './templates';
 import { downloadBeforeDestroy, downloadFromInstance, measureForDestroy, transferCommands, uploadFolder } from './transfer';
 import { volumeCommands } from './volumes';
 import { logCommands } from './logs';
-import { remoteWindowCommands } from '../remoteWindow';
-import { walkthroughCommands } from '../walkthrough';
+import { remoteWindowCommands } from '../status/remoteWindow';
+import { walkthroughCommands } from '../host/walkthrough';
 
 /**
  * Every command of the extension, each module given the few collaborators it uses, registered

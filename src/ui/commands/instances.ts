@@ -22,11 +22,11 @@ import type { InstancePoller } from '../../core/instances/poller';
 import type { Logger } from '../../core/log';
 import type { Session } from '../../core/session/session';
 import type { InstanceCleanup } from '../../core/ssh/instanceCleanup';
-import type { BootStatus } from '../bootStatus';
-import { showWithActions } from '../buttons';
-import type { InstanceLogChannels } from '../instanceLogs';
-import { asker, type Prompts } from '../prompts';
-import type { SpendGuard } from '../spendGuard';
+import type { BootStatus } from '../status/bootStatus';
+import { showWithActions } from '../pickers/buttons';
+import type { InstanceLogChannels } from '../output/instanceLogs';
+import { asker, type Prompts } from '../pickers/prompts';
+import type { SpendGuard } from '../guards/spendGuard';
 import { command, type CommandDefinition } from './registry';
 import { InstanceItem } from '../views/instancesView';
 
@@ -53,7 +53,7 @@ export interface InstanceDeps extends TargetDeps {
   readonly logChannels: InstanceLogChannels;
   /** What the destroy confirmation asks the instance before it deletes its disk (ui/commands/transfer.ts). */
   readonly beforeDestroy?: BeforeDestroy;
-  /** The instance this window is connected to through Remote-SSH, if any (src/ui/remoteWindow.ts). */
+  /** The instance this window is connected to through Remote-SSH, if any (src/ui/status/remoteWindow.ts). */
   readonly windowInstance?: () => number | undefined;
 }
 

@@ -8,7 +8,7 @@ import type { Logger } from '../../core/log';
 import type { Session } from '../../core/session/session';
 import type { PortForwards } from '../../core/ssh/forward';
 import type { SshTarget } from '../../core/ssh/remote';
-import type { RemoteHandoff } from '../remote';
+import type { RemoteHandoff } from '../host/remote';
 import { resolveTarget, type Target } from './instances';
 import { command, type CommandDefinition } from './registry';
 

@@ -3,11 +3,11 @@ import { COMMANDS } from '../../core/ids';
 import { instancePhase } from '../../core/instances/phase';
 import { instanceName } from '../../core/instances/names';
 import type { Logger } from '../../core/log';
-import type { LogFollowers } from '../instanceLogs';
+import type { LogFollowers } from '../output/instanceLogs';
 import { command, type CommandDefinition } from './registry';
 import { resolveTarget, type TargetDeps } from './instances';
 
-/** What Follow Instance Logs uses: the followers of this window (src/ui/instanceLogs.ts). */
+/** What Follow Instance Logs uses: the followers of this window (src/ui/output/instanceLogs.ts). */
 export interface LogCommandDeps extends TargetDeps {
   readonly followers: LogFollowers;
   readonly logger: Logger;

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { showWithActions } from '../buttons';
+import { showWithActions } from '../pickers/buttons';
 
 /** A core flow's message: how loudly, its whole text, and its buttons as identifiers. */
 export interface Notice<A extends string = never> {

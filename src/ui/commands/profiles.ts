@@ -10,9 +10,9 @@ import { COMMANDS } from '../../core/ids';
 import type { Logger } from '../../core/log';
 import type { ProfileSwitcher } from '../../core/session/profileSwitcher';
 import type { ClientFactory, Session } from '../../core/session/session';
-import { config } from '../config';
-import type { Profiles } from '../profiles';
-import { asker, type Prompts } from '../prompts';
+import { config } from '../host/config';
+import type { Profiles } from '../host/profiles';
+import { asker, type Prompts } from '../pickers/prompts';
 import { notify } from './notices';
 import { command, type CommandDefinition } from './registry';
 

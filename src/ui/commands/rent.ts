@@ -16,14 +16,14 @@ import { rentOfferFlow, type RentFlowDeps } from '../../core/rent/rentOffer';
 import type { Renter } from '../../core/rent/renter';
 import type { Session } from '../../core/session/session';
 import type { GpuRentalState } from '../../core/stored';
-import type { BootStatus } from '../bootStatus';
-import type { PendingRents } from '../pendingRents';
-import { asker, type Prompts } from '../prompts';
-import type { SpendGuard } from '../spendGuard';
-import { statsWithin, type PriceContextSource } from '../priceContext';
-import { openRentWizard } from '../rent/wizard';
+import type { BootStatus } from '../status/bootStatus';
+import type { PendingRents } from '../guards/pendingRents';
+import { asker, type Prompts } from '../pickers/prompts';
+import type { SpendGuard } from '../guards/spendGuard';
+import { statsWithin, type PriceContextSource } from '../../core/offers/priceSource';
+import { openRentWizard } from '../pickers/rentWizard';
 import { OfferItem, type OffersView } from '../views/offersView';
-import { config } from '../config';
+import { config } from '../host/config';
 import { command, type CommandDefinition } from './registry';
 
 /** What the rent command uses. */

@@ -1,8 +1,8 @@
 import { COMMANDS } from '../../core/ids';
 import { rentBestMatchFlow, searchArgument, type SearchArgument } from '../../core/rent/bestMatch';
 import type { RentPlan } from '../../core/rent/plan';
-import { config } from '../config';
-import { asker } from '../prompts';
+import { config } from '../host/config';
+import { asker } from '../pickers/prompts';
 import { command, type CommandDefinition } from './registry';
 import { progress, rentFlowDeps, showRentEnd, type RentDeps } from './rent';
 

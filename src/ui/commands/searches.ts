@@ -14,8 +14,8 @@ import {
 import type { SearchWatcher } from '../../core/offers/watch';
 import type { Session } from '../../core/session/session';
 import type { GpuRentalState } from '../../core/stored';
-import { config } from '../config';
-import { asker, type Prompts } from '../prompts';
+import { config } from '../host/config';
+import { asker, type Prompts } from '../pickers/prompts';
 import type { OffersView } from '../views/offersView';
 import { notify } from './notices';
 import { command, type CommandDefinition } from './registry';

@@ -1,6 +1,6 @@
 import { addSecret, changeSecret, deleteSecret, type SecretFlowDeps } from '../../core/account/secretFlows';
 import { COMMANDS } from '../../core/ids';
-import { asker } from '../prompts';
+import { asker } from '../pickers/prompts';
 import { SecretItem } from '../views/account/secretsItems';
 import { shownWith, type AccountAreaDeps } from './accountDeps';
 import { command, type CommandDefinition } from './registry';

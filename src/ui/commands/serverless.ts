@@ -11,7 +11,7 @@ import {
 } from '../../core/account/serverlessFlows';
 import { readServerlessLog, showWorkers, type ServerlessTarget } from '../../core/account/serverlessWorkers';
 import { COMMANDS } from '../../core/ids';
-import { asker } from '../prompts';
+import { asker } from '../pickers/prompts';
 import { EndpointItem, WorkerGroupItem } from '../views/account/serverlessItems';
 import { shownWith, type AccountAreaDeps } from './accountDeps';
 import { notify } from './notices';

@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { addSshKey, attachSshKey, deleteSshKey, detachSshKey, type SshKeyFlowDeps } from '../../core/account/sshKeyFlows';
 import { COMMANDS } from '../../core/ids';
 import { generateKey, newKeyPath } from '../../core/ssh/localKeys';
-import { asker } from '../prompts';
+import { asker } from '../pickers/prompts';
 import { SshKeyItem } from '../views/account/keyItems';
 import { shownWith, type AccountAreaDeps } from './accountDeps';
 import { resolveTarget, type Target, type TargetDeps } from './instances';

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { PERMISSION_CATEGORIES } from '../../core/api/permissions';
 import { deleteRole, inviteMember, removeMember, saveRole, type TeamFlowDeps } from '../../core/account/teamFlows';
 import { COMMANDS } from '../../core/ids';
-import { asker } from '../prompts';
+import { asker } from '../pickers/prompts';
 import { TeamMemberItem, TeamRoleItem } from '../views/account/teamItems';
 import { shownWith, type AccountAreaDeps } from './accountDeps';
 import { command, type CommandDefinition } from './registry';

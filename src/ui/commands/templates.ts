@@ -12,7 +12,7 @@ import { followHash } from '../../core/account/templates';
 import { COMMANDS } from '../../core/ids';
 import type { Session } from '../../core/session/session';
 import type { GpuRentalState } from '../../core/stored';
-import { asker, type PickPrompt } from '../prompts';
+import { asker, type PickPrompt } from '../pickers/prompts';
 import { TemplateItem } from '../views/account/templateItems';
 import { shownWith, type AccountAreaDeps } from './accountDeps';
 import { resolveTarget, type Target, type TargetDeps } from './instances';

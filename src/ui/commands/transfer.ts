@@ -26,9 +26,9 @@ import { describeProgress, type TransferProgress } from '../../core/transfer/pro
 import { remoteJoin, type RemoteListing } from '../../core/transfer/remotePath';
 import type { TransferOptions } from '../../core/transfer/runner';
 import { uploadFlow, type UploadArgs, type UploadFlowDeps, type UploadOutcome } from '../../core/transfer/upload';
-import { showWithActions } from '../buttons';
-import { config } from '../config';
-import { asker, type Prompts } from '../prompts';
+import { showWithActions } from '../pickers/buttons';
+import { config } from '../host/config';
+import { asker, type Prompts } from '../pickers/prompts';
 import { resolveTarget, type Target, type TargetDeps } from './instances';
 import { command, type CommandDefinition } from './registry';
 

@@ -1,6 +1,6 @@
 import { createVolume, deleteVolume, type NewVolume, type VolumeFlowDeps } from '../../core/account/volumeFlows';
 import { COMMANDS } from '../../core/ids';
-import { asker } from '../prompts';
+import { asker } from '../pickers/prompts';
 import { VolumeItem } from '../views/account/volumeItems';
 import { shownWith, type AccountAreaDeps } from './accountDeps';
 import { command, type CommandDefinition } from './registry';

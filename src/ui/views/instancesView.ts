@@ -8,7 +8,7 @@ import { viewSummary } from '../../core/instances/many';
 import { presentInstance } from '../../core/instances/present';
 import type { Session } from '../../core/session/session';
 import { UnreadableItem, unreadableRow } from './unreadable';
-import type { JobItem } from '../jobs/jobs';
+import type { JobItem } from './jobItems';
 
 /** What shows under an instance row: its jobs. The row expands only when it has some. */
 export interface InstanceChildren {

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { RentPlan } from '../../../src/core/rent/plan';
-import type { InputPrompt } from '../../../src/ui/prompts';
+import type { InputPrompt } from '../../../src/ui/pickers/prompts';
 import { api, eventually, extensionLog, recordNotifications, rentableOffers, signIn, sim } from '../support';
 import { section } from './kit';
 

@@ -7,7 +7,7 @@ import { MemoryLogger } from '../../support';
 const WORK: Profile = { id: 'work', name: 'Work', baseUrl: 'https://work.example.test' };
 const SETTING_URL = 'https://api.example.test';
 
-/** The profiles as src/ui/profiles.ts keeps them, in memory. */
+/** The profiles as src/ui/host/profiles.ts keeps them, in memory. */
 class MemoryProfiles implements ProfileStore {
   last: string | undefined;
   constructor(readonly added: Profile[] = []) {}

@@ -10,7 +10,7 @@ import { EXPLORER_PAGE_SIZE, nextPages, readWebviewMessage, type ExtensionMessag
 /*
  * The Offer Explorer's decisions, apart from the webview panel: what each checked message from the
  * webview does, which search's answer is shown, when the panel follows the Offers view's search,
- * and what it says when a search fails. The ui (src/ui/explorer/panel.ts) owns the panel and
+ * and what it says when a search fails. The ui (src/ui/views/explorerPanel.ts) owns the panel and
  * hands this what it reads and acts through.
  */
 

@@ -1,7 +1,7 @@
 /**
  * The rent wizard: six steps with Back on each (image or template, disk, connection, label, start-up
  * script, the confirmation with the full price), asked through the Steps port. It decides what each
- * step offers and what Back, Cancel and each confirmation row do; `src/ui/rent/wizard.ts` only hands
+ * step offers and what Back, Cancel and each confirmation row do; `src/ui/pickers/rentWizard.ts` only hands
  * it VS Code's boxes.
  */
 import { l10n } from '../../l10n';

@@ -10,9 +10,9 @@ import type { Logger } from '../../core/log';
 import type { Renter } from '../../core/rent/renter';
 import type { Session } from '../../core/session/session';
 import type { GpuRentalState } from '../../core/stored';
-import { config } from '../config';
+import { config } from '../host/config';
 import type { OffersView } from '../views/offersView';
-import { quickInputSteps } from './input';
+import { quickInputSteps } from './steps';
 
 /** What the wizard is opened with: where the account, the workspace and the settings are read. */
 export interface WizardSources {

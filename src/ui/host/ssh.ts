@@ -1,19 +1,19 @@
 import type * as vscode from 'vscode';
-import type { Instance } from '../core/api/instances';
-import type { InstancePoller } from '../core/instances/poller';
-import type { Logger } from '../core/log';
-import { sshProfile } from '../core/session/profiles';
-import type { Session } from '../core/session/session';
-import { SshConnector, type PreparedHost } from '../core/ssh/connector';
-import type { PortForwards } from '../core/ssh/forward';
-import { InstanceCleanup } from '../core/ssh/instanceCleanup';
-import { findLocalKey } from '../core/ssh/localKeys';
-import { SshConfigManager, sshPaths } from '../core/ssh/manager';
-import type { SshTarget } from '../core/ssh/remote';
+import type { Instance } from '../../core/api/instances';
+import type { InstancePoller } from '../../core/instances/poller';
+import type { Logger } from '../../core/log';
+import { sshProfile } from '../../core/session/profiles';
+import type { Session } from '../../core/session/session';
+import { SshConnector, type PreparedHost } from '../../core/ssh/connector';
+import type { PortForwards } from '../../core/ssh/forward';
+import { InstanceCleanup } from '../../core/ssh/instanceCleanup';
+import { findLocalKey } from '../../core/ssh/localKeys';
+import { SshConfigManager, sshPaths } from '../../core/ssh/manager';
+import type { SshTarget } from '../../core/ssh/remote';
 import { config } from './config';
-import type { Prompts } from './prompts';
+import type { Prompts } from '../pickers/prompts';
 import { forgetRemotePlatform, remoteSshConfigFile, type RemoteHandoff } from './remote';
-import { offerNewSshKey } from './sshKeyOffer';
+import { offerNewSshKey } from '../../core/ssh/keyOffer';
 
 export interface SshDeps {
   readonly session: Session;

@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
-import { accountStatusView } from '../core/account/status';
-import type { Session, SessionState } from '../core/session/session';
-import { serviceLabel } from '../core/session/profiles';
-import type { Burn } from '../core/instances/rates';
+import { accountStatusView } from '../../core/account/status';
+import type { Session, SessionState } from '../../core/session/session';
+import { serviceLabel } from '../../core/session/profiles';
+import type { Burn } from '../../core/instances/rates';
 
 /** The account at a glance: credit in the status bar, the details in its tooltip (what it says is decided in core/account/status.ts). */
 export class AccountStatus implements vscode.Disposable {

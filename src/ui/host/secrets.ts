@@ -1,6 +1,6 @@
 import type * as vscode from 'vscode';
-import { Emitter } from '../core/events';
-import type { KeyStore } from '../core/session/session';
+import { Emitter } from '../../core/events';
+import type { KeyStore } from '../../core/session/session';
 
 const PREFIX = 'gpuRental.apiKey:';
 

@@ -1,7 +1,7 @@
 import type * as vscode from 'vscode';
-import { Emitter } from '../core/events';
-import { DEFAULT_PROFILE, newProfile, type Profile } from '../core/session/profiles';
-import type { GpuRentalState } from '../core/stored';
+import { Emitter } from '../../core/events';
+import { DEFAULT_PROFILE, newProfile, type Profile } from '../../core/session/profiles';
+import type { GpuRentalState } from '../../core/stored';
 import { config } from './config';
 
 /**

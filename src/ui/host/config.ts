@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
-import { DEFAULT_BASE_URL } from '../core/api/limits';
-import { SETTINGS } from '../core/ids';
-import { NUMBER_RULES, boundedNumber, spendCap, userOrDefault } from '../core/settings';
-import type { ConnectVia } from '../core/ssh/connector';
+import { DEFAULT_BASE_URL } from '../../core/api/limits';
+import { SETTINGS } from '../../core/ids';
+import { NUMBER_RULES, boundedNumber, spendCap, userOrDefault } from '../../core/settings';
+import type { ConnectVia } from '../../core/ssh/connector';
 
 /** Any setting as VS Code resolves it (user, then workspace, then folder). For settings a workspace may set. */
 function resolved<T>(key: string): T | undefined {

@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 
-import { chooseByConfirm, type Ask, type InputPrompt, type PickPrompt, type Prompts } from '../core/prompts';
+import { chooseByConfirm, type Ask, type InputPrompt, type PickPrompt, type Prompts } from '../../core/prompts';
 
-export type { Ask, InputPrompt, PickPrompt, Prompts } from '../core/prompts';
+export type { Ask, InputPrompt, PickPrompt, Prompts } from '../../core/prompts';
 
 /**
  * The port's answers for a core flow: the prompts' own where they give them (tests give some), VS

@@ -1,12 +1,12 @@
 import * as vscode from 'vscode';
-import type { CostTracker } from '../core/billing/costs';
-import { VIEWS } from '../core/ids';
-import type { InstancePoller } from '../core/instances/poller';
-import type { Session } from '../core/session/session';
-import type { GpuRentalState } from '../core/stored';
-import { AccountView } from './views/account/accountView';
-import { InstancesView } from './views/instancesView';
-import { OffersView } from './views/offersView';
+import type { CostTracker } from '../../core/billing/costs';
+import { VIEWS } from '../../core/ids';
+import type { InstancePoller } from '../../core/instances/poller';
+import type { Session } from '../../core/session/session';
+import type { GpuRentalState } from '../../core/stored';
+import { AccountView } from './account/accountView';
+import { InstancesView } from './instancesView';
+import { OffersView } from './offersView';
 
 /** The three views of the activity bar, each with its tree view registered. */
 export class TreeViews implements vscode.Disposable {

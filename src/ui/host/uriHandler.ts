@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
-import { COMMANDS } from '../core/ids';
-import { openLink, type OpenLinkDeps } from '../core/instances/openLink';
-import { connectLink } from '../core/links';
-import { visibleText } from '../core/text';
-import { asker, type Prompts } from './prompts';
+import { COMMANDS } from '../../core/ids';
+import { openLink, type OpenLinkDeps } from '../../core/instances/openLink';
+import { connectLink } from '../../core/links';
+import { visibleText } from '../../core/text';
+import { asker, type Prompts } from '../pickers/prompts';
 
 /** How opening a link ended, for the tests: what the user was told is the message. */
 export interface LinkOutcome {

@@ -1,12 +1,12 @@
 import * as vscode from 'vscode';
-import type { Instance } from '../core/api/instances';
-import { COMMANDS, VIEWS } from '../core/ids';
-import { BootTracker, bootStatus, type Booting } from '../core/instances/boot';
-import type { InstancePoller } from '../core/instances/poller';
-import { instancePhase } from '../core/instances/phase';
-import { bootButtonLabel, bootSpoken, failedNotice, runningNotice, type BootNotice } from '../core/instances/bootNotices';
-import { showWithActions } from './buttons';
-import type { GpuRentalState } from '../core/stored';
+import type { Instance } from '../../core/api/instances';
+import { COMMANDS, VIEWS } from '../../core/ids';
+import { BootTracker, bootStatus, type Booting } from '../../core/instances/boot';
+import type { InstancePoller } from '../../core/instances/poller';
+import { instancePhase } from '../../core/instances/phase';
+import { bootButtonLabel, bootSpoken, failedNotice, runningNotice, type BootNotice } from '../../core/instances/bootNotices';
+import { showWithActions } from '../pickers/buttons';
+import type { GpuRentalState } from '../../core/stored';
 
 /**
  * The status-bar boot watcher: phase and elapsed time while anything boots, a notification when

@@ -6,7 +6,7 @@ import type { GpuPriceStats } from '../../core/offers/priceContext';
 import { l10nDataBlock } from '../../core/offers/explorer/l10nData';
 import type { Session } from '../../core/session/session';
 import type { GpuRentalState } from '../../core/stored';
-import type { OffersView } from '../views/offersView';
+import type { OffersView } from './offersView';
 
 export type { ExplorerSnapshot, ExplorerTimings } from '../../core/offers/explorer/controller';
 

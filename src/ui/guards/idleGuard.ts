@@ -1,18 +1,18 @@
 import * as vscode from 'vscode';
-import type { Instance } from '../core/api/instances';
-import { IdleTracker } from '../core/idle/idleTracker';
-import { idleCountdown, stoppedWindowNotice } from '../core/idle/countdown';
-import { COMMANDS } from '../core/ids';
-import { HEARTBEAT_MS, WindowClaims } from '../core/idle/windowClaims';
-import { config } from './config';
-import { progressCountdown } from './prompts';
-import type { Session } from '../core/session/session';
-import type { InstancePoller } from '../core/instances/poller';
-import type { PortForwards } from '../core/ssh/forward';
-import type { GpuRentalState } from '../core/stored';
-import type { Logger } from '../core/log';
-import type { Prompts } from './prompts';
-import { instanceIdOfAlias, windowAlias } from './remote';
+import type { Instance } from '../../core/api/instances';
+import { IdleTracker } from '../../core/idle/idleTracker';
+import { idleCountdown, stoppedWindowNotice } from '../../core/idle/countdown';
+import { COMMANDS } from '../../core/ids';
+import { HEARTBEAT_MS, WindowClaims } from '../../core/idle/windowClaims';
+import { config } from '../host/config';
+import { progressCountdown } from '../pickers/prompts';
+import type { Session } from '../../core/session/session';
+import type { InstancePoller } from '../../core/instances/poller';
+import type { PortForwards } from '../../core/ssh/forward';
+import type { GpuRentalState } from '../../core/stored';
+import type { Logger } from '../../core/log';
+import type { Prompts } from '../pickers/prompts';
+import { instanceIdOfAlias, windowAlias } from '../host/remote';
 
 const CHECK_MS = 20_000;
 

@@ -1,11 +1,11 @@
 import * as vscode from 'vscode';
-import type { Instance } from '../core/api/instances';
-import { COMMANDS } from '../core/ids';
-import { outbidNoticeText, outbidsToNotify } from '../core/instances/outbid';
-import type { InstancePoller } from '../core/instances/poller';
-import type { Logger } from '../core/log';
-import type { Session } from '../core/session/session';
-import type { GpuRentalState } from '../core/stored';
+import type { Instance } from '../../core/api/instances';
+import { COMMANDS } from '../../core/ids';
+import { outbidNoticeText, outbidsToNotify } from '../../core/instances/outbid';
+import type { InstancePoller } from '../../core/instances/poller';
+import type { Logger } from '../../core/log';
+import type { Session } from '../../core/session/session';
+import type { GpuRentalState } from '../../core/stored';
 
 export interface OutbidDeps {
   readonly session: Pick<Session, 'bound'>;

@@ -8,8 +8,8 @@ import type { StartedWith } from '../../core/jobs/remoteJobs';
 import { presentJobRow, type JobRow } from '../../core/jobs/rows';
 import type { Logger } from '../../core/log';
 import type { SshTarget } from '../../core/ssh/remote';
-import { showWithActions } from '../buttons';
-import { JobOutput } from './jobOutput';
+import { showWithActions } from '../pickers/buttons';
+import { JobOutput } from '../output/jobOutput';
 
 /** A job's row under its instance in the Instances view; core's `presentJobRow` says how it looks. */
 export class JobItem extends vscode.TreeItem {

@@ -1,17 +1,17 @@
 import * as vscode from 'vscode';
-import type { CostTracker } from '../core/billing/costs';
-import { CONTEXT, SETTINGS } from '../core/ids';
-import type { InstancePoller } from '../core/instances/poller';
-import type { Logger } from '../core/log';
-import { BaseUrlFollower } from '../core/session/baseUrlFollower';
-import { DEFAULT_PROFILE_ID, type Profile } from '../core/session/profiles';
-import type { Session, SessionState } from '../core/session/session';
-import type { RentJournal } from '../core/rent/journal';
-import { parseHostAlias } from '../core/ssh/config';
+import type { CostTracker } from '../../core/billing/costs';
+import { CONTEXT, SETTINGS } from '../../core/ids';
+import type { InstancePoller } from '../../core/instances/poller';
+import type { Logger } from '../../core/log';
+import { BaseUrlFollower } from '../../core/session/baseUrlFollower';
+import { DEFAULT_PROFILE_ID, type Profile } from '../../core/session/profiles';
+import type { Session, SessionState } from '../../core/session/session';
+import type { RentJournal } from '../../core/rent/journal';
+import { parseHostAlias } from '../../core/ssh/config';
 import { config } from './config';
 import { windowAlias } from './remote';
 import type { Profiles } from './profiles';
-import type { InstanceCleanup } from '../core/ssh/instanceCleanup';
+import type { InstanceCleanup } from '../../core/ssh/instanceCleanup';
 
 export interface SessionFollowerDeps {
   readonly session: Session;

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
-import { parseHostAlias } from '../core/ssh/config';
-import { aliasOfRemoteAuthority } from '../core/ssh/remoteWindow';
-import { REMOTE_SSH_EXTENSIONS, pickRemoteSsh, nativeRemoteSsh, type RemoteSshExtension } from '../core/ssh/remoteSsh';
+import { parseHostAlias } from '../../core/ssh/config';
+import { aliasOfRemoteAuthority } from '../../core/ssh/remoteWindow';
+import { REMOTE_SSH_EXTENSIONS, pickRemoteSsh, nativeRemoteSsh, type RemoteSshExtension } from '../../core/ssh/remoteSsh';
 
 /**
  * The editor side of the handoff: which Remote-SSH extension is installed, and how a folder is

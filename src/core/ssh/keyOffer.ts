@@ -1,8 +1,8 @@
 import { hostname } from 'node:os';
-import type { Logger } from '../core/log';
-import { generateKey, newKeyPath, type LocalKey } from '../core/ssh/localKeys';
-import type { Prompts } from './prompts';
-import { l10n } from '../core/l10n';
+import type { Logger } from '../log';
+import { generateKey, newKeyPath, type LocalKey } from './localKeys';
+import type { Prompts } from '../../ui/pickers/prompts';
+import { l10n } from '../l10n';
 
 /**
  * No SSH key was found for a connect: asks, then makes an ed25519 key where none exists. Resolves

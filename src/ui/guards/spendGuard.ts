@@ -1,16 +1,16 @@
 import * as vscode from 'vscode';
-import { creditOf } from '../core/account/funds';
-import type { Instance } from '../core/api/instances';
-import { lowCreditNotice, SNOOZE_MS, spendButtonLabel, spendCapRefusal, type SpendNotice } from '../core/billing/notices';
-import { burnRate, type Burn } from '../core/instances/rates';
-import { LowCreditWatch, type LowCreditWarning } from '../core/billing/lowCredit';
-import { VIEWS } from '../core/ids';
-import type { InstancePoller } from '../core/instances/poller';
-import type { Session } from '../core/session/session';
-import type { GpuRentalState } from '../core/stored';
-import type { AccountStatus } from './accountStatus';
-import { config } from './config';
-import { showWithActions } from './buttons';
+import { creditOf } from '../../core/account/funds';
+import type { Instance } from '../../core/api/instances';
+import { lowCreditNotice, SNOOZE_MS, spendButtonLabel, spendCapRefusal, type SpendNotice } from '../../core/billing/notices';
+import { burnRate, type Burn } from '../../core/instances/rates';
+import { LowCreditWatch, type LowCreditWarning } from '../../core/billing/lowCredit';
+import { VIEWS } from '../../core/ids';
+import type { InstancePoller } from '../../core/instances/poller';
+import type { Session } from '../../core/session/session';
+import type { GpuRentalState } from '../../core/stored';
+import type { AccountStatus } from '../status/accountStatus';
+import { config } from '../host/config';
+import { showWithActions } from '../pickers/buttons';
 
 /** While anything bills, the credit is read again this often, so the projection stays true. */
 const CREDIT_REFRESH_MS = 2 * 60_000;

@@ -1,12 +1,12 @@
 import * as vscode from 'vscode';
-import type { Instance } from '../core/api/instances';
-import { COMMANDS } from '../core/ids';
-import { followLog, type FollowEnd } from '../core/instances/logFollow';
-import { instancePhase } from '../core/instances/phase';
-import { instanceName } from '../core/instances/names';
-import type { InstancePoller } from '../core/instances/poller';
-import type { Logger } from '../core/log';
-import type { Session } from '../core/session/session';
+import type { Instance } from '../../core/api/instances';
+import { COMMANDS } from '../../core/ids';
+import { followLog, type FollowEnd } from '../../core/instances/logFollow';
+import { instancePhase } from '../../core/instances/phase';
+import { instanceName } from '../../core/instances/names';
+import type { InstancePoller } from '../../core/instances/poller';
+import type { Logger } from '../../core/log';
+import type { Session } from '../../core/session/session';
 
 /**
  * Instance logs in this window: one output channel per instance (Show Instance Logs writes into

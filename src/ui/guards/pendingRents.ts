@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
-import { COMMANDS } from '../core/ids';
-import type { JournalStorage } from '../core/rent/journal';
-import { pendingStatus, settlementMessage } from '../core/rent/messages';
-import type { Renter, Settlement } from '../core/rent/renter';
-import type { GpuRentalState } from '../core/stored';
+import { COMMANDS } from '../../core/ids';
+import type { JournalStorage } from '../../core/rent/journal';
+import { pendingStatus, settlementMessage } from '../../core/rent/messages';
+import type { Renter, Settlement } from '../../core/rent/renter';
+import type { GpuRentalState } from '../../core/stored';
 
 const KEY_PREFIX = 'gpuRental.rentKey:';
 /** How often a window looks for pending rents whose window closed (their lease ran out). */

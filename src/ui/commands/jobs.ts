@@ -7,13 +7,13 @@ import { isRunningRow } from '../../core/jobs/rows';
 import { stopJobAsked } from '../../core/jobs/stop';
 import type { InstancePoller } from '../../core/instances/poller';
 import type { Session } from '../../core/session/session';
-import { command, type CommandDefinition } from '../commands/registry';
-import { resolveTarget } from '../commands/instances';
-import { config } from '../config';
+import { command, type CommandDefinition } from './registry';
+import { resolveTarget } from './instances';
+import { config } from '../host/config';
 import { checkRemotePath, remoteJoin } from '../../core/transfer/remotePath';
-import { asker, type Prompts } from '../prompts';
+import { asker, type Prompts } from '../pickers/prompts';
 import { InstanceItem } from '../views/instancesView';
-import { JobItem, type Jobs } from './jobs';
+import { JobItem, type Jobs } from '../views/jobItems';
 
 export interface JobCommandDeps {
   readonly session: Session;

@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
-import type { GpuRentalClient } from '../core/api/client';
-import type { Logger } from '../core/log';
-import type { ClientFactory } from '../core/session/session';
-import { VsCodeDispatcher } from './net/dispatcher';
+import type { GpuRentalClient } from '../../core/api/client';
+import type { Logger } from '../../core/log';
+import type { ClientFactory } from '../../core/session/session';
+import { VsCodeDispatcher } from '../net/dispatcher';
 
 const REQUEST_TIMEOUT_MS = 30_000;
 
@@ -12,7 +12,7 @@ const REQUEST_TIMEOUT_MS = 30_000;
  */
 function loadClient(): { GpuRentalClient: typeof GpuRentalClient } {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return require('../core/api/client') as { GpuRentalClient: typeof GpuRentalClient };
+  return require('../../core/api/client') as { GpuRentalClient: typeof GpuRentalClient };
 }
 
 /**

@@ -1,15 +1,15 @@
 import * as vscode from 'vscode';
-import { Emitter } from '../core/events';
-import { COMMANDS, SETTINGS, VIEWS } from '../core/ids';
-import { realTimers } from '../core/instances/poller';
-import type { Logger } from '../core/log';
-import { SearchWatcher } from '../core/offers/watch';
-import { describeWatchNotice, watchButtonLabel, watchKeyLookup, type WatchNotice } from '../core/offers/watchNotice';
-import { showWithActions } from './buttons';
-import type { ClientFactory, KeyStore, Session } from '../core/session/session';
-import type { GpuRentalState } from '../core/stored';
+import { Emitter } from '../../core/events';
+import { COMMANDS, SETTINGS, VIEWS } from '../../core/ids';
+import { realTimers } from '../../core/instances/poller';
+import type { Logger } from '../../core/log';
+import { SearchWatcher } from '../../core/offers/watch';
+import { describeWatchNotice, watchButtonLabel, watchKeyLookup, type WatchNotice } from '../../core/offers/watchNotice';
+import { showWithActions } from '../pickers/buttons';
+import type { ClientFactory, KeyStore, Session } from '../../core/session/session';
+import type { GpuRentalState } from '../../core/stored';
 import { config } from './config';
-import type { OffersView } from './views/offersView';
+import type { OffersView } from '../views/offersView';
 
 export interface SearchWatcherUiDeps {
   state: GpuRentalState;

@@ -1,13 +1,13 @@
 import * as vscode from 'vscode';
-import type { Instance } from '../core/api/instances';
-import type { CostTracker } from '../core/billing/costs';
-import { COMMANDS, CONTEXT } from '../core/ids';
-import { instancePhase } from '../core/instances/phase';
-import type { InstancePoller } from '../core/instances/poller';
-import { launchedWithJupyter } from '../core/instances/ssh';
-import { costText } from '../core/instances/costText';
-import { command, type CommandDefinition } from './commands/registry';
-import { instanceIdOfAlias, windowAlias } from './remote';
+import type { Instance } from '../../core/api/instances';
+import type { CostTracker } from '../../core/billing/costs';
+import { COMMANDS, CONTEXT } from '../../core/ids';
+import { instancePhase } from '../../core/instances/phase';
+import type { InstancePoller } from '../../core/instances/poller';
+import { launchedWithJupyter } from '../../core/instances/ssh';
+import { costText } from '../../core/instances/costText';
+import { command, type CommandDefinition } from '../commands/registry';
+import { instanceIdOfAlias, windowAlias } from '../host/remote';
 
 /** What the remote indicator's menu knows of this window's instance, as its context keys say it. */
 export interface RemoteWindowState {
@@ -20,7 +20,7 @@ export interface RemoteWindowState {
 
 /**
  * A Remote-SSH window on one of the account's instances. Which instance comes from the window's
- * remote authority (src/ui/remote.ts), once, as it cannot change for a window; whether it is the
+ * remote authority (src/ui/host/remote.ts), once, as it cannot change for a window; whether it is the
  * account's, its phase and whether it runs Jupyter follow each poll, into the context keys the
  * remote indicator's menu (`statusBar/remoteIndicator`) reads.
  */
