@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 
 /** The first commit made under CONTRIBUTING.md's rules; older subjects are history. */
@@ -83,5 +83,16 @@ describe('command modules', () => {
     assert.ok(files.length > 10, `git listed ${files.length} command modules`);
     const withClass = files.filter((f) => /^\s*(export\s+)?(abstract\s+)?class\s/m.test(readFileSync(f, 'utf8')));
     assert.deepEqual(withClass, [], 'move the class to the room it belongs to (status, guards, output, host) or to core');
+  });
+});
+
+/** CONTRIBUTING.md's fast loop: `npm run test:fast` leaves out the slow files by name, so a renamed one must not slip in unnoticed. */
+describe('the fast tier', () => {
+  it('leaves out only files and folders that exist', () => {
+    const config = readFileSync('.mocharc.fast.yml', 'utf8');
+    const ignore = [...config.split('ignore:')[1]!.matchAll(/^\s+- '([^']+)'$/gm)].map((m) => m[1]!);
+    assert.ok(ignore.length > 5);
+    const missing = ignore.filter((entry) => !existsSync(entry.replace(/\/\*\*$/, '')));
+    assert.deepEqual(missing, [], 'remove or rename these in .mocharc.fast.yml');
   });
 });
