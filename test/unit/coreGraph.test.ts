@@ -12,7 +12,7 @@ const CORE = join(ROOT, 'src', 'core');
  * unit and of the floors below; never a unit beside it on its floor, nor one above.
  */
 const FLOORS: readonly (readonly string[])[] = [
-  ['l10n', 'log', 'events', 'ids', 'format', 'text', 'prompts'],
+  ['l10n', 'log', 'events', 'ids', 'format', 'text', 'prompts', 'notice'],
   ['numbers', 'settings', 'links'],
   ['api'],
   ['state'],

@@ -1,8 +1,7 @@
+import { failure, info, type Notice } from '../notice';
+
 /** What an account flow tells the user, and how loudly; the text is whole, "GPU Rental: " included. */
-export interface AccountNotice {
-  severity: 'info' | 'warning' | 'error';
-  text: string;
-}
+export type AccountNotice = Notice;
 
 /** A flow's end: what it resolves with (for automation), and what the user is told. */
 export interface Outcome<T> {
@@ -10,5 +9,5 @@ export interface Outcome<T> {
   notice?: AccountNotice;
 }
 
-export const info = (text: string): AccountNotice => ({ severity: 'info', text });
-export const refusal = (text: string): AccountNotice => ({ severity: 'error', text });
+export { info };
+export const refusal = (text: string): AccountNotice => failure(text);

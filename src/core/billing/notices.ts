@@ -1,5 +1,6 @@
 import { formatDollars } from '../format';
 import { l10n, sentences } from '../l10n';
+import type { Notice } from '../notice';
 import { checkSpendCap, formatHours } from './burn';
 import type { LowCreditWarning } from './lowCredit';
 
@@ -11,11 +12,10 @@ import type { LowCreditWarning } from './lowCredit';
 /** A button of a money notice: the ui runs what each id names. */
 export type SpendButton = 'Open Settings' | 'Show Instances' | 'Snooze 1 Hour' | 'Snooze 1 Day';
 
-/** A notice to show: its level, text and buttons. */
-export interface SpendNotice {
-  readonly level: 'error' | 'warning';
-  readonly text: string;
-  readonly buttons: readonly SpendButton[];
+/** A notice to show: its severity, text and buttons. */
+export interface SpendNotice extends Notice<SpendButton> {
+  readonly severity: 'error' | 'warning';
+  readonly actions: readonly SpendButton[];
 }
 
 /** How long each snooze button silences the low-credit warning. */
@@ -54,19 +54,19 @@ export function spendCapRefusal(nowPerHour: number, addPerHour: number, cap: num
     ),
     l10n.t('Stop something first, or raise the cap.'),
   );
-  return { level: 'error', text, buttons: ['Open Settings'] };
+  return { severity: 'error', text, actions: ['Open Settings'] };
 }
 
 /** The warning for a low (or unknown) credit; `amountLimit` is the gpuRental.lowCredit.amount setting. */
 export function lowCreditNotice(w: LowCreditWarning, amountLimit: number): SpendNotice {
   if (w.reason === 'unknown') {
     return {
-      level: 'warning',
+      severity: 'warning',
       text: l10n.t(
         "GPU Rental: the service did not report the account's credit, so GPU Rental cannot warn when it runs low. Instances bill {0}/h now; check the credit on the service's web console.",
         formatDollars(w.perHour),
       ),
-      buttons: ['Show Instances'],
+      actions: ['Show Instances'],
     };
   }
   const why =
@@ -80,5 +80,5 @@ export function lowCreditNotice(w: LowCreditWarning, amountLimit: number): Spend
           why,
         )
       : l10n.t('GPU Rental: low credit: {0}. Add credit, or stop what you do not need.', why);
-  return { level: 'warning', text, buttons: ['Show Instances', 'Snooze 1 Hour', 'Snooze 1 Day'] };
+  return { severity: 'warning', text, actions: ['Show Instances', 'Snooze 1 Hour', 'Snooze 1 Day'] };
 }

@@ -1,5 +1,6 @@
 import type { Instance } from '../api/instances';
 import { l10n } from '../l10n';
+import type { Notice } from '../notice';
 import type { Booting } from './boot';
 import { gpuSummary, instanceLabel } from './names';
 import { spokenDuration } from './present';
@@ -13,11 +14,10 @@ import { spokenDuration } from './present';
 /** A button of a boot notice; each is the command of the same name on the instance. */
 export type BootButton = 'connect' | 'openSshTerminal' | 'copySshCommand' | 'destroyInstance' | 'showInstanceLogs';
 
-/** A notice: its level, text and buttons. */
-export interface BootNotice {
-  readonly level: 'info' | 'error';
-  readonly text: string;
-  readonly buttons: readonly BootButton[];
+/** A notice: its severity, text and buttons. */
+export interface BootNotice extends Notice<BootButton> {
+  readonly severity: 'info' | 'error';
+  readonly actions: readonly BootButton[];
 }
 
 /** What a button says, in the display language. */
@@ -49,21 +49,21 @@ export function bootSpoken(booting: readonly Booting[], nowMs: number): string {
 /** The notice when an instance booted: it runs, with the ways in. */
 export function runningNotice(instance: Instance): BootNotice {
   return {
-    level: 'info',
+    severity: 'info',
     text: l10n.t('GPU Rental: {0} is running.', instanceLabel(instance)),
-    buttons: ['connect', 'openSshTerminal', 'copySshCommand'],
+    actions: ['connect', 'openSshTerminal', 'copySshCommand'],
   };
 }
 
 /** The notice when an instance failed: it never recovers and bills for its disk, so Destroy is offered. */
 export function failedNotice(instance: Instance): BootNotice {
   return {
-    level: 'error',
+    severity: 'error',
     text: l10n.t(
       'GPU Rental: {0} failed ({1}). It will not recover, and its disk is billed until it is destroyed.',
       instanceLabel(instance),
       instance.actual_status ?? l10n.t('unknown'),
     ),
-    buttons: ['destroyInstance', 'showInstanceLogs'],
+    actions: ['destroyInstance', 'showInstanceLogs'],
   };
 }

@@ -39,7 +39,7 @@ export async function bulkFlow(s: BulkDeps, action: BulkAction, selected: readon
   const files = action === 'destroy' ? await filesThatGo(s.beforeDestroy, selected) : { notes: new Map<number, string>(), unchecked: [] };
   const c = bulkConfirmation(action, selected, files.notes, files.unchecked);
   if (c.targets.length === 0)
-    return { kind: 'nothingApplies', notice: { level: 'info', message: noneApplies(action, selected.length, c.detail), actions: [] } };
+    return { kind: 'nothingApplies', notice: { severity: 'info', text: noneApplies(action, selected.length, c.detail), actions: [] } };
   if (action === 'start') {
     const what = l10n.t('started: {0} instances add {1}/h together', c.targets.length, formatDollars(c.changePerHour));
     if (!(await s.spend(c.changePerHour, what))) return { kind: 'declined' };
@@ -54,9 +54,9 @@ export async function bulkFlow(s: BulkDeps, action: BulkAction, selected: readon
   }
   await s.after.refresh();
   const summary = bulkSummary(action, outcomes);
-  if (summary.level === 'info') return { kind: 'acted', outcomes, notice: { level: 'info', message: summary.message, actions: [] } };
-  s.logger.warn(summary.message);
-  return { kind: 'acted', outcomes, notice: { level: 'warning', message: summary.message, actions: ['refresh'] } };
+  if (summary.severity === 'info') return { kind: 'acted', outcomes, notice: { ...summary, actions: [] } };
+  s.logger.warn(summary.text);
+  return { kind: 'acted', outcomes, notice: { ...summary, actions: ['refresh'] } };
 }
 
 function noneApplies(action: BulkAction, selected: number, detail: string): string {

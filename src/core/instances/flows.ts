@@ -3,6 +3,7 @@ import type { Instance } from '../api/instances';
 import { formatBytes, formatDollars } from '../format';
 import { l10n, sentences } from '../l10n';
 import type { Logger } from '../log';
+import type { Notice } from '../notice';
 import type { Ask } from '../prompts';
 import { destroyInstance, stopInstance, type ActionResult } from './actions';
 import { instanceLabel, instanceName } from './names';
@@ -26,11 +27,9 @@ export function instanceActionLabel(action: InstanceAction): string {
   }
 }
 
-/** What the user is told after an action: a notification of `level` with its buttons. */
-export interface InstanceNotice {
-  level: 'info' | 'warning' | 'error';
-  message: string;
-  actions: InstanceAction[];
+/** What the user is told after an action: a notification of `severity` with its buttons. */
+export interface InstanceNotice extends Notice<InstanceAction> {
+  readonly actions: readonly InstanceAction[];
 }
 
 /** Whether `addPerHour` more $/h fits under the spend cap; when not, it has said so itself. */
@@ -69,10 +68,10 @@ export interface InstanceFlowDeps {
 
 /** Says what a stop or destroy did; an outcome that is not known is a warning that says to check. */
 export function resultNotice(result: ActionResult, logger: Logger): InstanceNotice {
-  const message = l10n.t('GPU Rental: {0}', result.message);
-  if (result.kind === 'done') return { level: 'info', message, actions: [] };
-  logger.warn(message);
-  return { level: 'warning', message, actions: ['refresh'] };
+  const text = l10n.t('GPU Rental: {0}', result.message);
+  if (result.kind === 'done') return { severity: 'info', text, actions: [] };
+  logger.warn(text);
+  return { severity: 'warning', text, actions: ['refresh'] };
 }
 
 export async function stopFlow(s: InstanceFlowDeps, i: Instance): Promise<InstanceNotice> {
@@ -91,8 +90,8 @@ export async function startFlow(s: InstanceFlowDeps, i: Instance): Promise<Insta
   s.after.track(i.id);
   await s.after.refresh();
   return {
-    level: 'info',
-    message: i.dph_total
+    severity: 'info',
+    text: i.dph_total
       ? l10n.t('GPU Rental: starting {0}. It bills {1}/h once running.', instanceName(i), formatDollars(i.dph_total))
       : l10n.t('GPU Rental: starting {0}.', instanceName(i)),
     actions: [],
@@ -203,12 +202,12 @@ export function sshCommandToCopy(
     command = endpoint && sshCommand(endpoint);
   } catch (error) {
     if (!(error instanceof UnusableSshAddress)) throw error;
-    const message = l10n.t('GPU Rental: nothing was copied for {0}. {1}', instanceName(i), error.message);
-    return { command: undefined, notice: { level: 'error', message, actions: [] } };
+    const text = l10n.t('GPU Rental: nothing was copied for {0}. {1}', instanceName(i), error.message);
+    return { command: undefined, notice: { severity: 'error', text, actions: [] } };
   }
   if (command === undefined) {
-    const message = l10n.t('GPU Rental: {0} has no SSH address yet. Wait until it is running.', instanceName(i));
-    return { command: undefined, notice: { level: 'warning', message, actions: [] } };
+    const text = l10n.t('GPU Rental: {0} has no SSH address yet. Wait until it is running.', instanceName(i));
+    return { command: undefined, notice: { severity: 'warning', text, actions: [] } };
   }
-  return { command, notice: { level: 'info', message: l10n.t('GPU Rental: copied "{0}".', command), actions: [] } };
+  return { command, notice: { severity: 'info', text: l10n.t('GPU Rental: copied "{0}".', command), actions: [] } };
 }

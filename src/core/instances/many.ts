@@ -6,6 +6,7 @@ import { isOutbid } from './outbid';
 import { instancePhase, isBooting } from './phase';
 import { burnRate, currentRate, startAddsPerHour } from './rates';
 import { l10n, sentences } from '../l10n';
+import type { Notice } from '../notice';
 
 /** The actions that take several instances at once from the Instances view's selection. */
 export type BulkAction = 'stop' | 'start' | 'destroy';
@@ -142,10 +143,9 @@ export function bulkConfirmation(
 export type BulkOutcome = { instance: Instance; result: ActionResult } | { instance: Instance; refused: string };
 
 /** The one message after a bulk action: "3 destroyed.", or which failed or are unknown and what to do. */
-export interface BulkSummary {
+export interface BulkSummary extends Notice {
   /** `info` when every one was done. */
-  level: 'info' | 'warning';
-  message: string;
+  readonly severity: 'info' | 'warning';
 }
 
 export function bulkSummary(action: BulkAction, outcomes: readonly BulkOutcome[]): BulkSummary {
@@ -180,7 +180,7 @@ export function bulkSummary(action: BulkAction, outcomes: readonly BulkOutcome[]
             formatDollars(done.reduce((t, i) => t + (i.storage_total_cost ?? 0), 0)),
           )
         : action === 'start' && l10n.t('The status bar shows them booting.');
-    return { level: 'info', message: sentences(l10n.t('GPU Rental: {0}.', head), tail) };
+    return { severity: 'info', text: sentences(l10n.t('GPU Rental: {0}.', head), tail) };
   }
   const parts = [l10n.t('GPU Rental: {0}', head)];
   if (failed.length) parts.push(l10n.t('{0} failed ({1})', failed.length, failed.join(' ')));
@@ -197,7 +197,7 @@ export function bulkSummary(action: BulkAction, outcomes: readonly BulkOutcome[]
   const next = unknown.length
     ? l10n.t('Refresh the Instances view to see what really happened before trying again.')
     : l10n.t('Try the failed ones again from the Instances view.');
-  return { level: 'warning', message: sentences(`${parts.join('; ')}.`, next) };
+  return { severity: 'warning', text: sentences(`${parts.join('; ')}.`, next) };
 }
 
 /**

@@ -305,7 +305,7 @@ export class JobBook implements Disposable {
     void this.deps.memory.change(job.jobId, { ended: true }).then(() => this.keepPolling());
     const failed = jobPhase(status) === 'interrupted' || status.exitCode !== 0;
     const ref = { instanceId: job.instanceId, jobId: job.jobId, label: job.label };
-    this.notices.fire({ severity: failed ? 'warning' : 'info', message, actions: ['showOutput'], job: ref });
+    this.notices.fire({ severity: failed ? 'warning' : 'info', text: message, actions: ['showOutput'], job: ref });
     if (stopsInstance(status)) this.followStop(job.instanceId);
   }
 

@@ -2,15 +2,15 @@ import { formatDollars } from '../format';
 import { instancePhase } from '../instances/phase';
 import type { InstancePoller, Timers } from '../instances/poller';
 import { l10n } from '../l10n';
+import type { Notice } from '../notice';
 import { STOP_GRACE_SECONDS } from './scripts';
 
 /** A button of a job's notification, as an id; ui labels it and hands the choice back. */
 export type JobAction = 'showOutput';
 
 /** What a job tells the user in a notification (ui shows it; `GPU Rental:` starts every message). */
-export interface JobNotice {
+export interface JobNotice extends Notice<JobAction> {
   readonly severity: 'info' | 'warning';
-  readonly message: string;
   readonly actions: readonly JobAction[];
   /** The job the buttons act on. */
   readonly job?: { readonly instanceId: number; readonly jobId: string; readonly label: string };
@@ -40,7 +40,7 @@ export function stopSeenNotice(instanceId: number, phase: 'stopped' | 'gone', di
             "GPU Rental: #{0} was stopped by the job's end; its disk still bills until you destroy it. Download the outputs before you destroy it.",
             instanceId,
           );
-  return { severity: 'info', message, actions: [] };
+  return { severity: 'info', text: message, actions: [] };
 }
 
 /**
@@ -67,7 +67,7 @@ export function watchStop(w: StopWatch, instanceId: number): () => void {
     w.notify({
       severity: 'warning',
       actions: [],
-      message: l10n.t(
+      text: l10n.t(
         'GPU Rental: the job on #{0} asked the service to stop the instance, but it is not seen stopped after {1} minutes, so it may still bill its full rate. Check it in the Instances view and stop it yourself if it runs.',
         instanceId,
         STOP_SEEN_MS / 60_000,

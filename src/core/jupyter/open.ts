@@ -4,6 +4,7 @@ import { instancePhase } from '../instances/phase';
 import { launchedWithJupyter } from '../instances/ssh';
 import { l10n } from '../l10n';
 import type { Logger } from '../log';
+import type { Notice } from '../notice';
 import { freeLocalPort, startPortForward, type PortForward, type PortForwards } from '../ssh/forward';
 import type { SshTarget } from '../ssh/remote';
 import { httpStatus, type JupyterLookup } from './find';
@@ -123,17 +124,17 @@ function notRunningNotice(instance: Instance): string {
 }
 
 /** What "Use for Notebooks" says once the URL is on the clipboard: where to paste it, or that the extension is missing. */
-export function notebooksNotice(name: string, extensionInstalled: boolean): { level: 'info' | 'warning'; text: string } {
+export function notebooksNotice(name: string, extensionInstalled: boolean): Notice & { readonly severity: 'info' | 'warning' } {
   return extensionInstalled
     ? {
-        level: 'info',
+        severity: 'info',
         text: l10n.t(
           "GPU Rental: the URL of {0}'s Jupyter server is on the clipboard. Paste it where the Jupyter extension asks for an existing server's URL.",
           name,
         ),
       }
     : {
-        level: 'warning',
+        severity: 'warning',
         text: l10n.t(
           "GPU Rental: the Jupyter extension ({0}) is not installed, so VS Code's notebooks cannot use {1}'s server. Install it, then choose \"Existing Jupyter Server\" in a notebook's kernel picker and paste the URL (it is on the clipboard).",
           JUPYTER_EXTENSION,

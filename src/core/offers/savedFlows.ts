@@ -7,6 +7,7 @@ import type { Offer, SearchOffersRequest } from '../api/offers';
 import { formatDollars } from '../format';
 import { l10n, sentences } from '../l10n';
 import { decimalText } from '../numbers';
+import { info, type Notice } from '../notice';
 import type { Ask } from '../prompts';
 import type { StoredAccess } from '../state/storedState';
 import {
@@ -29,11 +30,8 @@ import { OFFER_SORTS, describeSearch, type OfferSort } from './search';
 import type { WatchedSearch } from './watchNotice';
 
 /** What the user is told, how loudly, and the buttons (identifiers; `label` words them). */
-export interface SearchNotice<A extends string = never> {
-  severity: 'info' | 'warning';
-  /** The whole message, "GPU Rental: " included. */
-  text: string;
-  actions?: readonly A[];
+export interface SearchNotice<A extends string = never> extends Notice<A> {
+  readonly severity: 'info' | 'warning';
 }
 
 /** What the saved-search flows read and change. */
@@ -143,7 +141,7 @@ export async function deleteSavedSearch(d: SavedSearchDeps, search: SavedSearch)
   if (!sure) return undefined;
   await d.state.change('savedSearches', (all) => removeSearch(all, search.name));
   await forgetSeen(d, search.name);
-  return { severity: 'info', text: l10n.t('GPU Rental: deleted the saved search "{0}".', search.name) };
+  return info(l10n.t('GPU Rental: deleted the saved search "{0}".', search.name));
 }
 
 async function forgetSeen(d: SavedSearchDeps, name: string): Promise<void> {
@@ -252,13 +250,13 @@ function watchingText(name: string, ceiling: number, matching: readonly Offer[],
 export async function stopWatching(d: SavedSearchDeps, name?: string): Promise<SearchNotice | undefined> {
   const search = name !== undefined ? findSearch(list(d), name) : await pickSearch(d, l10n.t('Stop Watching'), true);
   if (!search) {
-    if (name !== undefined) return { severity: 'info', text: l10n.t('GPU Rental: there is no saved search "{0}".', name) };
-    return watchedSearches(list(d)).length === 0 ? { severity: 'info', text: l10n.t('GPU Rental: no search is watched.') } : undefined;
+    if (name !== undefined) return info(l10n.t('GPU Rental: there is no saved search "{0}".', name));
+    return watchedSearches(list(d)).length === 0 ? info(l10n.t('GPU Rental: no search is watched.')) : undefined;
   }
-  if (!search.watch) return { severity: 'info', text: l10n.t('GPU Rental: "{0}" is not watched.', search.name) };
+  if (!search.watch) return info(l10n.t('GPU Rental: "{0}" is not watched.', search.name));
   await d.state.change('savedSearches', (all) => updateSearch(all, search.name, unwatched));
   await forgetSeen(d, search.name);
-  return { severity: 'info', text: l10n.t('GPU Rental: stopped watching "{0}". The search is still saved.', search.name) };
+  return info(l10n.t('GPU Rental: stopped watching "{0}". The search is still saved.', search.name));
 }
 
 /** Check Watched Searches Now: one request per watched search; what it found, and what to say (nothing when a match was told). */
@@ -267,7 +265,7 @@ export async function checkWatchedNow(d: WatchDeps): Promise<{ searched: number;
     return {
       searched: 0,
       told: 0,
-      notice: { severity: 'info', text: l10n.t('GPU Rental: no search is watched. Watch one with Watch Search… in the Offers view.') },
+      notice: info(l10n.t('GPU Rental: no search is watched. Watch one with Watch Search… in the Offers view.')),
     };
   const result = await d.busy(l10n.t('GPU Rental: checking the watched searches…'), () => d.watcher.checkNow());
   const watched = watchedSearches(list(d)).length;

@@ -2,6 +2,7 @@ import type { ApiError } from '../api/errors';
 import type { Offer } from '../api/offers';
 import { formatDollars } from '../format';
 import { l10n } from '../l10n';
+import type { Notice } from '../notice';
 import { DEFAULT_PROFILE_ID, keySlot, type Profile } from '../session/profiles';
 import type { StoredAccess } from '../state/storedState';
 import { countryCode } from './present';
@@ -60,9 +61,9 @@ export function watchButtonLabel(button: WatchNoticeButton): string {
 
 /**
  * What the user is told about a notice: `GPU Rental: "4090s": RTX 4090 ×2 at $0.610/h in NL (+2 more)`
- * with Rent, Show and Stop Watching; a stopped or refused watch says why and what to do next.
+ * with Rent, Show and Stop Watching (information); a stopped or refused watch says why and what to do next (a warning).
  */
-export function describeWatchNotice(notice: WatchNotice): { message: string; buttons: WatchNoticeButton[] } {
+export function describeWatchNotice(notice: WatchNotice): Notice<WatchNoticeButton> {
   const name = notice.search.name;
   if (notice.kind === 'match') {
     const o = notice.offer;
@@ -72,11 +73,12 @@ export function describeWatchNotice(notice: WatchNotice): { message: string; but
       ? l10n.t('{0} at {1}/h in {2}', gpus, formatDollars(o.dph_total), where)
       : l10n.t('{0} at {1}/h', gpus, formatDollars(o.dph_total));
     return {
-      message:
+      severity: 'info',
+      text:
         notice.more > 0
           ? l10n.t('GPU Rental: "{0}": {1} (+{2} more)', name, offer, notice.more)
           : l10n.t('GPU Rental: "{0}": {1}', name, offer),
-      buttons: ['Rent', 'Show', 'Stop Watching'],
+      actions: ['Rent', 'Show', 'Stop Watching'],
     };
   }
   if (notice.kind === 'paused') {
@@ -85,20 +87,22 @@ export function describeWatchNotice(notice: WatchNotice): { message: string; but
         ? l10n.t('the profile it searched with was removed')
         : l10n.t('the API key of the profile it searched with is gone');
     return {
-      message: l10n.t(
+      severity: 'warning',
+      text: l10n.t(
         'GPU Rental: stopped watching "{0}": {1}. The search is still saved; Watch Again watches it with the profile in use now.',
         name,
         why,
       ),
-      buttons: ['Watch Again'],
+      actions: ['Watch Again'],
     };
   }
   return {
-    message: l10n.t(
+    severity: 'warning',
+    text: l10n.t(
       'GPU Rental: the service keeps refusing the watched search "{0}": {1} Fix the key or the search, or stop watching it; it is tried again each interval.',
       name,
       notice.error.message,
     ),
-    buttons: ['Stop Watching'],
+    actions: ['Stop Watching'],
   };
 }

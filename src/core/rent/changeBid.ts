@@ -11,14 +11,14 @@ import { bidOf, bidRunsAgain, changeInstanceBid, isInterruptible, isOutbid, minB
 import { gpuSummary, instanceName } from '../instances/names';
 import { l10n } from '../l10n';
 import { decimalText } from '../numbers';
+import type { Notice } from '../notice';
 import { parseQuery } from '../offers/search';
 import type { Ask } from '../prompts';
 import { BID_MIN, CHANGE_BID_MAX, checkBid, parseBid, suggestBid } from './bid';
 
 /** A notice the bid commands show. */
-export interface BidNotice {
-  severity: 'info' | 'warning';
-  text: string;
+export interface BidNotice extends Notice {
+  readonly severity: 'info' | 'warning';
 }
 
 export interface ChangeBidDeps {

@@ -14,6 +14,7 @@ import type { RentPlan } from './plan';
 import { quoteRent, type QuotePricing, type RentQuote } from './quote';
 import type { RentInfo, RentOutcome } from './renter';
 import { l10n } from '../l10n';
+import type { Notice } from '../notice';
 
 /** A notification's button (its label, in the display language) and what clicking it does. */
 export type RentAction =
@@ -27,12 +28,9 @@ export type RentAction =
   /** Waits for the boot and the SSH banner, then hands over to Remote-SSH. */
   | { button: string; run: 'connect'; instanceId: number };
 
-/** What the user is told, and how loudly. */
-export interface RentNotice {
-  severity: 'info' | 'warning' | 'error';
-  /** The whole message, "GPU Rental: " included. */
-  text: string;
-  action?: RentAction;
+/** What the user is told, and how loudly; its one button carries its own label and what it runs. */
+export interface RentNotice extends Notice {
+  readonly action?: RentAction;
 }
 
 /** Something the extension does once the renter has answered, before the notice is shown. */

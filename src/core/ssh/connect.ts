@@ -9,6 +9,7 @@ import { startAddsPerHour } from '../instances/rates';
 import { untilPhase } from '../instances/untilPhase';
 import { l10n } from '../l10n';
 import type { Logger } from '../log';
+import type { Notice } from '../notice';
 import type { Ask } from '../prompts';
 import { SshConfigError } from './config';
 import { NoSshKey, type ConnectVia, type PreparedHost, type SshConnector } from './connector';
@@ -28,10 +29,8 @@ export type ConnectOutcome = 'opened' | 'terminalOffered' | 'cancelled' | 'faile
 export type ConnectAction = 'openTerminal' | 'install' | 'connect' | 'copyLines' | 'showLogs' | 'retry' | 'openSettings' | 'openSshConfig';
 
 /** What the user is told when a connect stops short, with the buttons that take it further. */
-export interface ConnectNotice {
-  level: 'info' | 'warning' | 'error';
-  message: string;
-  actions: ConnectAction[];
+export interface ConnectNotice extends Notice<ConnectAction> {
+  readonly actions: readonly ConnectAction[];
   /** The Remote-SSH extension `install` installs. */
   install?: RemoteSshExtension;
   /** The user's SSH config line `openSshConfig` opens at. */
@@ -100,14 +99,14 @@ export async function readyHost(s: ReadyDeps, instance: Instance): Promise<Ready
     return { kind: 'ready', instance: running.instance, host };
   } catch (error) {
     if (error instanceof NoSshKey) {
-      const message = l10n.t('GPU Rental: {0} Connect again to create one, or set gpuRental.ssh.identityFile.', error.message);
-      return { kind: 'notice', instance, notice: { level: 'warning', message, actions: ['openSettings'] } };
+      const text = l10n.t('GPU Rental: {0} Connect again to create one, or set gpuRental.ssh.identityFile.', error.message);
+      return { kind: 'notice', instance, notice: { severity: 'warning', text, actions: ['openSettings'] } };
     }
     if (error instanceof SshConfigError) {
       s.logger.error(error.message);
       const notice: ConnectNotice = {
-        level: 'error',
-        message: l10n.t('GPU Rental: {0}', error.message),
+        severity: 'error',
+        text: l10n.t('GPU Rental: {0}', error.message),
         actions: ['openSshConfig'],
         configLine: error.line,
       };
@@ -137,19 +136,19 @@ async function untilRunning(s: ReadyDeps, instance: Instance): Promise<Running> 
     await s.instances.start(instance.id);
     s.boots.track(instance.id);
   } else if (!isBooting(phase)) {
-    const message = l10n.t('GPU Rental: {0} is {1}; it cannot be connected to.', name, phase);
-    return { kind: 'notice', notice: { level: 'warning', message, actions: [] } };
+    const text = l10n.t('GPU Rental: {0} is {1}; it cannot be connected to.', name, phase);
+    return { kind: 'notice', notice: { severity: 'warning', text, actions: [] } };
   }
   const wait = await s.progress(l10n.t('GPU Rental: waiting for {0} to run, then connecting', name), (signal, report) =>
     untilPhase(s.poller, instance.id, ['running'], { signal, onPhase: (p) => report(p) }),
   );
   if (wait.outcome === 'reached') return { kind: 'running', instance: wait.instance };
   if (wait.outcome === 'cancelled') {
-    const message = l10n.t('GPU Rental: stopped waiting. {0} keeps booting (and billing); connect again when it runs.', name);
-    return { kind: 'notice', notice: { level: 'info', message, actions: [] } };
+    const text = l10n.t('GPU Rental: stopped waiting. {0} keeps booting (and billing); connect again when it runs.', name);
+    return { kind: 'notice', notice: { severity: 'info', text, actions: [] } };
   }
-  const message = l10n.t('GPU Rental: {0} did not reach running (it is {1}).', name, wait.phase ?? 'unknown');
-  return { kind: 'notice', notice: { level: 'error', message, actions: ['showLogs'] } };
+  const text = l10n.t('GPU Rental: {0} did not reach running (it is {1}).', name, wait.phase ?? 'unknown');
+  return { kind: 'notice', notice: { severity: 'error', text, actions: ['showLogs'] } };
 }
 
 /** Waits for an SSH banner under a cancellable progress: undefined when it answered, else cancelled or what to check. */
@@ -168,14 +167,14 @@ async function untilSshAnswers(s: ReadyDeps, instance: Instance, host: PreparedH
     // Told by the signal, not by the probe's (translated) message.
     if (waited?.aborted) return 'cancelled';
     s.logger.warn((error as Error).message);
-    const message = l10n.t(
+    const text = l10n.t(
       "GPU Rental: {0} is running, but SSH did not answer at {1}:{2} within {3} s. The image may not run an SSH server (use an SSH launch mode), or it is still starting; check the instance's logs, then connect again.",
       instanceName(instance),
       address,
       port,
       timeoutMs / 1000,
     );
-    return { level: 'error', message, actions: ['showLogs', 'retry'] };
+    return { severity: 'error', text, actions: ['showLogs', 'retry'] };
   }
 }
 
@@ -194,21 +193,21 @@ export type Handoff =
 
 export function handoffFor(instance: Instance, host: PreparedHost, editor: EditorSide): Handoff {
   if (!editor.installed) {
-    const message = l10n.t(
+    const text = l10n.t(
       'GPU Rental: {0} is ready, but no Remote-SSH extension is installed to open it as a workspace. Install {1}, or open an SSH terminal now.',
       instanceName(instance),
       editor.wanted.name,
     );
-    return { kind: 'terminalOffered', notice: { level: 'info', message, actions: ['openTerminal', 'install'], install: editor.wanted } };
+    return { kind: 'terminalOffered', notice: { severity: 'info', text, actions: ['openTerminal', 'install'], install: editor.wanted } };
   }
   if (!host.includeInPlace) {
-    const message = l10n.t(
+    const text = l10n.t(
       'GPU Rental: {0} cannot be edited, so Remote-SSH will not find {1}. Add these lines at its top, then connect again:\n{2}',
       host.userConfig,
       host.alias,
       host.includeLines ?? '',
     );
-    return { kind: 'failed', notice: { level: 'warning', message, actions: ['copyLines', 'openTerminal'] } };
+    return { kind: 'failed', notice: { severity: 'warning', text, actions: ['copyLines', 'openTerminal'] } };
   }
   const { folder } = editor;
   return {
@@ -223,5 +222,5 @@ export function handoffFor(instance: Instance, host: PreparedHost, editor: Edito
 
 /** After Install: the notice that offers to connect again. */
 export function installedNotice(extension: RemoteSshExtension): ConnectNotice {
-  return { level: 'info', message: l10n.t('GPU Rental: {0} is installed.', extension.name), actions: ['connect'] };
+  return { severity: 'info', text: l10n.t('GPU Rental: {0} is installed.', extension.name), actions: ['connect'] };
 }

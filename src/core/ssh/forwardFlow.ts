@@ -1,6 +1,7 @@
 import type { Instance } from '../api/instances';
 import { instanceName } from '../instances/names';
 import { l10n } from '../l10n';
+import type { Notice } from '../notice';
 import { checkInBox, portBox, readBox } from '../numbers';
 import { readyHost, type ReadyDeps, type Ready } from './connect';
 import type { PreparedHost } from './connector';
@@ -57,9 +58,10 @@ export function remotePortOf(given: number | undefined, typed: string | undefine
 }
 
 /** "port 8888 of … is at http://localhost:8889", with what the user can do with it. */
-export function forwardNotice(instance: Instance, forward: PortForward): { message: string; actions: ForwardAction[] } {
+export function forwardNotice(instance: Instance, forward: PortForward): Notice<ForwardAction> {
   return {
-    message: l10n.t('GPU Rental: port {0} of {1} is at {2}', forward.remotePort, instanceName(instance), forward.url),
+    severity: 'info',
+    text: l10n.t('GPU Rental: port {0} of {1} is at {2}', forward.remotePort, instanceName(instance), forward.url),
     actions: ['openBrowser', 'copyUrl', 'stopForwarding'],
   };
 }

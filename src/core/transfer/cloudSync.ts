@@ -135,7 +135,7 @@ function noConnection(d: ServiceCopyDeps, instance: Instance): ServiceCopyResult
   );
   return {
     outcome: 'noConnection',
-    notice: { level: 'info', message, actions: consoleUrl ? ['openConsole'] : [] },
+    notice: { severity: 'info', text: message, actions: consoleUrl ? ['openConsole'] : [] },
     instanceId: instance.id,
     ...(consoleUrl ? { consoleUrl } : {}),
   };

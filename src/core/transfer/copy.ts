@@ -9,6 +9,7 @@ import { instanceLabel, instanceName } from '../instances/names';
 import { instancePhase } from '../instances/phase';
 import { currentRate } from '../instances/rates';
 import { l10n } from '../l10n';
+import type { TransferNotice } from './notices';
 import {
   askInstancePath,
   instancePathProblem,
@@ -28,7 +29,7 @@ export interface CopyArgs {
 /** Where no other instance runs: nothing to copy to, and what to do. */
 export interface NoDestination {
   readonly outcome: 'noDestination';
-  readonly notice: { level: 'info'; message: string; actions: readonly never[] };
+  readonly notice: TransferNotice<never> & { readonly severity: 'info' };
 }
 
 /**
@@ -86,7 +87,7 @@ async function pickDestination(d: ServiceCopyDeps, src: Instance): Promise<Insta
       'GPU Rental: no other running instance to copy to. Start or rent one, then copy from {0} again.',
       instanceName(src),
     );
-    return { outcome: 'noDestination', notice: { level: 'info', message, actions: [] } };
+    return { outcome: 'noDestination', notice: { severity: 'info', text: message, actions: [] } };
   }
   return d.ask.pick({
     title: l10n.t('GPU Rental: copy from {0} to which instance?', instanceName(src)),

@@ -104,7 +104,7 @@ function downloaded(d: DownloadFlowDeps, instance: Instance, remotePath: string,
   const message = result.notice
     ? l10n.t('GPU Rental: downloaded {0} from {1} to {2} ({3}).', remotePath, instanceName(instance), result.localPath, result.notice)
     : l10n.t('GPU Rental: downloaded {0} from {1} to {2}.', remotePath, instanceName(instance), result.localPath);
-  return { kind: 'downloaded', localPath: result.localPath, notice: { level: 'info', message, actions: ['reveal'] } };
+  return { kind: 'downloaded', localPath: result.localPath, notice: { severity: 'info', text: message, actions: ['reveal'] } };
 }
 
 /**
@@ -121,8 +121,8 @@ export async function browseRemote(d: DownloadFlowDeps, target: SshTarget, insta
     } catch (error) {
       if (!(error instanceof TransferError && error.fault === 'remoteMissing' && dir !== '.')) throw error;
       d.notify({
-        level: 'warning',
-        message: l10n.t('GPU Rental: {0} does not exist on {1}; showing its home folder.', dir, instanceName(instance)),
+        severity: 'warning',
+        text: l10n.t('GPU Rental: {0} does not exist on {1}; showing its home folder.', dir, instanceName(instance)),
         actions: [],
       });
       dir = '.';

@@ -1,6 +1,6 @@
 /**
  * What the transfer flows (upload.ts, download.ts, copy.ts, cloudSync.ts) hand the UI to show: a
- * notification's level, its whole sentence and its buttons as identifiers, each with its label
+ * notification's severity, its whole sentence and its buttons as identifiers, each with its label
  * beside it. The UI shows them and runs the button picked; it decides nothing.
  */
 import type { Instance } from '../api/instances';
@@ -8,6 +8,7 @@ import { instanceName } from '../instances/names';
 import { instancePhase } from '../instances/phase';
 import { l10n } from '../l10n';
 import type { Logger } from '../log';
+import type { Notice } from '../notice';
 import { TransferError } from './errors';
 
 /** A button a transfer's notification may carry. */
@@ -31,10 +32,8 @@ export function transferActionLabel(action: TransferAction): string {
   }
 }
 
-/** A notification: how loud, its message (starting with "GPU Rental:"), and its buttons in order. */
-export interface TransferNotice<A extends TransferAction = TransferAction> {
-  readonly level: 'info' | 'warning' | 'error';
-  readonly message: string;
+/** A notification: how loud, its text (starting with "GPU Rental:"), and its buttons in order. */
+export interface TransferNotice<A extends TransferAction = TransferAction> extends Notice<A> {
   readonly actions: readonly A[];
 }
 
@@ -56,8 +55,8 @@ export function failedTransfer<T>(logger: Logger, error: unknown, retry: () => P
   return {
     kind: 'failed',
     notice: {
-      level: error.fault === 'cancelled' ? 'warning' : 'error',
-      message: l10n.t('GPU Rental: {0}', error.message),
+      severity: error.fault === 'cancelled' ? 'warning' : 'error',
+      text: l10n.t('GPU Rental: {0}', error.message),
       actions: error.retryable ? ['retry'] : [],
     },
     retry,
@@ -72,8 +71,8 @@ export function notRunning(instance: Instance): TransferNotice<never> | undefine
   const phase = instancePhase(instance);
   if (phase === 'running') return undefined;
   return {
-    level: 'warning',
-    message: l10n.t(
+    severity: 'warning',
+    text: l10n.t(
       'GPU Rental: {0} is {1}, so files cannot move to or from it now. Start it yourself when you want it running (it bills while it runs), then try again.',
       instanceName(instance),
       phase,

@@ -127,7 +127,7 @@ function unknownStart(d: ServiceCopyDeps, s: Started, error: Error): ServiceCopy
     s.what,
     instanceName(s.dst),
   );
-  return { outcome: 'unknown', notice: { level: 'warning', message, actions: ['showLogs'] }, instanceId: s.dst.id };
+  return { outcome: 'unknown', notice: { severity: 'warning', text: message, actions: ['showLogs'] }, instanceId: s.dst.id };
 }
 
 /** What the end of the wait says (all but a cancel). */
@@ -136,18 +136,18 @@ function ended(d: ServiceCopyDeps, s: Started, end: Exclude<TransferEnd, { outco
   switch (end.outcome) {
     case 'done':
       d.logger.info(`${s.what}: ${end.message}`);
-      return { level: 'info', message: l10n.t('GPU Rental: {0} finished ({1}).', s.what, end.message), actions: [] };
+      return { severity: 'info', text: l10n.t('GPU Rental: {0} finished ({1}).', s.what, end.message), actions: [] };
     case 'failed':
       d.logger.warn(`${s.what}: ${end.message}`);
       return {
-        level: 'error',
-        message: l10n.t("GPU Rental: {0} failed: {1}. Check the paths and {2}'s logs, then try again.", s.what, end.message, name),
+        severity: 'error',
+        text: l10n.t("GPU Rental: {0} failed: {1}. Check the paths and {2}'s logs, then try again.", s.what, end.message, name),
         actions: ['showLogs'],
       };
     case 'interrupted':
       return {
-        level: 'warning',
-        message: l10n.t(
+        severity: 'warning',
+        text: l10n.t(
           'GPU Rental: {0} is {1} and {2} did not say it finished. Check the files once {3} runs again.',
           name,
           end.phase,
@@ -158,8 +158,8 @@ function ended(d: ServiceCopyDeps, s: Started, end: Exclude<TransferEnd, { outco
       };
     case 'quiet':
       return {
-        level: 'warning',
-        message: end.lastMessage
+        severity: 'warning',
+        text: end.lastMessage
           ? l10n.t(
               "GPU Rental: no news of {0} for 10 minutes (last: {1}); whether it finished is not known. Check {2}'s status and logs.",
               s.what,
@@ -183,8 +183,8 @@ async function cancelled(d: ServiceCopyDeps, s: Started): Promise<TransferNotice
     await s.cancel();
     d.logger.info(`Cancelled ${s.what}.`);
     return {
-      level: 'info',
-      message: l10n.t('GPU Rental: cancelled {0}. What was copied so far stays on {1}; check it before using it.', s.what, name),
+      severity: 'info',
+      text: l10n.t('GPU Rental: cancelled {0}. What was copied so far stays on {1}; check it before using it.', s.what, name),
       actions: [],
     };
   } catch (error) {
@@ -197,6 +197,6 @@ async function cancelled(d: ServiceCopyDeps, s: Started): Promise<TransferNotice
             name,
           )
         : l10n.t("GPU Rental: could not cancel {0}: {1}. It may still be running; check {2}'s status.", s.what, errorText(error), name);
-    return { level: 'warning', message, actions: [] };
+    return { severity: 'warning', text: message, actions: [] };
   }
 }

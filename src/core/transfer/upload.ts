@@ -110,8 +110,8 @@ function uploaded(
   const notice = how.quiet
     ? undefined
     : {
-        level: 'info' as const,
-        message: l10n.t(
+        severity: 'info' as const,
+        text: l10n.t(
           'GPU Rental: uploaded {0} to {1} on {2}: {3}.',
           baseName(how.localDir),
           result.remoteDir,

@@ -2,7 +2,7 @@ import type { Outcome } from '../../core/account/notice';
 import type { Session } from '../../core/session/session';
 import type { Prompts } from '../pickers/prompts';
 import type { AccountView } from '../views/account/accountView';
-import { notify } from './notices';
+import { notify } from '../pickers/notify';
 
 /** What the commands on the account's resources (team, volumes, serverless, templates, keys) use. */
 export interface AccountAreaDeps {

@@ -6,14 +6,9 @@ import type { InstancePoller } from '../../core/instances/poller';
 import type { Logger } from '../../core/log';
 import { presentOffer } from '../../core/offers/present';
 import { onDemandGpuPerHour } from '../../core/rent/bid';
-import {
-  changeBidFlow,
-  moveToOnDemandQuestion,
-  onDemandAlternatives,
-  sameMachineOnDemand,
-  type BidNotice,
-} from '../../core/rent/changeBid';
+import { changeBidFlow, moveToOnDemandQuestion, onDemandAlternatives, sameMachineOnDemand } from '../../core/rent/changeBid';
 import type { Session } from '../../core/session/session';
+import { notify } from '../pickers/notify';
 import { inputOf, type Prompts } from '../pickers/prompts';
 import type { BootStatus } from '../status/bootStatus';
 import type { SpendGuard } from '../guards/spendGuard';
@@ -89,17 +84,12 @@ async function changeBid(s: BidDeps, instance: Instance, suggested: number | und
     suggested,
   );
   if (!end) return undefined;
-  show(end.notice);
+  void notify(end.notice);
   if (!end.sent) return undefined;
   if (end.sent.follow === 'boot') s.boots.track(instance.id);
   else s.poller.watch(instance.id);
   void s.poller.refresh();
   return end.sent.kind;
-}
-
-function show(notice: BidNotice): void {
-  if (notice.severity === 'info') void vscode.window.showInformationMessage(notice.text);
-  else void vscode.window.showWarningMessage(notice.text);
 }
 
 /** What the instance's machine costs on demand for its GPU part, when an offer of it is listed; undefined otherwise. */
@@ -123,7 +113,7 @@ async function onDemandPrice(s: BidDeps, instance: Instance): Promise<number | u
 async function moveToOnDemand(s: BidDeps, instance: Instance): Promise<number | undefined> {
   const offers: Offer[] = await s.session.client.offers.search(onDemandAlternatives(instance));
   const question = moveToOnDemandQuestion(instance, offers);
-  if ('notice' in question) return (show(question.notice), undefined);
+  if ('notice' in question) return void notify(question.notice);
   const picked = await vscode.window.showQuickPick(
     offers.map((offer) => ({ ...presentOffer(offer), offer })),
     { title: question.title, placeHolder: question.placeholder, matchOnDescription: true, ignoreFocusOut: true },

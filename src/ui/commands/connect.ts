@@ -19,7 +19,7 @@ import type { PortForward, PortForwards } from '../../core/ssh/forward';
 import { forwardActionLabel, forwardNotice, forwardPortFlow, type PortPick } from '../../core/ssh/forwardFlow';
 import type { SshConfigManager } from '../../core/ssh/manager';
 import type { BootStatus } from '../status/bootStatus';
-import { showWithActions } from '../pickers/buttons';
+import { notify } from '../pickers/notify';
 import { config } from '../host/config';
 import { asker, type Prompts } from '../pickers/prompts';
 import { editorsRemoteSsh, installedRemoteSsh, setRemotePlatform, type RemoteHandoff } from '../host/remote';
@@ -159,13 +159,7 @@ async function connect(s: ConnectDeps, instance: Instance): Promise<ConnectOutco
 
 /** Shows a connect notice and does what its button stands for; not awaited by the flow. */
 function showNotice(s: ConnectDeps, instance: Instance, notice: ConnectNotice, host?: PreparedHost): void {
-  const how =
-    notice.level === 'info'
-      ? vscode.window.showInformationMessage
-      : notice.level === 'warning'
-        ? vscode.window.showWarningMessage
-        : vscode.window.showErrorMessage;
-  void showWithActions(how, notice.message, notice.actions, (a) => connectActionLabel(a, notice)).then(async (action) => {
+  void notify(notice, (a) => connectActionLabel(a, notice)).then(async (action) => {
     switch (action) {
       case 'openTerminal':
         if (host) openTerminal(s, instance, host);
@@ -253,8 +247,7 @@ async function pickPort(p: PortPick): Promise<string | undefined> {
 }
 
 async function announceForward(s: ConnectDeps, instance: Instance, forward: PortForward): Promise<void> {
-  const notice = forwardNotice(instance, forward);
-  const choice = await showWithActions(vscode.window.showInformationMessage, notice.message, notice.actions, forwardActionLabel);
+  const choice = await notify(forwardNotice(instance, forward), forwardActionLabel);
   if (choice === 'openBrowser') await vscode.env.openExternal(vscode.Uri.parse(forward.url));
   if (choice === 'copyUrl') await vscode.env.clipboard.writeText(forward.url);
   if (choice === 'stopForwarding') s.forwards.stop(forward);

@@ -11,7 +11,8 @@ import { asker, type Prompts } from '../pickers/prompts';
 import type { RemoteHandoff } from '../host/remote';
 import { resolveTarget, type Target } from './instances';
 import { command, type CommandDefinition } from './registry';
-import { showNotice } from './transfer';
+import { transferActionLabel } from '../../core/transfer/notices';
+import { notify } from '../pickers/notify';
 
 export type { CloudSyncArgs } from '../../core/transfer/cloudSync';
 export type { CopyArgs } from '../../core/transfer/copy';
@@ -41,7 +42,7 @@ export function dataCommands(s: DataDeps): CommandDefinition[] {
       if (!src) return undefined;
       const result = await copyFlow(copyDeps(s), src, args ?? {});
       if (result?.outcome === 'noDestination') {
-        void showNotice(result.notice);
+        void notify(result.notice, transferActionLabel);
         return undefined;
       }
       return show(s, result);
@@ -69,7 +70,7 @@ function copyDeps(s: DataDeps): ServiceCopyDeps {
 /** Shows how the copy or sync ended (without waiting for the user) and answers its outcome. */
 function show(s: DataDeps, result: ServiceCopyResult | undefined): TransferOutcome | undefined {
   if (!result) return undefined;
-  void showNotice(result.notice).then((choice) => {
+  void notify(result.notice, transferActionLabel).then((choice) => {
     if (choice === 'showLogs') void vscode.commands.executeCommand(COMMANDS.showInstanceLogs, result.instanceId);
     if (choice === 'openConsole' && result.consoleUrl) openExternal(s, result.consoleUrl);
   });

@@ -23,7 +23,7 @@ import type { Logger } from '../../core/log';
 import type { Session } from '../../core/session/session';
 import type { InstanceCleanup } from '../../core/ssh/instanceCleanup';
 import type { BootStatus } from '../status/bootStatus';
-import { showWithActions } from '../pickers/buttons';
+import { notify } from '../pickers/notify';
 import type { InstanceLogChannels } from '../output/instanceLogs';
 import { asker, type Prompts } from '../pickers/prompts';
 import type { SpendGuard } from '../guards/spendGuard';
@@ -125,14 +125,7 @@ function flowDeps(s: InstanceDeps): InstanceFlowDeps {
 
 /** Shows a flow's notice; its Refresh button refreshes the Instances view. */
 function show(notice: InstanceNotice | undefined): void {
-  if (!notice) return;
-  const how =
-    notice.level === 'info'
-      ? vscode.window.showInformationMessage
-      : notice.level === 'warning'
-        ? vscode.window.showWarningMessage
-        : vscode.window.showErrorMessage;
-  void showWithActions(how, notice.message, notice.actions, instanceActionLabel).then((action) => {
+  void notify(notice, instanceActionLabel).then((action) => {
     if (action === 'refresh') void vscode.commands.executeCommand(COMMANDS.refresh);
   });
 }

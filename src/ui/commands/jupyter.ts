@@ -9,6 +9,7 @@ import type { Session } from '../../core/session/session';
 import type { PortForwards } from '../../core/ssh/forward';
 import type { SshTarget } from '../../core/ssh/remote';
 import type { RemoteHandoff } from '../host/remote';
+import { notify } from '../pickers/notify';
 import { resolveTarget, type Target } from './instances';
 import { command, type CommandDefinition } from './registry';
 
@@ -100,7 +101,7 @@ async function useForNotebooks(s: JupyterDeps, name: string, url: string): Promi
     });
     return;
   }
-  void vscode.window.showInformationMessage(notice.text);
+  void notify(notice);
   void vscode.commands.executeCommand('jupyter.selectjupyteruri').then(undefined, (error: unknown) => {
     s.logger.warn(`jupyter.selectjupyteruri: ${String(error)}`);
   });

@@ -13,7 +13,7 @@ import type { ClientFactory, Session } from '../../core/session/session';
 import { config } from '../host/config';
 import type { Profiles } from '../host/profiles';
 import { asker, type Prompts } from '../pickers/prompts';
-import { notify } from './notices';
+import { notify } from '../pickers/notify';
 import { command, type CommandDefinition } from './registry';
 
 /** What the profile commands use. */

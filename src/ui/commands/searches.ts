@@ -17,7 +17,7 @@ import type { GpuRentalState } from '../../core/stored';
 import { config } from '../host/config';
 import { asker, type Prompts } from '../pickers/prompts';
 import type { OffersView } from '../views/offersView';
-import { notify } from './notices';
+import { notify } from '../pickers/notify';
 import { command, type CommandDefinition } from './registry';
 
 /** What the saved-search commands use. */

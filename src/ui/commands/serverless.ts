@@ -14,7 +14,7 @@ import { COMMANDS } from '../../core/ids';
 import { asker } from '../pickers/prompts';
 import { EndpointItem, WorkerGroupItem } from '../views/account/serverlessItems';
 import { shownWith, type AccountAreaDeps } from './accountDeps';
-import { notify } from './notices';
+import { notify } from '../pickers/notify';
 import { command, type CommandDefinition } from './registry';
 
 type Row = EndpointItem | WorkerGroupItem;

@@ -15,18 +15,12 @@ import {
   type DownloadFlowDeps,
   type DownloadOutcome,
 } from '../../core/transfer/download';
-import {
-  notRunning,
-  transferActionLabel,
-  type TransferAction,
-  type TransferFailed,
-  type TransferNotice,
-} from '../../core/transfer/notices';
+import { notRunning, transferActionLabel, type TransferFailed } from '../../core/transfer/notices';
 import { describeProgress, type TransferProgress } from '../../core/transfer/progress';
 import { remoteJoin, type RemoteListing } from '../../core/transfer/remotePath';
 import type { TransferOptions } from '../../core/transfer/runner';
 import { uploadFlow, type UploadArgs, type UploadFlowDeps, type UploadOutcome } from '../../core/transfer/upload';
-import { showWithActions } from '../pickers/buttons';
+import { notify } from '../pickers/notify';
 import { config } from '../host/config';
 import { asker, type Prompts } from '../pickers/prompts';
 import { resolveTarget, type Target, type TargetDeps } from './instances';
@@ -91,7 +85,7 @@ async function runningTarget(s: TransferDeps, t: Target, title: string): Promise
   if (!instance) return undefined;
   const refusal = notRunning(instance);
   if (!refusal) return instance;
-  void showNotice(refusal);
+  void notify(refusal, transferActionLabel);
   return undefined;
 }
 
@@ -115,7 +109,7 @@ function downloadDeps(s: TransferDeps): DownloadFlowDeps {
     progress: withTransferProgress,
     pickDownloadFolder,
     pickRemote,
-    notify: (notice) => void showNotice(notice),
+    notify: (notice) => void notify(notice, transferActionLabel),
     transferFolder: config.transferFolder(),
   };
 }
@@ -125,7 +119,7 @@ function showUpload(instance: Instance, outcome: UploadOutcome | undefined): str
   if (outcome?.kind === 'failed') return showFailure(outcome, (again) => showUpload(instance, again));
   if (!outcome) return undefined;
   if (outcome.notice)
-    void showNotice(outcome.notice).then((choice) => {
+    void notify(outcome.notice, transferActionLabel).then((choice) => {
       if (choice === 'copyPath') void vscode.env.clipboard.writeText(outcome.remoteDir);
       if (choice === 'openTerminal') openTerminalIn(instance, outcome.target, outcome.remoteDir);
     });
@@ -136,7 +130,7 @@ function showUpload(instance: Instance, outcome: UploadOutcome | undefined): str
 function showDownload(outcome: DownloadOutcome | undefined): string | undefined {
   if (outcome?.kind === 'failed') return showFailure(outcome, showDownload);
   if (!outcome) return undefined;
-  void showNotice(outcome.notice).then((choice) => {
+  void notify(outcome.notice, transferActionLabel).then((choice) => {
     if (choice === 'reveal') void vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(outcome.localPath));
   });
   return outcome.localPath;
@@ -147,7 +141,7 @@ function showDownload(outcome: DownloadOutcome | undefined): string | undefined 
  * the command ends, and Retry runs the transfer again and shows how that ended.
  */
 function showFailure<T>(failed: TransferFailed<T>, show: (outcome: T | undefined) => unknown): undefined {
-  void showNotice(failed.notice).then((choice) => {
+  void notify(failed.notice, transferActionLabel).then((choice) => {
     if (choice !== 'retry') return;
     // Outside the command now, so the guard does not see a second failure: show it here.
     failed.retry().then(show, (again: unknown) => {
@@ -155,17 +149,6 @@ function showFailure<T>(failed: TransferFailed<T>, show: (outcome: T | undefined
     });
   });
   return undefined;
-}
-
-/** A transfer flow's notification, at its level, answering the action picked. */
-export function showNotice<A extends TransferAction>(notice: TransferNotice<A>): Promise<A | undefined> {
-  const show =
-    notice.level === 'error'
-      ? vscode.window.showErrorMessage
-      : notice.level === 'warning'
-        ? vscode.window.showWarningMessage
-        : vscode.window.showInformationMessage;
-  return showWithActions(show, notice.message, notice.actions, transferActionLabel);
 }
 
 /**

@@ -10,7 +10,7 @@ import type { Session } from '../../core/session/session';
 import type { GpuRentalState } from '../../core/stored';
 import type { AccountStatus } from '../status/accountStatus';
 import { config } from '../host/config';
-import { showWithActions } from '../pickers/buttons';
+import { notify } from '../pickers/notify';
 
 /** While anything bills, the credit is read again this often, so the projection stays true. */
 const CREDIT_REFRESH_MS = 2 * 60_000;
@@ -101,9 +101,7 @@ export class SpendGuard implements vscode.Disposable {
 
   /** Shows a notice and runs the button picked. */
   private async show(notice: SpendNotice): Promise<void> {
-    const show = (text: string, ...buttons: string[]) =>
-      notice.level === 'error' ? vscode.window.showErrorMessage(text, ...buttons) : vscode.window.showWarningMessage(text, ...buttons);
-    const choice = await showWithActions(show, notice.text, notice.buttons, spendButtonLabel);
+    const choice = await notify(notice, spendButtonLabel);
     if (choice === 'Open Settings') await vscode.commands.executeCommand('workbench.action.openSettings', 'gpuRental.maxHourlySpend');
     if (choice === 'Show Instances') await vscode.commands.executeCommand(`${VIEWS.instances}.focus`);
     const snooze = choice && SNOOZE_MS[choice];

@@ -5,7 +5,7 @@ import { realTimers } from '../../core/instances/poller';
 import type { Logger } from '../../core/log';
 import { SearchWatcher } from '../../core/offers/watch';
 import { describeWatchNotice, watchButtonLabel, watchKeyLookup, type WatchNotice } from '../../core/offers/watchNotice';
-import { showWithActions } from '../pickers/buttons';
+import { notify } from '../pickers/notify';
 import type { ClientFactory, KeyStore, Session } from '../../core/session/session';
 import type { GpuRentalState } from '../../core/stored';
 import { config } from './config';
@@ -56,10 +56,9 @@ export class SearchWatcherUi implements vscode.Disposable {
   }
 
   private async show(notice: WatchNotice): Promise<void> {
-    const { message, buttons } = describeWatchNotice(notice);
-    this.shown.fire(message);
-    const show = notice.kind === 'match' ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
-    const choice = await showWithActions(show, message, buttons, watchButtonLabel);
+    const told = describeWatchNotice(notice);
+    this.shown.fire(told.text);
+    const choice = await notify(told, watchButtonLabel);
     const { search } = notice;
     if (choice === 'Rent' && notice.kind === 'match') {
       if (this.deps.session.profileId !== search.watch.profileId) {

@@ -5,7 +5,7 @@ import { BootTracker, bootStatus, type Booting } from '../../core/instances/boot
 import type { InstancePoller } from '../../core/instances/poller';
 import { instancePhase } from '../../core/instances/phase';
 import { bootButtonLabel, bootSpoken, failedNotice, runningNotice, type BootNotice } from '../../core/instances/bootNotices';
-import { showWithActions } from '../pickers/buttons';
+import { notify } from '../pickers/notify';
 import type { GpuRentalState } from '../../core/stored';
 
 /**
@@ -97,9 +97,7 @@ export class BootStatus implements vscode.Disposable {
 
   /** Shows a notice and runs the command its picked button names, on the instance. */
   private async announce(notice: BootNotice, id: number): Promise<void> {
-    const show = (text: string, ...buttons: string[]) =>
-      notice.level === 'error' ? vscode.window.showErrorMessage(text, ...buttons) : vscode.window.showInformationMessage(text, ...buttons);
-    const choice = await showWithActions(show, notice.text, notice.buttons, bootButtonLabel);
+    const choice = await notify(notice, bootButtonLabel);
     if (choice) await vscode.commands.executeCommand(COMMANDS[choice], id);
   }
 }

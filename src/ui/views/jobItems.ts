@@ -8,7 +8,7 @@ import type { StartedWith } from '../../core/jobs/remoteJobs';
 import { presentJobRow, type JobRow } from '../../core/jobs/rows';
 import type { Logger } from '../../core/log';
 import type { SshTarget } from '../../core/ssh/remote';
-import { showWithActions } from '../pickers/buttons';
+import { notify } from '../pickers/notify';
 import { JobOutput } from '../output/jobOutput';
 
 /** A job's row under its instance in the Instances view; core's `presentJobRow` says how it looks. */
@@ -134,8 +134,7 @@ export class Jobs implements vscode.Disposable {
   }
 
   private async tell(notice: JobNotice): Promise<void> {
-    const show = notice.severity === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
-    const action = await showWithActions(show, notice.message, notice.actions, actionLabel);
+    const action = await notify(notice, actionLabel);
     if (action === 'showOutput' && notice.job) this.book.showOutput(notice.job);
   }
 }

@@ -18,13 +18,13 @@ describe('instances: what the boot watcher says', () => {
 
   it('a running instance offers the ways in; a failed one says it bills for disk and offers Destroy', () => {
     assert.deepEqual(runningNotice(inst()), {
-      level: 'info',
+      severity: 'info',
       text: 'GPU Rental: train is running.',
-      buttons: ['connect', 'openSshTerminal', 'copySshCommand'],
+      actions: ['connect', 'openSshTerminal', 'copySshCommand'],
     });
     const failed = failedNotice(inst({ actual_status: 'exited' }));
-    assert.equal(failed.level, 'error');
+    assert.equal(failed.severity, 'error');
     assert.equal(failed.text, 'GPU Rental: train failed (exited). It will not recover, and its disk is billed until it is destroyed.');
-    assert.deepEqual(failed.buttons.map(bootButtonLabel), ['Destroy', 'Show Instance Logs']);
+    assert.deepEqual(failed.actions.map(bootButtonLabel), ['Destroy', 'Show Instance Logs']);
   });
 });

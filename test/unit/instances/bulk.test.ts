@@ -24,8 +24,8 @@ describe('several instances at once, as a flow', () => {
     assert.deepEqual(f.after.log, ['watch 1', 'watch 2', 'refresh']);
     assert.equal(end.kind, 'acted');
     assert.deepEqual(end.kind === 'acted' && end.notice, {
-      level: 'info',
-      message: 'GPU Rental: 2 stopping. Their disks still bill $0.040/h until you destroy them.',
+      severity: 'info',
+      text: 'GPU Rental: 2 stopping. Their disks still bill $0.040/h until you destroy them.',
       actions: [],
     });
   });
@@ -63,7 +63,7 @@ describe('several instances at once, as a flow', () => {
     assert.match(ask.asked[0]!.detail, /These 3 instances and their disks are deleted for good.*\$1\.20\/h stops/);
     assert.deepEqual(f.instances.requested('destroy'), [1, 2, 3]);
     assert.deepEqual(f.after.log, ['forget 1', 'forget 2', 'forget 3', 'refresh']);
-    assert.deepEqual(end.kind === 'acted' && end.notice, { level: 'info', message: 'GPU Rental: 3 destroyed.', actions: [] });
+    assert.deepEqual(end.kind === 'acted' && end.notice, { severity: 'info', text: 'GPU Rental: 3 destroyed.', actions: [] });
   });
 
   it('changes nothing when the one confirmation is declined', async () => {
@@ -78,7 +78,7 @@ describe('several instances at once, as a flow', () => {
     const end = await bulkFlow(f.deps, 'stop', [stopped(1), stopped(2)]);
     assert.equal(end.kind, 'nothingApplies');
     assert.match(
-      end.kind === 'nothingApplies' ? end.notice.message : '',
+      end.kind === 'nothingApplies' ? end.notice.text : '',
       /^GPU Rental: none of the 2 selected instances can be stopped now\. /,
     );
     assert.deepEqual(f.instances.calls, []);
@@ -92,13 +92,13 @@ describe('several instances at once, as a flow', () => {
     const end = await bulkFlow(f.deps, 'stop', [make(1, { label: 'many-d' }), make(2, { label: 'many-e' })]);
     assert.equal(end.kind, 'acted');
     if (end.kind !== 'acted') return;
-    assert.equal(end.notice.level, 'warning');
+    assert.equal(end.notice.severity, 'warning');
     assert.deepEqual(end.notice.actions, ['refresh']);
     assert.match(
-      end.notice.message,
+      end.notice.text,
       /^GPU Rental: 1 stopping; 1 unknown \("many-e" \(.+, #2\): neither the answer nor a second look came back, so it may still bill\)\./,
     );
-    assert.match(end.notice.message, /Refresh the Instances view to see what really happened/);
+    assert.match(end.notice.text, /Refresh the Instances view to see what really happened/);
     assert.deepEqual(f.after.log, ['watch 1', 'refresh'], 'only the one seen stopping is watched');
     assert.ok(f.logger.lines.some((l) => l.startsWith('warn GPU Rental: 1 stopping; 1 unknown')));
   });
@@ -119,7 +119,7 @@ describe('several instances at once, as a flow', () => {
       'result' in first ? first.result.message : '',
       /^it is not known whether "m1" .* is starting .*; it may bill, billing \$0\.400\/h once running\.$/,
     );
-    assert.match(end.notice.message, /^GPU Rental: 1 starting; 1 failed .*; 1 unknown/);
+    assert.match(end.notice.text, /^GPU Rental: 1 starting; 1 failed .*; 1 unknown/);
     assert.deepEqual(f.after.log, ['track 3', 'refresh']);
   });
 });

@@ -35,8 +35,8 @@ describe('the actions on one instance', () => {
     assert.deepEqual(yes.after.log, ['forget 1', 'refresh'], "this machine's SSH entry and forwards go with it");
     assert.equal(end.kind === 'acted' && end.destroyed, true);
     assert.deepEqual(end.kind === 'acted' && end.notice, {
-      level: 'info',
-      message: 'GPU Rental: destroyed "m1" (RTX 4090, #1).',
+      severity: 'info',
+      text: 'GPU Rental: destroyed "m1" (RTX 4090, #1).',
       actions: [],
     });
   });
@@ -87,10 +87,10 @@ describe('the actions on one instance', () => {
     assert.equal(end.kind, 'acted');
     if (end.kind !== 'acted') return;
     assert.equal(end.destroyed, false);
-    assert.equal(end.notice.level, 'warning');
+    assert.equal(end.notice.severity, 'warning');
     assert.deepEqual(end.notice.actions, ['refresh']);
-    assert.match(end.notice.message, /^GPU Rental: it is not known whether GPU Rental destroyed "m1"/);
-    assert.match(end.notice.message, /It may still bill, billing \$0\.400\/h\./);
+    assert.match(end.notice.text, /^GPU Rental: it is not known whether GPU Rental destroyed "m1"/);
+    assert.match(end.notice.text, /It may still bill, billing \$0\.400\/h\./);
     assert.deepEqual(f.after.log, ['refresh'], 'an instance that may still exist keeps its SSH entry');
   });
 
@@ -99,7 +99,7 @@ describe('the actions on one instance', () => {
     const notice = await stopFlow(f.deps, make(1));
     assert.deepEqual(f.instances.requested('stop'), [1]);
     assert.deepEqual(f.after.log, ['watch 1', 'refresh']);
-    assert.equal(notice.message, 'GPU Rental: stopping "m1" (RTX 4090, #1). Its disk still bills ($0.020/h) until you destroy it.');
+    assert.equal(notice.text, 'GPU Rental: stopping "m1" (RTX 4090, #1). Its disk still bills ($0.020/h) until you destroy it.');
   });
 
   it('starts only within the spend cap, asking the cap about what starting adds beyond the disk', async () => {
@@ -112,7 +112,7 @@ describe('the actions on one instance', () => {
     const notice = await startFlow(f.deps, stopped(1));
     assert.deepEqual(f.instances.requested('start'), [1]);
     assert.deepEqual(f.after.log, ['track 1', 'refresh']);
-    assert.equal(notice?.message, 'GPU Rental: starting "m1" (RTX 4090, #1). It bills $0.400/h once running.');
+    assert.equal(notice?.text, 'GPU Rental: starting "m1" (RTX 4090, #1). It bills $0.400/h once running.');
   });
 
   it('labels with the text given, or asks with the current label filled in and refuses one too long', async () => {
@@ -130,13 +130,13 @@ describe('the actions on one instance', () => {
   it('copies a checked, quoted SSH command; names a bad address instead of copying it', () => {
     const good = sshCommandToCopy(make(1, { ssh_host: 'ssh4.example.com', ssh_port: 2222, public_ipaddr: '203.0.113.9', ports: {} }));
     assert.match(good.command ?? '', /^ssh -p \d+ root@\S+$/);
-    assert.match(good.notice.message, /^GPU Rental: copied "ssh -p/);
+    assert.match(good.notice.text, /^GPU Rental: copied "ssh -p/);
     const bad = sshCommandToCopy(make(2, { ssh_host: 'evil; rm -rf ~', ssh_port: 22, public_ipaddr: null }));
     assert.equal(bad.command, undefined);
-    assert.equal(bad.notice.level, 'error');
-    assert.match(bad.notice.message, /^GPU Rental: nothing was copied for "m2"/);
+    assert.equal(bad.notice.severity, 'error');
+    assert.match(bad.notice.text, /^GPU Rental: nothing was copied for "m2"/);
     const none = sshCommandToCopy(stopped(3, { ssh_host: null, ssh_port: null, public_ipaddr: null }));
-    assert.equal(none.notice.message, 'GPU Rental: "m3" (RTX 4090, #3) has no SSH address yet. Wait until it is running.');
+    assert.equal(none.notice.text, 'GPU Rental: "m3" (RTX 4090, #3) has no SSH address yet. Wait until it is running.');
   });
 
   it('offers from the palette only instances in a phase the command applies to, or says none is', () => {

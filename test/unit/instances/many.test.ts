@@ -79,25 +79,25 @@ describe('several instances at once', () => {
         { instance: b, result: { kind: 'done', message: '' } },
         { instance: c, result: { kind: 'done', message: '' } },
       ]),
-      { level: 'info', message: 'GPU Rental: 3 destroyed.' },
+      { severity: 'info', text: 'GPU Rental: 3 destroyed.' },
     );
     const mixed = bulkSummary('destroy', [
       { instance: a, result: { kind: 'done', message: '' } },
       { instance: b, result: { kind: 'unknown', message: 'it is not known whether GPU Rental destroyed m2.' } },
       { instance: c, refused: 'permission denied' },
     ]);
-    assert.equal(mixed.level, 'warning');
+    assert.equal(mixed.severity, 'warning');
     assert.match(
-      mixed.message,
+      mixed.text,
       /^GPU Rental: 1 destroyed; 1 failed \("m3" \(RTX 4090, #3\): permission denied\); 1 unknown \("m2" \(RTX 4090, #2\): neither the answer nor a second look came back, so it may still bill\)\./,
     );
-    assert.match(mixed.message, /Refresh the Instances view to see what really happened/);
+    assert.match(mixed.text, /Refresh the Instances view to see what really happened/);
     assert.match(
-      bulkSummary('stop', [{ instance: a, result: { kind: 'done', message: '' } }]).message,
+      bulkSummary('stop', [{ instance: a, result: { kind: 'done', message: '' } }]).text,
       /1 stopping\. Their disks still bill \$0\.020\/h/,
     );
     assert.match(
-      bulkSummary('stop', [{ instance: a, result: { kind: 'notDone', message: 'm1 was not stopped.' } }]).message,
+      bulkSummary('stop', [{ instance: a, result: { kind: 'notDone', message: 'm1 was not stopped.' } }]).text,
       /none stopped; 1 failed .* Try the failed ones again/,
     );
   });

@@ -183,7 +183,7 @@ describe('jobs: the job book', () => {
     assert.deepEqual(t.notices, [
       {
         severity: 'warning',
-        message: 'GPU Rental: train.py failed (exit 4) on #41 after 0:04.',
+        text: 'GPU Rental: train.py failed (exit 4) on #41 after 0:04.',
         actions: ['showOutput'],
         job: { instanceId: ID, jobId: id, label: 'train.py' },
       },
@@ -202,7 +202,7 @@ describe('jobs: the job book', () => {
     t.set([down({ storage_total_cost: 0.0125 })]);
     await t.clock.advance(5_000);
     assert.deepEqual(
-      t.notices.map((n) => [n.severity, n.message]),
+      t.notices.map((n) => [n.severity, n.text]),
       [
         ['info', 'GPU Rental: train.py finished (exit 0) on #41 after 1:00.'],
         [
@@ -227,7 +227,7 @@ describe('jobs: the job book', () => {
     await t.clock.advance(1_000);
     assert.equal(t.notices[1]?.severity, 'warning');
     assert.match(
-      t.notices[1]!.message,
+      t.notices[1]!.text,
       /^GPU Rental: the job on #41 asked the service to stop the instance, but it is not seen stopped after 3 minutes/,
     );
   });

@@ -81,9 +81,9 @@ describe('jupyter: opening an instance’s Jupyter', () => {
   });
 
   it('use for notebooks: says where to paste, or that the Jupyter extension is missing', () => {
-    assert.equal(notebooksNotice('nb', true).level, 'info');
+    assert.equal(notebooksNotice('nb', true).severity, 'info');
     const missing = notebooksNotice('nb', false);
-    assert.equal(missing.level, 'warning');
+    assert.equal(missing.severity, 'warning');
     assert.match(missing.text, /the Jupyter extension \(ms-toolsai\.jupyter\) is not installed/);
   });
 });

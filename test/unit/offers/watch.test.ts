@@ -234,17 +234,19 @@ describe('watch notices', () => {
 
   it('says the offer, its price and country, and how many more, with Rent, Show and Stop Watching', () => {
     assert.deepEqual(describeWatchNotice({ kind: 'match', search, offer, more: 2 }), {
-      message: 'GPU Rental: "4090s": RTX 4090 ×2 at $0.610/h in NL (+2 more)',
-      buttons: ['Rent', 'Show', 'Stop Watching'],
+      severity: 'info',
+      text: 'GPU Rental: "4090s": RTX 4090 ×2 at $0.610/h in NL (+2 more)',
+      actions: ['Rent', 'Show', 'Stop Watching'],
     });
     const single = describeWatchNotice({ kind: 'match', search, offer: { ...offer, num_gpus: 1, geolocation: null }, more: 0 });
-    assert.equal(single.message, 'GPU Rental: "4090s": RTX 4090 at $0.610/h');
+    assert.equal(single.text, 'GPU Rental: "4090s": RTX 4090 at $0.610/h');
   });
 
   it('says why a watch stopped and offers to watch again', () => {
     const paused = describeWatchNotice({ kind: 'paused', search, reason: 'profile' });
-    assert.match(paused.message, /^GPU Rental: stopped watching "4090s": the profile it searched with was removed\./);
-    assert.deepEqual(paused.buttons, ['Watch Again']);
-    assert.match(describeWatchNotice({ kind: 'paused', search, reason: 'key' }).message, /API key/);
+    assert.match(paused.text, /^GPU Rental: stopped watching "4090s": the profile it searched with was removed\./);
+    assert.deepEqual(paused.actions, ['Watch Again']);
+    assert.equal(paused.severity, 'warning', 'a stopped watch is a warning, not news');
+    assert.match(describeWatchNotice({ kind: 'paused', search, reason: 'key' }).text, /API key/);
   });
 });

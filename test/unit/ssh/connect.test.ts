@@ -98,19 +98,16 @@ describe('connect, as a flow', () => {
     const ready = await readyHost(c.deps, make(1, { actual_status: 'loading' }));
     assert.equal(ready.kind, 'notice');
     if (ready.kind !== 'notice') return;
-    assert.equal(ready.notice.level, 'info');
-    assert.match(
-      ready.notice.message,
-      /^GPU Rental: stopped waiting\. "m1" .* keeps booting \(and billing\); connect again when it runs\.$/,
-    );
+    assert.equal(ready.notice.severity, 'info');
+    assert.match(ready.notice.text, /^GPU Rental: stopped waiting\. "m1" .* keeps booting \(and billing\); connect again when it runs\.$/);
   });
 
   it('offers the logs when the instance fails instead of running', async () => {
     const c = connectDeps(scriptedAsk([]), [make(1, { actual_status: 'exited', intended_status: 'running' })]);
     const ready = await readyHost(c.deps, make(1, { actual_status: 'loading' }));
     if (ready.kind !== 'notice') return assert.fail(ready.kind);
-    assert.equal(ready.notice.level, 'error');
-    assert.match(ready.notice.message, /did not reach running \(it is failed\)\.$/);
+    assert.equal(ready.notice.severity, 'error');
+    assert.match(ready.notice.text, /did not reach running \(it is failed\)\.$/);
     assert.deepEqual(ready.notice.actions, ['showLogs']);
   });
 
@@ -118,7 +115,7 @@ describe('connect, as a flow', () => {
     const c = connectDeps(scriptedAsk([]), []);
     const ready = await readyHost(c.deps, make(1, { actual_status: 'exited', intended_status: 'running' }));
     if (ready.kind !== 'notice') return assert.fail(ready.kind);
-    assert.equal(ready.notice.message, 'GPU Rental: "m1" (RTX 4090, #1) is failed; it cannot be connected to.');
+    assert.equal(ready.notice.text, 'GPU Rental: "m1" (RTX 4090, #1) is failed; it cannot be connected to.');
     assert.deepEqual(c.titles, []);
   });
 
@@ -128,7 +125,7 @@ describe('connect, as a flow', () => {
     });
     const ready = await readyHost(c.deps, make(1));
     if (ready.kind !== 'notice') return assert.fail(ready.kind);
-    assert.match(ready.notice.message, /^GPU Rental: "m1" .* is running, but SSH did not answer at 203\.0\.113\.9:2222 within 7 s\. /);
+    assert.match(ready.notice.text, /^GPU Rental: "m1" .* is running, but SSH did not answer at 203\.0\.113\.9:2222 within 7 s\. /);
     assert.deepEqual(ready.notice.actions, ['showLogs', 'retry']);
   });
 
@@ -145,7 +142,7 @@ describe('connect, as a flow', () => {
     const a = await readyHost(noKey.deps, make(1));
     if (a.kind !== 'notice') return assert.fail(a.kind);
     assert.match(
-      a.notice.message,
+      a.notice.text,
       /^GPU Rental: No SSH key to connect with: .* Connect again to create one, or set gpuRental\.ssh\.identityFile\.$/,
     );
     assert.deepEqual(a.notice.actions, ['openSettings']);
@@ -156,8 +153,8 @@ describe('connect, as a flow', () => {
     const b = await readyHost(broken.deps, make(1));
     if (b.kind !== 'notice') return assert.fail(b.kind);
     assert.deepEqual(b.notice, {
-      level: 'error',
-      message: 'GPU Rental: 2 start and 1 end markers',
+      severity: 'error',
+      text: 'GPU Rental: 2 start and 1 end markers',
       actions: ['openSshConfig'],
       configLine: 12,
     });
@@ -185,7 +182,7 @@ describe('connect, as a flow', () => {
       assert.deepEqual(h.notice.actions, ['openTerminal', 'install']);
       assert.equal(h.notice.install, microsoft);
       assert.match(
-        h.notice.message,
+        h.notice.text,
         /no Remote-SSH extension is installed .* Install Remote - SSH \(Microsoft\), or open an SSH terminal now\.$/,
       );
     });
@@ -199,7 +196,7 @@ describe('connect, as a flow', () => {
       if (h.kind !== 'failed') return assert.fail(h.kind);
       assert.deepEqual(h.notice.actions, ['copyLines', 'openTerminal']);
       assert.match(
-        h.notice.message,
+        h.notice.text,
         /^GPU Rental: \/home\/me\/\.ssh\/config cannot be edited, so Remote-SSH will not find gpu-rental-1\. .*\nInclude \/x\/\*\.conf$/,
       );
     });

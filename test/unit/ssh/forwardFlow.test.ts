@@ -93,7 +93,8 @@ describe('forward a port, as a flow', () => {
 
   it('says where the port is, with Open in Browser, Copy URL and Stop Forwarding', () => {
     assert.deepEqual(forwardNotice(make(1), forwardOf(8888, 9999)), {
-      message: 'GPU Rental: port 8888 of "m1" (RTX 4090, #1) is at http://localhost:9999',
+      severity: 'info',
+      text: 'GPU Rental: port 8888 of "m1" (RTX 4090, #1) is at http://localhost:9999',
       actions: ['openBrowser', 'copyUrl', 'stopForwarding'],
     });
   });

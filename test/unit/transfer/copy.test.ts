@@ -99,7 +99,7 @@ describe('transfer: Copy Folder to Another Instance', () => {
     assert.equal(h.followed[0]!.options.before, 'old news', 'news older than the copy is told apart');
     assert.equal(result?.outcome, 'done');
     assert.match(
-      result!.notice.message,
+      result!.notice.text,
       /^GPU Rental: the copy of \/workspace\/data\/ from "src" .* to \/workspace\/got\/ on "dst" .* finished \(copy complete\)\.$/,
     );
   });
@@ -120,7 +120,7 @@ describe('transfer: Copy Folder to Another Instance', () => {
     const h = harness({ instances: [src, machine(2, 'dst', 'stopped')], answers: [{ input: '/workspace/a' }] });
     const result = await copyFlow(h.d, src, {});
     assert.equal(result?.outcome, 'noDestination');
-    assert.match(result!.notice.message, /^GPU Rental: no other running instance to copy to\. Start or rent one, then copy from "src" /);
+    assert.match(result!.notice.text, /^GPU Rental: no other running instance to copy to\. Start or rent one, then copy from "src" /);
     assert.equal(h.copies.length, 0);
   });
 
@@ -139,8 +139,8 @@ describe('transfer: Copy Folder to Another Instance', () => {
     const h = harness({ start: lost() });
     const result = await copyFlow(h.d, src, { srcPath: '/a/', dstId: 2, dstPath: '/b/' });
     assert.equal(result?.outcome, 'unknown');
-    assert.equal(result!.notice.level, 'warning');
-    assert.match(result!.notice.message, /may have started: the service's answer was lost\. Check "dst" .*'s status and logs/);
+    assert.equal(result!.notice.severity, 'warning');
+    assert.match(result!.notice.text, /may have started: the service's answer was lost\. Check "dst" .*'s status and logs/);
     assert.deepEqual(result!.notice.actions, ['showLogs']);
     assert.equal(result!.instanceId, 2);
     assert.equal(h.copies.length, 1);
@@ -197,8 +197,8 @@ describe('transfer: Copy Folder to Another Instance', () => {
     it(`an end that is ${end.outcome}${news} is shown at level ${level} with Show Instance Logs, never as a success`, async () => {
       const result = await copyFlow(harness({ end }).d, src, { srcPath: '/a/', dstId: 2, dstPath: '/b/' });
       assert.equal(result?.outcome, end.outcome);
-      assert.equal(result!.notice.level, level);
-      assert.match(result!.notice.message, pattern);
+      assert.equal(result!.notice.severity, level);
+      assert.match(result!.notice.text, pattern);
       assert.deepEqual(result!.notice.actions, ['showLogs']);
     });
   }
@@ -208,14 +208,14 @@ describe('transfer: Copy Folder to Another Instance', () => {
     const result = await copyFlow(h.d, src, { srcPath: '/a/', dstId: 2, dstPath: '/b/' });
     assert.deepEqual(h.cancels, [2]);
     assert.equal(result?.outcome, 'cancelled');
-    assert.match(result!.notice.message, /^GPU Rental: cancelled the copy of .*\. What was copied so far stays on "dst" /);
+    assert.match(result!.notice.text, /^GPU Rental: cancelled the copy of .*\. What was copied so far stays on "dst" /);
   });
 
   it('a cancel without an answer says the copy may still run', async () => {
     const h = harness({ end: { outcome: 'cancelled' }, cancel: lost() });
     const result = await copyFlow(h.d, src, { srcPath: '/a/', dstId: 2, dstPath: '/b/' });
-    assert.equal(result!.notice.level, 'warning');
-    assert.match(result!.notice.message, /^GPU Rental: the cancel of the copy of .* got no answer; it may still be running\./);
+    assert.equal(result!.notice.severity, 'warning');
+    assert.match(result!.notice.text, /^GPU Rental: the cancel of the copy of .* got no answer; it may still be running\./);
   });
 });
 
@@ -226,7 +226,7 @@ describe('transfer: Sync with Cloud Storage', () => {
     const h = harness({ baseUrl: 'https://console.example.com/', connections: [] });
     const result = await cloudSyncFlow(h.d, dst, { direction: 'Instance To Cloud' });
     assert.equal(result?.outcome, 'noConnection');
-    assert.match(result!.notice.message, /^GPU Rental: the account has no cloud connection\. Add one in the web console/);
+    assert.match(result!.notice.text, /^GPU Rental: the account has no cloud connection\. Add one in the web console/);
     assert.deepEqual(result!.notice.actions, ['openConsole']);
     assert.equal(result!.consoleUrl, 'https://console.example.com/account/');
     assert.equal(h.syncs.length, 0);
@@ -249,7 +249,7 @@ describe('transfer: Sync with Cloud Storage', () => {
     );
     assert.deepEqual(h.syncs, [{ instanceId: 2, connectionId: 5, direction: 'Instance To Cloud', src: '/workspace/out/', dst: 'runs/1/' }]);
     assert.equal(h.titles[0], 'GPU Rental: sending /workspace/out/ to my-bucket');
-    assert.match(result!.notice.message, /^GPU Rental: the sync of \/workspace\/out\/ on "dst" .* to runs\/1\/ in my-bucket finished/);
+    assert.match(result!.notice.text, /^GPU Rental: the sync of \/workspace\/out\/ on "dst" .* to runs\/1\/ in my-bucket finished/);
   });
 
   it('fetching asks the bucket path first, then where on the instance, and picks among several connections', async () => {
@@ -271,7 +271,7 @@ describe('transfer: Sync with Cloud Storage', () => {
     const h = harness({ connections: [bucket], start: lost() });
     const result = await cloudSyncFlow(h.d, dst, { direction: 'Instance To Cloud', connectionId: 5, src: '/a/', dst: 'b/' });
     assert.equal(result?.outcome, 'unknown');
-    assert.match(result!.notice.message, /^GPU Rental: the sync of \/a\/ on "dst" .* may have started: the service's answer was lost\./);
+    assert.match(result!.notice.text, /^GPU Rental: the sync of \/a\/ on "dst" .* may have started: the service's answer was lost\./);
   });
 
   it('Cancel cancels the sync on the instance', async () => {

@@ -96,10 +96,7 @@ describe('transfer: the Download from Instance flow', () => {
     assert.equal(outcome?.kind, 'downloaded');
     if (outcome?.kind !== 'downloaded') return;
     assert.equal(outcome.localPath, '/home/me/got/model.pt');
-    assert.match(
-      outcome.notice.message,
-      /^GPU Rental: downloaded \/root\/runs\/model\.pt from "train" .* to \/home\/me\/got\/model\.pt\.$/,
-    );
+    assert.match(outcome.notice.text, /^GPU Rental: downloaded \/root\/runs\/model\.pt from "train" .* to \/home\/me\/got\/model\.pt\.$/);
     assert.deepEqual(outcome.notice.actions, ['reveal']);
   });
 
@@ -108,8 +105,8 @@ describe('transfer: the Download from Instance flow', () => {
     await downloadFlow(h.d, box, {});
     assert.deepEqual(h.shown, ['.']);
     assert.equal(h.notified.length, 1);
-    assert.equal(h.notified[0]!.level, 'warning');
-    assert.match(h.notified[0]!.message, /^GPU Rental: \/root does not exist on "train" .*; showing its home folder\.$/);
+    assert.equal(h.notified[0]!.severity, 'warning');
+    assert.match(h.notified[0]!.text, /^GPU Rental: \/root does not exist on "train" .*; showing its home folder\.$/);
   });
 
   it('"Type a path…" asks for one, starting from the folder shown', async () => {
@@ -153,7 +150,7 @@ describe('transfer: the Download from Instance flow', () => {
     const message = '/root/no-such-folder does not exist on the instance. Browse to the folder or check the path, then try again.';
     const h = harness({ results: [new TransferError('remoteMissing', message)] });
     const outcome = await downloadFlow(h.d, box, { remotePath: '/root/no-such-folder', localDir: '/tmp/in' });
-    assert.deepEqual(outcome?.kind === 'failed' && outcome.notice, { level: 'error', message: `GPU Rental: ${message}`, actions: [] });
+    assert.deepEqual(outcome?.kind === 'failed' && outcome.notice, { severity: 'error', text: `GPU Rental: ${message}`, actions: [] });
   });
 
   it('Retry after a drop resumes the same download into the same folder', async () => {

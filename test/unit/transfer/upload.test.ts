@@ -65,8 +65,8 @@ describe('transfer: the Upload Folder flow', () => {
     if (outcome?.kind !== 'uploaded') return;
     assert.equal(outcome.remoteDir, '/root/project');
     assert.deepEqual(outcome.target, target);
-    assert.equal(outcome.notice?.level, 'info');
-    assert.match(outcome.notice!.message, /^GPU Rental: uploaded project to \/root\/project on "train" .*: 3 files, 1\.2 MB\.$/);
+    assert.equal(outcome.notice?.severity, 'info');
+    assert.match(outcome.notice!.text, /^GPU Rental: uploaded project to \/root\/project on "train" .*: 3 files, 1\.2 MB\.$/);
     assert.deepEqual(outcome.notice!.actions, ['openTerminal', 'copyPath']);
   });
 
@@ -108,7 +108,7 @@ describe('transfer: the Upload Folder flow', () => {
     const outcome = await uploadFlow(h.d, box, {});
     assert.equal(outcome?.kind, 'failed');
     if (outcome?.kind !== 'failed') return;
-    assert.deepEqual(outcome.notice, { level: 'error', message: 'GPU Rental: The connection dropped.', actions: ['retry'] });
+    assert.deepEqual(outcome.notice, { severity: 'error', text: 'GPU Rental: The connection dropped.', actions: ['retry'] });
     const again = await outcome.retry();
     assert.equal(again?.kind, 'uploaded');
     assert.equal(h.calls.length, 2);
@@ -121,13 +121,13 @@ describe('transfer: the Upload Folder flow', () => {
       localDir: '/tmp/x',
       remoteDir: '/root/x',
     });
-    assert.equal(cancelled?.kind === 'failed' && cancelled.notice.level, 'warning');
+    assert.equal(cancelled?.kind === 'failed' && cancelled.notice.severity, 'warning');
     assert.deepEqual(cancelled?.kind === 'failed' && cancelled.notice.actions, ['retry']);
     const full = await uploadFlow(harness([], [new TransferError('remoteDiskFull', 'The disk is full.')]).d, box, {
       localDir: '/tmp/x',
       remoteDir: '/root/x',
     });
-    assert.deepEqual(full?.kind === 'failed' && full.notice, { level: 'error', message: 'GPU Rental: The disk is full.', actions: [] });
+    assert.deepEqual(full?.kind === 'failed' && full.notice, { severity: 'error', text: 'GPU Rental: The disk is full.', actions: [] });
   });
 
   it('an error that is not the transfer’s own reaches the command’s guard', async () => {
@@ -140,9 +140,9 @@ describe('transfer: the Upload Folder flow', () => {
       localDir: '/tmp/x',
       remoteDir: '/root/x',
     });
-    assert.match(tar?.kind === 'uploaded' ? tar.notice!.message : '', /: 1 file, 512 B with tar \(no rsync here\)\.$/);
+    assert.match(tar?.kind === 'uploaded' ? tar.notice!.text : '', /: 1 file, 512 B with tar \(no rsync here\)\.$/);
     const same = await uploadFlow(harness([], [sent({ filesSent: 0, bytesSent: 0 })]).d, box, { localDir: '/tmp/x', remoteDir: '/root/x' });
-    assert.match(same?.kind === 'uploaded' ? same.notice!.message : '', /: 0 files, 0 B, nothing had changed\.$/);
+    assert.match(same?.kind === 'uploaded' ? same.notice!.text : '', /: 0 files, 0 B, nothing had changed\.$/);
   });
 });
 
@@ -150,9 +150,9 @@ describe('transfer: files move only to or from a running instance', () => {
   it('a stopped instance is refused with what to do, and nothing starts it', () => {
     const stopped = { ...box, actual_status: 'stopped', intended_status: 'stopped' } as Instance;
     const refusal = notRunning(stopped);
-    assert.equal(refusal?.level, 'warning');
+    assert.equal(refusal?.severity, 'warning');
     assert.match(
-      refusal!.message,
+      refusal!.text,
       /^GPU Rental: "train" .* is stopped, so files cannot move to or from it now\. Start it yourself when you want it running/,
     );
   });
