@@ -1,5 +1,6 @@
 import { AccountApi, ApiKeysApi, SshKeysApi } from './account';
 import { BillingApi } from './billing';
+import { ClustersApi } from './clusters';
 import { CopyApi } from './copy';
 import { InstancesApi } from './instances';
 import { MetricsApi } from './metrics';
@@ -35,6 +36,8 @@ export class GpuRentalClient {
   readonly copy: CopyApi;
   /** GPU supply and the going price per GPU model (read-only market data). */
   readonly metrics: MetricsApi;
+  /** The account's clusters and the overlay networks that join instances on one of them. */
+  readonly clusters: ClustersApi;
   private readonly transport: Transport;
 
   constructor(options: ClientOptions) {
@@ -53,6 +56,7 @@ export class GpuRentalClient {
     this.billing = new BillingApi(t);
     this.copy = new CopyApi(t);
     this.metrics = new MetricsApi(t);
+    this.clusters = new ClustersApi(t);
   }
 
   get baseUrl(): string {

@@ -5,8 +5,8 @@ import { l10n } from '../l10n';
  */
 export const PERMISSION_CATEGORIES = {
   misc: l10n.t('search offers, volume offers and serverless endpoints'),
-  user_read: l10n.t('read the account, API keys, SSH keys and templates'),
-  user_write: l10n.t('change the account, API keys, SSH keys and templates'),
+  user_read: l10n.t('read the account, API keys, SSH keys, templates, clusters and overlay networks'),
+  user_write: l10n.t('change the account, API keys, SSH keys, templates and overlay networks'),
   instance_read: l10n.t('see instances, their logs and volumes'),
   instance_write: l10n.t('rent, start, stop, label, reboot and destroy instances, and manage volumes'),
   billing_read: l10n.t('read charges and invoices'),
