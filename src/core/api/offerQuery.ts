@@ -26,3 +26,17 @@ export interface OfferQuery {
   /** `allocated_storage=N`: GB of disk to price in; the query object's top-level `allocated_storage`. */
   allocatedStorage?: number;
 }
+
+/** Offers carry the physical cluster their machine belongs to (null when none); machines of one cluster share a LAN. */
+export const CLUSTER_FIELD = 'cluster_id';
+
+/**
+ * The filter on `cluster_id`: offers in any cluster (`cluster_id!=None`, no argument), in one
+ * cluster (`cluster_id=ID`) or in one of several (`cluster_id in [..]`). Ids travel as JSON
+ * numbers, as every numeric filter of the language does (the service reads the CLI's "4812" and
+ * 4812 alike); "none" is null.
+ */
+export function clusterFilter(ids?: number | readonly number[]): FieldFilter {
+  if (ids === undefined) return { neq: null };
+  return typeof ids === 'number' ? { eq: ids } : { in: [...ids] };
+}

@@ -20,6 +20,8 @@ export const OfferSchema = z.object({
   dph_total: reqNumber,
   machine_id: optInt,
   host_id: optInt,
+  /** The physical cluster of the machine (null when none): machines of one cluster share a LAN. */
+  cluster_id: optInt,
   cpu_name: optString,
   cpu_cores_effective: optNumber,
   cpu_ram: optNumber,

@@ -78,6 +78,13 @@ export const OFFER_QUERY_FIELDS: readonly OfferQueryField[] = Object.freeze([
   f('geolocation', 'string', l10n.t('Country, as a two-letter code such as US; use in [US,CA] for several')),
   f('duration', 'number', l10n.t('How long the offer stays available'), 'days'),
   f('machine_id', 'number', l10n.t('Machine id')),
+  f(
+    'cluster_id',
+    'number',
+    l10n.t(
+      'Physical cluster whose machines share a fast network; cluster_id!=None finds machines in any cluster, cluster_id=ID one cluster',
+    ),
+  ),
   f('host_id', 'number', l10n.t('Host id')),
   f('id', 'number', l10n.t('Offer id')),
 ]);
