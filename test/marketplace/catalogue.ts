@@ -6,7 +6,7 @@
  */
 import { CONSUMER_CPUS, DISKS, DRIVERS, GPUS, MOBOS, NETS, PLACES, SERVER_CPUS, geocode, packDriver } from './hardware';
 import { DEFAULT_ALLOCATED_STORAGE, emptyBreakdown, priceOffer } from './pricing';
-import { Random, round } from './random';
+import { Random, hash32, round } from './random';
 
 /** The instant `generateOffers` dates its offers from unless told otherwise (2026-06-01 UTC). */
 export const CATALOGUE_EPOCH = 1780272000;
@@ -104,6 +104,142 @@ export interface Offer {
   webpage: string | null;
   search: PriceBreakdown;
   instance: PriceBreakdown;
+}
+
+/** How a search types a filter value: each field from its definition, never from one offer (whose nullable fields are null). */
+export type FieldKind = 'number' | 'string' | 'boolean' | 'object';
+
+const fields = (names: string): string[] => names.trim().split(/\s+/);
+
+/** Every `Offer` field's kind (`catalogue.test.ts` checks it against the interface). */
+export const OFFER_FIELD_KINDS: Readonly<Record<string, FieldKind>> = Object.fromEntries([
+  ...fields(`gpu_name gpu_arch cpu_name cpu_arch disk_name mobo_name verification geolocation public_ipaddr hostname driver_version
+    os_version resource_type logo webpage`).map((f) => [f, 'string']),
+  ...fields('gpu_display_active is_bid verified rentable rented external static_ip vms_enabled').map((f) => [f, 'boolean']),
+  ...fields('gpu_ids search instance').map((f) => [f, 'object']),
+  ...fields(`id ask_contract_id bundle_id machine_id host_id cluster_id num_gpus gpu_ram gpu_total_ram gpu_frac gpu_max_power
+    gpu_max_temp gpu_lanes gpu_mem_bw bw_nvlink compute_cap cpu_cores cpu_cores_effective cpu_ghz cpu_ram has_avx disk_space disk_bw
+    inet_up inet_down inet_up_cost inet_down_cost internet_up_cost_per_tb internet_down_cost_per_tb direct_port_count dph_base dph_total
+    min_bid storage_cost storage_total_cost vram_costperhour discount_rate discounted_dph_total discounted_hourly credit_discount_max
+    dlperf dlperf_per_dphtotal total_flops flops_per_dphtotal score reliability reliability2 reliability_mult vericode hosting_type
+    geolocode cuda_max_good driver_vers pci_gen pcie_bw start_date end_date duration`).map((f) => [f, 'number']),
+]) as Record<string, FieldKind>;
+
+/**
+ * Cluster runs: from offer CLUSTER_AT on, every CLUSTER_EVERY offers, a run of 5 to 7 machines of
+ * one data-centre host form one cluster: the same GPU model and count, one place, rentable and
+ * verified, so that a 2-, 3- or 4-node cluster can be rented with spares to replace a node. Each
+ * run is drawn from its own seeded generator, so the other offers are the ones they were before
+ * runs existed, and a prefix of the catalogue does not depend on its length.
+ */
+const CLUSTER_AT = 40;
+const CLUSTER_EVERY = 100;
+const CLUSTER_GPUS = GPUS.filter((g) => g.datacenter);
+
+interface ClusterRun {
+  run: number;
+  length: number;
+  clusterId: number;
+  hostId: number;
+  gpu: (typeof GPUS)[number];
+  numGpus: number;
+  place: string;
+  net: string;
+  firstOctet: number;
+  driver: number;
+  cpu: (typeof SERVER_CPUS)[number];
+}
+
+function clusterRun(seed: number, run: number): ClusterRun {
+  const rng = new Random(hash32(`cluster:${seed}:${run}`));
+  const gpu = rng.weighted(
+    CLUSTER_GPUS,
+    CLUSTER_GPUS.map((g) => g.weight),
+  );
+  return {
+    run,
+    length: rng.int(5, 7),
+    clusterId: 4000 + run * 1000 + rng.int(0, 999),
+    hostId: 600_000 + run * 1000 + rng.int(0, 999),
+    gpu,
+    // The first run is light (1 or 2 GPUs a machine), for CPU-only distributed tests; the rest are 4 or 8.
+    numGpus: rng.pick(run === 0 ? [1, 2] : [4, 8]),
+    place: rng.weighted(
+      PLACES.map((p) => p[0]),
+      PLACES.map((p) => p[1]),
+    ),
+    net: rng.pick(NETS),
+    firstOctet: rng.int(1, 200),
+    driver: rng.int(gpu.minDriver, DRIVERS.length - 1),
+    cpu: rng.pick(SERVER_CPUS),
+  };
+}
+
+/** The cluster run offer `index` belongs to, and its place in it; undefined for most offers. */
+function clusterSlot(seed: number, index: number): { run: ClusterRun; k: number } | undefined {
+  if (index < CLUSTER_AT) return undefined;
+  const run = clusterRun(seed, Math.floor((index - CLUSTER_AT) / CLUSTER_EVERY));
+  const k = (index - CLUSTER_AT) % CLUSTER_EVERY;
+  return k < run.length ? { run, k } : undefined;
+}
+
+/** Makes a generated offer machine `k` of a cluster run (its id, machine id and dates stay). */
+function asClusterMachine(offer: Offer, seed: number, { run, k }: { run: ClusterRun; k: number }): Offer {
+  const rng = new Random(hash32(`cluster:${seed}:${run.run}:${k}`));
+  const { gpu, numGpus } = run;
+  const dphBase = round(gpu.price * numGpus * rng.float(0.9, 1.15), 6);
+  const reliability = round(rng.float(0.99, 0.9999), 5);
+  const [driver, cuda] = DRIVERS[run.driver] ?? DRIVERS[DRIVERS.length - 1]!;
+  const pciGen = gpu.cc >= 890 || gpu.name.startsWith('H') ? 5 : 4;
+  return {
+    ...offer,
+    host_id: run.hostId,
+    cluster_id: run.clusterId,
+    num_gpus: numGpus,
+    gpu_name: gpu.name,
+    gpu_ram: gpu.ramMb,
+    gpu_total_ram: gpu.ramMb * numGpus,
+    gpu_frac: 1,
+    gpu_ids: Array.from({ length: numGpus }, (_, g) => g),
+    gpu_max_power: gpu.power,
+    gpu_lanes: 16,
+    gpu_mem_bw: round(gpu.memBw * rng.float(0.9, 0.98), 1),
+    bw_nvlink: gpu.name.includes('SXM') || gpu.name === 'H200' ? round(rng.float(350, 450), 1) : 0,
+    gpu_display_active: false,
+    compute_cap: gpu.cc,
+    cpu_name: run.cpu.name,
+    cpu_cores: run.cpu.cores,
+    cpu_cores_effective: run.cpu.cores,
+    cpu_ghz: run.cpu.ghz,
+    cpu_ram: 512 * 1024,
+    disk_space: round(rng.float(800, 2000), 1),
+    inet_up: round(rng.float(5000, 10_000), 1),
+    inet_down: round(rng.float(5000, 10_000), 1),
+    dph_base: dphBase,
+    min_bid: round(dphBase * rng.float(0.3, 0.6), 6),
+    dlperf: round(gpu.dlperf * numGpus * rng.float(0.95, 1.05), 4),
+    total_flops: round(gpu.tflops * numGpus * rng.float(0.97, 1.02), 4),
+    reliability,
+    reliability2: reliability,
+    reliability_mult: round(reliability ** 4, 5),
+    verification: 'verified',
+    vericode: 1,
+    verified: true,
+    rentable: true,
+    rented: false,
+    external: false,
+    hosting_type: 1,
+    geolocation: run.place,
+    geolocode: geocode(run.place),
+    public_ipaddr: `${run.net}.${run.firstOctet + k}`,
+    static_ip: true,
+    hostname: `host${run.hostId}`,
+    cuda_max_good: cuda,
+    driver_version: driver,
+    driver_vers: packDriver(driver),
+    pci_gen: pciGen,
+    pcie_bw: round(16 * (pciGen === 5 ? 3.9 : 1.95) * rng.float(0.85, 0.97), 1),
+  };
 }
 
 /**
@@ -244,7 +380,9 @@ export function generateOffers(count: number, seed: number, nowSec: number = CAT
       search: emptyBreakdown(),
       instance: emptyBreakdown(),
     };
-    offers.push(priceOffer(offer, { allocatedStorage: DEFAULT_ALLOCATED_STORAGE, type: 'on-demand' }));
+    const slot = clusterSlot(seed, i);
+    const machine = slot ? asClusterMachine(offer, seed, slot) : offer;
+    offers.push(priceOffer(machine, { allocatedStorage: DEFAULT_ALLOCATED_STORAGE, type: 'on-demand' }));
   }
   return offers;
 }

@@ -6,7 +6,10 @@
  * kind: latency (delay by `ms`), rate_limit (429), server_error (`status` 500/502/503/504),
  * reset (socket destroyed, no response), truncated (part of the body, then the socket closes),
  * malformed (200 with invalid JSON), slow_boot (new instances boot in `ms`), boot_failure (new
- * instances end in `status` exited/offline/unknown). `count` defaults to 1; 0 means until
+ * instances end in `status` exited/offline/unknown), refused (a clear refusal: `status` 400-499,
+ * the service's `{success: false, error, msg}`), offer_taken (a create, `PUT`/`POST
+ * /api/v0/asks/{id}/`, finds its offer just rented by someone else: the offer stays taken and the
+ * create answers what a taken offer answers). `count` defaults to 1; 0 means until
  * cleared. `path` is a substring of, or a regular expression over, path + query. `phase: 'after'`
  * runs the real handler first (state changes) and then spoils the response.
  */
@@ -22,6 +25,8 @@ export const FAULT_KINDS = [
   'malformed',
   'slow_boot',
   'boot_failure',
+  'refused',
+  'offer_taken',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
@@ -36,6 +41,9 @@ export interface FaultRuleInput {
   seconds?: number;
   retryAfter?: number;
   phase?: 'before' | 'after';
+  /** refused only: the answer's `error` and `msg`. */
+  error?: string;
+  msg?: string;
 }
 
 export interface FaultRule {
@@ -49,6 +57,8 @@ export interface FaultRule {
   ms?: number;
   retryAfter?: number;
   phase: 'before' | 'after';
+  error?: string;
+  msg?: string;
   fired: number;
 }
 
@@ -69,7 +79,12 @@ export interface RequestFaults {
   delayAfterMs: number;
   before?: FaultRule;
   after?: FaultRule;
+  /** offer_taken: the offer a create names, to be taken before the create runs. */
+  takeOffer?: number;
 }
+
+/** The offer a create (`PUT`/`POST /api/v0/asks/{id}/`) names. */
+const CREATE = /^\/api\/v0\/asks\/(\d+)\/?(\?|$)/;
 
 export class Faults {
   private rules: FaultRule[] = [];
@@ -108,6 +123,13 @@ export class Faults {
       if (ms === undefined || !(ms >= 0)) throw new FaultError(`${kind} needs ms >= 0`);
       rule.ms = ms;
     }
+    if (kind === 'refused') {
+      const code = Number(status ?? 400);
+      if (!(code >= 400 && code <= 499)) throw new FaultError('refused status must be 400 to 499');
+      rule.status = code;
+      rule.error = input.error ?? 'invalid_args';
+      rule.msg = input.msg ?? 'The request was refused (a simulated refusal).';
+    }
     if (input.retryAfter !== undefined) rule.retryAfter = input.retryAfter;
     this.rules.push(rule);
     return rule;
@@ -133,6 +155,8 @@ export class Faults {
     if (rule.method && rule.method !== method.toUpperCase()) return false;
     if (!rule.path) return true;
     if (target.includes(rule.path)) return true;
+    // Paths arrive without their trailing slash; a rule may name the path as clients send it.
+    if (target.replace(/^([^?]*?)\/?(\?|$)/, '$1/$2').includes(rule.path)) return true;
     try {
       return new RegExp(rule.path).test(target);
     } catch {
@@ -145,7 +169,13 @@ export class Faults {
     const out: RequestFaults = { delayBeforeMs: 0, delayAfterMs: 0 };
     for (const rule of [...this.rules]) {
       if (rule.kind === 'slow_boot' || rule.kind === 'boot_failure' || !this.matches(rule, method, target)) continue;
-      if (rule.kind === 'latency') {
+      if (rule.kind === 'offer_taken') {
+        const ask = /^(PUT|POST)$/i.test(method) ? CREATE.exec(target) : null;
+        if (ask && out.takeOffer === undefined) {
+          out.takeOffer = Number(ask[1]);
+          this.fire(rule);
+        }
+      } else if (rule.kind === 'latency') {
         if (rule.phase === 'after') out.delayAfterMs += rule.ms ?? 0;
         else out.delayBeforeMs += rule.ms ?? 0;
         this.fire(rule);
@@ -232,6 +262,11 @@ export function writeFault(rule: FaultRule, res: ServerResponse, real?: Captured
       res.write(body.subarray(0, Math.max(1, Math.floor(body.length / 2))), () => res.socket?.destroy());
       return;
     }
+    case 'refused':
+      res
+        .writeHead(Number(rule.status ?? 400), { 'content-type': 'application/json' })
+        .end(JSON.stringify({ success: false, error: rule.error, msg: rule.msg }));
+      return;
     case 'malformed': {
       // Single quotes instead of double quotes: looks like JSON, is not.
       const original = real?.body.toString('utf8') ?? '{"success": true, "msg": "ok"}';

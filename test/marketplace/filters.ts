@@ -181,10 +181,16 @@ export interface OfferSearch {
   allocatedStorage: number | undefined;
 }
 
-/** Field name -> typeof its value, read from a sample row. */
-export function kindsOf(sample: object | undefined): Record<string, string> {
+/**
+ * Field name -> typeof its value, read from sample rows: the first row where the field is not null
+ * types it, so a nullable field null in the first row still filters by its type. Offers are typed
+ * from their definition instead (`OFFER_FIELD_KINDS`).
+ */
+export function kindsOf(sample: object | readonly object[] | undefined): Record<string, string> {
   const kinds: Record<string, string> = {};
-  for (const [k, v] of Object.entries(sample ?? {})) kinds[k] = v === null ? 'null' : typeof v;
+  const rows: readonly object[] = Array.isArray(sample) ? sample : sample ? [sample as object] : [];
+  for (const row of rows)
+    for (const [k, v] of Object.entries(row)) if (kinds[k] === undefined || kinds[k] === 'null') kinds[k] = v === null ? 'null' : typeof v;
   return kinds;
 }
 

@@ -11,6 +11,7 @@ import type { Account, ApiKeyRecord } from './model';
 import { notFoundReply } from './notFound';
 import { HttpError, matchRoute, normalisePath, type Ctx, type Method, type Reply, type RouteDef, type Sim } from './router';
 import { handleControl, type MarketplaceControl } from './routes/control';
+import { takeOffer } from './listings';
 
 /** What answering requests needs from the running simulator. */
 export interface HttpHost extends Sim {
@@ -95,6 +96,7 @@ export async function handleRequest(host: HttpHost, req: IncomingMessage, res: S
   const faults = host.faults.forRequest(method, path + url.search);
   if (faults.delayBeforeMs > 0) await host.sleep(faults.delayBeforeMs);
   if (faults.before) return writeFault(faults.before, res);
+  if (faults.takeOffer !== undefined) takeOffer(host, faults.takeOffer);
   const captured = capture(dispatch(host, req, method, path, url.searchParams, raw));
   if (faults.delayAfterMs > 0) await host.sleep(faults.delayAfterMs);
   if (faults.after) return writeFault(faults.after, res, captured);

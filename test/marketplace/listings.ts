@@ -97,3 +97,14 @@ export function addListing(sim: Sim, fields: Record<string, unknown>, allocatedS
   sim.offerById.set(listed.id, listed);
   return priceOffer(listed, { allocatedStorage, type: 'on-demand' });
 }
+
+/**
+ * Another renter takes the offer (the `offer_taken` fault): it stops being rentable and searches
+ * show it rented, in memory only, as listings are. An unknown id does nothing.
+ */
+export function takeOffer(sim: Sim, offerId: number): void {
+  const offer = sim.offerById.get(offerId);
+  if (!offer) return;
+  offer.rentable = false;
+  offer.rented = true;
+}

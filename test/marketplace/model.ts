@@ -242,6 +242,22 @@ export interface SecretRecord {
   updatedAt: Ms;
 }
 
+/**
+ * An overlay network (`/api/v0/overlay/`): a private network over one physical cluster that the
+ * account's instances on that cluster join. `subnet` numbers its `internal_subnet`
+ * (`10.77.<subnet>.0/24`); each member holds a host number in it (1 is `.1`), kept until it leaves.
+ */
+export interface OverlayRecord {
+  id: number;
+  accountId: number;
+  name: string;
+  clusterId: number;
+  subnet: number;
+  createdAt: Ms;
+  /** In join order. */
+  members: Array<{ instanceId: number; host: number }>;
+}
+
 export interface StoreData {
   version: 1;
   seed: number;
@@ -265,6 +281,8 @@ export interface StoreData {
   members: MemberRecord[];
   /** Absent in state files written before secrets existed. */
   secrets?: SecretRecord[];
+  /** Absent in state files written before overlays existed. */
+  overlays?: OverlayRecord[];
   /** Machine id → its minimum bid as an outbid raised it (bids.ts); absent before bids were modelled. */
   minBids?: Record<string, number>;
 }

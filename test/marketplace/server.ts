@@ -12,10 +12,9 @@ import { Containers } from './container';
 import { addLog } from './lifecycle';
 import type { AddressInfo, Socket } from 'node:net';
 import { applyMinBids } from './bids';
-import { generateOffers, type Offer } from './catalogue';
+import { generateOffers, OFFER_FIELD_KINDS, type Offer } from './catalogue';
 import { Faults, type FaultRuleInput } from './faults';
 import { capture, errorReply, handleRequest, send, type HttpHost } from './http';
-import { kindsOf } from './filters';
 import { advance, stopWhereCreditRanOut } from './lifecycle';
 import type { Contract, InstanceState } from './model';
 import { Network } from './network';
@@ -29,6 +28,7 @@ import { gpuNameRoutes } from './routes/gpuNames';
 import { metricsRoutes } from './routes/metrics';
 import { keyRoutes } from './routes/apiKeys';
 import { offerRoutes } from './routes/offers';
+import { overlayRoutes } from './routes/overlays';
 import { rentRoutes } from './routes/rent';
 import { secretRoutes } from './routes/secrets';
 import { serverlessRoutes } from './routes/serverless';
@@ -111,6 +111,7 @@ export const ROUTES: readonly RouteDef[] = [
   ...autoscalerRoutes,
   ...teamRoutes,
   ...billingRoutes,
+  ...overlayRoutes,
 ];
 
 class Simulator implements HttpHost {
@@ -170,7 +171,8 @@ class Simulator implements HttpHost {
     this.offerById = new Map(this.offers.map((o) => [o.id, o]));
     // Minimum bids raised by outbids earlier (bids.ts) hold across a restart.
     applyMinBids(this);
-    this.offerKinds = kindsOf(this.offers[0]);
+    // Each field typed from its definition, not from one offer (whose nullable fields may be null).
+    this.offerKinds = OFFER_FIELD_KINDS;
     this.logReadyDelayMs = options.logReadyMs ?? 300;
     this.clock = options.now ?? Date.now;
     this.routes = ROUTES.filter((r) => !options.withoutRoutes?.includes(r.path));

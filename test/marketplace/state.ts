@@ -5,6 +5,7 @@ import { dirname } from 'node:path';
 import { PERMISSION_CATEGORIES, type PermissionCategory, type Permissions } from '../../src/core/api/permissions';
 import { balance } from './ledger';
 import type { Account, ApiKeyRecord, Contract, InstanceState, Ms, StoreData } from './model';
+import { overlayOf, type OverlayAddress } from './overlays';
 import { seedTemplates } from './templates';
 
 const FIRST_IDS: Record<string, number> = {
@@ -19,6 +20,7 @@ const FIRST_IDS: Record<string, number> = {
   worker: 77_001,
   role: 301,
   member: 610_001,
+  overlay: 7_001,
 };
 
 /** Team roles every account starts with. The owner role is not listed by roles-full. */
@@ -78,6 +80,7 @@ export class Store {
     this.data = loaded ?? emptyData(seed, bootSeconds);
     if (!loaded) this.data.templates = seedTemplates(0);
     this.data.secrets ??= [];
+    this.data.overlays ??= [];
   }
 
   get fresh(): boolean {
@@ -179,6 +182,15 @@ export class Store {
 
   balance(accountId: number, now: Ms): number {
     return balance(this.data, accountId, now);
+  }
+
+  /**
+   * Where an instance sits on its overlay network (read-only; for the container's network):
+   * `{name, subnet: '10.77.0.0/24', address: '10.77.0.1', prefixLength, index, ...}`, or
+   * undefined when it is in none. Addresses are given in join order and kept until it leaves.
+   */
+  overlayOf(instanceId: number): OverlayAddress | undefined {
+    return overlayOf(this.data, instanceId);
   }
 
   /** Offer ids held by live instances: those offers show as rented. */

@@ -14,6 +14,7 @@ import { outbid } from '../bids';
 import { instanceRecord } from '../instanceRecord';
 import { addListing } from '../listings';
 import { forceStatus, statusFields } from '../lifecycle';
+import type { OverlayAddress } from '../overlays';
 import { round } from '../random';
 import { HttpError, fail, isObject, matchRoute, num, ok, type PathRoute, type Reply, type Sim } from '../router';
 
@@ -80,6 +81,8 @@ export interface MarketplaceControl {
   containerPath(id: number, path: string): string;
   /** Whether instances are isolated containers here (root, unshare), not plain process groups. */
   containersIsolated(): boolean;
+  /** Where an instance sits on its overlay network (`Store.overlayOf`), or null when it is in none. */
+  overlayOf(id: number): OverlayAddress | null;
   /** Shrinks (or grows) an instance's disk, for full-disk tests; answers the new size in bytes. */
   setDiskBytes(id: number, bytes: number): number;
   /** The account's cloud connections (its seeded one made on first use), with the folder behind each. */
@@ -151,6 +154,7 @@ export function createControl(sim: Sim): MarketplaceControl {
       store.changed();
     },
     outbid: (id, minBid) => outbid(sim, id, minBid).minBid,
+    overlayOf: (id) => store.overlayOf(id) ?? null,
     setBootSeconds(seconds) {
       if (!(seconds >= 0)) throw fail(400, 'invalid_args', 'seconds must be >= 0.');
       store.data.bootSeconds = seconds;
@@ -354,6 +358,11 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
           cloudType: typeof b.cloud_type === 'string' ? b.cloud_type : undefined,
         }),
       }),
+  },
+  {
+    method: 'GET',
+    path: '/__control/instances/:id/overlay',
+    handler: (control, { params }) => ok({ overlay: control.overlayOf(Number(params.id)) }),
   },
   {
     method: 'POST',

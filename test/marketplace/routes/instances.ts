@@ -6,6 +6,7 @@ import { instanceRecord } from '../instanceRecord';
 import { closeContract } from '../ledger';
 import { CHANGE_BID_MAX, CHANGE_BID_MIN, setBid, stillOutbid } from '../bids';
 import { reboot, start, stop } from '../lifecycle';
+import { leave } from '../overlays';
 import { fail, intParam, isObject, jsonParam, num, ok, str, type Ctx, type RouteDef, saved } from '../router';
 import { spoilListed } from './control';
 import { LABEL_MAX } from './rent';
@@ -72,7 +73,7 @@ function listV1(ctx: Ctx) {
     order = parseOrder(jsonParam(ctx.query, 'order_by') ?? []);
     const filters = jsonParam(ctx.query, 'select_filters') ?? {};
     if (!isObject(filters)) throw new QueryError('select_filters must be a JSON object.');
-    conditions = parseFilters(filters, kindsOf(all[0]));
+    conditions = parseFilters(filters, kindsOf(all));
   } catch (error) {
     if (error instanceof QueryError) throw fail(400, 'invalid_request', error.message);
     throw error;
@@ -160,6 +161,7 @@ function destroy(ctx: Ctx) {
   const data = sim.store.data;
   data.instances = data.instances.filter((i) => i !== inst);
   for (const v of data.volumes) v.instanceIds = v.instanceIds.filter((x) => x !== id);
+  leave(data, id);
   const key = data.keys.find((k) => k.id === inst.apiKeyId);
   if (key) key.deletedAt = now;
   return saved(sim.store, { success: true, msg: `Instance ${id} destroyed.` });

@@ -4,6 +4,7 @@
  * and checks the request; `openRental` (rental.ts) makes the contract and the instance.
  */
 import type { TemplateRecord, VolumeRecord } from '../model';
+import { checkJoin, join, overlayNamed } from '../overlays';
 import { openRental } from '../rental';
 import { fail, intParam, isObject, num, ok, str, type Ctx, type RouteDef } from '../router';
 import { mergeEnv, parseEnvFlags } from '../templates';
@@ -15,6 +16,14 @@ export const ONSTART_MAX = 4048;
 export const LABEL_MAX = 1024;
 /** Disk size when neither the body nor the template names one (GB). */
 const DEFAULT_DISK = 8;
+
+/** The overlay a create joins: the env key `-n NAME` (what the CLI's `--env "-n NAME"` becomes, value "1"). */
+function overlayName(env: Array<[string, string]>, askId: number): string | undefined {
+  const names = env.map(([k]) => /^-n\s+(\S+)$/.exec(k.trim())?.[1]).filter((n): n is string => n !== undefined);
+  if (names.length > 1)
+    throw fail(400, 'invalid_args', 'An instance joins one overlay network; the env names more than one (-n).', { ask_id: askId });
+  return names[0];
+}
 
 function bodyEnv(raw: unknown): Array<[string, string]> {
   if (typeof raw === 'string') return parseEnvFlags(raw);
@@ -90,9 +99,13 @@ function rent(ctx: Ctx) {
   const targetState = str(body.target_state) ?? 'running';
   if (targetState !== 'running' && targetState !== 'stopped')
     throw fail(400, 'invalid_args', "target_state must be 'running' or 'stopped'.", { ask_id: askId });
+  // Checked before anything is made (a new volume included): a refused join rents nothing.
+  const env = mergeEnv(template ? parseEnvFlags(template.env) : [], bodyEnv(body.env));
+  const joining = overlayName(env, askId);
+  const overlay = joining === undefined ? undefined : overlayNamed(store.data, account.id, joining);
+  if (overlay) checkJoin(overlay, offer, `Offer ${askId}`);
   const volume = resolveVolume(ctx, body.volume_info, offer.machine_id);
 
-  const env = mergeEnv(template ? parseEnvFlags(template.env) : [], bodyEnv(body.env));
   const runtype = str(body.runtype) ?? (template ? templateRuntype(template) : 'ssh_proxy');
   const args = Array.isArray(body.args)
     ? body.args.map(String)
@@ -114,6 +127,7 @@ function rent(ctx: Ctx) {
     clientId: str(body.client_id) ?? null,
     stopped: targetState === 'stopped',
   });
+  if (overlay) join(overlay, inst);
   return ok({ success: true, new_contract: inst.id, instance_api_key: apiKey.key });
 }
 

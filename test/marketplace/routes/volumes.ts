@@ -151,9 +151,9 @@ function volumeRow(sim: Sim, v: VolumeRecord): Record<string, unknown> {
 function search(ctx: Ctx) {
   const body = isObject(ctx.rawBody) ? ctx.rawBody : {};
   const list = volumeOffers(ctx.sim);
-  const first = list[0];
   try {
-    const parsed = parseSearch(body, kindsOf(first ? wireOffer(ctx.sim, first.id, first.offer, 1) : undefined));
+    // Typed from every row, so that a nullable field (cluster_id) null in the first still filters.
+    const parsed = parseSearch(body, kindsOf(list.map((v) => wireOffer(ctx.sim, v.id, v.offer, 1))));
     const allocated = parsed.allocatedStorage ?? 1;
     const rows = list.map((v) => wireOffer(ctx.sim, v.id, v.offer, allocated)) as unknown as Offer[];
     return ok({ offers: runSearch(rows, { ...parsed, limit: parsed.limit ?? 64 }) });
