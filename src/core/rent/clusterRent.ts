@@ -26,8 +26,8 @@ export interface ClusterRentDeps extends ClusterRunDeps, Pick<RentFlowDeps, 'idl
   unsettled(): readonly PendingRent[];
   /** The account's credit, read fresh; undefined when not reported. */
   credit(): Promise<number | undefined>;
-  /** What every node runs (the rent wizard on the first node's offer); undefined when cancelled. */
-  plan(offer: Offer, credit: number | undefined): Promise<RentPlan | undefined>;
+  /** What every node of `nodes` runs (the rent wizard on the first node's offer); undefined when cancelled. */
+  plan(offer: Offer, credit: number | undefined, nodes: number): Promise<RentPlan | undefined>;
 }
 
 /** What the caller knows already; whatever is given is not asked. */
@@ -55,7 +55,7 @@ export async function rentClusterFlow(deps: ClusterRentDeps, given: ClusterGiven
   if (!choice) return undefined;
   if ('refusal' in choice) return stopped(failure(choice.refusal));
   const credit = await deps.credit();
-  const plan = given.plan ?? (await deps.plan(choice.group.offers[0]!, credit));
+  const plan = given.plan ?? (await deps.plan(choice.group.offers[0]!, credit, choice.count));
   if (!plan) return undefined;
   const planRefusal = clusterPlanRefusal(plan);
   if (planRefusal) return stopped(failure(planRefusal));

@@ -42,6 +42,11 @@ export interface ConfirmationInput {
   failover?: { title: string; detail: string };
   /** The wizard's volume row: a chosen volume, 'none', or undefined when no volume can be offered (no row). */
   volume?: ChosenVolume | 'none';
+  /**
+   * Rent Cluster: the plan is for each of this many nodes. The first row goes on to the cluster's own
+   * confirmation (every node and the total) instead of renting, and the credit row is left to it.
+   */
+  clusterNodes?: number;
 }
 
 export interface RentConfirmation {
@@ -65,9 +70,12 @@ export function rentConfirmation(input: ConfirmationInput): RentConfirmation {
     title: l10n.t('Rent {0} for {1}/h?', presentOffer(offer).label, formatDollars(quote.totalPerHour)),
     detail: dialogDetail(input, quote, priceContext),
     button: l10n.t('Rent'),
-    placeholder: l10n.t('Renting starts billing once the instance runs. Press Enter to rent, Escape to cancel.'),
+    placeholder:
+      input.clusterNodes === undefined
+        ? l10n.t('Renting starts billing once the instance runs. Press Enter to rent, Escape to cancel.')
+        : l10n.t('Each node runs this. Press Enter to see every node and the total before anything is rented.'),
     rows: [
-      rentRow(quote, input.volume),
+      input.clusterNodes === undefined ? rentRow(quote, input.volume) : clusterNextRow(quote, input.clusterNodes),
       { label: '', separator: true },
       // Information rows: accepting them does nothing.
       { label: l10n.t('GPU {0}/h', formatDollars(quote.gpuPerHour)), description: presentOffer(offer).label },
@@ -75,7 +83,7 @@ export function rentConfirmation(input: ConfirmationInput): RentConfirmation {
       ...rentalRows(input),
       ...(input.failover ? [{ label: l10n.t('$(sync) {0}', input.failover.title), description: input.failover.detail }] : []),
       { label: l10n.t('Disk {0}/h', formatDollars(quote.diskPerHour)), description: l10n.t('{0} GB, billed until destroyed', plan.disk) },
-      creditRow(quote, input.credit),
+      ...(input.clusterNodes === undefined ? [creditRow(quote, input.credit)] : []),
       launchRow(plan, input.templateMode),
       idleRow(plan),
       envRow(plan),
@@ -120,6 +128,15 @@ function rentRow(quote: RentQuote, volume: ChosenVolume | 'none' | undefined): P
       volumePerHour > 0
         ? l10n.t('about {0} per day, plus the new volume {1}/h', formatDollars(quote.perDay), formatDollars(volumePerHour))
         : l10n.t('about {0} per day', formatDollars(quote.perDay)),
+    value: 'rent',
+  };
+}
+
+/** Rent Cluster's first row: nothing is rented yet; the cluster's confirmation comes next. */
+function clusterNextRow(quote: RentQuote, nodes: number): PickItem<ConfirmationChoice> {
+  return {
+    label: l10n.t('$(arrow-right) Next: confirm all {0} nodes', nodes),
+    description: l10n.t('{0}/h for each node', formatDollars(quote.totalPerHour)),
     value: 'rent',
   };
 }

@@ -69,6 +69,21 @@ describe('rent flow: before anything is sent', () => {
   });
 });
 
+describe('rent flow: the wizard for a cluster', () => {
+  it('goes on to the cluster confirmation instead of renting, priced per node, and leaves the credit to it', () => {
+    const single = rentConfirmation({ offer, plan, credit: 100, templateMode: undefined });
+    const cluster = rentConfirmation({ offer, plan, credit: 100, templateMode: undefined, clusterNodes: 3 });
+    assert.deepEqual(
+      { label: cluster.rows[0]?.label, description: cluster.rows[0]?.description, value: cluster.rows[0]?.value },
+      { label: '$(arrow-right) Next: confirm all 3 nodes', description: '$0.410/h for each node', value: 'rent' },
+    );
+    assert.match(cluster.placeholder, /every node and the total before anything is rented/);
+    const creditRows = (rows: typeof single.rows) => rows.filter((r) => /credit/i.test(`${r.label} ${r.description ?? ''}`));
+    assert.ok(creditRows(single.rows).length > 0, 'a single rent shows the credit');
+    assert.deepEqual(creditRows(cluster.rows), [], "the cluster's own confirmation shows the credit after a day for all nodes");
+  });
+});
+
 describe('rent flow: the start-up script', () => {
   it('puts the idle watchdog in front of the user script when idle stop is on', () => {
     const script = rentOnstart({ ...plan, onstart: 'echo mine' }, idleOn, BASE);

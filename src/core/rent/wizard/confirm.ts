@@ -26,6 +26,7 @@ export async function confirmStep(state: WizardState): Promise<StepMove> {
     bidSearch: input.bidSearch,
     failover: input.failover?.(plan),
     volume: volumes ? (state.volume ?? 'none') : undefined,
+    clusterNodes: input.clusterNodes,
   });
   const r = await ports.steps.pick(ctx, { placeholder: confirmation.placeholder, items: confirmation.rows });
   switch (r) {

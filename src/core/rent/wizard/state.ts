@@ -40,6 +40,8 @@ export interface WizardInput {
   failover?: (plan: RentPlan) => { title: string; detail: string };
   /** The going rate of the offer's GPU model: the confirmation compares what the rent pays with it, when known. */
   priceStats?: GpuPriceStats;
+  /** Rent Cluster: the plan is for each of this many nodes; the last step goes on to the cluster's confirmation. */
+  clusterNodes?: number;
 }
 
 /** The wizard's collaborators: how each step is asked, and how a refusal is told. */
