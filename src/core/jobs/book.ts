@@ -22,6 +22,17 @@ export interface RunOptions {
   stopAtEnd: boolean;
   /** The API base URL the wrapper stops the instance through. */
   baseUrl: string;
+  /** The job's id when the caller chose it (a cluster job: the same id on every node); else a new one. */
+  jobId?: string;
+  /** The row's name when the command's first line is not it (a cluster job's script). */
+  label?: string;
+  /** Open its terminal at once (default); false follows it quietly (a cluster's other ranks). */
+  show?: boolean;
+}
+
+/** A job's key in this window: a cluster job has one id on several instances. */
+function jobKey(instanceId: number, jobId: string): string {
+  return `${instanceId}/${jobId}`;
 }
 
 /** How long an instance's listing is shown without reading it again when the tree opens the instance. */
@@ -111,8 +122,8 @@ export class JobBook implements Disposable {
     if (instancePhase(instance) !== 'running') {
       throw new Error(l10n.t('Instance #{0} is not running, so no job can start on it. Start it, then run the job again.', instance.id));
     }
-    const jobId = newJobId(this.timers.now());
-    const label = jobLabel(o.command);
+    const jobId = o.jobId ?? newJobId(this.timers.now());
+    const label = o.label ?? jobLabel(o.command);
     const target = await this.deps.sshTarget(instance);
     const baseUrl = o.stopAtEnd ? o.baseUrl : undefined;
     const startedWith = await this.remote.start(target, o.command, {
@@ -126,11 +137,12 @@ export class JobBook implements Disposable {
     this.deps.logger.info(
       `Job ${jobId} started on #${instance.id} with ${startedWith} in ${o.cwd}${o.stopAtEnd ? '; it stops the instance at its end' : ''}.`,
     );
-    const job: RememberedJob = { jobId, instanceId: instance.id, label, startedAtMs: this.timers.now(), terminalOpen: true, ended: false };
+    const show = o.show ?? true;
+    const job: RememberedJob = { jobId, instanceId: instance.id, label, startedAtMs: this.timers.now(), terminalOpen: show, ended: false };
     this.running.add(instance.id);
     await this.deps.memory.remember(job);
     this.keepPolling();
-    this.follow(job, 0, true);
+    this.follow(job, 0, show);
     // A listing already on its way began before the job's wrapper wrote its pid, and would show the
     // job as interrupted until the next one: list again once it is done.
     void this.listing
@@ -148,10 +160,11 @@ export class JobBook implements Disposable {
 
   /** Opens the job's terminal: its output so far and, while it runs, what comes. */
   showOutput(job: JobRef): void {
-    const fresh = !this.outputs.has(job.jobId);
+    const key = jobKey(job.instanceId, job.jobId);
+    const fresh = !this.outputs.has(key);
     this.output(job).show();
     // A job followed before keeps what it read; one never followed here reads its log from the start.
-    if (fresh && !this.followers.has(job.jobId)) this.follow({ ...job, startedAtMs: 0, terminalOpen: true, ended: true }, 0, false);
+    if (fresh && !this.followers.has(key)) this.follow({ ...job, startedAtMs: 0, terminalOpen: true, ended: true }, 0, false);
   }
 
   /** Stops the job's command; with `stopInstance` the wrapper still stops the instance afterwards, else it never does. */
@@ -161,14 +174,20 @@ export class JobBook implements Disposable {
     return stopped;
   }
 
-  /** Whether the job's terminal is open. */
-  terminalOpen(jobId: string): boolean {
-    return this.outputs.get(jobId)?.isOpen ?? false;
+  /** Whether the job's terminal is open (on `instanceId`, else on the first instance that has it). */
+  terminalOpen(jobId: string, instanceId?: number): boolean {
+    return this.outputOf(jobId, instanceId)?.isOpen ?? false;
   }
 
-  /** What a job's terminal holds (tests read it); undefined when it has none. */
-  outputText(jobId: string): string | undefined {
-    return this.outputs.get(jobId)?.text;
+  /** What a job's terminal holds (on `instanceId`, else on the first instance that has it); undefined when it has none. */
+  outputText(jobId: string, instanceId?: number): string | undefined {
+    return this.outputOf(jobId, instanceId)?.text;
+  }
+
+  private outputOf(jobId: string, instanceId: number | undefined): JobTerminal | undefined {
+    if (instanceId !== undefined) return this.outputs.get(jobKey(instanceId, jobId));
+    for (const [key, output] of this.outputs) if (key.endsWith(`/${jobId}`)) return output;
+    return undefined;
   }
 
   /**
@@ -194,11 +213,12 @@ export class JobBook implements Disposable {
   /** The account no longer lists the instance (destroyed, or another profile's): its followers stop waiting for it. */
   private stopFollowingOn(instanceId: number, remembered: readonly RememberedJob[]): void {
     for (const j of remembered) {
-      const follower = j.instanceId === instanceId ? this.followers.get(j.jobId) : undefined;
+      const key = jobKey(j.instanceId, j.jobId);
+      const follower = j.instanceId === instanceId ? this.followers.get(key) : undefined;
       if (!follower) continue;
       follower.dispose();
-      this.followers.delete(j.jobId);
-      this.outputs.get(j.jobId)?.note(l10n.t('#{0} is not listed by the account any more: no longer following this job', instanceId));
+      this.followers.delete(key);
+      this.outputs.get(key)?.note(l10n.t('#{0} is not listed by the account any more: no longer following this job', instanceId));
     }
   }
 
@@ -228,7 +248,7 @@ export class JobBook implements Disposable {
       else this.running.delete(id);
       if (!running || wasRunning) continue;
       void this.list(id).then(() => this.reattachOn(id));
-      for (const j of remembered) if (j.instanceId === id) this.followers.get(j.jobId)?.poke();
+      for (const j of remembered) if (j.instanceId === id) this.followers.get(jobKey(id, j.jobId))?.poke();
     }
   }
 
@@ -247,7 +267,7 @@ export class JobBook implements Disposable {
   private reattachOn(instanceId: number): void {
     const listed = this.statuses.get(instanceId) ?? [];
     for (const job of this.deps.memory.jobs()) {
-      if (job.instanceId !== instanceId || job.ended || this.followers.has(job.jobId)) continue;
+      if (job.instanceId !== instanceId || job.ended || this.followers.has(jobKey(instanceId, job.jobId))) continue;
       const status = listed.find((s) => s.jobId === job.jobId);
       if (!status) continue;
       const from = job.terminalOpen ? 0 : Math.max(0, (status.logBytes ?? 0) - REATTACH_TAIL_BYTES);
@@ -257,10 +277,11 @@ export class JobBook implements Disposable {
   }
 
   private output(job: JobRef): JobTerminal {
-    let output = this.outputs.get(job.jobId);
+    const key = jobKey(job.instanceId, job.jobId);
+    let output = this.outputs.get(key);
     if (!output) {
-      output = this.deps.terminal(job, (open) => void this.deps.memory.change(job.jobId, { terminalOpen: open }));
-      this.outputs.set(job.jobId, output);
+      output = this.deps.terminal(job, (open) => void this.deps.memory.change(job.jobId, { terminalOpen: open }, job.instanceId));
+      this.outputs.set(key, output);
     }
     return output;
   }
@@ -287,12 +308,13 @@ export class JobBook implements Disposable {
       onEnd: (status) => this.ended(job, status, output),
       onMissing: () => {
         output.note(l10n.t("the job's folder ~/.gpu-rental/jobs/{0} is not on the instance any more", job.jobId));
-        void this.deps.memory.change(job.jobId, { ended: true });
+        void this.deps.memory.change(job.jobId, { ended: true }, job.instanceId);
       },
     });
-    this.followers.set(job.jobId, follower);
+    const key = jobKey(job.instanceId, job.jobId);
+    this.followers.set(key, follower);
     void follower.start().finally(() => {
-      if (this.followers.get(job.jobId) === follower) this.followers.delete(job.jobId);
+      if (this.followers.get(key) === follower) this.followers.delete(key);
     });
   }
 
@@ -301,8 +323,8 @@ export class JobBook implements Disposable {
     output.note(message.replace(/^GPU Rental: /, ''));
     void this.list(job.instanceId);
     // Told once: a job whose end this workspace saw before (or that another workspace started) is not announced again.
-    if (this.deps.memory.job(job.jobId)?.ended !== false) return;
-    void this.deps.memory.change(job.jobId, { ended: true }).then(() => this.keepPolling());
+    if (this.deps.memory.job(job.jobId, job.instanceId)?.ended !== false) return;
+    void this.deps.memory.change(job.jobId, { ended: true }, job.instanceId).then(() => this.keepPolling());
     const failed = jobPhase(status) === 'interrupted' || status.exitCode !== 0;
     const ref = { instanceId: job.instanceId, jobId: job.jobId, label: job.label };
     this.notices.fire({ severity: failed ? 'warning' : 'info', text: message, actions: ['showOutput'], job: ref });

@@ -44,6 +44,10 @@ function readJob(value: unknown): RememberedJob | undefined {
   };
 }
 
+function same(j: RememberedJob, jobId: string, instanceId: number | undefined): boolean {
+  return j.jobId === jobId && (instanceId === undefined || j.instanceId === instanceId);
+}
+
 /**
  * What a workspace remembers about its jobs: the jobs themselves, the last command typed and
  * whether to upload first. An unreadable value reads as nothing remembered, never as an error.
@@ -56,21 +60,23 @@ export class JobMemory {
     return Array.isArray(value) ? value.map(readJob).filter((j): j is RememberedJob => j !== undefined) : [];
   }
 
-  job(jobId: string): RememberedJob | undefined {
-    return this.jobs().find((j) => j.jobId === jobId);
+  /** The job `jobId` (on `instanceId` when given: a cluster job has one id on each of its nodes). */
+  job(jobId: string, instanceId?: number): RememberedJob | undefined {
+    return this.jobs().find((j) => same(j, jobId, instanceId));
   }
 
   async remember(job: RememberedJob): Promise<void> {
-    const others = this.jobs().filter((j) => j.jobId !== job.jobId);
+    const others = this.jobs().filter((j) => !same(j, job.jobId, job.instanceId));
     await this.memento.update(JOB_MEMORY_KEYS.jobs, [...others, job].slice(-MAX_REMEMBERED_JOBS));
   }
 
-  async change(jobId: string, patch: Partial<Pick<RememberedJob, 'terminalOpen' | 'ended'>>): Promise<void> {
+  /** Changes the job `jobId` (on `instanceId` when given, else on every instance). */
+  async change(jobId: string, patch: Partial<Pick<RememberedJob, 'terminalOpen' | 'ended'>>, instanceId?: number): Promise<void> {
     const jobs = this.jobs();
-    if (!jobs.some((j) => j.jobId === jobId)) return;
+    if (!jobs.some((j) => same(j, jobId, instanceId))) return;
     await this.memento.update(
       JOB_MEMORY_KEYS.jobs,
-      jobs.map((j) => (j.jobId === jobId ? { ...j, ...patch } : j)),
+      jobs.map((j) => (same(j, jobId, instanceId) ? { ...j, ...patch } : j)),
     );
   }
 

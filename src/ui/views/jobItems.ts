@@ -23,7 +23,8 @@ export class JobItem extends vscode.TreeItem {
     this.instanceId = row.instanceId;
     this.jobId = row.jobId;
     this.cwd = row.cwd;
-    this.id = `job-${row.jobId}`;
+    // A cluster job has one id on each of its nodes.
+    this.id = `job-${row.instanceId}-${row.jobId}`;
     this.description = row.description;
     this.tooltip = look.tooltip;
     this.contextValue = look.contextValue;
@@ -106,12 +107,12 @@ export class Jobs implements vscode.Disposable {
     this.book.showOutput(job);
   }
 
-  terminalOpen(jobId: string): boolean {
-    return this.book.terminalOpen(jobId);
+  terminalOpen(jobId: string, instanceId?: number): boolean {
+    return this.book.terminalOpen(jobId, instanceId);
   }
 
-  outputText(jobId: string): string | undefined {
-    return this.book.outputText(jobId);
+  outputText(jobId: string, instanceId?: number): string | undefined {
+    return this.book.outputText(jobId, instanceId);
   }
 
   reattach(): void {
