@@ -14,6 +14,7 @@ export const COMMANDS = {
   loadMoreOffers: 'gpuRental.loadMoreOffers',
   rentOffer: 'gpuRental.rentOffer',
   rentBestMatch: 'gpuRental.rentBestMatch',
+  rentCluster: 'gpuRental.rentCluster',
   openOfferExplorer: 'gpuRental.openOfferExplorer',
   saveSearch: 'gpuRental.saveSearch',
   showSavedSearches: 'gpuRental.showSavedSearches',
@@ -80,6 +81,8 @@ export const COMMANDS = {
   stopJob: 'gpuRental.stopJob',
   showJobOutput: 'gpuRental.showJobOutput',
   downloadJobOutputs: 'gpuRental.downloadJobOutputs',
+  runOnCluster: 'gpuRental.runOnCluster',
+  switchClusterRank: 'gpuRental.switchClusterRank',
 } as const;
 
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];

@@ -8,7 +8,7 @@
  * the caller lists the overlays (`findOverlay`) before it tries again, never sends it twice blindly.
  */
 import * as z from 'zod';
-import { ApiError } from './errors';
+import { ApiError, writeOutcome } from './errors';
 import { anyOk, intFrom, listOf, logUnreadable, optBool, optInt, optString, recordId, tolerantArray, type RequestOptions } from './fields';
 import { overlayNameProblem } from './instanceRequests';
 import type { Transport } from './transport';
@@ -138,14 +138,8 @@ export const ClusterListSchema = z.unknown().transform((input, ctx): Cluster[] =
 /** Which overlay a delete names: its id, or its name. */
 export type OverlayRef = { overlayId: number } | { name: string };
 
-/**
- * What a failed create, add or delete means for the caller: `refused` when the service said no (or
- * the request never left this machine), so nothing changed; `unknown` when it may have been done
- * (a lost answer, a gateway's 5xx or 429, an unreadable 2xx, a cancel), so look before trying again.
- */
-export function writeOutcome(error: unknown): 'refused' | 'unknown' {
-  return error instanceof ApiError && !error.outcomeUnknown ? 'refused' : 'unknown';
-}
+/** Kept here too: the caller of a write names where it came from. */
+export { writeOutcome };
 
 export class ClustersApi {
   constructor(private readonly t: Transport) {}

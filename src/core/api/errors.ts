@@ -351,3 +351,12 @@ function describe(details: ApiErrorDetails): string {
 function unknownOutcome(d: ApiErrorDetails): string | undefined {
   return d.outcomeUnknown ? l10n.t('The request may have been carried out; check before repeating it.') : undefined;
 }
+
+/**
+ * What a failed create, add or delete means for the caller: `refused` when the service said no (or
+ * the request never left this machine), so nothing changed; `unknown` when it may have been done
+ * (a lost answer, a gateway's 5xx or 429, an unreadable 2xx, a cancel), so look before trying again.
+ */
+export function writeOutcome(error: unknown): 'refused' | 'unknown' {
+  return error instanceof ApiError && !error.outcomeUnknown ? 'refused' : 'unknown';
+}

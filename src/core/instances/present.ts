@@ -42,6 +42,11 @@ const PHASE_TEXT: Record<InstancePhase, string> = {
   unreadable: l10n.t('details unreadable'),
 };
 
+/** How a row names a phase ("running", "destroyed"): the same words on a cluster row's tooltip as on the node's own row. */
+export function phaseText(phase: InstancePhase): string {
+  return PHASE_TEXT[phase];
+}
+
 const ICONS: Record<InstancePhase, InstanceIcon> = {
   provisioning: { id: 'loading~spin', color: undefined },
   loading: { id: 'loading~spin', color: undefined },

@@ -97,8 +97,11 @@ async function askCommand(deps: RunJobDeps, instance: Instance, facts: RunJobFac
   return typed?.trim() ? typed : undefined;
 }
 
-/** Upload first or not; the choice is remembered for this workspace and offered first next time. */
-async function askUploadFirst(deps: RunJobDeps): Promise<boolean | undefined> {
+/** Upload first or not; the choice is remembered for this workspace and offered first next time (Run on Cluster asks it too). */
+export async function askUploadFirst(deps: {
+  readonly ask: Ask;
+  readonly memory: Pick<JobMemory, 'uploadFirst' | 'setUploadFirst'>;
+}): Promise<boolean | undefined> {
   const remembered = deps.memory.uploadFirst() ?? true;
   const items = [
     {

@@ -8,6 +8,7 @@ import { connectCommands } from './connect';
 import { dataCommands } from './data';
 import { instanceCommands } from './instances';
 import { jobCommands } from './jobs';
+import { clusterJobCommands } from './clusterJobs';
 import { jupyterCommands } from './jupyter';
 import { explorerCommands } from './explorer';
 import { offerCommands } from './offers';
@@ -16,6 +17,7 @@ import { registerCommands, type CommandDefinition } from './registry';
 import { rentCommands, windowRentGate } from './rent';
 import { searchCommands } from './searches';
 import { rentBestMatchCommands } from './rentBestMatch';
+import { rentClusterCommands } from './rentCluster';
 import { secretCommands } from './secrets';
 import { serverlessCommands } from './serverless';
 import { sessionCommands } from './session';
@@ -96,6 +98,7 @@ export function registerAllCommands(s: Services): vscode.Disposable[] {
     ...explorerCommands({ explorer: s.explorer }),
     ...rentCommands(rent),
     ...rentBestMatchCommands(rent),
+    ...rentClusterCommands(rent),
     ...connectCommands({
       session,
       poller,
@@ -126,6 +129,16 @@ export function registerAllCommands(s: Services): vscode.Disposable[] {
       prompts,
       upload: (id, request) => uploadFolder(transfer, id, request),
       download: (id, args) => downloadFromInstance(transfer, id, args),
+    }),
+    ...clusterJobCommands({
+      session,
+      poller,
+      jobs: s.jobs,
+      memory: s.jobMemory,
+      prompts,
+      sshTarget: s.sshTarget,
+      logger,
+      upload: (id, request) => uploadFolder(transfer, id, request),
     }),
     ...profileCommands({ profiles: s.profiles, session, switcher: s.switcher, createClient: s.createClient, prompts, logger }),
     ...walkthroughCommands({ extensionId: s.context.extension.id }),

@@ -2,6 +2,8 @@ import * as vscode from 'vscode';
 import type { Instance } from '../../core/api/instances';
 import { COMMANDS } from '../../core/ids';
 import { bulkFlow } from '../../core/instances/bulk';
+import { groupClusters, type ClusterGroup } from '../../core/instances/cluster';
+import { clusterFlow } from '../../core/instances/clusterFlow';
 import {
   destroyFlow,
   instanceActionLabel,
@@ -28,12 +30,15 @@ import type { InstanceLogChannels } from '../output/instanceLogs';
 import { asker, type Prompts } from '../pickers/prompts';
 import type { SpendGuard } from '../guards/spendGuard';
 import { command, type CommandDefinition } from './registry';
-import { InstanceItem } from '../views/instancesView';
+import { ClusterItem, InstanceItem } from '../views/instancesView';
 
 export type { BeforeDestroy } from '../../core/instances/flows';
 
 /** What a command was invoked with: a tree item, an instance id (automation, notifications) or nothing (palette). */
 export type Target = InstanceItem | number | undefined;
+
+/** What Stop, Start and Destroy also take: a cluster row, which acts on all its nodes. */
+type LifecycleTarget = Target | ClusterItem;
 
 /** What resolving a command's instance needs: the last list, or the service. */
 export interface TargetDeps {
@@ -64,34 +69,40 @@ export interface InstanceDeps extends TargetDeps {
 export function instanceCommands(s: InstanceDeps): CommandDefinition[] {
   const flow = (): InstanceFlowDeps => flowDeps(s);
   return [
-    command(COMMANDS.stopInstance, (t?: Target, selected?: unknown) =>
-      several(t, selected)
-        ? bulk(s, 'stop', several(t, selected)!)
-        : withTarget(
-            s,
-            t,
-            vscode.l10n.t('Stop which instance?'),
-            ['running', 'loading', 'provisioning', 'rebooting', 'starting'],
-            async (i) => show(await stopFlow(flow(), i)),
-          ),
+    command(COMMANDS.stopInstance, (t?: LifecycleTarget, selected?: unknown) =>
+      t instanceof ClusterItem
+        ? cluster(s, 'stop', t.cluster)
+        : several(t, selected)
+          ? bulk(s, 'stop', several(t, selected)!)
+          : withTarget(
+              s,
+              t,
+              vscode.l10n.t('Stop which instance?'),
+              ['running', 'loading', 'provisioning', 'rebooting', 'starting'],
+              async (i) => show(await stopFlow(flow(), i)),
+            ),
     ),
-    command(COMMANDS.startInstance, (t?: Target, selected?: unknown) =>
-      several(t, selected)
-        ? bulk(s, 'start', several(t, selected)!)
-        : withTarget(s, t, vscode.l10n.t('Start which instance?'), ['stopped'], async (i) => show(await startFlow(flow(), i))),
+    command(COMMANDS.startInstance, (t?: LifecycleTarget, selected?: unknown) =>
+      t instanceof ClusterItem
+        ? cluster(s, 'start', t.cluster)
+        : several(t, selected)
+          ? bulk(s, 'start', several(t, selected)!)
+          : withTarget(s, t, vscode.l10n.t('Start which instance?'), ['stopped'], async (i) => show(await startFlow(flow(), i))),
     ),
     command(COMMANDS.rebootInstance, (t?: Target) =>
       withTarget(s, t, vscode.l10n.t('Reboot which instance?'), ['running'], async (i) => void (await rebootFlow(flow(), i))),
     ),
-    command(COMMANDS.destroyInstance, (t?: Target, selected?: unknown) =>
-      several(t, selected)
-        ? bulk(s, 'destroy', several(t, selected)!)
-        : withTarget(s, t, vscode.l10n.t('Destroy which instance?'), undefined, async (i) => {
-            const end = await destroyFlow(flow(), i);
-            if (end.kind === 'declined') return false;
-            show(end.notice);
-            return end.destroyed;
-          }),
+    command(COMMANDS.destroyInstance, (t?: LifecycleTarget, selected?: unknown) =>
+      t instanceof ClusterItem
+        ? cluster(s, 'destroy', t.cluster)
+        : several(t, selected)
+          ? bulk(s, 'destroy', several(t, selected)!)
+          : withTarget(s, t, vscode.l10n.t('Destroy which instance?'), undefined, async (i) => {
+              const end = await destroyFlow(flow(), i);
+              if (end.kind === 'declined') return false;
+              show(end.notice);
+              return end.destroyed;
+            }),
     ),
     command(COMMANDS.labelInstance, (t?: Target, label?: unknown) =>
       withTarget(s, t, vscode.l10n.t('Label which instance?'), undefined, async (i) => void (await labelFlow(flow(), i, label))),
@@ -147,6 +158,21 @@ async function bulk(s: InstanceDeps, action: BulkAction, selected: readonly Inst
   // The rows may be a poll old: the latest list says what each bills now.
   const latest = selected.map((i) => s.poller.snapshot?.instances.find((x) => x.id === i.id) ?? i);
   const end = await bulkFlow(flowDeps(s), action, latest);
+  if (end.kind === 'declined') return [];
+  show(end.notice);
+  return end.kind === 'acted' ? end.outcomes : [];
+}
+
+/**
+ * Stop, Start or Destroy on a cluster row (core/instances/clusterFlow.ts decides). The row may be a
+ * poll old: its nodes are taken from the latest list, its membership from the row.
+ */
+async function cluster(s: InstanceDeps, action: BulkAction, row: ClusterGroup): Promise<BulkOutcome[]> {
+  const snapshot = s.poller.snapshot?.instances;
+  const members = { overlay_id: row.overlayId, name: row.name, instances: [...row.nodes.map((i) => i.id), ...row.missing] };
+  const regrouped = snapshot && groupClusters(snapshot, [members]).clusters[0];
+  const latest: ClusterGroup = regrouped ? { ...regrouped, label: row.label, subnet: row.subnet, clusterId: row.clusterId } : row;
+  const end = await clusterFlow({ ...flowDeps(s), overlays: s.session.client.clusters }, action, latest);
   if (end.kind === 'declined') return [];
   show(end.notice);
   return end.kind === 'acted' ? end.outcomes : [];

@@ -48,6 +48,8 @@ export class OfferExplorer implements vscode.Disposable {
       searchOffers: (request) => session.client.offers.search(request),
       priceStats: deps.priceStats,
       rent: async (offer) => await vscode.commands.executeCommand<number | undefined>(COMMANDS.rentOffer, offer),
+      rentCluster: async ({ clusterId, offerIds }) =>
+        instanceIds(await vscode.commands.executeCommand<unknown>(COMMANDS.rentCluster, { clusterId, offerIds: [...offerIds] })),
       copyText: async (text) => await vscode.env.clipboard.writeText(text),
       layout: { get: () => state.get('explorerColumns'), set: (layout) => state.update('explorerColumns', layout) },
       logger: deps.logger,
@@ -142,6 +144,11 @@ ${l10nDataBlock(vscode.l10n.bundle)}
 </body>
 </html>`;
   }
+}
+
+/** The nodes Rent Cluster… rented, when it answers with their instance ids; anything else reads as none. */
+function instanceIds(result: unknown): number[] | undefined {
+  return Array.isArray(result) && result.every((id) => typeof id === 'number') ? (result as number[]) : undefined;
 }
 
 /** VS Code's display language for the page's `lang` (screen readers pick a voice by it); English if it is not a plain tag. */

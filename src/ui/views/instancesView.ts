@@ -3,7 +3,11 @@ import { ApiError } from '../../core/api/errors';
 import type { Instance } from '../../core/api/instances';
 import { VIEWS } from '../../core/ids';
 import type { CostTracker } from '../../core/billing/costs';
+import { groupClusters, type ClusterGroup } from '../../core/instances/cluster';
+import { OverlayDirectory } from '../../core/instances/clusterCache';
+import { presentCluster } from '../../core/instances/clusterPresent';
 import type { InstancePoller } from '../../core/instances/poller';
+import type { Logger } from '../../core/log';
 import { viewSummary } from '../../core/instances/many';
 import { presentInstance } from '../../core/instances/present';
 import type { Session } from '../../core/session/session';
@@ -37,10 +41,45 @@ export class InstanceItem extends vscode.TreeItem {
 }
 
 /**
+ * One cluster (the instances of one overlay network): its nodes are the instance rows under it, in
+ * rank order, then a row for each node the overlay lists that the account does not show.
+ */
+export class ClusterItem extends vscode.TreeItem {
+  constructor(readonly cluster: ClusterGroup) {
+    const p = presentCluster(cluster);
+    super(p.label, vscode.TreeItemCollapsibleState.Expanded);
+    this.id = `cluster-${cluster.overlayId}`;
+    this.description = p.description;
+    this.tooltip = new vscode.MarkdownString(p.tooltip);
+    this.iconPath = new vscode.ThemeIcon(p.icon.id, p.icon.color ? new vscode.ThemeColor(p.icon.color) : undefined);
+    this.contextValue = p.contextValue;
+    this.accessibilityInformation = { label: p.accessibilityLabel };
+  }
+}
+
+/** A node the overlay network lists that the account's instance list does not hold: named, never dropped. */
+export class MissingNodeItem extends vscode.TreeItem {
+  constructor(
+    readonly overlayId: number,
+    readonly instanceId: number,
+  ) {
+    super(vscode.l10n.t('#{0}', instanceId), vscode.TreeItemCollapsibleState.None);
+    this.id = `cluster-${overlayId}-missing-${instanceId}`;
+    this.description = vscode.l10n.t("not among your account's instances");
+    this.tooltip = vscode.l10n.t(
+      "The overlay network lists instance #{0}, but your account's instance list does not show it. It may have just been rented or destroyed: refresh the view.",
+      instanceId,
+    );
+    this.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'));
+    this.contextValue = 'clusterMissingNode';
+  }
+}
+
+/**
  * The account's instances, read from the poller's snapshot (the status bar reads the same one).
  * While the view is visible the poller keeps it fresh; a failed poll keeps the last list and says so.
  */
-export type InstancesViewItem = InstanceItem | UnreadableItem | JobItem;
+export type InstancesViewItem = InstanceItem | ClusterItem | MissingNodeItem | UnreadableItem | JobItem;
 
 export class InstancesView implements vscode.TreeDataProvider<InstancesViewItem>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
@@ -48,6 +87,9 @@ export class InstancesView implements vscode.TreeDataProvider<InstancesViewItem>
   private readonly disposables: vscode.Disposable[] = [];
   private view: vscode.TreeView<InstancesViewItem> | undefined;
   private items: InstanceItem[] = [];
+  private clusterItems: ClusterItem[] = [];
+  /** The account's overlay networks, listed once per poll the view draws; a failed listing keeps the last grouping. */
+  private readonly overlays: OverlayDirectory;
   private unreadable: UnreadableItem | undefined;
   private children: InstanceChildren | undefined;
 
@@ -55,8 +97,12 @@ export class InstancesView implements vscode.TreeDataProvider<InstancesViewItem>
     private readonly session: Session,
     private readonly poller: InstancePoller,
     private readonly costs: CostTracker,
+    logger?: Logger,
   ) {
+    this.overlays = new OverlayDirectory(logger);
     this.disposables.push(
+      // Signed out, or on the way to another account (which passes through checking): its overlays are not the next one's.
+      session.onDidChangeState((state) => state.kind !== 'ready' && this.overlays.forget()),
       poller.onDidUpdate((snapshot) => {
         this.setMessage(undefined);
         this.setHeader(snapshot.instances);
@@ -80,9 +126,14 @@ export class InstancesView implements vscode.TreeDataProvider<InstancesViewItem>
     this.disposables.push(children.onDidChange(() => this.changed.fire()));
   }
 
-  /** The instances the view shows now; integration tests read it. */
+  /** The instances the view shows now, a cluster's nodes included; integration tests read it. */
   get current(): readonly InstanceItem[] {
     return this.items;
+  }
+
+  /** The cluster rows the view shows now. */
+  get clusters(): readonly ClusterItem[] {
+    return this.clusterItems;
   }
 
   /** The "N records could not be read" row shown below them, if any. */
@@ -109,23 +160,39 @@ export class InstancesView implements vscode.TreeDataProvider<InstancesViewItem>
       this.children.opened(element.instance.id);
       return this.children.rows(element.instance.id);
     }
+    if (element instanceof ClusterItem) {
+      const nodes = element.cluster.nodes.map((i) => this.items.find((x) => x.instance.id === i.id) ?? this.itemOf(i));
+      return [...nodes, ...element.cluster.missing.map((id) => new MissingNodeItem(element.cluster.overlayId, id))];
+    }
     if (element) return [];
     this.unreadable = undefined;
     if (this.session.state.kind !== 'ready') {
       this.setHeader([]);
+      this.clusterItems = [];
       return (this.items = []);
     }
     if (!this.poller.snapshot) {
       await this.poller.refresh();
     }
-    const instances = this.poller.snapshot?.instances ?? [];
-    this.items = instances
-      .filter((i) => i.actual_status !== 'destroyed')
-      .map((i) => new InstanceItem(i, this.costs.costOf(i.id), this.children?.hasJobs(i.id)));
+    const snapshot = this.poller.snapshot;
+    const instances = snapshot?.instances ?? [];
+    // Listed once per poll (the snapshot is the cycle); a failure keeps the last grouping, and an
+    // instance no known overlay lists stays a plain row, so a failure never hides one.
+    const known = snapshot ? await this.overlays.forCycle(snapshot, () => this.session.client.clusters.overlays()) : undefined;
+    const grouping = groupClusters(instances, known?.overlays ?? this.overlays.last);
+    const shown = (i: Instance) => i.actual_status !== 'destroyed';
+    const plain = grouping.plain.filter(shown).map((i) => this.itemOf(i));
+    this.clusterItems = grouping.clusters.map((c) => new ClusterItem(c));
+    this.items = [...grouping.clusters.flatMap((c) => c.nodes.filter(shown).map((i) => this.itemOf(i))), ...plain];
     // Records the list could not read: those with an id are among the items (as "#id (details
     // unreadable)"), the others are only counted here.
     this.unreadable = unreadableRow(instances, 'instance', 'instances-unreadable');
-    return this.unreadable ? [...this.items, this.unreadable] : this.items;
+    const rows: InstancesViewItem[] = [...this.clusterItems, ...plain];
+    return this.unreadable ? [...rows, this.unreadable] : rows;
+  }
+
+  private itemOf(i: Instance): InstanceItem {
+    return new InstanceItem(i, this.costs.costOf(i.id), this.children?.hasJobs(i.id));
   }
 
   dispose(): void {

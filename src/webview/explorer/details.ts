@@ -1,10 +1,13 @@
 /// <reference lib="dom" />
 /**
  * The selected offer: every column's value, its price against the going rate with the GPU's price
- * history, and what can be done with it (Rent, Copy ID, the machine's other offers).
+ * history, and what can be done with it (Rent, Copy ID, the machine's or the cluster's other
+ * offers). While grouping, the selected cluster: what its row says, its machines, Rent Cluster….
  */
 import type { Offer } from '../../core/api/offers';
+import type { ClusterGroup } from '../../core/offers/explorer/clusters';
 import { COLUMNS, type RowContext } from '../../core/offers/explorer/columns';
+import { formatDollars } from '../../core/format';
 import { l10n } from '../../core/l10n';
 import { h, icon } from './dom';
 
@@ -12,6 +15,8 @@ export interface DetailsActions {
   rent(offer: Offer): void;
   copyId(offer: Offer): void;
   machineOffers(offer: Offer): void;
+  clusterOffers(offer: Offer): void;
+  rentCluster(group: ClusterGroup): void;
 }
 
 export class DetailsPane {
@@ -40,6 +45,14 @@ export class DetailsPane {
       true,
     );
     if (offer.machine_id === null || offer.machine_id === undefined) machine.setAttribute('disabled', '');
+    const cluster = this.button(
+      l10n.t("Cluster's Offers"),
+      'server-environment',
+      () => this.offer && this.actions.clusterOffers(this.offer),
+      'cluster',
+      true,
+    );
+    cluster.hidden = typeof offer.cluster_id !== 'number';
     const context = ctx.priceContext?.(offer);
     const list = h('dl', { class: 'facts' });
     for (const column of COLUMNS) {
@@ -62,8 +75,26 @@ export class DetailsPane {
     ];
     const svg = chart === undefined ? undefined : chartElement(chart);
     if (svg) children.push(svg);
-    children.push(h('div', { class: 'actions' }, rent, copy, machine), list);
+    children.push(h('div', { class: 'actions' }, rent, copy, machine, cluster), list);
     this.root.replaceChildren(...children);
+  }
+
+  /** A cluster's row is selected: its sentence, Rent Cluster…, and one line per machine it adds up. */
+  showCluster(group: ClusterGroup, offers: readonly Offer[]): void {
+    this.offer = undefined;
+    const rent = this.button(l10n.t('Rent Cluster…'), 'server-environment', () => this.actions.rentCluster(group), 'rent-cluster');
+    const nodes = h('ul', { class: 'nodes', 'aria-label': l10n.t('Machines of this cluster') });
+    for (const i of group.nodes) {
+      const o = offers[i]!;
+      const gpus = o.num_gpus > 1 ? l10n.t('{0} ×{1}', o.gpu_name, o.num_gpus) : o.gpu_name;
+      nodes.append(h('li', {}, l10n.t('{0} at {1}/h, offer {2}', gpus, formatDollars(o.dph_total), o.id)));
+    }
+    this.root.replaceChildren(
+      h('h2', {}, l10n.t('Cluster {0}', group.clusterId)),
+      h('p', { 'data-testid': 'cluster-summary' }, group.text),
+      h('div', { class: 'actions' }, rent),
+      nodes,
+    );
   }
 
   private button(label: string, codicon: string, run: () => void, action: string, secondary = false): HTMLElement {

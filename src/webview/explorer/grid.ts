@@ -2,13 +2,16 @@
 /**
  * The offers table: a virtualized ARIA grid. Only the rows in view (and a few around them) are in
  * the DOM, reused as it scrolls, so 10,000 offers cost what 50 do. Headers sort (Enter or click;
- * shift adds a second key) and resize (drag the edge, or Alt+Left/Right).
+ * shift adds a second key) and resize (drag the edge, or Alt+Left/Right). While grouping by
+ * cluster, a group's row (drawn by groupRow.ts) comes before its offers; Enter on it rents the cluster.
  */
 import type { Offer } from '../../core/api/offers';
 import { clampWidth, columnById, columnWidth, type ColumnId, type ColumnLayout, type RowContext } from '../../core/offers/explorer/columns';
 import type { SortKey } from '../../core/offers/explorer/rows';
+import { groupIndexOf, type ClusterGroup } from '../../core/offers/explorer/clusters';
 import { l10n } from '../../core/l10n';
 import { h } from './dom';
+import { fillGroupRow, groupCell, rowClusterId, showOfferCells } from './groupRow';
 
 export const ROW_HEIGHT = 22;
 const OVERSCAN = 8;
@@ -20,6 +23,10 @@ export interface GridEvents {
   select(offerId: number): void;
   /** Enter on a row, or a double click: rent it. */
   activate(offerId: number): void;
+  /** The selection moved to a cluster's row. */
+  selectCluster(clusterId: number): void;
+  /** Enter on a cluster's row, a double click, or its Rent Cluster… button. */
+  rentCluster(clusterId: number): void;
   /** A column was resized. */
   layout(layout: ColumnLayout): void;
   scrolled(top: number): void;
@@ -33,10 +40,13 @@ export class OfferGrid {
   private pool: HTMLElement[] = [];
   private offers: readonly Offer[] = [];
   private ctx: RowContext = { type: 'on-demand' };
+  /** Offer indices, or a group's row (negative, see clusters.ts) while grouping. */
   private order: readonly number[] = [];
+  private groups: readonly ClusterGroup[] = [];
   private layout: ColumnLayout = { visible: [], widths: {} };
   private sort: readonly SortKey[] = [];
   private selectedId: number | undefined;
+  private selectedCluster: number | undefined;
   private position = -1;
   private frame = 0;
 
@@ -56,14 +66,20 @@ export class OfferGrid {
     this.root.addEventListener('keydown', (e) => this.onKey(e));
     this.spacer.addEventListener('click', (e) => {
       const id = rowOfferId(e.target);
-      if (id !== undefined) {
-        this.events.select(id);
-        this.root.focus({ preventScroll: true });
-      }
+      const cluster = rowClusterId(e.target);
+      if (id !== undefined) this.events.select(id);
+      else if (cluster !== undefined) {
+        this.events.selectCluster(cluster);
+        if ((e.target as HTMLElement | null)?.closest?.('[data-action=rent-cluster]')) return this.events.rentCluster(cluster);
+      } else return;
+      this.root.focus({ preventScroll: true });
     });
     this.spacer.addEventListener('dblclick', (e) => {
       const id = rowOfferId(e.target);
+      const cluster = rowClusterId(e.target);
       if (id !== undefined) this.events.activate(id);
+      else if (cluster !== undefined && !(e.target as HTMLElement | null)?.closest?.('[data-action=rent-cluster]'))
+        this.events.rentCluster(cluster);
     });
     new ResizeObserver(() => this.renderRows()).observe(this.scroller);
   }
@@ -72,10 +88,18 @@ export class OfferGrid {
     return this.scroller.scrollTop;
   }
 
-  /** New offers, order, columns or sort: rebuilds what changed and draws the rows in view. */
-  show(offers: readonly Offer[], ctx: RowContext, order: readonly number[], layout: ColumnLayout, sort: readonly SortKey[]): void {
+  /** New offers, order, columns, sort or groups: rebuilds what changed and draws the rows in view. */
+  show(
+    offers: readonly Offer[],
+    ctx: RowContext,
+    order: readonly number[],
+    layout: ColumnLayout,
+    sort: readonly SortKey[],
+    groups: readonly ClusterGroup[] = [],
+  ): void {
     const columnsChanged = layout !== this.layout;
     this.offers = offers;
+    this.groups = groups;
     this.ctx = ctx;
     this.order = order;
     this.sort = sort;
@@ -85,14 +109,26 @@ export class OfferGrid {
     this.spacer.style.height = `${order.length * ROW_HEIGHT}px`;
     this.root.setAttribute('aria-rowcount', String(order.length + 1));
     this.root.setAttribute('aria-colcount', String(layout.visible.length));
-    this.position = this.selectedId === undefined ? -1 : this.positionOf(this.selectedId);
+    this.position = this.selectedPosition();
     this.renderRows();
   }
 
   /** Marks an offer as selected and scrolls it into view; undefined clears the selection. */
   setSelected(offerId: number | undefined, reveal = true): void {
     this.selectedId = offerId;
-    this.position = offerId === undefined ? -1 : this.positionOf(offerId);
+    this.selectedCluster = undefined;
+    this.afterSelect(reveal);
+  }
+
+  /** Marks a cluster's row as selected (while grouping) and scrolls it into view. */
+  setSelectedCluster(clusterId: number, reveal = true): void {
+    this.selectedId = undefined;
+    this.selectedCluster = clusterId;
+    this.afterSelect(reveal);
+  }
+
+  private afterSelect(reveal: boolean): void {
+    this.position = this.selectedPosition();
     if (reveal && this.position >= 0) this.reveal(this.position);
     this.renderRows();
   }
@@ -107,9 +143,19 @@ export class OfferGrid {
     return Math.max(1, Math.floor((this.scroller.clientHeight - this.head.offsetHeight) / ROW_HEIGHT) - 1);
   }
 
-  private positionOf(offerId: number): number {
-    for (let i = 0; i < this.order.length; i++) if (this.offers[this.order[i]!]!.id === offerId) return i;
+  /** Where the selected offer or cluster row is in the order; -1 when it is not shown. */
+  private selectedPosition(): number {
+    const { selectedId, selectedCluster, order } = this;
+    if (selectedId !== undefined) {
+      for (let i = 0; i < order.length; i++) if (order[i]! >= 0 && this.offers[order[i]!]!.id === selectedId) return i;
+    } else if (selectedCluster !== undefined) {
+      for (let i = 0; i < order.length; i++) if (order[i]! < 0 && this.groupAt(i).clusterId === selectedCluster) return i;
+    }
     return -1;
+  }
+
+  private groupAt(position: number): ClusterGroup {
+    return this.groups[groupIndexOf(this.order[position]!)]!;
   }
 
   private reveal(position: number): void {
@@ -145,6 +191,7 @@ export class OfferGrid {
         break;
       case 'Enter':
         if (this.selectedId !== undefined) this.events.activate(this.selectedId);
+        else if (this.selectedCluster !== undefined && this.position >= 0) this.events.rentCluster(this.selectedCluster);
         e.preventDefault();
         return;
       default:
@@ -152,7 +199,9 @@ export class OfferGrid {
     }
     e.preventDefault();
     next = Math.min(n - 1, Math.max(0, next));
-    this.events.select(this.offers[this.order[next]!]!.id);
+    const row = this.order[next]!;
+    if (row < 0) this.events.selectCluster(this.groupAt(next).clusterId);
+    else this.events.select(this.offers[row]!.id);
   }
 
   private buildColumns(): void {
@@ -261,6 +310,8 @@ export class OfferGrid {
       cell.style.width = `${columnWidth(this.layout, id)}px`;
       row.append(cell);
     });
+    // Last, so that a cell's place is its column's (the e2e test reads cells by it).
+    row.append(groupCell(this.layout.visible.length));
     this.spacer.append(row);
     return row;
   }
@@ -285,14 +336,27 @@ export class OfferGrid {
       row.hidden = false;
       this.fillRow(row, position);
     }
-    const selected = this.selectedId === undefined || this.position < 0 ? undefined : `offer-row-${this.selectedId}`;
+    const selected =
+      this.position < 0
+        ? undefined
+        : this.selectedId !== undefined
+          ? `offer-row-${this.selectedId}`
+          : this.selectedCluster !== undefined
+            ? `cluster-row-${this.selectedCluster}`
+            : undefined;
     if (selected) this.root.setAttribute('aria-activedescendant', selected);
     else this.root.removeAttribute('aria-activedescendant');
   }
 
   private fillRow(row: HTMLElement, position: number): void {
-    const offer = this.offers[this.order[position]!]!;
     row.style.transform = `translateY(${position * ROW_HEIGHT}px)`;
+    if (this.order[position]! < 0) {
+      const group = this.groupAt(position);
+      fillGroupRow(row, group, position, group.clusterId === this.selectedCluster, this.layout.visible.length);
+      return;
+    }
+    showOfferCells(row, this.groups.length > 0);
+    const offer = this.offers[this.order[position]!]!;
     row.id = `offer-row-${offer.id}`;
     row.dataset['offerId'] = String(offer.id);
     row.setAttribute('aria-rowindex', String(position + 2));

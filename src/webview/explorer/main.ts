@@ -23,6 +23,7 @@ import {
   type WebviewMessage,
 } from '../../core/offers/explorer/protocol';
 import { nextSort, OfferTable, readSortKeys, sortAnnouncement, type SortKey } from '../../core/offers/explorer/rows';
+import { groupByCluster, groupingAnnouncement, groupingStatus, type ClusterRows } from '../../core/offers/explorer/clusters';
 import { priceHistorySvg } from '../../core/offers/priceChart';
 import { priceContextFor, pricePerGpu, type GpuPriceStats } from '../../core/offers/priceContext';
 import { parseQuery } from '../../core/offers/search';
@@ -54,6 +55,12 @@ let layout: ColumnLayout = DEFAULT_COLUMN_LAYOUT;
 let selectedId: number | undefined = typeof saved.selected === 'number' ? saved.selected : undefined;
 let stats = new Map<string, GpuPriceStats>();
 let restoreScroll = typeof saved.scrollTop === 'number' ? saved.scrollTop : undefined;
+/** Grouping by cluster: on or off, what it drew last, and the cluster whose row is selected. */
+let grouped = saved.grouped === true;
+let grouping: ClusterRows | undefined;
+let selectedCluster: number | undefined = grouped && typeof saved.selectedCluster === 'number' ? saved.selectedCluster : undefined;
+/** The status line of the last search, before what grouping adds. */
+let searchStatus = '';
 
 const ctx = (): RowContext => ({
   type: offerType,
@@ -76,6 +83,17 @@ const columnsButton = h(
   ' ' + l10n.t('Columns'),
 );
 const picker = h('div', { class: 'column-picker', role: 'group', 'aria-label': l10n.t('Columns to show'), hidden: true });
+const groupToggle = h(
+  'vscode-checkbox',
+  {
+    'data-action': 'group-by-cluster',
+    label: l10n.t('Group by cluster'),
+    title: l10n.t('Group offers that share a cluster (a LAN) under one row'),
+  },
+  l10n.t('Group by cluster'),
+) as HTMLElement & { checked: boolean };
+groupToggle.checked = grouped;
+groupToggle.addEventListener('change', () => setGrouped(groupToggle.checked));
 
 const filterBar = new FilterBar((next) => changeQuery(next));
 const grid = new OfferGrid({
@@ -87,6 +105,8 @@ const grid = new OfferGrid({
   },
   select: (id) => select(id, true),
   activate: (id) => rent(id),
+  selectCluster: (clusterId) => selectCluster(clusterId),
+  rentCluster: (clusterId) => rentCluster(clusterId),
   layout: (next) => setLayout(next, true),
   scrolled: () => save(),
 });
@@ -97,6 +117,10 @@ const details = new DetailsPane({
   machineOffers: (o) => {
     if (typeof o.machine_id === 'number') vscode.postMessage({ type: 'machineOffers', machineId: o.machine_id });
   },
+  clusterOffers: (o) => {
+    if (typeof o.cluster_id === 'number') vscode.postMessage({ type: 'clusterOffers', clusterId: o.cluster_id });
+  },
+  rentCluster: (group) => rentCluster(group.clusterId),
 });
 
 document.body.append(
@@ -107,6 +131,8 @@ document.body.append(
     h(
       'div',
       { class: 'toolbar' },
+      // First, so that it stays put as the status beside it grows.
+      groupToggle,
       status,
       h('span', { class: 'hint' }, l10n.t('Sorting here is local to the explorer; the Offers view keeps its own order.')),
       loadMore,
@@ -147,16 +173,17 @@ function receive(m: ExtensionMessage): void {
         table = new OfferTable(offers, ctx());
         rows = offers.map((_, i) => i);
         applyOrder();
-        plot.show(offers, rows, selectedId);
+        plot.show(offers, plotRows(), selectedId);
       });
       if (restoreScroll !== undefined) {
         grid.scrollTo(restoreScroll);
         restoreScroll = undefined;
       }
       loadMore.hidden = !m.canLoadMore;
-      status.textContent = offersStatus(offers.length, m.unreadable, m.ownLimit);
+      searchStatus = offersStatus(offers.length, m.unreadable, m.ownLimit);
       status.classList.remove('error');
       document.body.dataset['state'] = 'ready';
+      showStatus();
       showDetails();
       announce();
       break;
@@ -187,8 +214,9 @@ function changeQuery(next: string): void {
     timed('filter', () => {
       rows = table.matching(filters);
       applyOrder();
-      plot.show(offers, rows, selectedId);
+      plot.show(offers, plotRows(), selectedId);
     });
+    showStatus();
     announce();
   } catch {
     // The filter bar only hands over text that parses; nothing to narrow otherwise.
@@ -199,18 +227,65 @@ function changeQuery(next: string): void {
 
 function applyOrder(): void {
   order = table.sorted(sort, rows);
-  grid.show(offers, ctx(), order, layout, sort);
+  // Grouping is linear in the rows; the grid still draws only the rows in view.
+  grouping = grouped ? groupByCluster(offers, order, sort, ctx()) : undefined;
+  showGrid();
+}
+
+function showGrid(): void {
+  grid.show(offers, ctx(), grouping?.rows ?? order, layout, sort, grouping?.groups);
+}
+
+/** The plot shows what the table does: while grouping, only offers in a cluster. */
+function plotRows(): readonly number[] {
+  return grouped ? rows.filter((i) => typeof offers[i]!.cluster_id === 'number') : rows;
+}
+
+function setGrouped(on: boolean): void {
+  grouped = on;
+  if (!on) selectedCluster = undefined;
+  timed('group', () => {
+    applyOrder();
+    plot.show(offers, plotRows(), selectedId);
+  });
+  showStatus();
+  showDetails();
+  announce();
+  save();
+}
+
+function showStatus(): void {
+  if (status.classList.contains('error') || document.body.dataset['state'] !== 'ready') return;
+  status.textContent = grouping ? [searchStatus, groupingStatus(grouping)].join(' · ') : searchStatus;
 }
 
 function select(id: number, reveal: boolean): void {
   selectedId = id;
+  selectedCluster = undefined;
   grid.setSelected(id, reveal);
   plot.select(id);
   showDetails();
   save();
 }
 
+function selectCluster(clusterId: number): void {
+  selectedCluster = clusterId;
+  selectedId = undefined;
+  grid.setSelectedCluster(clusterId, true);
+  plot.select(undefined);
+  showDetails();
+  save();
+}
+
+/** Rent Cluster… with the cluster's offers as the table lists them; the extension checks both against its results. */
+function rentCluster(clusterId: number): void {
+  const group = grouping?.groups.find((g) => g.clusterId === clusterId);
+  if (group) vscode.postMessage({ type: 'rentCluster', clusterId, offerIds: group.members.map((i) => offers[i]!.id) });
+}
+
 function showDetails(): void {
+  const group = selectedCluster === undefined ? undefined : grouping?.groups.find((g) => g.clusterId === selectedCluster);
+  if (group) return details.showCluster(group, offers);
   const offer = selectedId === undefined ? undefined : offers.find((o) => o.id === selectedId);
   const gpuStats = offer && stats.get(offer.gpu_name);
   const chart = offer && gpuStats ? priceHistorySvg(gpuStats, { width: 320, height: 90, mark: pricePerGpu(offer) }) : undefined;
@@ -223,7 +298,7 @@ function rent(id: number): void {
 
 function setLayout(next: ColumnLayout, remember: boolean): void {
   layout = next;
-  grid.show(offers, ctx(), order, layout, sort);
+  showGrid();
   syncPicker();
   if (remember) vscode.postMessage({ type: 'layout', layout });
 }
@@ -263,7 +338,7 @@ function togglePicker(open: boolean): void {
 }
 
 function announce(): void {
-  live.textContent = sortAnnouncement(sort, order.length);
+  live.textContent = grouping ? groupingAnnouncement(sort, grouping) : sortAnnouncement(sort, order.length);
 }
 
 /** Runs a step and reports how long it took, layout included, to the extension and on the body (for the benchmark). */
@@ -280,5 +355,5 @@ function timed(name: TimingName, step: () => void): void {
 }
 
 function save(): void {
-  vscode.setState({ sort, selected: selectedId, scrollTop: grid.scrollTop, draft: filterBar.draft });
+  vscode.setState({ sort, selected: selectedId, scrollTop: grid.scrollTop, draft: filterBar.draft, grouped, selectedCluster });
 }

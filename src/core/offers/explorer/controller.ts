@@ -28,9 +28,17 @@ export interface ExplorerPort {
   priceStats?(gpuNames: string[]): Promise<Map<string, GpuPriceStats>>;
   /** The rent command, with the offer (or an id the panel never listed); resolves with the new instance's id, if rented. */
   rent(offer: Offer | number): Promise<number | undefined>;
+  /** The Rent Cluster… command with a cluster of the last results and its offers; resolves with the ids of the nodes rented, if any. */
+  rentCluster(request: ClusterRentRequest): Promise<readonly number[] | undefined>;
   copyText(text: string): Promise<void>;
   readonly layout: { get(): unknown; set(layout: ColumnLayout): Promise<void> };
   readonly logger: Logger;
+}
+
+/** What Rent Cluster… from the explorer hands the command: a cluster of the last results, and the offers of it the page listed. */
+export interface ClusterRentRequest {
+  readonly clusterId: number;
+  readonly offerIds: readonly number[];
 }
 
 /** What the webview measured last, per step: for the benchmark and the integration test. */
@@ -128,6 +136,10 @@ export class ExplorerController {
         return;
       case 'machineOffers':
         return port.setSearch({ query: withFilter(port.search().query, 'machine_id', { eq: m.machineId }) });
+      case 'clusterOffers':
+        return port.setSearch({ query: withFilter(port.search().query, 'cluster_id', { eq: m.clusterId }) });
+      case 'rentCluster':
+        return this.rentCluster({ clusterId: m.clusterId, offerIds: m.offerIds });
       case 'layout':
         return port.layout.set(m.layout);
       case 'timing':
@@ -135,6 +147,31 @@ export class ExplorerController {
         port.logger.info(`Offer Explorer: ${m.name} of ${m.rows} offers took ${m.ms.toFixed(1)} ms in the webview.`);
         return;
     }
+  }
+
+  /**
+   * Rent Cluster… for a cluster the last results hold, with offers of that cluster from them; else
+   * nothing is rented: the page showed other results than the extension has, so it says so and
+   * searches again. Once nodes are rented, searching again shows they are no longer on offer.
+   */
+  private async rentCluster(request: ClusterRentRequest): Promise<void> {
+    const { port } = this;
+    const ofCluster = new Set(this.offers.filter((o) => o.cluster_id === request.clusterId).map((o) => o.id));
+    if (ofCluster.size === 0 || request.offerIds.some((id) => !ofCluster.has(id))) {
+      port.logger.warn(
+        `Offer Explorer: refused Rent Cluster for cluster ${request.clusterId}: it or its offers are not in the last results.`,
+      );
+      port.post({
+        type: 'notice',
+        text: l10n.t(
+          'GPU Rental: the offers of cluster {0} changed since they were shown. Look at the cluster again, then choose Rent Cluster… once more.',
+          request.clusterId,
+        ),
+      });
+      return this.load();
+    }
+    const rented = await port.rentCluster(request);
+    if (rented && rented.length > 0) await this.load();
   }
 
   /** Searches with the view's query and this panel's page count; only the newest search's answer is shown. */

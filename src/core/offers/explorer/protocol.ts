@@ -20,6 +20,10 @@ export interface ExplorerViewState {
   selected?: number;
   scrollTop?: number;
   draft?: string;
+  /** Whether offers are grouped by cluster. */
+  grouped?: boolean;
+  /** The cluster whose row is selected (while grouping), instead of an offer. */
+  selectedCluster?: number;
 }
 
 /** The extension's messages to the webview. */
@@ -42,8 +46,11 @@ export type ExtensionMessage =
   | { type: 'priceStats'; stats: Record<string, unknown> }
   | { type: 'notice'; text: string };
 
-/** What the webview measured, for the benchmark: a first render, a sort, a narrowing. */
-export type TimingName = 'render' | 'sort' | 'filter';
+/** What the webview measured, for the benchmark: a first render, a sort, a narrowing, turning grouping by cluster on or off. */
+export type TimingName = 'render' | 'sort' | 'filter' | 'group';
+
+/** At most this many offers in one Rent Cluster… message: every offer the explorer can hold. */
+export const MAX_CLUSTER_OFFERS = EXPLORER_PAGE_SIZE * EXPLORER_MAX_PAGES;
 
 /** The webview's messages to the extension. */
 export type WebviewMessage =
@@ -53,6 +60,10 @@ export type WebviewMessage =
   | { type: 'rent'; offerId: number }
   | { type: 'copyId'; offerId: number }
   | { type: 'machineOffers'; machineId: number }
+  /** Show the offers of one cluster (an offer's details). */
+  | { type: 'clusterOffers'; clusterId: number }
+  /** Rent Cluster… from a group row: the cluster and its offers as the page listed them. */
+  | { type: 'rentCluster'; clusterId: number; offerIds: number[] }
   | { type: 'layout'; layout: ColumnLayout }
   | { type: 'timing'; name: TimingName; ms: number; rows: number };
 
@@ -80,13 +91,23 @@ export function readWebviewMessage(raw: unknown): WebviewMessage | undefined {
       const machineId = m['machineId'];
       return isId(machineId) ? { type: 'machineOffers', machineId } : undefined;
     }
+    case 'clusterOffers': {
+      const clusterId = m['clusterId'];
+      return isId(clusterId) ? { type: 'clusterOffers', clusterId } : undefined;
+    }
+    case 'rentCluster': {
+      const { clusterId, offerIds } = m as { clusterId?: unknown; offerIds?: unknown };
+      if (!isId(clusterId) || !Array.isArray(offerIds) || offerIds.length === 0 || offerIds.length > MAX_CLUSTER_OFFERS) return undefined;
+      if (!offerIds.every(isId)) return undefined;
+      return { type: 'rentCluster', clusterId, offerIds: [...new Set(offerIds)] };
+    }
     case 'layout': {
       const layout = m['layout'];
       return layout && typeof layout === 'object' ? { type: 'layout', layout: readColumnLayout(layout) } : undefined;
     }
     case 'timing': {
       const { name, ms, rows } = m as { name?: unknown; ms?: unknown; rows?: unknown };
-      const okName = name === 'render' || name === 'sort' || name === 'filter';
+      const okName = name === 'render' || name === 'sort' || name === 'filter' || name === 'group';
       const okMs = typeof ms === 'number' && Number.isFinite(ms) && ms >= 0;
       const okRows = typeof rows === 'number' && Number.isSafeInteger(rows) && rows >= 0;
       return okName && okMs && okRows ? { type: 'timing', name, ms, rows } : undefined;

@@ -139,6 +139,12 @@ export class OfferTable {
 }
 
 /**
+ * Fields whose null the service sends as a value, not as "unknown": `cluster_id` is null for a
+ * machine in no cluster, so `cluster_id!=null` rules such an offer out here as the service does.
+ */
+const NULL_IS_A_VALUE: ReadonlySet<string> = new Set(['cluster_id']);
+
+/**
  * A predicate for the query's filters, judged on the offer's own fields: a field the offer does
  * not carry (the client keeps only what it shows) rules nothing out, as the service is the judge
  * of it. Country filters compare the two-letter code of `geolocation`; text compares ignore case.
@@ -152,14 +158,18 @@ export function compileFilters(filters: OfferFilters): (offer: Offer) => boolean
         : field === 'reliability'
           ? (o: Offer) => o.reliability2
           : (o: Offer) => (o as unknown as Record<string, unknown>)[field];
-    tests.push((o) => fieldMatches(read(o), filter));
+    const nullIsAValue = NULL_IS_A_VALUE.has(field);
+    tests.push((o) => fieldMatches(read(o), filter, nullIsAValue));
   }
   return (offer) => tests.every((t) => t(offer));
 }
 
-/** Whether one value passes one field's filter; undefined or null values pass (unknown here). */
-export function fieldMatches(value: unknown, filter: FieldFilter): boolean {
-  if (value === undefined || value === null) return true;
+/**
+ * Whether one value passes one field's filter; undefined values pass (unknown here), and so does
+ * null unless `nullIsAValue` (then null equals only null and is no number to compare).
+ */
+export function fieldMatches(value: unknown, filter: FieldFilter, nullIsAValue = false): boolean {
+  if (value === undefined || (value === null && !nullIsAValue)) return true;
   for (const [op, want] of Object.entries(filter) as Array<[keyof FieldFilter, FilterScalar | FilterScalar[] | undefined]>) {
     if (want === undefined) continue;
     if (op === 'in' || op === 'notin') {
@@ -172,6 +182,7 @@ export function fieldMatches(value: unknown, filter: FieldFilter): boolean {
     if (op === 'eq' && !same(value, want)) return false;
     if (op === 'neq' && same(value, want)) return false;
     if (op === 'gt' || op === 'gte' || op === 'lt' || op === 'lte') {
+      if (value === null) return false;
       const x = typeof value === 'number' ? value : Number(value);
       const y = typeof want === 'number' ? want : Number(want);
       if (!Number.isFinite(x) || !Number.isFinite(y)) continue;

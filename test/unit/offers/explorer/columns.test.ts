@@ -55,6 +55,13 @@ describe('offer explorer columns', () => {
     assert.equal(columnById('dlperf').value(o, { type: 'on-demand' }), undefined);
   });
 
+  it("shows an offer's cluster id, empty when its machine is in no cluster, and sorts those last", () => {
+    assert.equal(text('cluster', offer({ id: 1, cluster_id: 4812 })), '4812');
+    assert.equal(text('cluster', offer({ id: 1, cluster_id: null })), '');
+    assert.equal(columnById('cluster').value(offer({ id: 1, cluster_id: null }), { type: 'on-demand' }), undefined);
+    assert.equal(columnById('cluster').kind, 'number');
+  });
+
   it('names the rental type, with the minimum bid for interruptible searches', () => {
     assert.equal(rentalTypeText(offer({ id: 1, min_bid: 0.21 }), 'bid'), 'interruptible, min $0.210/h');
     assert.equal(rentalTypeText(offer({ id: 1 }), 'on-demand'), 'on-demand');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Offer, SearchOffersRequest } from '../../../../src/core/api/offers';
-import { ExplorerController, type ExplorerPort } from '../../../../src/core/offers/explorer/controller';
+import { ExplorerController, type ClusterRentRequest, type ExplorerPort } from '../../../../src/core/offers/explorer/controller';
 import type { ExtensionMessage } from '../../../../src/core/offers/explorer/protocol';
 import { DEFAULT_SEARCH, type OfferSearchState } from '../../../../src/core/offers/search';
 import { MemoryLogger, priceableOffer } from '../../../support';
@@ -9,6 +9,7 @@ import { MemoryLogger, priceableOffer } from '../../../support';
 function fakePort(answer: (request: SearchOffersRequest) => Promise<Offer[]> = () => Promise.resolve([priceableOffer({ id: 11 })])) {
   const posted: ExtensionMessage[] = [];
   const rented: Array<Offer | number> = [];
+  const clusterRents: ClusterRentRequest[] = [];
   const copied: string[] = [];
   const requests: SearchOffersRequest[] = [];
   let search: OfferSearchState = { ...DEFAULT_SEARCH };
@@ -23,12 +24,13 @@ function fakePort(answer: (request: SearchOffersRequest) => Promise<Offer[]> = (
     },
     searchOffers: (request) => (requests.push(request), answer(request)),
     rent: (offer) => (rented.push(offer), Promise.resolve(99)),
+    rentCluster: (request) => (clusterRents.push(request), Promise.resolve([201, 202])),
     copyText: (text) => (copied.push(text), Promise.resolve()),
     layout: { get: () => undefined, set: () => Promise.resolve() },
     logger: new MemoryLogger(),
   };
   const controller = new ExplorerController(port);
-  return { controller, posted, rented, copied, requests, search: () => search, logger: port.logger as MemoryLogger };
+  return { controller, posted, rented, clusterRents, copied, requests, search: () => search, logger: port.logger as MemoryLogger };
 }
 
 const types = (posted: readonly ExtensionMessage[]) => posted.map((m) => m.type);
@@ -61,6 +63,41 @@ describe('offers: the Offer Explorer controller', () => {
     await controller.receive({ type: 'rent', offerId: 12 });
     assert.equal(rented[1], 12, 'an id it never listed goes to the rent command as it is');
     assert.equal(requests.length, 3);
+  });
+
+  it('Rent Cluster… hands the command a cluster of the last results with its offers, then searches again', async () => {
+    const listed = [priceableOffer({ id: 11, cluster_id: 4812 }), priceableOffer({ id: 12, cluster_id: 4812 }), priceableOffer({ id: 13 })];
+    const { controller, clusterRents, requests } = fakePort(() => Promise.resolve(listed));
+    await controller.receive({ type: 'ready' });
+    await controller.receive({ type: 'rentCluster', clusterId: 4812, offerIds: [12, 11] });
+    assert.deepEqual(clusterRents, [{ clusterId: 4812, offerIds: [12, 11] }]);
+    assert.equal(requests.length, 2, 'the rented nodes are no longer on offer: the table searches again');
+  });
+
+  it('Rent Cluster… refuses a cluster or an offer the last results do not hold, says so, and shows the results again', async () => {
+    const listed = [priceableOffer({ id: 11, cluster_id: 4812 }), priceableOffer({ id: 13, cluster_id: 77 }), priceableOffer({ id: 14 })];
+    const { controller, clusterRents, posted, logger } = fakePort(() => Promise.resolve(listed));
+    await controller.receive({ type: 'ready' });
+    for (const offerIds of [
+      [11, 13],
+      [11, 14],
+      [11, 99],
+    ])
+      await controller.receive({ type: 'rentCluster', clusterId: 4812, offerIds });
+    await controller.receive({ type: 'rentCluster', clusterId: 5000, offerIds: [11] });
+    assert.deepEqual(clusterRents, [], 'nothing reaches the rent command');
+    const notices = posted.filter((m) => m.type === 'notice');
+    assert.equal(notices.length, 4);
+    assert.match(JSON.stringify(notices[0]), /GPU Rental: the offers of cluster 4812 changed since they were shown/);
+    assert.equal(types(posted).filter((t) => t === 'offers').length, 5, 'each refusal shows the results the extension has');
+    assert.match(logger.lines.join('\n'), /refused Rent Cluster for cluster 5000/);
+  });
+
+  it("a cluster's offers narrows the view's query to that cluster, and the panel follows", async () => {
+    const { controller, search } = fakePort();
+    await controller.receive({ type: 'ready' });
+    await controller.receive({ type: 'clusterOffers', clusterId: 4812 });
+    assert.match(search().query, /cluster_id=4812/);
   });
 
   it('copies only the offer id, and says so', async () => {

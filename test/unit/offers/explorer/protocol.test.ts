@@ -1,5 +1,11 @@
 import assert from 'node:assert/strict';
-import { EXPLORER_MAX_PAGES, MAX_QUERY_LENGTH, nextPages, readWebviewMessage } from '../../../../src/core/offers/explorer/protocol';
+import {
+  EXPLORER_MAX_PAGES,
+  MAX_CLUSTER_OFFERS,
+  MAX_QUERY_LENGTH,
+  nextPages,
+  readWebviewMessage,
+} from '../../../../src/core/offers/explorer/protocol';
 
 describe('offer explorer messages', () => {
   it('accepts each message the webview sends, in its exact shape', () => {
@@ -38,6 +44,26 @@ describe('offer explorer messages', () => {
       { type: 'layout', layout: 'all' },
     ]) {
       assert.equal(readWebviewMessage(bad), undefined, JSON.stringify(bad));
+    }
+  });
+
+  it("accepts Rent Cluster… and a cluster's offers with positive integer ids only, each offer once", () => {
+    assert.deepEqual(readWebviewMessage({ type: 'rentCluster', clusterId: 4812, offerIds: [1, 2, 2, 3], extra: true }), {
+      type: 'rentCluster',
+      clusterId: 4812,
+      offerIds: [1, 2, 3],
+    });
+    assert.deepEqual(readWebviewMessage({ type: 'clusterOffers', clusterId: 4812 }), { type: 'clusterOffers', clusterId: 4812 });
+    for (const bad of [
+      { type: 'rentCluster', clusterId: 4812 },
+      { type: 'rentCluster', clusterId: 4812, offerIds: [] },
+      { type: 'rentCluster', clusterId: 4812, offerIds: [1, '2'] },
+      { type: 'rentCluster', clusterId: 4812, offerIds: '1,2' },
+      { type: 'rentCluster', clusterId: 0, offerIds: [1] },
+      { type: 'rentCluster', clusterId: 4812, offerIds: Array.from({ length: MAX_CLUSTER_OFFERS + 1 }, (_, i) => i + 1) },
+      { type: 'clusterOffers', clusterId: '4812' },
+    ]) {
+      assert.equal(readWebviewMessage(bad), undefined, JSON.stringify(bad).slice(0, 80));
     }
   });
 

@@ -40,6 +40,24 @@ describe('offer explorer rows', () => {
     assert.deepEqual(ids(table, table.matching(parseQuery('dph<0.5 num_gpus notin [4]').filters)), [2, 4]);
   });
 
+  it('narrows and sorts by cluster: a null cluster_id is "in no cluster", not unknown', () => {
+    const clustered = [
+      offer({ id: 1, cluster_id: 4812 }),
+      offer({ id: 2, cluster_id: null }),
+      offer({ id: 3, cluster_id: 77 }),
+      offer({ id: 4 }),
+    ];
+    const t = new OfferTable(clustered, { type: 'on-demand' });
+    assert.deepEqual(ids(t, t.matching(parseQuery('cluster_id!=null').filters)), [1, 3, 4], 'a missing field is still left to the service');
+    assert.deepEqual(ids(t, t.matching(parseQuery('cluster_id=4812').filters)), [1, 4]);
+    assert.deepEqual(ids(t, t.matching(parseQuery('cluster_id=None').filters)), [2, 4]);
+    assert.deepEqual(ids(t, t.matching(parseQuery('cluster_id in [77, 4812]').filters)), [1, 3, 4]);
+    assert.deepEqual(ids(t, t.matching(parseQuery('cluster_id>100').filters)), [1, 4]);
+    assert.deepEqual(ids(t, t.sorted([{ column: 'cluster', direction: 'asc' }])), [3, 1, 2, 4]);
+    const unknownUp = new OfferTable([offer({ id: 9, inet_up: null })], { type: 'on-demand' });
+    assert.deepEqual(ids(unknownUp, unknownUp.matching(parseQuery('inet_up>100').filters)), [9], 'other fields: null stays unknown');
+  });
+
   it('leaves to the service what the offer does not carry (rented, external)', () => {
     const test = compileFilters(parseQuery('rented=true external=true').filters);
     assert.ok(test(offers[0]!));

@@ -1,0 +1,190 @@
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { Instance } from '../../core/api/instances';
+import { COMMANDS } from '../../core/ids';
+import { groupClusters } from '../../core/instances/cluster';
+import { instanceName } from '../../core/instances/names';
+import type { InstancePoller } from '../../core/instances/poller';
+import { ClusterJobWatch, clusterStateText, type ClusterJob, type ClusterJobAction } from '../../core/jobs/cluster/clusterJob';
+import { runOnCluster, type ClusterTarget, type RunClusterDeps, type RunClusterGiven } from '../../core/jobs/cluster/run';
+import type { JobMemory } from '../../core/jobs/memory';
+import { bashCommand } from '../../core/jobs/remoteJobs';
+import type { UploadRequest } from '../../core/jobs/run';
+import { newJobId } from '../../core/jobs/scripts';
+import type { Logger } from '../../core/log';
+import type { Session } from '../../core/session/session';
+import { lastErrorLine, runRemote, type SshTarget } from '../../core/ssh/remote';
+import { checkRemotePath, remoteJoin } from '../../core/transfer/remotePath';
+import { config } from '../host/config';
+import { notify } from '../pickers/notify';
+import { asker, type Prompts } from '../pickers/prompts';
+import type { Jobs } from '../views/jobItems';
+import { command, type CommandDefinition } from './registry';
+
+export interface ClusterJobCommandDeps {
+  readonly session: Session;
+  readonly poller: InstancePoller;
+  readonly jobs: Jobs;
+  readonly memory: JobMemory;
+  readonly prompts: () => Prompts;
+  readonly sshTarget: (instance: Instance) => Promise<SshTarget>;
+  readonly logger: Logger;
+  /** Upload Folder's flow, called directly and quietly for each node (its own progress); resolves the remote folder. */
+  readonly upload: (instanceId: number, request: UploadRequest) => Promise<string | undefined>;
+}
+
+function actionLabel(action: ClusterJobAction): string {
+  switch (action) {
+    case 'switchRank':
+      return vscode.l10n.t('Switch Rank…');
+    case 'showOutput':
+      return vscode.l10n.t('Show Output');
+  }
+}
+
+/**
+ * Run on Cluster and Switch Rank. What is asked, refused and started is decided in
+ * core/jobs/cluster/run.ts; the cluster job's state and the stop of the others after a failure in
+ * clusterJob.ts. Rank 0's output opens in the job's terminal; Switch Rank opens another rank's.
+ */
+export function clusterJobCommands(s: ClusterJobCommandDeps): CommandDefinition[] {
+  /** The cluster jobs this window started, newest last. */
+  const watches: ClusterJobWatch[] = [];
+  const switchRank = (job?: ClusterJob, rank?: number) => pickRank(s, watches, job, rank);
+  const tell = async (notice: Parameters<ConstructorParameters<typeof ClusterJobWatch>[0]['notify']>[0]) => {
+    const action = await notify(notice, actionLabel);
+    if (action === 'showOutput') showRank(s, notice.job, notice.rank ?? 0);
+    if (action === 'switchRank') await switchRank(notice.job);
+  };
+  return [
+    command(COMMANDS.runOnCluster, async (target?: unknown, given: RunClusterGiven = {}) => {
+      const cluster = asCluster(target) ?? (await pickCluster(s));
+      if (!cluster) return undefined;
+      const outcome = await runOnCluster(deps(s), cluster, editorFacts(), given);
+      if (!outcome) return undefined;
+      if (outcome.kind !== 'started') {
+        void notify(outcome.notice);
+        return undefined;
+      }
+      const watch = new ClusterJobWatch({ book: s.jobs.book, notify: (n) => void tell(n), logger: s.logger }, outcome.job);
+      watches.push(watch);
+      void notify(outcome.notice, actionLabel).then((action) => (action === 'switchRank' ? switchRank(outcome.job) : undefined));
+      return { jobId: outcome.job.jobId };
+    }),
+    command(COMMANDS.switchClusterRank, (job?: ClusterJob, rank?: number) => switchRank(job, rank)),
+  ];
+}
+
+function deps(s: ClusterJobCommandDeps): RunClusterDeps {
+  return {
+    ask: asker(s.prompts()),
+    memory: s.memory,
+    upload: s.upload,
+    uploadDestination: (localDir) => remoteJoin(checkRemotePath(config.transferFolder()), path.basename(localDir) || 'upload'),
+    remoteFolder: config.remoteFolder(),
+    shell: async (instance, script) => {
+      const result = await runRemote(await s.sshTarget(instance), bashCommand(script), { timeoutMs: 30_000 });
+      if (result.code !== 0) throw new Error(lastErrorLine(result.stderr) || vscode.l10n.t('exit code {0}', result.code));
+      return result.stdout;
+    },
+    start: async (instance, o) => {
+      await s.jobs.run(instance, { ...o, baseUrl: s.session.baseUrl });
+    },
+    stop: (instanceId, jobId, stopInstance) => s.jobs.stop(instanceId, jobId, stopInstance),
+    newJobId: () => newJobId(Date.now()),
+    logger: s.logger,
+  };
+}
+
+/** A cluster handed in by a tree item or a test: anything with a label and its nodes in rank order. */
+function asCluster(target: unknown): ClusterTarget | undefined {
+  if (typeof target !== 'object' || target === null) return undefined;
+  const t = target as { label?: unknown; nodes?: unknown; cluster?: unknown };
+  const c = (t.cluster && typeof t.cluster === 'object' ? t.cluster : t) as { label?: unknown; nodes?: unknown };
+  if (!Array.isArray(c.nodes)) return undefined;
+  const label = typeof c.label === 'string' ? c.label : typeof t.label === 'string' ? t.label : vscode.l10n.t('cluster');
+  return { label, nodes: c.nodes as Instance[] };
+}
+
+/** The palette: the account's clusters (instances grouped by overlay), one picked; one alone is taken. */
+async function pickCluster(s: ClusterJobCommandDeps): Promise<ClusterTarget | undefined> {
+  if (!s.poller.snapshot) await s.poller.refresh();
+  const instances = s.poller.snapshot?.instances ?? [];
+  const overlays = await s.session.client.clusters.overlays();
+  const clusters = groupClusters(instances, overlays).clusters.filter((c) => c.nodes.length > 0);
+  if (clusters.length === 0) {
+    void vscode.window.showInformationMessage(
+      vscode.l10n.t('GPU Rental: this account has no cluster to run on. Rent one with Rent Cluster, then run the job on it.'),
+    );
+    return undefined;
+  }
+  const picked = await vscode.window.showQuickPick(
+    clusters.map((c) => ({
+      label: c.label,
+      description: vscode.l10n.t('{0} of {1} nodes running', c.running, c.size),
+      detail: c.nodes.map((n) => instanceName(n)).join(' · '),
+      cluster: { label: c.label, nodes: c.nodes },
+    })),
+    { title: vscode.l10n.t('GPU Rental: Run on Cluster'), placeHolder: vscode.l10n.t('Pick a cluster') },
+  );
+  return picked?.cluster;
+}
+
+/** Picks a rank of a cluster job (the newest when none is given) and shows its output. */
+async function pickRank(s: ClusterJobCommandDeps, watches: readonly ClusterJobWatch[], given?: ClusterJob, rank?: number): Promise<void> {
+  let job = given;
+  if (!job) {
+    if (watches.length === 0) {
+      void vscode.window.showInformationMessage(
+        vscode.l10n.t('GPU Rental: no cluster job was started in this window. Start one with Run on Cluster.'),
+      );
+      return;
+    }
+    job =
+      watches.length === 1
+        ? watches[0]!.job
+        : (
+            await vscode.window.showQuickPick(
+              [...watches]
+                .reverse()
+                .map((w) => ({ label: w.job.label, description: `${w.job.cluster} · ${clusterStateText(w.state())}`, job: w.job })),
+              { title: vscode.l10n.t('GPU Rental: Switch Rank'), placeHolder: vscode.l10n.t('Pick a cluster job') },
+            )
+          )?.job;
+    if (!job) return;
+  }
+  const chosen = job;
+  if (rank !== undefined) return showRank(s, chosen, rank);
+  const watch = watches.find((w) => w.job.jobId === chosen.jobId);
+  const statuses = new Map(chosen.nodes.map((id) => [id, s.jobs.book.statusesOf(id).find((st) => st.jobId === chosen.jobId)]));
+  const picked = await vscode.window.showQuickPick(
+    chosen.nodes.map((id, r) => ({
+      label: vscode.l10n.t('Rank {0}', r),
+      description: `#${id}`,
+      detail: statuses.get(id) ? undefined : vscode.l10n.t('not listed yet'),
+      rank: r,
+    })),
+    {
+      title: watch
+        ? vscode.l10n.t('GPU Rental: {0} on {1}: {2}', chosen.label, chosen.cluster, clusterStateText(watch.state()))
+        : vscode.l10n.t('GPU Rental: {0} on {1}', chosen.label, chosen.cluster),
+      placeHolder: vscode.l10n.t('Pick the rank whose output to show'),
+    },
+  );
+  if (picked) showRank(s, chosen, picked.rank);
+}
+
+function showRank(s: ClusterJobCommandDeps, job: ClusterJob, rank: number): void {
+  const instanceId = job.nodes[rank];
+  if (instanceId === undefined) return;
+  s.jobs.showOutput({ instanceId, jobId: job.jobId, label: job.label });
+}
+
+/** The active Python file, relative to its workspace folder, and that folder (what Upload sends). */
+function editorFacts(): { script?: string; workspaceDir?: string } {
+  const editor = vscode.window.activeTextEditor?.document;
+  const python = editor?.languageId === 'python' && editor.uri.scheme === 'file' ? editor.uri : undefined;
+  const folder = (python && vscode.workspace.getWorkspaceFolder(python)) ?? vscode.workspace.workspaceFolders?.[0];
+  const script = python && folder ? path.relative(folder.uri.fsPath, python.fsPath).split(path.sep).join('/') : undefined;
+  return { script, workspaceDir: folder?.uri.fsPath };
+}
