@@ -23,6 +23,14 @@
  * service. An image whose name contains `minimal` has no rsync and no tmux (see MINIMAL_TOOLS): an
  * overlay with a whiteout for each hides them (an empty non-executable file over each would not:
  * bash's `command -v` still prints a non-executable file when it finds no executable one).
+ *
+ * An instance in an overlay (started with a `network`) is, with namespaces, a node of a real
+ * private network (overlayNet.ts): the container runs in the node's network namespace (`eth0` on
+ * the overlay's bridge) with its own hostname and /etc/hosts. Its sshd and Jupyter server listen
+ * on the node's 127.0.0.1 as they would on this machine's, and the same ports on this machine's
+ * 127.0.0.1 lead there, so they are reached as today; the ports of `loopbackPorts` (the simulator's
+ * API) lead the other way. The node leaves its overlay when the container ends. Without namespaces
+ * the network is ignored: the nodes share this machine's loopback.
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import {
@@ -43,6 +51,7 @@ import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import type { InstanceState } from './model';
+import { OverlayNet, overlayNetAvailable, type NetNode, type NodeNetwork } from './overlayNet';
 import type { SshdPlacement, SshdPool } from './sshd';
 
 /** The Jupyter server the simulator runs for a Jupyter launch (Debian's jupyter-server). */
@@ -172,6 +181,10 @@ export interface ContainerOptions {
   jupyterDirOf?: (inst: InstanceState) => string | null | undefined;
   /** Real namespaces; default containersAvailable(). */
   isolate?: boolean;
+  /** Where an instance sits on its overlay, if it is in one (a start's own `network` wins). */
+  networkOf?: (inst: InstanceState) => NodeNetwork | undefined;
+  /** Ports of this machine's 127.0.0.1 that a node on an overlay reaches at its own (the simulator's API). */
+  loopbackPorts?: () => readonly number[];
 }
 
 /** The init's lifeline: its file descriptor 6, a pipe the simulator holds open while the container runs. */
@@ -216,6 +229,9 @@ export class Containers {
   /** Bumped by every start and stop: a start that awaited something gives up when it is stale. */
   private readonly generation = new Map<number, number>();
   private closed = false;
+  /** The overlays' networks, made with the first node. */
+  private overlay?: OverlayNet;
+  private saidShared = false;
 
   constructor(private readonly options: ContainerOptions) {
     this.isolated = options.isolate ?? containersAvailable();
@@ -291,8 +307,11 @@ export class Containers {
     execFileSync('mount', ['-o', `remount,size=${Math.max(4096, Math.round(bytes))}`, this.store(id)]);
   }
 
-  /** Starts the container of an instance that reached running. */
-  async start(inst: InstanceState): Promise<void> {
+  /**
+   * Starts the container of an instance that reached running; with a `network`, as a node of its
+   * overlay (see the top of this file).
+   */
+  async start(inst: InstanceState, network: NodeNetwork | undefined = this.options.networkOf?.(inst)): Promise<void> {
     const generation = this.bump(inst.id);
     await this.end(inst.id);
     const jupyter = /jupyter/.test(inst.runtype) && existsSync(JUPYTER_SERVER);
@@ -341,6 +360,11 @@ export class Containers {
       inst.jupyterToken,
       this.isolated ? jdir : this.hostPath(inst.id, jdir),
     ];
+    const node = network ? await this.joinOverlay(inst, network) : undefined;
+    if (this.closed || this.generation.get(inst.id) !== generation) {
+      if (node && this.overlay?.node(inst.id) === node) this.overlay.detach(inst.id);
+      return;
+    }
     const jupyterLog = openSync(join(this.root, String(inst.id), 'jupyter.log'), 'a');
     const stdio: Array<'ignore' | 'pipe' | number> = ['ignore', 'pipe', 'pipe', 'pipe', 'pipe', jupyterLog, 'pipe'];
     // No --kill-child (nor setpriv --pdeathsig): the parent-death signal is set in unshare's child
@@ -348,9 +372,11 @@ export class Containers {
     // The lifeline has no such window (the pipe exists before the fork): when this process closes
     // it, or dies (a killed test run), the init ends, and the kernel ends its namespace. The init
     // mounts its own /proc, after reading its host pid from ours.
-    const unshare = ['--mount', '--pid', '--fork', '--propagation', 'private'];
+    // A node's wrapper forks nothing: the child is still unshare, whose child is the init.
+    const unshare = ['/usr/bin/unshare', '--mount', '--pid', '--fork', '--propagation', 'private', '/bin/bash', ...args];
+    const [command = '', ...rest] = node && this.overlay ? this.overlay.command(node, unshare) : unshare;
     const child = this.isolated
-      ? spawn('/usr/bin/unshare', [...unshare, '/bin/bash', ...args], { env, stdio, cwd: '/' })
+      ? spawn(command, rest, { env, stdio, cwd: '/' })
       : spawn('/bin/bash', args, { env, stdio, cwd: '/', detached: true });
     closeSync(jupyterLog);
     const exited = new Promise<void>((resolve) => {
@@ -382,7 +408,12 @@ export class Containers {
       }
       if (line === 'ready') {
         started = true;
-        isReady();
+        if (!node) isReady();
+        // A node's ports are reached through this machine's loopback once the init has started them.
+        else
+          this.forwardPorts(inst, port)
+            .catch((error: unknown) => this.options.report?.(`instance ${inst.id}: its ports are not reachable: ${String(error)}`))
+            .finally(isReady);
       }
       const exit = /^onstart-exit (\d+)$/.exec(line);
       if (exit) this.options.log(inst, `onstart: exited with code ${exit[1]}`);
@@ -422,6 +453,8 @@ export class Containers {
     if (!run) return;
     this.running.delete(id);
     run.ending = true;
+    // At once, not after the wait: a start that follows must find the node's names free.
+    this.overlay?.detach(id);
     const { child } = run;
     (child.stdio as unknown as Array<Socket | null>)[LIFELINE]?.destroy();
     if (child.pid === undefined) return;
@@ -446,6 +479,33 @@ export class Containers {
       for (const stream of child.stdio) stream?.destroy();
       this.options.report?.(`instance ${id}: its container had not gone ${END_WAIT_MS / 1000} s after it was ended; its pipes are closed`);
     }
+  }
+
+  /**
+   * Puts the instance on its overlay's network, with the simulator's API on its loopback; undefined
+   * where there are no namespaces (the nodes then share this machine's loopback, said once).
+   */
+  private async joinOverlay(inst: InstanceState, network: NodeNetwork): Promise<NetNode | undefined> {
+    if (!this.isolated || !overlayNetAvailable()) {
+      if (!this.saidShared)
+        this.options.report?.('overlays: no network namespaces here (root is needed), so nodes share loopback and have no eth0');
+      this.saidShared = true;
+      return undefined;
+    }
+    this.overlay ??= new OverlayNet();
+    const node = this.overlay.attach(inst.id, network);
+    try {
+      for (const port of this.options.loopbackPorts?.() ?? []) await this.overlay.forwardOut(inst.id, port);
+    } catch (error) {
+      this.options.report?.(`instance ${inst.id}: this machine's ports are not reachable from its node: ${String(error)}`);
+    }
+    return node;
+  }
+
+  /** This machine's 127.0.0.1 leads to the node's sshd ports and Jupyter port. */
+  private async forwardPorts(inst: InstanceState, jupyterPort: number | undefined): Promise<void> {
+    const ports = [...(this.options.sshd?.ports(inst) ?? []), ...(jupyterPort === undefined ? [] : [jupyterPort])];
+    for (const port of ports) if (this.running.has(inst.id)) await this.overlay?.forward(inst.id, port);
   }
 
   /** SIGKILL to the init by its host pid, if it said one and that pid is still this container's init. */
@@ -487,6 +547,7 @@ export class Containers {
     this.closed = true;
     await Promise.all([...this.running.keys()].map((id) => this.stop(id)));
     for (const id of [...this.mounted]) this.removeStore(id);
+    this.overlay?.close();
     rmSync(this.root, { recursive: true, force: true });
     rmSync(this.homes, { recursive: true, force: true });
     this.options.sshd?.close();

@@ -6,6 +6,7 @@
  *   const sim = await startMarketplace({ port: 0, apiKey: 'KEY', bootSeconds: 0.3, seed: 1 });
  *   sim.url; sim.control; await sim.stop();
  */
+import { nodeNetwork } from './overlayNet';
 import { createServer, type Server } from 'node:http';
 import { SshdPool } from './sshd';
 import { Containers } from './container';
@@ -152,6 +153,13 @@ class Simulator implements HttpHost {
             onstart: options.onstart ?? false,
             isolate: options.isolate,
             jupyterDirOf: (inst) => this.store.data.templates.find((t) => t.id === inst.templateId)?.jupyter_dir,
+            // A node of an overlay runs on the overlay's private network (as root; see overlayNet.ts).
+            networkOf: (inst) => {
+              const overlay = this.store.overlayOf(inst.id);
+              return overlay ? nodeNetwork(overlay, `c-${inst.id}`) : undefined;
+            },
+            // Its jobs and watchdog reach this simulator's API from inside the node.
+            loopbackPorts: () => [this.port],
           })
         : undefined;
     this.network = new Network(this.store.data.seed, containers, sshd, report);

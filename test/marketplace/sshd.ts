@@ -62,7 +62,7 @@ export class SshdPool {
     if (!existsSync(hostKey)) execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', `instance-${inst.id}`, '-f', hostKey]);
     this.writeKeys(inst);
     const inside = placement.inside;
-    const ports = [proxySshdPort(inst), inst.endpoint.portMap['22/tcp']].filter((p): p is number => typeof p === 'number');
+    const ports = this.ports(inst);
     const wrapper = join(dir, 'session.sh');
     if (placement.sessionHome) {
       // ForceCommand runs this for every session, sftp included (it comes as its command line).
@@ -100,6 +100,11 @@ export class SshdPool {
       '',
     ].join('\n');
     writeFileSync(join(dir, 'sshd_config'), config, { mode: 0o600 });
+  }
+
+  /** The ports the instance's sshd listens on: the proxy port and, when mapped, the direct one. */
+  ports(inst: InstanceState): number[] {
+    return [proxySshdPort(inst), inst.endpoint.portMap['22/tcp']].filter((p): p is number => typeof p === 'number');
   }
 
   /** The daemon's command line, paths as the daemon sees them. */
