@@ -24,6 +24,8 @@ const NEEDS: ReadonlyArray<{ pkg: string; why: string; for: readonly SetupPurpos
   { pkg: 'jupyter-server', why: 'the Jupyter server of a Jupyter launch', for: ['start', 'test'] },
   { pkg: 'jupyter-core', why: '`jupyter server list`, read by Open Jupyter', for: ['start', 'test'] },
   { pkg: 'libarchive-tools', why: "bsdtar, stock macOS's tar, for the tar transfer tests", for: ['test'] },
+  { pkg: 'iproute2', why: "`ip`: each overlay node's own network (as root)", for: ['start', 'test'] },
+  { pkg: 'python3-torch', why: "a real torchrun (gloo) across the simulator's overlay nodes", for: ['test'] },
   { pkg: 'chromium', why: 'the browser that drives VS Code in integration and e2e tests', for: ['test'] },
   { pkg: 'fonts-liberation', why: 'readable text in the screenshots', for: ['test'] },
 ];
