@@ -25,6 +25,10 @@ export const COMMANDS = {
   stopInstance: 'gpuRental.stopInstance',
   rebootInstance: 'gpuRental.rebootInstance',
   destroyInstance: 'gpuRental.destroyInstance',
+  /** Stop, Start and Destroy on a cluster row of the Instances view: every node, one confirmation. */
+  startCluster: 'gpuRental.startCluster',
+  stopCluster: 'gpuRental.stopCluster',
+  destroyCluster: 'gpuRental.destroyCluster',
   changeBid: 'gpuRental.changeBid',
   moveToOnDemand: 'gpuRental.moveToOnDemand',
   labelInstance: 'gpuRental.labelInstance',

@@ -73,7 +73,7 @@ const manifest = resolve(raw) as Manifest;
 const declared = manifest.contributes.commands.map((c) => c.command);
 
 /** Commands that act on a tree item they cannot ask for, hidden from the palette with `when: false`. */
-const CONTEXT_ONLY: readonly string[] = [COMMANDS.loadMoreOffers];
+const CONTEXT_ONLY: readonly string[] = [COMMANDS.loadMoreOffers, COMMANDS.startCluster, COMMANDS.stopCluster, COMMANDS.destroyCluster];
 /** What the palette offers before a key is set: signing in, profiles, the walkthrough, logs, and local watches. */
 const BEFORE_SIGN_IN: readonly string[] = [
   COMMANDS.setApiKey,

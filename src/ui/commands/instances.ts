@@ -89,6 +89,10 @@ export function instanceCommands(s: InstanceDeps): CommandDefinition[] {
           ? bulk(s, 'start', several(t, selected)!)
           : withTarget(s, t, vscode.l10n.t('Start which instance?'), ['stopped'], async (i) => show(await startFlow(flow(), i))),
     ),
+    // A cluster row's own titles; the instance commands take a cluster row too.
+    command(COMMANDS.startCluster, (t?: unknown) => (t instanceof ClusterItem ? cluster(s, 'start', t.cluster) : undefined)),
+    command(COMMANDS.stopCluster, (t?: unknown) => (t instanceof ClusterItem ? cluster(s, 'stop', t.cluster) : undefined)),
+    command(COMMANDS.destroyCluster, (t?: unknown) => (t instanceof ClusterItem ? cluster(s, 'destroy', t.cluster) : undefined)),
     command(COMMANDS.rebootInstance, (t?: Target) =>
       withTarget(s, t, vscode.l10n.t('Reboot which instance?'), ['running'], async (i) => void (await rebootFlow(flow(), i))),
     ),
