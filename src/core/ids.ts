@@ -87,6 +87,7 @@ export const COMMANDS = {
   downloadJobOutputs: 'gpuRental.downloadJobOutputs',
   runOnCluster: 'gpuRental.runOnCluster',
   switchClusterRank: 'gpuRental.switchClusterRank',
+  checkCluster: 'gpuRental.checkCluster',
 } as const;
 
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];

@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Instance } from '../../core/api/instances';
@@ -5,6 +6,7 @@ import { COMMANDS } from '../../core/ids';
 import { groupClusters } from '../../core/instances/cluster';
 import { instanceName } from '../../core/instances/names';
 import type { InstancePoller } from '../../core/instances/poller';
+import { checkCluster, gateOn, PREFLIGHT_PORT, type PreflightDeps } from '../../core/jobs/cluster/preflight';
 import { ClusterJobWatch, clusterStateText, type ClusterJob, type ClusterJobAction } from '../../core/jobs/cluster/clusterJob';
 import { runOnCluster, type ClusterTarget, type RunClusterDeps, type RunClusterGiven } from '../../core/jobs/cluster/run';
 import type { JobMemory } from '../../core/jobs/memory';
@@ -43,13 +45,15 @@ function actionLabel(action: ClusterJobAction): string {
 }
 
 /**
- * Run on Cluster and Switch Rank. What is asked, refused and started is decided in
+ * Run on Cluster, Switch Rank and Check Cluster Network. What is asked, refused and started is decided in
  * core/jobs/cluster/run.ts; the cluster job's state and the stop of the others after a failure in
  * clusterJob.ts. Rank 0's output opens in the job's terminal; Switch Rank opens another rank's.
  */
 export function clusterJobCommands(s: ClusterJobCommandDeps): CommandDefinition[] {
   /** The cluster jobs this window started, newest last. */
   const watches: ClusterJobWatch[] = [];
+  /** The clusters (their node ids) whose network passed the check, or the user ran on anyway, in this window. */
+  const checked = new Set<string>();
   const switchRank = (job?: ClusterJob, rank?: number) => pickRank(s, watches, job, rank);
   const tell = async (notice: Parameters<ConstructorParameters<typeof ClusterJobWatch>[0]['notify']>[0]) => {
     const action = await notify(notice, actionLabel);
@@ -58,9 +62,15 @@ export function clusterJobCommands(s: ClusterJobCommandDeps): CommandDefinition[
   };
   return [
     command(COMMANDS.runOnCluster, async (target?: unknown, given: RunClusterGiven = {}) => {
-      const cluster = asCluster(target) ?? (await pickCluster(s));
+      const cluster = asCluster(target) ?? (await pickCluster(s, 'run'));
       if (!cluster) return undefined;
-      const outcome = await runOnCluster(deps(s), cluster, editorFacts(), given);
+      const preflight = async (c: ClusterTarget) => {
+        if (checked.has(clusterKey(c))) return 'go' as const;
+        const gate = await gateOn(asker(s.prompts()), await withCheckProgress(c, (d) => checkCluster(d, c, { port: checkPort() }), s));
+        if (gate === 'go') checked.add(clusterKey(c));
+        return gate;
+      };
+      const outcome = await runOnCluster({ ...deps(s), preflight }, cluster, editorFacts(), given);
       if (!outcome) return undefined;
       if (outcome.kind !== 'started') {
         void notify(outcome.notice);
@@ -72,7 +82,51 @@ export function clusterJobCommands(s: ClusterJobCommandDeps): CommandDefinition[
       return { jobId: outcome.job.jobId };
     }),
     command(COMMANDS.switchClusterRank, (job?: ClusterJob, rank?: number) => switchRank(job, rank)),
+    command(COMMANDS.checkCluster, async (target?: unknown) => {
+      const cluster = asCluster(target) ?? (await pickCluster(s, 'check'));
+      if (!cluster) return undefined;
+      const outcome = await withCheckProgress(cluster, (d) => checkCluster(d, cluster, { port: checkPort() }), s);
+      if (!outcome) return undefined;
+      if (outcome.verdict === 'fast') checked.add(clusterKey(cluster));
+      void notify(outcome.notice);
+      return { verdict: outcome.verdict, lines: outcome.lines };
+    }),
   ];
+}
+
+/** A cluster as the set of its nodes: the same nodes are the same network. */
+const clusterKey = (cluster: ClusterTarget) => cluster.nodes.map((n) => n.id).join(',');
+
+/** A port from 29400 to 29499 (below torchrun's 29500), another each time, so a probe still ending on a node holds none we need. */
+const checkPort = () => PREFLIGHT_PORT + randomInt(100);
+
+/** Runs the check under a cancellable progress notification; its Cancel aborts what runs on the nodes. */
+function withCheckProgress<T>(cluster: ClusterTarget, work: (deps: PreflightDeps) => Promise<T>, s: ClusterJobCommandDeps): Thenable<T> {
+  return vscode.window.withProgress(
+    {
+      location: vscode.ProgressLocation.Notification,
+      title: vscode.l10n.t('GPU Rental: checking the network of {0}', cluster.label),
+      cancellable: true,
+    },
+    async (progress, token) => {
+      const controller = new AbortController();
+      const cancel = token.onCancellationRequested(() => controller.abort());
+      try {
+        return await work({
+          shell: async (instance, script, o) => {
+            const result = await runRemote(await s.sshTarget(instance), bashCommand(script), o);
+            if (result.code !== 0) throw new Error(lastErrorLine(result.stderr) || vscode.l10n.t('exit code {0}', result.code));
+            return result.stdout;
+          },
+          logger: s.logger,
+          progress: (message) => progress.report({ message }),
+          signal: controller.signal,
+        });
+      } finally {
+        cancel.dispose();
+      }
+    },
+  );
 }
 
 function deps(s: ClusterJobCommandDeps): RunClusterDeps {
@@ -107,14 +161,16 @@ function asCluster(target: unknown): ClusterTarget | undefined {
 }
 
 /** The palette: the account's clusters (instances grouped by overlay), one picked; one alone is taken. */
-async function pickCluster(s: ClusterJobCommandDeps): Promise<ClusterTarget | undefined> {
+async function pickCluster(s: ClusterJobCommandDeps, purpose: 'run' | 'check'): Promise<ClusterTarget | undefined> {
   if (!s.poller.snapshot) await s.poller.refresh();
   const instances = s.poller.snapshot?.instances ?? [];
   const overlays = await s.session.client.clusters.overlays();
   const clusters = groupClusters(instances, overlays).clusters.filter((c) => c.nodes.length > 0);
   if (clusters.length === 0) {
     void vscode.window.showInformationMessage(
-      vscode.l10n.t('GPU Rental: this account has no cluster to run on. Rent one with Rent Cluster, then run the job on it.'),
+      purpose === 'run'
+        ? vscode.l10n.t('GPU Rental: this account has no cluster to run on. Rent one with Rent Cluster, then run the job on it.')
+        : vscode.l10n.t('GPU Rental: this account has no cluster to check. Rent one with Rent Cluster, then check its network.'),
     );
     return undefined;
   }
@@ -125,7 +181,10 @@ async function pickCluster(s: ClusterJobCommandDeps): Promise<ClusterTarget | un
       detail: c.nodes.map((n) => instanceName(n)).join(' · '),
       cluster: { label: c.label, nodes: c.nodes },
     })),
-    { title: vscode.l10n.t('GPU Rental: Run on Cluster'), placeHolder: vscode.l10n.t('Pick a cluster') },
+    {
+      title: purpose === 'run' ? vscode.l10n.t('GPU Rental: Run on Cluster') : vscode.l10n.t('GPU Rental: Check Cluster Network'),
+      placeHolder: vscode.l10n.t('Pick a cluster'),
+    },
   );
   return picked?.cluster;
 }

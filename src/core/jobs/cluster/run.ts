@@ -82,6 +82,8 @@ export interface RunClusterDeps {
   readonly stop: (instanceId: number, jobId: string, stopInstance: boolean) => Promise<boolean>;
   readonly newJobId: () => string;
   readonly logger: Logger;
+  /** The network check before the first job on this cluster (preflight.ts); undefined: nothing starts. */
+  readonly preflight?: (cluster: ClusterTarget) => Promise<'go' | undefined>;
 }
 
 /** Nothing started: why, and what to do. */
@@ -121,6 +123,7 @@ export async function runOnCluster(
   if (uploadFirst === undefined) return undefined;
   const stopAtEnd = given.stopAtEnd ?? (await askStopAtEnd(deps, cluster));
   if (stopAtEnd === undefined) return undefined;
+  if (deps.preflight && (await deps.preflight(cluster)) !== 'go') return undefined;
 
   const cwds = uploadFirst ? await uploadAll(deps, cluster, given.localDir ?? facts.workspaceDir) : undefined;
   if (cwds !== undefined && !Array.isArray(cwds)) return cwds;
