@@ -9,7 +9,7 @@ import { untilPhase } from '../../core/instances/untilPhase';
 import { pickCluster } from '../../core/rent/clusterChoice';
 import { clusterButtonLabel, type ClusterRentEnd } from '../../core/rent/clusterEnd';
 import type { ClusterOffers } from '../../core/rent/clusterPick';
-import { clusterRenter, type BootResult, type OverlayPort } from '../../core/rent/clusterPorts';
+import { clusterRenter, type BootResult, type DestroyResult, type OverlayPort } from '../../core/rent/clusterPorts';
 import { rentClusterFlow, type ClusterRentDeps } from '../../core/rent/clusterRent';
 import { notify } from '../pickers/notify';
 import { asker } from '../pickers/prompts';
@@ -143,8 +143,8 @@ async function bootOf(s: RentDeps, id: number): Promise<BootResult> {
 }
 
 /** Destroys a node the flow gave up; the instance read fresh, so its name and rate are current. */
-async function destroyNode(s: RentDeps, id: number): Promise<{ kind: 'done' | 'unknown'; message: string }> {
+async function destroyNode(s: RentDeps, id: number): Promise<DestroyResult> {
   const known = s.poller.snapshot?.instances.find((i) => i.id === id) ?? (await s.session.client.instances.show(id));
-  const result = await destroyInstance(s.session.client.instances, known, instanceName(known));
-  return { kind: result.kind === 'done' ? 'done' : 'unknown', message: result.message };
+  // A refused destroy (notDone) leaves the node rented, and the flow says so; only an unseen one is unknown.
+  return destroyInstance(s.session.client.instances, known, instanceName(known));
 }
