@@ -58,6 +58,10 @@ export function endpointFor(instance: Instance, via: ConnectVia): SshEndpoint | 
 export class SshConnector {
   /** Public keys known to be on the account, so a second connect does not ask again. */
   private readonly registered = new Set<string>();
+  /** The key being offered and made now: connects at once (every node of a cluster) share one question. */
+  private creating: Promise<LocalKey | undefined> | undefined;
+  /** Registrations in flight, by key: connects at once add the key to the account once. */
+  private readonly registering = new Map<string, Promise<void>>();
 
   constructor(
     private readonly deps: {
@@ -79,7 +83,7 @@ export class SshConnector {
   async prepare(instance: Instance, via: ConnectVia = 'auto'): Promise<PreparedHost> {
     const endpoint = endpointFor(instance, via);
     if (!endpoint) throw new NoSshAddress(instance.id);
-    const key = (await this.deps.findKey()) ?? (await this.deps.createKey());
+    const key = await this.localKey();
     if (!key) throw new NoSshKey();
     await this.ensureKeyOn(instance.id, key);
 
@@ -107,9 +111,27 @@ export class SshConnector {
     return { alias, endpoint, key, hostFile: config.hostFile(alias), userConfig: config.paths.userConfig, includeInPlace, includeLines };
   }
 
+  /** Adds the key to the account unless it is there already; remembers it either way. */
+  private async register(calls: SshKeyCalls, key: LocalKey, wanted: string): Promise<void> {
+    const onAccount = (await calls.list()).some((k) => keyFingerprintPart(k.public_key) === wanted);
+    if (!onAccount) {
+      await calls.create(key.publicKey);
+      this.deps.logger.info(`Registered the public key of ${key.privateKeyPath} on the account.`);
+    }
+    this.registered.add(wanted);
+  }
+
   /** Removes a destroyed instance's entry and known hosts. */
   async forget(instanceId: number): Promise<void> {
     await this.deps.config().removeHost(this.alias(instanceId));
+  }
+
+  /** The key found, or the one the user agrees to make; concurrent callers wait for the same question. */
+  private async localKey(): Promise<LocalKey | undefined> {
+    const found = await this.deps.findKey();
+    if (found) return found;
+    this.creating ??= this.deps.createKey().finally(() => (this.creating = undefined));
+    return this.creating;
   }
 
   /** Registers the key on the account once, and attaches it to the instance when the instance predates it. */
@@ -117,12 +139,12 @@ export class SshConnector {
     const wanted = keyFingerprintPart(key.publicKey);
     const calls = this.deps.keys();
     if (!this.registered.has(wanted)) {
-      const onAccount = (await calls.list()).some((k) => keyFingerprintPart(k.public_key) === wanted);
-      if (!onAccount) {
-        await calls.create(key.publicKey);
-        this.deps.logger.info(`Registered the public key of ${key.privateKeyPath} on the account.`);
+      let registering = this.registering.get(wanted);
+      if (!registering) {
+        registering = this.register(calls, key, wanted).finally(() => this.registering.delete(wanted));
+        this.registering.set(wanted, registering);
       }
-      this.registered.add(wanted);
+      await registering;
     }
     const onInstance = (await calls.listForInstance(instanceId)).some((k) => keyFingerprintPart(k.public_key) === wanted);
     if (!onInstance) {

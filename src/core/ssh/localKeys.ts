@@ -64,7 +64,10 @@ export async function generateKey(privateKeyPath: string, comment: string): Prom
   }
   await ensurePrivateDir(join(privateKeyPath, '..'));
   try {
-    await run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', comment, '-f', privateKeyPath]);
+    const keygen = run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', comment, '-f', privateKeyPath]);
+    // A file made meanwhile makes ssh-keygen ask "Overwrite (y/n)?": the closed input answers no, so it ends.
+    keygen.child.stdin?.end();
+    await keygen;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new Error(

@@ -253,6 +253,28 @@ const copiesOf = (keys: Array<{ public_key: string }>, key: LocalKey) =>
     assert.equal(await exists(config.hostFile(c.alias(instanceId))), false);
   });
 
+  it('asks once for a new key when several connects start together (every node of a cluster), and adds it to the account once', async () => {
+    const { calls, counts } = countedKeys(client);
+    let made: LocalKey | undefined;
+    let asked = 0;
+    const { connector: c } = connector(calls, {
+      findKey: async () => made,
+      createKey: async () => {
+        asked++;
+        // The person reads the question for a while: the other connects arrive meanwhile.
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        made = await generateKey(join(home, '.ssh', 'id_ed25519_together'), 'gpu-rental connector test, together');
+        return made;
+      },
+    });
+    const instance = await client.instances.show(instanceId);
+    const hosts = await Promise.all([c.prepare(instance), c.prepare(instance), c.prepare(instance)]);
+    assert.equal(asked, 1, 'one question');
+    assert.ok(hosts.every((h) => h.key.privateKeyPath === made!.privateKeyPath));
+    assert.equal(counts.create, 1, 'one registration');
+    assert.equal(copiesOf(await client.sshKeys.list(), made!), 1);
+  });
+
   it('when the user config is a symbolic link, leaves it alone, says what to add, and the host file alone still works', async () => {
     const home2 = await mkdtemp(join(tmpdir(), 'gpu-rental-connector-link-'));
     try {

@@ -21,6 +21,14 @@ describe('local SSH keys', () => {
     assert.equal(await readFile(path, 'utf8'), before);
   });
 
+  it('two makes of one key at once: one key is made, the other ends with an error, none waits on a question', async () => {
+    const path = join(dir(), 'ssh', 'together_ed25519');
+    const results = await Promise.allSettled([generateKey(path, 'one'), generateKey(path, 'two')]);
+    assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1, JSON.stringify(results));
+    const made = (results.find((r) => r.status === 'fulfilled') as PromiseFulfilledResult<{ publicKey: string }>).value;
+    assert.equal((await readFile(`${path}.pub`, 'utf8')).trim(), made.publicKey, 'the key on disk is the one reported made');
+  });
+
   it('finds the configured key, else the usual id_* files with their .pub, and reads only the public half', async () => {
     assert.equal(await findLocalKey(undefined, dir()), undefined);
     execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'rsa-less', '-f', join(dir(), 'id_ecdsa')]);
