@@ -46,8 +46,9 @@ export type ClusterRun =
       readonly args?: string;
       /**
        * Debian's torch 1.13 on Python 3.11: torchrun fails at start unless given `--redirects=1
-       * --tee=1` (its `Std.from_str` returns None for 0 and 3 there). This adds both: stdout also
-       * goes to a log file under torchrun's log folder, and still reaches the job's output.
+       * --tee=1` (its `Std.from_str` returns None for 0 and 3 there). True adds both (stdout also
+       * goes to a log file under torchrun's log folder, and still reaches the job's output), false
+       * never; unset, each node adds them when its own python3 has such a torch.
        */
       readonly legacyTorch?: boolean;
     }
@@ -124,8 +125,24 @@ const TORCHRUN_STATIC =
 /** What Debian's torch 1.13 needs before torchrun's other flags (see ClusterRun). */
 const LEGACY_TORCHRUN_FLAGS = '--redirects=1 --tee=1';
 
+/** The variable the node's own check fills with LEGACY_TORCHRUN_FLAGS, or leaves empty. */
+const TORCHRUN_FLAGS_VARIABLE = 'GPU_RENTAL_TORCHRUN_FLAGS';
+
+/**
+ * Asks the node's python3 whether its torch needs LEGACY_TORCHRUN_FLAGS: torch 1.x on Python 3.11
+ * or newer (Debian's python3-torch). Newer torch reads the flags' defaults right and is left as is.
+ */
+const TORCHRUN_CHECK = `${TORCHRUN_FLAGS_VARIABLE}=$(python3 -c 'import sys, torch; print("${LEGACY_TORCHRUN_FLAGS}" if int(torch.__version__.split(".")[0]) < 2 and sys.version_info >= (3, 11) else "")' 2>/dev/null)`;
+
+/** torchrun with the flags `legacyTorch` asks for: true adds them, false never, unset lets the node decide. */
 function torchrun(legacyTorch: boolean | undefined): string {
+  if (legacyTorch === undefined) return `torchrun $${TORCHRUN_FLAGS_VARIABLE}`;
   return legacyTorch ? ['torchrun', LEGACY_TORCHRUN_FLAGS].join(' ') : 'torchrun';
+}
+
+/** The line that runs the node's check first, when the node decides (see torchrun). */
+function torchrunCheck(legacyTorch: boolean | undefined): string[] {
+  return legacyTorch === undefined ? [TORCHRUN_CHECK] : [];
 }
 
 /** A bash test that rank 0's port answers, within 2 s. */
@@ -160,11 +177,15 @@ export function presetLines(run: ClusterRun, layout: ClusterLayout, rank: number
   if (!isJobId(jobId)) throw new Error(l10n.t('"{0}" is not a job id GPU Rental makes.', jobId));
   switch (run.preset) {
     case 'torchrun':
-      return [withArgs(`${torchrun(run.legacyTorch)} ${TORCHRUN_STATIC} ${scriptWord(run.script)}`, run.args)];
+      return [
+        ...torchrunCheck(run.legacyTorch),
+        withArgs(`${torchrun(run.legacyTorch)} ${TORCHRUN_STATIC} ${scriptWord(run.script)}`, run.args),
+      ];
     case 'torchrun-c10d': {
       const host = rank === 0 ? 1 : 0;
       const rdzv = `--rdzv_backend=c10d --rdzv_endpoint=$MASTER_ADDR:$MASTER_PORT --rdzv_id=${jobId} --rdzv_conf=is_host=${host}`;
       return [
+        ...torchrunCheck(run.legacyTorch),
         withArgs(
           `${torchrun(run.legacyTorch)} ${rdzv} --nnodes=$NNODES --nproc_per_node=$NPROC_PER_NODE ${scriptWord(run.script)}`,
           run.args,

@@ -1,6 +1,10 @@
 // Golden command lines of every cluster preset for rank 0 and rank 1 of 2 nodes × 8 GPUs, the
 // whole script a node runs, the quoting of the script's path, and what a preset refuses.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { ClusterLayout } from '../../../../src/core/jobs/cluster/env';
 import {
   DEFAULT_PRESET,
@@ -25,6 +29,10 @@ const TWO_BY_EIGHT: ClusterLayout = {
 
 const lines = (run: ClusterRun, rank: number) => presetLines(run, TWO_BY_EIGHT, rank, JOB);
 
+/** The line that lets a node add torchrun's flags for Debian's torch 1.13 (checked by running it below). */
+const CHECK =
+  'GPU_RENTAL_TORCHRUN_FLAGS=$(python3 -c \'import sys, torch; print("--redirects=1 --tee=1" if int(torch.__version__.split(".")[0]) < 2 and sys.version_info >= (3, 11) else "")\' 2>/dev/null)';
+
 const STATIC =
   '--nnodes=$NNODES --node_rank=$NODE_RANK --nproc_per_node=$NPROC_PER_NODE --master_addr=$MASTER_ADDR --master_port=$MASTER_PORT';
 
@@ -32,12 +40,13 @@ describe('cluster jobs: the presets, rank 0 and rank 1 of 2 × 8 GPUs', () => {
   it('torchrun (the default): a static rendezvous on rank 0, the same line on every rank', () => {
     assert.equal(DEFAULT_PRESET, 'torchrun');
     const run: ClusterRun = { preset: 'torchrun', script: 'train.py', args: '--lr 3e-4' };
-    const line = `torchrun ${STATIC} train.py --lr 3e-4`;
-    assert.deepEqual(lines(run, 0), [line]);
-    assert.deepEqual(lines(run, 1), [line]);
+    const line = `torchrun $GPU_RENTAL_TORCHRUN_FLAGS ${STATIC} train.py --lr 3e-4`;
+    assert.deepEqual(lines(run, 0), [CHECK, line]);
+    assert.deepEqual(lines(run, 1), [CHECK, line]);
+    assert.deepEqual(lines({ ...run, legacyTorch: false }, 1), [`torchrun ${STATIC} train.py --lr 3e-4`]);
   });
 
-  it("torchrun for Debian's torch 1.13 adds --redirects=1 --tee=1", () => {
+  it("torchrun told of Debian's torch 1.13 adds --redirects=1 --tee=1 without asking the node", () => {
     const run: ClusterRun = { preset: 'torchrun', script: 'train.py', legacyTorch: true };
     assert.deepEqual(lines(run, 1), [`torchrun --redirects=1 --tee=1 ${STATIC} train.py`]);
   });
@@ -46,10 +55,12 @@ describe('cluster jobs: the presets, rank 0 and rank 1 of 2 × 8 GPUs', () => {
     const run: ClusterRun = { preset: 'torchrun-c10d', script: 'train.py', args: '--lr 3e-4' };
     const rdzv = `--rdzv_backend=c10d --rdzv_endpoint=$MASTER_ADDR:$MASTER_PORT --rdzv_id=${JOB}`;
     assert.deepEqual(lines(run, 0), [
-      `torchrun ${rdzv} --rdzv_conf=is_host=1 --nnodes=$NNODES --nproc_per_node=$NPROC_PER_NODE train.py --lr 3e-4`,
+      CHECK,
+      `torchrun $GPU_RENTAL_TORCHRUN_FLAGS ${rdzv} --rdzv_conf=is_host=1 --nnodes=$NNODES --nproc_per_node=$NPROC_PER_NODE train.py --lr 3e-4`,
     ]);
     assert.deepEqual(lines(run, 1), [
-      `torchrun ${rdzv} --rdzv_conf=is_host=0 --nnodes=$NNODES --nproc_per_node=$NPROC_PER_NODE train.py --lr 3e-4`,
+      CHECK,
+      `torchrun $GPU_RENTAL_TORCHRUN_FLAGS ${rdzv} --rdzv_conf=is_host=0 --nnodes=$NNODES --nproc_per_node=$NPROC_PER_NODE train.py --lr 3e-4`,
     ]);
     assert.deepEqual(lines({ ...run, legacyTorch: true }, 1), [
       `torchrun --redirects=1 --tee=1 ${rdzv} --rdzv_conf=is_host=0 --nnodes=$NNODES --nproc_per_node=$NPROC_PER_NODE train.py --lr 3e-4`,
@@ -135,7 +146,8 @@ describe('cluster jobs: the script one node runs', () => {
         'export DSTACK_GPUS_NUM=16',
         `export GPU_RENTAL_HOSTFILE="\${HOME:-/root}/.gpu-rental/jobs"/${JOB}/hostfile`,
         "printf '%s\\n' '10.0.0.1 slots=8' '10.0.0.2 slots=8' >\"$GPU_RENTAL_HOSTFILE\"",
-        `torchrun ${STATIC} train.py --lr 3e-4`,
+        CHECK,
+        `torchrun $GPU_RENTAL_TORCHRUN_FLAGS ${STATIC} train.py --lr 3e-4`,
         '',
       ].join('\n'),
     );
@@ -169,7 +181,7 @@ describe('cluster jobs: quoting and refusals', () => {
 
   it('quotes a script path with a space and a quote as one shell word, in every preset', () => {
     const words = (run: ClusterRun, rank = 0) => lines(run, rank).join('\n');
-    assert.equal(words({ preset: 'torchrun', script: awkward }), `torchrun ${STATIC} ${quoted}`);
+    assert.equal(words({ preset: 'torchrun', script: awkward, legacyTorch: false }), `torchrun ${STATIC} ${quoted}`);
     assert.ok(words({ preset: 'torchrun-c10d', script: awkward }).endsWith(` ${quoted}`));
     assert.ok(words({ preset: 'accelerate', script: awkward }).endsWith(` ${quoted}`));
     assert.ok(words({ preset: 'deepspeed', script: awkward }).endsWith(` ${quoted}`));
@@ -177,7 +189,7 @@ describe('cluster jobs: quoting and refusals', () => {
   });
 
   it('never lets a script name read as an option', () => {
-    assert.deepEqual(lines({ preset: 'torchrun', script: '--help.py' }, 0), [`torchrun ${STATIC} ./--help.py`]);
+    assert.deepEqual(lines({ preset: 'torchrun', script: '--help.py', legacyTorch: false }, 0), [`torchrun ${STATIC} ./--help.py`]);
     assert.equal(lines({ preset: 'ray', script: '-x.py' }, 0)[1], 'python3 ./-x.py; c=$?');
   });
 
@@ -218,5 +230,36 @@ describe('cluster jobs: quoting and refusals', () => {
       /these nodes have 8, 4\. Choose torchrun or DeepSpeed/,
     );
     assert.doesNotThrow(() => presetLines({ preset: 'deepspeed', script: 'train.py' }, mixed, 0, JOB));
+  });
+});
+
+describe("cluster jobs: the node's own torchrun check", () => {
+  /** What the check line sets on a node whose python3 imports a torch of `version` (none: no torch). */
+  function flagsWith(version: string | undefined): string {
+    const dir = mkdtempSync(join(tmpdir(), 'gpu-rental-torch-'));
+    try {
+      if (version !== undefined) {
+        mkdirSync(join(dir, 'torch'));
+        writeFileSync(join(dir, 'torch', '__init__.py'), `__version__ = ${JSON.stringify(version)}\n`);
+      }
+      const check = lines({ preset: 'torchrun', script: 'train.py' }, 0)[0]!;
+      const run = spawnSync('bash', ['-c', `${check}\nprintf '%s' "$GPU_RENTAL_TORCHRUN_FLAGS"`], {
+        encoding: 'utf8',
+        env: { ...process.env, PYTHONPATH: dir, PYTHONNOUSERSITE: '1' },
+      });
+      assert.equal(run.status, 0, run.stderr);
+      return run.stdout;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  const python311 =
+    spawnSync('python3', ['-c', 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)'], { stdio: 'ignore' }).status === 0;
+
+  it('adds --redirects=1 --tee=1 for torch 1.x on Python 3.11 or newer, and nothing for torch 2 or no torch', function () {
+    if (spawnSync('python3', ['--version'], { stdio: 'ignore' }).status !== 0) this.skip();
+    assert.equal(flagsWith('1.13.1'), python311 ? '--redirects=1 --tee=1' : '');
+    assert.equal(flagsWith('2.3.0+cu121'), '');
+    assert.equal(flagsWith(undefined), '');
   });
 });

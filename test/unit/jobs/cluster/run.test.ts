@@ -246,7 +246,8 @@ describe('jobs/cluster: every node gets the same job id and its own rank', () =>
         'export DSTACK_GPUS_NUM=4',
         `export GPU_RENTAL_HOSTFILE="\${HOME:-/root}/.gpu-rental/jobs"/${JOB_ID}/hostfile`,
         "printf '%s\\n' '10.0.0.1 slots=2' '10.0.0.2 slots=2' >\"$GPU_RENTAL_HOSTFILE\"",
-        'torchrun --nnodes=$NNODES --node_rank=$NODE_RANK --nproc_per_node=$NPROC_PER_NODE --master_addr=$MASTER_ADDR --master_port=$MASTER_PORT train.py --epochs 3',
+        `GPU_RENTAL_TORCHRUN_FLAGS=$(python3 -c 'import sys, torch; print("--redirects=1 --tee=1" if int(torch.__version__.split(".")[0]) < 2 and sys.version_info >= (3, 11) else "")' 2>/dev/null)`,
+        'torchrun $GPU_RENTAL_TORCHRUN_FLAGS --nnodes=$NNODES --node_rank=$NODE_RANK --nproc_per_node=$NPROC_PER_NODE --master_addr=$MASTER_ADDR --master_port=$MASTER_PORT train.py --epochs 3',
         '',
       ].join('\n'),
     );
