@@ -1,6 +1,6 @@
 import type { Instance } from '../api/instances';
 import { Emitter, type Disposable } from '../events';
-import { instancePhase } from '../instances/phase';
+import { instancePhase, type InstancePhase } from '../instances/phase';
 import { realTimers, type Timers } from '../instances/poller';
 import { l10n } from '../l10n';
 import type { SshTarget } from '../ssh/remote';
@@ -34,6 +34,9 @@ export interface RunOptions {
 function jobKey(instanceId: number, jobId: string): string {
   return `${instanceId}/${jobId}`;
 }
+
+/** An instance in these phases runs no process: a job its last listing showed running died with it. */
+const STOPPED_PHASES: ReadonlySet<InstancePhase> = new Set(['stopped', 'starting', 'rebooting', 'failed', 'gone']);
 
 /** How long an instance's listing is shown without reading it again when the tree opens the instance. */
 const LISTING_FRESH_MS = 60_000;
@@ -239,9 +242,11 @@ export class JobBook implements Disposable {
     const remembered = this.deps.memory.jobs();
     const byId = new Map(instances.map((i) => [i.id, i]));
     const ids = new Set([...remembered.map((j) => j.instanceId), ...this.statuses.keys()]);
+    let interrupted = false;
     for (const id of ids) {
       const instance = byId.get(id);
       if (!instance || instance.actual_status === 'destroyed') this.stopFollowingOn(id, remembered);
+      if (instance && STOPPED_PHASES.has(instancePhase(instance))) interrupted = this.interrupted(id) || interrupted;
       const running = instance !== undefined && instancePhase(instance) === 'running';
       const wasRunning = this.running.has(id);
       if (running) this.running.add(id);
@@ -250,6 +255,26 @@ export class JobBook implements Disposable {
       void this.list(id).then(() => this.reattachOn(id));
       for (const j of remembered) if (j.instanceId === id) this.followers.get(jobKey(id, j.jobId))?.poke();
     }
+    if (interrupted) this.changed.fire();
+  }
+
+  /**
+   * The account shows the instance stopped: its jobs' processes died with it, so a job its last
+   * listing showed running is interrupted now (a cluster job fails at that node and ends on the
+   * others), not running until the instance runs again. A job that stops its instance at its end
+   * is left as listed: the stop is most likely its own, after its exit code was written, which the
+   * next listing reads. Whether anything changed.
+   */
+  private interrupted(instanceId: number): boolean {
+    const diedWith = (s: JobStatus) => jobPhase(s) === 'running' && !s.stopAtEnd;
+    const listed = this.statuses.get(instanceId);
+    if (!listed?.some(diedWith)) return false;
+    this.statuses.set(
+      instanceId,
+      listed.map((s) => (diedWith(s) ? { ...s, alive: false } : s)),
+    );
+    this.deps.logger.info(`The jobs running on #${instanceId} were interrupted: the instance stopped.`);
+    return true;
   }
 
   /**

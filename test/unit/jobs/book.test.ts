@@ -8,7 +8,7 @@ import type { FollowerOptions } from '../../../src/core/jobs/follower';
 import { JobMemory, type RememberedJob } from '../../../src/core/jobs/memory';
 import { STOP_SEEN_MS, type JobNotice } from '../../../src/core/jobs/notices';
 import { jobRows, presentJobRow } from '../../../src/core/jobs/rows';
-import type { JobStatus } from '../../../src/core/jobs/status';
+import { jobPhase, type JobStatus } from '../../../src/core/jobs/status';
 import { listPoller, MemoryLogger, settle } from '../../support';
 
 const ID = 41;
@@ -274,6 +274,39 @@ describe('jobs: the job book', () => {
     assert.equal(t.followers[0]!.disposed, true);
     assert.match(t.terminals.get(id)!.text, /#41 is not listed by the account any more: no longer following this job/);
     assert.equal(t.poller.active, false);
+  });
+  it('a job listed running on an instance the poll shows stopped is interrupted at once, not while it is only stopping', async () => {
+    const id = '20261124-000008-hhhhhh';
+    const t = await setup([up()], [remembered(id)]);
+    t.jobs.set(id, status(id));
+    await t.book.list(ID);
+    let changes = 0;
+    t.book.onDidChange(() => changes++);
+    t.set([up({ intended_status: 'stopped' })]);
+    await t.poller.refresh();
+    assert.equal(t.book.runsJobs(ID), true, 'a stopping instance still runs its processes');
+    t.set([down()]);
+    await t.poller.refresh();
+    assert.deepEqual(
+      t.book.statusesOf(ID).map((s) => [s.jobId, jobPhase(s)]),
+      [[id, 'interrupted']],
+    );
+    assert.equal(t.book.runsJobs(ID), false);
+    assert.equal(changes, 1, 'the rows changed once');
+    await t.poller.refresh();
+    assert.equal(changes, 1, 'and not again on the next poll');
+  });
+  it('a job that stops its instance at its end is not called interrupted when the instance stops: the stop is its own', async () => {
+    const id = '20261124-000009-iiiiii';
+    const t = await setup([up()], [remembered(id)]);
+    t.jobs.set(id, status(id, { stopAtEnd: true }));
+    await t.book.list(ID);
+    t.set([down()]);
+    await t.poller.refresh();
+    assert.deepEqual(
+      t.book.statusesOf(ID).map((s) => [s.jobId, jobPhase(s)]),
+      [[id, 'running']],
+    );
   });
 });
 
