@@ -23,6 +23,8 @@ export const JOB_MEMORY_KEYS = {
   jobs: 'gpuRental.jobs.remembered',
   lastCommand: 'gpuRental.jobs.lastCommand',
   uploadFirst: 'gpuRental.jobs.uploadFirst',
+  /** The cluster jobs started here, as cluster/clusterJobStore.ts writes and reads them. */
+  clusterJobs: 'gpuRental.jobs.clusters',
 } as const;
 
 /** At most this many jobs are remembered per workspace, the newest kept. */
@@ -97,5 +99,14 @@ export class JobMemory {
 
   setUploadFirst(value: boolean): Thenable<void> {
     return this.memento.update(JOB_MEMORY_KEYS.uploadFirst, value);
+  }
+
+  /** The cluster jobs' records as stored, unread (cluster/clusterJobStore.ts reads and checks them). */
+  clusterRecords(): unknown {
+    return this.memento.get(JOB_MEMORY_KEYS.clusterJobs);
+  }
+
+  setClusterRecords(records: readonly unknown[]): Thenable<void> {
+    return this.memento.update(JOB_MEMORY_KEYS.clusterJobs, records);
   }
 }

@@ -7,16 +7,17 @@ import { groupClusters } from '../../core/instances/cluster';
 import { instanceName } from '../../core/instances/names';
 import type { InstancePoller } from '../../core/instances/poller';
 import { checkCluster, gateOn, PREFLIGHT_PORT, type PreflightDeps } from '../../core/jobs/cluster/preflight';
-import { ClusterJobWatch, clusterStateText, type ClusterJob, type ClusterJobAction } from '../../core/jobs/cluster/clusterJob';
+import { clusterStateText, type ClusterJob, type ClusterJobAction, type ClusterJobWatch } from '../../core/jobs/cluster/clusterJob';
+import { ClusterJobWatches } from '../../core/jobs/cluster/clusterJobStore';
 import { runOnCluster, type ClusterTarget, type RunClusterDeps, type RunClusterGiven } from '../../core/jobs/cluster/run';
 import type { JobMemory } from '../../core/jobs/memory';
 import { bashCommand } from '../../core/jobs/remoteJobs';
 import type { UploadRequest } from '../../core/jobs/run';
-import { newJobId } from '../../core/jobs/scripts';
+import { clusterRunDeps } from '../../core/jobs/cluster/wiring';
 import type { Logger } from '../../core/log';
 import type { Session } from '../../core/session/session';
 import { lastErrorLine, runRemote, type SshTarget } from '../../core/ssh/remote';
-import { checkRemotePath, remoteJoin } from '../../core/transfer/remotePath';
+import { suggestedRemoteDir } from '../../core/transfer/upload';
 import { config } from '../host/config';
 import { notify } from '../pickers/notify';
 import { asker, type Prompts } from '../pickers/prompts';
@@ -50,16 +51,18 @@ function actionLabel(action: ClusterJobAction): string {
  * clusterJob.ts. Rank 0's output opens in the job's terminal; Switch Rank opens another rank's.
  */
 export function clusterJobCommands(s: ClusterJobCommandDeps): CommandDefinition[] {
-  /** The cluster jobs this window started, newest last. */
-  const watches: ClusterJobWatch[] = [];
+  /** The cluster jobs started in this window or remembered by the workspace (restored below), oldest first. */
+  const watches = new ClusterJobWatches({ book: s.jobs.book, notify: (n) => void tell(n), logger: s.logger, memory: s.memory });
   /** The clusters (their node ids) whose network passed the check, or the user ran on anyway, in this window. */
   const checked = new Set<string>();
-  const switchRank = (job?: ClusterJob, rank?: number) => pickRank(s, watches, job, rank);
+  const switchRank = (job?: ClusterJob, rank?: number) => pickRank(s, watches.all, job, rank);
   const tell = async (notice: Parameters<ConstructorParameters<typeof ClusterJobWatch>[0]['notify']>[0]) => {
     const action = await notify(notice, actionLabel);
     if (action === 'showOutput') showRank(s, notice.job, notice.rank ?? 0);
     if (action === 'switchRank') await switchRank(notice.job);
   };
+  // After a reload: the failure watch, the state and Switch Rank of the cluster jobs still running.
+  watches.restore();
   return [
     command(COMMANDS.runOnCluster, async (target?: unknown, given: RunClusterGiven = {}) => {
       const cluster = asCluster(target) ?? (await pickCluster(s, 'run'));
@@ -76,8 +79,7 @@ export function clusterJobCommands(s: ClusterJobCommandDeps): CommandDefinition[
         void notify(outcome.notice);
         return undefined;
       }
-      const watch = new ClusterJobWatch({ book: s.jobs.book, notify: (n) => void tell(n), logger: s.logger }, outcome.job);
-      watches.push(watch);
+      watches.start(outcome.job);
       void notify(outcome.notice, actionLabel).then((action) => (action === 'switchRank' ? switchRank(outcome.job) : undefined));
       return { jobId: outcome.job.jobId };
     }),
@@ -130,24 +132,17 @@ function withCheckProgress<T>(cluster: ClusterTarget, work: (deps: PreflightDeps
 }
 
 function deps(s: ClusterJobCommandDeps): RunClusterDeps {
-  return {
+  return clusterRunDeps({
     ask: asker(s.prompts()),
     memory: s.memory,
     upload: s.upload,
-    uploadDestination: (localDir) => remoteJoin(checkRemotePath(config.transferFolder()), path.basename(localDir) || 'upload'),
+    uploadDestination: (localDir) => suggestedRemoteDir(config.transferFolder(), localDir),
     remoteFolder: config.remoteFolder(),
-    shell: async (instance, script) => {
-      const result = await runRemote(await s.sshTarget(instance), bashCommand(script), { timeoutMs: 30_000 });
-      if (result.code !== 0) throw new Error(lastErrorLine(result.stderr) || vscode.l10n.t('exit code {0}', result.code));
-      return result.stdout;
-    },
-    start: async (instance, o) => {
-      await s.jobs.run(instance, { ...o, baseUrl: s.session.baseUrl });
-    },
-    stop: (instanceId, jobId, stopInstance) => s.jobs.stop(instanceId, jobId, stopInstance),
-    newJobId: () => newJobId(Date.now()),
+    sshTarget: s.sshTarget,
+    jobs: s.jobs,
+    baseUrl: s.session.baseUrl,
     logger: s.logger,
-  };
+  });
 }
 
 /** A cluster handed in by a tree item or a test: anything with a label and its nodes in rank order. */
@@ -195,7 +190,7 @@ async function pickRank(s: ClusterJobCommandDeps, watches: readonly ClusterJobWa
   if (!job) {
     if (watches.length === 0) {
       void vscode.window.showInformationMessage(
-        vscode.l10n.t('GPU Rental: no cluster job was started in this window. Start one with Run on Cluster.'),
+        vscode.l10n.t('GPU Rental: this workspace has no cluster job to show. Start one with Run on Cluster.'),
       );
       return;
     }

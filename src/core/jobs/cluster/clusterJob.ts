@@ -118,6 +118,8 @@ export interface ClusterJobWatchDeps {
   readonly book: ClusterJobBook;
   readonly notify: (notice: Notice<ClusterJobAction> & { readonly job: ClusterJob; readonly rank?: number }) => void;
   readonly logger: Logger;
+  /** The watch is over and what it had to say was told (the store forgets the job: a reload does not tell it again). */
+  readonly onEnded?: (job: ClusterJob) => void;
 }
 
 /**
@@ -156,7 +158,8 @@ export class ClusterJobWatch implements Disposable {
     return this.job.nodes.map((id) => this.deps.book.statusesOf(id).find((s) => s.jobId === this.job.jobId));
   }
 
-  private check(): void {
+  /** Reads the rows again (a watch restored after a reload does so at once: the book may have listed already). */
+  check(): void {
     if (this.done) return;
     const statuses = this.statuses();
     const state = clusterJobState(this.job, statuses);
@@ -173,6 +176,7 @@ export class ClusterJobWatch implements Disposable {
           actions: ['switchRank'],
           job: this.job,
         });
+      this.deps.onEnded?.(this.job);
     }
   }
 
@@ -210,5 +214,6 @@ export class ClusterJobWatch implements Disposable {
             )
           : l10n.t('GPU Rental: {0} {1}. Its last lines: {2}', this.job.label, what, tail);
     this.deps.notify({ severity: 'warning', text, actions: ['showOutput', 'switchRank'], job: this.job, rank: state.rank });
+    this.deps.onEnded?.(this.job);
   }
 }

@@ -1,0 +1,70 @@
+/**
+ * Run on Cluster's ports as the extension wires them: a node's shell over ssh, each node's job
+ * started and stopped through the job book, a new job id from the clock. The caller hands in what
+ * only it knows: the prompts, Upload Folder's flow, the settings, how ssh reaches an instance.
+ * ui's Run on Cluster builds its deps here, and so do the tests that run the flow over real ssh.
+ */
+
+import type { Instance } from '../../api/instances';
+import { l10n } from '../../l10n';
+import type { Logger } from '../../log';
+import type { Ask } from '../../prompts';
+import { lastErrorLine, runRemote, type SshTarget } from '../../ssh/remote';
+import type { JobBook } from '../book';
+import { bashCommand } from '../remoteJobs';
+import { newJobId } from '../scripts';
+import type { RunClusterDeps } from './run';
+
+/** How long a short script on a node (reading its address) may take. */
+export const NODE_SHELL_TIMEOUT_MS = 30_000;
+
+export interface ClusterRunWiring {
+  readonly ask: Ask;
+  readonly memory: RunClusterDeps['memory'];
+  /** Upload Folder's flow for one node, quiet; resolves the folder on the node, undefined when it did not complete. */
+  readonly upload: RunClusterDeps['upload'];
+  /** The folder on a node that a local folder is uploaded to (the transfer folder setting and its name). */
+  readonly uploadDestination: RunClusterDeps['uploadDestination'];
+  /** The remote folder setting (empty: the home folder). */
+  readonly remoteFolder: string;
+  /** Says how ssh reaches a running instance (ui also writes its managed SSH entry). */
+  readonly sshTarget: (instance: Instance) => Promise<SshTarget>;
+  /** The job book: each node's job starts and stops there, so it is listed, followed and remembered. */
+  readonly jobs: Pick<JobBook, 'run' | 'stop'>;
+  /** The API base URL a node's wrapper stops its instance through. */
+  readonly baseUrl: string;
+  readonly logger: Logger;
+  /** The clock new job ids are made from (default: Date.now). */
+  readonly now?: () => number;
+}
+
+/** Runs a short bash script on the instance over ssh; resolves what it printed, rejects with the error's last line. */
+export function nodeShell(
+  sshTarget: (instance: Instance) => Promise<SshTarget>,
+  timeoutMs = NODE_SHELL_TIMEOUT_MS,
+): (instance: Instance, script: string) => Promise<string> {
+  return async (instance, script) => {
+    const result = await runRemote(await sshTarget(instance), bashCommand(script), { timeoutMs });
+    if (result.code !== 0) throw new Error(lastErrorLine(result.stderr) || l10n.t('exit code {0}', result.code));
+    return result.stdout;
+  };
+}
+
+/** Run on Cluster's deps from the pieces above; the network check (`preflight`) is the caller's to add. */
+export function clusterRunDeps(w: ClusterRunWiring): RunClusterDeps {
+  const now = w.now ?? Date.now;
+  return {
+    ask: w.ask,
+    memory: w.memory,
+    upload: w.upload,
+    uploadDestination: w.uploadDestination,
+    remoteFolder: w.remoteFolder,
+    shell: nodeShell(w.sshTarget),
+    start: async (instance, o) => {
+      await w.jobs.run(instance, { ...o, baseUrl: w.baseUrl });
+    },
+    stop: (instanceId, jobId, stopInstance) => w.jobs.stop(instanceId, jobId, stopInstance),
+    newJobId: () => newJobId(now()),
+    logger: w.logger,
+  };
+}
