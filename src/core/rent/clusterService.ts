@@ -10,6 +10,7 @@ import { clusterFilter } from '../api/offerQuery';
 import type { Offer } from '../api/offers';
 import { destroyInstance } from '../instances/actions';
 import { instanceName } from '../instances/names';
+import { phaseText } from '../instances/present';
 import type { InstancePoller } from '../instances/poller';
 import { untilPhase } from '../instances/untilPhase';
 import { l10n } from '../l10n';
@@ -51,7 +52,17 @@ export async function bootOf(
   if (wait.outcome === 'reached') return { kind: 'running' };
   if (wait.outcome === 'timedOut')
     return { kind: 'failed', reason: l10n.t('it did not run within {0} minutes', Math.round(timeoutMs / 60_000)) };
-  return { kind: 'failed', reason: l10n.t('it became {0} while booting', wait.outcome === 'gaveUp' ? wait.phase : 'cancelled') };
+  if (wait.outcome === 'cancelled') return { kind: 'failed', reason: l10n.t('the wait for its boot was cancelled') };
+  switch (wait.phase) {
+    case 'failed':
+      return { kind: 'failed', reason: l10n.t('the service reports it failed') };
+    case 'gone':
+      return { kind: 'failed', reason: l10n.t('it was destroyed before it ran') };
+    case 'stopped':
+      return { kind: 'failed', reason: l10n.t('it was stopped before it ran') };
+    default:
+      return { kind: 'failed', reason: l10n.t('it became {0} while booting', phaseText(wait.phase)) };
+  }
 }
 
 /**

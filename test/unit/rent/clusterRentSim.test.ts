@@ -243,7 +243,7 @@ describe('rent cluster against the simulator: faults leave no unseen node', func
       const end = (await rent(k))!;
       assert.match(
         k.ask.asked[1]!.text,
-        /^GPU Rental: node 1 of the cluster "train" failed: it failed to boot \(it became failed while booting\)\.$/,
+        /^GPU Rental: node 1 of the cluster "train" failed: it failed to boot \(the service reports it failed\)\.$/,
       );
       const failed = end.nodes[1]!;
       assert.match(
