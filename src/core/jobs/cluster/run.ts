@@ -24,6 +24,7 @@ import { interfaceAddressScript, parseInterfaceAddress, type ClusterLayout } fro
 import type { ClusterJob, ClusterJobAction } from './clusterJob';
 import { DEFAULT_PRESET, PRESET_IDS, presetDetail, presetLabel, type ClusterRun, type PresetId } from './presets';
 import { rankScript, runLabel } from './rankScript';
+import { scriptBoxValue, splitScriptLine } from './scriptLine';
 
 /** A cluster as the flow takes it: how it is named, and its nodes in rank order (rank 0 first). */
 export interface ClusterTarget {
@@ -196,17 +197,23 @@ async function askRun(
     given.script ??
     (await deps.ask.input({
       title,
-      prompt: l10n.t('The Python script every node runs with {0}, and its arguments, in the uploaded folder.', presetLabel(preset)),
+      prompt: l10n.t(
+        'The Python script every node runs with {0}, and its arguments, in the uploaded folder. Quote a path with spaces.',
+        presetLabel(preset),
+      ),
       placeholder: 'train.py --epochs 3',
-      value: facts.script ?? '',
-      validate: (v) => (v.trim() ? undefined : l10n.t('Type the script to run, e.g. train.py')),
+      value: scriptBoxValue(facts.script),
+      validate: (v) => {
+        const read = splitScriptLine(v);
+        return 'problem' in read ? read.problem : undefined;
+      },
     }));
-  const text = typed?.trim();
-  if (!text) return undefined;
-  const [script, ...rest] = text.split(/\s+/);
-  const args = rest.join(' ') || undefined;
-  if (preset === 'torchrun' || preset === 'torchrun-c10d') return { preset, script: script!, args, legacyTorch: given.legacyTorch };
-  return { preset, script: script!, args };
+  if (!typed?.trim()) return undefined;
+  const read = splitScriptLine(typed);
+  if ('problem' in read) return undefined;
+  const { script, args } = read;
+  if (preset === 'torchrun' || preset === 'torchrun-c10d') return { preset, script, args, legacyTorch: given.legacyTorch };
+  return { preset, script, args };
 }
 
 async function askStopAtEnd(deps: RunClusterDeps, cluster: ClusterTarget): Promise<boolean | undefined> {

@@ -102,7 +102,10 @@ describe('jobs/cluster: Run on Cluster asks', () => {
       t.ask.asked.map((a) => [a.kind, a.text]),
       [
         ['pick', 'GPU Rental: Run on the cluster demo (2 nodes)'],
-        ['input', 'The Python script every node runs with torchrun (static rendezvous), and its arguments, in the uploaded folder.'],
+        [
+          'input',
+          'The Python script every node runs with torchrun (static rendezvous), and its arguments, in the uploaded folder. Quote a path with spaces.',
+        ],
         ['pick', 'GPU Rental: Upload before the job?'],
         ['pick', 'GPU Rental: When the job on the cluster demo ends'],
       ],
@@ -117,6 +120,17 @@ describe('jobs/cluster: Run on Cluster asks', () => {
     ]);
     assert.equal(t.ask.left(), 0);
     assert.equal(t.memory.uploadFirst, true, 'the upload choice is remembered as for single jobs');
+  });
+
+  it('runs a quoted script path with a space as one word, its arguments after it', async () => {
+    const t = setup([
+      { pick: 'torchrun (static rendezvous)' },
+      { input: "'my dir/train.py' --lr 3" },
+      { pick: 'Upload the workspace first' },
+      { pick: 'Stop the cluster when the job ends' },
+    ]);
+    assert.equal((await t.run())?.kind, 'started');
+    assert.match(t.starts[0]!.start.command, / 'my dir\/train\.py' --lr 3$/m);
   });
 
   it('the custom preset asks for the command instead of a script', async () => {
