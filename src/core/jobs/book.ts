@@ -66,6 +66,8 @@ export class JobBook implements Disposable {
   private readonly subscription: Disposable;
   /** Stops this window is waiting to see (undone at dispose). */
   private readonly pending = new Set<() => void>();
+  /** Who tells some node jobs' end and stop for them (a cluster job's watches, as one notice). */
+  private readonly claims = new Set<(instanceId: number, jobId: string) => boolean>();
   private readonly remote: JobRemote;
   private readonly timers: Timers;
   /** An absolute folder on the instance instead of `~/.gpu-rental/jobs` (integration tests). */
@@ -154,6 +156,15 @@ export class JobBook implements Disposable {
       .catch(() => {});
     void this.list(instance.id);
     return { jobId, startedWith };
+  }
+
+  /**
+   * The jobs `owns` answers true for are told by their owner (a cluster job, once for all its
+   * nodes): the book shows neither their end nor their instance's stop. Until disposed.
+   */
+  claimNotices(owns: (instanceId: number, jobId: string) => boolean): Disposable {
+    this.claims.add(owns);
+    return { dispose: () => void this.claims.delete(owns) };
   }
 
   /** Whether a job of this extension runs on the instance now, as far as this window knows. */
@@ -350,6 +361,7 @@ export class JobBook implements Disposable {
     // Told once: a job whose end this workspace saw before (or that another workspace started) is not announced again.
     if (this.deps.memory.job(job.jobId, job.instanceId)?.ended !== false) return;
     void this.deps.memory.change(job.jobId, { ended: true }, job.instanceId).then(() => this.keepPolling());
+    if ([...this.claims].some((owns) => owns(job.instanceId, job.jobId))) return;
     const failed = jobPhase(status) === 'interrupted' || status.exitCode !== 0;
     const ref = { instanceId: job.instanceId, jobId: job.jobId, label: job.label };
     this.notices.fire({ severity: failed ? 'warning' : 'info', text: message, actions: ['showOutput'], job: ref });

@@ -43,27 +43,65 @@ export function stopSeenNotice(instanceId: number, phase: 'stopped' | 'gone', di
   return { severity: 'info', text: message, actions: [] };
 }
 
+/** What the poll showed of instances that a job's end was to stop. */
+export type StopsSeen =
+  /** Every one seen stopped or gone in one poll: the stopped ones with their disk's rate (when the listing has it), and the gone ones. */
+  | {
+      readonly kind: 'seen';
+      readonly stopped: readonly { readonly instanceId: number; readonly diskPerHour: number | null | undefined }[];
+      readonly gone: readonly number[];
+    }
+  /** Not every one was seen stopped within STOP_SEEN_MS: the ones the last poll did not show stopped. */
+  | { readonly kind: 'unseen'; readonly unseen: readonly number[] };
+
 /**
- * The wrapper asks the service to stop the instance a moment after the job ended. Says so once the
- * poll shows it stopped, with what the disk still bills; when it is not seen stopped in three
- * minutes, says it may still bill its full rate, to check. Returns what ends the watch early.
+ * The wrapper asks the service to stop each instance a moment after its job ended. Follows the poll
+ * until it shows every one stopped (or gone) at once, or STOP_SEEN_MS passed, and tells which, once.
+ * Returns what ends the watch early.
  */
-export function watchStop(w: StopWatch, instanceId: number): () => void {
-  w.poller.watch(instanceId);
+export function watchStops(w: Omit<StopWatch, 'notify'>, instanceIds: readonly number[], told: (seen: StopsSeen) => void): () => void {
+  for (const id of instanceIds) w.poller.watch(id);
+  let unseen: readonly number[] = instanceIds;
   const done = () => {
     w.timers.clearTimeout(timer);
     w.timers.clearTimeout(poll);
     subscription.dispose();
   };
   const subscription = w.poller.onDidUpdate((snapshot) => {
-    const instance = snapshot.instances.find((i) => i.id === instanceId);
-    const phase = instance ? instancePhase(instance) : 'gone';
-    if (phase !== 'stopped' && phase !== 'gone') return;
+    const nodes = instanceIds.map((id) => {
+      const instance = snapshot.instances.find((i) => i.id === id);
+      return { id, instance, phase: instance ? instancePhase(instance) : 'gone' };
+    });
+    unseen = nodes.filter((n) => n.phase !== 'stopped' && n.phase !== 'gone').map((n) => n.id);
+    if (unseen.length > 0) return;
     done();
-    w.notify(stopSeenNotice(instanceId, phase, instance?.storage_total_cost));
+    told({
+      kind: 'seen',
+      stopped: nodes.filter((n) => n.phase === 'stopped').map((n) => ({ instanceId: n.id, diskPerHour: n.instance?.storage_total_cost })),
+      gone: nodes.filter((n) => n.phase === 'gone').map((n) => n.id),
+    });
   });
   const timer = w.timers.setTimeout(() => {
     done();
+    told({ kind: 'unseen', unseen });
+  }, STOP_SEEN_MS);
+  // The wrapper waits STOP_GRACE_SECONDS before it asks: poll just after.
+  const poll = w.timers.setTimeout(() => void w.poller.refresh(), (STOP_GRACE_SECONDS + 1) * 1000);
+  return done;
+}
+
+/**
+ * One instance's stop after its job's end: says so once the poll shows it stopped, with what the
+ * disk still bills; when it is not seen stopped in three minutes, says it may still bill its full
+ * rate, to check. Returns what ends the watch early.
+ */
+export function watchStop(w: StopWatch, instanceId: number): () => void {
+  return watchStops(w, [instanceId], (seen) => {
+    if (seen.kind === 'seen') {
+      const stopped = seen.stopped[0];
+      w.notify(stopSeenNotice(instanceId, stopped ? 'stopped' : 'gone', stopped?.diskPerHour));
+      return;
+    }
     w.notify({
       severity: 'warning',
       actions: [],
@@ -73,8 +111,5 @@ export function watchStop(w: StopWatch, instanceId: number): () => void {
         STOP_SEEN_MS / 60_000,
       ),
     });
-  }, STOP_SEEN_MS);
-  // The wrapper waits STOP_GRACE_SECONDS before it asks: poll just after.
-  const poll = w.timers.setTimeout(() => void w.poller.refresh(), (STOP_GRACE_SECONDS + 1) * 1000);
-  return done;
+  });
 }

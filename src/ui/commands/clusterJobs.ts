@@ -7,7 +7,13 @@ import { groupClusters } from '../../core/instances/cluster';
 import { instanceName } from '../../core/instances/names';
 import type { InstancePoller } from '../../core/instances/poller';
 import { checkCluster, gateOn, PREFLIGHT_PORT, type PreflightDeps } from '../../core/jobs/cluster/preflight';
-import { clusterStateText, type ClusterJob, type ClusterJobAction, type ClusterJobWatch } from '../../core/jobs/cluster/clusterJob';
+import {
+  clusterStateText,
+  type ClusterJob,
+  type ClusterJobAction,
+  type ClusterJobNotice,
+  type ClusterJobWatch,
+} from '../../core/jobs/cluster/clusterJob';
 import { ClusterJobWatches } from '../../core/jobs/cluster/clusterJobStore';
 import { runOnCluster, type ClusterTarget, type RunClusterDeps, type RunClusterGiven } from '../../core/jobs/cluster/run';
 import type { JobMemory } from '../../core/jobs/memory';
@@ -52,11 +58,17 @@ function actionLabel(action: ClusterJobAction): string {
  */
 export function clusterJobCommands(s: ClusterJobCommandDeps): CommandDefinition[] {
   /** The cluster jobs started in this window or remembered by the workspace (restored below), oldest first. */
-  const watches = new ClusterJobWatches({ book: s.jobs.book, notify: (n) => void tell(n), logger: s.logger, memory: s.memory });
+  const watches = new ClusterJobWatches({
+    book: s.jobs.book,
+    notify: (n) => void tell(n),
+    logger: s.logger,
+    memory: s.memory,
+    poller: s.poller,
+  });
   /** The clusters (their node ids) whose network passed the check, or the user ran on anyway, in this window. */
   const checked = new Set<string>();
   const switchRank = (job?: ClusterJob, rank?: number) => pickRank(s, watches.all, job, rank);
-  const tell = async (notice: Parameters<ConstructorParameters<typeof ClusterJobWatch>[0]['notify']>[0]) => {
+  const tell = async (notice: ClusterJobNotice) => {
     const action = await notify(notice, actionLabel);
     if (action === 'showOutput') showRank(s, notice.job, notice.rank ?? 0);
     if (action === 'switchRank') await switchRank(notice.job);

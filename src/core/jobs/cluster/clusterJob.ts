@@ -10,15 +10,21 @@
  * - stopped: stopped by hand, with no failure.
  *
  * When one node fails, `ClusterJobWatch` stops the job on every node still running it, so none is
- * left burning its rate waiting for a peer that is gone, and says so once.
+ * left burning its rate waiting for a peer that is gone, and says so once. The end of a cluster job
+ * is one notice, not one per node (the job book leaves its nodes' own to it): when the nodes stop
+ * themselves at the end, the watch waits to see them stopped and says so in the same notice, with
+ * what their disks still bill together.
  */
 
 import type { Disposable } from '../../events';
+import { formatDollars } from '../../format';
+import { realTimers } from '../../instances/poller';
 import { l10n } from '../../l10n';
 import type { Logger } from '../../log';
 import type { Notice } from '../../notice';
 import { visibleText } from '../../text';
-import { jobPhase, type JobStatus } from '../status';
+import { STOP_SEEN_MS, watchStops, type StopsSeen, type StopWatch } from '../notices';
+import { jobPhase, stopsInstance, type JobStatus } from '../status';
 
 /** A button of a cluster job's notice; ui words it. */
 export type ClusterJobAction = 'switchRank' | 'showOutput';
@@ -112,14 +118,84 @@ export interface ClusterJobBook {
   statusesOf(instanceId: number): readonly JobStatus[];
   stop(instanceId: number, jobId: string, stopInstance: boolean): Promise<boolean>;
   outputText(jobId: string, instanceId?: number): string | undefined;
+  /** Leaves the end and the stop of the node jobs `owns` answers true for to their cluster job (the job book's). */
+  claimNotices?(owns: (instanceId: number, jobId: string) => boolean): Disposable;
 }
+
+/** A cluster job's notice; ui words its buttons. */
+export type ClusterJobNotice = Notice<ClusterJobAction> & { readonly job: ClusterJob; readonly rank?: number };
 
 export interface ClusterJobWatchDeps {
   readonly book: ClusterJobBook;
-  readonly notify: (notice: Notice<ClusterJobAction> & { readonly job: ClusterJob; readonly rank?: number }) => void;
+  readonly notify: (notice: ClusterJobNotice) => void;
   readonly logger: Logger;
-  /** The watch is over and what it had to say was told (the store forgets the job: a reload does not tell it again). */
+  /**
+   * The poll, to see the nodes stop after the job's end when they stop themselves. Without it the
+   * end is told at once and the stop is left to the job book.
+   */
+  readonly poller?: StopWatch['poller'];
+  readonly timers?: StopWatch['timers'];
+  /** The job ended and the end was decided (the store forgets the job: a reload does not tell it again); the stop may still be told. */
   readonly onEnded?: (job: ClusterJob) => void;
+}
+
+/**
+ * What is told once the nodes a cluster job's end stopped are seen stopped, or not: `finished`, the
+ * node count when it finished on all of them (the notice of its end, with what the stopped disks
+ * bill together); undefined after a failure or a stop by hand, which were told already, so only
+ * nodes not seen stopped are worth a word.
+ */
+export function clusterStopNotice(job: ClusterJob, seen: StopsSeen, finished: number | undefined): ClusterJobNotice | undefined {
+  if (seen.kind === 'unseen') {
+    const ids = seen.unseen.map((id) => `#${id}`).join(', ');
+    const minutes = STOP_SEEN_MS / 60_000;
+    const text =
+      finished !== undefined
+        ? l10n.t(
+            'GPU Rental: {0} finished on all nodes of {1}, but these nodes are not seen stopped after {2} minutes, so they may still bill their full rate: {3}. Check them in the Instances view and stop them yourself if they run.',
+            job.label,
+            job.cluster,
+            minutes,
+            ids,
+          )
+        : l10n.t(
+            'GPU Rental: the nodes of {0} were to stop after {1} ended, but these are not seen stopped after {2} minutes, so they may still bill their full rate: {3}. Check them in the Instances view and stop them yourself if they run.',
+            job.cluster,
+            job.label,
+            minutes,
+            ids,
+          );
+    return { severity: 'warning', text, actions: [], job };
+  }
+  if (finished === undefined) return undefined;
+  if (seen.stopped.length === 0) return finishedNotice(job, finished);
+  const disks = seen.stopped.map((s) => s.diskPerHour);
+  const total = disks.every((d) => typeof d === 'number' && d > 0) ? disks.reduce<number>((t, d) => t + d!, 0) : undefined;
+  const text =
+    total === undefined
+      ? l10n.t(
+          'GPU Rental: {0} finished on all {1} nodes of {2}, and the cluster stopped itself; its disks still bill until you destroy the nodes. Download the outputs before you destroy them.',
+          job.label,
+          finished,
+          job.cluster,
+        )
+      : l10n.t(
+          'GPU Rental: {0} finished on all {1} nodes of {2}, and the cluster stopped itself; its disks still bill {3}/h together until you destroy the nodes. Download the outputs before you destroy them.',
+          job.label,
+          finished,
+          job.cluster,
+          formatDollars(total),
+        );
+  return { severity: 'info', text, actions: ['switchRank'], job };
+}
+
+function finishedNotice(job: ClusterJob, nodes: number): ClusterJobNotice {
+  return {
+    severity: 'info',
+    text: l10n.t('GPU Rental: {0} finished on all {1} nodes of {2}.', job.label, nodes, job.cluster),
+    actions: ['switchRank'],
+    job,
+  };
 }
 
 /**
@@ -130,6 +206,9 @@ export interface ClusterJobWatchDeps {
 export class ClusterJobWatch implements Disposable {
   private readonly subscription: Disposable;
   private done = false;
+  /** Ends the wait to see the nodes stopped after the job's end. */
+  private stopWatch: (() => void) | undefined;
+  private disposed = false;
   /** Resolves once the others were asked to stop after a failure (tests wait on it). */
   stopping: Promise<void> = Promise.resolve();
 
@@ -151,7 +230,9 @@ export class ClusterJobWatch implements Disposable {
   }
 
   dispose(): void {
+    this.disposed = true;
     this.subscription.dispose();
+    this.stopWatch?.();
   }
 
   private statuses(): (JobStatus | undefined)[] {
@@ -169,15 +250,29 @@ export class ClusterJobWatch implements Disposable {
       this.stopping = this.failed(state, statuses);
     } else if (state.kind === 'succeeded' || state.kind === 'stopped') {
       this.done = true;
-      if (state.kind === 'succeeded')
-        this.deps.notify({
-          severity: 'info',
-          text: l10n.t('GPU Rental: {0} finished on all {1} nodes of {2}.', this.job.label, state.nodes, this.job.cluster),
-          actions: ['switchRank'],
-          job: this.job,
-        });
+      const finished = state.kind === 'succeeded' ? state.nodes : undefined;
+      const stopping = this.job.nodes.filter((_, rank) => statuses[rank] !== undefined && stopsInstance(statuses[rank]));
+      if (!this.followStops(stopping, finished) && finished !== undefined) this.deps.notify(finishedNotice(this.job, finished));
       this.deps.onEnded?.(this.job);
     }
+  }
+
+  /**
+   * Waits to see `nodes` stopped, then tells the end (`finished`) with the stop, or only the nodes
+   * not seen stopped. False when there is nothing to wait for, or no poll to wait on.
+   */
+  private followStops(nodes: readonly number[], finished: number | undefined): boolean {
+    const poller = this.deps.poller;
+    if (!poller || nodes.length === 0 || this.disposed) return false;
+    const timers = this.deps.timers ?? realTimers;
+    this.stopWatch = watchStops({ poller, timers }, nodes, (seen) => {
+      this.stopWatch = undefined;
+      if (seen.kind === 'unseen')
+        this.deps.logger.warn(`Cluster job ${this.job.jobId}: ${seen.unseen.map((id) => `#${id}`).join(', ')} not seen stopped.`);
+      const notice = clusterStopNotice(this.job, seen, finished);
+      if (notice) this.deps.notify(notice);
+    });
+    return true;
   }
 
   private async failed(state: Extract<ClusterJobState, { kind: 'failed' }>, statuses: readonly (JobStatus | undefined)[]): Promise<void> {
@@ -215,5 +310,11 @@ export class ClusterJobWatch implements Disposable {
           : l10n.t('GPU Rental: {0} {1}. Its last lines: {2}', this.job.label, what, tail);
     this.deps.notify({ severity: 'warning', text, actions: ['showOutput', 'switchRank'], job: this.job, rank: state.rank });
     this.deps.onEnded?.(this.job);
+    // Each node still stops itself when asked to: the failed one at its end, the others after their stop.
+    const stopping = this.job.nodes.filter((id, rank) => {
+      const s = statuses[rank];
+      return others.includes(id) ? this.job.stopAtEnd && !unstopped.includes(id) : s !== undefined && stopsInstance(s);
+    });
+    this.followStops(stopping, undefined);
   }
 }

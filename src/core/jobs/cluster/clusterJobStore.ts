@@ -110,23 +110,36 @@ export class ClusterJobStore {
   }
 }
 
-/** What the watches are handed: the watch's own ports (less its end, which the watches take) and the job memory. */
-export interface ClusterJobWatchesDeps extends Omit<ClusterJobWatchDeps, 'onEnded'> {
+/**
+ * What the watches are handed: the watch's own ports (less its end, which the watches take), the
+ * poll (each watch sees its nodes stop there) and the job memory.
+ */
+export interface ClusterJobWatchesDeps extends Omit<ClusterJobWatchDeps, 'onEnded' | 'poller'> {
+  readonly poller: NonNullable<ClusterJobWatchDeps['poller']>;
   readonly memory: ClusterJobMemory;
 }
 
 /**
  * The cluster jobs of this window, each with its watch: the ones started here and the ones restored
  * from the workspace. A job stays in the list (Switch Rank) after it ended; the store forgets it then.
+ * Its node jobs' own notices are left out of the job book's (`claimNotices`): the watch tells the
+ * cluster job's end once.
  */
 export class ClusterJobWatches implements Disposable {
   private readonly list: ClusterJobWatch[] = [];
   private readonly store: ClusterJobStore;
   /** The store's writes, one after another, so a quick end never runs before its job was remembered. */
   private writes: Promise<void> = Promise.resolve();
+  private readonly claim: Disposable | undefined;
 
   constructor(private readonly deps: ClusterJobWatchesDeps) {
     this.store = new ClusterJobStore(deps.memory, deps.logger);
+    this.claim = deps.book.claimNotices?.((instanceId, jobId) => this.belongsToCluster(instanceId, jobId));
+  }
+
+  /** Whether the job on the instance is a node of a cluster job of this window (ended or not): its watch tells its end. */
+  belongsToCluster(instanceId: number, jobId: string): boolean {
+    return this.list.some((w) => w.job.jobId === jobId && w.job.nodes.includes(instanceId));
   }
 
   /** The watches, oldest first. */
@@ -180,6 +193,7 @@ export class ClusterJobWatches implements Disposable {
   }
 
   dispose(): void {
+    this.claim?.dispose();
     for (const w of this.list) w.dispose();
   }
 
@@ -189,6 +203,8 @@ export class ClusterJobWatches implements Disposable {
         book: this.deps.book,
         notify: this.deps.notify,
         logger: this.deps.logger,
+        poller: this.deps.poller,
+        timers: this.deps.timers,
         onEnded: (ended) =>
           this.write(
             () => this.store.forget([ended.jobId]),

@@ -7,7 +7,8 @@ import type { ClusterJob, ClusterJobWatchDeps } from '../../../../src/core/jobs/
 import { ClusterJobStore, ClusterJobWatches, MAX_REMEMBERED_CLUSTER_JOBS } from '../../../../src/core/jobs/cluster/clusterJobStore';
 import { JOB_MEMORY_KEYS, JobMemory } from '../../../../src/core/jobs/memory';
 import type { JobStatus } from '../../../../src/core/jobs/status';
-import { MemoryLogger } from '../../../support';
+import type { Instance } from '../../../../src/core/api/instances';
+import { listPoller, MemoryLogger } from '../../../support';
 
 const JOB_ID = '20261124-001611-k3f9q2';
 const OTHER_ID = '20261124-002000-a1b2c3';
@@ -30,6 +31,8 @@ function status(fields: Partial<JobStatus> = {}): JobStatus {
   };
 }
 const exited = (code: number, endedAt = 2_000) => status({ exitCode: code, endedAt, alive: false });
+const node = (id: number, actual: 'running' | 'stopped', disk = 0.0125) =>
+  ({ id, actual_status: actual, intended_status: actual, storage_total_cost: disk }) as unknown as Instance;
 
 type Notice = Parameters<ClusterJobWatchDeps['notify']>[0];
 
@@ -38,8 +41,9 @@ function workspace(values: Record<string, unknown> = {}) {
   return { values, memory: () => new JobMemory({ get: (k) => values[k], update: (k, v) => Promise.resolve(void (values[k] = v)) }) };
 }
 
-/** One window: a fresh book (the rows each node's listing shows), its notices, its cluster job watches. */
+/** One window: a fresh book (the rows each node's listing shows), the poll of the nodes, its notices, its cluster job watches. */
 function window(memory: JobMemory, rows: Map<number, JobStatus[]>) {
+  const p = listPoller(job.nodes.map((id) => node(id, 'running')));
   const changed = new Emitter<void>();
   const stops: Array<[number, string, boolean]> = [];
   const notices: Notice[] = [];
@@ -54,8 +58,8 @@ function window(memory: JobMemory, rows: Map<number, JobStatus[]>) {
     },
     outputText: () => 'RuntimeError: CUDA out of memory\n',
   };
-  const watches = new ClusterJobWatches({ book, notify: (n) => notices.push(n), logger, memory });
-  return { watches, stops, notices, logger, fire: () => changed.fire(), dispose: () => (watches.dispose(), changed.dispose()) };
+  const watches = new ClusterJobWatches({ book, notify: (n) => notices.push(n), logger, memory, poller: p.poller, timers: p.clock });
+  return { ...p, watches, stops, notices, logger, fire: () => changed.fire(), dispose: () => (watches.dispose(), changed.dispose()) };
 }
 
 /** Run on Cluster's start: each node's job in the job book's memory, then the cluster job watched. */
@@ -139,9 +143,13 @@ describe('jobs/cluster: a cluster job outlives the window', () => {
     await started(ws.memory(), first);
     for (const id of job.nodes) rows.set(id, [exited(0)]);
     first.fire();
+    first.set(job.nodes.map((id) => node(id, 'stopped')));
+    await first.clock.advance(5_000);
     assert.deepEqual(
       first.notices.map((n) => n.text),
-      ['GPU Rental: torchrun train.py finished on all 3 nodes of demo.'],
+      [
+        'GPU Rental: torchrun train.py finished on all 3 nodes of demo, and the cluster stopped itself; its disks still bill $0.038/h together until you destroy the nodes. Download the outputs before you destroy them.',
+      ],
     );
     await first.watches.saved;
     first.dispose();
