@@ -10,6 +10,7 @@ import { STOP_SEEN_MS, type JobNotice } from '../../../src/core/jobs/notices';
 import { jobRows, presentJobRow } from '../../../src/core/jobs/rows';
 import { jobPhase, type JobStatus } from '../../../src/core/jobs/status';
 import { listPoller, MemoryLogger, settle } from '../../support';
+import { jobStatus } from '../../support/jobStatus';
 
 const ID = 41;
 const up = (fields: Partial<Instance> = {}) =>
@@ -18,20 +19,7 @@ const down = (fields: Partial<Instance> = {}) =>
   ({ id: ID, actual_status: 'stopped', intended_status: 'stopped', ...fields }) as unknown as Instance;
 
 function status(jobId: string, fields: Partial<JobStatus> = {}): JobStatus {
-  return {
-    jobId,
-    startedAt: 1_000,
-    endedAt: undefined,
-    exitCode: undefined,
-    alive: true,
-    stopAtEnd: false,
-    stopAnswer: undefined,
-    cancelled: undefined,
-    logBytes: 0,
-    cwd: '/root/p',
-    label: 'train.py',
-    ...fields,
-  };
+  return jobStatus(jobId, { cwd: '/root/p', ...fields });
 }
 
 const remembered = (jobId: string, fields: Partial<RememberedJob> = {}): RememberedJob => ({

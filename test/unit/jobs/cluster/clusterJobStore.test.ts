@@ -9,26 +9,14 @@ import { JOB_MEMORY_KEYS, JobMemory } from '../../../../src/core/jobs/memory';
 import type { JobStatus } from '../../../../src/core/jobs/status';
 import type { Instance } from '../../../../src/core/api/instances';
 import { listPoller, MemoryLogger } from '../../../support';
+import { jobStatus } from '../../../support/jobStatus';
 
 const JOB_ID = '20261124-001611-k3f9q2';
 const OTHER_ID = '20261124-002000-a1b2c3';
 const job: ClusterJob = { jobId: JOB_ID, label: 'torchrun train.py', cluster: 'demo', nodes: [41, 42, 43], stopAtEnd: true };
 
 function status(fields: Partial<JobStatus> = {}): JobStatus {
-  return {
-    jobId: JOB_ID,
-    startedAt: 1_000,
-    endedAt: undefined,
-    exitCode: undefined,
-    alive: true,
-    stopAtEnd: true,
-    stopAnswer: undefined,
-    cancelled: undefined,
-    logBytes: 0,
-    cwd: '/root/project',
-    label: 'torchrun train.py',
-    ...fields,
-  };
+  return jobStatus(JOB_ID, { stopAtEnd: true, label: 'torchrun train.py', ...fields });
 }
 const exited = (code: number, endedAt = 2_000) => status({ exitCode: code, endedAt, alive: false });
 const node = (id: number, actual: 'running' | 'stopped', disk = 0.0125) =>

@@ -12,6 +12,7 @@ import { JobMemory } from '../../../../src/core/jobs/memory';
 import { STOP_SEEN_MS, type JobNotice } from '../../../../src/core/jobs/notices';
 import type { JobStatus } from '../../../../src/core/jobs/status';
 import { listPoller, MemoryLogger, settle } from '../../../support';
+import { jobStatus } from '../../../support/jobStatus';
 
 const RANK0 = 31000001;
 const RANK1 = 31000002;
@@ -23,20 +24,7 @@ const instance = (id: number, actual: 'running' | 'stopped', disk?: number) =>
   ({ id, actual_status: actual, intended_status: actual, storage_total_cost: disk }) as unknown as Instance;
 
 function status(jobId: string, label: string, fields: Partial<JobStatus> = {}): JobStatus {
-  return {
-    jobId,
-    startedAt: 1_000,
-    endedAt: undefined,
-    exitCode: undefined,
-    alive: true,
-    stopAtEnd: true,
-    stopAnswer: undefined,
-    cancelled: undefined,
-    logBytes: 0,
-    cwd: '/root/p',
-    label,
-    ...fields,
-  };
+  return jobStatus(jobId, { stopAtEnd: true, cwd: '/root/p', label, ...fields });
 }
 const exited = (code: number, jobId = JOB_ID, label = job.label) =>
   status(jobId, label, { alive: false, exitCode: code, endedAt: 1_040, stopAnswer: 'HTTP 200' });

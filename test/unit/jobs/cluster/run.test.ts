@@ -18,6 +18,7 @@ import type { UploadRequest } from '../../../../src/core/jobs/run';
 import type { JobStatus } from '../../../../src/core/jobs/status';
 import { MemoryLogger } from '../../../support';
 import { scriptedAsk, type Answer } from '../../../support/scriptedAsk';
+import { jobStatus } from '../../../support/jobStatus';
 
 const JOB_ID = '20261124-001611-k3f9q2';
 
@@ -278,20 +279,7 @@ describe('jobs/cluster: every node gets the same job id and its own rank', () =>
 });
 
 function status(jobId: string, fields: Partial<JobStatus> = {}): JobStatus {
-  return {
-    jobId,
-    startedAt: 1_000,
-    endedAt: undefined,
-    exitCode: undefined,
-    alive: true,
-    stopAtEnd: false,
-    stopAnswer: undefined,
-    cancelled: undefined,
-    logBytes: 0,
-    cwd: '/root/project',
-    label: 'torchrun train.py',
-    ...fields,
-  };
+  return jobStatus(jobId, { label: 'torchrun train.py', ...fields });
 }
 
 const exited = (code: number, endedAt = 2_000, fields: Partial<JobStatus> = {}) =>
