@@ -242,17 +242,27 @@ export interface HostEntry {
   knownHostsFile: string;
   /** A comment line naming the instance, for a person reading the file. */
   comment?: string;
+  /**
+   * A second name on the Host line (a cluster node's `gpu-rental-train-node1`); never one that
+   * parseHostAlias reads as an instance id, so only `alias` identifies the instance.
+   */
+  friendlyAlias?: string;
 }
 
-/** The lowercase alias of an instance; a profile keeps aliases of different accounts apart. */
-export function hostAlias(instanceId: number, profile?: string): string {
+/** `gpu-rental-` and the profile's part (`work-`, none for the default profile): how every managed name starts. */
+export function aliasPrefix(profile?: string): string {
   const p = profile
     ? `${profile
         .toLowerCase()
         .replace(/[^a-z0-9]+/g, '-')
         .replace(/^-+|-+$/g, '')}-`
     : '';
-  return `gpu-rental-${p}${instanceId}`;
+  return `gpu-rental-${p}`;
+}
+
+/** The lowercase alias of an instance; a profile keeps aliases of different accounts apart. */
+export function hostAlias(instanceId: number, profile?: string): string {
+  return `${aliasPrefix(profile)}${instanceId}`;
 }
 
 /** The instance id and profile behind one of hostAlias's aliases; undefined for any other name. */
@@ -271,6 +281,9 @@ function shown(value: string): string {
 export function hostEntryText(entry: HostEntry): string {
   if (!/^[a-z0-9][a-z0-9.-]*$/.test(entry.alias))
     throw new SshConfigError(l10n.t('The SSH alias (Host) {0} is not usable; nothing was written.', shown(entry.alias)));
+  const friendly = entry.friendlyAlias;
+  if (friendly !== undefined && (!/^[a-z0-9][a-z0-9.-]*$/.test(friendly) || friendly === entry.alias || parseHostAlias(friendly)))
+    throw new SshConfigError(l10n.t('The SSH alias (Host) {0} is not usable; nothing was written.', shown(friendly)));
   if (!isSshHost(entry.hostName)) {
     throw new SshConfigError(
       l10n.t(
@@ -286,7 +299,7 @@ export function hostEntryText(entry: HostEntry): string {
     throw new SshConfigError(l10n.t('The SSH user (User) {0} is not a plain user name; nothing was written.', shown(user)));
   const lines = [
     ...(entry.comment ? [`# ${entry.comment.replace(/[\r\n]+/g, ' ')}`] : []),
-    `Host ${entry.alias}`,
+    ['Host', entry.alias, ...(friendly === undefined ? [] : [friendly])].join(' '),
     `  HostName ${entry.hostName}`,
     `  Port ${entry.port}`,
     `  User ${user}`,

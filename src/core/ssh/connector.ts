@@ -3,6 +3,7 @@ import type { SshKey } from '../api/account';
 import type { Logger } from '../log';
 import { proxyEndpoint, sshEndpoint, type SshEndpoint } from '../instances/ssh';
 import { hostAlias } from './config';
+import { nodeAlias } from './nodeAlias';
 import { keyFingerprintPart, type LocalKey } from './localKeys';
 import { SshConfigNotWritable, type SshConfigManager } from './manager';
 import { l10n } from '../l10n';
@@ -20,6 +21,8 @@ export type ConnectVia = 'auto' | 'direct' | 'proxy';
 /** What a connect needs to open the instance: its alias in the SSH config, and how ssh reaches it. */
 export interface PreparedHost {
   alias: string;
+  /** A cluster node's second name in the same entry (`gpu-rental-train-node1`), for a person in a terminal. */
+  friendlyAlias?: string;
   endpoint: SshEndpoint;
   key: LocalKey;
   /** The per-instance file; `ssh -F <hostFile> <alias>` works even without the Include. */
@@ -89,6 +92,7 @@ export class SshConnector {
 
     const config = this.deps.config();
     const alias = this.alias(instance.id);
+    const friendlyAlias = nodeAlias(instance.label, this.deps.profile?.());
     let includeInPlace = true;
     let includeLines: string | undefined;
     try {
@@ -97,6 +101,7 @@ export class SshConnector {
         hostName: endpoint.host,
         port: endpoint.port,
         identityFile: key.privateKeyPath,
+        friendlyAlias,
         comment: instance.label
           ? l10n.t('GPU Rental instance #{0} "{1}", {2} address; rewritten at every connect', instance.id, instance.label, endpoint.via)
           : l10n.t('GPU Rental instance #{0}, {1} address; rewritten at every connect', instance.id, endpoint.via),
@@ -107,8 +112,18 @@ export class SshConnector {
       includeLines = error.lines;
       this.deps.logger.warn(error.message);
     }
-    this.deps.logger.info(`SSH entry ${alias} -> ${endpoint.host}:${endpoint.port} (${endpoint.via}), key ${key.privateKeyPath}.`);
-    return { alias, endpoint, key, hostFile: config.hostFile(alias), userConfig: config.paths.userConfig, includeInPlace, includeLines };
+    const names = friendlyAlias ? `${alias} (also ${friendlyAlias})` : alias;
+    this.deps.logger.info(`SSH entry ${names} -> ${endpoint.host}:${endpoint.port} (${endpoint.via}), key ${key.privateKeyPath}.`);
+    return {
+      alias,
+      ...(friendlyAlias ? { friendlyAlias } : {}),
+      endpoint,
+      key,
+      hostFile: config.hostFile(alias),
+      userConfig: config.paths.userConfig,
+      includeInPlace,
+      includeLines,
+    };
   }
 
   /** Adds the key to the account unless it is there already; remembers it either way. */

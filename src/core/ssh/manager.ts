@@ -1,11 +1,12 @@
 import { constants, type Stats } from 'node:fs';
-import { access, lstat, rm, stat } from 'node:fs/promises';
+import { access, lstat, readdir, rm, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Logger } from '../log';
-import { SshConfigError, hostEntryText, includeInstructions, withInclude, withoutInclude, type HostEntry } from './config';
+import { SshConfigError, hostEntryText, includeInstructions, parseHostAlias, withInclude, withoutInclude, type HostEntry } from './config';
 import { ensurePrivateDir, readIfExists, withFileLock, writeFileAtomic, writeFileInPlace } from './files';
 import { expandHome } from './localKeys';
+import { withoutHostName } from './nodeAlias';
 import { l10n } from '../l10n';
 
 export interface SshPaths {
@@ -59,17 +60,57 @@ export class SshConfigManager {
     return join(this.paths.managedDir, `${alias}.known_hosts`);
   }
 
-  /** Writes (or rewrites: addresses change after a restart) one instance's entry, and the Include. */
+  /**
+   * Writes (or rewrites: addresses change after a restart) one instance's entry, and the Include.
+   * Its friendly name, if any, is first taken off every other managed entry, so that it reaches
+   * this instance only (ssh would take the first file that has it).
+   */
   async writeHost(entry: Omit<HostEntry, 'knownHostsFile'>): Promise<void> {
+    const text = hostEntryText({ ...entry, knownHostsFile: this.knownHostsFile(entry.alias) });
     await ensurePrivateDir(this.paths.managedDir);
-    await writeFileAtomic(this.hostFile(entry.alias), hostEntryText({ ...entry, knownHostsFile: this.knownHostsFile(entry.alias) }));
+    await this.withEntriesLock(async () => {
+      if (entry.friendlyAlias) await this.takeName(entry.friendlyAlias, entry.alias);
+      await writeFileAtomic(this.hostFile(entry.alias), text);
+    });
     await this.ensureInclude();
   }
 
-  /** Removes an instance's entry and its known hosts, when it is destroyed. */
+  /** Removes an instance's entry (its friendly name with it) and its known hosts, when it is destroyed. */
   async removeHost(alias: string): Promise<void> {
-    await rm(this.hostFile(alias), { force: true });
-    await rm(this.knownHostsFile(alias), { force: true });
+    const remove = async () => {
+      await rm(this.hostFile(alias), { force: true });
+      await rm(this.knownHostsFile(alias), { force: true });
+    };
+    // No folder, nothing to remove, and no lock to make it for.
+    if (!(await stat(this.paths.managedDir).catch(() => undefined))) return remove();
+    await this.withEntriesLock(remove);
+  }
+
+  /**
+   * One edit of the managed entries at a time, across windows: taking a name off another entry
+   * reads and rewrites that entry, which must not undo its own rewrite or removal meanwhile.
+   */
+  private withEntriesLock<T>(fn: () => Promise<T>): Promise<T> {
+    return withFileLock(join(this.paths.managedDir, 'entries'), fn);
+  }
+
+  /**
+   * Takes `name` off every managed entry but `owner`'s. Only the folder's own instance files
+   * (`<id alias>.conf`, plain files) are read; nothing outside the folder is touched.
+   */
+  private async takeName(name: string, owner: string): Promise<void> {
+    const files = await readdir(this.paths.managedDir, { withFileTypes: true });
+    for (const file of files) {
+      const alias = file.name.endsWith('.conf') ? file.name.slice(0, -'.conf'.length) : '';
+      if (!file.isFile() || alias === owner || !parseHostAlias(alias)) continue;
+      const path = this.hostFile(alias);
+      const before = await readIfExists(path);
+      if (!before) continue;
+      const after = withoutHostName(before.toString('utf8'), name);
+      if (!after.changed) continue;
+      await writeFileAtomic(path, after.text);
+      this.logger.info(`SSH name ${name} moved from ${alias} to ${owner}.`);
+    }
   }
 
   /** Adds the Include block to the user's config once; throws SshConfigNotWritable when it cannot. */
