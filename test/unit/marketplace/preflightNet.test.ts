@@ -18,7 +18,8 @@ const instance = (id: number) =>
 (noNet ? describe.skip : describe)(
   `marketplace: the cluster check's probe on real overlay nodes${noNet ? ` (skipped: ${noNet})` : ''}`,
   function () {
-    this.timeout(20_000);
+    // With torch on the nodes the check also all-reduces across them (importing torch takes seconds).
+    this.timeout(40_000);
     let net: OverlayNet;
     beforeEach(() => (net = new OverlayNet()));
     afterEach(() => net.close());

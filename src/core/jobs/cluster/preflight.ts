@@ -9,26 +9,37 @@
  *    rank and address, and nothing is measured.
  * 3. Bandwidth: node 1, 2… in turn sends up to 64 MiB to node 0 over TCP (at most 10 s), timed on
  *    node 0: "node 0 ↔ node 1: 9.4 Gbit/s". One link at a time, so none shares node 0's network.
- * 4. The verdict, from the slowest link and the cluster's total $/h (the rule, `requiredGbits`):
- *    - every cluster needs 1 Gbit/s between nodes: below it, a multi-node job spends most of its
- *      time waiting on the network whatever its GPUs;
- *    - nodes with 2 or more data-centre GPUs (A100, H100 class: `DATA_CENTRE_GPU`) need 10 Gbit/s:
- *      their gradients for each step outgrow a slower link, and the cluster costs the most.
+ * 4. All-reduce: when every node's python3 imports torch, a short all-reduce across every node with
+ *    torch.distributed measures the bus bandwidth (preflightAllReduce.ts): "all-reduce across 3
+ *    nodes (gloo): 4.1 Gbit/s". A node without torch skips it with a line, never a failure.
+ * 5. The verdict, from the slowest link, the all-reduce and the cluster's total $/h
+ *    (preflightVerdict.ts: the rule, `requiredGbits`).
  *
- * Every remote command has its own timeout, and the probe ends by itself on the node (an alarm). A
- * Cancel (the AbortSignal) ends what runs and resolves undefined.
+ * Every remote command has its own timeout, and the probe ends by itself on the node (an alarm);
+ * the all-reduce's processes run under `timeout`. A Cancel (the AbortSignal) ends what runs, the
+ * all-reduce's processes on the nodes too, and resolves undefined.
  */
 
 import type { Instance } from '../../api/instances';
-import { formatDollars } from '../../format';
 import { instancePhase } from '../../instances/phase';
 import { currentRate } from '../../instances/rates';
 import { l10n } from '../../l10n';
 import type { Logger } from '../../log';
-import type { Notice } from '../../notice';
 import type { Ask } from '../../prompts';
 import { checkMasterPort, interfaceAddressScript, isIpv4, parseInterfaceAddress } from './env';
+import { allReduce, allReduceLine, stopScript } from './preflightAllReduce';
 import { parseProbe, probeScript, type ProbeLine } from './preflightScripts';
+import { gbitsText, pair, verdictOf, type Link, type PreflightOutcome, type PreflightVerdict } from './preflightVerdict';
+
+export {
+  DATA_CENTRE_GBITS,
+  DATA_CENTRE_GPU,
+  FLOOR_GBITS,
+  requiredGbits,
+  type Link,
+  type PreflightOutcome,
+  type PreflightVerdict,
+} from './preflightVerdict';
 
 /** A cluster as the check takes it: its name and its nodes in rank order. */
 export interface PreflightCluster {
@@ -58,50 +69,11 @@ export interface PreflightOptions {
   readonly waitSeconds?: number;
 }
 
-/** A measured link: node 0 ↔ node `rank`, in Gbit/s. */
-export interface Link {
-  readonly rank: number;
-  readonly gbits: number;
-}
-
-/** fast: reachable and fast enough for what it costs; slow: too slow for it; failed: not checked through, or unreachable. */
-export type PreflightVerdict = 'fast' | 'slow' | 'failed';
-
-export interface PreflightOutcome {
-  readonly verdict: PreflightVerdict;
-  readonly notice: Notice;
-  /** One line per link or failed pair, as the notice lists them. */
-  readonly lines: readonly string[];
-  readonly links: readonly Link[];
-  /** The cluster's total $/h while its nodes run. */
-  readonly perHour: number;
-}
-
 export const PREFLIGHT_PORT = 29400;
 export const PREFLIGHT_BYTES = 64 * 1024 * 1024;
 /** How long a node waits for its peers by default, and how long a node sends to node 0 at most (seconds). */
 const WAIT_S = 20;
 const SEND_LIMIT_S = 10;
-
-/** Below this, any multi-node job waits on the network (Gbit/s). */
-export const FLOOR_GBITS = 1;
-/** Below this, nodes with several data-centre GPUs wait on their gradients (Gbit/s). */
-export const DATA_CENTRE_GBITS = 10;
-/** The GPUs that cost the most per node and whose multi-GPU nodes need 10 Gbit/s between them. */
-export const DATA_CENTRE_GPU = /\b(?:A100|A800|H100|H800|H200|GH200|B100|B200|GB200|MI250|MI300)/i;
-
-const pair = (a: number, b: number) => l10n.t('node {0} ↔ node {1}', a, b);
-const gbitsText = (gbits: number) => gbits.toFixed(1);
-
-/**
- * The bandwidth a cluster of these nodes needs between nodes: 10 Gbit/s when a node has 2 or more
- * data-centre GPUs (the most GPUs per node it has is given), else 1 Gbit/s.
- */
-export function requiredGbits(nodes: readonly Instance[]): { gbits: number; gpusPerNode?: number } {
-  const big = nodes.filter((n) => (n.num_gpus ?? 0) >= 2 && DATA_CENTRE_GPU.test(n.gpu_name ?? ''));
-  if (big.length === 0) return { gbits: FLOOR_GBITS };
-  return { gbits: DATA_CENTRE_GBITS, gpusPerNode: Math.max(...big.map((n) => n.num_gpus ?? 0)) };
-}
 
 /** Checks that every node reaches every other and measures the links; undefined when cancelled. */
 export async function checkCluster(
@@ -148,53 +120,42 @@ export async function checkCluster(
     lines.push(l10n.t('{0}: {1} Gbit/s', pair(0, rank), gbitsText(measured)));
     deps.logger.info(`Cluster check of ${cluster.label}: node 0 <-> node ${rank}: ${gbitsText(measured)} Gbit/s.`);
   }
-  const outcome = verdictOf(cluster, links, lines, perHour, done);
-  if (!addresses[0]!.startsWith('127.')) return outcome;
+
+  deps.progress?.(l10n.t('Measuring an all-reduce across the {0} nodes with torch.distributed…', cluster.nodes.length));
+  const loopback = addresses[0]!.startsWith('127.');
+  const on = (ranks: readonly number[], script: (rank: number) => string, timeoutMs: number) =>
+    onEvery(deps, cluster, ranks, script, timeoutMs);
+  const collective = await allReduce(on, checked(addresses), { port, wait, iface: loopback ? 'lo' : undefined });
+  if (cancelled() || typeof collective === 'string') await stopAllReduce(deps, cluster, port);
+  if (cancelled()) return undefined;
+  if (typeof collective === 'string') return done('failed', collective, lines, links);
+  lines.push(allReduceLine(collective));
+  deps.logger.info(
+    `Cluster check of ${cluster.label}: ${
+      collective.kind === 'measured'
+        ? `all-reduce across ${collective.nodes} nodes (${collective.backend}): ${gbitsText(collective.gbits)} Gbit/s`
+        : collective.kind === 'failed'
+          ? `all-reduce across ${collective.nodes} nodes (${collective.backend}) did not finish: ${collective.why}`
+          : `all-reduce skipped: rank(s) ${collective.ranks.join(', ')} have no torch`
+    }.`,
+  );
+  const judged = verdictOf(cluster, links, collective, lines, perHour);
+  const outcome = { ...done(judged.verdict, judged.text, lines, links), allReduce: collective };
+  if (!loopback) return outcome;
   const note = l10n.t(
     "The nodes share this machine's loopback (the local simulator without root), so these numbers say nothing about a real network.",
   );
   return { ...outcome, notice: { ...outcome.notice, text: `${outcome.notice.text} ${note}` } };
 }
 
-function verdictOf(
-  cluster: PreflightCluster,
-  links: readonly Link[],
-  lines: readonly string[],
-  perHour: number,
-  done: (verdict: PreflightVerdict, text: string, lines?: readonly string[], links?: readonly Link[]) => PreflightOutcome,
-): PreflightOutcome {
-  const measured = l10n.t('Measured: {0}.', lines.join('; '));
-  const slowest = links.reduce((s, l) => (l.gbits < s.gbits ? l : s), links[0]!);
-  const need = requiredGbits(cluster.nodes);
-  const cost = formatDollars(perHour);
-  if (slowest.gbits >= need.gbits)
-    return done(
-      'fast',
-      `${l10n.t(
-        'GPU Rental: every node of {0} reaches every other, and the slowest link carries {1} Gbit/s, enough for what the cluster costs ({2}/h).',
-        cluster.label,
-        gbitsText(slowest.gbits),
-        cost,
-      )} ${measured}`,
-      lines,
-      links,
-    );
-  const verdict =
-    need.gpusPerNode !== undefined
-      ? l10n.t(
-          'GPU Rental: the slowest link ({0}) carries {1} Gbit/s, below the 10 Gbit/s that nodes with {2} data-centre GPUs need; their gradients will wait on the network, and the cluster costs {3}/h. Consider a cluster whose machines share a faster network.',
-          pair(0, slowest.rank),
-          gbitsText(slowest.gbits),
-          need.gpusPerNode,
-          cost,
-        )
-      : l10n.t(
-          'GPU Rental: the slowest link ({0}) carries {1} Gbit/s, below the 1 Gbit/s any multi-node job needs; the GPUs will wait on the network, and the cluster costs {2}/h. Consider a cluster whose machines share a faster network.',
-          pair(0, slowest.rank),
-          gbitsText(slowest.gbits),
-          cost,
-        );
-  return done('slow', `${verdict} ${measured}`, lines, links);
+/** Ends the all-reduce's processes on every node (a Cancel, or ssh lost): they would end at their timeout, this ends them now. */
+async function stopAllReduce(deps: PreflightDeps, cluster: PreflightCluster, port: number): Promise<void> {
+  const stopped = await Promise.allSettled(
+    cluster.nodes.map((node, rank) => deps.shell(node, stopScript(port, rank), { timeoutMs: 15_000 })),
+  );
+  const failed = cluster.nodes.filter((_, rank) => stopped[rank]!.status === 'rejected').map((n) => `#${n.id}`);
+  if (failed.length > 0)
+    deps.logger.warn(`Cluster check of ${cluster.label}: could not stop the all-reduce on ${failed.join(', ')}; it ends at its timeout.`);
 }
 
 const nodeName = (cluster: PreflightCluster, rank: number) => l10n.t('node {0} (#{1})', rank, cluster.nodes[rank]!.id);

@@ -64,6 +64,8 @@ function setup(nodes: Instance[], fake: Fake = {}) {
       calls.push(call);
       if (fake.hang?.(call))
         return new Promise((_, reject) => o.signal?.addEventListener('abort', () => reject(new Error('Cancelled.')), { once: true }));
+      // The all-reduce's torch check (preflightAllReduce.test.ts has the nodes that have torch).
+      if (script.includes(' gpu-rental-allreduce torch ')) return Promise.resolve(tag(['no-torch']));
       if (!isProbe) return Promise.resolve((fake.eth0 ?? ((id) => `10.0.0.${id - 40}\n`))(instance.id));
       if (instance.id === fake.noPython) return Promise.resolve(tag(['no-python3']));
       const rank = nodes.indexOf(instance);
@@ -94,10 +96,14 @@ describe('jobs/cluster: Check Cluster Network', () => {
     const fast = await setup(nodes, { gbits: (rank) => (rank === 1 ? 12.46 : 25) }).check();
     assert.equal(fast?.verdict, 'fast');
     assert.equal(fast?.notice.severity, 'info');
-    assert.deepEqual(fast?.lines, ['node 0 ↔ node 1: 12.5 Gbit/s', 'node 0 ↔ node 2: 25.0 Gbit/s']);
+    assert.deepEqual(fast?.lines, [
+      'node 0 ↔ node 1: 12.5 Gbit/s',
+      'node 0 ↔ node 2: 25.0 Gbit/s',
+      'all-reduce skipped: nodes 0, 1, 2 have no torch',
+    ]);
     assert.equal(
       fast?.notice.text,
-      'GPU Rental: every node of demo reaches every other, and the slowest link carries 12.5 Gbit/s, enough for what the cluster costs ($31.20/h). Measured: node 0 ↔ node 1: 12.5 Gbit/s; node 0 ↔ node 2: 25.0 Gbit/s.',
+      'GPU Rental: every node of demo reaches every other, and the slowest link carries 12.5 Gbit/s, enough for what the cluster costs ($31.20/h). Measured: node 0 ↔ node 1: 12.5 Gbit/s; node 0 ↔ node 2: 25.0 Gbit/s; all-reduce skipped: nodes 0, 1, 2 have no torch.',
     );
     // Every node ran the reach probe once with every address in rank order; node 0 received from 1, then from 2.
     const reach = t.calls.filter((c) => c.mode === 'reach');
@@ -149,7 +155,7 @@ describe('jobs/cluster: Check Cluster Network', () => {
     assert.equal(out?.notice.severity, 'warning');
     assert.equal(
       out?.notice.text,
-      'GPU Rental: the slowest link (node 0 ↔ node 2) carries 0.8 Gbit/s, below the 10 Gbit/s that nodes with 8 data-centre GPUs need; their gradients will wait on the network, and the cluster costs $31.20/h. Consider a cluster whose machines share a faster network. Measured: node 0 ↔ node 1: 9.9 Gbit/s; node 0 ↔ node 2: 0.8 Gbit/s.',
+      'GPU Rental: the slowest link (node 0 ↔ node 2) carries 0.8 Gbit/s, below the 10 Gbit/s that nodes with 8 data-centre GPUs need; their gradients will wait on the network, and the cluster costs $31.20/h. Consider a cluster whose machines share a faster network. Measured: node 0 ↔ node 1: 9.9 Gbit/s; node 0 ↔ node 2: 0.8 Gbit/s; all-reduce skipped: nodes 0, 1, 2 have no torch.',
     );
   });
 
