@@ -12,6 +12,7 @@ import { rsyncDownloadArgv, rsyncUploadArgv } from './argv';
 import { TransferError } from './errors';
 import { connectionOr, failure, stallError } from './failures';
 import { sshTool, type TransferOptions } from './options';
+import { uploadFileList } from './fileList';
 import { collect } from './pipe';
 import { parseRsyncStats } from './progress';
 import {
@@ -182,6 +183,20 @@ export async function upload(
   options.onNotice?.(notice);
   const sent = await tarUpload(target, spec.localDir, remoteDir, spec.excludes, probe.gzip, options, partialWhere);
   return { method: 'tar', remoteDir, ...sent, notice };
+}
+
+/**
+ * The files `upload` sends from `localDir` to an instance that has rsync, relative to it: read as
+ * rsync reads the excludes and `.gitignore` when this machine has a usable rsync, else as tar's
+ * list (git's in a work tree). Run on Cluster's other nodes copy exactly these from rank 0.
+ */
+export async function uploadedFiles(
+  localDir: string,
+  excludes: readonly string[],
+  options: Pick<TransferOptions, 'tools' | 'platform'> = {},
+): Promise<string[]> {
+  const local = await localRsync(options.tools?.rsync, options.platform);
+  return uploadFileList(localDir, excludes, local.ok ? 'rsync' : 'tar', { git: options.tools?.git });
 }
 
 /**

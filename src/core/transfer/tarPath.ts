@@ -7,10 +7,10 @@ import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createGunzip, createGzip } from 'node:zlib';
 import { sshArgv, type SshTarget } from '../ssh/remote';
-import { cleanPatterns, tarCreateArgv, tarFlavourOf, tarPackRemoteCommand, tarUnpackRemoteCommand, type TarFlavour } from './argv';
+import { tarCreateArgv, tarFlavourOf, tarPackRemoteCommand, tarUnpackRemoteCommand, type TarFlavour } from './argv';
 import { TransferError, type FailedRun } from './errors';
 import { failure, stallError } from './failures';
-import { ignoreRules, isIgnoredWithFolders, keptFiles } from './ignore';
+import { uploadFileList } from './fileList';
 import { DEFAULT_STALL_MS, type TransferOptions } from './options';
 import { ActivityMeter, collect, MissingStreamMark, runPipe, skipToMark, spawnGroup, type PipeEnd } from './pipe';
 import { RateMeter } from './progress';
@@ -42,15 +42,6 @@ function localTarFlavour(tar: string): Promise<TarFlavour> {
   return flavour;
 }
 
-/** The files a tar upload sends when the folder is in a git work tree: git's own reading of every ignore file; else undefined. */
-async function gitFileList(dir: string, git = 'git'): Promise<string[] | undefined> {
-  const inside = await collect(git, ['-C', dir, 'rev-parse', '--is-inside-work-tree']);
-  if (inside.code !== 0 || inside.stdout.trim() !== 'true') return undefined;
-  const listed = await collect(git, ['-C', dir, 'ls-files', '-co', '--exclude-standard', '-z']);
-  if (listed.code !== 0) return undefined;
-  return listed.stdout.split('\0').filter(Boolean);
-}
-
 /** The size of a tar stream of these files: a 512-byte header each, contents padded to 512, two closing blocks. */
 async function tarSize(dir: string, files: readonly string[]): Promise<{ size: number; count: number }> {
   let size = 1024;
@@ -73,9 +64,7 @@ export async function tarUpload(
   options: TransferOptions,
   partialWhere: string,
 ): Promise<{ filesSent: number; bytesSent: number }> {
-  const rules = ignoreRules(cleanPatterns(excludes));
-  const listed = await gitFileList(localDir, options.tools?.git);
-  const files = listed ? listed.filter((f) => !isIgnoredWithFolders(f, rules)) : await keptFiles(localDir, rules);
+  const files = await uploadFileList(localDir, excludes, 'tar', { git: options.tools?.git });
   const { size, count } = await tarSize(localDir, files);
   const tarTool = options.tools?.tar ?? 'tar';
   const flavour = await localTarFlavour(tarTool);
