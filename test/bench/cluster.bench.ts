@@ -5,10 +5,12 @@
 //      rentOfferFlow and the window's boot wait for 1 node of the same model, with the same plan,
 //      over the real client, renter, journal and instance poller (at the setting's default
 //      interval), alternately, everything destroyed between rounds (target <= 1.2x);
-//   2. upload: a 50 MB workspace in 400 files by Upload Folder's core flow (what Run on Cluster
-//      calls per node) to the 4 nodes in parallel against 1 node, alternately, each round into a
-//      fresh folder (target <= 1.3x), with plain `rsync -a` to 1 and 4 nodes as the control, and
-//      this machine's CPU busy share meanwhile: every node's sshd runs on this machine too.
+//   2. upload: a 50 MB workspace in 400 files to 4 nodes as Run on Cluster sends it (each node's
+//      look, then uploadToCluster: Upload Folder's core flow to rank 0, the other nodes copying from
+//      rank 0 over the overlay) against Upload Folder's core flow to 1 node, alternately, each round
+//      into a fresh folder (target <= 1.3x), with plain `rsync -a` to 1 and 4 nodes in parallel as
+//      the control, and this machine's CPU busy share meanwhile: every node's sshd runs on this
+//      machine too.
 // Prints where the time of a rent goes (overlay, the creates, the boot wait, ssh).
 // Needs root and an OpenSSH sshd (/usr/sbin/sshd, or GPU_RENTAL_SSHD); skipped otherwise.
 import { spawn } from 'node:child_process';
@@ -20,7 +22,12 @@ import { join } from 'node:path';
 import { creditOf } from '../../src/core/account/funds';
 import type { GpuRentalClient } from '../../src/core/api/client';
 import type { Offer } from '../../src/core/api/offers';
+import type { Instance } from '../../src/core/api/instances';
 import { InstancePoller } from '../../src/core/instances/poller';
+import { uploadToCluster } from '../../src/core/jobs/cluster/fanout';
+import { nodeProbeScript } from '../../src/core/jobs/cluster/fanoutScripts';
+import { clusterRunDeps } from '../../src/core/jobs/cluster/wiring';
+import { JobMemory } from '../../src/core/jobs/memory';
 import { sshEndpoint } from '../../src/core/instances/ssh';
 import { clusterRenter } from '../../src/core/rent/clusterPorts';
 import { nodeGroups } from '../../src/core/rent/clusterPick';
@@ -33,6 +40,7 @@ import { Renter, type RentAccount } from '../../src/core/rent/renter';
 import { generateKey } from '../../src/core/ssh/localKeys';
 import { runRemote, type SshTarget } from '../../src/core/ssh/remote';
 import { rsyncRemoteShell } from '../../src/core/transfer/argv';
+import { uploadedFiles } from '../../src/core/transfer/runner';
 import { uploadFlow, type UploadFlowDeps } from '../../src/core/transfer/upload';
 import { overlayNetAvailable } from '../marketplace/overlayNet';
 import { clientFor, DEMO_KEY, eventually, MemoryLogger, sshBench, testSshOptions } from '../support';
@@ -290,20 +298,57 @@ sshBench('cluster', {}, async (sim, home) => {
     transferFolder: '/root',
     excludes: ['.git/', 'node_modules/', '__pycache__/', '.venv/'],
   });
-  /** Uploads to every target in parallel, by uploadFlow or (the control) by plain `rsync -a`; the time and the CPU's busy share. */
+  const EXCLUDES = ['.git/', 'node_modules/', '__pycache__/', '.venv/'];
+  const instanceOf = async (id: number): Promise<Instance> =>
+    parts.poller.snapshot?.instances.find((i) => i.id === id) ?? (await client.instances.show(id));
+  const targetOf = (instance: Instance) => Promise.resolve(cluster.targets.find((t) => t.instanceId === instance.id)!);
+  /** Upload Folder's core flow to one node, as Run on Cluster's upload port calls it; the folder on the node. */
+  const uploadOne = async (instanceId: number, request: { localDir?: string; remoteDir?: string; quiet?: boolean }) => {
+    const target = cluster.targets.find((t) => t.instanceId === instanceId)!;
+    const outcome = await uploadFlow(uploadDeps(target), await instanceOf(instanceId), request);
+    return outcome?.kind === 'uploaded' ? outcome.remoteDir : undefined;
+  };
+  /** Run on Cluster's ports as the window wires them (wiring.ts), with the copy from rank 0. */
+  const runDeps = clusterRunDeps({
+    ask: scriptedAsk([]),
+    memory: new JobMemory({ get: () => undefined, update: () => Promise.resolve() }),
+    upload: uploadOne,
+    uploadDestination: (localDir) => localDir,
+    remoteFolder: '',
+    sshTarget: targetOf,
+    jobs: { run: () => Promise.reject(new Error('no job in the bench')), stop: () => Promise.resolve(false) },
+    baseUrl: sim.url,
+    logger: new MemoryLogger(),
+    fanout: { files: (localDir) => uploadedFiles(localDir, EXCLUDES) },
+  });
+  /** How long each node's look took (Run on Cluster's address read, now made before the upload; not in the upload's time). */
+  const lookMs: number[] = [];
+  /** Run on Cluster's upload: each node's look (untimed: it replaces the address read that followed the upload), then uploadToCluster. */
+  const sendToCluster = async (targets: readonly SshTarget[], remoteDir: string, timed: () => void) => {
+    const nodes = await Promise.all(targets.map((t) => instanceOf(t.instanceId)));
+    const l0 = performance.now();
+    const probes = await Promise.allSettled(nodes.map((n) => runDeps.shell(n, nodeProbeScript())));
+    lookMs.push(performance.now() - l0);
+    timed();
+    const results = await uploadToCluster(runDeps, nodes, { localDir: src, remoteDir, quiet: true }, probes);
+    if (results.some((r) => r.kind !== 'uploaded'))
+      throw new Error(`the upload to the cluster did not complete: ${JSON.stringify(results)}`);
+  };
+  /**
+   * Sends the workspace: to one node by uploadFlow, to several as Run on Cluster does, or (the
+   * control) by plain `rsync -a` to each in parallel; the time and the CPU's busy share.
+   */
   const send = async (how: 'core' | 'plain', targets: readonly SshTarget[], remoteDir: string): Promise<Sample> => {
-    const cpu0 = cpuTimes();
-    const t0 = performance.now();
-    await Promise.all(
-      targets.map(async (target) => {
-        if (how === 'plain') return plainRsync(src, target, remoteDir);
-        const instance =
-          parts.poller.snapshot?.instances.find((i) => i.id === target.instanceId) ?? (await client.instances.show(target.instanceId));
-        const outcome = await uploadFlow(uploadDeps(target), instance, { localDir: src, remoteDir, quiet: true });
-        if (outcome?.kind !== 'uploaded')
-          throw new Error(`the upload to #${target.instanceId} did not complete: ${JSON.stringify(outcome)}`);
-      }),
-    );
+    let cpu0 = cpuTimes();
+    let t0 = performance.now();
+    const restart = () => {
+      cpu0 = cpuTimes();
+      t0 = performance.now();
+    };
+    if (how === 'plain') await Promise.all(targets.map((target) => plainRsync(src, target, remoteDir)));
+    else if (targets.length > 1) await sendToCluster(targets, remoteDir, restart);
+    else if ((await uploadOne(targets[0]!.instanceId, { localDir: src, remoteDir, quiet: true })) === undefined)
+      throw new Error(`the upload to #${targets[0]!.instanceId} did not complete`);
     const sample = { ms: performance.now() - t0, busy: busyShare(cpu0, cpuTimes()) };
     await Promise.all(targets.map((t) => runRemote(t, `rm -rf -- '${remoteDir}'`, { timeoutMs: 30_000 })));
     return sample;
@@ -329,10 +374,11 @@ sshBench('cluster', {}, async (sim, home) => {
     `cluster: upload of ${totalMb} MB in ${FILES} files over ssh, median of ${UPLOAD_ROUNDS} (CPU busy: this machine's, ${cpus().length} cores)`,
   );
   console.log(line('uploadFlow, 1 node:', up.core1));
-  console.log(line(`uploadFlow, ${NODES} nodes in parallel:`, up.core4));
+  console.log(line(`Run on Cluster's upload, ${NODES} nodes:`, up.core4));
   console.log(line('plain rsync -a, 1 node:', up.plain1));
   console.log(line(`plain rsync -a, ${NODES} nodes in parallel:`, up.plain4));
   console.log(
     `  ratio: ${ratio(up.core4, up.core1).toFixed(2)}x (target <= 1.3x); plain rsync's: ${ratio(up.plain4, up.plain1).toFixed(2)}x`,
   );
+  console.log(`  each node's look before Run on Cluster's upload (its address read): ${median(lookMs).toFixed(0)} ms (${ms(lookMs)})`);
 });

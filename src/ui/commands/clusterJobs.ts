@@ -19,10 +19,12 @@ import { runOnCluster, type ClusterTarget, type RunClusterDeps, type RunClusterG
 import type { JobMemory } from '../../core/jobs/memory';
 import { bashCommand } from '../../core/jobs/remoteJobs';
 import type { UploadRequest } from '../../core/jobs/run';
+import type { FanoutProgress } from '../../core/jobs/cluster/fanout';
 import { clusterRunDeps } from '../../core/jobs/cluster/wiring';
 import type { Logger } from '../../core/log';
 import type { Session } from '../../core/session/session';
 import { lastErrorLine, runRemote, type SshTarget } from '../../core/ssh/remote';
+import { uploadedFiles } from '../../core/transfer/runner';
 import { suggestedRemoteDir } from '../../core/transfer/upload';
 import { config } from '../host/config';
 import { notify } from '../pickers/notify';
@@ -154,7 +156,26 @@ function deps(s: ClusterJobCommandDeps): RunClusterDeps {
     jobs: s.jobs,
     baseUrl: s.session.baseUrl,
     logger: s.logger,
+    fanout: {
+      files: (localDir) => uploadedFiles(localDir, config.syncExclude()),
+      progress: withFanoutProgress,
+    },
   });
+}
+
+/** Runs the copy from rank 0 to the other nodes under a cancellable notification; its Cancel stops every copy. */
+function withFanoutProgress<T>(title: string, work: (p: FanoutProgress) => Promise<T>): Promise<T> {
+  return Promise.resolve(
+    vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, token) => {
+      const controller = new AbortController();
+      const cancel = token.onCancellationRequested(() => controller.abort());
+      try {
+        return await work({ report: (message, increment) => progress.report({ message, increment }), signal: controller.signal });
+      } finally {
+        cancel.dispose();
+      }
+    }),
+  );
 }
 
 /** A cluster handed in by a tree item or a test: anything with a label and its nodes in rank order. */

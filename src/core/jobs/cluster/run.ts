@@ -6,8 +6,11 @@
  *
  * Refused before asking: a node that is not running (named; it is never started without the
  * user's intent). Nothing starts when the user cancels a question, when an upload to any node did
- * not complete, or when a node's address cannot be read. A start that fails on one node stops the
- * job on the nodes it already started on, so none waits burning for a peer that never comes.
+ * not complete, or when a node's address cannot be read. With the copy from rank 0 (fanout.ts),
+ * every node is looked at first (its address, its rsync), so an unusable address refuses before
+ * anything is sent, and the workspace is uploaded once, to rank 0. A start that fails on one node
+ * stops the job on the nodes it already started on, so none waits burning for a peer that never
+ * comes.
  */
 
 import type { Instance } from '../../api/instances';
@@ -21,6 +24,8 @@ import type { Ask } from '../../prompts';
 import type { JobMemory } from '../memory';
 import { askUploadFirst, type UploadRequest } from '../run';
 import { interfaceAddressScript, parseInterfaceAddress, type ClusterLayout } from './env';
+import { uploadToCluster, type FanoutPorts } from './fanout';
+import { nodeProbeScript } from './fanoutScripts';
 import type { ClusterJob, ClusterJobAction } from './clusterJob';
 import { DEFAULT_PRESET, PRESET_IDS, presetDetail, presetLabel, type ClusterRun, type PresetId } from './presets';
 import { rankScript, runLabel } from './rankScript';
@@ -83,6 +88,8 @@ export interface RunClusterDeps {
   readonly stop: (instanceId: number, jobId: string, stopInstance: boolean) => Promise<boolean>;
   readonly newJobId: () => string;
   readonly logger: Logger;
+  /** The copy from rank 0 to the other nodes (fanout.ts); without it, every node gets its own upload. */
+  readonly fanout?: FanoutPorts;
   /** The network check before the first job on this cluster (preflight.ts); undefined: nothing starts. */
   readonly preflight?: (cluster: ClusterTarget) => Promise<'go' | undefined>;
 }
@@ -126,11 +133,15 @@ export async function runOnCluster(
   if (stopAtEnd === undefined) return undefined;
   if (deps.preflight && (await deps.preflight(cluster)) !== 'go') return undefined;
 
-  const cwds = uploadFirst ? await uploadAll(deps, cluster, given.localDir ?? facts.workspaceDir) : undefined;
+  // With the copy from rank 0, each node's look (its address, its rsync) comes first: the copy needs it.
+  const probes = deps.fanout ? await Promise.allSettled(cluster.nodes.map((n) => deps.shell(n, nodeProbeScript()))) : undefined;
+  const known = probes ? judgeAddresses(deps, cluster, probes) : undefined;
+  if (known !== undefined && !Array.isArray(known)) return known;
+  const cwds = uploadFirst ? await uploadAll(deps, cluster, given.localDir ?? facts.workspaceDir, probes) : undefined;
   if (cwds !== undefined && !Array.isArray(cwds)) return cwds;
   const cwdOf = (rank: number) => cwds?.[rank] ?? given.cwd ?? (deps.remoteFolder || '~');
 
-  const addresses = await readAddresses(deps, cluster);
+  const addresses = known ?? (await readAddresses(deps, cluster));
   if (!Array.isArray(addresses)) return addresses;
   const masterPort = given.masterPort ?? (preset === 'ray' ? RAY_PORT : DEFAULT_MASTER_PORT);
   const layout: ClusterLayout = { nodes: cluster.nodes.map((n, rank) => ({ address: addresses[rank]!, gpus: gpusOf(n) })), masterPort };
@@ -242,28 +253,25 @@ async function askStopAtEnd(deps: RunClusterDeps, cluster: ClusterTarget): Promi
   });
 }
 
-/** Uploads to every node at once; the folder on each node, or what failed (nothing starts). */
-async function uploadAll(deps: RunClusterDeps, cluster: ClusterTarget, localDir: string | undefined): Promise<string[] | RunClusterFailed> {
+/** Uploads to every node (once to rank 0 when the copy from it works); the folder on each node, or what failed (nothing starts). */
+async function uploadAll(
+  deps: RunClusterDeps,
+  cluster: ClusterTarget,
+  localDir: string | undefined,
+  probes: readonly PromiseSettledResult<string>[] | undefined,
+): Promise<string[] | RunClusterFailed> {
   const request: UploadRequest = localDir ? { localDir, remoteDir: deps.uploadDestination(localDir), quiet: true } : { quiet: true };
-  const results = await Promise.allSettled(cluster.nodes.map((n) => deps.upload(n.id, request)));
-  const failed = cluster.nodes
-    .map((n, rank) => ({ n, rank, r: results[rank]! }))
-    .filter(({ r }) => r.status === 'rejected' || r.value === undefined);
-  for (const { n, r } of failed)
-    if (r.status === 'rejected') deps.logger.warn(`Run on Cluster: the upload to #${n.id} failed: ${String(r.reason)}`);
+  const results = await uploadToCluster(deps, cluster.nodes, request, probes);
+  const failed = cluster.nodes.map((n, rank) => ({ n, rank })).filter(({ rank }) => results[rank]!.kind === 'failed');
   if (failed.length > 0)
-    return {
-      kind: 'failed',
-      notice: {
-        severity: 'error',
-        text: l10n.t(
-          'GPU Rental: the upload to {0} did not complete, so the job started on no node of {1}. Upload again, or run without uploading.',
-          failed.map(({ n, rank }) => node(n, rank)).join(', '),
-          cluster.label,
-        ),
-      },
-    };
-  return results.map((r) => (r as PromiseFulfilledResult<string>).value);
+    return failedWith(
+      l10n.t(
+        'GPU Rental: the upload to {0} did not complete, so the job started on no node of {1}. Upload again, or run without uploading.',
+        failed.map(({ n, rank }) => node(n, rank)).join(', '),
+        cluster.label,
+      ),
+    );
+  return results.map((r) => (r.kind === 'uploaded' ? r.dir : ''));
 }
 
 /**
@@ -273,7 +281,15 @@ async function uploadAll(deps: RunClusterDeps, cluster: ClusterTarget, localDir:
  */
 async function readAddresses(deps: RunClusterDeps, cluster: ClusterTarget): Promise<string[] | RunClusterFailed> {
   const script = interfaceAddressScript();
-  const read = await Promise.allSettled(cluster.nodes.map((n) => deps.shell(n, script)));
+  return judgeAddresses(deps, cluster, await Promise.allSettled(cluster.nodes.map((n) => deps.shell(n, script))));
+}
+
+/** The addresses from what each node printed (its first line, as interfaceAddressScript prints it), or why they cannot be used. */
+function judgeAddresses(
+  deps: RunClusterDeps,
+  cluster: ClusterTarget,
+  read: readonly PromiseSettledResult<string>[],
+): string[] | RunClusterFailed {
   const unreachable = cluster.nodes.map((n, rank) => ({ n, rank, r: read[rank]! })).filter(({ r }) => r.status === 'rejected');
   if (unreachable.length > 0) {
     const why = (unreachable[0]!.r as PromiseRejectedResult).reason;

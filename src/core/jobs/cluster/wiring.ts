@@ -13,6 +13,7 @@ import { lastErrorLine, runRemote, type SshTarget } from '../../ssh/remote';
 import type { JobBook } from '../book';
 import { bashCommand } from '../remoteJobs';
 import { newJobId } from '../scripts';
+import type { FanoutPorts } from './fanout';
 import type { RunClusterDeps } from './run';
 
 /** How long a short script on a node (reading its address) may take. */
@@ -36,6 +37,12 @@ export interface ClusterRunWiring {
   readonly logger: Logger;
   /** The clock new job ids are made from (default: Date.now). */
   readonly now?: () => number;
+  /**
+   * Given, the workspace is uploaded once, to rank 0, and the other nodes copy it from there
+   * (fanout.ts): the files an upload sends (transfer's uploadedFiles with the exclude setting), and
+   * the copy's progress notification. Without it, every node gets its own upload.
+   */
+  readonly fanout?: Pick<FanoutPorts, 'files' | 'progress' | 'ports' | 'token'>;
 }
 
 /** Runs a short bash script on the instance over ssh; resolves what it printed, rejects with the error's last line. */
@@ -66,5 +73,22 @@ export function clusterRunDeps(w: ClusterRunWiring): RunClusterDeps {
     stop: (instanceId, jobId, stopInstance) => w.jobs.stop(instanceId, jobId, stopInstance),
     newJobId: () => newJobId(now()),
     logger: w.logger,
+    ...(w.fanout ? { fanout: fanoutPorts(w.fanout, w.sshTarget) } : {}),
+  };
+}
+
+/** The copy's ports: the caller's, and each script run over ssh with bash, its stdin, Cancel and time limit. */
+function fanoutPorts(given: NonNullable<ClusterRunWiring['fanout']>, sshTarget: ClusterRunWiring['sshTarget']): FanoutPorts {
+  return {
+    files: (localDir) => given.files(localDir),
+    ...(given.progress ? { progress: given.progress.bind(given) } : {}),
+    ...(given.ports ? { ports: given.ports } : {}),
+    ...(given.token ? { token: given.token.bind(given) } : {}),
+    remote: async (instance, script, o) =>
+      runRemote(await sshTarget(instance), bashCommand(script), {
+        timeoutMs: o.timeoutMs,
+        ...(o.input !== undefined ? { input: o.input } : {}),
+        ...(o.signal ? { signal: o.signal } : {}),
+      }),
   };
 }

@@ -1,9 +1,10 @@
 // Run on Cluster's core path for real: nodes of one seeded cluster rented into an overlay through the
 // simulator's API, each a container with its own sshd and eth0; the flow asked by a scripted user,
-// the workspace uploaded to every node by Upload Folder's flow, each node's address read on the
-// node, and one detached job per node started, listed and followed by the job book over ssh. A
-// torchrun job with the gloo backend all-reduces across 2 and 3 nodes; a node stopped mid-job
-// fails the job at its rank and ends it on the others.
+// the workspace uploaded to rank 0 by Upload Folder's flow and copied from there to the other
+// nodes over the overlay (fanout.ts), each node's address read on the node, and one detached job
+// per node started, listed and followed by the job book over ssh. A torchrun job with the gloo
+// backend all-reduces across 2 and 3 nodes; a node stopped mid-job fails the job at its rank and
+// ends it on the others.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,6 +24,7 @@ import { JobMemory } from '../../../../src/core/jobs/memory';
 import { readLog } from '../../../../src/core/jobs/remoteJobs';
 import { jobPhase } from '../../../../src/core/jobs/status';
 import type { SshTarget } from '../../../../src/core/ssh/remote';
+import { uploadedFiles } from '../../../../src/core/transfer/runner';
 import { suggestedRemoteDir, uploadFlow } from '../../../../src/core/transfer/upload';
 import { overlayNetAvailable } from '../../../marketplace/overlayNet';
 import { sshdAvailable } from '../../../marketplace/sshd';
@@ -193,6 +195,8 @@ describe('jobs/cluster: Run on Cluster over real ssh on simulated nodes', functi
       jobs: book,
       baseUrl: kit.sim.url,
       logger,
+      // As the window wires it: the workspace goes once, to rank 0, and the other nodes copy it from there.
+      fanout: { files: (localDir) => uploadedFiles(localDir, []) },
     });
     // Nothing told of the torch: each node finds that Debian's 1.13 needs torchrun's --redirects and --tee (presets.ts).
     const outcome: RunClusterOutcome | undefined = await runOnCluster(deps, { label, nodes }, { script, workspaceDir: dir }, {});
@@ -224,6 +228,10 @@ describe('jobs/cluster: Run on Cluster over real ssh on simulated nodes', functi
         ranks.push(Number(said[3]));
       }
       assert.deepEqual(ranks, [...ranks.keys()], 'node k runs rank k');
+      assert.ok(
+        logger.lines.some((l) => l.includes(`serves /root/${dir.split('/').pop()} on`)),
+        'the other nodes copied the workspace from rank 0',
+      );
     });
   }
 
