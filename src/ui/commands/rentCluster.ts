@@ -94,7 +94,8 @@ function clusterDeps(s: RentDeps): ClusterRentDeps {
         void vscode.window.showWarningMessage(notice.text);
       }),
     boot: (id) => {
-      s.boots.track(id);
+      // The cluster's end says how every node's boot went, in one notice.
+      s.boots.track(id, { quiet: true });
       return bootOf(s.poller, id);
     },
     destroy: (id) => destroyNode(client, s.poller, id),

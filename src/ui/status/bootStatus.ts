@@ -19,6 +19,8 @@ export class BootStatus implements vscode.Disposable {
   private booting: Booting[] = [];
   /** Failed instances already pointed out, so each is announced once per window. */
   private readonly announcedFailures = new Set<number>();
+  /** Instances whose boot a flow announces itself (see track). */
+  private readonly quiet = new Set<number>();
   private ticker: ReturnType<typeof setInterval> | undefined;
 
   constructor(
@@ -44,8 +46,13 @@ export class BootStatus implements vscode.Disposable {
     return typeof t === 'string' ? t : (t?.value ?? '');
   }
 
-  /** Called when the user rents, starts or reboots an instance. */
-  track(id: number): void {
+  /**
+   * Called when the user rents, starts or reboots an instance. `quiet`: its flow says how the boot
+   * ended itself (a cluster's node: one notice for the cluster), so this window shows no notice of
+   * its own for it; the status bar still shows the boot.
+   */
+  track(id: number, options: { quiet?: boolean } = {}): void {
+    if (options.quiet) this.quiet.add(id);
     this.tracker.track(id, Date.now());
     this.poller.watch(id);
     void this.save();
@@ -62,11 +69,13 @@ export class BootStatus implements vscode.Disposable {
     this.booting = result.booting;
     this.render();
     void this.save();
-    for (const instance of result.booted) void this.announce(runningNotice(instance), instance.id);
+    for (const instance of result.booted) if (!this.quiet.delete(instance.id)) void this.announce(runningNotice(instance), instance.id);
     // A failed instance never recovers and bills for its disk: point each out once, with Destroy.
     for (const instance of instances) {
       if (instancePhase(instance) !== 'failed' || this.announcedFailures.has(instance.id)) continue;
       this.announcedFailures.add(instance.id);
+      // A quiet boot's flow settles its failure itself (replace, keep the others, or destroy them).
+      if (this.quiet.delete(instance.id)) continue;
       void this.announce(failedNotice(instance), instance.id);
     }
   }
