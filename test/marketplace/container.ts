@@ -51,6 +51,7 @@ import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import type { InstanceState } from './model';
+import { writeFakeSmi, type SmiHardware } from './nvidiaSmi';
 import { OverlayNet, overlayNetAvailable, type NetNode, type NodeNetwork } from './overlayNet';
 import type { SshdPlacement, SshdPool } from './sshd';
 
@@ -173,6 +174,11 @@ export interface ContainerOptions {
   report?: (line: string) => void;
   /** Folders put before PATH (a fake nvidia-smi, say). */
   path?: string[];
+  /**
+   * What the instance's own `nvidia-smi` reports (nvidiaSmi.ts), put on its PATH after `path` and on
+   * its SSH sessions' PATH; undefined: none.
+   */
+  gpuOf?: (inst: InstanceState) => SmiHardware | undefined;
   /** Runs each instance's sshd. */
   sshd?: SshdPool;
   /** Runs start-up scripts. */
@@ -241,6 +247,19 @@ export class Containers {
       mkdirSync('/workspace', { recursive: true });
       removeAbandonedStores();
     }
+  }
+
+  /** The folder of the instance's nvidia-smi on the host (and, mounted back, in its container). */
+  gpuFolder(id: number): string {
+    return join(this.root, String(id), 'gpu');
+  }
+
+  /** Writes what the instance's nvidia-smi answers; false when it has none. A running container reads it at its next call. */
+  refreshGpu(inst: InstanceState): boolean {
+    const hw = this.options.gpuOf?.(inst);
+    if (!hw) return false;
+    writeFakeSmi(this.gpuFolder(inst.id), hw);
+    return true;
   }
 
   /** The instance's store on the host: `root/`, `workspace/`, `tmp/`. */
@@ -320,6 +339,8 @@ export class Containers {
     const fs = this.ensureStore(inst);
     const sshd = this.options.sshd;
     const placement: SshdPlacement = this.isolated ? { inside: SSHD_INSIDE } : { inside: '', sessionHome: join(fs, 'root') };
+    const gpu = this.refreshGpu(inst) ? [this.gpuFolder(inst.id)] : [];
+    if (gpu.length > 0) placement.path = [...gpu, SYSTEM_PATH].join(':');
     let sshdDir = '';
     let sshdCmd = '';
     if (sshd) {
@@ -330,7 +351,7 @@ export class Containers {
     }
     const script = this.options.onstart ? (inst.onstart?.trim() ? inst.onstart : '') : '';
     if (!sshd && !script && port === undefined) return;
-    const extra = this.options.path ?? [];
+    const extra = [...(this.options.path ?? []), ...gpu];
     const home = this.isolated ? '/root' : join(fs, 'root');
     const userEnv = Object.fromEntries(inst.env.filter(([k]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k)));
     const env: NodeJS.ProcessEnv = {

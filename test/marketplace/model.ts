@@ -1,5 +1,6 @@
 /** The simulator's stored records. Everything here is plain JSON so that state files round-trip. */
 import type { Permissions } from '../../src/core/api/permissions';
+import type { GpuLie } from './nvidiaSmi';
 
 /** Times are epoch milliseconds of the simulator's clock unless a name says otherwise. */
 export type Ms = number;
@@ -134,6 +135,8 @@ export interface InstanceState {
   transferNote?: string | null;
   /** Stopped by the service for a higher bid (bids.ts); its renter still wants it running. Any other stop or start clears it. */
   outbid?: boolean;
+  /** How its nvidia-smi lies (`POST /__control/instances/:id/gpu`, nvidiaSmi.ts); absent: it tells the truth. */
+  gpuLie?: GpuLie;
 }
 
 export interface TemplateRecord {

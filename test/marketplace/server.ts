@@ -19,6 +19,7 @@ import { capture, errorReply, handleRequest, send, type HttpHost } from './http'
 import { advance, stopWhereCreditRanOut } from './lifecycle';
 import type { Contract, InstanceState } from './model';
 import { Network } from './network';
+import { smiHardware } from './nvidiaSmi';
 import type { RouteDef } from './router';
 import { accountRoutes } from './routes/account';
 import { autoscalerRoutes } from './routes/autoscaler';
@@ -149,6 +150,11 @@ class Simulator implements HttpHost {
             log: (inst, line) => addLog(inst, this.now(), line),
             report,
             path: options.onstartPath,
+            // Each instance's nvidia-smi answers from its offer's hardware (nvidiaSmi.ts).
+            gpuOf: (inst) => {
+              const offer = this.offerById.get(inst.offerId);
+              return offer ? smiHardware(offer, inst.gpuLie) : undefined;
+            },
             sshd,
             onstart: options.onstart ?? false,
             isolate: options.isolate,

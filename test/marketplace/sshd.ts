@@ -29,6 +29,8 @@ export interface SshdPlacement {
    * sshd takes HOME from the password file and SetEnv may not change it).
    */
   sessionHome?: string;
+  /** The sessions' PATH (sshd's own default when absent): the instance's nvidia-smi is on it. */
+  path?: string;
 }
 
 export class SshdPool {
@@ -92,6 +94,8 @@ export class SshdPool {
       'KbdInteractiveAuthentication no',
       'PermitRootLogin prohibit-password',
       'AllowTcpForwarding yes',
+      // SetEnv wins over sshd's default PATH (sshd_config(5)); a login shell's profile may set its own.
+      ...(placement.path ? [`SetEnv PATH=${placement.path}`] : []),
       ...(placement.sessionHome
         ? ['Subsystem sftp /usr/lib/openssh/sftp-server', `ForceCommand ${join(inside, 'session.sh')}`]
         : ['Subsystem sftp internal-sftp']),

@@ -15,6 +15,7 @@ import { instanceRecord } from '../instanceRecord';
 import { addListing } from '../listings';
 import { forceStatus, statusFields } from '../lifecycle';
 import type { OverlayAddress } from '../overlays';
+import { smiHardware, type GpuLie, type SmiHardware } from '../nvidiaSmi';
 import { round } from '../random';
 import { HttpError, fail, isObject, matchRoute, num, ok, type PathRoute, type Reply, type Sim } from '../router';
 
@@ -83,6 +84,11 @@ export interface MarketplaceControl {
   containersIsolated(): boolean;
   /** Where an instance sits on its overlay network (`Store.overlayOf`), or null when it is in none. */
   overlayOf(id: number): OverlayAddress | null;
+  /**
+   * Makes the instance's nvidia-smi lie (nvidiaSmi.ts), or tell the truth again with `{}`; answers
+   * what it now reports. A running container answers the lie from its next call.
+   */
+  setGpuLie(id: number, lie: GpuLie): SmiHardware;
   /** Shrinks (or grows) an instance's disk, for full-disk tests; answers the new size in bytes. */
   setDiskBytes(id: number, bytes: number): number;
   /** The account's cloud connections (its seeded one made on first use), with the folder behind each. */
@@ -214,6 +220,17 @@ export function createControl(sim: Sim): MarketplaceControl {
       return sim.network.containers.hostPath(id, path);
     },
     containersIsolated: () => sim.network.containers?.isolated ?? false,
+    setGpuLie(id, lie) {
+      const inst = store.instance(id);
+      const offer = inst && sim.offerById.get(inst.offerId);
+      if (!inst || !offer) throw fail(404, 'not_found', `Instance ${id} not found.`);
+      const told = Object.values(lie).some((v) => v !== undefined);
+      if (told) inst.gpuLie = lie;
+      else delete inst.gpuLie;
+      store.changed();
+      sim.network.containers?.refreshGpu(inst);
+      return smiHardware(offer, inst.gpuLie);
+    },
     setDiskBytes(id, bytes) {
       if (!store.instance(id)) throw fail(404, 'not_found', `Instance ${id} not found.`);
       if (!(bytes > 0)) throw fail(400, 'invalid_args', 'bytes must be positive.');
@@ -363,6 +380,29 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
     method: 'GET',
     path: '/__control/instances/:id/overlay',
     handler: (control, { params }) => ok({ overlay: control.overlayOf(Number(params.id)) }),
+  },
+  {
+    method: 'POST',
+    path: '/__control/instances/:id/gpu',
+    handler: (control, { params, b }) => {
+      const { name, missing, ecc, p2p } = b;
+      if (name !== undefined && (typeof name !== 'string' || name.trim() === '' || /[\n\r,|]/.test(name)))
+        throw fail(400, 'invalid_args', 'name must be a GPU name (no comma, bar or line break).');
+      for (const [key, value] of [
+        ['missing', missing],
+        ['ecc', ecc],
+      ] as const)
+        if (value !== undefined && (typeof value !== 'number' || !Number.isInteger(value) || value < 0))
+          throw fail(400, 'invalid_args', `${key} must be a whole number >= 0.`);
+      if (p2p !== undefined && typeof p2p !== 'boolean') throw fail(400, 'invalid_args', 'p2p must be true or false.');
+      const lie: GpuLie = {
+        name: name as string | undefined,
+        missing: (missing as number | undefined) || undefined,
+        ecc: (ecc as number | undefined) || undefined,
+        p2pOff: p2p === false ? true : undefined,
+      };
+      return ok({ success: true, nvidia_smi: control.setGpuLie(Number(params.id), lie) });
+    },
   },
   {
     method: 'POST',
