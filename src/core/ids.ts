@@ -48,6 +48,7 @@ export const COMMANDS = {
   openSshTerminal: 'gpuRental.openSshTerminal',
   forwardPort: 'gpuRental.forwardPort',
   openJupyter: 'gpuRental.openJupyter',
+  checkMachineHealth: 'gpuRental.checkMachineHealth',
   showAccount: 'gpuRental.showAccount',
   showBilling: 'gpuRental.showBilling',
   saveAsTemplate: 'gpuRental.saveAsTemplate',

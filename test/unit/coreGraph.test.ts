@@ -19,7 +19,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ['session'],
   ['instances'],
   ['ssh'],
-  ['billing', 'idle', 'jobs', 'jupyter', 'transfer', 'walkthrough'],
+  ['billing', 'health', 'idle', 'jobs', 'jupyter', 'transfer', 'walkthrough'],
   ['account', 'offers'],
   ['rent'],
   ['stored'],

@@ -75,6 +75,10 @@ export const InstanceSchema = z.object({
   reliability2: optNumber,
   verification: optString,
   cuda_max_good: optNumber,
+  driver_version: optString,
+  /** The offer's PCIe generation and lanes per GPU (what the health check holds the machine to). */
+  pci_gen: optNumber,
+  gpu_lanes: optNumber,
   created_at: optTime,
 });
 /**

@@ -42,6 +42,9 @@ export const OfferSchema = z.object({
   geolocation: optString,
   cuda_max_good: optNumber,
   driver_version: optString,
+  /** PCIe generation and lanes per GPU. */
+  pci_gen: optNumber,
+  gpu_lanes: optNumber,
   disk_bw: optNumber,
   total_flops: optNumber,
   /** Seconds the offer stays available. */

@@ -10,6 +10,7 @@ import { instanceCommands } from './instances';
 import { jobCommands } from './jobs';
 import { clusterJobCommands } from './clusterJobs';
 import { jupyterCommands } from './jupyter';
+import { healthCommands } from './health';
 import { explorerCommands } from './explorer';
 import { offerCommands } from './offers';
 import { profileCommands } from './profiles';
@@ -93,6 +94,7 @@ export function registerAllCommands(s: Services): vscode.Disposable[] {
     ...transferCommands(transfer),
     ...dataCommands({ session, poller, prompts, handoff, logger }),
     ...jupyterCommands({ session, poller, forwards: s.forwards, sshTarget: s.sshTarget, handoff, logger }),
+    ...healthCommands({ session, poller, cleanup: s.cleanup, sshTarget: s.sshTarget, prompts, logger }),
     ...offerCommands({ session, offersView }),
     ...searchCommands({ session, offersView, state, prompts, watcher: s.searchWatcher.watcher }),
     ...explorerCommands({ explorer: s.explorer }),
