@@ -10,15 +10,22 @@
 //      rank 0 over the overlay) against Upload Folder's core flow to 1 node, alternately, each round
 //      into a fresh folder (target <= 1.3x), with plain `rsync -a` to 1 and 4 nodes in parallel as
 //      the control, and this machine's CPU busy share meanwhile: every node's sshd runs on this
-//      machine too.
+//      machine too;
+//   3. upload through the user's uplink: the same workspace, every connection from this machine to a
+//      node's sshd going through a local relay that paces what is sent to the nodes with one token
+//      bucket (UPLINK_MBIT, shared by all of them), the copy between nodes over the overlay not:
+//      Upload Folder's flow to 1 node against Run on Cluster's upload to 4 (target <= 1.3x), with 4
+//      direct uploads in parallel (Run on Cluster before the copy from node 0) as the control.
 // Prints where the time of a rent goes (overlay, the creates, the boot wait, ssh).
 // Needs root and an OpenSSH sshd (/usr/sbin/sshd, or GPU_RENTAL_SSHD); skipped otherwise.
 import { spawn } from 'node:child_process';
 import { createCipheriv } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
+import { Transform } from 'node:stream';
 import { creditOf } from '../../src/core/account/funds';
 import type { GpuRentalClient } from '../../src/core/api/client';
 import type { Offer } from '../../src/core/api/offers';
@@ -53,6 +60,9 @@ const FILES = 400;
 const FILE_BYTES = 125_000;
 /** gpuRental.pollIntervalSeconds' default: the window sees a boot end at this pace. */
 const POLL_MS = 10_000;
+/** Part 3: the user's uplink, shared by every connection to a node's sshd (what is sent; the replies are not paced). */
+const UPLINK_MBIT = 100;
+const UPLINK_ROUNDS = 3;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const ms = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(', ');
@@ -87,6 +97,103 @@ function plainRsync(src: string, target: SshTarget, remoteDir: string): Promise<
     child.once('error', reject);
     child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`plain rsync to #${target.instanceId} exited with ${code}`))));
   });
+}
+
+/**
+ * One token bucket for every connection: chunks pass in the order they came, each once the bucket
+ * is not in debt, taking its size from it (so the debt is at most one chunk, repaid before the next
+ * passes); idle time refills it up to `burst` bytes.
+ */
+class TokenBucket {
+  /** Bytes that have passed so far. */
+  passed = 0;
+  private tokens: number;
+  private last = performance.now();
+  private readonly waiting: Array<{ bytes: number; go: () => void }> = [];
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly bytesPerMs: number,
+    private readonly burst: number,
+  ) {
+    this.tokens = burst;
+  }
+
+  /** Resolves when `bytes` may pass. */
+  take(bytes: number): Promise<void> {
+    return new Promise((go) => {
+      this.waiting.push({ bytes, go });
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    if (this.timer) return;
+    const now = performance.now();
+    this.tokens = Math.min(this.burst, this.tokens + (now - this.last) * this.bytesPerMs);
+    this.last = now;
+    while (this.waiting.length > 0 && this.tokens >= 0) {
+      const next = this.waiting.shift()!;
+      this.tokens -= next.bytes;
+      this.passed += next.bytes;
+      next.go();
+    }
+    if (this.waiting.length === 0) return;
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.pump();
+      },
+      Math.max(1, -this.tokens / this.bytesPerMs),
+    );
+  }
+}
+
+/**
+ * The user's uplink: a TCP relay on this machine per node, every byte sent towards a node waiting
+ * for one shared bucket of `mbit` Mbit/s (what comes back is not paced: an uplink limits what is
+ * sent, and rsync's replies are small). `close` ends the relays and every connection through them.
+ */
+function shapedUplink(mbit: number) {
+  const bucket = new TokenBucket((mbit * 1e6) / 8 / 1000, 256 * 1024);
+  const servers: Server[] = [];
+  const sockets = new Set<Socket>();
+  const track = (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+    socket.setNoDelay(true);
+  };
+  /** A port on 127.0.0.1 that reaches host:port through the uplink. */
+  const relay = (host: string, port: number) =>
+    new Promise<number>((resolve, reject) => {
+      const server = createServer({ allowHalfOpen: true }, (local) => {
+        const remote = connect({ host, port, allowHalfOpen: true });
+        track(local);
+        track(remote);
+        const paced = new Transform({
+          transform(chunk: Buffer, _encoding, done) {
+            bucket.take(chunk.length).then(() => done(null, chunk), done);
+          },
+        });
+        const cut = () => {
+          local.destroy();
+          remote.destroy();
+        };
+        local.once('error', cut);
+        remote.once('error', cut);
+        // Each direction ends on its own (ssh half-closes), as on a direct connection.
+        local.pipe(paced).pipe(remote);
+        remote.pipe(local);
+      });
+      servers.push(server);
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
+    });
+  const close = async () => {
+    for (const socket of sockets) socket.destroy();
+    await Promise.all(servers.map((server) => new Promise((closed) => server.close(closed))));
+  };
+  return { bucket, relay, close };
 }
 
 /** The rent journal as one window keeps it, in memory. */
@@ -301,36 +408,39 @@ sshBench('cluster', {}, async (sim, home) => {
   const EXCLUDES = ['.git/', 'node_modules/', '__pycache__/', '.venv/'];
   const instanceOf = async (id: number): Promise<Instance> =>
     parts.poller.snapshot?.instances.find((i) => i.id === id) ?? (await client.instances.show(id));
-  const targetOf = (instance: Instance) => Promise.resolve(cluster.targets.find((t) => t.instanceId === instance.id)!);
-  /** Upload Folder's core flow to one node, as Run on Cluster's upload port calls it; the folder on the node. */
-  const uploadOne = async (instanceId: number, request: { localDir?: string; remoteDir?: string; quiet?: boolean }) => {
-    const target = cluster.targets.find((t) => t.instanceId === instanceId)!;
-    const outcome = await uploadFlow(uploadDeps(target), await instanceOf(instanceId), request);
-    return outcome?.kind === 'uploaded' ? outcome.remoteDir : undefined;
-  };
-  /** Run on Cluster's ports as the window wires them (wiring.ts), with the copy from rank 0. */
-  const runDeps = clusterRunDeps({
-    ask: scriptedAsk([]),
-    memory: new JobMemory({ get: () => undefined, update: () => Promise.resolve() }),
-    upload: uploadOne,
-    uploadDestination: (localDir) => localDir,
-    remoteFolder: '',
-    sshTarget: targetOf,
-    jobs: { run: () => Promise.reject(new Error('no job in the bench')), stop: () => Promise.resolve(false) },
-    baseUrl: sim.url,
-    logger: new MemoryLogger(),
-    fanout: { files: (localDir) => uploadedFiles(localDir, EXCLUDES) },
-  });
+  /** Upload Folder's core flow to one node over `targets`, as Run on Cluster's upload port calls it; the folder on the node. */
+  const uploadVia =
+    (targets: readonly SshTarget[]) => async (instanceId: number, request: { localDir?: string; remoteDir?: string; quiet?: boolean }) => {
+      const target = targets.find((t) => t.instanceId === instanceId)!;
+      const outcome = await uploadFlow(uploadDeps(target), await instanceOf(instanceId), request);
+      return outcome?.kind === 'uploaded' ? outcome.remoteDir : undefined;
+    };
+  /** Run on Cluster's ports as the window wires them (wiring.ts) over `targets`: with the copy from rank 0, or (fanout false) an upload to each node. */
+  const runDepsVia = (targets: readonly SshTarget[], fanout = true) =>
+    clusterRunDeps({
+      ask: scriptedAsk([]),
+      memory: new JobMemory({ get: () => undefined, update: () => Promise.resolve() }),
+      upload: uploadVia(targets),
+      uploadDestination: (localDir) => localDir,
+      remoteFolder: '',
+      sshTarget: (instance) => Promise.resolve(targets.find((t) => t.instanceId === instance.id)!),
+      jobs: { run: () => Promise.reject(new Error('no job in the bench')), stop: () => Promise.resolve(false) },
+      baseUrl: sim.url,
+      logger: new MemoryLogger(),
+      ...(fanout ? { fanout: { files: (localDir: string) => uploadedFiles(localDir, EXCLUDES) } } : {}),
+    });
+  const uploadOne = uploadVia(cluster.targets);
+  const runDeps = runDepsVia(cluster.targets);
   /** How long each node's look took (Run on Cluster's address read, now made before the upload; not in the upload's time). */
   const lookMs: number[] = [];
   /** Run on Cluster's upload: each node's look (untimed: it replaces the address read that followed the upload), then uploadToCluster. */
-  const sendToCluster = async (targets: readonly SshTarget[], remoteDir: string, timed: () => void) => {
+  const sendToCluster = async (targets: readonly SshTarget[], remoteDir: string, timed: () => void, deps = runDeps, looks = lookMs) => {
     const nodes = await Promise.all(targets.map((t) => instanceOf(t.instanceId)));
     const l0 = performance.now();
-    const probes = await Promise.allSettled(nodes.map((n) => runDeps.shell(n, nodeProbeScript())));
-    lookMs.push(performance.now() - l0);
+    const probes = await Promise.allSettled(nodes.map((n) => deps.shell(n, nodeProbeScript())));
+    looks.push(performance.now() - l0);
     timed();
-    const results = await uploadToCluster(runDeps, nodes, { localDir: src, remoteDir, quiet: true }, probes);
+    const results = await uploadToCluster(deps, nodes, { localDir: src, remoteDir, quiet: true }, probes);
     if (results.some((r) => r.kind !== 'uploaded'))
       throw new Error(`the upload to the cluster did not complete: ${JSON.stringify(results)}`);
   };
@@ -364,11 +474,9 @@ sshBench('cluster', {}, async (sim, home) => {
     // Rotate the order, so no kind always meets a warm or a cold cache.
     for (let k = 0; k < runs.length; k++) await runs[(k + round) % runs.length]!();
   }
-  await clear(cluster.ids, cluster.network);
-  parts.poller.dispose();
   const totalMb = (FILES * FILE_BYTES) / 1e6;
-  const line = (what: string, xs: Sample[]) =>
-    `  ${what.padEnd(38)} ${median(xs.map((x) => x.ms)).toFixed(0)} ms  (${ms(xs.map((x) => x.ms))}; CPU busy ${median(xs.map((x) => x.busy)).toFixed(0)}%)`;
+  const line = (what: string, xs: Sample[], more = '') =>
+    `  ${what.padEnd(38)} ${median(xs.map((x) => x.ms)).toFixed(0)} ms  (${ms(xs.map((x) => x.ms))}; CPU busy ${median(xs.map((x) => x.busy)).toFixed(0)}%${more})`;
   const ratio = (four: Sample[], one: Sample[]) => median(four.map((x) => x.ms)) / median(one.map((x) => x.ms));
   console.log(
     `cluster: upload of ${totalMb} MB in ${FILES} files over ssh, median of ${UPLOAD_ROUNDS} (CPU busy: this machine's, ${cpus().length} cores)`,
@@ -381,4 +489,74 @@ sshBench('cluster', {}, async (sim, home) => {
     `  ratio: ${ratio(up.core4, up.core1).toFixed(2)}x (target <= 1.3x); plain rsync's: ${ratio(up.plain4, up.plain1).toFixed(2)}x`,
   );
   console.log(`  each node's look before Run on Cluster's upload (its address read): ${median(lookMs).toFixed(0)} ms (${ms(lookMs)})`);
+
+  // Part 3: the same uploads through the user's uplink (the relay); the copy between nodes stays on the overlay.
+  const uplink = shapedUplink(UPLINK_MBIT);
+  try {
+    const relayed = await Promise.all(
+      cluster.targets.map(async (t): Promise<SshTarget> => {
+        const endpoint = sshEndpoint(await instanceOf(t.instanceId))!;
+        const port = await uplink.relay(endpoint.host, endpoint.port);
+        return { instanceId: t.instanceId, alias: 'root@127.0.0.1', args: [...testSshOptions(keyPath), '-p', String(port)] };
+      }),
+    );
+    const uploadRelayed = uploadVia(relayed);
+    const fanoutRelayed = runDepsVia(relayed);
+    const directRelayed = runDepsVia(relayed, false);
+    const relayedLooks: number[] = [];
+    interface UplinkSample extends Sample {
+      /** Bytes sent through the uplink meanwhile. */
+      sent: number;
+    }
+    /** One node by uploadFlow, Run on Cluster's upload, or (the control) an upload to each node at once, all through the uplink. */
+    const sendUp = async (how: 'one' | 'cluster' | 'direct', remoteDir: string): Promise<UplinkSample> => {
+      let cpu0 = cpuTimes();
+      let sent0 = uplink.bucket.passed;
+      let t0 = performance.now();
+      const restart = () => {
+        cpu0 = cpuTimes();
+        sent0 = uplink.bucket.passed;
+        t0 = performance.now();
+      };
+      const request = { localDir: src, remoteDir, quiet: true as const };
+      if (how === 'cluster') await sendToCluster(relayed, remoteDir, restart, fanoutRelayed, relayedLooks);
+      else if (how === 'direct') {
+        const nodes = await Promise.all(relayed.map((t) => instanceOf(t.instanceId)));
+        const results = await uploadToCluster(directRelayed, nodes, request);
+        if (results.some((r) => r.kind !== 'uploaded'))
+          throw new Error(`the direct uploads through the uplink did not complete: ${JSON.stringify(results)}`);
+      } else if ((await uploadRelayed(relayed[0]!.instanceId, request)) === undefined)
+        throw new Error(`the upload to #${relayed[0]!.instanceId} through the uplink did not complete`);
+      const sample = { ms: performance.now() - t0, busy: busyShare(cpu0, cpuTimes()), sent: uplink.bucket.passed - sent0 };
+      const reached = how === 'one' ? cluster.targets.slice(0, 1) : cluster.targets;
+      await Promise.all(reached.map((t) => runRemote(t, `rm -rf -- '${remoteDir}'`, { timeoutMs: 30_000 })));
+      return sample;
+    };
+    const via = { one: [] as UplinkSample[], cluster: [] as UplinkSample[], direct: [] as UplinkSample[] };
+    for (let round = 0; round < UPLINK_ROUNDS; round++) {
+      const runs = [
+        async () => via.one.push(await sendUp('one', `/root/uplink1-${round}`)),
+        async () => via.cluster.push(await sendUp('cluster', `/root/uplink4-${round}`)),
+        async () => via.direct.push(await sendUp('direct', `/root/direct4-${round}`)),
+      ];
+      for (let k = 0; k < runs.length; k++) await runs[(k + round) % runs.length]!();
+    }
+    const med = (xs: UplinkSample[]) => median(xs.map((x) => x.ms));
+    const upLine = (what: string, xs: UplinkSample[]) =>
+      line(what, xs, `; ${(median(xs.map((x) => x.sent)) / 1e6).toFixed(1)} MB sent through the uplink`);
+    console.log(
+      `cluster: upload of ${totalMb} MB in ${FILES} files through a shared ${UPLINK_MBIT} Mbit/s uplink (a relay pacing what this machine sends to each node's sshd; the copy between nodes is not paced), median of ${UPLINK_ROUNDS}`,
+    );
+    console.log(upLine('uploadFlow, 1 node:', via.one));
+    console.log(upLine(`Run on Cluster's upload, ${NODES} nodes:`, via.cluster));
+    console.log(upLine(`${NODES} direct uploads in parallel:`, via.direct));
+    console.log(
+      `  through a shared ${UPLINK_MBIT} Mbit/s uplink: 1 node ${med(via.one).toFixed(0)} ms, ${NODES} nodes (node 0, then over the overlay) ${med(via.cluster).toFixed(0)} ms = ${ratio(via.cluster, via.one).toFixed(2)}x (target <= 1.3x); ${NODES} direct uploads ${med(via.direct).toFixed(0)} ms = ${ratio(via.direct, via.one).toFixed(2)}x`,
+    );
+    console.log(`  each node's look through the uplink (untimed): ${median(relayedLooks).toFixed(0)} ms (${ms(relayedLooks)})`);
+  } finally {
+    await uplink.close();
+  }
+  await clear(cluster.ids, cluster.network);
+  parts.poller.dispose();
 });
