@@ -3,9 +3,11 @@
  * machine's minimum bid can rise (another renter bids more: `outbid`, driven by the control API);
  * an instance whose bid is then below it is stopped as the service does (GPU billing ends, the
  * disk keeps billing) and keeps wanting to run (`intended_status` stays `running`). Changing the
- * bid (`setBid`) to at least the machine's minimum boots it again.
+ * bid (`setBid`) to at least the machine's minimum boots it again, and so does the minimum falling
+ * back to the bid (`lowerBids`: the other renters' bids fall), as the service resumes an outbid
+ * instance by itself when its priority returns.
  *
- * A raised minimum is kept in the state file (`minBids`, by machine) and laid over the generated
+ * A changed minimum is kept in the state file (`minBids`, by machine) and laid over the generated
  * catalogue (`applyMinBids`), so searches, rents and instance records all see the same minimum.
  */
 import type { Offer } from './catalogue';
@@ -22,12 +24,21 @@ export const CHANGE_BID_MAX = 32;
 /** Why an instance stops when outbid; also its `status_msg` while it waits. */
 export const OUTBID_REASON = 'Outbid: a higher bid took the GPU; waiting for your bid to be the highest again';
 
-/** Lays the raised minimum bids of the state file over the catalogue (at start, and after each raise). */
+/** Each offer's minimum bid as listed, before any outbid or lowering changed it. */
+const listedMinBids = new WeakMap<Offer, number>();
+
+/** The offer's minimum bid as it was listed, before any outbid changed it ($/hour). */
+export function listedMinBid(offer: Offer): number {
+  if (!listedMinBids.has(offer)) listedMinBids.set(offer, offer.min_bid);
+  return listedMinBids.get(offer)!;
+}
+
+/** Lays the changed minimum bids of the state file over the catalogue (at start, and after each change). */
 export function applyMinBids(sim: Pick<Sim, 'offers' | 'store'>): void {
-  const raised = sim.store.data.minBids ?? {};
+  const changed = sim.store.data.minBids ?? {};
   for (const offer of sim.offers) {
-    const min = raised[String(offer.machine_id)];
-    if (min !== undefined && min > offer.min_bid) offer.min_bid = min;
+    const listed = listedMinBid(offer);
+    offer.min_bid = changed[String(offer.machine_id)] ?? listed;
   }
 }
 
@@ -56,7 +67,7 @@ export function outbid(sim: Sim, id: number, minBid: number | undefined): { inst
     throw fail(400, 'invalid_args', `minBid ${min} does not beat the instance's bid ${inst.gpuRate}; give more than that.`);
   const offer = sim.offerById.get(inst.offerId);
   if (!offer) throw new Error(`instance ${id} refers to unknown offer ${inst.offerId}`);
-  raiseMinBid(sim, offer.machine_id, min);
+  raiseMinBid(sim, offer, min);
   const now = sim.now();
   if (inst.phase !== 'stopped' && inst.phase !== 'failed') {
     stop(inst, contract, now, OUTBID_REASON, sim.network);
@@ -68,10 +79,59 @@ export function outbid(sim: Sim, id: number, minBid: number | undefined): { inst
   return { inst, minBid: min };
 }
 
-function raiseMinBid(sim: Sim, machineId: number, min: number): void {
+function raiseMinBid(sim: Sim, offer: Offer, min: number): void {
   const data = sim.store.data;
-  data.minBids = { ...(data.minBids ?? {}), [String(machineId)]: Math.max(min, data.minBids?.[String(machineId)] ?? 0) };
+  data.minBids = { ...(data.minBids ?? {}), [String(offer.machine_id)]: Math.max(min, offer.min_bid) };
   applyMinBids(sim);
+}
+
+/**
+ * The other renters' bids on the instance's machine fall: its minimum bid drops to `minBid`
+ * (default: the minimum its offer listed before any outbid), and every outbid instance on that
+ * machine whose bid now reaches it boots again by itself (`start`: scheduling, loading, running;
+ * its start-up script runs again, GPU billing resumes). Instances their renter stopped, outbid
+ * ones still below the minimum, and those of an account without credit, stay stopped. Throws a 400 for a minimum below CHANGE_BID_MIN or
+ * above the machine's minimum now (raising it is `outbid`).
+ */
+export function lowerBids(sim: Sim, id: number, minBid: number | undefined): { minBid: number; resumed: number[] } {
+  const found = sim.live(id);
+  if (!found) throw fail(404, 'not_found', `Instance ${id} not found.`);
+  const offer = sim.offerById.get(found.inst.offerId);
+  if (!offer) throw new Error(`instance ${id} refers to unknown offer ${found.inst.offerId}`);
+  const min = round(minBid ?? listedMinBid(offer), 6);
+  if (!(min >= CHANGE_BID_MIN))
+    throw fail(400, 'invalid_args', `minBid ${min} is below ${CHANGE_BID_MIN} $/hour, the lowest minimum a machine can have.`);
+  if (min > machineMinBid(offer))
+    throw fail(
+      400,
+      'invalid_args',
+      `minBid ${min} is above the machine's minimum bid ${machineMinBid(offer)}; lowering cannot raise it (outbid raises it).`,
+    );
+  const data = sim.store.data;
+  const machine = String(offer.machine_id);
+  const rest = Object.fromEntries(Object.entries(data.minBids ?? {}).filter(([m]) => m !== machine));
+  data.minBids = min === listedMinBid(offer) ? rest : { ...rest, [machine]: min };
+  applyMinBids(sim);
+  const now = sim.now();
+  const resumed: number[] = [];
+  for (const inst of data.instances) {
+    if (!inst.isBid || !inst.outbid || inst.phase !== 'stopped') continue;
+    const its = sim.offerById.get(inst.offerId);
+    if (its?.machine_id !== offer.machine_id) continue;
+    if (inst.gpuRate < machineMinBid(its)) {
+      addLog(inst, now, `The minimum bid fell to ${machineMinBid(its)}; your bid ${inst.gpuRate} is still below it`);
+      continue;
+    }
+    if (sim.store.balance(inst.accountId, now) <= 0) {
+      addLog(inst, now, `The minimum bid fell to ${machineMinBid(its)}, but the account has no credit left; not resuming`);
+      continue;
+    }
+    addLog(inst, now, `Resuming: the other bids fell, so your bid ${inst.gpuRate} is the highest again (minimum ${machineMinBid(its)})`);
+    start(inst, now, sim.network, its);
+    resumed.push(inst.id);
+  }
+  sim.store.changed();
+  return { minBid: min, resumed };
 }
 
 /**

@@ -3,7 +3,9 @@
  * the account's connections `[{id, cloud_type, name}]` (one seeded "sim-bucket" each, backed by a
  * folder on this machine); `POST /api/v0/commands/rclone/` (instance_write) copies real files
  * between the instance's container and a connection, "Instance To Cloud" or "Cloud To Instance";
- * `DELETE` `{dst_id}` cancels the one running on that instance.
+ * `DELETE` `{dst_id}` cancels the one running on that instance. "Instance To Cloud" reads a
+ * stopped instance's disk too (the service documents it as copyable while stopped); its progress
+ * then goes to the instance's log, while its `status_msg` keeps saying why it stopped.
  */
 import { bucketPathOf, containerPathOf, type CopyEnd } from '../transfers';
 import { fail, ok, type Ctx, type RouteDef } from '../router';
@@ -19,10 +21,10 @@ function connections(ctx: Ctx) {
 
 function cloudCopy(ctx: Ctx) {
   const b = ctx.body;
-  const inst = runningInstance(ctx, 'instance_id', b.instance_id);
-  const transfers = transfersOf(ctx);
   const transfer = TRANSFERS.find((t) => t === b.transfer);
   if (!transfer) throw fail(400, 'invalid_args', `transfer must be "${TRANSFERS.join('" or "')}".`);
+  const inst = runningInstance(ctx, 'instance_id', b.instance_id, transfer === 'Instance To Cloud');
+  const transfers = transfersOf(ctx);
   const connection = transfers.connectionsOf(ctx.account.id).find((c) => String(c.id) === String(b.selected ?? '').trim());
   if (!connection) throw fail(400, 'invalid_args', 'Invalid selected: not one of your cloud connections.');
   if (b.flags !== undefined && !(Array.isArray(b.flags) && b.flags.every((f) => typeof f === 'string'))) {

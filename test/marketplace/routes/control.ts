@@ -10,7 +10,7 @@
 import { hasTwoFactor, setTwoFactor } from '../auth';
 import { FaultError, type FaultRule, type FaultRuleInput } from '../faults';
 import { withheldUserFields, withholdUserFields, type MoneyField } from './account';
-import { outbid } from '../bids';
+import { lowerBids, outbid } from '../bids';
 import { instanceRecord } from '../instanceRecord';
 import { addListing } from '../listings';
 import { forceStatus, statusFields } from '../lifecycle';
@@ -62,6 +62,13 @@ export interface MarketplaceControl {
    * quarter over its bid) and it stops as the service stops it; answers the new minimum.
    */
   outbid(id: number, minBid?: number): number;
+  /**
+   * The other renters' bids on the instance's machine fall (bids.ts): its minimum bid drops to
+   * `minBid` (default the minimum its offer listed before any outbid), and every outbid instance on
+   * that machine whose bid now reaches it boots again by itself; answers the new minimum and the
+   * instances that resumed.
+   */
+  lowerBids(id: number, minBid?: number): { minBid: number; resumed: number[] };
   /** Boot time of instances created from now on. */
   setBootSeconds(seconds: number): void;
   /** Moves the simulator's clock forward (on top of any injected clock). */
@@ -160,6 +167,7 @@ export function createControl(sim: Sim): MarketplaceControl {
       store.changed();
     },
     outbid: (id, minBid) => outbid(sim, id, minBid).minBid,
+    lowerBids: (id, minBid) => lowerBids(sim, id, minBid),
     overlayOf: (id) => store.overlayOf(id) ?? null,
     setBootSeconds(seconds) {
       if (!(seconds >= 0)) throw fail(400, 'invalid_args', 'seconds must be >= 0.');
@@ -340,6 +348,15 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
       if (b.minBid !== undefined && num(b.minBid) === undefined) throw fail(400, 'invalid_args', 'minBid must be a number ($/hour).');
       const minBid = control.outbid(Number(params.id), num(b.minBid));
       return ok({ success: true, min_bid: minBid, instance: control.instance(Number(params.id)) });
+    },
+  },
+  {
+    method: 'POST',
+    path: '/__control/instances/:id/bids-lowered',
+    handler: (control, { params, b }) => {
+      if (b.minBid !== undefined && num(b.minBid) === undefined) throw fail(400, 'invalid_args', 'minBid must be a number ($/hour).');
+      const { minBid, resumed } = control.lowerBids(Number(params.id), num(b.minBid));
+      return ok({ success: true, min_bid: minBid, resumed, instance: control.instance(Number(params.id)) });
     },
   },
   {

@@ -1,9 +1,11 @@
 /**
  * Copy between two instances, `/api/v0/commands/copy_direct/` (instance_write): PUT starts one,
  * DELETE `{dst_id}` cancels the copy to that instance. Ids come as numbers, strings or "C.123";
- * both instances must be the caller's (404 otherwise) and running (400), and the paths must be in
- * the container's /root, /workspace or /tmp (400). The files really move (transfers.ts), after
- * a short delay; progress shows in the destination's `status_msg` and log.
+ * both instances must be the caller's (404 otherwise), the destination running and the source
+ * running or stopped (400): a stopped instance's disk stays readable and copyable, as the service
+ * documents (an outbid instance is stopped too). The paths must be in the container's /root,
+ * /workspace or /tmp (400). The files really move (transfers.ts), after a short delay; progress
+ * shows in the destination's `status_msg` and log.
  */
 import { containerPathOf } from '../transfers';
 import { fail, ok, type Ctx, type RouteDef } from '../router';
@@ -15,8 +17,11 @@ export function instanceIdOf(value: unknown): number | undefined {
   return /^\d{1,12}$/.test(text) ? Number(text) : undefined;
 }
 
-/** The caller's running instance named by `field` of the body. */
-export function runningInstance(ctx: Ctx, field: string, value: unknown) {
+/**
+ * The caller's instance named by `field` of the body, running; with `stoppedToo`, stopped (by its
+ * renter, the credit or an outbid) is enough, as a source whose disk is only read.
+ */
+export function runningInstance(ctx: Ctx, field: string, value: unknown, stoppedToo = false) {
   if (typeof value === 'string' && /^(V|s3|gds|dropbox|azure|b2)\./i.test(value.trim())) {
     throw fail(
       400,
@@ -27,8 +32,14 @@ export function runningInstance(ctx: Ctx, field: string, value: unknown) {
   const id = instanceIdOf(value);
   if (id === undefined) throw fail(400, 'invalid_args', `Invalid ${field}.`);
   const { inst } = ownInstance(ctx, id, 'no_such_instance');
-  if (inst.phase !== 'running') throw fail(400, 'invalid_args', `Instance C.${id} is not running; start it, then copy.`);
-  return inst;
+  if (inst.phase === 'running' || (stoppedToo && inst.phase === 'stopped')) return inst;
+  throw fail(
+    400,
+    'invalid_args',
+    stoppedToo
+      ? `Instance C.${id} is neither running nor stopped; wait until it runs or stops, then copy.`
+      : `Instance C.${id} is not running; start it, then copy.`,
+  );
 }
 
 /** The simulator's file transfers; a 400 when it runs no containers, so instances have no files. */
@@ -45,7 +56,7 @@ export function transfersOf(ctx: Ctx) {
 
 function copy(ctx: Ctx) {
   const b = ctx.body;
-  const src = runningInstance(ctx, 'src_id', b.src_id);
+  const src = runningInstance(ctx, 'src_id', b.src_id, true);
   const dst = runningInstance(ctx, 'dst_id', b.dst_id);
   const srcPath = containerPathOf(b.src_path);
   if (!srcPath) throw fail(400, 'invalid_args', 'Invalid src_path.');

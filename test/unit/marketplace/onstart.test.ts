@@ -2,7 +2,18 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { clientFor, containerPath, DEMO_KEY, eventually, startSimulator, type Marketplace, instanceIn, processesWith } from '../../support';
+import {
+  call,
+  clientFor,
+  containerPath,
+  DEMO_KEY,
+  eventually,
+  startSimulator,
+  type Marketplace,
+  instanceIn,
+  processesWith,
+  rentOne,
+} from '../../support';
 
 /** The file's text, or '' while it does not exist yet. */
 const read = (file: string) => {
@@ -73,6 +84,32 @@ describe('marketplace: start-up scripts run as local processes', function () {
     await eventually(async () => processesWith(token) === 1 || undefined, 'the second child to run', 5_000);
     await api().instances.destroy(id);
     await eventually(async () => processesWith(token) === 0 || undefined, 'destroy kills it', 5_000);
+  });
+
+  it('runs again on every start: after a stop and start, an outbid and its resume, and a reboot', async () => {
+    // An interruptible rent, so that the service can outbid it and resume it by itself.
+    const { id } = await rentOne(sim, { image: 'ubuntu:22.04', disk: 8, onstart: 'echo "boot $$" >> /root/boots.txt', price: 5 });
+    const boots = () =>
+      read(containerPath(sim, id, '/root/boots.txt'))
+        .split('\n')
+        .filter(Boolean).length;
+    // The simulator moves instances along when they are looked at, as the extension's poller does.
+    const booted = (n: number, what: string) =>
+      eventually(async () => (await api().instances.show(id), boots() === n || undefined), what, 10_000);
+    await booted(1, 'the first run');
+    await api().instances.stop(id);
+    await instanceIn(api(), id, 'stopped', 5_000);
+    await api().instances.start(id);
+    await booted(2, 'a run after stop and start');
+    sim.control.outbid(id);
+    await instanceIn(api(), id, 'stopped', 5_000);
+    assert.equal(boots(), 2, 'an outbid instance runs nothing');
+    assert.deepEqual(sim.control.lowerBids(id).resumed, [id]);
+    await booted(3, 'a run after the outbid instance resumed by itself');
+    await instanceIn(api(), id, 'running', 5_000);
+    assert.equal((await call(sim, 'PUT', `/api/v0/instances/reboot/${id}/`, {})).status, 200);
+    await booted(4, 'a run after a reboot');
+    await api().instances.destroy(id);
   });
 
   it('lets a script stop its own instance with CONTAINER_API_KEY, and that key reaches nothing else', async () => {

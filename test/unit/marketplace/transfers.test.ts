@@ -123,6 +123,80 @@ describe('marketplace: copies between instances and with cloud connections', fun
     assert.match(String(stopped.msg), /not running/);
   });
 
+  it('copies from a stopped instance and from an outbid one (their disks stay readable), never to a stopped one', async () => {
+    const stoppedSrc = await running();
+    const { id: outbidSrc } = await rentOne(sim, { onstart: 'true', price: 5 });
+    await eventually(async () => existsSync(containerPath(sim, outbidSrc, '/workspace')) || undefined, 'the bid instance’s store', 10_000);
+    const dst = await running();
+    put(sim, stoppedSrc, { '/workspace/ckpt/step-1.pt': 'one', '/workspace/ckpt/step-2.pt': 'two' });
+    put(sim, outbidSrc, { '/root/ckpt/step-9.pt': 'nine' });
+    await call(sim, 'PUT', `/api/v0/instances/${stoppedSrc}/`, { state: 'stopped' });
+    await control(sim, 'POST', `instances/${outbidSrc}/outbid`, {});
+    assert.deepEqual([(await show(sim, stoppedSrc))?.actual_status, (await show(sim, outbidSrc))?.actual_status], ['stopped', 'stopped']);
+
+    const fromStopped = await call(sim, 'PUT', '/api/v0/commands/copy_direct/', {
+      src_id: stoppedSrc,
+      dst_id: dst,
+      src_path: '/workspace/ckpt/',
+      dst_path: '/workspace/a/',
+    });
+    assert.equal(fromStopped.status, 200, fromStopped.text);
+    assert.match(await statusOf(sim, dst, /done|failed/), /Remote to Remote copy: done, 2 files, 6 bytes/);
+    assert.equal(text(containerPath(sim, dst, '/workspace/a/step-2.pt')), 'two');
+
+    const fromOutbid = await call(sim, 'PUT', '/api/v0/commands/copy_direct/', {
+      src_id: `C.${outbidSrc}`,
+      dst_id: dst,
+      src_path: '/root/ckpt',
+      dst_path: '/workspace/b/',
+    });
+    assert.equal(fromOutbid.status, 200, fromOutbid.text);
+    await eventually(async () => text(containerPath(sim, dst, '/workspace/b/ckpt/step-9.pt')) === 'nine' || undefined, 'the copy', 10_000);
+
+    const toStopped = refusal(
+      await call(sim, 'PUT', '/api/v0/commands/copy_direct/', {
+        src_id: dst,
+        dst_id: stoppedSrc,
+        src_path: '/workspace/',
+        dst_path: '/root/',
+      }),
+    );
+    assert.equal(toStopped.status, 400);
+    assert.match(String(toStopped.msg), new RegExp(`C\\.${stoppedSrc} is not running`));
+    assert.equal(text(containerPath(sim, stoppedSrc, '/root/a/step-1.pt')), undefined, 'nothing reached the stopped instance');
+  });
+
+  it('copies a stopped instance to a cloud connection, but not from the cloud into it', async () => {
+    const id = await running();
+    put(sim, id, { '/workspace/ckpt/latest.pt': 'weights' });
+    await call(sim, 'PUT', `/api/v0/instances/${id}/`, { state: 'stopped' });
+    const [bucket] = (
+      (await control(sim, 'GET', `accounts/${sim.accountId}/cloud`)) as { connections: Array<{ id: number; path: string }> }
+    ).connections;
+    const up = await call(sim, 'POST', '/api/v0/commands/rclone/', {
+      instance_id: id,
+      src: '/workspace/ckpt/',
+      dst: `stopped-${id}/`,
+      selected: bucket!.id,
+      transfer: 'Instance To Cloud',
+    });
+    assert.equal(up.status, 200, up.text);
+    await eventually(async () => text(join(bucket!.path, `stopped-${id}/latest.pt`)) === 'weights' || undefined, 'the bucket copy', 10_000);
+    const r = (await show(sim, id))!;
+    assert.deepEqual([r.actual_status, r.status_msg], ['stopped', 'Stopped by user'], 'it stays stopped and says why');
+    const down = refusal(
+      await call(sim, 'POST', '/api/v0/commands/rclone/', {
+        instance_id: id,
+        src: `stopped-${id}/`,
+        dst: '/root/back/',
+        selected: bucket!.id,
+        transfer: 'Cloud To Instance',
+      }),
+    );
+    assert.equal(down.status, 400);
+    assert.match(String(down.msg), /not running/);
+  });
+
   it('cancels a copy before it writes anything', async () => {
     const a = await running();
     const b = await running();
