@@ -1,7 +1,10 @@
 /**
  * npm run marketplace -- --port 0 --api-key KEY --boot-seconds N [--state FILE] [--seed N]
  *                        [--credit N] [--latency MS] [--fault KIND[:COUNT[:PARAM]]]... [--offers N]
- *                        [--no-ssh] [--no-onstart] [--onstart-path DIR]...
+ *                        [--no-ssh] [--no-onstart] [--onstart-path DIR]... [--billing-history-days N]
+ *
+ * The first account starts with 120 days of billing history (charges and invoices), unless
+ * `--billing-history-days` says otherwise (0: none).
  *
  * Prints one line, `Marketplace listening on http://127.0.0.1:PORT`, once it listens.
  * SIGINT or SIGTERM stops it (state saved) and exits 0.
@@ -13,12 +16,14 @@ import { containersAvailable } from './container';
 
 const USAGE = `usage: marketplace [--port N] [--api-key KEY] [--boot-seconds N] [--state FILE] [--seed N]
                    [--credit USD] [--latency MS] [--fault KIND[:COUNT[:PARAM]]]... [--offers N] [--log-ready-ms MS] [--no-ssh]
-                   [--no-onstart] [--onstart-path DIR]...
+                   [--no-onstart] [--onstart-path DIR]... [--billing-history-days N (default 120; 0: none)]
 fault kinds: latency, rate_limit (429), server_error (500/502/503/504), reset, truncated, malformed,
              slow_boot, boot_failure; COUNT 0 = until cleared; PARAM = ms, status or Retry-After seconds`;
 
 /** Flags that take a number, and the option each sets. */
-const NUMBER_FLAGS: Readonly<Record<string, 'port' | 'bootSeconds' | 'seed' | 'credit' | 'latencyMs' | 'offerCount' | 'logReadyMs'>> = {
+const NUMBER_FLAGS: Readonly<
+  Record<string, 'port' | 'bootSeconds' | 'seed' | 'credit' | 'latencyMs' | 'offerCount' | 'logReadyMs' | 'billingHistoryDays'>
+> = {
   '--port': 'port',
   '--boot-seconds': 'bootSeconds',
   '--seed': 'seed',
@@ -26,6 +31,7 @@ const NUMBER_FLAGS: Readonly<Record<string, 'port' | 'bootSeconds' | 'seed' | 'c
   '--latency': 'latencyMs',
   '--offers': 'offerCount',
   '--log-ready-ms': 'logReadyMs',
+  '--billing-history-days': 'billingHistoryDays',
 };
 
 function parse(argv: string[]): MarketplaceOptions {
@@ -77,6 +83,8 @@ function parse(argv: string[]): MarketplaceOptions {
   options.ssh ??= sshdAvailable();
   // Start-up scripts run as local processes, as the service runs them in the container.
   options.onstart ??= true;
+  // Months of charges and invoices to read, as an account of some standing has.
+  options.billingHistoryDays ??= 120;
   return options;
 }
 

@@ -41,6 +41,7 @@ import { volumeRoutes } from './routes/volumes';
 import { copyRoutes } from './routes/copy';
 import { cloudRoutes } from './routes/cloud';
 import { Transfers } from './transfers';
+import { seedBillingHistory } from './history';
 import { Store } from './state';
 import { settleWorkers } from './workers';
 
@@ -82,6 +83,12 @@ export interface MarketplaceOptions {
   isolate?: boolean;
   /** Route paths (as in the route table, e.g. `/get_autogroup_logs`) not served: they answer as an unknown route. */
   withoutRoutes?: string[];
+  /**
+   * Days of past billing the first account starts with (history.ts): destroyed instances and
+   * volumes, monthly top-ups, all before now; its credit is still `credit`. Default 0 (none); the
+   * CLI's default is 120. Only on a fresh store: a state file keeps the history it was made with.
+   */
+  billingHistoryDays?: number;
 }
 
 export interface Marketplace {
@@ -269,12 +276,16 @@ class Simulator implements HttpHost {
 export async function startMarketplace(options: MarketplaceOptions = {}): Promise<Marketplace> {
   const sim = new Simulator(options);
   sim.control = createControl(sim);
+  const history = sim.store.fresh && (options.billingHistoryDays ?? 0) > 0;
+  const credit = options.credit ?? 250;
   const { accountId, apiKey } = sim.store.openingAccount({
     email: options.email ?? 'demo@example.test',
-    credit: options.credit ?? 250,
+    // With history, the opening credit comes after it (history.ts).
+    credit: history ? 0 : credit,
     key: options.apiKey,
     now: sim.now(),
   });
+  if (history) seedBillingHistory(sim.store, { accountId, offers: sim.offers, days: options.billingHistoryDays!, credit, now: sim.now() });
   sim.store.flush();
   const port = await sim.listen(options.port ?? 0);
   return { url: sim.baseUrl(), port, accountId, apiKey, control: sim.control, stop: () => sim.close() };

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { call, obj, tempDirForSuite } from '../../support';
+import { call, obj, q, tempDirForSuite } from '../../support';
 
 const ROOT = resolve(__dirname, '../../..');
 const TSX = join(ROOT, 'node_modules/.bin/tsx');
@@ -71,7 +71,18 @@ describe('marketplace: command line', function () {
     const sim = { url: run.url };
     assert.equal((await call(sim, 'GET', '/api/v0/users/current/', undefined, 'cli-key-0123456789')).status, 503, 'the --fault flag');
     const user = obj(await call(sim, 'GET', '/api/v0/users/current/', undefined, 'cli-key-0123456789'));
-    assert.equal(user.credit, 12);
+    assert.equal(user.credit, 12, 'the credit asked for, history or not');
+    const nowSec = Date.now() / 1000;
+    const past = obj(
+      await call(
+        sim,
+        'GET',
+        `/api/v0/charges/?select_filters=${q({ day: { gte: nowSec - 130 * 86_400, lte: nowSec } })}`,
+        undefined,
+        'cli-key-0123456789',
+      ),
+    );
+    assert.ok((past.total as number) > 20, 'months of billing history by default');
     const offers = obj(await call(sim, 'POST', '/api/v0/bundles/', { rentable: { eq: true }, limit: 1 }, 'cli-key-0123456789'))
       .offers as Array<{ id: number }>;
     assert.equal(
