@@ -86,6 +86,7 @@ export const COMMANDS = {
   stopJob: 'gpuRental.stopJob',
   showJobOutput: 'gpuRental.showJobOutput',
   downloadJobOutputs: 'gpuRental.downloadJobOutputs',
+  changeOutbidPolicy: 'gpuRental.changeOutbidPolicy',
   runOnCluster: 'gpuRental.runOnCluster',
   switchClusterRank: 'gpuRental.switchClusterRank',
   checkCluster: 'gpuRental.checkCluster',

@@ -4,6 +4,7 @@ import type { Offer } from '../../src/core/api/offers';
 import { formatHours, hoursLeft } from '../../src/core/billing/burn';
 import type { RentPlan } from '../../src/core/rent/plan';
 import { shellQuote } from '../../src/core/instances/ssh';
+import { resumeHook } from '../../src/core/jobs/resumeScripts';
 import { always, api, control, eventually, extensionApi, recordNotifications, signIn, sim } from './support';
 
 type Record = { id: number; actual_status: string | null; dph_total: number; storage_total_cost: number; onstart: string | null };
@@ -132,7 +133,11 @@ describe('spend: burn rate, low credit, the cap, idle stop and no start without 
         label: `${plan.label}-off`,
         idleStopMinutes: 0,
       });
-      assert.equal((await show(off))!.onstart, 'echo my own script', 'turned off for one rent');
+      assert.equal(
+        (await show(off))!.onstart,
+        `${resumeHook()}echo my own script`,
+        'turned off for one rent: the resume hook alone is added',
+      );
       await api('DELETE', `/api/v0/instances/${off}/`, sim.key);
     } finally {
       await api('DELETE', `/api/v0/instances/${rented}/`, sim.key);

@@ -5,30 +5,17 @@ import { realTimers, type Timers } from '../instances/poller';
 import { l10n } from '../l10n';
 import type { SshTarget } from '../ssh/remote';
 import type { RememberedJob } from './memory';
-import { watchStop, type JobNotice } from './notices';
-import { sshJobs, type Following, type JobBookDeps, type JobRef, type JobRemote, type JobTerminal } from './ports';
-import type { StartedWith } from './remoteJobs';
+import { watchStopPending, type JobNotice } from './notices';
+import { sshJobs, type Following, type JobBookDeps, type JobRef, type JobRemote, type JobTerminal, type RunOptions } from './ports';
+import { resumeJob, type StartedWith } from './remoteJobs';
+import type { ResumableJob } from './resumable';
+import { hasResumeHook, type ResumeOutcome } from './resumeScripts';
+import { AutoResume, resumableJob, resumeFailedMessage, waitsToResume } from './resuming';
 import { jobRows, type JobRow } from './rows';
 import { jobLabel, newJobId } from './scripts';
 import { jobEndMessage, jobPhase, stopsInstance, type JobStatus } from './status';
 
-export type { Following, JobBookDeps, JobRef, JobRemote, JobTerminal } from './ports';
-
-/** What a job starts with: the decisions of Run on Instance (`planJob`) and the API it stops the instance through. */
-export interface RunOptions {
-  command: string;
-  /** The folder on the instance it runs in. */
-  cwd: string;
-  stopAtEnd: boolean;
-  /** The API base URL the wrapper stops the instance through. */
-  baseUrl: string;
-  /** The job's id when the caller chose it (a cluster job: the same id on every node); else a new one. */
-  jobId?: string;
-  /** The row's name when the command's first line is not it (a cluster job's script). */
-  label?: string;
-  /** Open its terminal at once (default); false follows it quietly (a cluster's other ranks). */
-  show?: boolean;
-}
+export type { Following, JobBookDeps, JobRef, JobRemote, JobTerminal, RunOptions } from './ports';
 
 /** A job's key in this window: a cluster job has one id on several instances. */
 function jobKey(instanceId: number, jobId: string): string {
@@ -70,12 +57,15 @@ export class JobBook implements Disposable {
   private readonly claims = new Set<(instanceId: number, jobId: string) => boolean>();
   private readonly remote: JobRemote;
   private readonly timers: Timers;
+  private readonly resumeAt = new Map<string, number>(); // the log byte a resumable job's output goes on from
+  private readonly autoResume: AutoResume;
   /** An absolute folder on the instance instead of `~/.gpu-rental/jobs` (integration tests). */
   jobsDir: string | undefined;
 
   constructor(private readonly deps: JobBookDeps) {
     this.remote = deps.remote ?? sshJobs;
     this.timers = deps.timers ?? realTimers;
+    this.autoResume = new AutoResume(this.timers, deps.logger, this);
     this.subscription = deps.poller.onDidUpdate((snapshot) => this.followInstances(snapshot.instances));
     this.keepPolling();
   }
@@ -95,6 +85,11 @@ export class JobBook implements Disposable {
   opened(instanceId: number): void {
     if (!this.running.has(instanceId) || this.listing.has(instanceId)) return;
     if (this.timers.now() - (this.listedAt.get(instanceId) ?? 0) > LISTING_FRESH_MS) void this.list(instanceId);
+  }
+
+  /** Whether the instance runs, as the last poll showed it. */
+  instanceRuns(instanceId: number): boolean {
+    return this.running.has(instanceId);
   }
 
   /** The last listing of an instance's jobs. */
@@ -138,6 +133,7 @@ export class JobBook implements Disposable {
       stopAtEnd: o.stopAtEnd,
       baseUrl,
       jobsDir: this.jobsDir,
+      resumable: o.resumable,
     });
     this.deps.logger.info(
       `Job ${jobId} started on #${instance.id} with ${startedWith} in ${o.cwd}${o.stopAtEnd ? '; it stops the instance at its end' : ''}.`,
@@ -181,6 +177,18 @@ export class JobBook implements Disposable {
     if (fresh && !this.followers.has(key)) this.follow({ ...job, startedAtMs: 0, terminalOpen: true, ended: true }, 0, false);
   }
 
+  /** The resumable jobs of the instance's last listing (kept while it is stopped: the outbid policies read them). */
+  resumableJobs(instanceId: number): ResumableJob[] {
+    return this.statusesOf(instanceId).flatMap((s) => resumableJob(instanceId, s) ?? []);
+  }
+
+  /** Runs the job's `resume` on the instance (idempotent: a job that runs, ended or was stopped stays as it is), then lists. */
+  async resume(instanceId: number, jobId: string, opts: { movedFrom?: number } = {}): Promise<ResumeOutcome> {
+    const outcome = await (this.remote.resume ?? resumeJob)(await this.target(instanceId), jobId, { jobsDir: this.jobsDir, ...opts });
+    void this.list(instanceId).then(() => this.reattachOn(instanceId));
+    return outcome;
+  }
+
   /** Stops the job's command; with `stopInstance` the wrapper still stops the instance afterwards, else it never does. */
   async stop(instanceId: number, jobId: string, stopInstance: boolean): Promise<boolean> {
     const stopped = await this.remote.stop(await this.target(instanceId), jobId, stopInstance, { jobsDir: this.jobsDir });
@@ -218,6 +226,7 @@ export class JobBook implements Disposable {
 
   dispose(): void {
     this.subscription.dispose();
+    this.autoResume.dispose();
     for (const done of [...this.pending]) done();
     this.stopFollowing();
     this.changed.dispose();
@@ -263,7 +272,10 @@ export class JobBook implements Disposable {
       if (running) this.running.add(id);
       else this.running.delete(id);
       if (!running || wasRunning) continue;
-      void this.list(id).then(() => this.reattachOn(id));
+      void this.list(id).then(() => {
+        this.reattachOn(id);
+        this.autoResume.cameBack(id, hasResumeHook(instance.onstart));
+      });
       for (const j of remembered) if (j.instanceId === id) this.followers.get(jobKey(id, j.jobId))?.poke();
     }
     if (interrupted) this.changed.fire();
@@ -306,7 +318,10 @@ export class JobBook implements Disposable {
       if (job.instanceId !== instanceId || job.ended || this.followers.has(jobKey(instanceId, job.jobId))) continue;
       const status = listed.find((s) => s.jobId === job.jobId);
       if (!status) continue;
-      const from = job.terminalOpen ? 0 : Math.max(0, (status.logBytes ?? 0) - REATTACH_TAIL_BYTES);
+      const key = jobKey(instanceId, job.jobId);
+      const at = this.resumeAt.get(key);
+      this.resumeAt.delete(key);
+      const from = at ?? (job.terminalOpen ? 0 : Math.max(0, (status.logBytes ?? 0) - REATTACH_TAIL_BYTES));
       this.deps.logger.info(`Re-attaching to job ${job.jobId} on #${instanceId} from byte ${from}.`);
       this.follow(job, from, job.terminalOpen);
     }
@@ -355,7 +370,15 @@ export class JobBook implements Disposable {
   }
 
   private ended(job: RememberedJob, status: JobStatus, output: JobTerminal): void {
-    const message = jobEndMessage(status, job.instanceId);
+    const key = jobKey(job.instanceId, job.jobId);
+    if (waitsToResume(status)) {
+      // Not its end: it resumes when the instance runs again, and its output goes on from here.
+      this.resumeAt.set(key, this.followers.get(key)?.offset ?? status.logBytes ?? 0);
+      output.note(l10n.t('interrupted: the instance stopped; the job resumes from its newest checkpoint when the instance runs again'));
+      void this.list(job.instanceId);
+      return;
+    }
+    const message = resumeFailedMessage(status, job.instanceId) ?? jobEndMessage(status, job.instanceId);
     output.note(message.replace(/^GPU Rental: /, ''));
     void this.list(job.instanceId);
     // Told once: a job whose end this workspace saw before (or that another workspace started) is not announced again.
@@ -365,26 +388,8 @@ export class JobBook implements Disposable {
     const failed = jobPhase(status) === 'interrupted' || status.exitCode !== 0;
     const ref = { instanceId: job.instanceId, jobId: job.jobId, label: job.label };
     this.notices.fire({ severity: failed ? 'warning' : 'info', text: message, actions: ['showOutput'], job: ref });
-    if (stopsInstance(status)) this.followStop(job.instanceId);
-  }
-
-  private followStop(instanceId: number): void {
-    const stop = watchStop(
-      {
-        poller: this.deps.poller,
-        timers: this.timers,
-        notify: (notice) => {
-          this.pending.delete(done);
-          this.notices.fire(notice);
-        },
-      },
-      instanceId,
-    );
-    const done = () => {
-      stop();
-      this.pending.delete(done);
-    };
-    this.pending.add(done);
+    if (stopsInstance(status))
+      watchStopPending({ poller: this.deps.poller, timers: this.timers }, this.pending, job.instanceId, (n) => this.notices.fire(n));
   }
 
   private async target(instanceId: number): Promise<SshTarget> {

@@ -23,6 +23,9 @@ export const JOB_MEMORY_KEYS = {
   jobs: 'gpuRental.jobs.remembered',
   lastCommand: 'gpuRental.jobs.lastCommand',
   uploadFirst: 'gpuRental.jobs.uploadFirst',
+  /** Run on Instance's last answer to "Resumable?", and the checkpoint folder it was given. */
+  resumable: 'gpuRental.jobs.resumable',
+  checkpointDir: 'gpuRental.jobs.checkpointDir',
   /** The cluster jobs started here, as cluster/clusterJobStore.ts writes and reads them. */
   clusterJobs: 'gpuRental.jobs.clusters',
 } as const;
@@ -99,6 +102,26 @@ export class JobMemory {
 
   setUploadFirst(value: boolean): Thenable<void> {
     return this.memento.update(JOB_MEMORY_KEYS.uploadFirst, value);
+  }
+
+  /** Whether the last job started here was resumable; undefined until the user chose once. */
+  resumable(): boolean | undefined {
+    const value = this.memento.get(JOB_MEMORY_KEYS.resumable);
+    return typeof value === 'boolean' ? value : undefined;
+  }
+
+  setResumable(value: boolean): Thenable<void> {
+    return this.memento.update(JOB_MEMORY_KEYS.resumable, value);
+  }
+
+  /** The checkpoint folder the last resumable job was given. */
+  lastCheckpointDir(): string | undefined {
+    const value = this.memento.get(JOB_MEMORY_KEYS.checkpointDir);
+    return typeof value === 'string' && value.trim() && value.length <= 1000 ? value : undefined;
+  }
+
+  setLastCheckpointDir(dir: string): Thenable<void> {
+    return this.memento.update(JOB_MEMORY_KEYS.checkpointDir, dir);
   }
 
   /** The cluster jobs' records as stored, unread (cluster/clusterJobStore.ts reads and checks them). */

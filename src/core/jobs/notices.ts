@@ -113,3 +113,27 @@ export function watchStop(w: StopWatch, instanceId: number): () => void {
     });
   });
 }
+
+/** watchStop, whose early end is kept in `pending` (to be called at dispose) until it told `notify`. */
+export function watchStopPending(
+  w: Omit<StopWatch, 'notify'>,
+  pending: Set<() => void>,
+  instanceId: number,
+  notify: (notice: JobNotice) => void,
+): void {
+  const stop = watchStop(
+    {
+      ...w,
+      notify: (notice) => {
+        pending.delete(done);
+        notify(notice);
+      },
+    },
+    instanceId,
+  );
+  const done = () => {
+    stop();
+    pending.delete(done);
+  };
+  pending.add(done);
+}

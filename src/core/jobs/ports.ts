@@ -9,7 +9,8 @@ import type { Logger } from '../log';
 import type { SshTarget } from '../ssh/remote';
 import { JobFollower, type FollowerOptions } from './follower';
 import type { JobMemory } from './memory';
-import { listJobs, startJob, stopJob } from './remoteJobs';
+import { folderExists, listJobs, resumeJob, startJob, stopJob } from './remoteJobs';
+import type { ResumableStart } from './resumeScripts';
 
 /** Where one job's output goes: its terminal in VS Code (ui's JobOutput), a recorder in tests. */
 export interface JobTerminal extends Disposable {
@@ -35,6 +36,8 @@ export interface JobRef {
 export interface Following extends Disposable {
   start(): Promise<void>;
   poke(): void;
+  /** The next byte of the log it would read. */
+  readonly offset?: number;
 }
 
 /** How jobs start, list, stop and are followed on an instance: over ssh (`sshJobs`), or a fake in tests. */
@@ -42,10 +45,38 @@ export interface JobRemote {
   start: typeof startJob;
   list: typeof listJobs;
   stop: typeof stopJob;
+  /** Optional in fakes that never resume (then the book uses ssh's). */
+  resume?: typeof resumeJob;
+  folderExists?: typeof folderExists;
   follow(options: FollowerOptions): Following;
 }
 
-export const sshJobs: JobRemote = { start: startJob, list: listJobs, stop: stopJob, follow: (o) => new JobFollower(o) };
+export const sshJobs: JobRemote = {
+  start: startJob,
+  list: listJobs,
+  stop: stopJob,
+  resume: resumeJob,
+  folderExists,
+  follow: (o) => new JobFollower(o),
+};
+
+/** What a job starts with: the decisions of Run on Instance (`planJob`) and the API it stops the instance through. */
+export interface RunOptions {
+  command: string;
+  /** The folder on the instance it runs in. */
+  cwd: string;
+  stopAtEnd: boolean;
+  /** The API base URL the wrapper stops the instance through. */
+  baseUrl: string;
+  /** The job's id when the caller chose it (a cluster job: the same id on every node); else a new one. */
+  jobId?: string;
+  /** The row's name when the command's first line is not it (a cluster job's script). */
+  label?: string;
+  /** Open its terminal at once (default); false follows it quietly (a cluster's other ranks). */
+  show?: boolean;
+  /** Makes it resumable (see resumable.ts). */
+  resumable?: ResumableStart;
+}
 
 export interface JobBookDeps {
   readonly poller: Pick<InstancePoller, 'snapshot' | 'onDidUpdate' | 'setInterest' | 'watch' | 'refresh'>;

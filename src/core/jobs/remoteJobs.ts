@@ -1,6 +1,8 @@
 import { lastErrorLine, RemoteCommandError, runRemote, type RunRemoteOptions, type SshTarget } from '../ssh/remote';
 import { shellQuote } from '../instances/ssh';
-import { listScript, readLogScript, startScript, STATUS_MARK, stopScript, type StartOptions } from './scripts';
+import { folderExistsScript, runResumeScript, setPolicyScript, type ResumeOutcome } from './resumeScripts';
+import type { OutbidPolicy } from './resumable';
+import { jobDir, listScript, readLogScript, startScript, STATUS_MARK, stopScript, type StartOptions } from './scripts';
 import { parseStatusLines, type JobStatus } from './status';
 import { l10n } from '../l10n';
 
@@ -103,4 +105,44 @@ export async function readLog(target: SshTarget, jobId: string, offset = 0, at: 
   if (result.code === 3 && result.stderr.includes(`${STATUS_MARK}-MISSING`)) throw new JobMissing(jobId, target.instanceId);
   if (result.code !== 0) throw failed(l10n.t("read the job's log"), target, result);
   return result.stdout;
+}
+
+/**
+ * Runs the resumable job's `resume` on the instance (`movedFrom`: it moved there from that
+ * instance); idempotent: resolves what it found (resumed, or ended, cancelled, running, busy).
+ */
+export async function resumeJob(target: SshTarget, jobId: string, at: JobsAt & { movedFrom?: number } = {}): Promise<ResumeOutcome> {
+  const result = await runRemote(
+    target,
+    bashCommand(runResumeScript(jobDir(jobId, at.jobsDir), at.movedFrom)),
+    remoteOptions(at, { timeoutMs: 30_000 }),
+  );
+  if (result.code === 3 && result.stderr.includes('GPU-RENTAL-JOB-NOT-RESUMABLE'))
+    throw new Error(
+      l10n.t('Job {0} on instance #{1} is not resumable: it was started without a checkpoint folder.', jobId, target.instanceId),
+    );
+  if (result.code !== 0) throw failed(l10n.t('resume the job'), target, result);
+  const said = /^(resumed|ended|cancelled|running|busy)$/m.exec(result.stdout)?.[1] as ResumeOutcome | undefined;
+  return said ?? 'resumed';
+}
+
+/** Whether the folder `dir` (as typed; relative to the job's folder `cwd`) exists on the instance. */
+export async function folderExists(target: SshTarget, cwd: string, dir: string, at: JobsAt = {}): Promise<boolean> {
+  const result = await runRemote(target, bashCommand(folderExistsScript(cwd, dir)), remoteOptions(at, { timeoutMs: 30_000 }));
+  if (result.code !== 0) throw failed(l10n.t('look for the checkpoint folder'), target, result);
+  return /^yes$/m.test(result.stdout);
+}
+
+/** Changes a resumable job's outbid policy on the instance (its `policy` file). */
+export async function setJobPolicy(target: SshTarget, jobId: string, policy: OutbidPolicy, at: JobsAt = {}): Promise<void> {
+  const result = await runRemote(
+    target,
+    bashCommand(setPolicyScript(jobDir(jobId, at.jobsDir), policy)),
+    remoteOptions(at, { timeoutMs: 30_000 }),
+  );
+  if (result.code === 3 && result.stderr.includes('GPU-RENTAL-JOB-NOT-RESUMABLE'))
+    throw new Error(
+      l10n.t('Job {0} on instance #{1} is not resumable: it was started without a checkpoint folder.', jobId, target.instanceId),
+    );
+  if (result.code !== 0) throw failed(l10n.t('change the outbid policy'), target, result);
 }

@@ -1,6 +1,8 @@
+import { formatDollars } from '../format';
 import { l10n } from '../l10n';
 import type { RememberedJob } from './memory';
-import { describeJob, jobPhase, type JobStatus } from './status';
+import type { OutbidPolicy } from './resumable';
+import { describeJob, jobPhase, type JobStatus, type ResumeStatus } from './status';
 
 /** How a job's row reads: running or starting (not listed yet), or how it ended. */
 export type JobRowState = 'starting' | 'running' | 'interrupted' | 'succeeded' | 'failed';
@@ -15,6 +17,9 @@ export interface JobRow {
   readonly state: JobRowState;
   /** The folder it runs in, once a listing showed it: where its outputs are. */
   readonly cwd: string | undefined;
+  /** A resumable job's listing, and the seconds it has run in all (its runs the stops cut short, and this one). */
+  readonly resume?: ResumeStatus;
+  readonly ranSeconds?: number;
 }
 
 /** Whether the row's job runs (or is about to): Stop Job offers it. */
@@ -43,13 +48,15 @@ export function jobRows(
 ): JobRow[] {
   const rows: JobRow[] = listed.map((s) => {
     const shown = !up && jobPhase(s) === 'running' ? { ...s, alive: false } : s;
+    const description = describeJob(shown, nowMs);
     return {
       instanceId,
       jobId: s.jobId,
       label: s.label,
-      description: describeJob(shown, nowMs),
+      description: s.resume ? resumableDescription(description, s.resume) : description,
       state: stateOf(shown),
       cwd: s.cwd || undefined,
+      ...(s.resume ? { resume: s.resume, ranSeconds: ranSeconds(shown, nowMs) } : {}),
     };
   });
   for (const j of remembered) {
@@ -60,11 +67,93 @@ export function jobRows(
   return rows;
 }
 
+/** A ceiling in $/h as the row says it: two decimals ("$0.60"). */
+function ceiling(value: number): string {
+  return `$${value.toFixed(2)}`;
+}
+
+/** The policy as a row says it: "wait", "raise ≤ $0.60/h", "move ≤ $0.60/h". */
+export function policyLabel(policy: OutbidPolicy): string {
+  switch (policy.kind) {
+    case 'wait':
+      return l10n.t('wait');
+    case 'raise':
+      return l10n.t('raise ≤ {0}/h', ceiling(policy.ceiling));
+    case 'move':
+      return l10n.t('move ≤ {0}/h', ceiling(policy.ceiling));
+  }
+}
+
+/** "running 12:03 · resumed ×2 · raise ≤ $0.60/h"; without a recovery, "running 12:03 · wait". */
+function resumableDescription(description: string, r: ResumeStatus): string {
+  return r.recoveryCount > 0
+    ? l10n.t('{0} · resumed ×{1} · {2}', description, r.recoveryCount, policyLabel(r.policy))
+    : l10n.t('{0} · {1}', description, policyLabel(r.policy));
+}
+
+/** Seconds it ran in all: the runs the stops cut short, then this one (a run its instance's stop cut short counts from the next resume). */
+function ranSeconds(s: JobStatus, nowMs: number): number {
+  const before = s.resume?.ranBeforeSeconds ?? 0;
+  if (s.startedAt === undefined) return before;
+  const phase = jobPhase(s);
+  if (phase === 'running') return before + Math.max(0, Math.round(nowMs / 1000) - s.startedAt);
+  if (phase === 'exited' && s.endedAt !== undefined) return before + Math.max(0, s.endedAt - s.startedAt);
+  return before;
+}
+
+/**
+ * The tooltip's history of a resumable job: each recovery (when, moved from which instance, minutes
+ * lost), the minutes lost in all, and the dollars saved against the on-demand price: on-demand
+ * minus what it paid per hour (`paidPerHour`, its GPU's rate), times the hours it ran.
+ */
+export function resumeHistory(row: Pick<JobRow, 'resume' | 'ranSeconds' | 'instanceId'>, paidPerHour: number | undefined): string[] {
+  const r = row.resume;
+  if (!r) return [];
+  const lines = [
+    l10n.t('Resumable: checkpoints on #{0} in {1}; when outbid: {2}.', row.instanceId, r.checkpointPath, policyLabel(r.policy)),
+  ];
+  if (r.latest)
+    lines.push(l10n.t('Newest checkpoint: {0}, {1} MB, {2}.', r.latest.name, (r.latest.bytes / 1e6).toFixed(1), utc(r.latest.modifiedAt)));
+  if (r.recoveryCount === 0) lines.push(l10n.t('Not resumed yet.'));
+  for (const rec of r.recoveries) {
+    const lost = Math.round(rec.lostSeconds / 60);
+    lines.push(
+      rec.movedFrom === undefined
+        ? l10n.t('Resumed {0}; {1} min of work lost.', utc(rec.at), lost)
+        : l10n.t('Moved from #{0} and resumed {1}; {2} min of work lost.', rec.movedFrom, utc(rec.at), lost),
+    );
+  }
+  if (r.recoveryCount > r.recoveries.length)
+    lines.push(l10n.t('{0} earlier recoveries are not shown.', r.recoveryCount - r.recoveries.length));
+  if (r.recoveryCount > 0) {
+    const lost = Math.round(r.recoveries.reduce((sum, rec) => sum + rec.lostSeconds, 0) / 60);
+    lines.push(l10n.t('Work lost in all: {0} min.', lost));
+  }
+  const hours = (row.ranSeconds ?? 0) / 3600;
+  if (r.onDemandPerHour === undefined || paidPerHour === undefined) lines.push(l10n.t('Saved against on-demand: unknown.'));
+  else
+    lines.push(
+      l10n.t(
+        'Saved against on-demand: {0} ({1}/h on demand, {2}/h paid, for {3} h).',
+        formatDollars((r.onDemandPerHour - paidPerHour) * hours),
+        formatDollars(r.onDemandPerHour),
+        formatDollars(paidPerHour),
+        hours.toFixed(1),
+      ),
+    );
+  return lines;
+}
+
+function utc(unixSeconds: number): string {
+  return `${new Date(unixSeconds * 1000).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
 /** What the tree shows of a row beyond its label and description (as `presentInstance` does for instances). */
 export interface JobRowLook {
   readonly tooltip: string;
   readonly icon: { readonly id: string; readonly color?: string };
-  readonly contextValue: 'job-running' | 'job-ended';
+  /** `-resumable` at the end for a resumable job (Change Outbid Policy). */
+  readonly contextValue: 'job-running' | 'job-ended' | 'job-running-resumable' | 'job-ended-resumable';
   /** The icon says how it ended; a screen reader is told in words. */
   readonly accessibilityLabel: string;
 }
@@ -93,15 +182,17 @@ function spoken(row: JobRow): string {
   }
 }
 
-export function presentJobRow(row: JobRow): JobRowLook {
+/** `paidPerHour`: what the instance's GPU bills per hour now (a resumable job's "saved" counts against it). */
+export function presentJobRow(row: JobRow, paidPerHour?: number): JobRowLook {
   return {
     tooltip: [
       row.label,
       row.description,
       l10n.t('Job {0} on #{1}; its files are in ~/.gpu-rental/jobs/{0} on the instance.', row.jobId, row.instanceId),
+      ...resumeHistory(row, paidPerHour),
     ].join('\n'),
     icon: ICONS[row.state],
-    contextValue: isRunningRow(row) ? 'job-running' : 'job-ended',
+    contextValue: `${isRunningRow(row) ? 'job-running' : 'job-ended'}${row.resume ? '-resumable' : ''}`,
     accessibilityLabel: spoken(row),
   };
 }

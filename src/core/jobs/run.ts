@@ -9,10 +9,12 @@ import { instanceName } from '../instances/names';
 import { l10n } from '../l10n';
 import type { Ask } from '../prompts';
 import type { JobMemory } from './memory';
+import { askResume, CANCELLED, type ResumeGiven, type ResumeQuestionDeps } from './resumeQuestions';
+import type { ResumableStart } from './resumeScripts';
 import { pythonCommand } from './scripts';
 
 /** What Run on Instance may be given instead of asking (tests, and other commands): each one given is not asked. */
-export interface RunJobGiven {
+export interface RunJobGiven extends ResumeGiven {
   command?: string;
   uploadFirst?: boolean;
   /** The local folder to upload first (default: the workspace folder of the file, else the first one). */
@@ -37,9 +39,9 @@ export interface UploadRequest {
   quiet: true;
 }
 
-export interface RunJobDeps {
+export interface RunJobDeps extends ResumeQuestionDeps {
   readonly ask: Ask;
-  readonly memory: Pick<JobMemory, 'lastCommand' | 'setLastCommand' | 'uploadFirst' | 'setUploadFirst'>;
+  readonly memory: Pick<JobMemory, 'lastCommand' | 'setLastCommand' | 'uploadFirst' | 'setUploadFirst'> & ResumeQuestionDeps['memory'];
   /** The instance's jobs, as far as this window knows (a listing is read before the last question). */
   readonly jobs: { list(instanceId: number): Promise<void>; runsJobs(instanceId: number): boolean };
   /** Uploads a folder to the instance; resolves the folder on the instance, undefined when cancelled or failed. */
@@ -55,13 +57,16 @@ export interface JobPlan {
   readonly command: string;
   readonly cwd: string;
   readonly stopAtEnd: boolean;
+  /** Set for a resumable job: its checkpoint folder, resume command, policy and the on-demand price. */
+  readonly resumable?: ResumableStart;
 }
 
 /**
  * Asks what is not given, in this order: the command (the Python file or the last command
  * suggested), whether to upload the workspace first (the last choice on top), then whether to stop
- * the instance at the job's end (keeping it on top when another job runs there). Uploads when
- * asked to. Resolves undefined when the user cancels any question or the upload: no job starts.
+ * the instance at the job's end (keeping it on top when another job runs there), then whether it
+ * is resumable and how (resumeQuestions.ts). Uploads when asked to. Resolves undefined when the
+ * user cancels any question or the upload: no job starts.
  */
 export async function planJob(deps: RunJobDeps, instance: Instance, facts: RunJobFacts, given: RunJobGiven): Promise<JobPlan | undefined> {
   const command = given.command ?? (await askCommand(deps, instance, facts));
@@ -82,7 +87,9 @@ export async function planJob(deps: RunJobDeps, instance: Instance, facts: RunJo
 
   const stopAtEnd = given.stopAtEnd ?? (await askStopAtEnd(deps, instance));
   if (stopAtEnd === undefined) return undefined;
-  return { command, cwd, stopAtEnd };
+  const resumable = await askResume(deps, instance, { command, cwd }, given);
+  if (resumable === CANCELLED) return undefined;
+  return resumable ? { command, cwd, stopAtEnd, resumable } : { command, cwd, stopAtEnd };
 }
 
 async function askCommand(deps: RunJobDeps, instance: Instance, facts: RunJobFacts): Promise<string | undefined> {

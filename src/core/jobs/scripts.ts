@@ -26,19 +26,16 @@
 
 import { shellQuote } from '../instances/ssh';
 import { l10n } from '../l10n';
+import { isJobId, launchLines, WRAPPER_UP_FUNCTION } from './launch';
+import { resumableStartLines, type ResumableStart } from './resumeScripts';
+
+export { isJobId } from './launch';
 
 /** The prefix of the one status line each job reports (listing, following); nothing else starts with it. */
 export const STATUS_MARK = 'GPU-RENTAL-JOB';
 
 /** How long the wrapper waits after the command ended before it stops the instance, so a follower can read the end. */
 export const STOP_GRACE_SECONDS = 2;
-
-const JOB_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
-
-/** Whether `id` is a job id the extension could have made (safe in a path, a tmux session name and a shell word). */
-export function isJobId(id: string): boolean {
-  return JOB_ID.test(id);
-}
 
 /** A new job id: the UTC time to the second, then random letters and digits, e.g. `20261124-001611-k3f9q2`. */
 export function newJobId(nowMs: number, random: () => number = Math.random): string {
@@ -174,6 +171,8 @@ export interface StartOptions {
   forceSetsid?: boolean;
   /** An absolute jobs folder instead of `~/.gpu-rental/jobs` (tests). */
   jobsDir?: string;
+  /** Makes the job resumable: its checkpoint folder, resume command and outbid policy (see resumable.ts). */
+  resumable?: ResumableStart;
 }
 
 function checkedUrl(baseUrl: string | undefined): string {
@@ -208,34 +207,39 @@ export function startScript(o: StartOptions): string {
     `cat >"$D/run" <<'GPU_RENTAL_WRAPPER_END'`,
     wrapperScript() + 'GPU_RENTAL_WRAPPER_END',
     ': >"$D/log"',
-    o.forceSetsid ? 'T=' : 'T=$(command -v tmux || true)',
-    'if [ -n "$T" ]; then',
-    `  tmux new-session -d -s gpu-rental-${o.jobId} bash "$D/run" "$D"`,
-    '  echo started tmux',
-    'elif command -v setsid >/dev/null; then',
-    '  setsid nohup bash "$D/run" "$D" </dev/null >/dev/null 2>&1 &',
-    '  echo started setsid',
-    'else',
-    '  nohup bash "$D/run" "$D" </dev/null >/dev/null 2>&1 &',
-    '  echo started nohup',
-    'fi',
-    // The wrapper writes its pid first: until then the job has not started.
-    'i=0; while [ ! -s "$D/wpid" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done',
-    '[ -s "$D/wpid" ] || { echo "the job\'s wrapper did not start" >&2; exit 4; }',
+    ...(o.resumable ? resumableStartLines(o.jobId, o.resumable, o.forceSetsid) : []),
+    ...launchLines(o.jobId, o.forceSetsid),
     '',
   ].join('\n');
 }
 
 /**
- * `st <dir>`: prints the job's one status line, tab-separated:
- * mark, id, started, ended, exit, wrapper alive (1/0), stop-at-end, stop-answer, cancelled, log bytes (-1: no log), folder, label.
+ * `st <dir>`: prints the job's one status line, tab-separated: mark, id, started, ended, exit,
+ * wrapper alive (1/0), stop-at-end, stop-answer, cancelled, log bytes (-1: no log), folder, then a
+ * resumable job's policy, checkpoint folder (as typed, then absolute), job folder (absolute),
+ * recoveries (their count, then the last 20 as `at:resumed:lost` or `at:moved:from:lost`, comma
+ * separated), on-demand $/h, newest checkpoint (name, bytes, mtime), seconds run before the
+ * last start, the log's last line once it ended (all empty for a plain job), and last the label.
+ * Everything is bounded: files read with `head -c`, `du` under `timeout`.
  */
 const STATUS_FUNCTION = [
+  WRAPPER_UP_FUNCTION,
   'st(){ d=$1; j=${d##*/}',
   '  f(){ head -c 300 "$d/$1" 2>/dev/null | tr -d "\\t\\r\\n"; }',
-  '  a=0; w=$(f wpid); [ -n "$w" ] && kill -0 "$w" 2>/dev/null && a=1',
+  '  a=0; up "$d" && a=1',
   '  s=$(wc -c <"$d/log" 2>/dev/null | tr -d " ") || s=-1; s=${s:--1}',
-  `  printf '${STATUS_MARK}\\t%s\\t%s\\t%s\\t%s\\t%s\\t%s\\t%s\\t%s\\t%s\\t%s\\t%s\\n' "$j" "$(f started)" "$(f ended)" "$(f exit)" "$a" "$(f stop-at-end)" "$(f stop-answer)" "$(f cancelled)" "$s" "$(f cwd)" "$(f label)"`,
+  '  P= C= A= J= K= H= O= N= B= M= R= E=',
+  '  if [ -f "$d/resume" ]; then',
+  '    P=$(f policy) C=$(f ckpt) O=$(f ondemand) R=$(f ran) J=$(cd "$d" 2>/dev/null && pwd)',
+  '    W=$(f cwd); case $W in "~"|""|.) W=$HOME;; "~/"*) W="$HOME/${W#"~/"}";; /*) ;; *) W="$HOME/$W";; esac',
+  '    A=$C; case $A in "~") A=$HOME;; "~/"*) A="$HOME/${A#"~/"}";; /*) ;; ""|.) A=$W;; *) A="$W/$A";; esac',
+  '    K=$(grep -c . "$d/history" 2>/dev/null); H=$(tail -n 20 "$d/history" 2>/dev/null | head -c 1200 | tr " \\n" ":,")',
+  '    n=; for e in "$A"/*; do [ -e "$e" ] || continue; if [ -z "$n" ] || [ "$e" -nt "$n" ]; then n=$e; fi; done',
+  '    if [ -n "$n" ]; then N=${n##*/} M=$(stat -c %Y -- "$n" 2>/dev/null) B=$(timeout 5 du -sb -- "$n" 2>/dev/null | cut -f1); fi',
+  '    [ -f "$d/exit" ] && E=$(tail -c 300 "$d/log" 2>/dev/null | tail -n 1 | head -c 200)',
+  '    A=${A//[[:cntrl:]]/} J=${J//[[:cntrl:]]/} N=${N//[[:cntrl:]]/?} E=${E//[[:cntrl:]]/ }',
+  '  fi',
+  `  printf '${STATUS_MARK}${'\\t%s'.repeat(23)}\\n' "$j" "$(f started)" "$(f ended)" "$(f exit)" "$a" "$(f stop-at-end)" "$(f stop-answer)" "$(f cancelled)" "$s" "$(f cwd)" "$P" "$C" "$A" "$J" "$K" "$H" "$O" "$N" "$B" "$M" "$R" "$E" "$(f label)"`,
   '}',
 ].join('\n');
 

@@ -1,6 +1,26 @@
 import { formatClock } from '../format';
 import { isJobId, printable, STATUS_MARK } from './scripts';
 import { l10n } from '../l10n';
+import { parsePolicy, type CheckpointInfo, type OutbidPolicy, type Recovery } from './resumable';
+
+/** What the listing says of a resumable job beyond a plain job's status. */
+export interface ResumeStatus {
+  readonly policy: OutbidPolicy;
+  /** The checkpoint folder as typed, and as the instance resolved it. */
+  readonly checkpointDir: string;
+  readonly checkpointPath: string;
+  /** The job's own folder, absolute. */
+  readonly jobPath: string;
+  /** How many times it resumed, and the last (at most 20) of those recoveries, oldest first. */
+  readonly recoveryCount: number;
+  readonly recoveries: readonly Recovery[];
+  readonly onDemandPerHour: number | undefined;
+  readonly latest: CheckpointInfo | undefined;
+  /** Seconds it ran before its last start (the runs the stops cut short). */
+  readonly ranBeforeSeconds: number;
+  /** The log's last line, once it ended. */
+  readonly lastLogLine: string | undefined;
+}
 
 /** What a job's folder on the instance says about it (one status line, see scripts.ts). */
 export interface JobStatus {
@@ -23,6 +43,8 @@ export interface JobStatus {
   /** The folder it runs in, as typed (`~/…` allowed): where its outputs are. */
   readonly cwd: string;
   readonly label: string;
+  /** Set for a resumable job. */
+  readonly resume?: ResumeStatus;
 }
 
 /** running: the command runs; exited: it ended with `exitCode`; interrupted: it died with its wrapper (the instance stopped). */
@@ -37,10 +59,57 @@ function int(text: string | undefined): number | undefined {
   return text !== undefined && /^-?\d{1,15}$/.test(text) ? Number(text) : undefined;
 }
 
+function absolutePath(text: string | undefined): string | undefined {
+  return text && text.startsWith('/') && text.length <= 1000 && printable(text) === text ? text : undefined;
+}
+
+function readRecovery(entry: string): Recovery | undefined {
+  const m = /^(\d{1,12}):(?:resumed|moved:(\d{1,12})):(\d{1,12})$/.exec(entry);
+  if (!m) return undefined;
+  const movedFrom = m[2] === undefined ? undefined : Number(m[2]);
+  return { at: Number(m[1]), lostSeconds: Number(m[3]), ...(movedFrom ? { movedFrom } : {}) };
+}
+
+/** The resumable fields of a status line (11 to 22); undefined for a plain job, or when its policy or folders are not believable. */
+function readResume(f: readonly string[]): ResumeStatus | undefined {
+  const policy = parsePolicy(f[11] ?? '');
+  const checkpointDir = printable(f[12] ?? '').trim();
+  const checkpointPath = absolutePath(f[13]);
+  const jobPath = absolutePath(f[14]);
+  if (!policy || !checkpointDir || !checkpointPath || !jobPath) return undefined;
+  const recoveries = (f[16] ?? '')
+    .split(',')
+    .map(readRecovery)
+    .filter((r): r is Recovery => r !== undefined);
+  const count = int(f[15]);
+  const price = /^\d{1,4}(?:\.\d{1,8})?$/.test(f[17] ?? '') ? Number(f[17]) : undefined;
+  const name = f[18] ?? '';
+  const bytes = int(f[19]);
+  const modifiedAt = int(f[20]);
+  const oneSegment = name !== '' && name !== '.' && name !== '..' && !name.includes('/') && name.length <= 255 && printable(name) === name;
+  const latest =
+    oneSegment && bytes !== undefined && bytes >= 0 && modifiedAt !== undefined && modifiedAt > 0 ? { name, bytes, modifiedAt } : undefined;
+  const ran = int(f[21]);
+  const last = printable(f[22] ?? '').trim();
+  return {
+    policy,
+    checkpointDir,
+    checkpointPath,
+    jobPath,
+    recoveryCount: count !== undefined && count >= recoveries.length ? count : recoveries.length,
+    recoveries,
+    onDemandPerHour: price !== undefined && price > 0 ? price : undefined,
+    latest,
+    ranBeforeSeconds: ran !== undefined && ran > 0 ? ran : 0,
+    lastLogLine: last ? last.slice(0, 200) : undefined,
+  };
+}
+
 /** Reads one status line; undefined when the line is not one (ssh's own warnings share stderr). */
 export function parseStatusLine(line: string): JobStatus | undefined {
   const f = line.replace(/\r$/, '').split('\t');
-  if (f[0] !== STATUS_MARK || f.length < 12 || !isJobId(f[1] ?? '')) return undefined;
+  if (f[0] !== STATUS_MARK || f.length < 24 || !isJobId(f[1] ?? '')) return undefined;
+  const resume = readResume(f);
   const cancelled = f[8] === 'keep' || f[8] === 'stop' ? f[8] : undefined;
   const bytes = int(f[9]);
   return {
@@ -55,7 +124,8 @@ export function parseStatusLine(line: string): JobStatus | undefined {
     logBytes: bytes === undefined || bytes < 0 ? undefined : bytes,
     cwd: printable(f[10] ?? '').trim(),
     // What the instance wrote reaches the tree: printable characters only.
-    label: printable(f.slice(11).join(' ')).trim().slice(0, 120) || f[1]!,
+    label: printable(f.slice(23).join(' ')).trim().slice(0, 120) || f[1]!,
+    ...(resume ? { resume } : {}),
   };
 }
 

@@ -6,7 +6,9 @@
  */
 import type { Offer } from '../api/offers';
 import { formatDollars } from '../format';
+import { ONSTART_MAX_CHARS } from '../api/limits';
 import { OnstartTooLong, withWatchdog } from '../idle/watchdog';
+import { resumeHook } from '../jobs/resumeScripts';
 import { presentOffer } from '../offers/present';
 import type { PendingRent } from './journal';
 import { rentOutcomeMessage } from './messages';
@@ -99,9 +101,12 @@ export interface IdleStopSettings {
 }
 
 /**
- * The start-up script the rent sends: the idle watchdog in front of the user's own script (never
- * instead of it), unless idle stop is off for this rent or the plan uses a template. A script the
- * service would refuse as too long stops the rent with a notice.
+ * The start-up script the rent sends: the idle watchdog (unless idle stop is off for this rent),
+ * then the hook that resumes resumable jobs when the instance starts (jobs/resumeScripts.ts), then
+ * the user's own script (never replaced). A plan that uses a template sends the user's script
+ * alone: the service runs the template's. A script the service would refuse as too long with the
+ * watchdog stops the rent with a notice; without the watchdog, a user's script too long for the
+ * hook is sent alone (the extension then resumes the jobs itself while a window is open).
  */
 export function rentOnstart(
   plan: RentPlan,
@@ -109,9 +114,11 @@ export function rentOnstart(
   baseUrl: string,
 ): { onstart: string | undefined; refusal?: undefined } | { refusal: RentNotice } {
   const idleMinutes = plan.idleStopMinutes ?? (idle.enabled ? idle.minutes : 0);
-  if (!(idleMinutes > 0) || plan.template) return { onstart: plan.onstart };
+  if (plan.template) return { onstart: plan.onstart };
+  const hooked = resumeHook() + (plan.onstart?.trim() ? plan.onstart : '');
+  if (!(idleMinutes > 0)) return { onstart: hooked.length <= ONSTART_MAX_CHARS ? hooked : plan.onstart };
   try {
-    return { onstart: withWatchdog(plan.onstart, { baseUrl, idleMinutes, gpuThreshold: idle.gpuThreshold }) };
+    return { onstart: withWatchdog(hooked, { baseUrl, idleMinutes, gpuThreshold: idle.gpuThreshold }) };
   } catch (error) {
     if (!(error instanceof OnstartTooLong)) throw error;
     return { refusal: { severity: 'error', text: l10n.t('GPU Rental: not rented. {0}', error.message) } };

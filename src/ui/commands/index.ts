@@ -128,6 +128,7 @@ export function registerAllCommands(s: Services): vscode.Disposable[] {
       poller,
       jobs: s.jobs,
       memory: s.jobMemory,
+      sshTarget: s.sshTarget,
       prompts,
       upload: (id, request) => uploadFolder(transfer, id, request),
       download: (id, args) => downloadFromInstance(transfer, id, args),

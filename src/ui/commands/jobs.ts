@@ -2,9 +2,14 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { COMMANDS } from '../../core/ids';
 import type { JobMemory } from '../../core/jobs/memory';
+import { onDemandGpuPerHour } from '../../core/rent/bid';
+import { sameMachineOnDemand } from '../../core/rent/changeBid';
+import type { Instance } from '../../core/api/instances';
 import { planJob, type RunJobDeps, type RunJobFacts, type RunJobGiven, type UploadRequest } from '../../core/jobs/run';
 import { isRunningRow } from '../../core/jobs/rows';
 import { stopJobAsked } from '../../core/jobs/stop';
+import { changePolicyFlow } from '../../core/jobs/changePolicy';
+import type { SshTarget } from '../../core/ssh/remote';
 import type { InstancePoller } from '../../core/instances/poller';
 import type { Session } from '../../core/session/session';
 import { command, type CommandDefinition } from './registry';
@@ -25,6 +30,8 @@ export interface JobCommandDeps {
   readonly upload: (instanceId: number, request: UploadRequest) => Promise<string | undefined>;
   /** Download from Instance's flow, called directly, for Download Job Outputs; resolves the local path. */
   readonly download: (instanceId: number, args: { remotePath: string; localDir?: string }) => Promise<string | undefined>;
+  /** Writes the instance's SSH entry and says how ssh reaches it. */
+  readonly sshTarget: (instance: Instance) => Promise<SshTarget>;
 }
 
 /** Run on Instance, Stop Job, Show Output and Download Outputs. */
@@ -45,6 +52,19 @@ export function jobCommands(s: JobCommandDeps): CommandDefinition[] {
       if (!item) return;
       s.jobs.showOutput(item.row);
     }),
+    command(COMMANDS.changeOutbidPolicy, async (given?: JobItem) => {
+      const item = given instanceof JobItem ? given : await pickJob(s, vscode.l10n.t('Change Outbid Policy'), false, true);
+      if (!item) return false;
+      const instance = s.poller.snapshot?.instances.find((i) => i.id === item.instanceId);
+      if (!instance) throw new Error(vscode.l10n.t('Instance #{0} is not in the Instances view any more.', item.instanceId));
+      const result = await changePolicyFlow(
+        { ask: asker(s.prompts()), target: s.sshTarget, relist: (id) => s.jobs.list(id) },
+        instance,
+        item.row,
+      );
+      if (result) void vscode.window.showInformationMessage(result.message);
+      return result?.changed ?? false;
+    }),
     command(COMMANDS.downloadJobOutputs, async (given?: JobItem, options: { localDir?: string } = {}) => {
       const item = given instanceof JobItem ? given : await pickJob(s, vscode.l10n.t('Download Job Outputs'), false);
       if (!item) return undefined;
@@ -58,8 +78,10 @@ export function jobCommands(s: JobCommandDeps): CommandDefinition[] {
 }
 
 /** The jobs this window knows (listed or remembered), to pick one from the palette; `running` keeps only running ones. */
-async function pickJob(s: JobCommandDeps, title: string, running: boolean): Promise<JobItem | undefined> {
-  const rows = (s.poller.snapshot?.instances ?? []).flatMap((i) => s.jobs.rows(i.id)).filter((r) => !running || isRunningRow(r.row));
+async function pickJob(s: JobCommandDeps, title: string, running: boolean, resumable = false): Promise<JobItem | undefined> {
+  const rows = (s.poller.snapshot?.instances ?? [])
+    .flatMap((i) => s.jobs.rows(i.id))
+    .filter((r) => (!running || isRunningRow(r.row)) && (!resumable || r.row.resume !== undefined));
   if (rows.length === 0) {
     void vscode.window.showInformationMessage(
       running
@@ -99,11 +121,26 @@ async function runJob(
     upload: s.upload,
     uploadDestination: (localDir) => remoteJoin(checkRemotePath(config.transferFolder()), path.basename(localDir) || 'upload'),
     remoteFolder: config.remoteFolder(),
+    onDemandPrice: (on) => onDemandPrice(s, on),
+    folderExists: (on, cwd, dir) => s.jobs.folderExists(on, cwd, dir),
   };
   const plan = await planJob(deps, instance, editorFacts(file), given);
   if (!plan) return undefined;
   const { jobId } = await s.jobs.run(instance, { ...plan, baseUrl: s.session.baseUrl });
   return { jobId };
+}
+
+/** The same machine's on-demand GPU price in $/h (what a resumable job's "saved" counts against); undefined when not listed or unreadable. */
+async function onDemandPrice(s: JobCommandDeps, instance: Instance): Promise<number | undefined> {
+  const request = sameMachineOnDemand(instance);
+  if (!request) return undefined;
+  try {
+    const [offer] = await s.session.client.offers.search(request);
+    return offer ? onDemandGpuPerHour(offer, false) : undefined;
+  } catch {
+    // Unknown: the job's history then says "saved: unknown".
+    return undefined;
+  }
 }
 
 /** The Python file to run (the one given, else the active editor's when it is Python on disk) and the folder Upload sends. */

@@ -4,7 +4,9 @@ import type { InstancePoller } from '../../core/instances/poller';
 import { JobBook, type JobRef, type RunOptions } from '../../core/jobs/book';
 import type { JobMemory } from '../../core/jobs/memory';
 import type { JobAction, JobNotice } from '../../core/jobs/notices';
-import type { StartedWith } from '../../core/jobs/remoteJobs';
+import { folderExists, type StartedWith } from '../../core/jobs/remoteJobs';
+import type { ResumableJob } from '../../core/jobs/resumable';
+import type { ResumeOutcome } from '../../core/jobs/resumeScripts';
 import { presentJobRow, type JobRow } from '../../core/jobs/rows';
 import type { Logger } from '../../core/log';
 import type { SshTarget } from '../../core/ssh/remote';
@@ -17,9 +19,13 @@ export class JobItem extends vscode.TreeItem {
   readonly jobId: string;
   readonly cwd: string | undefined;
 
-  constructor(readonly row: JobRow) {
+  /** `paidPerHour`: what the instance's GPU bills per hour now (a resumable job's tooltip counts what it saved). */
+  constructor(
+    readonly row: JobRow,
+    paidPerHour?: number,
+  ) {
     super(row.label, vscode.TreeItemCollapsibleState.None);
-    const look = presentJobRow(row);
+    const look = presentJobRow(row, paidPerHour);
     this.instanceId = row.instanceId;
     this.jobId = row.jobId;
     this.cwd = row.cwd;
@@ -61,7 +67,7 @@ export class Jobs implements vscode.Disposable {
   readonly onDidChange: vscode.Event<void>;
   private readonly subscription: { dispose(): void };
 
-  constructor(deps: JobsDeps) {
+  constructor(private readonly deps: JobsDeps) {
     this.book = new JobBook({ ...deps, terminal: (job, opened) => this.terminal(deps, job, opened) });
     this.onDidChange = this.book.onDidChange;
     this.subscription = this.book.onDidNotify((notice) => void this.tell(notice));
@@ -80,7 +86,8 @@ export class Jobs implements vscode.Disposable {
   }
 
   rows(instanceId: number): JobItem[] {
-    return this.book.rows(instanceId).map((row) => new JobItem(row));
+    const gpu = this.deps.poller.snapshot?.instances.find((i) => i.id === instanceId)?.dph_base;
+    return this.book.rows(instanceId).map((row) => new JobItem(row, typeof gpu === 'number' ? gpu : undefined));
   }
 
   opened(instanceId: number): void {
@@ -97,6 +104,19 @@ export class Jobs implements vscode.Disposable {
 
   run(instance: Instance, o: RunOptions): Promise<{ jobId: string; startedWith: StartedWith }> {
     return this.book.run(instance, o);
+  }
+
+  resumableJobs(instanceId: number): ResumableJob[] {
+    return this.book.resumableJobs(instanceId);
+  }
+
+  resume(instanceId: number, jobId: string, opts?: { movedFrom?: number }): Promise<ResumeOutcome> {
+    return this.book.resume(instanceId, jobId, opts);
+  }
+
+  /** Whether the folder `dir` (relative to the job's folder `cwd`) exists on the running instance (Run on Instance asks). */
+  async folderExists(instance: Instance, cwd: string, dir: string): Promise<boolean> {
+    return folderExists(await this.deps.sshTarget(instance), cwd, dir, { jobsDir: this.jobsDir });
   }
 
   stop(instanceId: number, jobId: string, stopInstance: boolean): Promise<boolean> {

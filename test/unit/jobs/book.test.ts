@@ -8,7 +8,9 @@ import type { FollowerOptions } from '../../../src/core/jobs/follower';
 import { JobMemory, type RememberedJob } from '../../../src/core/jobs/memory';
 import { STOP_SEEN_MS, type JobNotice } from '../../../src/core/jobs/notices';
 import { jobRows, presentJobRow } from '../../../src/core/jobs/rows';
-import { jobPhase, type JobStatus } from '../../../src/core/jobs/status';
+import { RESUME_HOOK_BEGIN } from '../../../src/core/jobs/resumeScripts';
+import { HOOK_GRACE_MS } from '../../../src/core/jobs/resuming';
+import { jobPhase, type JobStatus, type ResumeStatus } from '../../../src/core/jobs/status';
 import { listPoller, MemoryLogger, settle } from '../../support';
 import { jobStatus } from '../../support/jobStatus';
 
@@ -33,6 +35,7 @@ const remembered = (jobId: string, fields: Partial<RememberedJob> = {}): Remembe
 });
 
 interface FakeFollower extends Following {
+  offset: number;
   readonly options: FollowerOptions;
   disposed: boolean;
   pokes: number;
@@ -43,6 +46,7 @@ function fakeRemote() {
   const jobs = new Map<string, JobStatus>();
   const followers: FakeFollower[] = [];
   const started: Array<{ command: string; cwd: string; stopAtEnd: boolean; baseUrl: string | undefined }> = [];
+  const resumes: Array<{ jobId: string; movedFrom: number | undefined }> = [];
   let lists = 0;
   let hold: Promise<void> = Promise.resolve();
   const remote: JobRemote = {
@@ -58,9 +62,16 @@ function fakeRemote() {
       return seen;
     },
     stop: () => Promise.resolve(true),
+    resume: (_t, jobId, o) => {
+      resumes.push({ jobId, movedFrom: o?.movedFrom });
+      const s = jobs.get(jobId);
+      if (s) jobs.set(jobId, { ...s, alive: true, logBytes: (s.logBytes ?? 0) + 40 });
+      return Promise.resolve('resumed');
+    },
     follow: (options) => {
       let finish = () => {};
       const f: FakeFollower = {
+        offset: options.offset ?? 0,
         options,
         disposed: false,
         pokes: 0,
@@ -80,6 +91,7 @@ function fakeRemote() {
     jobs,
     followers,
     started,
+    resumes,
     lists: () => lists,
     holdListings: () => {
       let release = () => {};
@@ -325,5 +337,182 @@ describe('jobs: the rows under an instance', () => {
     assert.equal(presentJobRow(row!).accessibilityLabel, 'Job train.py on instance 41, running, running 12:03');
     const notListed = jobRows(ID, [running], [remembered('20261124-000011-kkkkkk')], true, 0)[1];
     assert.deepEqual([notListed?.state, notListed?.description], ['starting', 'not listed yet']);
+  });
+});
+
+const resumeStatus = (fields: Partial<ResumeStatus> = {}): ResumeStatus => ({
+  policy: { kind: 'wait' },
+  checkpointDir: 'checkpoints',
+  checkpointPath: '/root/p/checkpoints',
+  jobPath: '/root/.gpu-rental/jobs/x',
+  recoveryCount: 0,
+  recoveries: [],
+  onDemandPerHour: undefined,
+  latest: undefined,
+  ranBeforeSeconds: 0,
+  lastLogLine: undefined,
+  ...fields,
+});
+
+describe('jobs: the job book resumes resumable jobs', () => {
+  const id = '20261126-000001-aaaaaa';
+  const hooked = { onstart: `${RESUME_HOOK_BEGIN}\n(sleep 5; …) &\n` };
+  const interrupted = () => status(id, { alive: false, logBytes: 100, resume: resumeStatus() });
+
+  /** The instance was stopped with the job interrupted; it runs again (with `fields`) at the next poll. */
+  async function comesBack(fields: Partial<Instance>) {
+    const t = await setup([down(fields)], [remembered(id)]);
+    t.jobs.set(id, interrupted());
+    await t.book.list(ID).catch(() => {});
+    t.set([up(fields)]);
+    await t.clock.advance(10_000);
+    await settle();
+    return t;
+  }
+
+  it('an instance without the start-up hook: resumes the interrupted job at once, says so in the log only, and follows it again', async () => {
+    const t = await comesBack({ onstart: 'echo mine' });
+    assert.deepEqual(t.resumes, [{ jobId: id, movedFrom: undefined }]);
+    assert.deepEqual(t.notices, [], 'no notification');
+    await settle();
+    assert.ok(
+      t.followers.some((f) => f.options.jobId === id),
+      'followed again',
+    );
+  });
+
+  it('an instance with the hook: waits a minute, and resumes only when the hook did not', async () => {
+    const t = await comesBack(hooked);
+    assert.deepEqual(t.resumes, [], 'the hook has a minute');
+    await t.clock.advance(HOOK_GRACE_MS);
+    await settle();
+    assert.deepEqual(t.resumes, [{ jobId: id, movedFrom: undefined }], 'the hook did not: the book resumes it');
+
+    const byHook = await comesBack(hooked);
+    byHook.jobs.set(id, { ...interrupted(), alive: true });
+    await byHook.clock.advance(HOOK_GRACE_MS);
+    await settle();
+    assert.deepEqual(byHook.resumes, [], 'the hook resumed it: nothing to do');
+  });
+
+  it('a job that ended or was stopped by hand is never resumed', async () => {
+    for (const fields of [{ exitCode: 0, endedAt: 1_010 }, { cancelled: 'keep' as const }]) {
+      const t = await setup([down()], [remembered(id)]);
+      t.jobs.set(id, { ...interrupted(), ...fields });
+      await t.book.list(ID).catch(() => {});
+      t.set([up()]);
+      await t.clock.advance(10_000);
+      await t.clock.advance(HOOK_GRACE_MS);
+      await settle();
+      assert.deepEqual(t.resumes, []);
+    }
+  });
+
+  it("its follower's end while the instance is down is not its end: no notice, remembered as running, output goes on from there", async () => {
+    const t = await setup([up()], [remembered(id, { terminalOpen: true })]);
+    t.jobs.set(id, status(id, { resume: resumeStatus() }));
+    t.book.reattach();
+    await settle();
+    const first = t.followers.find((f) => f.options.jobId === id)!;
+    first.offset = 70;
+    first.options.onEnd(interrupted());
+    first.dispose();
+    await settle();
+    assert.deepEqual(t.notices, []);
+    assert.equal(t.memory.job(id)?.ended, false);
+    assert.match(t.terminals.get(id)!.text, /resumes from its newest checkpoint when the instance runs again/);
+    t.jobs.set(id, interrupted());
+    assert.equal(await t.book.resume(ID, id, { movedFrom: 7 }), 'resumed');
+    await settle();
+    assert.deepEqual(t.resumes, [{ jobId: id, movedFrom: 7 }]);
+    const again = t.followers.filter((f) => f.options.jobId === id);
+    assert.equal(again.length, 2, 'followed again after the resume');
+    assert.equal(again[1]!.options.offset, 70, 'from where the output stopped, nothing twice');
+  });
+
+  it('keeps the resumable jobs of a stopped instance from its last listing', async () => {
+    const t = await setup([up()], [remembered(id)]);
+    t.jobs.set(id, status(id, { resume: resumeStatus({ policy: { kind: 'move', ceiling: 0.6 } }) }));
+    t.jobs.set('20261126-000002-bbbbbb', status('20261126-000002-bbbbbb'));
+    await t.book.list(ID);
+    t.set([down()]);
+    await t.clock.advance(10_000);
+    const [job, ...others] = t.book.resumableJobs(ID);
+    assert.deepEqual(others, [], 'a plain job is not resumable');
+    assert.equal(job?.jobId, id);
+    assert.deepEqual(job?.spec.policy, { kind: 'move', ceiling: 0.6 });
+    assert.equal(job?.checkpointPath, '/root/p/checkpoints');
+    assert.equal(job?.ended, false);
+  });
+
+  it('a resume command that fails at once: the end notice says so, with the exit code, the last line and where the checkpoints are', async () => {
+    const t = await setup([up()], [remembered(id)]);
+    t.jobs.set(id, status(id, { resume: resumeStatus() }));
+    t.book.reattach();
+    await settle();
+    const failed = status(id, {
+      alive: false,
+      startedAt: 2_000,
+      exitCode: 2,
+      endedAt: 2_003,
+      resume: resumeStatus({ recoveryCount: 1, lastLogLine: 'error: unrecognized arguments: --resume' }),
+    });
+    t.followers.find((f) => f.options.jobId === id)!.options.onEnd(failed);
+    await settle();
+    assert.deepEqual(
+      t.notices.map((n) => [n.severity, n.text, n.actions]),
+      [
+        [
+          'warning',
+          'GPU Rental: train.py failed at once when resumed (exit 2): "error: unrecognized arguments: --resume". Its checkpoints are on #41 in /root/p/checkpoints; fix the resume command and run it again.',
+          ['showOutput'],
+        ],
+      ],
+    );
+  });
+});
+
+describe('jobs: the row of a resumable job', () => {
+  const id = '20261126-000003-cccccc';
+
+  it('says "resumed ×2" and its policy; its tooltip gives the history, minutes lost and dollars saved', () => {
+    const at = Date.UTC(2026, 10, 26, 10, 0) / 1000;
+    const s = status(id, {
+      startedAt: 10_000,
+      resume: resumeStatus({
+        policy: { kind: 'raise', ceiling: 0.6 },
+        recoveryCount: 2,
+        recoveries: [
+          { at, lostSeconds: 180 },
+          { at: at + 3600, lostSeconds: 120, movedFrom: 123 },
+        ],
+        onDemandPerHour: 1.2,
+        ranBeforeSeconds: 3 * 3600,
+        latest: { name: 'step-900', bytes: 2_500_000, modifiedAt: at + 3000 },
+      }),
+    });
+    const [row] = jobRows(ID, [s], [], true, (10_000 + 3600) * 1000);
+    assert.equal(row?.description, 'running 1:00:00 · resumed ×2 · raise ≤ $0.60/h');
+    const tooltip = presentJobRow(row!, 0.4).tooltip.split('\n');
+    assert.deepEqual(tooltip.slice(3), [
+      'Resumable: checkpoints on #41 in /root/p/checkpoints; when outbid: raise ≤ $0.60/h.',
+      'Newest checkpoint: step-900, 2.5 MB, 2026-11-26 10:50 UTC.',
+      'Resumed 2026-11-26 10:00 UTC; 3 min of work lost.',
+      'Moved from #123 and resumed 2026-11-26 11:00 UTC; 2 min of work lost.',
+      'Work lost in all: 5 min.',
+      'Saved against on-demand: $3.20 ($1.20/h on demand, $0.400/h paid, for 4.0 h).',
+    ]);
+    assert.match(presentJobRow(row!).tooltip, /Saved against on-demand: unknown\./, 'unknown without the price paid');
+  });
+
+  it('a resumable job not resumed yet: its policy, and "unknown" saved without an on-demand price', () => {
+    const s = status(id, { resume: resumeStatus({ policy: { kind: 'move', ceiling: 0.75 } }) });
+    const [row] = jobRows(ID, [s], [], false, 0);
+    assert.equal(row?.description, 'interrupted (the instance stopped) · move ≤ $0.75/h');
+    const tooltip = presentJobRow(row!, 0.4).tooltip;
+    assert.match(tooltip, /Not resumed yet\./);
+    assert.match(tooltip, /Saved against on-demand: unknown\./);
+    const wait = jobRows(ID, [status(id, { resume: resumeStatus() })], [], true, 1_060_000)[0];
+    assert.equal(wait?.description, 'running 1:00 · wait');
   });
 });

@@ -21,7 +21,18 @@ const instance = (fields: Partial<Instance> = {}) =>
 /** A Run on Instance with a scripted user, an in-memory workspace memory, and uploads and listings recorded. */
 function setup(
   answers: Answer[],
-  o: { uploadFirst?: boolean; lastCommand?: string; otherJob?: boolean; uploaded?: string; remoteFolder?: string } = {},
+  o: {
+    uploadFirst?: boolean;
+    lastCommand?: string;
+    otherJob?: boolean;
+    uploaded?: string;
+    remoteFolder?: string;
+    resumable?: boolean;
+    checkpointDir?: string;
+    onDemand?: number;
+    /** The folders that exist on the instance (as typed). */
+    folders?: string[];
+  } = {},
 ) {
   const ask = scriptedAsk(answers);
   const inputs: InputPrompt[] = [];
@@ -37,7 +48,8 @@ function setup(
     details.push(options.items.map((i) => i.detail ?? ''));
     return pick(options);
   };
-  const memory = { uploadFirst: o.uploadFirst, lastCommand: o.lastCommand };
+  const memory = { uploadFirst: o.uploadFirst, lastCommand: o.lastCommand, resumable: o.resumable, checkpointDir: o.checkpointDir };
+  const looked: Array<{ cwd: string; dir: string }> = [];
   const uploads: Array<{ instanceId: number; request: UploadRequest }> = [];
   const listed: number[] = [];
   const deps: RunJobDeps = {
@@ -47,6 +59,15 @@ function setup(
       setLastCommand: (c) => Promise.resolve(void (memory.lastCommand = c)),
       uploadFirst: () => memory.uploadFirst,
       setUploadFirst: (v) => Promise.resolve(void (memory.uploadFirst = v)),
+      resumable: () => memory.resumable,
+      setResumable: (v) => Promise.resolve(void (memory.resumable = v)),
+      lastCheckpointDir: () => memory.checkpointDir,
+      setLastCheckpointDir: (v) => Promise.resolve(void (memory.checkpointDir = v)),
+    },
+    onDemandPrice: () => Promise.resolve(o.onDemand),
+    folderExists: (_instance, cwd, dir) => {
+      looked.push({ cwd, dir });
+      return Promise.resolve((o.folders ?? []).includes(dir));
     },
     jobs: {
       list: (id) => Promise.resolve(void listed.push(id)),
@@ -60,14 +81,17 @@ function setup(
     remoteFolder: o.remoteFolder ?? '/workspace',
   };
   const plan = (facts: RunJobFacts = {}, given: RunJobGiven = {}, on = instance()) => planJob(deps, on, facts, given);
-  return { ask, inputs, details, memory, uploads, listed, plan };
+  return { ask, inputs, details, memory, uploads, listed, looked, plan };
 }
 
 describe('jobs: Run on Instance asks', () => {
   it('suggests python3 with the file to run, then asks upload first (upload on top) and the end; the job runs in the uploaded folder', async () => {
-    const t = setup([{ input: 'python3 src/train.py' }, { pick: 'Upload the workspace first' }, { pick: 'Stop the instance' }], {
-      uploaded: '/root/project',
-    });
+    const t = setup(
+      [{ input: 'python3 src/train.py' }, { pick: 'Upload the workspace first' }, { pick: 'Stop the instance' }, { pick: 'Run once' }],
+      {
+        uploaded: '/root/project',
+      },
+    );
     const plan = await t.plan({ script: 'src/train.py', workspaceDir: '/home/me/project' });
     assert.deepEqual(plan, { command: 'python3 src/train.py', cwd: '/root/project', stopAtEnd: true });
     assert.equal(t.inputs[0]!.value, 'python3 src/train.py');
@@ -79,8 +103,10 @@ describe('jobs: Run on Instance asks', () => {
         'The command to run on the instance, detached: it keeps running with this window closed.',
         'GPU Rental: Upload before the job?',
         'GPU Rental: When the job on "trainer" (RTX 4090, #41) ends',
+        'GPU Rental: Resumable?',
       ],
     );
+    assert.deepEqual(t.ask.asked[3]!.options, ['Run once', 'Resumable: resume from its newest checkpoint after a stop or an outbid']);
     assert.deepEqual(t.ask.asked[1]!.options, ['Upload the workspace first', 'Run without uploading']);
     assert.deepEqual(t.uploads, [{ instanceId: 41, request: { localDir: '/home/me/project', remoteDir: '/root/project', quiet: true } }]);
     assert.equal(t.memory.lastCommand, 'python3 src/train.py', 'the command is remembered');
@@ -89,10 +115,13 @@ describe('jobs: Run on Instance asks', () => {
   });
 
   it('offers the last command without a Python file, and "Run without uploading" first once the user chose it', async () => {
-    const t = setup([{ input: 'make train' }, { pick: 'Run without uploading' }, { pick: 'Keep the instance running' }], {
-      uploadFirst: false,
-      lastCommand: 'make train',
-    });
+    const t = setup(
+      [{ input: 'make train' }, { pick: 'Run without uploading' }, { pick: 'Keep the instance running' }, { pick: 'Run once' }],
+      {
+        uploadFirst: false,
+        lastCommand: 'make train',
+      },
+    );
     const plan = await t.plan();
     assert.equal(t.inputs[0]!.value, 'make train');
     assert.deepEqual(t.ask.asked[1]!.options, ['Run without uploading', 'Upload the workspace first']);
@@ -102,7 +131,7 @@ describe('jobs: Run on Instance asks', () => {
   });
 
   it('runs in the remote folder setting when nothing is uploaded, in the home folder when that is empty', async () => {
-    const given = { command: 'nvidia-smi', uploadFirst: false, stopAtEnd: false };
+    const given = { command: 'nvidia-smi', uploadFirst: false, stopAtEnd: false, resumable: false };
     assert.equal((await setup([]).plan({}, given))?.cwd, '/workspace');
     assert.equal((await setup([], { remoteFolder: '' }).plan({}, given))?.cwd, '~');
   });
@@ -111,7 +140,7 @@ describe('jobs: Run on Instance asks', () => {
     const t = setup([], { uploaded: '/root/x' });
     const plan = await t.plan(
       { workspaceDir: '/w/x' },
-      { command: 'echo hi', uploadFirst: true, localDir: '/data/set', cwd: '/srv', stopAtEnd: true },
+      { command: 'echo hi', uploadFirst: true, localDir: '/data/set', cwd: '/srv', stopAtEnd: true, resumable: false },
     );
     assert.deepEqual(plan, { command: 'echo hi', cwd: '/srv', stopAtEnd: true });
     assert.deepEqual(t.uploads[0]!.request, { localDir: '/data/set', remoteDir: '/root/set', quiet: true });
@@ -120,7 +149,7 @@ describe('jobs: Run on Instance asks', () => {
 
   it('without a workspace folder, Upload Folder is left to ask which folder', async () => {
     const t = setup([], { uploaded: '/root/picked' });
-    const plan = await t.plan({}, { command: 'ls', uploadFirst: true, stopAtEnd: false });
+    const plan = await t.plan({}, { command: 'ls', uploadFirst: true, stopAtEnd: false, resumable: false });
     assert.deepEqual(t.uploads[0]!.request, { quiet: true });
     assert.equal(plan?.cwd, '/root/picked');
   });
@@ -164,7 +193,7 @@ describe('jobs: Run on Instance asks', () => {
   });
 
   it('keeps the instance running on top when another job of GPU Rental runs on it', async () => {
-    const t = setup([{ pick: 'Keep' }], { otherJob: true });
+    const t = setup([{ pick: 'Keep' }, { pick: 'Run once' }], { otherJob: true });
     const plan = await t.plan({}, { command: 'ls', uploadFirst: false });
     assert.deepEqual(t.ask.asked[0]!.options, ['Keep the instance running', 'Stop the instance when the job ends']);
     assert.deepEqual(t.details[0], [
@@ -172,6 +201,125 @@ describe('jobs: Run on Instance asks', () => {
       'Works with this window closed; its disk still bills while it is stopped.',
     ]);
     assert.equal(plan?.stopAtEnd, false);
+  });
+});
+
+describe('jobs: Run on Instance asks whether the job resumes', () => {
+  const bid = (fields: Partial<Instance> = {}) => instance({ is_bid: true, dph_base: 0.4, ...fields });
+  const base = { command: 'python3 train.py', uploadFirst: false, stopAtEnd: false };
+
+  it('offers Run once first on demand (the last choice on top after that), Resumable first on an interruptible instance', async () => {
+    const onDemand = setup([{ pick: 'Run once' }]);
+    assert.deepEqual(await onDemand.plan({}, base), { command: 'python3 train.py', cwd: '/workspace', stopAtEnd: false });
+    assert.deepEqual(onDemand.ask.asked[0]!.options, [
+      'Run once',
+      'Resumable: resume from its newest checkpoint after a stop or an outbid',
+    ]);
+    assert.equal(onDemand.memory.resumable, false, 'the choice is remembered');
+    const remembered = setup([{ pick: 'Run once' }], { resumable: true });
+    await remembered.plan({}, base);
+    assert.equal(remembered.ask.asked[0]!.options?.[0], 'Resumable: resume from its newest checkpoint after a stop or an outbid');
+    const spot = setup([{ pick: 'Run once' }], { resumable: false });
+    await spot.plan({}, base, bid());
+    assert.equal(spot.ask.asked[0]!.options?.[0], 'Resumable: resume from its newest checkpoint after a stop or an outbid');
+  });
+
+  it('on demand: asks the folder (checkpoints by default) and the resume command (the command + --resume {latest}); the policy is wait', async () => {
+    const t = setup([{ pick: 'Resumable' }, { input: 'checkpoints' }, { input: 'python3 train.py --resume {latest}' }], {
+      folders: ['checkpoints'],
+      onDemand: 1.2,
+    });
+    const plan = await t.plan({}, base);
+    assert.deepEqual(plan?.resumable, {
+      spec: { checkpointDir: 'checkpoints', resumeCommand: 'python3 train.py --resume {latest}', policy: { kind: 'wait' } },
+      onDemandPerHour: 1.2,
+    });
+    assert.equal(t.inputs[0]!.value, 'checkpoints');
+    assert.equal(t.inputs[1]!.value, 'python3 train.py --resume {latest}');
+    assert.match(t.inputs[1]!.prompt!, /\{latest\} becomes the newest file or folder in the checkpoint folder/);
+    assert.ok(t.inputs[1]!.validate?.(' '), 'an empty resume command is refused');
+    assert.ok(t.inputs[0]!.validate?.(''), 'an empty folder is refused');
+    assert.deepEqual(t.looked, [{ cwd: '/workspace', dir: 'checkpoints' }], 'the folder is looked for where the job runs');
+    assert.equal(t.memory.checkpointDir, 'checkpoints', 'remembered for the next job');
+    assert.equal(t.ask.left(), 0);
+  });
+
+  it('offers the last checkpoint folder used', async () => {
+    const t = setup([{ pick: 'Resumable' }, { input: 'runs/ck' }, { input: 'x {latest}' }], {
+      checkpointDir: 'runs/ck',
+      folders: ['runs/ck'],
+    });
+    await t.plan({}, base);
+    assert.equal(t.inputs[0]!.value, 'runs/ck');
+  });
+
+  it('interruptible: asks the policy (Wait first), and a ceiling for raise and move with the bid and the on-demand price', async () => {
+    const wait = setup([{ pick: 'Resumable' }, { input: 'ck' }, { input: 'go {latest}' }, { pick: 'Wait' }], { folders: ['ck'] });
+    assert.deepEqual((await wait.plan({}, base, bid()))?.resumable?.spec.policy, { kind: 'wait' });
+    assert.deepEqual(wait.ask.asked[3]!.options, ['Wait', 'Raise the bid up to a ceiling', 'Move to another machine up to a ceiling']);
+    assert.match(wait.details[1]![0]!, /resumes it when your bid is highest again; works with VS Code closed/);
+    assert.match(wait.details[1]![1]!, /only while a VS Code window with GPU Rental is open/);
+    assert.match(wait.details[1]![2]!, /only while a VS Code window with GPU Rental is open/);
+
+    const raise = setup([{ pick: 'Resumable' }, { input: 'ck' }, { input: 'go {latest}' }, { pick: 'Raise' }, { input: '$0.60' }], {
+      folders: ['ck'],
+      onDemand: 1.1,
+    });
+    assert.deepEqual((await raise.plan({}, base, bid()))?.resumable?.spec.policy, { kind: 'raise', ceiling: 0.6 });
+    assert.equal(raise.inputs[2]!.prompt, 'The most to pay for the GPU, in $/h. The bid now: $0.400/h; this machine on demand: $1.10/h.');
+    assert.ok(raise.inputs[2]!.validate?.('0'), 'zero is refused');
+    assert.ok(raise.inputs[2]!.validate?.('lots'), 'words are refused');
+
+    const move = setup([{ pick: 'Resumable' }, { input: 'ck' }, { input: 'go {latest}' }, { pick: 'Move' }, { input: '0.7' }], {
+      folders: ['ck'],
+    });
+    assert.deepEqual((await move.plan({}, base, bid()))?.resumable?.spec.policy, { kind: 'move', ceiling: 0.7 });
+    assert.equal(move.inputs[2]!.prompt, 'The most to pay for the GPU, in $/h. The bid now: $0.400/h.');
+  });
+
+  it('a folder not on the instance: asks, creates it on Create It and Start, starts nothing on Cancel', async () => {
+    const create = setup([{ pick: 'Resumable' }, { input: 'ckpt' }, { input: 'go {latest}' }, { choose: 'Create It and Start' }]);
+    const plan = await create.plan({}, base);
+    assert.equal(create.ask.asked[3]!.text, 'GPU Rental: the folder ckpt does not exist on "trainer" (RTX 4090, #41) yet.');
+    assert.equal(plan?.resumable?.createCheckpointDir, true);
+    const cancel = setup([{ pick: 'Resumable' }, { input: 'ckpt' }, { input: 'go {latest}' }, { choose: 'Cancel' }]);
+    assert.equal(await cancel.plan({}, base), undefined);
+    const dismissed = setup([{ pick: 'Resumable' }, { input: 'ckpt' }, { input: 'go {latest}' }, { choose: undefined }]);
+    assert.equal(await dismissed.plan({}, base), undefined);
+  });
+
+  it('a cancel at each question starts nothing and asks nothing more', async () => {
+    const scripts: Answer[][] = [
+      [{ pick: undefined }],
+      [{ pick: 'Resumable' }, { input: undefined }],
+      [{ pick: 'Resumable' }, { input: 'ck' }, { input: undefined }],
+      [{ pick: 'Resumable' }, { input: 'ck' }, { input: 'go {latest}' }, { pick: undefined }],
+      [{ pick: 'Resumable' }, { input: 'ck' }, { input: 'go {latest}' }, { pick: 'Raise' }, { input: undefined }],
+    ];
+    for (const answers of scripts) {
+      const t = setup(answers, { folders: ['ck'] });
+      assert.equal(await t.plan({}, base, bid()), undefined, JSON.stringify(answers));
+      assert.equal(t.ask.left(), 0);
+    }
+  });
+
+  it('asks nothing that it is given, not even the missing folder', async () => {
+    const t = setup([]);
+    const given = {
+      ...base,
+      resumable: true,
+      checkpointDir: '/data/ck',
+      resumeCommand: 'go {latest}',
+      policy: { kind: 'move' as const, ceiling: 0.5 },
+      createCheckpointDir: true,
+    };
+    const plan = await t.plan({}, given, bid());
+    assert.deepEqual(plan?.resumable, {
+      spec: { checkpointDir: '/data/ck', resumeCommand: 'go {latest}', policy: { kind: 'move', ceiling: 0.5 } },
+      createCheckpointDir: true,
+    });
+    assert.equal(t.ask.asked.length, 0);
+    assert.deepEqual(t.looked, [], 'not looked for when the answer is given');
   });
 });
 

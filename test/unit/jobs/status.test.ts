@@ -10,7 +10,9 @@ import {
   stopStatusCode,
 } from '../../../src/core/jobs/status';
 
-const line = (fields: string[]) => ['GPU-RENTAL-JOB', ...fields].join('\t');
+/** A status line: a plain job's 11 fields (id … folder, label), the 12 resumable ones empty unless given, before the label. */
+const line = (fields: string[], resume: string[] = Array<string>(12).fill('')) =>
+  ['GPU-RENTAL-JOB', ...fields.slice(0, 10), ...resume, ...fields.slice(10)].join('\t');
 
 describe('jobs: ids, labels and status lines', () => {
   it('makes ids of time and random letters that are safe in a path, a tmux name and a shell word', () => {
@@ -64,5 +66,64 @@ describe('jobs: ids, labels and status lines', () => {
     const failed = parseStatusLine(line(['20261124-000005-eeeeee', '10', '12', '2', '0', '0', '', '', '0', '/w', 'x']))!;
     assert.equal(describeJob(failed, 0), 'failed (exit 2) after 0:02');
     assert.equal(jobEndMessage(failed, 9), 'GPU Rental: x failed (exit 2) on #9 after 0:02.');
+  });
+
+  it("reads a resumable job's fields, and refuses what is not believable", () => {
+    const plain = ['20261126-000001-aaaaaa', '1000', '', '', '0', '0', '', '', '12', '/w', 'train.py'];
+    const good = [
+      'raise 0.6',
+      'checkpoints',
+      '/w/checkpoints',
+      '/root/.gpu-rental/jobs/20261126-000001-aaaaaa',
+      '2',
+      '1764151200:resumed:180,1764154800:moved:123:120',
+      '1.25',
+      "step 9 'it'",
+      '2500000',
+      '1764154000',
+      '3600',
+      '',
+    ];
+    const s = parseStatusLine(line(plain, good))!;
+    assert.equal(s.label, 'train.py', 'the label stays last');
+    assert.deepEqual(s.resume, {
+      policy: { kind: 'raise', ceiling: 0.6 },
+      checkpointDir: 'checkpoints',
+      checkpointPath: '/w/checkpoints',
+      jobPath: '/root/.gpu-rental/jobs/20261126-000001-aaaaaa',
+      recoveryCount: 2,
+      recoveries: [
+        { at: 1764151200, lostSeconds: 180 },
+        { at: 1764154800, lostSeconds: 120, movedFrom: 123 },
+      ],
+      onDemandPerHour: 1.25,
+      latest: { name: "step 9 'it'", bytes: 2500000, modifiedAt: 1764154000 },
+      ranBeforeSeconds: 3600,
+      lastLogLine: undefined,
+    });
+    assert.equal(parseStatusLine(line(plain))!.resume, undefined, 'a plain job');
+    const changed = (i: number, value: string) => {
+      const fields = [...good];
+      fields[i] = value;
+      return parseStatusLine(line(plain, fields))!;
+    };
+    assert.equal(changed(0, 'raise lots').resume, undefined, 'a policy it cannot read: not resumable');
+    assert.equal(changed(0, 'raise 500').resume, undefined, 'a ceiling over 128 $/h');
+    assert.equal(changed(2, 'relative/path').resume, undefined, 'the resolved folder must be absolute');
+    assert.equal(changed(3, '').resume, undefined, 'no job folder');
+    assert.deepEqual(
+      changed(5, '1:resumed:5,rm -rf:x,2:moved:abc:1').resume?.recoveries,
+      [{ at: 1, lostSeconds: 5 }],
+      'bad entries dropped',
+    );
+    assert.equal(changed(4, 'x').resume?.recoveryCount, 2, 'a count it cannot read: the entries it could');
+    assert.equal(changed(6, '1e9').resume?.onDemandPerHour, undefined);
+    assert.equal(changed(6, '-1').resume?.onDemandPerHour, undefined);
+    for (const name of ['../x', 'a/b', '..', '.', 'bell\u0007'])
+      assert.equal(changed(7, name).resume?.latest, undefined, `a name ${JSON.stringify(name)} is not one printable segment`);
+    assert.equal(changed(8, '-5').resume?.latest, undefined, 'negative bytes');
+    assert.equal(changed(9, 'yesterday').resume?.latest, undefined, 'a time that is not a number');
+    assert.equal(changed(11, 'Traceback \u001b[31m(most recent)').resume?.lastLogLine, 'Traceback  [31m(most recent)');
+    assert.equal(parseStatusLine(line(plain).split('\t').slice(0, 20).join('\t')), undefined, 'a line too short is no status line');
   });
 });

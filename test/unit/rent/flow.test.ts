@@ -3,6 +3,7 @@ import { ApiError } from '../../../src/core/api/errors';
 import type { Offer } from '../../../src/core/api/offers';
 import { ONSTART_MAX_CHARS } from '../../../src/core/api/limits';
 import { WATCHDOG_BEGIN } from '../../../src/core/idle/watchdog';
+import { hasResumeHook, RESUME_HOOK_BEGIN, resumeHook } from '../../../src/core/jobs/resumeScripts';
 import { presentOffer } from '../../../src/core/offers/present';
 import { NO_ACCOUNT_NOTICE, priceRent, rentEnd, rentOnstart, unsettledNotice, type IdleStopSettings } from '../../../src/core/rent/flow';
 import { rentConfirmation } from '../../../src/core/rent/confirmation';
@@ -94,12 +95,26 @@ describe('rent flow: the start-up script', () => {
     assert.ok(onstart.includes(BASE));
   });
 
-  it("sends the user's script alone when idle stop is off, off for this rent, or a template is used", () => {
-    assert.deepEqual(rentOnstart({ ...plan, onstart: 'echo mine' }, idleOff, BASE), { onstart: 'echo mine' });
-    assert.deepEqual(rentOnstart({ ...plan, onstart: 'echo mine', idleStopMinutes: 0 }, idleOn, BASE), { onstart: 'echo mine' });
+  it('puts the resume hook in every start-up script, with or without the watchdog, but not with a template', () => {
+    const withDog = rentOnstart({ ...plan, onstart: 'echo mine' }, idleOn, BASE);
+    const dogScript = 'onstart' in withDog ? (withDog.onstart ?? '') : '';
+    assert.ok(hasResumeHook(dogScript), 'with the watchdog');
+    assert.ok(dogScript.indexOf(WATCHDOG_BEGIN) < dogScript.indexOf(RESUME_HOOK_BEGIN), 'after the watchdog, before the user script');
+    assert.deepEqual(rentOnstart({ ...plan, onstart: 'echo mine' }, idleOff, BASE), { onstart: `${resumeHook()}echo mine` });
+    assert.deepEqual(rentOnstart({ ...plan, onstart: 'echo mine', idleStopMinutes: 0 }, idleOn, BASE), {
+      onstart: `${resumeHook()}echo mine`,
+    });
+    assert.deepEqual(
+      rentOnstart({ ...plan, onstart: undefined }, idleOff, BASE),
+      { onstart: resumeHook() },
+      'without a script of the user',
+    );
     assert.deepEqual(rentOnstart({ disk: 10, label: 't', template: 'abc' }, idleOn, BASE), { onstart: undefined });
     const forThisRent = rentOnstart({ ...plan, idleStopMinutes: 15 }, idleOff, BASE);
     assert.ok('onstart' in forThisRent && forThisRent.onstart?.startsWith(WATCHDOG_BEGIN), "the rent's own minutes win over the setting");
+    // Without the watchdog, a script of the user's that leaves no room for the hook is sent alone, not refused.
+    const long = 'x'.repeat(ONSTART_MAX_CHARS - 10);
+    assert.deepEqual(rentOnstart({ ...plan, onstart: long }, idleOff, BASE), { onstart: long });
   });
 
   it('refuses a script the service would refuse as too long once the watchdog is added', () => {
