@@ -37,7 +37,7 @@ import { OfferExplorer } from './views/explorerPanel';
 import type { AccountView } from './views/account/accountView';
 import { JobMemory } from '../core/jobs/memory';
 import { Jobs } from './views/jobItems';
-import { OutbidNotifier } from './guards/outbid';
+import { OutbidNotifier, outbidPolicies } from './guards/outbid';
 import { PriceContextSource } from '../core/offers/priceSource';
 import { RemoteWindow } from './status/remoteWindow';
 import { LinkHandler } from './host/uriHandler';
@@ -152,7 +152,6 @@ export class Services implements vscode.Disposable {
     this.accountStatus = this.own(new AccountStatus(session, () => this.switcher.profileLabel()));
     this.own(this.profiles.onDidChange(() => this.accountStatus.update()));
     this.spend = this.own(new SpendGuard(session, this.poller, this.accountStatus, this.state));
-    this.outbid = this.own(new OutbidNotifier({ session, poller, state: this.state, logger }));
     const [prompts, handoff] = [() => this.prompts, () => this.handoff];
     const ssh = this.own(createSsh({ session, poller, forwards: this.forwards, prompts, handoff, logger }));
     ({ connector: this.connector, cleanup: this.cleanup, sshConfig: this.sshConfig, target: this.sshTarget } = ssh);
@@ -169,6 +168,16 @@ export class Services implements vscode.Disposable {
     this.links = new LinkHandler({
       session,
       poller,
+    const policies = outbidPolicies({
+      session,
+      poller,
+      renter: this.renter,
+      spend: this.spend,
+      sshTarget: this.sshTarget,
+      book: this.jobs.book,
+      logger,
+    });
+    this.outbid = this.own(new OutbidNotifier({ session, poller, state: this.state, logger, policies }));
       profiles: this.profiles,
       switcher: this.switcher,
       prompts,

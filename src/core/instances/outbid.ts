@@ -16,6 +16,17 @@ import { gpuSummary, instanceName } from './names';
 import { bidBelowMinimum } from './phase';
 import { l10n, sentences } from '../l10n';
 
+/**
+ * A bid a little over the current minimum: 5% over it, at least a tenth of a cent more, rounded
+ * up to the tenth of a cent, so a small rise of the minimum does not stop the instance at once.
+ *
+ * Change Bid suggests it, and the outbid policy "raise" bids it (core/jobs/outbidPolicy.ts).
+ */
+export function suggestBid(minBid: number): number {
+  const over = Math.max(minBid * 1.05, minBid + 0.001);
+  return Math.ceil(over * 1000 - 1e-9) / 1000;
+}
+
 /** Whether the instance is interruptible (rented as a bid). */
 export function isInterruptible(instance: Pick<Instance, 'is_bid'>): boolean {
   return instance.is_bid === true;

@@ -6,20 +6,12 @@
 import { BID_MIN, CHANGE_BID_MAX, RENT_BID_MAX } from '../api/limits';
 import type { Offer } from '../api/offers';
 import { formatDollars } from '../format';
+import { suggestBid } from '../instances/outbid';
 import { parseQuery } from '../offers/search';
 import { l10n } from '../l10n';
 import { boxProblem, boxValue, decimalText, type NumberBox } from '../numbers';
 
-export { BID_MIN, CHANGE_BID_MAX, RENT_BID_MAX };
-
-/**
- * A bid a little over the current minimum: 5% over it, at least a tenth of a cent more, rounded
- * up to the tenth of a cent, so a small rise of the minimum does not stop the instance at once.
- */
-export function suggestBid(minBid: number): number {
-  const over = Math.max(minBid * 1.05, minBid + 0.001);
-  return Math.ceil(over * 1000 - 1e-9) / 1000;
-}
+export { BID_MIN, CHANGE_BID_MAX, RENT_BID_MAX, suggestBid };
 
 /** The bid box: dollars per hour from `min` (at least BID_MIN) to `max`, a leading `$` taken. */
 export function bidBox(bounds: { min: number; max: number }): NumberBox {

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { stillOnAccount } from '../host/accountCheck';
 import type { Instance } from '../../core/api/instances';
 import type { Offer } from '../../core/api/offers';
 import { COMMANDS } from '../../core/ids';
@@ -45,30 +46,16 @@ function isBidAccount(value: unknown): value is BidAccount {
 export function bidCommands(s: BidDeps): CommandDefinition[] {
   return [
     command(COMMANDS.changeBid, async (t?: Target, suggested?: unknown, account?: unknown) => {
-      if (isBidAccount(account) && !activeAccount(s, account)) return undefined;
+      if (isBidAccount(account) && !stillOnAccount(s.session, account)) return undefined;
       const instance = await resolveTarget(s, t, vscode.l10n.t('Change the bid of which instance?'), undefined);
       return instance ? changeBid(s, instance, typeof suggested === 'number' ? suggested : undefined) : undefined;
     }),
     command(COMMANDS.moveToOnDemand, async (t?: Target, account?: unknown) => {
-      if (isBidAccount(account) && !activeAccount(s, account)) return undefined;
+      if (isBidAccount(account) && !stillOnAccount(s.session, account)) return undefined;
       const instance = await resolveTarget(s, t, vscode.l10n.t('Move which instance to an on-demand offer?'), ['stopped']);
       return instance ? moveToOnDemand(s, instance) : undefined;
     }),
   ];
-}
-
-/** Whether the window still uses the account a notification was about; says what to do when it does not. */
-function activeAccount(s: BidDeps, account: BidAccount): boolean {
-  const bound = s.session.bound();
-  if (bound && bound.baseUrl === account.baseUrl && bound.profileId === account.profileId) return true;
-  void vscode.window.showWarningMessage(
-    vscode.l10n.t(
-      'GPU Rental: that instance belongs to the profile "{0}" ({1}), which this window no longer uses. Nothing was sent. Switch to that profile (GPU Rental: Switch Profile) and try again there.',
-      account.profileId,
-      account.baseUrl,
-    ),
-  );
-  return false;
 }
 
 /** Change Bid (src/core/rent/changeBid.ts), in VS Code's input box; the status bar follows a boot, the poller the rest. */
