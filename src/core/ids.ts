@@ -121,6 +121,8 @@ export const SETTINGS = {
   idleCountdownSeconds: 'gpuRental.idleStop.countdownSeconds',
 } as const;
 
+  healthCheckAfterRent: 'gpuRental.health.checkAfterRent',
+  healthSpeedTestUrl: 'gpuRental.health.speedTestUrl',
 /** Context keys that `when` clauses in package.json read. */
 export const CONTEXT = {
   /** The session's state kind: noKey, checking, ready, rejected or unreachable. */

@@ -114,6 +114,12 @@ export const STORED = {
     optional(objectOf({ owner: string, until: number })),
     undefined,
   ),
+  /** Health checks after a rent not done yet, by instance id: when it was rented, and the window that checks it (src/core/health/afterRent.ts). */
+  healthAfterRent: storedSpec(
+    'gpuRental.healthAfterRent',
+    recordOf(objectOf({ since: number, owner: optional(string), until: optional(number) })),
+    {},
+  ),
 };
 
 export type StoredKey = keyof typeof STORED;

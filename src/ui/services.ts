@@ -43,6 +43,8 @@ import { RemoteWindow } from './status/remoteWindow';
 import { LinkHandler } from './host/uriHandler';
 import { InstanceLogChannels, LogFollowers } from './output/instanceLogs';
 import { walkthroughProgress } from './host/walkthrough';
+import { startHealthAfterRent } from './commands/health';
+import type { HealthAfterRent } from '../core/health/afterRent';
 
 /**
  * The composition root: builds every long-lived object of the extension once, in `activate`, and
@@ -68,6 +70,8 @@ export class Services implements vscode.Disposable {
   readonly showError: ShowError;
   readonly poller: InstancePoller;
   readonly boots: BootStatus;
+  /** The health check after every rent made in this window (src/ui/commands/health.ts). */
+  readonly healthAfterRent: HealthAfterRent;
   readonly costs: CostTracker;
   readonly renter: Renter;
   /** Unsettled rents in the status bar, and their outcomes once known. */
@@ -136,6 +140,7 @@ export class Services implements vscode.Disposable {
     this.costs = new CostTracker({ charges: (range) => session.client.billing.charges(range), logger });
     const rented = (id: number) => {
       this.boots.track(id);
+      void this.healthAfterRent.expect(id);
       void poller.refresh();
     };
     this.pendingRents = this.own(new PendingRents(this.renter, rented));
@@ -155,19 +160,14 @@ export class Services implements vscode.Disposable {
     const [prompts, handoff] = [() => this.prompts, () => this.handoff];
     const ssh = this.own(createSsh({ session, poller, forwards: this.forwards, prompts, handoff, logger }));
     ({ connector: this.connector, cleanup: this.cleanup, sshConfig: this.sshConfig, target: this.sshTarget } = ssh);
+    // The health check after every rent made in this window.
+    this.healthAfterRent = this.own(
+      startHealthAfterRent({ session, poller, cleanup: this.cleanup, sshTarget: this.sshTarget, prompts, logger, state: this.state }),
+    ).health;
     this.idle = this.own(new IdleGuard({ session, poller, forwards: this.forwards, state: this.state, prompts, logger }));
     this.jobMemory = new JobMemory(context.workspaceState);
     this.jobs = this.own(new Jobs({ poller, sshTarget: this.sshTarget, memory: this.jobMemory, logger, terminals: this.idle.terminals }));
     this.instancesView.setChildren(this.jobs);
-    const refreshViews = () => views.refresh();
-    this.own(followSession({ session, poller, costs: this.costs, cleanup: this.cleanup, refreshViews, logger }));
-    this.own(followApiUrlSetting({ session, journal, logger }));
-    // Searches with each watch's own profile key, so switching profiles does not stop a watch.
-    this.remoteWindow = this.own(new RemoteWindow(poller));
-    this.logFollowers = this.own(new LogFollowers({ session, poller, logChannels: this.logChannels, logger }));
-    this.links = new LinkHandler({
-      session,
-      poller,
     const policies = outbidPolicies({
       session,
       poller,
@@ -178,6 +178,15 @@ export class Services implements vscode.Disposable {
       logger,
     });
     this.outbid = this.own(new OutbidNotifier({ session, poller, state: this.state, logger, policies }));
+    const refreshViews = () => views.refresh();
+    this.own(followSession({ session, poller, costs: this.costs, cleanup: this.cleanup, refreshViews, logger }));
+    this.own(followApiUrlSetting({ session, journal, logger }));
+    // Searches with each watch's own profile key, so switching profiles does not stop a watch.
+    this.remoteWindow = this.own(new RemoteWindow(poller));
+    this.logFollowers = this.own(new LogFollowers({ session, poller, logChannels: this.logChannels, logger }));
+    this.links = new LinkHandler({
+      session,
+      poller,
       profiles: this.profiles,
       switcher: this.switcher,
       prompts,

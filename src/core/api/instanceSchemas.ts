@@ -68,6 +68,8 @@ export const InstanceSchema = z.object({
   storage_total_cost: optNumber,
   inet_up_cost: optNumber,
   inet_down_cost: optNumber,
+  /** The machine's download speed as the service measured it, Mbit/s (the health check holds the machine to it). */
+  inet_down: optNumber,
   is_bid: optBool,
   /** The machine's current minimum bid, $/hour: an interruptible instance bidding less is stopped. */
   min_bid: optNumber,

@@ -2,7 +2,7 @@ import { formatBytes } from '../format';
 import { l10n, sentences } from '../l10n';
 import { visibleText } from '../text';
 import { sameGpuModel } from './gpuModel';
-import { WRITE_BYTES, WRITE_TIMEOUT_S, type HealthReading } from './probe';
+import { WRITE_TIMEOUT_S, type HealthReading } from './probe';
 import { linkKind, p2pOff, pairs, type GpuRow } from './smi';
 
 /**
@@ -13,8 +13,11 @@ import { linkKind, p2pOff, pairs, type GpuRow } from './smi';
  *   errors (a GPU that computes wrong results is not the GPU rented);
  * - **warning** (as offered, but slower than it should be): P2P off between GPUs, GPUs that reach
  *   each other only across CPU sockets, a PCIe link narrower than the GPU's or than offered, a PCIe
- *   generation below the offer's, a nearly full, small or slow disk;
- * - **note**: facts (NVLink, the disk's free space and speed, a driver other than listed).
+ *   generation below the offer's, a nearly full, small or slow disk, a download under half the
+ *   offer's internet speed;
+ * - **note**: facts (NVLink, the disk's free space and speed, the download speed, a driver other
+ *   than listed), and a download that could not be measured (the URL's side may be at fault, not
+ *   the machine's).
  */
 
 /** What the offer promised, in the service's units (an Offer or an Instance record fits). */
@@ -31,6 +34,8 @@ export interface Offered {
   readonly gpu_lanes?: number | null;
   /** GB of disk rented. */
   readonly disk_space?: number | null;
+  /** The machine's download speed as the service lists it, Mbit/s. */
+  readonly inet_down?: number | null;
 }
 
 export type FindingLevel = 'mismatch' | 'warning' | 'note';
@@ -38,7 +43,7 @@ export type FindingLevel = 'mismatch' | 'warning' | 'note';
 /** One thing the check found; `code` names what was compared (for tests and the log). */
 export interface Finding {
   readonly level: FindingLevel;
-  readonly code: 'unread' | 'model' | 'count' | 'vram' | 'cuda' | 'ecc' | 'p2p' | 'link' | 'pcie' | 'driver' | 'disk' | 'write';
+  readonly code: 'unread' | 'model' | 'count' | 'vram' | 'cuda' | 'ecc' | 'p2p' | 'link' | 'pcie' | 'driver' | 'disk' | 'write' | 'inet';
   readonly text: string;
 }
 
@@ -88,6 +93,7 @@ export function judge(reading: HealthReading, offered: Offered): Verdict {
     if (reading.gpus.value.length > 1) topologyFindings(reading, add);
   }
   diskFindings(reading, offered, add);
+  speedFindings(reading, offered, add);
 
   const readable = reading.gpus.ok;
   const matches = readable && !findings.some((f) => f.level === 'mismatch');
@@ -214,7 +220,39 @@ function diskFindings(reading: HealthReading, offered: Offered, add: Add): void 
     add(
       'warning',
       'write',
-      l10n.t('It wrote less than {0} to its disk in {1} s: saving checkpoints will be slow.', formatBytes(WRITE_BYTES), WRITE_TIMEOUT_S),
+      l10n.t('It wrote less than {0} to its disk in {1} s: saving checkpoints will be slow.', formatBytes(write.bytes), WRITE_TIMEOUT_S),
     );
   }
+}
+
+/** Under this share of the offer's internet speed a download is flagged. */
+export const SLOW_DOWNLOAD_SHARE = 0.5;
+
+/** "850 Mbit/s": whole numbers from 10 up, one decimal below. */
+function mbits(bitsPerSecond: number): string {
+  const m = bitsPerSecond / 1e6;
+  return m >= 10 ? String(Math.round(m)) : m.toFixed(1);
+}
+
+function speedFindings(reading: HealthReading, offered: Offered, add: Add): void {
+  if (!reading.speed.ok) {
+    add('note', 'inet', l10n.t('Internet speed: not measured ({0}).', reading.speed.why));
+    return;
+  }
+  const speed = reading.speed.value;
+  if (speed.kind !== 'measured') return;
+  const listed = offered.inet_down ?? undefined;
+  const measured = mbits(speed.bitsPerSecond);
+  if (listed === undefined || !(listed > 0)) add('note', 'inet', l10n.t('It downloads at {0} Mbit/s.', measured));
+  else if (speed.bitsPerSecond / 1e6 < listed * SLOW_DOWNLOAD_SHARE)
+    add(
+      'warning',
+      'inet',
+      l10n.t(
+        'It downloads at only {0} Mbit/s, under half the {1} Mbit/s offered: datasets and images will be slow to fetch.',
+        measured,
+        mbits(listed * 1e6),
+      ),
+    );
+  else add('note', 'inet', l10n.t('It downloads at {0} Mbit/s ({1} Mbit/s offered).', measured, mbits(listed * 1e6)));
 }

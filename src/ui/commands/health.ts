@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { Instance } from '../../core/api/instances';
+import { HealthAfterRent, type AfterRentResult } from '../../core/health/afterRent';
 import { checkHealth, destroyAfterCheck, healthActionLabel, type HealthDeps, type HealthOutcome } from '../../core/health/check';
 import { COMMANDS } from '../../core/ids';
 import { instanceActionLabel } from '../../core/instances/flows';
@@ -9,7 +10,12 @@ import type { Logger } from '../../core/log';
 import type { Prompts } from '../../core/prompts';
 import type { Session } from '../../core/session/session';
 import type { InstanceCleanup } from '../../core/ssh/instanceCleanup';
+import { endpointFor } from '../../core/ssh/connector';
+import { findLocalKey } from '../../core/ssh/localKeys';
+import { waitForSshBanner } from '../../core/ssh/probe';
 import { runRemote, type SshTarget } from '../../core/ssh/remote';
+import type { GpuRentalState } from '../../core/stored';
+import { config } from '../host/config';
 import { notify } from '../pickers/notify';
 import { asker } from '../pickers/prompts';
 import { resolveTarget, type Target } from './instances';
@@ -74,4 +80,81 @@ function deps(s: HealthCommandDeps, signal?: AbortSignal): HealthDeps {
     now: () => Date.now(),
     logger: s.logger,
   };
+}
+
+/** What the health check after a rent uses. */
+export interface AfterRentUiDeps extends HealthCommandDeps {
+  readonly state: GpuRentalState;
+}
+
+/**
+ * The health check after every rent made in this window (decided in core/health/afterRent.ts):
+ * each poller snapshot may start one; the status bar carries a verdict as offered, a warning with
+ * Destroy Instance one that is not, and the status bar a check that could not run.
+ */
+export function startHealthAfterRent(s: AfterRentUiDeps): { health: HealthAfterRent; dispose(): void } {
+  const health = new HealthAfterRent({
+    store: s.state,
+    owner: vscode.env.sessionId,
+    enabled: () => config.healthCheckAfterRent(),
+    speedTestUrl: () => config.healthSpeedTestUrl(),
+    reach: async (instance, signal) => {
+      // The automatic check never asks to make a key: without one it is not checked (Connect makes one).
+      if (!(await findLocalKey(config.sshIdentityFile())))
+        throw new Error(vscode.l10n.t('no SSH key on this computer yet (Connect makes one)'));
+      const target = await s.sshTarget(instance);
+      const endpoint = endpointFor(instance, config.sshConnectVia());
+      if (endpoint) await waitForSshBanner(endpoint.host, endpoint.port, { timeoutMs: config.sshReadyTimeoutSeconds() * 1000, signal });
+      return target;
+    },
+    run: (target, script, timeoutMs, signal) => runRemote(target, script, { timeoutMs, signal }),
+    now: () => Date.now(),
+    logger: s.logger,
+  });
+  const subscription = s.poller.onDidUpdate((snapshot) => {
+    for (const check of health.update(snapshot.instances)) void check.then((result) => showAfterRent(s, result));
+  });
+  return {
+    health,
+    dispose: () => {
+      subscription.dispose();
+      health.dispose();
+    },
+  };
+}
+
+/** How long the status bar shows a verdict. */
+const VERDICT_STATUS_MS = 60_000;
+
+/** Shows one check's end: the status bar always; a warning with Destroy Instance for a finding. */
+function showAfterRent(s: HealthCommandDeps, result: AfterRentResult): void {
+  if (result.kind === 'elsewhere') return;
+  const name = instanceName(result.instance);
+  const icon = result.kind === 'asOffered' ? '$(pass)' : result.kind === 'finding' ? '$(warning)' : '$(info)';
+  vscode.window.setStatusBarMessage(vscode.l10n.t('{0} GPU Rental: {1}: {2}', icon, name, result.status), VERDICT_STATUS_MS);
+  if (result.kind !== 'finding') return;
+  void notify(result.notice, healthActionLabel).then(async (action) => {
+    if (action !== 'destroy') return;
+    const destroyed = await destroyAfterCheck(deps(s), result.instance, result.verdict);
+    if (destroyed.kind === 'declined') return;
+    const next = await notify(destroyed.notice, instanceActionLabel);
+    if (next === 'refresh') void vscode.commands.executeCommand(COMMANDS.refresh);
+  });
+}
+
+/** A cluster's nodes once they run: checked together, one summary (a warning when a node has a finding). */
+export async function checkClusterHealth(
+  s: Pick<HealthCommandDeps, 'poller'> & { readonly health?: Pick<HealthAfterRent, 'checkNodes'> },
+  ids: readonly number[],
+): Promise<void> {
+  if (!s.health || ids.length === 0) return;
+  await s.poller.refresh();
+  const nodes = (s.poller.snapshot?.instances ?? []).filter((i) => ids.includes(i.id));
+  const summary = await s.health.checkNodes(nodes);
+  if (!summary) return;
+  vscode.window.setStatusBarMessage(
+    vscode.l10n.t('{0} GPU Rental: {1}', summary.notice ? '$(warning)' : '$(pass)', summary.status),
+    VERDICT_STATUS_MS,
+  );
+  if (summary.notice) void notify(summary.notice);
 }

@@ -62,6 +62,7 @@ export function registerAllCommands(s: Services): vscode.Disposable[] {
     log,
     gate: windowRentGate(renter),
     priceContext: s.priceContext,
+    health: s.healthAfterRent,
   };
   // The Account view marks the key GPU Rental is signed in with, when it was created here.
   accountView.ownKeyId = (fingerprint) => createdKeyIds({ session, state })[fingerprint];

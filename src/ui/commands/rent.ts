@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { creditOf } from '../../core/account/funds';
 import type { Offer } from '../../core/api/offers';
 import { COMMANDS, VIEWS } from '../../core/ids';
+import type { HealthAfterRent } from '../../core/health/afterRent';
 import type { InstancePoller } from '../../core/instances/poller';
 import type { Logger } from '../../core/log';
 import { presentOffer } from '../../core/offers/present';
@@ -46,6 +47,8 @@ export interface RentDeps {
   readonly gate: RentGate;
   /** The going rate of GPU models: the confirmation compares the offer with it when it comes in time. */
   readonly priceContext?: PriceContextSource;
+  /** The health check after a rent (core/health/afterRent.ts). */
+  readonly health?: Pick<HealthAfterRent, 'expect' | 'checkNodes'>;
 }
 
 /** The window's rent gate: a refused second rent is told in a notification. */
@@ -155,7 +158,9 @@ export async function showRentEnd(s: RentDeps, end: RentEnd): Promise<number | u
 async function runFollowUp(s: RentDeps, followUp: RentFollowUp): Promise<void> {
   switch (followUp.kind) {
     case 'trackBoot':
-      return s.boots.track(followUp.instanceId);
+      s.boots.track(followUp.instanceId);
+      // Its health is checked once it runs (unless gpuRental.health.checkAfterRent is off).
+      return s.health?.expect(followUp.instanceId);
     case 'rememberImage':
       await s.state.change('recentImages', (recent) => [followUp.image, ...recent.filter((i) => i !== followUp.image)].slice(0, 5));
       return;

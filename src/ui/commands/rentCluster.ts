@@ -7,6 +7,7 @@ import { clusterRenter } from '../../core/rent/clusterPorts';
 import { rentClusterFlow, type ClusterRentDeps } from '../../core/rent/clusterRent';
 import { bootOf, clusterOffers, destroyNode, overlayPort } from '../../core/rent/clusterService';
 import { notify } from '../pickers/notify';
+import { checkClusterHealth } from './health';
 import { asker } from '../pickers/prompts';
 import { openRentWizard } from '../pickers/rentWizard';
 import { command, type CommandDefinition } from './registry';
@@ -59,6 +60,8 @@ async function rentCluster(s: RentDeps, target: unknown): Promise<number[] | und
     else if (button === 'showLogs') s.log.show();
   });
   const running = end.nodes.filter((n) => n.state === 'rented' && n.instanceId !== undefined).map((n) => n.instanceId!);
+  // Each running node's health, once, quietly: one summary for the cluster.
+  void checkClusterHealth(s, running);
   return running.length ? running : undefined;
 }
 

@@ -81,6 +81,15 @@ export const config = {
     const value = userSetting<string>(SETTINGS.sshConnectVia);
     return value === 'direct' || value === 'proxy' ? value : 'auto';
   },
+  /** The health check after every rent made in this window; from the user's settings only. */
+  healthCheckAfterRent(): boolean {
+    return userSetting<boolean>(SETTINGS.healthCheckAfterRent) !== false;
+  },
+  /** The health check's download URL; empty: not measured. From the user's settings only (it runs on the instance). */
+  healthSpeedTestUrl(): string {
+    const value = userSetting<string>(SETTINGS.healthSpeedTestUrl);
+    return typeof value === 'string' ? value.trim() : '';
+  },
   sshReadyTimeoutSeconds(): number {
     return boundedNumber(resolved(SETTINGS.sshReadyTimeoutSeconds), NUMBER_RULES[SETTINGS.sshReadyTimeoutSeconds]);
   },

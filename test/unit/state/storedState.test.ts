@@ -53,6 +53,7 @@ const samples: { [K in StoredKey]: Stored<K> } = {
   ],
   watchSeen: { 'a100 pair': { since: 1_700_000_000_000, ids: [3, 5, 8] } },
   searchWatchClaim: { owner: 'session-a', until: 1_700_000_600_000 },
+  healthAfterRent: { '12': { since: 1_700_000_000_000, owner: 'session-a', until: 1_700_000_600_000 } },
 };
 
 const keys = Object.keys(STORED) as StoredKey[];
@@ -82,6 +83,7 @@ describe('stored state', () => {
         'gpuRental.savedSearches',
         'gpuRental.watchSeen',
         'gpuRental.searchWatchClaim',
+        'gpuRental.healthAfterRent',
       ],
     );
   });
