@@ -51,6 +51,8 @@ export const COMMANDS = {
   checkMachineHealth: 'gpuRental.checkMachineHealth',
   showAccount: 'gpuRental.showAccount',
   showBilling: 'gpuRental.showBilling',
+  exportSpend: 'gpuRental.exportSpend',
+  showSpendChart: 'gpuRental.showSpendChart',
   saveAsTemplate: 'gpuRental.saveAsTemplate',
   searchTemplates: 'gpuRental.searchTemplates',
   editTemplate: 'gpuRental.editTemplate',
@@ -84,9 +86,9 @@ export const COMMANDS = {
   removeProfile: 'gpuRental.removeProfile',
   runJob: 'gpuRental.runJob',
   stopJob: 'gpuRental.stopJob',
+  changeOutbidPolicy: 'gpuRental.changeOutbidPolicy',
   showJobOutput: 'gpuRental.showJobOutput',
   downloadJobOutputs: 'gpuRental.downloadJobOutputs',
-  changeOutbidPolicy: 'gpuRental.changeOutbidPolicy',
   runOnCluster: 'gpuRental.runOnCluster',
   switchClusterRank: 'gpuRental.switchClusterRank',
   checkCluster: 'gpuRental.checkCluster',
@@ -119,10 +121,10 @@ export const SETTINGS = {
   idleStopMinutes: 'gpuRental.idleStop.minutes',
   idleGpuThreshold: 'gpuRental.idleStop.gpuThreshold',
   idleCountdownSeconds: 'gpuRental.idleStop.countdownSeconds',
-} as const;
-
   healthCheckAfterRent: 'gpuRental.health.checkAfterRent',
   healthSpeedTestUrl: 'gpuRental.health.speedTestUrl',
+} as const;
+
 /** Context keys that `when` clauses in package.json read. */
 export const CONTEXT = {
   /** The session's state kind: noKey, checking, ready, rejected or unreachable. */

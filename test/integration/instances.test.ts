@@ -112,7 +112,7 @@ describe('instances: lifecycle from the tree', () => {
     }, 'the failure to show');
     assert.equal((failed.iconPath as vscode.ThemeIcon).id, 'error');
     assert.match(failed.contextValue!, /\+failed\+canDestroy/);
-    assert.match((failed.tooltip as vscode.MarkdownString).value, /never recovers/);
+    assert.match(failed.markdownTooltip, /never recovers/);
   });
 
   it('destroys, and the row goes', async () => {

@@ -37,6 +37,8 @@ export interface BillingRange {
   limit?: number;
   /** The previous page's `next_token`: the page after it. */
   afterToken?: string;
+  /** Charges only: the contract types to list (`instance`, `volume`, `serverless`); all when absent. */
+  types?: readonly string[];
 }
 
 /** The service hands out invoices in pages of at most 100; ask for more and the rest is not on the page. */
@@ -54,7 +56,7 @@ export class BillingApi {
   /** Charges per instance, volume or endpoint in the range, newest first. */
   charges(range: BillingRange, o: RequestOptions = {}): Promise<BillingPage> {
     const query = {
-      select_filters: { day: { gte: range.from, lte: range.to } },
+      select_filters: { day: { gte: range.from, lte: range.to }, ...(range.types ? { type: { in: range.types } } : {}) },
       limit: range.limit,
       after_token: range.afterToken,
       latest_first: true,

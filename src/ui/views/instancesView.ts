@@ -3,6 +3,7 @@ import { ApiError } from '../../core/api/errors';
 import type { Instance } from '../../core/api/instances';
 import { VIEWS } from '../../core/ids';
 import type { CostTracker } from '../../core/billing/costs';
+import { LifetimeCosts, tooltipWithCost } from '../../core/billing/lifetime';
 import { groupClusters, type ClusterGroup } from '../../core/instances/cluster';
 import { OverlayDirectory } from '../../core/instances/clusterCache';
 import { presentCluster } from '../../core/instances/clusterPresent';
@@ -24,6 +25,12 @@ export interface InstanceChildren {
 }
 
 export class InstanceItem extends vscode.TreeItem {
+  /**
+   * The tooltip's Markdown without the cost so far: `tooltip` stays unset until hovered, so that
+   * VS Code asks `resolveTreeItem`, which adds the cost (one read, cached per instance).
+   */
+  readonly markdownTooltip: string;
+
   constructor(
     readonly instance: Instance,
     costSoFar?: number,
@@ -33,7 +40,7 @@ export class InstanceItem extends vscode.TreeItem {
     super(p.label, hasJobs ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
     this.id = `instance-${instance.id}`;
     this.description = p.description;
-    this.tooltip = new vscode.MarkdownString(p.tooltip);
+    this.markdownTooltip = p.tooltip;
     this.iconPath = new vscode.ThemeIcon(p.icon.id, p.icon.color ? new vscode.ThemeColor(p.icon.color) : undefined);
     this.contextValue = p.contextValue;
     this.accessibilityInformation = { label: p.accessibilityLabel };
@@ -92,6 +99,8 @@ export class InstancesView implements vscode.TreeDataProvider<InstancesViewItem>
   private readonly overlays: OverlayDirectory;
   private unreadable: UnreadableItem | undefined;
   private children: InstanceChildren | undefined;
+  /** Each instance's cost since it started, read when its tooltip is first shown, never per poll. */
+  private readonly lifetime: LifetimeCosts;
 
   constructor(
     private readonly session: Session,
@@ -100,9 +109,14 @@ export class InstancesView implements vscode.TreeDataProvider<InstancesViewItem>
     logger?: Logger,
   ) {
     this.overlays = new OverlayDirectory(logger);
+    this.lifetime = new LifetimeCosts({ charges: (range) => session.client.billing.charges(range) });
     this.disposables.push(
-      // Signed out, or on the way to another account (which passes through checking): its overlays are not the next one's.
-      session.onDidChangeState((state) => state.kind !== 'ready' && this.overlays.forget()),
+      // Signed out, or on the way to another account (which passes through checking): its overlays and costs are not the next one's.
+      session.onDidChangeState((state) => {
+        if (state.kind === 'ready') return;
+        this.overlays.forget();
+        this.lifetime.forget();
+      }),
       poller.onDidUpdate((snapshot) => {
         this.setMessage(undefined);
         this.setHeader(snapshot.instances);
@@ -153,6 +167,16 @@ export class InstancesView implements vscode.TreeDataProvider<InstancesViewItem>
 
   getTreeItem(element: InstancesViewItem): vscode.TreeItem {
     return element;
+  }
+
+  /** On hover: an instance's tooltip with its cost so far (core/billing/lifetime.ts). */
+  async resolveTreeItem(item: vscode.TreeItem, element: InstancesViewItem): Promise<vscode.TreeItem> {
+    if (!(element instanceof InstanceItem)) return item;
+    const tooltip = element.instance.unreadable
+      ? element.markdownTooltip
+      : tooltipWithCost(element.markdownTooltip, await this.lifetime.costOf(element.instance), Date.now());
+    item.tooltip = new vscode.MarkdownString(tooltip);
+    return item;
   }
 
   async getChildren(element?: InstancesViewItem): Promise<InstancesViewItem[]> {
