@@ -18,9 +18,7 @@ import { jobEndMessage, jobPhase, stopsInstance, type JobStatus } from './status
 export type { Following, JobBookDeps, JobRef, JobRemote, JobTerminal, RunOptions } from './ports';
 
 /** A job's key in this window: a cluster job has one id on several instances. */
-function jobKey(instanceId: number, jobId: string): string {
-  return `${instanceId}/${jobId}`;
-}
+const jobKey = (instanceId: number, jobId: string): string => `${instanceId}/${jobId}`;
 
 /** An instance in these phases runs no process: a job its last listing showed running died with it. */
 const STOPPED_PHASES: ReadonlySet<InstancePhase> = new Set(['stopped', 'starting', 'rebooting', 'failed', 'gone']);
@@ -312,12 +310,13 @@ export class JobBook implements Disposable {
     this.deps.poller.setInterest('jobs', this.deps.memory.jobs().some(waiting));
   }
 
-  private reattachOn(instanceId: number): void {
+  /** Follows again this workspace's unfinished jobs of the instance's last listing (a job waiting to resume: once it does). */
+  reattachOn(instanceId: number): void {
     const listed = this.statuses.get(instanceId) ?? [];
     for (const job of this.deps.memory.jobs()) {
       if (job.instanceId !== instanceId || job.ended || this.followers.has(jobKey(instanceId, job.jobId))) continue;
       const status = listed.find((s) => s.jobId === job.jobId);
-      if (!status) continue;
+      if (!status || waitsToResume(status)) continue;
       const key = jobKey(instanceId, job.jobId);
       const at = this.resumeAt.get(key);
       this.resumeAt.delete(key);

@@ -16,6 +16,9 @@ export const FAILED_AT_ONCE_SECONDS = 30;
 /** How long the book lets the start-up hook resume an instance's jobs before it resumes them itself. */
 export const HOOK_GRACE_MS = 60_000;
 
+/** How often, within HOOK_GRACE_MS, the book lists the jobs to see whether the hook resumed them (then follows them at once). */
+export const HOOK_LOOK_MS = 3_000;
+
 /** The resumable job a status line describes; undefined for a plain job. */
 export function resumableJob(instanceId: number, s: JobStatus): ResumableJob | undefined {
   const r = s.resume;
@@ -76,6 +79,8 @@ export interface ResumingBook {
   /** Whether the instance runs now. */
   instanceRuns(instanceId: number): boolean;
   resume(instanceId: number, jobId: string): Promise<ResumeOutcome>;
+  /** Follows the instance's unfinished jobs again (their output goes on in their terminals). */
+  reattachOn(instanceId: number): void;
 }
 
 /**
@@ -99,11 +104,24 @@ export class AutoResume {
       void this.resumeWaiting(instanceId, false);
       return;
     }
+    this.look(instanceId, 0);
+  }
+
+  /**
+   * Lists the instance's jobs every HOOK_LOOK_MS: once none waits (the hook resumed them) their
+   * output is followed again at once; after HOOK_GRACE_MS the book resumes those still waiting.
+   */
+  private look(instanceId: number, waited: number): void {
     const timer = this.timers.setTimeout(() => {
       this.waits.delete(instanceId);
       if (!this.book.instanceRuns(instanceId)) return;
-      void this.book.list(instanceId).then(() => this.resumeWaiting(instanceId, true));
-    }, HOOK_GRACE_MS);
+      const now = waited + HOOK_LOOK_MS;
+      void this.book.list(instanceId).then(() => {
+        if (!this.book.statusesOf(instanceId).some(waitsToResume)) this.book.reattachOn(instanceId);
+        else if (now >= HOOK_GRACE_MS) void this.resumeWaiting(instanceId, true);
+        else this.look(instanceId, now);
+      });
+    }, HOOK_LOOK_MS);
     this.waits.set(instanceId, timer);
   }
 

@@ -9,7 +9,7 @@ import { JobMemory, type RememberedJob } from '../../../src/core/jobs/memory';
 import { STOP_SEEN_MS, type JobNotice } from '../../../src/core/jobs/notices';
 import { jobRows, presentJobRow } from '../../../src/core/jobs/rows';
 import { RESUME_HOOK_BEGIN } from '../../../src/core/jobs/resumeScripts';
-import { HOOK_GRACE_MS } from '../../../src/core/jobs/resuming';
+import { HOOK_GRACE_MS, HOOK_LOOK_MS } from '../../../src/core/jobs/resuming';
 import { jobPhase, type JobStatus, type ResumeStatus } from '../../../src/core/jobs/status';
 import { listPoller, MemoryLogger, settle } from '../../support';
 import { jobStatus } from '../../support/jobStatus';
@@ -393,6 +393,19 @@ describe('jobs: the job book resumes resumable jobs', () => {
     await byHook.clock.advance(HOOK_GRACE_MS);
     await settle();
     assert.deepEqual(byHook.resumes, [], 'the hook resumed it: nothing to do');
+  });
+
+  it('an instance with the hook: follows the job again as soon as the hook resumed it, not a minute later', async () => {
+    const t = await comesBack(hooked);
+    assert.ok(!t.followers.some((f) => f.options.jobId === id), 'a job still waiting is not followed (it would end at once)');
+    t.jobs.set(id, { ...interrupted(), alive: true, logBytes: 150 });
+    await t.clock.advance(HOOK_LOOK_MS);
+    await settle();
+    assert.ok(
+      t.followers.some((f) => f.options.jobId === id),
+      'followed again within a look',
+    );
+    assert.deepEqual(t.resumes, [], 'the hook resumed it: the book does not');
   });
 
   it('a job that ended or was stopped by hand is never resumed', async () => {
