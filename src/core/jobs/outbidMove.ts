@@ -4,8 +4,8 @@
  * 1. rent an instance like the outbid one on another machine, within the ceiling (MoveRentPort:
  *    the Renter and its journal, failover over taken offers);
  * 2. wait until it runs and its sshd answers;
- * 3. copy the checkpoint folder and the job's folder from the stopped old instance with the
- *    service's copy, followed to its end;
+ * 3. copy the job's working folder (its code and data), its checkpoint folder and its own folder
+ *    from the stopped old instance with the service's copy, followed to its end (outbidVerify.ts);
  * 4. verify over ssh that the newest checkpoint is there with its size, and the job's folder;
  * 5. resume the job there;
  * 6. only then destroy the old instance, its outcome checked.

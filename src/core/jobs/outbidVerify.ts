@@ -29,13 +29,32 @@ function inside(path: string, folder: string): boolean {
 }
 
 /**
- * The folders a move copies, in order: each job's checkpoint folder (when it has a checkpoint) and
- * its own folder; one inside another is copied with it. A path that is not copyable is a problem.
+ * The folder the job runs in, absolute: its `cwd` as typed (`~`, `~/x`, relative to the home folder,
+ * or absolute), the home folder read from the job's own folder (`<home>/.gpu-rental/jobs/<id>`).
+ * Undefined when the home folder cannot be told (a jobs folder elsewhere).
+ */
+export function workPath(job: Pick<ResumableJob, 'cwd' | 'jobPath' | 'jobId'>): string | undefined {
+  const cwd = job.cwd.trim();
+  if (cwd.startsWith('/')) return cwd;
+  const suffix = `/.gpu-rental/jobs/${job.jobId}`;
+  const jobPath = job.jobPath.replace(/\/+$/, '');
+  if (!jobPath.endsWith(suffix)) return undefined;
+  const home = jobPath.slice(0, -suffix.length) || '/';
+  if (cwd === '' || cwd === '~' || cwd === '.') return home;
+  const rest = cwd.startsWith('~/') ? cwd.slice(2) : cwd;
+  return `${home.replace(/\/$/, '')}/${rest}`;
+}
+
+/**
+ * The folders a move copies, in order: each job's working folder (its code and data: the job runs
+ * there on the new instance too), its checkpoint folder (when it has a checkpoint) and its own
+ * folder; one inside another is copied with it. A path that is not copyable is a problem.
  */
 export function moveFolders(jobs: readonly ResumableJob[]): { paths: string[] } | { problem: string } {
   const wanted: string[] = [];
   for (const job of jobs) {
-    for (const given of job.latest ? [job.checkpointPath, job.jobPath] : [job.jobPath]) {
+    const work = workPath(job);
+    for (const given of [...(work ? [work] : []), ...(job.latest ? [job.checkpointPath, job.jobPath] : [job.jobPath])]) {
       const path = copyablePath(given);
       if (!path)
         return {

@@ -49,6 +49,10 @@ export function hasResumeHook(onstart: string | null | undefined): boolean {
   return !!onstart?.includes(RESUME_HOOK_BEGIN);
 }
 
+/** Sets `I` to this instance's id (CONTAINER_ID, else PID 1's, which an SSH session lacks), digits only. */
+const CONTAINER_ID_LINE =
+  "I=${CONTAINER_ID:-$(tr '\\0' '\\n' </proc/1/environ 2>/dev/null | sed -n \"s/^CONTAINER_ID=//p\" | head -n 1)}; I=${I//[!0-9]/}";
+
 /** The bash that sets `W` to the job's folder and `C` to its checkpoint folder, both absolute (`$D` is the job's folder). */
 const RESOLVE_LINES = [
   'W=$(r cwd); case $W in "~"|""|.) W=$HOME;; "~/"*) W="$HOME/${W#"~/"}";; /*) ;; *) W="$HOME/$W";; esac',
@@ -74,6 +78,8 @@ export function resumableStartLines(jobId: string, r: ResumableStart, forceSetsi
     `printf '%s\\n' ${shellQuote(policyText(spec.policy))} >"$D/policy"`,
     price ? `printf '%s\\n' ${price} >"$D/ondemand"` : ':',
     'cp "$D/cmd" "$D/cmd.orig"',
+    CONTAINER_ID_LINE,
+    'printf \'%s\\n\' "$I" >"$D/instance"',
     `cat >"$D/resume" <<'GPU_RENTAL_RESUME_END'`,
     resumeScript(jobId, forceSetsid) + 'GPU_RENTAL_RESUME_END',
     ...(r.createCheckpointDir ? ['r(){ head -c 2000 "$D/$1" 2>/dev/null; }', ...RESOLVE_LINES, 'mkdir -p -- "$C"'] : []),
@@ -104,6 +110,11 @@ export function resumeScript(jobId: string, forceSetsid?: boolean): string {
     // Another resume may have started it between the first look and the lock.
     'done_ && exit 0',
     ...RESOLVE_LINES,
+    // A job folder that ran on another instance came with a copy (a move): say so, whoever resumes it (the hook may be first).
+    CONTAINER_ID_LINE,
+    'p=$(r instance); p=${p//[!0-9]/}',
+    '[ -z "$M" ] && [ -n "$I" ] && [ -n "$p" ] && [ "$I" != "$p" ] && M=$p',
+    '[ -n "$I" ] && printf \'%s\\n\' "$I" >"$D/instance"',
     'now=$(date +%s); s=$(r started); s=${s//[!0-9]/}',
     // The time the last run had: from its start to its log's last write.
     'g=$(stat -c %Y -- "$D/log" 2>/dev/null); t=$(r ran); t=${t//[!0-9]/}; t=${t:-0}',

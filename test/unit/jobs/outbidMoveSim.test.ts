@@ -76,6 +76,7 @@ const JOB = '/root/.gpu-rental/jobs/j1';
       `mkdir -p ${CKPT} ${JOB}`,
       `head -c 3000 /dev/urandom > ${CKPT}/step-1.pt`,
       `head -c 5000 /dev/urandom > ${CKPT}/step-2.pt`,
+      `echo 'print(1)' > /root/work/train.py`,
       `echo 'python train.py --resume {latest}' > ${JOB}/resume-cmd`,
       `echo 'move 5' > ${JOB}/policy`,
     ].join(' && ');
@@ -140,7 +141,7 @@ const JOB = '/root/.gpu-rental/jobs/j1';
     return o;
   };
 
-  it('moves the checkpoint and the job folder to a new instance, resumes there, then destroys the old one', async () => {
+  it('moves the working folder with its checkpoints and the job folder to a new instance, resumes there, then destroys the old one', async () => {
     const { old, job } = await outbidWithCheckpoints();
     const { p, resumed } = policies(job);
     const { notice } = acted(await p.onOutbid(old));
@@ -152,9 +153,10 @@ const JOB = '/root/.gpu-rental/jobs/j1';
     assert.ok(fresh, 'the new instance, with the old label');
     assert.deepEqual(resumed, [{ instanceId: fresh.id, jobId: 'j1', movedFrom: old.id }]);
     const target = await kit.reach(fresh.id);
-    const seen = await runRemote(target, `stat -c '%n %s' ${CKPT}/step-1.pt ${CKPT}/step-2.pt ${JOB}/resume-cmd`);
+    const seen = await runRemote(target, `stat -c '%n %s' ${CKPT}/step-1.pt ${CKPT}/step-2.pt ${JOB}/resume-cmd /root/work/train.py`);
     assert.equal(seen.code, 0, seen.stderr);
-    assert.match(seen.stdout, /step-1\.pt 3000\n.*step-2\.pt 5000\n.*resume-cmd \d+/);
+    // The job's code came with its working folder: it can run there.
+    assert.match(seen.stdout, /step-1\.pt 3000\n.*step-2\.pt 5000\n.*resume-cmd \d+\n.*train\.py 9/);
   });
 
   it('a copy that fails half-way keeps the old instance and says where the checkpoint is', async () => {
@@ -163,7 +165,7 @@ const JOB = '/root/.gpu-rental/jobs/j1';
     const { p, resumed } = policies(job, `mkdir -p ${CKPT} && ln -sfn /nonexistent ${CKPT}/step-2.pt`);
     const { notice } = acted(await p.onOutbid(old));
     assert.equal(notice.severity, 'warning', notice.text);
-    assert.match(notice.text, /the copy of \/root\/work\/ckpt failed: .*failed after/);
+    assert.match(notice.text, /the copy of \/root\/work failed: .*failed after/);
     assert.match(notice.text, new RegExp(`the checkpoint is on #${old.id} \\(stopped, .+\\) in /root/work/ckpt`));
     assert.deepEqual(notice.actions, ['retryCopy', 'destroyNew']);
     assert.deepEqual(resumed, []);

@@ -7,7 +7,7 @@ import type { Instance } from '../../../src/core/api/instances';
 import type { FollowTransferOptions, TransferEnd } from '../../../src/core/instances/copyProgress';
 import type { PhaseWait } from '../../../src/core/instances/untilPhase';
 import { OutbidPolicies, type MoveRent, type OutbidOutcome, type OutbidPolicyDeps } from '../../../src/core/jobs/outbidPolicy';
-import { judgeVerify, moveFolders, readVerify, verifyScript } from '../../../src/core/jobs/outbidVerify';
+import { judgeVerify, moveFolders, readVerify, verifyScript, workPath } from '../../../src/core/jobs/outbidVerify';
 import type { OutbidPolicy, ResumableJob } from '../../../src/core/jobs/resumable';
 import type { RemoteResult } from '../../../src/core/ssh/remote';
 import { MemoryLogger } from '../../support';
@@ -239,17 +239,17 @@ describe('jobs: outbid policies of resumable jobs', () => {
     assert.equal(notice.severity, 'warning');
   });
 
-  it('move: rent, wait, copy both folders, verify, resume with movedFrom, then destroy the old one', async () => {
+  it('move: rent, wait, copy the working folder (with its checkpoints) and the job folder, verify, resume with movedFrom, then destroy the old one', async () => {
     const { policies, sent, logger } = harness({});
     const { notice, move } = acted(await policies.onOutbid(OLD));
     assert.deepEqual(
       sent.copies.map((c) => [c.srcId, c.dstId, c.srcPath, c.dstPath]),
       [
-        [123, 456, '/root/work/ckpt/', '/root/work/ckpt/'],
+        [123, 456, '/root/work/', '/root/work/'],
         [123, 456, '/root/.gpu-rental/jobs/j1/', '/root/.gpu-rental/jobs/j1/'],
       ],
     );
-    assert.equal(sent.scripts[0], 'mkdir -p -- /root/work/ckpt /root/.gpu-rental/jobs/j1');
+    assert.equal(sent.scripts[0], 'mkdir -p -- /root/work /root/.gpu-rental/jobs/j1');
     assert.deepEqual(sent.resumed, [{ instanceId: 456, jobId: 'j1', movedFrom: 123 }]);
     assert.deepEqual(sent.destroyed, [123]);
     assert.equal(notice.severity, 'info');
@@ -264,7 +264,7 @@ describe('jobs: outbid policies of resumable jobs', () => {
         sent.reports.some((r) => r.startsWith(`step ${n} of 6`)),
         `step ${n} reported`,
       );
-    assert.ok(logger.lines.some((l) => /copied \/root\/work\/ckpt/.test(l)));
+    assert.ok(logger.lines.some((l) => /copied \/root\/work\b/.test(l)));
   });
 
   it('move with nothing that fits: nothing rented, the instance waits', async () => {
@@ -292,7 +292,7 @@ describe('jobs: outbid policies of resumable jobs', () => {
       copies: [{ outcome: 'failed', message: 'Remote to Remote copy: failed after 1 files: no space left on device' }],
     });
     const first = acted(await policies.onOutbid(OLD));
-    assert.match(first.notice.text, /the copy of \/root\/work\/ckpt failed: .*failed after 1 files/);
+    assert.match(first.notice.text, /the copy of \/root\/work failed: .*failed after 1 files/);
     assert.match(
       first.notice.text,
       /Nothing was destroyed: the checkpoint is on #123 \(stopped, its disk bills \$0\.020\/h\) in \/root\/work\/ckpt/,
@@ -385,14 +385,31 @@ describe('jobs: outbid policies of resumable jobs', () => {
 });
 
 describe('jobs: what a move copies and checks', () => {
-  it('copies the checkpoint folder and the job folder once each, a nested one with its parent; refuses odd paths', () => {
-    assert.deepEqual(moveFolders([job({ kind: 'wait' })]), { paths: ['/root/work/ckpt', '/root/.gpu-rental/jobs/j1'] });
-    assert.deepEqual(moveFolders([job({ kind: 'wait' }, { checkpointPath: '/root/.gpu-rental/jobs/j1/ckpt/' })]), {
-      paths: ['/root/.gpu-rental/jobs/j1'],
+  it('copies the working folder, the checkpoint folder and the job folder once each, a nested one with its parent; refuses odd paths', () => {
+    // The job runs on the new instance from its working folder (its code): it goes too, the checkpoints inside it with it.
+    assert.deepEqual(moveFolders([job({ kind: 'wait' })]), { paths: ['/root/work', '/root/.gpu-rental/jobs/j1'] });
+    assert.deepEqual(moveFolders([job({ kind: 'wait' }, { cwd: '/workspace/p', checkpointPath: '/data/ckpt' })]), {
+      paths: ['/workspace/p', '/data/ckpt', '/root/.gpu-rental/jobs/j1'],
     });
-    assert.deepEqual(moveFolders([job({ kind: 'wait' }, { latest: undefined })]), { paths: ['/root/.gpu-rental/jobs/j1'] });
+    assert.deepEqual(moveFolders([job({ kind: 'wait' }, { cwd: '/workspace/p', checkpointPath: '/root/.gpu-rental/jobs/j1/ckpt/' })]), {
+      paths: ['/workspace/p', '/root/.gpu-rental/jobs/j1'],
+    });
+    assert.deepEqual(moveFolders([job({ kind: 'wait' }, { cwd: '/workspace/p', latest: undefined })]), {
+      paths: ['/workspace/p', '/root/.gpu-rental/jobs/j1'],
+    });
     for (const bad of ['ckpt', '/', '/root/../etc', '/a\nb'])
       assert.ok('problem' in moveFolders([job({ kind: 'wait' }, { checkpointPath: bad })]), bad);
+  });
+
+  it("reads the working folder as the instance does: ~, ~/x and a relative one in the home folder of the job's own folder", () => {
+    const at = (cwd: string, jobPath = '/root/.gpu-rental/jobs/j1') => workPath({ cwd, jobPath, jobId: 'j1' });
+    assert.equal(at('/workspace/p'), '/workspace/p');
+    assert.equal(at('~'), '/root');
+    assert.equal(at(''), '/root');
+    assert.equal(at('~/runs/a'), '/root/runs/a');
+    assert.equal(at('runs/a'), '/root/runs/a');
+    assert.equal(at('runs', '/home/u/.gpu-rental/jobs/j1/'), '/home/u/runs');
+    assert.equal(at('runs', '/tmp/jobs/j1'), undefined, 'a jobs folder elsewhere tells no home folder');
   });
 
   it('quotes what the instance listed in the check script', () => {

@@ -182,6 +182,24 @@ describe('jobs: a resumable job on the host, in real bash', function () {
     await kill(id);
   });
 
+  it('a job folder that came from another instance (a move) is told as a move, whoever resumes it first', async () => {
+    const { id } = start('sleep 30');
+    await kill(id);
+    // The folder says where it ran: this machine's PID 1 has no CONTAINER_ID, so the test names the instances.
+    writeFileSync(join(dir(id), 'instance'), '5\n');
+    const resumeOn = (instance: string) =>
+      run('bash', [join(dir(id), 'resume')], { env: { ...env(), CONTAINER_ID: instance }, encoding: 'utf8' }).then((r) =>
+        r.stdout.trim().split('\n').pop(),
+      );
+    assert.equal(await resumeOn('6'), 'resumed');
+    assert.match(file(id, 'history').trim().split('\n').pop()!, /^\d+ moved 5 \d+$/);
+    assert.equal(file(id, 'instance').trim(), '6', 'it runs on this instance now');
+    await kill(id);
+    assert.equal(await resumeOn('6'), 'resumed');
+    assert.match(file(id, 'history').trim().split('\n').pop()!, /^\d+ resumed \d+$/, 'resumed where it ran: not a move');
+    await kill(id);
+  });
+
   it('a stale lock (a resume the stop cut short) does not block the next resume', async () => {
     const { id } = start('sleep 30');
     await kill(id);
