@@ -131,7 +131,7 @@ export function resumeScript(jobId: string, forceSetsid?: boolean): string {
     '[ "$lost" -ge 0 ] || lost=0',
     'if [ -n "$M" ]; then echo "$now moved $M $lost"; else echo "$now resumed $lost"; fi >>"$D/history"',
     'n=$(grep -c . "$D/history")',
-    'echo "GPU Rental: resumed (×$n) from ${N:-the start}" >>"$D/log"',
+    'if [ -n "$M" ]; then echo "GPU Rental: moved from #$M and resumed (×$n) from ${N:-the start}"; else echo "GPU Rental: resumed (×$n) from ${N:-the start}"; fi >>"$D/log"',
     'rm -f "$D/wpid" "$D/pid" "$D/ended"',
     ...launchLines(jobId, forceSetsid),
     'echo resumed',

@@ -193,6 +193,7 @@ describe('jobs: a resumable job on the host, in real bash', function () {
       );
     assert.equal(await resumeOn('6'), 'resumed');
     assert.match(file(id, 'history').trim().split('\n').pop()!, /^\d+ moved 5 \d+$/);
+    assert.match(file(id, 'log'), /GPU Rental: moved from #5 and resumed \(×1\) from the start\n/, 'its log says so too');
     assert.equal(file(id, 'instance').trim(), '6', 'it runs on this instance now');
     await kill(id);
     assert.equal(await resumeOn('6'), 'resumed');
