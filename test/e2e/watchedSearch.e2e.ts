@@ -1,16 +1,5 @@
 import { expect } from './expect';
-import { workbenchForSuite, type Workbench } from './workbench';
-
-/** Calls the suite simulator's control API, as a test outside the window does. */
-async function control(wb: Workbench, method: string, path: string, body?: unknown): Promise<unknown> {
-  const res = await fetch(`${wb.sim.url}/__control/${path}`, {
-    method,
-    headers: { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!res.ok) throw new Error(`control ${method} ${path}: HTTP ${res.status} ${await res.text()}`);
-  return res.json();
-}
+import { control, workbenchForSuite, type Workbench } from './workbench';
 
 /** Sets the Offers view's search by typing a query, as a person does from Search Offers. */
 async function search(wb: Workbench, query: string): Promise<void> {

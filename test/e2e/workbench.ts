@@ -1,7 +1,7 @@
 // A real VS Code (code-server) with the packaged extension, in Debian's Chromium, and the helpers
 // an e2e test uses to act as a person does: activity bar, tree, palette, quick input, notifications,
 // status bar. Every step can save a screenshot.
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
@@ -214,6 +214,35 @@ async function reopenUntilShown(page: Page, open: () => Promise<void>, wanted: L
   }
 }
 
+/** Calls the suite simulator's control API, as a test outside the window does. */
+export async function control(wb: Pick<Workbench, 'sim'>, method: string, path: string, body?: unknown): Promise<unknown> {
+  const res = await fetch(`${wb.sim.url}/__control/${path}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`control ${method} ${path}: HTTP ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+/** Copies the extension's own log (its "GPU Rental" output channel, which VS Code writes under the user data folder) beside a failure's screenshots. */
+function saveExtensionLog(userDataDir: string, to: string): void {
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (/GPU Rental\.log$/.test(entry.name)) found.push(path);
+    }
+  };
+  try {
+    walk(join(userDataDir, 'logs'));
+    if (found.length) copyFileSync(found.sort().pop()!, to);
+  } catch {
+    // No log to keep: the screenshots say what they can.
+  }
+}
+
 /** What an e2e suite's workbench starts with, on top of `WorkbenchOptions`. */
 export interface SuiteOptions extends WorkbenchOptions {
   /** Hand the demo key over through GPU_RENTAL_API_KEY, as npm start does. Default true. */
@@ -246,6 +275,7 @@ export function workbenchForSuite(options: SuiteOptions = {}): () => Workbench {
     await wb.shot(name);
     await wb.runCommand('Notifications: Show Notifications');
     await wb.shot(`${name}-notifications`);
+    saveExtensionLog(wb.server.userDataDir, join(SCREENSHOTS, `${name}.log`));
   });
   return () => {
     if (!wb) throw new Error('the workbench did not open');
