@@ -1,0 +1,281 @@
+import { strict as assert } from 'node:assert';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { expect } from './expect';
+import { control, workbenchForSuite, type Workbench } from './workbench';
+
+/**
+ * Training that checkpoints: an epoch a second, a checkpoint every 3 epochs (written beside the
+ * folder, then moved in, so the newest entry is always whole), and `--resume PATH` goes on from
+ * the epoch after the one in PATH.
+ */
+const TRAIN_PY = [
+  'import os, sys, time',
+  "os.makedirs('checkpoints', exist_ok=True)",
+  'start = 1',
+  "if len(sys.argv) > 2 and sys.argv[1] == '--resume':",
+  '    with open(sys.argv[2]) as f:',
+  '        start = int(f.read().split()[1]) + 1',
+  "    print(f'resumed from {os.path.basename(sys.argv[2])} at epoch {start}', flush=True)",
+  'for epoch in range(start, 1001):',
+  "    print(f'epoch {epoch}/1000', flush=True)",
+  '    time.sleep(1)',
+  '    if epoch % 3 == 0:',
+  "        with open('ckpt.tmp', 'w') as f:",
+  "            f.write(f'epoch {epoch}\\n')",
+  "        os.replace('ckpt.tmp', f'checkpoints/ckpt-{epoch:04d}.txt')",
+  "print('training done', flush=True)",
+  '',
+].join('\n');
+
+/** A CSV file's rows (RFC 4180: quoted fields may hold commas, quotes doubled, line breaks). */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let quoted = false;
+  const endField = () => {
+    row.push(field.replace(/\r$/, ''));
+    field = '';
+  };
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quoted && c === '"' && text[i + 1] === '"') {
+      field += '"';
+      i++;
+    } else if (c === '"') quoted = !quoted;
+    else if (quoted) field += c;
+    else if (c === ',') endField();
+    else if (c === '\n') {
+      endField();
+      rows.push(row);
+      row = [];
+    } else field += c;
+  }
+  if (field || row.length) {
+    endField();
+    rows.push(row);
+  }
+  return rows;
+}
+
+interface SimInstance {
+  id: number;
+  phase?: string;
+  status?: string;
+}
+
+async function simInstances(wb: Workbench): Promise<SimInstance[]> {
+  return ((await control(wb, 'GET', 'state')) as { instances: SimInstance[] }).instances;
+}
+
+/** The text the terminal panel shows (the DOM renderer: gpuAcceleration is off in the e2e settings). */
+function terminalText(wb: Workbench) {
+  return wb.page.locator('.terminal-wrapper.active .xterm-rows');
+}
+
+/** Opens an instance row's children (its jobs) when they are folded. */
+async function unfold(row: ReturnType<Workbench['rows']>): Promise<void> {
+  const twistie = row.first().locator('.monaco-tl-twistie.collapsed');
+  if (await twistie.count()) await twistie.click();
+}
+
+/** Unfolds the instance row until its job row that shows `text` appears (a new instance's jobs are listed a moment after it runs). */
+async function jobRow(wb: Workbench, text: RegExp, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const row = wb.rows('Instances', text);
+  while (!(await row.count())) {
+    if (Date.now() > deadline) await expect(row, 1).toBeVisible();
+    await unfold(wb.rows('Instances', /running/));
+    await wb.page.waitForTimeout(1_000);
+  }
+}
+
+/**
+ * Points at an Instances row until its tooltip shows `wanted`: a row drawn again while the hover
+ * waits (its running time ticks) cancels the hover, so it points again from elsewhere.
+ */
+async function hoverUntil(wb: Workbench, row: RegExp, wanted: RegExp): Promise<void> {
+  const tooltip = wb.page.locator('.monaco-hover').filter({ hasText: wanted });
+  const deadline = Date.now() + 45_000;
+  for (;;) {
+    await wb.page.mouse.move(700, 300);
+    await wb.page.waitForTimeout(300);
+    await wb.rows('Instances', row).first().hover();
+    if (
+      await tooltip.waitFor({ timeout: 4_000 }).then(
+        () => true,
+        () => false,
+      )
+    )
+      return;
+    if (Date.now() > deadline) await expect(tooltip, 1).toBeVisible();
+  }
+}
+
+/** Types `value` into the open input box (replacing what it proposes) and presses Enter. */
+async function typeAndEnter(wb: Workbench, value: string): Promise<void> {
+  const input = wb.quickInput().locator('input').first();
+  await input.fill(value);
+  await wb.page.keyboard.press('Enter');
+}
+
+describe('long runs: a resumable job survives outbids (wait, then move), a lying machine is caught, spend exports', function () {
+  this.timeout(900_000);
+  let firstId = 0;
+  const workbench = workbenchForSuite({
+    settings: { 'gpuRental.remoteFolder': '/workspace', 'gpuRental.health.checkAfterRent': false },
+    prepare: (wb) => {
+      writeFileSync(join(wb.folder, 'train.py'), TRAIN_PY);
+      return Promise.resolve();
+    },
+  });
+
+  it('starts a resumable job on an interruptible instance', async () => {
+    const wb = workbench();
+    await wb.rentFirstOfferToConfirmation();
+    await wb.pick(/Rental: on-demand \$\d+\.\d+\/h/);
+    await expect(wb.quickInput().getByText(/Bid in \$\/h for the GPU part/)).toBeVisible();
+    await wb.page.keyboard.press('Enter');
+    await expect(wb.quickInput().getByText(/Interruptible: bid \$\d+\.\d+\/h/)).toBeVisible();
+    await wb.pick(/Rent for \$\d/);
+    await expect(wb.rows('Instances', /running/), 90_000).toBeVisible();
+    firstId = (await simInstances(wb))[0]!.id;
+
+    await wb.page.keyboard.press('Control+P');
+    await wb.quickInput().locator('input').fill('train.py');
+    await wb.pick('train.py');
+    await wb.page.locator('.editor-actions [aria-label^="Run on Instance"]').first().click();
+    await wb.pick(/running/);
+    await expect(wb.quickInput().getByText(/The command to run on the instance/)).toBeVisible();
+    await wb.page.keyboard.press('Enter');
+    await wb.pick('Upload the workspace first');
+    await wb.dialog().getByRole('button', { name: 'Create Key' }).click();
+    await wb.pick('Keep the instance running');
+    await wb.pick(/^Resumable/);
+    await expect(wb.quickInput().getByText(/The folder the job writes its checkpoints to/)).toBeVisible();
+    assert.equal(await wb.quickInput().locator('input').first().inputValue(), 'checkpoints');
+    await wb.page.keyboard.press('Enter');
+    await expect(wb.quickInput().getByText(/The command that resumes the job/)).toBeVisible();
+    assert.equal(await wb.quickInput().locator('input').first().inputValue(), 'python3 train.py --resume {latest}');
+    await wb.page.keyboard.press('Enter');
+    await wb.pick(/^Wait/);
+    // The folder does not exist yet: a new run has none, and GPU Rental asks before it makes it.
+    await wb.dialog().getByRole('button', { name: 'Create It and Start' }).click();
+    await expect(terminalText(wb).getByText(/epoch 3\/1000/), 60_000).toBeVisible();
+    await unfold(wb.rows('Instances', /running/));
+    await expect(wb.rows('Instances', /train\.py/), 60_000).toContainText(/running/);
+    await expect(wb.rows('Instances', /train\.py/)).toContainText(/wait/);
+    await wb.shot('e2e-long-resumable-job', true);
+  });
+
+  it('outbid, then the other bids fall: the service resumes the instance and the job resumes from its checkpoint (wait)', async () => {
+    const wb = workbench();
+    // Let a few checkpoints land first.
+    await wb.page.waitForTimeout(8_000);
+    await control(wb, 'POST', `instances/${firstId}/outbid`, {});
+    await expect(wb.rows('Instances', /outbid/), 30_000).toBeVisible();
+    await control(wb, 'POST', `instances/${firstId}/bids-lowered`, {});
+    await expect(wb.rows('Instances', /resumed ×1/), 120_000).toBeVisible();
+    await expect(wb.rows('Instances', /train\.py/)).toContainText(/running/);
+    // The job went on from its newest checkpoint, in the same terminal.
+    await expect(terminalText(wb).getByText(/resumed from ckpt-\d+\.txt at epoch \d+/), 60_000).toBeVisible();
+    // Its tooltip tells the recovery and the work it lost.
+    await hoverUntil(wb, /train\.py/, /min of work lost/);
+    await wb.shot('e2e-long-resumed-wait', true);
+  });
+
+  it('outbid again with the policy "move": the checkpoint goes to a new instance, the job goes on there, the old one is destroyed', async () => {
+    const wb = workbench();
+    await wb.contextMenu(wb.rows('Instances', /train\.py/).first(), 'Change Outbid Policy…');
+    await wb.pick(/^Move to another machine/);
+    await typeAndEnter(wb, '5');
+    await expect(wb.rows('Instances', /train\.py/).first(), 30_000).toContainText(/move ≤ \$5\.00\/h/);
+    await wb.page.waitForTimeout(5_000);
+    await control(wb, 'POST', `instances/${firstId}/outbid`, {});
+    await expect(await wb.notificationInCenter(/runs now on .* the outbid instance .* was destroyed/), 240_000).toBeVisible();
+    await wb.runCommand('Notifications: Hide Notifications');
+    const after = await simInstances(wb);
+    assert.ok(!after.some((i) => i.id === firstId), 'the old instance is destroyed');
+    await jobRow(wb, /resumed ×2/, 120_000);
+    // Its output on the new instance: the log came with the job's folder, and goes on from the checkpoint.
+    await wb
+      .rows('Instances', /train\.py/)
+      .first()
+      .click();
+    await expect(terminalText(wb).getByText(/GPU Rental: moved from #\d+ and resumed \(×2\) from .*ckpt-\d+\.txt/), 60_000).toBeVisible();
+    // It runs there from its code, which came with its working folder, and goes on from the checkpoint.
+    await wb.page.waitForTimeout(5_000);
+    await expect(wb.rows('Instances', /train\.py/).first(), 30_000).toContainText(/running .*resumed ×2/);
+    await wb.shot('e2e-long-moved', true);
+  });
+
+  it('a health check flags a machine that is not what was offered', async () => {
+    const wb = workbench();
+    const id = (await simInstances(wb)).find((i) => i.id !== firstId)!.id;
+    await control(wb, 'POST', `instances/${id}/gpu`, { name: 'NVIDIA GeForce RTX 3060' });
+    await wb.contextMenu(wb.rows('Instances', /running/).first(), 'Check Machine Health');
+    const warning = await wb.notificationInCenter(/Not what was offered/);
+    await expect(warning, 60_000).toBeVisible();
+    // It says what the machine cost so far, and offers to destroy it in its first minutes.
+    await expect(warning.getByRole('button', { name: 'Destroy Instance' })).toBeVisible();
+    await wb.shot('e2e-long-health-lie', true);
+    await wb.runCommand('Notifications: Hide Notifications');
+  });
+
+  it("exports last month's spend as CSV; its total is the Billing view's", async () => {
+    const wb = workbench();
+    await wb.runCommand('GPU Rental: Export Spend…');
+    await wb.pick('Last month');
+    await wb.pick('CSV');
+    // code-server's own save dialog, in the quick input. It fills in the proposed file (in the
+    // workspace folder) a moment after it opens: accept only once it shows it.
+    const path = wb.quickInput().locator('input');
+    await expect(path).toBeVisible();
+    for (let i = 0; i < 150 && !/gpu-rental-spend-\d{4}-\d{2}\.csv$/.test(await path.inputValue()); i++) await wb.page.waitForTimeout(100);
+    const file = basename(await path.inputValue());
+    assert.match(file, /^gpu-rental-spend-\d{4}-\d{2}\.csv$/, 'the file is named for the month');
+    await wb.page.waitForTimeout(300);
+    const accept = wb.quickInput().getByRole('button', { name: 'Export' });
+    if (await accept.count()) await accept.first().click();
+    else await wb.page.keyboard.press('Enter');
+    // See the dialog take it before looking for the answer: the palette opened to show the
+    // notifications would otherwise close a dialog still deciding.
+    await expect(wb.quickInput()).toBeHidden();
+    await expect(await wb.notificationInCenter(/exported \d+ charge lines \(\$[\d,]+\.\d\d\)/), 60_000).toBeVisible();
+    await wb.shot('e2e-long-spend-export', true);
+    await wb.runCommand('Notifications: Hide Notifications');
+    const rows = parseCsv(readFileSync(join(wb.folder, file), 'utf8'));
+    const header = rows[0]!;
+    const [kind, amount] = [header.indexOf('kind'), header.indexOf('amount_usd')];
+    const charges = rows.slice(1).filter((r) => r[kind] === 'charge');
+    assert.ok(charges.length > 10, `last month has charge lines (${charges.length})`);
+    const total = charges.reduce((sum, r) => sum + Number(r[amount]), 0);
+    // The Billing section of the Account view says last month's total.
+    // The Account view, by keyboard as a person without a mouse would: its Billing section, then
+    // its rows (a tree draws only the rows in view, so the focus walks down to them).
+    await wb.runCommand('GPU Rental: Show Account');
+    const account = wb.page.locator('.pane').filter({ has: wb.page.locator('.pane-header h3.title:text-is("Account")') });
+    const focused = account.locator('.monaco-list-row.focused');
+    const walkTo = async (text: RegExp) => {
+      for (let i = 0; i < 60 && !text.test(await focused.innerText({ timeout: 1_000 }).catch(() => '')); i++) {
+        await wb.page.keyboard.press('ArrowDown');
+        await wb.page.waitForTimeout(150);
+      }
+      await expect(focused, 1_000).toContainText(text);
+    };
+    await walkTo(/^Billing/);
+    await wb.page.keyboard.press('ArrowRight');
+    // Its rows are read from the service as it opens: the section shows them once every read answered.
+    const billingRow = account.locator('.monaco-list-row.focused[aria-expanded="true"]');
+    await expect(billingRow, 30_000).toBeVisible();
+    for (let i = 0; i < 60 && (await account.locator('.monaco-list-row[aria-level="2"]').count()) === 0; i++)
+      await wb.page.waitForTimeout(500);
+    await walkTo(/Last month/);
+    const lastMonth = focused;
+    const shown = /Last month \([^)]*\): \$([\d,]+\.\d\d)/.exec(await lastMonth.innerText());
+    assert.ok(shown, `the Billing section shows last month's total: ${await lastMonth.innerText()}`);
+    assert.equal(total.toFixed(2), shown[1]!.replace(/,/g, ''), 'the CSV adds up to the Billing view');
+    await wb.shot('e2e-long-spend-billing', true);
+  });
+});
