@@ -1,14 +1,20 @@
 import type { Instance } from '../api/instances';
 import type { TemplateFields } from '../api/templates';
 import { WATCHDOG_BEGIN, WATCHDOG_END } from '../idle/watchdog';
+import { RESUME_HOOK_BEGIN, RESUME_HOOK_END } from '../jobs/resumeScripts';
 
-/** The user's own start-up script, without the idle watchdog a rent put in front of it. */
+/** `script` without the block between `begin` and `end` (and the line break after it); unchanged without one. */
+function withoutBlock(script: string, begin: string, end: string): string {
+  const start = script.indexOf(begin);
+  const stop = script.indexOf(end);
+  if (start === -1 || stop === -1 || stop < start) return script;
+  return script.slice(0, start) + script.slice(stop + end.length).replace(/^\n/, '');
+}
+
+/** The user's own start-up script, without what a rent put in front of it: the idle watchdog and the jobs' resume hook. */
 export function withoutWatchdog(script: string | null | undefined): string | undefined {
   if (!script) return undefined;
-  const start = script.indexOf(WATCHDOG_BEGIN);
-  const end = script.indexOf(WATCHDOG_END);
-  if (start === -1 || end === -1 || end < start) return script;
-  const rest = script.slice(0, start) + script.slice(end + WATCHDOG_END.length).replace(/^\n/, '');
+  const rest = withoutBlock(withoutBlock(script, WATCHDOG_BEGIN, WATCHDOG_END), RESUME_HOOK_BEGIN, RESUME_HOOK_END);
   return rest.trim() ? rest : undefined;
 }
 

@@ -2,6 +2,9 @@ import assert from 'node:assert/strict';
 import type { Instance } from '../../../src/core/api/instances';
 import { followHash, imageFields, joinImage, splitImage, templateFromInstance, withoutWatchdog } from '../../../src/core/account/templates';
 import { withWatchdog } from '../../../src/core/idle/watchdog';
+import { RESUME_HOOK_BEGIN, resumeHook } from '../../../src/core/jobs/resumeScripts';
+import { rentOnstart } from '../../../src/core/rent/flow';
+import type { RentPlan } from '../../../src/core/rent/plan';
 
 describe('account: templates from rents', () => {
   it("keeps the user's script and drops the watchdog a rent added", () => {
@@ -9,6 +12,14 @@ describe('account: templates from rents', () => {
     assert.equal(withoutWatchdog(script), 'cd /workspace && ./train.sh');
     assert.equal(withoutWatchdog(withWatchdog('', { baseUrl: 'https://console.vast.ai', idleMinutes: 30, gpuThreshold: 5 })), undefined);
     assert.equal(withoutWatchdog('echo plain'), 'echo plain');
+  });
+
+  it("drops the jobs' resume hook a rent added too, so a template made from a rent carries the user's script only", () => {
+    const plan = { onstart: 'cd /workspace && ./train.sh' } as RentPlan;
+    const rented = rentOnstart(plan, { enabled: true, minutes: 30, gpuThreshold: 5 }, 'https://console.vast.ai');
+    assert.ok('onstart' in rented && rented.onstart?.includes(RESUME_HOOK_BEGIN), 'the rent sends the hook');
+    assert.equal(withoutWatchdog('onstart' in rented ? rented.onstart : undefined), 'cd /workspace && ./train.sh');
+    assert.equal(withoutWatchdog(resumeHook()), undefined);
   });
 
   it('splits an image reference without mistaking a registry port for a tag', () => {
