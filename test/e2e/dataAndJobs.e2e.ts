@@ -81,6 +81,8 @@ describe('data and jobs: upload the workspace, run a job that outlives a reload,
     await wb.page.keyboard.press('Enter');
     await wb.pick('Upload the workspace first');
     await wb.pick('Stop the instance when the job ends');
+    // On demand, a job runs once unless made resumable (test/e2e/longRuns.e2e.ts makes one).
+    await wb.pick('Run once');
     await expect(terminalText(wb).getByText(/epoch 3\/90/), 60_000).toBeVisible();
     await unfold(wb.rows('Instances', /running/));
     await expect(wb.rows('Instances', /train\.py/)).toBeVisible();

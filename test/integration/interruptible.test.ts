@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import type { Offer } from '../../src/core/api/offers';
 import type { RentPlan } from '../../src/core/rent/plan';
 import type { InputPrompt } from '../../src/ui/pickers/prompts';
+import type { InstanceItem } from '../../src/ui/views/instancesView';
 import { api, control, eventually, extensionApi, recordNotifications, signIn, sim } from './support';
 
 interface Listed extends Offer {
@@ -112,12 +113,14 @@ describe('interruptible rents', () => {
     await x.test.refreshInstances();
     const row = await eventually(
       async () =>
-        (await x.test.instanceItems()).find((i) => 'instance' in i && i.instance.id === id && /^outbid/.test(String(i.description))),
+        (await x.test.instanceItems()).find(
+          (i): i is InstanceItem => 'instance' in i && i.instance.id === id && /^outbid/.test(String(i.description)),
+        ),
       'the outbid row',
     );
     assert.match(String(row.description), /^outbid · \$0\.\d{3}\/h disk/);
     assert.match(String(row.contextValue), /\+interruptible\+outbid/);
-    assert.match((row.tooltip as vscode.MarkdownString).value, /outbid: the service stopped it because someone bid more/);
+    assert.match(row.markdownTooltip, /outbid: the service stopped it because someone bid more/);
 
     // Move to On-Demand: on-demand offers of the same GPUs, and what happens to the outbid instance.
     const outbid = x.test.instances().find((i) => i.id === id)!;

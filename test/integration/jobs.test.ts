@@ -11,7 +11,13 @@ const JOBS = `/tmp/gpu-rental-itest-jobs-${process.pid}`;
 
 /** Starts `command` with Run on Instance in this suite's folder, nothing uploaded first, as automation would. */
 async function runJob(id: number, command: string, stopAtEnd: boolean): Promise<{ jobId: string }> {
-  return (await vscode.commands.executeCommand('gpuRental.runJob', id, { command, uploadFirst: false, cwd: JOBS, stopAtEnd })) as {
+  return (await vscode.commands.executeCommand('gpuRental.runJob', id, {
+    command,
+    uploadFirst: false,
+    cwd: JOBS,
+    stopAtEnd,
+    resumable: false,
+  })) as {
     jobId: string;
   };
 }
@@ -147,6 +153,7 @@ describe('jobs: Run on Instance, live output, the tree, re-attach', function () 
           localDir: project,
           cwd,
           stopAtEnd,
+          resumable: false,
         }) as Promise<{
           jobId: string;
         }>;

@@ -61,7 +61,7 @@ describe('many machines: several instances at once', () => {
     const x = await extensionApi();
     const [a] = await rows(ids);
     assert.match(String(a!.description), /GPU \d+% · \d+°C/);
-    assert.match((a!.tooltip as vscode.MarkdownString).value, /\| GPU temperature \| \d+ °C/);
+    assert.match(a!.markdownTooltip, /\| GPU temperature \| \d+ °C/);
     assert.match(
       a!.accessibilityInformation!.label,
       /^.+ instance many-a, running, (\d+ cents|\$\d+\.\d\d) per hour, GPU \d+ percent, \d+ degrees Celsius/,
