@@ -1,10 +1,20 @@
 /** How money and time read everywhere in GPU Rental: the tree, the status bar, messages and tooltips. */
 
-/** 1.5 → "$1.50", 0.25 → "$0.250": amounts under a dollar keep a third digit, as hourly prices need. */
+/**
+ * 1.5 → "$1.50", 0.25 → "$0.250": amounts under a dollar keep a third digit, as hourly prices need.
+ * Rounded as a decimal, half away from zero (a spreadsheet's ROUND): a sum of the service's
+ * 3-decimal charges that lands on a half cent ($191.055) reads the same whatever order it was added
+ * in, and the same as the exported file's column summed in a spreadsheet.
+ */
 export function formatDollars(amount: number): string {
-  const abs = Math.abs(amount);
-  const digits = abs !== 0 && abs < 1 ? 3 : 2;
-  return `${amount < 0 ? '-' : ''}$${abs.toFixed(digits)}`;
+  // Whole micro-dollars first: float noise from adding (191.05499999999998) is far below them.
+  const micros = Math.abs(Math.round(amount * 1e6));
+  const mills = Math.floor((micros + 500) / 1000);
+  const digits = mills !== 0 && mills < 1000 ? 3 : 2;
+  const units = digits === 3 ? mills : Math.floor((micros + 5000) / 10_000);
+  const scale = digits === 3 ? 1000 : 100;
+  const text = `${Math.floor(units / scale)}.${String(units % scale).padStart(digits, '0')}`;
+  return `${amount < 0 && units !== 0 ? '-' : ''}$${text}`;
 }
 
 /** 75 → "1m 15s", 4000 → "1h 06m", 90000 → "1d 01h". */

@@ -70,6 +70,21 @@ describe('offer presentation', () => {
     assert.equal(formatDollars(12.5), '$12.50');
     assert.equal(formatDollars(0.0456), '$0.046');
     assert.equal(formatDollars(-3), '-$3.00');
+    assert.equal(formatDollars(0), '$0.00');
+    assert.equal(formatDollars(0.9996), '$1.00');
+    assert.equal(formatDollars(1234567.891), '$1234567.89');
+  });
+
+  it('rounds a half cent up whatever order the charges were added in', () => {
+    // 3-decimal charges summing to 191.055 exactly; added in two orders, the floats differ in the
+    // last bits (one below the half cent, one above), and toFixed(2) reads them 191.05 and 191.06.
+    const charges = [0.105, 100.3, 0.35, 90.3];
+    const forward = charges.reduce((t, c) => t + c, 0);
+    const backward = [...charges].reverse().reduce((t, c) => t + c, 0);
+    assert.equal(formatDollars(forward), '$191.06');
+    assert.equal(formatDollars(backward), '$191.06');
+    assert.equal(formatDollars(-0.0005), '-$0.001');
+    assert.equal(formatDollars(2.675), '$2.68');
     assert.equal(countryCode('Quebec, CA'), 'CA');
     assert.equal(countryCode('DE'), 'DE');
     assert.equal(countryCode(null), undefined);
