@@ -136,7 +136,7 @@ export class Services implements vscode.Disposable {
         logger,
       }),
     ));
-    this.boots = this.own(new BootStatus(this.poller, this.state));
+    this.boots = this.own(new BootStatus(this.poller, this.state, logger));
     this.costs = new CostTracker({ charges: (range) => session.client.billing.charges(range), logger });
     const rented = (id: number) => {
       this.boots.track(id);

@@ -31,6 +31,8 @@ export interface BootUpdate {
  */
 export class BootTracker {
   private readonly entries = new Map<number, number>();
+  /** Instances whose sshd answered while the service still called them booting: ready, announced once. */
+  private readonly answered = new Set<number>();
 
   constructor(saved: readonly BootEntry[] = []) {
     for (const e of saved) if (Number.isInteger(e.id) && Number.isFinite(e.since)) this.entries.set(e.id, e.since);
@@ -38,7 +40,19 @@ export class BootTracker {
 
   /** Starts watching an instance the user just rented, started or rebooted. */
   track(id: number, nowMs: number): void {
+    this.answered.delete(id);
     if (!this.entries.has(id)) this.entries.set(id, nowMs);
+  }
+
+  /**
+   * The instance's sshd answered while it boots: it is ready now, whatever the service says yet. It
+   * leaves the booting list and is not announced again when the service catches up. False when it
+   * was not being watched (already booted, or never seen).
+   */
+  sshAnswered(id: number): boolean {
+    if (!this.entries.delete(id)) return false;
+    this.answered.add(id);
+    return true;
   }
 
   update(instances: readonly Instance[], nowMs: number): BootUpdate {
@@ -47,6 +61,11 @@ export class BootTracker {
     for (const instance of instances) {
       seen.add(instance.id);
       const phase = instancePhase(instance);
+      if (this.answered.has(instance.id)) {
+        // Ready by its sshd: the list may say loading a little longer; then it settles quietly.
+        if (!isBooting(phase)) this.answered.delete(instance.id);
+        continue;
+      }
       const since = this.entries.get(instance.id);
       if (isBooting(phase)) {
         const start = since ?? bootStart(instance, phase, nowMs);
@@ -58,6 +77,7 @@ export class BootTracker {
         else if (phase === 'failed') result.failed.push(instance);
       }
     }
+    for (const id of [...this.answered]) if (!seen.has(id)) this.answered.delete(id);
     for (const id of [...this.entries.keys()]) {
       // A tracked instance missing from the list for long was destroyed elsewhere; a fresh one
       // may not be listed yet, so it gets a grace period.

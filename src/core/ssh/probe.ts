@@ -28,18 +28,25 @@ export async function waitForSshBanner(
   }
 }
 
-/** One attempt: connect, read the first line, expect `SSH-`. */
-export function readBanner(host: string, port: number, timeoutMs: number): Promise<string> {
+/** One attempt: connect, read the first line, expect `SSH-`. An abort closes the socket at once. */
+export function readBanner(host: string, port: number, timeoutMs: number, signal?: AbortSignal): Promise<string> {
   return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new Error(l10n.t('The wait for SSH was cancelled.')));
     const socket = connect({ host, port });
     let data = '';
+    let settled = false;
+    const onAbort = () => done(new Error(l10n.t('The wait for SSH was cancelled.')));
     const done = (error?: Error, banner?: string) => {
+      if (settled) return;
+      settled = true;
       socket.destroy();
       clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
       if (error) reject(error);
       else resolve(banner!);
     };
     const timer = setTimeout(() => done(new Error(l10n.t('connected, but no banner in time'))), timeoutMs);
+    signal?.addEventListener('abort', onAbort, { once: true });
     socket.setEncoding('latin1');
     socket.on('data', (chunk: string) => {
       data += chunk;

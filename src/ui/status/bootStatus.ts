@@ -1,22 +1,25 @@
 import * as vscode from 'vscode';
-import type { Instance } from '../../core/api/instances';
 import { COMMANDS, VIEWS } from '../../core/ids';
-import { BootTracker, bootStatus, type Booting } from '../../core/instances/boot';
+import { bootStatus, type Booting } from '../../core/instances/boot';
 import type { InstancePoller } from '../../core/instances/poller';
 import { instancePhase } from '../../core/instances/phase';
 import { bootButtonLabel, bootSpoken, failedNotice, runningNotice, type BootNotice } from '../../core/instances/bootNotices';
+import type { Logger } from '../../core/log';
+import { BootWatch, type BootChange } from '../../core/ssh/bootWatch';
+import { readBanner } from '../../core/ssh/probe';
 import { notify } from '../pickers/notify';
 import type { GpuRentalState } from '../../core/stored';
 
 /**
  * The status-bar boot watcher: phase and elapsed time while anything boots, a notification when
- * it runs (or fails). Boots in progress are saved in global state, so a reload keeps watching.
+ * it is ready (its sshd answers, or the service says running) or fails. Core's BootWatch decides;
+ * this shows. Boots in progress are saved in global state, so a reload keeps watching.
  */
 export class BootStatus implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('gpuRental.boot', vscode.StatusBarAlignment.Left, 49);
-  private readonly tracker: BootTracker;
+  private readonly watch: BootWatch;
   private readonly disposables: vscode.Disposable[] = [];
-  private booting: Booting[] = [];
+  private booting: readonly Booting[] = [];
   /** Failed instances already pointed out, so each is announced once per window. */
   private readonly announcedFailures = new Set<number>();
   /** Instances whose boot a flow announces itself (see track). */
@@ -24,16 +27,23 @@ export class BootStatus implements vscode.Disposable {
   private ticker: ReturnType<typeof setInterval> | undefined;
 
   constructor(
-    private readonly poller: InstancePoller,
+    poller: InstancePoller,
     private readonly state: GpuRentalState,
+    logger?: Logger,
   ) {
     this.item.name = vscode.l10n.t('GPU Rental Boot Progress');
     this.item.accessibilityInformation = { label: vscode.l10n.t('GPU Rental: nothing is booting') };
     this.item.command = `${VIEWS.instances}.focus`;
-    const saved = state.get('boots');
-    this.tracker = new BootTracker(saved);
-    for (const entry of saved) poller.watch(entry.id);
-    this.disposables.push(poller.onDidUpdate((snapshot) => this.update(snapshot.instances)));
+    this.watch = new BootWatch({
+      poller,
+      saved: state.get('boots'),
+      logger,
+      readBanner: (host, port, { timeoutMs, signal }) => readBanner(host, port, timeoutMs, signal),
+    });
+    this.disposables.push(
+      this.watch,
+      this.watch.onDidChange((change) => this.update(change)),
+    );
   }
 
   /** The status bar text now, for tests. */
@@ -53,8 +63,7 @@ export class BootStatus implements vscode.Disposable {
    */
   track(id: number, options: { quiet?: boolean } = {}): void {
     if (options.quiet) this.quiet.add(id);
-    this.tracker.track(id, Date.now());
-    this.poller.watch(id);
+    this.watch.track(id);
     void this.save();
   }
 
@@ -64,12 +73,12 @@ export class BootStatus implements vscode.Disposable {
     this.item.dispose();
   }
 
-  private update(instances: readonly Instance[]): void {
-    const result = this.tracker.update(instances, Date.now());
-    this.booting = result.booting;
+  private update({ instances, booting, booted }: BootChange): void {
+    this.booting = booting;
     this.render();
     void this.save();
-    for (const instance of result.booted) if (!this.quiet.delete(instance.id)) void this.announce(runningNotice(instance), instance.id);
+    // Ready by its sshd or by the service's word: the same notice, with the same ways in.
+    for (const { instance } of booted) if (!this.quiet.delete(instance.id)) void this.announce(runningNotice(instance), instance.id);
     // A failed instance never recovers and bills for its disk: point each out once, with Destroy.
     for (const instance of instances) {
       if (instancePhase(instance) !== 'failed' || this.announcedFailures.has(instance.id)) continue;
@@ -101,7 +110,7 @@ export class BootStatus implements vscode.Disposable {
   }
 
   private save(): Promise<void> {
-    return this.state.update('boots', this.tracker.toJSON());
+    return this.state.update('boots', this.watch.entries());
   }
 
   /** Shows a notice and runs the command its picked button names, on the instance. */
