@@ -1,5 +1,6 @@
-// Bundles the extension into dist/extension.js, and the HTTP stack (undici) into dist/undici.js,
-// which the extension loads on its first request so that activation does not parse it.
+// Bundles the extension's activation chunk into dist/extension.js, the rest of it into dist/main.js
+// (loaded on first use), and the HTTP stack (undici) into dist/undici.js, which the extension loads
+// on its first request so that activation does not parse it.
 //   node esbuild.mjs               development build with sourcemaps
 //   node esbuild.mjs --production  minified build, prints the bundle size
 //   node esbuild.mjs --watch       rebuild on change
@@ -44,6 +45,15 @@ const extension = {
   banner: { js: 'var __gpuRentalLoadStart = performance.now(); require("vscode"); var __gpuRentalApiReady = performance.now();' },
   footer: { js: 'var __gpuRentalLoadEnd = performance.now();' },
 };
+
+/**
+ * The rest of the extension (src/main.ts): the views' code, the commands' bodies, the client and
+ * zod. dist/extension.js, the activation chunk, loads it on first use (src/ui/shell/shell.ts).
+ * A module both import exists once in each, so nothing shared between them may rely on identity:
+ * the activation chunk holds only the ids, the stand-in views and the command stubs.
+ * @type {import('esbuild').BuildOptions}
+ */
+const rest = { ...common, entryPoints: { main: 'src/main.ts' } };
 
 /**
  * The HTTP chunk: its own build, without the extension's banner (it must not require vscode, so
@@ -116,11 +126,13 @@ if (tests) {
     },
   };
   copyWebviewAssets();
-  const contexts = await Promise.all([extension, chunk, webview].map((options) => esbuild.context({ ...options, plugins: [report] })));
+  const contexts = await Promise.all(
+    [extension, rest, chunk, webview].map((options) => esbuild.context({ ...options, plugins: [report] })),
+  );
   await Promise.all(contexts.map((ctx) => ctx.watch()));
   console.log('watching src/ for changes (Ctrl-C to stop)');
 } else {
-  const builds = chunkOnly ? [chunk] : [extension, chunk, webview];
+  const builds = chunkOnly ? [chunk] : [extension, rest, chunk, webview];
   if (!chunkOnly) copyWebviewAssets();
   for (const result of await Promise.all(builds.map((options) => esbuild.build(options)))) reportSize(result);
 }

@@ -97,6 +97,9 @@ export const COMMANDS = {
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];
 export const COMMAND_IDS: readonly CommandId[] = Object.values(COMMANDS);
 
+/** The Offer Explorer's webview panel type (its serializer restores it after a reload). */
+export const EXPLORER_VIEW_TYPE = 'gpuRental.offerExplorer';
+
 export const VIEWS = {
   container: 'gpuRental',
   instances: 'gpuRental.instances',

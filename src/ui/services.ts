@@ -45,10 +45,11 @@ import { InstanceLogChannels, LogFollowers } from './output/instanceLogs';
 import { walkthroughProgress } from './host/walkthrough';
 import { startHealthAfterRent } from './commands/health';
 import type { HealthAfterRent } from '../core/health/afterRent';
+import type { ShellParts } from './shell/parts';
 
 /**
- * The composition root: builds every long-lived object of the extension once, in `activate`, and
- * wires them to each other. The behaviours live in the classes it builds; the command modules get
+ * The composition root: builds every long-lived object of the extension once, when the rest of it
+ * loads (src/main.ts), and wires them to each other. The behaviours live in the classes it builds; the command modules get
  * the few they use (src/ui/commands/index.ts). Nothing here talks to the network until asked.
  */
 export class Services implements vscode.Disposable {
@@ -104,14 +105,17 @@ export class Services implements vscode.Disposable {
   readonly explorer: OfferExplorer;
   /** The Remote-SSH window on an instance this window is, if it is one: the remote indicator's menu follows it. */
   readonly remoteWindow: RemoteWindow;
-  /** Opens vscode://<publisher>.<name>/connect links (src/ui/host/uriHandler.ts). */
+  /** Opens vscode://<publisher>.<name>/connect links (src/ui/host/uriHandler.ts); the activation chunk's handler calls it. */
   readonly links: LinkHandler;
   /** One output channel per instance for its log (Show Instance Logs, Follow Instance Logs). */
   readonly logChannels = this.own(new InstanceLogChannels());
   /** The instance logs this window follows. */
   readonly logFollowers: LogFollowers;
 
-  constructor(readonly context: vscode.ExtensionContext) {
+  constructor(
+    readonly context: vscode.ExtensionContext,
+    shell: ShellParts,
+  ) {
     const { logger } = this;
     this.state = new StoredState(STORED, context.globalState, logger);
     const createClient = (this.createClient = this.own(clientFactory(context, logger)).createClient);
@@ -146,7 +150,7 @@ export class Services implements vscode.Disposable {
     this.pendingRents = this.own(new PendingRents(this.renter, rented));
     // A closing window hands its unsettled rents to the next window at once.
     this.own({ dispose: () => void journal.release() });
-    const views = (this.views = this.own(new TreeViews(session, poller, this.costs, this.state)));
+    const views = (this.views = this.own(new TreeViews(shell.trees, session, poller, this.costs, this.state)));
     ({ instances: this.instancesView, offers: this.offersView, account: this.accountView } = views);
     this.priceContext = new PriceContextSource({
       client: () => session.client,
@@ -193,7 +197,6 @@ export class Services implements vscode.Disposable {
       logger,
       extensionId: context.extension.id,
     });
-    this.own(vscode.window.registerUriHandler(this.links));
     this.searchWatcher = this.own(
       new SearchWatcherUi({ state: this.state, keys, createClient, session, offersView: this.offersView, logger }),
     );

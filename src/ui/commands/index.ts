@@ -1,4 +1,3 @@
-import type * as vscode from 'vscode';
 import type { Instance } from '../../core/api/instances';
 import type { Services } from '../services';
 import { apiKeyCommands, createdKeyIds } from './apiKeys';
@@ -14,7 +13,8 @@ import { healthCommands } from './health';
 import { explorerCommands } from './explorer';
 import { offerCommands } from './offers';
 import { profileCommands } from './profiles';
-import { registerCommands, type CommandDefinition } from './registry';
+import { commandHandlers, type CommandDefinition } from './registry';
+import type { CommandId } from '../../core/ids';
 import { rentCommands, windowRentGate } from './rent';
 import { searchCommands } from './searches';
 import { rentBestMatchCommands } from './rentBestMatch';
@@ -32,11 +32,11 @@ import { remoteWindowCommands } from '../status/remoteWindow';
 import { walkthroughCommands } from '../host/walkthrough';
 
 /**
- * Every command of the extension, each module given the few collaborators it uses, registered
- * through the one registry. `prompts` and `handoff` go in as getters: integration tests replace
+ * Every command's body, each module given the few collaborators it uses, wrapped by the one
+ * registry; the stubs registered in activate() call them. `prompts` and `handoff` go in as getters: integration tests replace
  * them on Services at run time.
  */
-export function registerAllCommands(s: Services): vscode.Disposable[] {
+export function allCommands(s: Services): Map<CommandId, (...args: unknown[]) => Promise<unknown>> {
   const { session, poller, boots, spend, renter, accountView, offersView, state, logger, log, showError } = s;
   const prompts = () => s.prompts;
   const handoff = () => s.handoff;
@@ -147,5 +147,5 @@ export function registerAllCommands(s: Services): vscode.Disposable[] {
     ...profileCommands({ profiles: s.profiles, session, switcher: s.switcher, createClient: s.createClient, prompts, logger }),
     ...walkthroughCommands({ extensionId: s.context.extension.id }),
   ];
-  return registerCommands(commands, { logger, showError });
+  return commandHandlers(commands, { logger, showError });
 }

@@ -22,22 +22,45 @@ export interface CommandGuard {
 }
 
 /**
- * The one place commands are registered (lint forbids `registerCommand` anywhere else). Each
- * command is logged when invoked, by id only (its arguments can carry a key), and wrapped in the
- * one error guard: a failure that escapes it becomes the message with its fix, and the command
- * resolves undefined. A command that shows a more specific message itself keeps doing so.
+ * Every command's body wrapped as the extension runs it: logged when invoked, by id only (its
+ * arguments can carry a key), and inside the one error guard: a failure that escapes it becomes
+ * the message with its fix, and the command resolves undefined. A command that shows a more
+ * specific message itself keeps doing so. The stubs below call these.
  */
-export function registerCommands(definitions: readonly CommandDefinition[], guard: CommandGuard): vscode.Disposable[] {
-  return definitions.map(({ id, run }) => {
-    const body = run as (...args: unknown[]) => unknown;
-    return vscode.commands.registerCommand(id, async (...args: unknown[]) => {
-      guard.logger.debug(`Command ${id}`);
-      try {
-        return await body(...args);
-      } catch (error) {
-        guard.showError(error);
-        return undefined;
-      }
-    });
-  });
+export function commandHandlers(
+  definitions: readonly CommandDefinition[],
+  guard: CommandGuard,
+): Map<CommandId, (...args: unknown[]) => Promise<unknown>> {
+  return new Map(
+    definitions.map(({ id, run }) => {
+      const body = run as (...args: unknown[]) => unknown;
+      const handler = async (...args: unknown[]) => {
+        guard.logger.debug(`Command ${id}`);
+        try {
+          return await body(...args);
+        } catch (error) {
+          guard.showError(error);
+          return undefined;
+        }
+      };
+      return [id, handler] as const;
+    }),
+  );
+}
+
+/**
+ * The one place commands are registered (lint forbids `registerCommand` anywhere else), in
+ * activate(): each id gets a stub that finds its body on first use (`body` loads the rest of the
+ * extension, src/ui/shell/shell.ts), so activating does not load the commands' code.
+ */
+export function registerCommandStubs(
+  ids: readonly CommandId[],
+  body: (id: CommandId) => ((...args: unknown[]) => unknown) | undefined,
+): vscode.Disposable[] {
+  return ids.map((id) =>
+    vscode.commands.registerCommand(id, (...args: unknown[]) => {
+      const run = body(id);
+      return run ? run(...args) : undefined;
+    }),
+  );
 }

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { COMMANDS } from '../../core/ids';
+import { COMMANDS, EXPLORER_VIEW_TYPE } from '../../core/ids';
 import type { Logger } from '../../core/log';
 import { ExplorerController, type ExplorerSnapshot } from '../../core/offers/explorer/controller';
 import type { GpuPriceStats } from '../../core/offers/priceContext';
@@ -9,9 +9,6 @@ import type { GpuRentalState } from '../../core/stored';
 import type { OffersView } from './offersView';
 
 export type { ExplorerSnapshot, ExplorerTimings } from '../../core/offers/explorer/controller';
-
-/** The webview panel type; the serializer restores panels of it after a reload. */
-export const EXPLORER_VIEW_TYPE = 'gpuRental.offerExplorer';
 
 export interface ExplorerDeps {
   readonly session: Session;
@@ -54,12 +51,8 @@ export class OfferExplorer implements vscode.Disposable {
       layout: { get: () => state.get('explorerColumns'), set: (layout) => state.update('explorerColumns', layout) },
       logger: deps.logger,
     });
-    this.disposables.push(
-      offersView.onDidChangeSearch((search) => void this.controller.searchChanged(search)),
-      vscode.window.registerWebviewPanelSerializer(EXPLORER_VIEW_TYPE, {
-        deserializeWebviewPanel: async (panel) => this.attach(panel),
-      }),
-    );
+    // The panel serializer is the activation chunk's (src/ui/shell/shell.ts): it hands restored panels to `restore`.
+    this.disposables.push(offersView.onDidChangeSearch((search) => void this.controller.searchChanged(search)));
   }
 
   snapshot(): ExplorerSnapshot {
@@ -98,6 +91,11 @@ export class OfferExplorer implements vscode.Disposable {
       retainContextWhenHidden: false,
       localResourceRoots: [vscode.Uri.joinPath(this.deps.extensionUri, 'dist', 'webview')],
     };
+  }
+
+  /** Takes over a panel VS Code restored after a reload (the activation chunk's serializer hands it over). */
+  restore(panel: vscode.WebviewPanel): void {
+    this.attach(panel);
   }
 
   private attach(panel: vscode.WebviewPanel): void {
