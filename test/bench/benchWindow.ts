@@ -18,16 +18,29 @@ export interface BenchWindow {
   readonly page: Page;
 }
 
-/** Opens the window; `simulatorArgs` go to the simulator (`--offers 10000`), `viewport` sizes the page. */
-export async function openBenchWindow(
-  options: { simulatorArgs?: string[]; viewport?: { width: number; height: number } } = {},
-): Promise<BenchWindow> {
+export interface BenchWindowOptions {
+  /** Passed to the simulator (`--offers 10000`). */
+  simulatorArgs?: string[];
+  /** The page's size. */
+  viewport?: { width: number; height: number };
+  /** More .vsix files installed beside GPU Rental's. */
+  install?: string[];
+  /**
+   * Whether to open the GPU Rental view (the default), which activates the extension at once
+   * (`onView`). Left closed, the window shows the Explorer and VS Code activates the extension
+   * after start-up (`onStartupFinished`).
+   */
+  openView?: boolean;
+}
+
+/** Opens the window. */
+export async function openBenchWindow(options: BenchWindowOptions = {}): Promise<BenchWindow> {
   const vsix = packageExtension({ quiet: true });
   const sim = await spawnSimulator({ bootSeconds: 3, extraArgs: options.simulatorArgs });
   const folder = trackTempDir(mkdtempSync(join(tmpdir(), 'gpu-rental-bench-')));
   const server = await startCodeServer({
     smokeTestDriver: true,
-    install: [vsix.path],
+    install: [vsix.path, ...(options.install ?? [])],
     settings: { 'gpuRental.apiUrl': sim.url },
     env: { GPU_RENTAL_API_KEY: DEMO_KEY },
   });
@@ -36,6 +49,7 @@ export async function openBenchWindow(
   if (options.viewport) await page.setViewportSize(options.viewport);
   await page.goto(server.url(folder));
   await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+  if (options.openView === false) return { vsix, server, page };
   // Opening the view activates the extension.
   await page
     .locator('.activitybar .action-item a[aria-label^="GPU Rental"], .activitybar .action-item[aria-label^="GPU Rental"]')
