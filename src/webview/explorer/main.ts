@@ -27,6 +27,7 @@ import { groupByCluster, groupingAnnouncement, groupingStatus, type ClusterRows 
 import { priceHistorySvg } from '../../core/offers/priceChart';
 import { priceContextFor, pricePerGpu, type GpuPriceStats } from '../../core/offers/priceContext';
 import { parseQuery } from '../../core/offers/search';
+import { decodeOffers } from '../../core/offers/explorer/transfer';
 import type { OfferType } from '../../core/api/offerQuery';
 import { DetailsPane } from './details';
 import { h, icon } from './dom';
@@ -45,7 +46,10 @@ declare function acquireVsCodeApi(): VsCodeApi;
 const vscode = acquireVsCodeApi();
 const saved = vscode.getState() ?? {};
 
+/** The offers shown, with the fields the extension sent for them; `full` holds those asked for in full (details), by id. */
 let offers: readonly Offer[] = [];
+let full = new Map<number, Offer>();
+let asked = new Set<number>();
 let offerType: OfferType = 'on-demand';
 let table = new OfferTable([], { type: 'on-demand' });
 let rows: readonly number[] = [];
@@ -156,6 +160,8 @@ window.addEventListener('message', (event: MessageEvent<ExtensionMessage>) => re
 vscode.postMessage({ type: 'ready' });
 
 function receive(m: ExtensionMessage): void {
+  // How long the offers took to arrive, before the page decodes and draws them (for the benchmark).
+  if (m.type === 'offers') document.body.dataset['arriveMs'] = String(Date.now() - m.sentAt);
   switch (m.type) {
     case 'layout':
       setLayout(m.layout, false);
@@ -165,16 +171,27 @@ function receive(m: ExtensionMessage): void {
       filterBar.setQuery(m.query, filterBar.draft);
       status.textContent = l10n.t('Searching…');
       break;
-    case 'offers':
+    case 'offers': {
+      let decoded: readonly Offer[];
+      try {
+        decoded = decodeOffers(m.offers);
+      } catch (error) {
+        showError(error instanceof Error ? error.message : String(error));
+        break;
+      }
       offerType = m.offerType;
       filterBar.setQuery(m.query, filterBar.draft);
       timed('render', () => {
-        offers = m.offers;
+        offers = decoded;
+        full = new Map();
+        asked = new Set();
         table = new OfferTable(offers, ctx());
         rows = offers.map((_, i) => i);
         applyOrder();
         plot.show(offers, plotRows(), selectedId);
       });
+      // From the extension starting to send to the render just drawn: both clocks are this machine's.
+      record('transfer', Date.now() - m.sentAt, offers.length);
       if (restoreScroll !== undefined) {
         grid.scrollTo(restoreScroll);
         restoreScroll = undefined;
@@ -187,12 +204,9 @@ function receive(m: ExtensionMessage): void {
       showDetails();
       announce();
       break;
+    }
     case 'error':
-      document.body.dataset['state'] = 'error';
-      status.textContent = m.message;
-      status.classList.add('error');
-      filterBar.showProblem(m.message);
-      live.textContent = m.message;
+      showError(m.message);
       break;
     case 'priceStats':
       stats = new Map(Object.entries(m.stats as Record<string, GpuPriceStats>));
@@ -201,10 +215,22 @@ function receive(m: ExtensionMessage): void {
       applyOrder();
       showDetails();
       break;
+    case 'offerDetails':
+      full.set(m.offer.id, m.offer);
+      if (m.offer.id === selectedId) showDetails();
+      break;
     case 'notice':
       live.textContent = m.text;
       break;
   }
+}
+
+function showError(message: string): void {
+  document.body.dataset['state'] = 'error';
+  status.textContent = message;
+  status.classList.add('error');
+  filterBar.showProblem(message);
+  live.textContent = message;
 }
 
 /** A filter changed here: narrow what is loaded at once, and ask the extension to search with it. */
@@ -286,7 +312,13 @@ function rentCluster(clusterId: number): void {
 function showDetails(): void {
   const group = selectedCluster === undefined ? undefined : grouping?.groups.find((g) => g.clusterId === selectedCluster);
   if (group) return details.showCluster(group, offers);
-  const offer = selectedId === undefined ? undefined : offers.find((o) => o.id === selectedId);
+  const row = selectedId === undefined ? undefined : offers.find((o) => o.id === selectedId);
+  // The row has what the table shows; the details show the whole offer once the extension sends it.
+  const offer = row && (full.get(row.id) ?? row);
+  if (row && offer === row && !asked.has(row.id)) {
+    asked.add(row.id);
+    vscode.postMessage({ type: 'offerDetails', offerId: row.id });
+  }
   const gpuStats = offer && stats.get(offer.gpu_name);
   const chart = offer && gpuStats ? priceHistorySvg(gpuStats, { width: 320, height: 90, mark: pricePerGpu(offer) }) : undefined;
   details.show(offer, ctx(), chart);
@@ -346,10 +378,14 @@ function timed(name: TimingName, step: () => void): void {
   const start = performance.now();
   step();
   void document.body.offsetHeight;
-  const ms = performance.now() - start;
+  record(name, performance.now() - start, name === 'sort' ? order.length : rows.length);
+}
+
+/** Reports a measurement to the extension and on the body, where the benchmark reads it. */
+function record(name: TimingName, ms: number, count: number): void {
   const data = document.body.dataset;
   data[`${name}Ms`] = ms.toFixed(2);
-  data[`${name}Rows`] = String(name === 'sort' ? order.length : rows.length);
+  data[`${name}Rows`] = String(count);
   data[`${name}Seq`] = String(Number(data[`${name}Seq`] ?? 0) + 1);
   vscode.postMessage({ type: 'timing', name, ms, rows: order.length });
 }

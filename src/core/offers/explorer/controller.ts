@@ -6,6 +6,7 @@ import type { GpuPriceStats } from '../priceContext';
 import { mayLoadMore, parseQuery, searchRequest, withFilter, type OfferSearchState } from '../search';
 import { readColumnLayout, type ColumnLayout } from './columns';
 import { EXPLORER_PAGE_SIZE, nextPages, readWebviewMessage, type ExtensionMessage, type TimingName, type WebviewMessage } from './protocol';
+import { encodeOffers, pageFields, type TransferField } from './transfer';
 
 /*
  * The Offer Explorer's decisions, apart from the webview panel: what each checked message from the
@@ -73,6 +74,10 @@ export class ExplorerController {
   /** The view's sort and query the panel last followed. */
   private searchKey: string | undefined;
   private readonly timingsSeen: ExplorerTimings = {};
+  /** What the page was last told of the offers shown besides the offers, to send them again with more fields. */
+  private shownMeta: Omit<Extract<ExtensionMessage, { type: 'offers' }>, 'type' | 'offers' | 'sentAt'> | undefined;
+  /** The fields of the offers the page holds. */
+  private sentFields: ReadonlySet<TransferField> = new Set();
 
   constructor(private readonly port: ExplorerPort) {}
 
@@ -122,6 +127,12 @@ export class ExplorerController {
         this.pages = pages;
         return this.load();
       }
+      case 'offerDetails': {
+        const offer = this.offers.find((o) => o.id === m.offerId);
+        // An id of other results than these is not answered: the page shows the row it has.
+        if (offer) port.post({ type: 'offerDetails', offer: { ...offer } });
+        return;
+      }
       case 'rent': {
         // An id the panel never listed is looked up by the rent command itself.
         const rented = await port.rent(this.offers.find((o) => o.id === m.offerId) ?? m.offerId);
@@ -140,8 +151,13 @@ export class ExplorerController {
         return port.setSearch({ query: withFilter(port.search().query, 'cluster_id', { eq: m.clusterId }) });
       case 'rentCluster':
         return this.rentCluster({ clusterId: m.clusterId, offerIds: m.offerIds });
-      case 'layout':
-        return port.layout.set(m.layout);
+      case 'layout': {
+        await port.layout.set(m.layout);
+        // A column shown now may read a field the page does not have: send the offers again with it.
+        const missing = pageFields(m.layout.visible).some((f) => !this.sentFields.has(f));
+        if (missing && this.shownMeta && this.ready && port.isOpen()) this.postOffers();
+        return;
+      }
       case 'timing':
         this.timingsSeen[m.name] = { ms: m.ms, rows: m.rows };
         port.logger.info(`Offer Explorer: ${m.name} of ${m.rows} offers took ${m.ms.toFixed(1)} ms in the webview.`);
@@ -197,8 +213,8 @@ export class ExplorerController {
         nextPages(this.pages) !== undefined &&
         mayLoadMore({ ...search, pages: this.pages }, offers.length + unreadable, EXPLORER_PAGE_SIZE);
       const ownLimit = parseQuery(query).limit !== undefined;
-      // A plain copy: the list carries a hidden count of unreadable offers that need not travel.
-      port.post({ type: 'offers', query, offerType: request.query.type, offers: [...offers], unreadable, canLoadMore, ownLimit });
+      this.shownMeta = { query, offerType: request.query.type, unreadable, canLoadMore, ownLimit };
+      this.postOffers();
       await this.sendPriceStats(offers, seq);
     } catch (error) {
       if (seq !== this.searchSeq) return;
@@ -208,11 +224,30 @@ export class ExplorerController {
     }
   }
 
+  /** Posts the offers shown with the fields the page needs now (the visible columns', the query's filters'). */
+  private postOffers(): void {
+    const meta = this.shownMeta;
+    if (!meta) return;
+    const sentAt = Date.now();
+    const fields = pageFields(readColumnLayout(this.port.layout.get()).visible, Object.keys(queryFilters(meta.query)));
+    this.sentFields = new Set(fields);
+    this.port.post({ type: 'offers', ...meta, offers: encodeOffers(this.offers, fields), sentAt });
+  }
+
   private async sendPriceStats(offers: readonly Offer[], seq: number): Promise<void> {
     if (!this.port.priceStats || offers.length === 0) return;
     const stats = await this.port.priceStats([...new Set(offers.map((o) => o.gpu_name))]);
     if (seq !== this.searchSeq) return;
     this.port.post({ type: 'priceStats', stats: Object.fromEntries(stats) });
+  }
+}
+
+/** The query's filters; none when it does not parse (the search that showed it parsed it). */
+function queryFilters(query: string): Record<string, unknown> {
+  try {
+    return parseQuery(query).filters;
+  } catch {
+    return {};
   }
 }
 

@@ -6,6 +6,7 @@
 import type { Offer } from '../../api/offers';
 import type { OfferType } from '../../api/offerQuery';
 import { readColumnLayout, type ColumnLayout } from './columns';
+import type { OfferColumns } from './transfer';
 
 /** The explorer asks for this many offers a page: far more than the view's page, as a table and a plot compare many. */
 export const EXPLORER_PAGE_SIZE = 1000;
@@ -34,7 +35,10 @@ export type ExtensionMessage =
       type: 'offers';
       query: string;
       offerType: OfferType;
-      offers: Offer[];
+      /** Only what the page shows and works on, column by column (transfer.ts); the full offers stay in the extension. */
+      offers: OfferColumns;
+      /** Date.now() when the extension began to encode and post them: the page measures the whole transfer against it. */
+      sentAt: number;
       /** Offers the answer held that could not be read. */
       unreadable: number;
       canLoadMore: boolean;
@@ -42,12 +46,19 @@ export type ExtensionMessage =
       ownLimit: boolean;
     }
   | { type: 'error'; query: string; message: string }
+  /** One offer in full, as the page asked for its details. */
+  | { type: 'offerDetails'; offer: Offer }
   /** Price statistics per GPU model (src/core/offers/priceContext.ts's GpuPriceStats), sent once per search. */
   | { type: 'priceStats'; stats: Record<string, unknown> }
   | { type: 'notice'; text: string };
 
-/** What the webview measured, for the benchmark: a first render, a sort, a narrowing, turning grouping by cluster on or off. */
-export type TimingName = 'render' | 'sort' | 'filter' | 'group';
+/**
+ * What the webview measured, for the benchmark: a first render, a sort, a narrowing, turning
+ * grouping by cluster on or off, and the transfer (from the extension starting to send offers to
+ * their first render, layout included).
+ */
+export type TimingName = 'render' | 'sort' | 'filter' | 'group' | 'transfer';
+const TIMING_NAMES: ReadonlySet<unknown> = new Set<TimingName>(['render', 'sort', 'filter', 'group', 'transfer']);
 
 /** At most this many offers in one Rent Cluster… message: every offer the explorer can hold. */
 export const MAX_CLUSTER_OFFERS = EXPLORER_PAGE_SIZE * EXPLORER_MAX_PAGES;
@@ -59,6 +70,8 @@ export type WebviewMessage =
   | { type: 'loadMore' }
   | { type: 'rent'; offerId: number }
   | { type: 'copyId'; offerId: number }
+  /** The page shows an offer's details: it asks for the whole offer. */
+  | { type: 'offerDetails'; offerId: number }
   | { type: 'machineOffers'; machineId: number }
   /** Show the offers of one cluster (an offer's details). */
   | { type: 'clusterOffers'; clusterId: number }
@@ -83,7 +96,8 @@ export function readWebviewMessage(raw: unknown): WebviewMessage | undefined {
       return typeof query === 'string' && query.length <= MAX_QUERY_LENGTH ? { type: 'setQuery', query } : undefined;
     }
     case 'rent':
-    case 'copyId': {
+    case 'copyId':
+    case 'offerDetails': {
       const offerId = m['offerId'];
       return isId(offerId) ? { type: m['type'], offerId } : undefined;
     }
@@ -107,10 +121,10 @@ export function readWebviewMessage(raw: unknown): WebviewMessage | undefined {
     }
     case 'timing': {
       const { name, ms, rows } = m as { name?: unknown; ms?: unknown; rows?: unknown };
-      const okName = name === 'render' || name === 'sort' || name === 'filter' || name === 'group';
+      const okName = TIMING_NAMES.has(name);
       const okMs = typeof ms === 'number' && Number.isFinite(ms) && ms >= 0;
       const okRows = typeof rows === 'number' && Number.isSafeInteger(rows) && rows >= 0;
-      return okName && okMs && okRows ? { type: 'timing', name, ms, rows } : undefined;
+      return okName && okMs && okRows ? { type: 'timing', name: name as TimingName, ms, rows } : undefined;
     }
     default:
       return undefined;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import type { Offer, SearchOffersRequest } from '../../../../src/core/api/offers';
 import { ExplorerController, type ClusterRentRequest, type ExplorerPort } from '../../../../src/core/offers/explorer/controller';
 import type { ExtensionMessage } from '../../../../src/core/offers/explorer/protocol';
+import { decodeOffers } from '../../../../src/core/offers/explorer/transfer';
 import { DEFAULT_SEARCH, type OfferSearchState } from '../../../../src/core/offers/search';
 import { MemoryLogger, priceableOffer } from '../../../support';
 
@@ -13,6 +14,7 @@ function fakePort(answer: (request: SearchOffersRequest) => Promise<Offer[]> = (
   const copied: string[] = [];
   const requests: SearchOffersRequest[] = [];
   let search: OfferSearchState = { ...DEFAULT_SEARCH };
+  let layout: unknown;
   const port: ExplorerPort = {
     post: (m) => posted.push(m),
     isOpen: () => true,
@@ -26,7 +28,7 @@ function fakePort(answer: (request: SearchOffersRequest) => Promise<Offer[]> = (
     rent: (offer) => (rented.push(offer), Promise.resolve(99)),
     rentCluster: (request) => (clusterRents.push(request), Promise.resolve([201, 202])),
     copyText: (text) => (copied.push(text), Promise.resolve()),
-    layout: { get: () => undefined, set: () => Promise.resolve() },
+    layout: { get: () => layout, set: (next) => ((layout = next), Promise.resolve()) },
     logger: new MemoryLogger(),
   };
   const controller = new ExplorerController(port);
@@ -140,5 +142,39 @@ describe('offers: the Offer Explorer controller', () => {
       [2],
     );
     assert.equal(controller.snapshot().query, 'num_gpus=2');
+  });
+
+  it('sends the page only the fields it needs, column by column, and a whole offer when the page asks for it', async () => {
+    const full = priceableOffer({ id: 11, host_id: 7, cpu_name: 'EPYC 7B13', total_flops: 82.6, geolocation: 'Ohio, US' });
+    const { controller, posted } = fakePort(() => Promise.resolve([full]));
+    const before = Date.now();
+    await controller.receive({ type: 'ready' });
+    const sent = posted.find((m) => m.type === 'offers');
+    assert.ok(sent?.type === 'offers');
+    assert.ok(sent.sentAt >= before && sent.sentAt <= Date.now(), 'stamped when sent');
+    const [row] = decodeOffers(sent.offers);
+    assert.equal(row?.geolocation, 'Ohio, US');
+    assert.equal(row?.dph_total, 0.5);
+    for (const field of ['host_id', 'cpu_name', 'total_flops', 'storage_cost', 'dph_base'])
+      assert.ok(!(field in sent.offers.columns), field);
+
+    await controller.receive({ type: 'offerDetails', offerId: 11 });
+    assert.deepEqual(posted.at(-1), { type: 'offerDetails', offer: full });
+    const count = posted.length;
+    await controller.receive({ type: 'offerDetails', offerId: 12 });
+    assert.equal(posted.length, count, 'an offer not among the results is not answered');
+  });
+
+  it('sends the offers again when a column shown needs a field the page lacks, and only then', async () => {
+    const { controller, posted } = fakePort(() => Promise.resolve([priceableOffer({ id: 11, total_flops: 82.6 })]));
+    await controller.receive({ type: 'ready' });
+    const offers = () => posted.filter((m) => m.type === 'offers');
+    await controller.receive({ type: 'layout', layout: { visible: ['gpu', 'price'] } });
+    assert.equal(offers().length, 1, 'fewer columns need nothing new');
+    await controller.receive({ type: 'layout', layout: { visible: ['gpu', 'price', 'tflops'] } });
+    assert.equal(offers().length, 2);
+    const again = offers()[1]!;
+    assert.ok(again.type === 'offers');
+    assert.equal(decodeOffers(again.offers)[0]?.total_flops, 82.6);
   });
 });
