@@ -2,9 +2,12 @@
  * npm run marketplace -- --port 0 --api-key KEY --boot-seconds N [--state FILE] [--seed N]
  *                        [--credit N] [--latency MS] [--fault KIND[:COUNT[:PARAM]]]... [--offers N]
  *                        [--no-ssh] [--no-onstart] [--onstart-path DIR]... [--billing-history-days N]
+ *                        [--instances N] [--clusters N]
  *
  * The first account starts with 120 days of billing history (charges and invoices), unless
- * `--billing-history-days` says otherwise (0: none).
+ * `--billing-history-days` says otherwise (0: none). `--instances N` gives it N instances rented
+ * over the last hours (`--clusters K` of them in clusters), for benchmarks at scale; with sshd on,
+ * each running one gets a container, so pair it with `--no-ssh --no-onstart`.
  *
  * Prints one line, `Marketplace listening on http://127.0.0.1:PORT`, once it listens.
  * SIGINT or SIGTERM stops it (state saved) and exits 0.
@@ -17,12 +20,16 @@ import { containersAvailable } from './container';
 const USAGE = `usage: marketplace [--port N] [--api-key KEY] [--boot-seconds N] [--state FILE] [--seed N]
                    [--credit USD] [--latency MS] [--fault KIND[:COUNT[:PARAM]]]... [--offers N] [--log-ready-ms MS] [--no-ssh]
                    [--no-onstart] [--onstart-path DIR]... [--billing-history-days N (default 120; 0: none)]
+                   [--instances N] [--clusters N (of those instances, in clusters on overlay networks)]
 fault kinds: latency, rate_limit (429), server_error (500/502/503/504), reset, truncated, malformed,
              slow_boot, boot_failure; COUNT 0 = until cleared; PARAM = ms, status or Retry-After seconds`;
 
 /** Flags that take a number, and the option each sets. */
 const NUMBER_FLAGS: Readonly<
-  Record<string, 'port' | 'bootSeconds' | 'seed' | 'credit' | 'latencyMs' | 'offerCount' | 'logReadyMs' | 'billingHistoryDays'>
+  Record<
+    string,
+    'port' | 'bootSeconds' | 'seed' | 'credit' | 'latencyMs' | 'offerCount' | 'logReadyMs' | 'billingHistoryDays' | 'instances' | 'clusters'
+  >
 > = {
   '--port': 'port',
   '--boot-seconds': 'bootSeconds',
@@ -32,6 +39,8 @@ const NUMBER_FLAGS: Readonly<
   '--offers': 'offerCount',
   '--log-ready-ms': 'logReadyMs',
   '--billing-history-days': 'billingHistoryDays',
+  '--instances': 'instances',
+  '--clusters': 'clusters',
 };
 
 function parse(argv: string[]): MarketplaceOptions {

@@ -42,6 +42,7 @@ import { copyRoutes } from './routes/copy';
 import { cloudRoutes } from './routes/cloud';
 import { Transfers } from './transfers';
 import { seedBillingHistory } from './history';
+import { seedInstances } from './seedInstances';
 import { Store } from './state';
 import { settleWorkers } from './workers';
 
@@ -89,6 +90,14 @@ export interface MarketplaceOptions {
    * CLI's default is 120. Only on a fresh store: a state file keeps the history it was made with.
    */
   billingHistoryDays?: number;
+  /**
+   * Instances the first account already rents (seedInstances.ts), for benchmarks at scale: rented
+   * over the last hours from the catalogue's offers, most running now. Default 0. The catalogue grows
+   * to hold them (`offerCount` at least 1.25 times this plus 300: some offers are not rentable). Only on a fresh store.
+   */
+  instances?: number;
+  /** How many of those `instances` form clusters on overlay networks (2 to 4 nodes each). Default 0. */
+  clusters?: number;
 }
 
 export interface Marketplace {
@@ -188,7 +197,10 @@ class Simulator implements HttpHost {
       ticker.unref();
       this.timers.add(ticker);
     }
-    this.offers = generateOffers(options.offerCount ?? 300, this.store.data.seed);
+    this.offers = generateOffers(
+      Math.max(options.offerCount ?? 300, Math.ceil((options.instances ?? 0) * 1.25) + 300),
+      this.store.data.seed,
+    );
     this.offerById = new Map(this.offers.map((o) => [o.id, o]));
     // Minimum bids raised by outbids earlier (bids.ts) hold across a restart.
     applyMinBids(this);
@@ -242,8 +254,11 @@ class Simulator implements HttpHost {
     const now = this.now();
     settleWorkers(this.store, now);
     let changed = false;
-    for (const inst of this.store.data.instances) changed = advance(inst, this.store.contract(inst.id), now, this.network) || changed;
-    changed = stopWhereCreditRanOut(this.store.data, (id) => this.store.contract(id), now, this.network) || changed;
+    // One look-up table per tick: an account with thousands of instances must not cost a search per instance.
+    const contracts = new Map(this.store.data.contracts.map((c) => [c.id, c]));
+    const contractOf = (id: number) => contracts.get(id) ?? this.store.contract(id);
+    for (const inst of this.store.data.instances) changed = advance(inst, contractOf(inst.id), now, this.network) || changed;
+    changed = stopWhereCreditRanOut(this.store.data, contractOf, now, this.network) || changed;
     if (changed) this.store.changed();
   }
 
@@ -276,7 +291,8 @@ class Simulator implements HttpHost {
 export async function startMarketplace(options: MarketplaceOptions = {}): Promise<Marketplace> {
   const sim = new Simulator(options);
   sim.control = createControl(sim);
-  const history = sim.store.fresh && (options.billingHistoryDays ?? 0) > 0;
+  const fresh = sim.store.fresh;
+  const history = fresh && (options.billingHistoryDays ?? 0) > 0;
   const credit = options.credit ?? 250;
   const { accountId, apiKey } = sim.store.openingAccount({
     email: options.email ?? 'demo@example.test',
@@ -286,6 +302,8 @@ export async function startMarketplace(options: MarketplaceOptions = {}): Promis
     now: sim.now(),
   });
   if (history) seedBillingHistory(sim.store, { accountId, offers: sim.offers, days: options.billingHistoryDays!, credit, now: sim.now() });
+  if (fresh && (options.instances ?? 0) > 0)
+    seedInstances(sim, { accountId, instances: options.instances!, clusters: options.clusters ?? 0, now: sim.now() });
   sim.store.flush();
   const port = await sim.listen(options.port ?? 0);
   return { url: sim.baseUrl(), port, accountId, apiKey, control: sim.control, stop: () => sim.close() };
