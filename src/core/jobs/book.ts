@@ -70,7 +70,7 @@ export class JobBook implements Disposable {
 
   /** Whether the instance has jobs to show (its row then expands). */
   hasJobs(instanceId: number): boolean {
-    return (this.statuses.get(instanceId)?.length ?? 0) > 0 || this.deps.memory.jobs().some((j) => j.instanceId === instanceId);
+    return (this.statuses.get(instanceId)?.length ?? 0) > 0 || this.deps.memory.hasJobsOn(instanceId);
   }
 
   /** The rows under an instance: the jobs its last listing showed, and the ones started here that it did not show yet. */

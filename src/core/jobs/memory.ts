@@ -58,11 +58,27 @@ function same(j: RememberedJob, jobId: string, instanceId: number | undefined): 
  * whether to upload first. An unreadable value reads as nothing remembered, never as an error.
  */
 export class JobMemory {
+  /** The last stored value read and what it held: the tree asks once per instance row, the store changes rarely. */
+  private read: { value: unknown; jobs: readonly RememberedJob[]; instances: ReadonlySet<number> } | undefined;
+
   constructor(private readonly memento: WorkspaceMemento) {}
 
   jobs(): RememberedJob[] {
+    return [...this.current().jobs];
+  }
+
+  /** Whether a job on this instance is remembered. */
+  hasJobsOn(instanceId: number): boolean {
+    return this.current().instances.has(instanceId);
+  }
+
+  private current(): { jobs: readonly RememberedJob[]; instances: ReadonlySet<number> } {
     const value = this.memento.get(JOB_MEMORY_KEYS.jobs);
-    return Array.isArray(value) ? value.map(readJob).filter((j): j is RememberedJob => j !== undefined) : [];
+    // The same stored value reads the same: read again only when another one was stored.
+    if (this.read && this.read.value === value && value !== undefined) return this.read;
+    const jobs = Array.isArray(value) ? value.map(readJob).filter((j): j is RememberedJob => j !== undefined) : [];
+    this.read = { value, jobs, instances: new Set(jobs.map((j) => j.instanceId)) };
+    return this.read;
   }
 
   /** The job `jobId` (on `instanceId` when given: a cluster job has one id on each of its nodes). */

@@ -58,4 +58,20 @@ describe('jobs: what a workspace remembers', () => {
     assert.equal(memory.lastCommand(), 'python3 train.py');
     assert.equal(memory.uploadFirst(), false);
   });
+
+  it('says which instances have remembered jobs, following every value stored, and hands out copies', async () => {
+    const m = memento();
+    const memory = new JobMemory(m);
+    assert.equal(memory.hasJobsOn(7), false);
+    await memory.remember(job(1, 7));
+    assert.equal(memory.hasJobsOn(7), true);
+    assert.equal(memory.hasJobsOn(8), false);
+    // Another window (or an older version) stores a new list: it is read, not the last one.
+    m.values[JOB_MEMORY_KEYS.jobs] = [job(2, 8)];
+    assert.equal(memory.hasJobsOn(7), false);
+    assert.equal(memory.hasJobsOn(8), true);
+    const list = memory.jobs();
+    list.pop();
+    assert.equal(memory.jobs().length, 1, 'changing the list handed out changes nothing remembered');
+  });
 });
