@@ -19,8 +19,8 @@ export interface InstanceIcon {
 export interface InstancePresentation {
   label: string;
   description: string;
-  /** Markdown. */
-  tooltip: string;
+  /** Markdown, built when first read. */
+  readonly tooltip: string;
   icon: InstanceIcon;
   /** `instance+<phase>` plus capability tags, read by the menus' `when` clauses. */
   contextValue: string;
@@ -105,15 +105,26 @@ export function presentInstance(instance: Instance, options: PresentOptions): In
   if (isInterruptible(instance) && phase !== 'gone') tags.push('interruptible');
   if (outbid) tags.push('outbid');
 
+  let tooltip: string | undefined;
   return {
     label: instanceLabel(instance),
     description: parts.join(' · '),
-    tooltip: instanceTooltip(instance, phase, rate, health),
+    // Built when first read (a hover), not for every row on every poll: most rows are never hovered.
+    get tooltip() {
+      return (tooltip ??= instanceTooltip(instance, phase, rate, health));
+    },
     icon: outbid ? { id: 'vm-outline', color: 'list.warningForeground' } : ICONS[phase],
     contextValue: tags.join('+'),
     phase,
     accessibilityLabel: spokenInstance(instance, outbid ? 'outbid' : PHASE_TEXT[phase], rate, phase, health),
   };
+}
+
+/** The row's tooltip (Markdown) alone, as `presentInstance(...).tooltip` builds it. */
+export function presentTooltip(instance: Instance): string {
+  if (instance.unreadable) return presentUnreadable(instance).tooltip;
+  const phase = instancePhase(instance);
+  return instanceTooltip(instance, phase, currentRate(instance, phase), phase === 'running' ? instanceHealth(instance) : undefined);
 }
 
 /** "1 minute 20 seconds", "2 hours 5 minutes": a duration as a screen reader says it (not "1:20"). */

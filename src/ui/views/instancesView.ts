@@ -10,7 +10,8 @@ import { presentCluster } from '../../core/instances/clusterPresent';
 import type { InstancePoller } from '../../core/instances/poller';
 import type { Logger } from '../../core/log';
 import { viewSummary } from '../../core/instances/many';
-import { presentInstance } from '../../core/instances/present';
+import type { InstancePresentation } from '../../core/instances/present';
+import { PresentationCache } from '../../core/instances/presentCache';
 import type { Session } from '../../core/session/session';
 import { UnreadableItem, unreadableRow } from './unreadable';
 import type { JobItem } from './jobItems';
@@ -25,25 +26,26 @@ export interface InstanceChildren {
 }
 
 export class InstanceItem extends vscode.TreeItem {
-  /**
-   * The tooltip's Markdown without the cost so far: `tooltip` stays unset until hovered, so that
-   * VS Code asks `resolveTreeItem`, which adds the cost (one read, cached per instance).
-   */
-  readonly markdownTooltip: string;
-
   constructor(
     readonly instance: Instance,
-    costSoFar?: number,
+    private readonly p: InstancePresentation,
     hasJobs = false,
   ) {
-    const p = presentInstance(instance, { nowMs: Date.now(), costSoFar });
     super(p.label, hasJobs ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
     this.id = `instance-${instance.id}`;
     this.description = p.description;
-    this.markdownTooltip = p.tooltip;
     this.iconPath = new vscode.ThemeIcon(p.icon.id, p.icon.color ? new vscode.ThemeColor(p.icon.color) : undefined);
     this.contextValue = p.contextValue;
     this.accessibilityInformation = { label: p.accessibilityLabel };
+  }
+
+  /**
+   * The tooltip's Markdown without the cost so far, built when first asked: `tooltip` stays unset
+   * until hovered, so that VS Code asks `resolveTreeItem`, which adds the cost (one read, cached per
+   * instance).
+   */
+  get markdownTooltip(): string {
+    return this.p.tooltip;
   }
 }
 
@@ -94,6 +96,8 @@ export class InstancesView implements vscode.TreeDataProvider<InstancesViewItem>
   private readonly disposables: vscode.Disposable[] = [];
   private view: vscode.TreeView<InstancesViewItem> | undefined;
   private items: InstanceItem[] = [];
+  /** The same rows by instance id: a cluster's nodes are looked up here. */
+  private itemsById = new Map<number, InstanceItem>();
   private clusterItems: ClusterItem[] = [];
   /** The account's overlay networks, listed once per poll the view draws; a failed listing keeps the last grouping. */
   private readonly overlays: OverlayDirectory;
@@ -101,6 +105,8 @@ export class InstancesView implements vscode.TreeDataProvider<InstancesViewItem>
   private children: InstanceChildren | undefined;
   /** Each instance's cost since it started, read when its tooltip is first shown, never per poll. */
   private readonly lifetime: LifetimeCosts;
+  /** Each instance's row text, presented again only when its record (or cost, or uptime as shown) changed. */
+  private readonly rows = new PresentationCache();
 
   constructor(
     private readonly session: Session,
@@ -116,6 +122,7 @@ export class InstancesView implements vscode.TreeDataProvider<InstancesViewItem>
         if (state.kind === 'ready') return;
         this.overlays.forget();
         this.lifetime.forget();
+        this.rows.clear();
       }),
       poller.onDidUpdate((snapshot) => {
         this.setMessage(undefined);
@@ -185,7 +192,7 @@ export class InstancesView implements vscode.TreeDataProvider<InstancesViewItem>
       return this.children.rows(element.instance.id);
     }
     if (element instanceof ClusterItem) {
-      const nodes = element.cluster.nodes.map((i) => this.items.find((x) => x.instance.id === i.id) ?? this.itemOf(i));
+      const nodes = element.cluster.nodes.map((i) => this.itemsById.get(i.id) ?? this.itemOf(i));
       return [...nodes, ...element.cluster.missing.map((id) => new MissingNodeItem(element.cluster.overlayId, id))];
     }
     if (element) return [];
@@ -193,6 +200,7 @@ export class InstancesView implements vscode.TreeDataProvider<InstancesViewItem>
     if (this.session.state.kind !== 'ready') {
       this.setHeader([]);
       this.clusterItems = [];
+      this.itemsById = new Map();
       return (this.items = []);
     }
     if (!this.poller.snapshot) {
@@ -208,6 +216,8 @@ export class InstancesView implements vscode.TreeDataProvider<InstancesViewItem>
     const plain = grouping.plain.filter(shown).map((i) => this.itemOf(i));
     this.clusterItems = grouping.clusters.map((c) => new ClusterItem(c));
     this.items = [...grouping.clusters.flatMap((c) => c.nodes.filter(shown).map((i) => this.itemOf(i))), ...plain];
+    this.itemsById = new Map(this.items.map((x) => [x.instance.id, x]));
+    this.rows.retain(instances);
     // Records the list could not read: those with an id are among the items (as "#id (details
     // unreadable)"), the others are only counted here.
     this.unreadable = unreadableRow(instances, 'instance', 'instances-unreadable');
@@ -216,7 +226,8 @@ export class InstancesView implements vscode.TreeDataProvider<InstancesViewItem>
   }
 
   private itemOf(i: Instance): InstanceItem {
-    return new InstanceItem(i, this.costs.costOf(i.id), this.children?.hasJobs(i.id));
+    const p = this.rows.present(i, { nowMs: Date.now(), costSoFar: this.costs.costOf(i.id) });
+    return new InstanceItem(i, p, this.children?.hasJobs(i.id));
   }
 
   dispose(): void {

@@ -1,0 +1,84 @@
+import type { Instance } from '../api/instances';
+import { formatDuration } from '../format';
+import { presentInstance, presentTooltip, uptimeSeconds, type InstancePresentation, type PresentOptions } from './present';
+
+interface Row {
+  instance: Instance;
+  key: string;
+  p: InstancePresentation;
+  tooltip?: string;
+}
+
+/**
+ * The Instances view's rows from one poll to the next: a row is presented again only when its
+ * record or what the row shows beside it (cost so far, readiness, the uptime as shown) changed. An
+ * account with thousands of instances changes a few between polls, so a poll re-presents a few
+ * rows instead of all of them. Ids no longer listed are forgotten at each `retain`.
+ */
+export class PresentationCache {
+  private readonly rows = new Map<number, Row>();
+
+  present(instance: Instance, options: PresentOptions): InstancePresentation {
+    const key = rowKey(instance, options);
+    const hit = this.rows.get(instance.id);
+    if (hit && hit.key === key && (hit.instance === instance || sameRecord(hit.instance, instance))) {
+      // The newest record is kept (the poller's snapshot holds it too), so no older copy stays alive.
+      hit.instance = instance;
+      return hit.p;
+    }
+    const { label, description, icon, contextValue, phase, accessibilityLabel } = presentInstance(instance, options);
+    const row: Row = { instance, key, p: undefined as unknown as InstancePresentation };
+    row.p = {
+      label,
+      description,
+      icon,
+      contextValue,
+      phase,
+      accessibilityLabel,
+      // Built on the first hover, from the record the row holds then.
+      get tooltip() {
+        return (row.tooltip ??= presentTooltip(row.instance));
+      },
+    };
+    this.rows.set(instance.id, row);
+    return row.p;
+  }
+
+  /** Keeps the rows of these instances only (the list just shown). */
+  retain(instances: readonly Instance[]): void {
+    if (this.rows.size <= instances.length && instances.every((i) => this.rows.has(i.id))) return;
+    const ids = new Set(instances.map((i) => i.id));
+    for (const id of this.rows.keys()) if (!ids.has(id)) this.rows.delete(id);
+  }
+
+  /** Forgets every row (another account, signed out). */
+  clear(): void {
+    this.rows.clear();
+  }
+
+  get size(): number {
+    return this.rows.size;
+  }
+}
+
+/** What a row shows that is not in the record: the cost so far, readiness, and the uptime as text (it moves with the clock). */
+function rowKey(instance: Instance, o: PresentOptions): string {
+  const uptime = uptimeSeconds(instance, o.nowMs);
+  return `${o.costSoFar ?? ''}|${o.sshReady ? 1 : 0}|${uptime === undefined ? '' : formatDuration(uptime)}`;
+}
+
+/** Whether two records of one instance say the same: every field equal (nested values, such as the port map, by their JSON). */
+export function sameRecord(a: Instance, b: Instance): boolean {
+  const ra = a as unknown as Record<string, unknown>;
+  const rb = b as unknown as Record<string, unknown>;
+  const keys = Object.keys(ra);
+  if (keys.length !== Object.keys(rb).length) return false;
+  for (const k of keys) {
+    const x = ra[k];
+    const y = rb[k];
+    if (x === y) continue;
+    if (typeof x !== 'object' || typeof y !== 'object' || x === null || y === null || !(k in rb)) return false;
+    if (JSON.stringify(x) !== JSON.stringify(y)) return false;
+  }
+  return true;
+}
