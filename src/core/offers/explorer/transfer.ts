@@ -1,9 +1,11 @@
 /**
  * How the Offer Explorer's offers travel from the extension to its page. The page shows a handful
  * of columns of up to 10,000 offers, so it gets only the fields it shows, sorts, narrows, plots and
- * groups by (pageFields), one array per field (OfferColumns): numbers as numbers, text as an index
- * into a table where each string is written once (GPU models and places repeat thousands of
- * times). The extension keeps the full offers; the page asks for one by id for its details.
+ * groups by (pageFields), one typed array per field (OfferColumns): numbers as Float64, text as an
+ * index into a table where each string is written once (GPU models and places repeat thousands of
+ * times). VS Code posts typed arrays to a webview as binary, so 10,000 offers cost no JSON writing
+ * and reading number by number. The extension keeps the full offers; the page asks for one by id
+ * for its details.
  */
 import type { Offer } from '../../api/offers';
 import { l10n } from '../../l10n';
@@ -120,13 +122,18 @@ export const UNSET = -1;
 /** In a string or boolean column: the value was null. */
 export const NULL = -2;
 
-/** One field of every offer, position i for offer i. */
+/**
+ * One field of every offer, position i for offer i, as a typed array: VS Code posts typed arrays
+ * to a webview as binary, beside the message's JSON, where an array of numbers would be written
+ * and read back as text, number by number.
+ */
 export interface EncodedColumn {
   /**
-   * Numbers as they are (null for null or missing); strings as an index into `strings`; booleans
-   * as 1 or 0. In string and boolean columns UNSET is a missing value and NULL a null.
+   * A number column: each number as it is, NaN for null or missing (the service's JSON has no NaN).
+   * A string column: an index into `strings`; a boolean column: 1 or 0. In string and boolean
+   * columns UNSET is a missing value and NULL a null.
    */
-  readonly values: ReadonlyArray<number | null>;
+  readonly values: Float64Array | Int32Array;
   /** In a number column: the positions whose value was missing rather than null (left out when none). */
   readonly unset?: readonly number[];
 }
@@ -146,17 +153,18 @@ export function encodeOffers(offers: readonly Offer[], fields: readonly Transfer
   const n = offers.length;
   for (const field of fields) {
     const kind = OFFER_FIELD_KINDS[field];
-    const values = new Array<number | null>(n);
     if (kind === 'number') {
+      const numbers = new Float64Array(n);
       const unset: number[] = [];
       for (let i = 0; i < n; i++) {
         const v = offers[i]![field] as number | null | undefined;
         if (v === undefined) unset.push(i);
-        values[i] = v ?? null;
+        numbers[i] = typeof v === 'number' ? v : NaN;
       }
-      columns[field] = unset.length > 0 ? { values, unset } : { values };
+      columns[field] = unset.length > 0 ? { values: numbers, unset } : { values: numbers };
       continue;
     }
+    const values = new Int32Array(n);
     for (let i = 0; i < n; i++) {
       const v = offers[i]![field] as string | boolean | null | undefined;
       if (v === undefined) values[i] = UNSET;
@@ -191,16 +199,19 @@ export function decodeOffers(encoded: OfferColumns): Offer[] {
   for (const field of fields) {
     if (!isTransferField(field)) throw unreadable('field');
     const { values, unset } = columns[field]!;
-    if (!Array.isArray(values) || values.length !== count) throw unreadable(field);
     const kind = OFFER_FIELD_KINDS[field];
+    const fits = kind === 'number' ? values instanceof Float64Array : values instanceof Int32Array;
+    if (!fits || values.length !== count) throw unreadable(field);
     if (kind === 'number') {
       const missing = new Set(unset ?? []);
-      readers.push((i) => (values[i] === null && missing.has(i) ? undefined : values[i]));
+      readers.push((i) => {
+        const v = values[i]!;
+        return Number.isNaN(v) ? (missing.has(i) ? undefined : null) : v;
+      });
       continue;
     }
     for (const v of values) {
-      const ok =
-        v === UNSET || v === NULL || (kind === 'boolean' ? v === 0 || v === 1 : Number.isInteger(v) && v! >= 0 && v! < strings.length);
+      const ok = v === UNSET || v === NULL || (kind === 'boolean' ? v === 0 || v === 1 : v >= 0 && v < strings.length);
       if (!ok) throw unreadable(field);
     }
     readers.push((i) => {

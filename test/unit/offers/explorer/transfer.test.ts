@@ -43,14 +43,17 @@ const arbOffer: fc.Arbitrary<Offer> = fc.record(
   { requiredKeys: [...REQUIRED] },
 ) as unknown as fc.Arbitrary<Offer>;
 
-/** What travels, as it travels: VS Code posts the message as JSON. */
-const overTheWire = (encoded: OfferColumns): OfferColumns => JSON.parse(JSON.stringify(encoded)) as OfferColumns;
+/**
+ * What travels, as it travels: VS Code posts a webview message as JSON with its typed arrays
+ * beside it as binary, and the page gets copies (structured clone).
+ */
+const overTheWire = (encoded: OfferColumns): OfferColumns => structuredClone(encoded);
 /** The offer with only `fields`, each set (undefined where missing): what the page should get. */
 const project = (o: Offer, fields: readonly string[]) =>
   Object.fromEntries(fields.map((f) => [f, (o as unknown as Record<string, unknown>)[f]]));
 
 describe('offers: the Offer Explorer transfer format', () => {
-  it('decodes what it encoded, field by field, through JSON: values, null and missing told apart', () => {
+  it('decodes what it encoded, field by field, as posted: values, null and missing told apart', () => {
     fc.assert(
       fc.property(fc.array(arbOffer, { maxLength: 40 }), fc.subarray(FIELDS), (offers, fields) => {
         const decoded = decodeOffers(overTheWire(encodeOffers(offers, fields)));
@@ -66,8 +69,8 @@ describe('offers: the Offer Explorer transfer format', () => {
     const offers = [1, 2, 3, 4].map((id) => offer({ id, gpu_name: id % 2 ? 'H100 SXM' : 'RTX 4090', geolocation: 'Texas, US' }));
     const encoded = encodeOffers(offers, ['id', 'gpu_name', 'geolocation', 'dph_total']);
     assert.deepEqual(encoded.strings, ['H100 SXM', 'RTX 4090', 'Texas, US']);
-    assert.deepEqual(encoded.columns['gpu_name']?.values, [0, 1, 0, 1]);
-    assert.deepEqual(encoded.columns['dph_total']?.values, [0.5, 0.5, 0.5, 0.5]);
+    assert.deepEqual([...encoded.columns['gpu_name']!.values], [0, 1, 0, 1]);
+    assert.deepEqual([...encoded.columns['dph_total']!.values], [0.5, 0.5, 0.5, 0.5]);
     assert.equal(encoded.count, 4);
   });
 
@@ -146,15 +149,20 @@ describe('offers: the Offer Explorer transfer format', () => {
     const sent = encodeOffers([full], shown);
     assert.deepEqual(Object.keys(sent.columns), shown);
     assert.doesNotMatch(JSON.stringify(sent), /EPYC|host_id|storage_cost|totalHour/);
+    // Every column is a typed array, so VS Code posts it as binary rather than as JSON text.
+    for (const [field, column] of Object.entries(sent.columns))
+      assert.ok(column.values instanceof (OFFER_FIELD_KINDS[field as TransferField] === 'number' ? Float64Array : Int32Array), field);
   });
 
   it('refuses columns that do not fit, rather than showing wrong offers', () => {
     const good = encodeOffers([offer({ id: 1 }), offer({ id: 2 })], ['id', 'gpu_name', 'verified']);
     const bad: OfferColumns[] = [
-      { ...good, columns: { ...good.columns, host: { values: [1, 2] } } },
-      { ...good, columns: { ...good.columns, id: { values: [1] } } },
-      { ...good, columns: { ...good.columns, gpu_name: { values: [0, 5] } } },
-      { ...good, columns: { ...good.columns, verified: { values: [1, 2] } } },
+      { ...good, columns: { ...good.columns, host: { values: Float64Array.of(1, 2) } } },
+      { ...good, columns: { ...good.columns, id: { values: Float64Array.of(1) } } },
+      { ...good, columns: { ...good.columns, gpu_name: { values: Int32Array.of(0, 5) } } },
+      { ...good, columns: { ...good.columns, verified: { values: Int32Array.of(1, 2) } } },
+      // A plain array where a typed one belongs: the JSON of an older build.
+      { ...good, columns: { ...good.columns, id: { values: [1, 2] as unknown as Float64Array } } },
       { ...good, count: -1 },
     ];
     for (const b of bad) assert.throws(() => decodeOffers(b), TypeError);
