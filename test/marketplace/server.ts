@@ -197,10 +197,10 @@ class Simulator implements HttpHost {
       ticker.unref();
       this.timers.add(ticker);
     }
-    this.offers = generateOffers(
-      Math.max(options.offerCount ?? 300, Math.ceil((options.instances ?? 0) * 1.25) + 300),
-      this.store.data.seed,
-    );
+    // Seeded instances need offers of their own: the catalogue grows to hold them (and only then).
+    const seeded = options.instances ?? 0;
+    const offerCount = options.offerCount ?? 300;
+    this.offers = generateOffers(seeded > 0 ? Math.max(offerCount, Math.ceil(seeded * 1.25) + 300) : offerCount, this.store.data.seed);
     this.offerById = new Map(this.offers.map((o) => [o.id, o]));
     // Minimum bids raised by outbids earlier (bids.ts) hold across a restart.
     applyMinBids(this);
