@@ -19,7 +19,8 @@ export function instanceRecord(inst: InstanceState, offer: Offer, data: StoreDat
     discountTotalHour: 0,
     discountedTotalPerHour: total,
   };
-  const endDate = round(offer.end_date + (now / 1000 - CATALOGUE_EPOCH), 3);
+  // The contract's end: the offer's, as it stood when the instance was rented (it stays put).
+  const endDate = round(offer.end_date + (inst.createdAt / 1000 - CATALOGUE_EPOCH), 3);
   const volumes = data.volumes.filter((v) => v.instanceIds.includes(inst.id));
   const e = inst.endpoint;
   const record: Record<string, unknown> = {
