@@ -175,6 +175,7 @@ function readRecords<T extends z.ZodType>(
   strict: z.ZodType,
   input: unknown[],
   options: TolerantOptions<z.output<T>>,
+  places?: readonly number[],
 ): z.output<T>[] {
   const whole = strict.safeParse(input);
   if (whole.success) return whole.data as z.output<T>[];
@@ -188,7 +189,7 @@ function readRecords<T extends z.ZodType>(
       continue;
     }
     report.count++;
-    if (report.reasons.length < MAX_REASONS) report.reasons.push(reasonFor(i, value, one.error));
+    if (report.reasons.length < MAX_REASONS) report.reasons.push(reasonFor(places?.[i] ?? i, value, one.error));
     const id = recordIdOf(value);
     if (id !== undefined && options.byId) {
       out.push(options.byId(id));
@@ -210,6 +211,15 @@ export function tolerantArray<T extends z.ZodType>(item: T, options: TolerantOpt
     ctx.issues.push({ code: 'custom', message: l10n.t('expected a list, got {0}', kindOf(input)), input });
     return z.NEVER;
   });
+}
+
+/**
+ * Reads some records of a list as `tolerantArray(item, options)` reads the whole: for a list read in
+ * part (see listReuse.ts). `places` are the records' places in the whole list, which the reasons name.
+ */
+export function recordsReader<T extends z.ZodType>(item: T, options: TolerantOptions<z.output<T>> = {}) {
+  const strict = z.array(strictTwin(item) ?? item);
+  return (values: unknown[], places: readonly number[]): z.output<T>[] => readRecords(item, strict, values, options, places);
 }
 
 /**

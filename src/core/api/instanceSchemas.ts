@@ -60,8 +60,6 @@ export const InstanceSchema = z.object({
   /** VRAM in use (GB in the service's records; core/instances/health.ts reads the unit). */
   vmem_usage: optNumber,
   start_date: optNumber,
-  duration: optNumber,
-  uptime_mins: optNumber,
   dph_base: optNumber,
   dph_total: optNumber,
   storage_cost: optNumber,
@@ -83,6 +81,13 @@ export const InstanceSchema = z.object({
   gpu_lanes: optNumber,
   created_at: optTime,
 });
+/**
+ * Fields the service works out from its clock for every answer, to the millisecond: the schema
+ * leaves them out (the start date says the same, and stays put), so that a record that did not
+ * change reads as unchanged (see listReuse.ts).
+ */
+export const INSTANCE_CLOCK_FIELDS = ['duration', 'uptime_mins', 'client_run_time', 'host_run_time'] as const;
+
 /**
  * `unreadable` marks a stand-in for a record the list could not read beyond its id: it is listed
  * (so it can be destroyed) with every other field unknown. The service never sets it.

@@ -9,6 +9,8 @@ import { l10n } from '../l10n';
 
 /** The data of a 2xx answer, or the ApiError saying why it cannot be used. */
 export function readAnswer<S extends z.ZodType>(call: Call<S>, where: CallPlace, res: RawResponse, redact: Redact): z.output<S> {
+  const quick = call.quickRead && res.bytes && call.responseType !== 'text' ? call.quickRead(res.bytes) : undefined;
+  if (quick && !refuses(quick.rest)) return quick.data;
   const json = bodyOf(call, where, res);
   if (call.stringAnswer && call.responseType !== 'text' && typeof json === 'string') {
     throw new ApiError({
@@ -18,8 +20,7 @@ export function readAnswer<S extends z.ZodType>(call: Call<S>, where: CallPlace,
       serverMessage: redact(json.trim()).slice(0, 300) || undefined,
     });
   }
-  // `success: false` is the service's usual refusal; the team endpoints say `status: "failure"`.
-  if (isRecord(json) && (json['success'] === false || json['status'] === 'failure')) {
+  if (isRecord(json) && refuses(json)) {
     const said = serverSays(json);
     throw new ApiError({
       ...where,
@@ -41,6 +42,11 @@ export function readAnswer<S extends z.ZodType>(call: Call<S>, where: CallPlace,
     fieldPath: issue ? formatPath(issue.path) : undefined,
     serverMessage: issue?.message,
   });
+}
+
+/** `success: false` is the service's usual refusal; the team endpoints say `status: "failure"`. */
+function refuses(body: Record<string, unknown>): boolean {
+  return body['success'] === false || body['status'] === 'failure';
 }
 
 /** The body as the schema reads it: the raw text for a text call, parsed JSON otherwise (null when empty). */

@@ -164,6 +164,19 @@ export class Transport {
         body,
         signal,
       });
+      if (call.quickRead) {
+        // A long answer read in part: its text, as one string, only if the quick reading declines it.
+        const bytes = new Uint8Array(await res.body.arrayBuffer());
+        let text: string | undefined;
+        return {
+          status: res.statusCode,
+          headers: res.headers,
+          bytes,
+          get text() {
+            return (text ??= new TextDecoder().decode(bytes));
+          },
+        };
+      }
       const text = await res.body.text();
       return { status: res.statusCode, headers: res.headers, text };
     } catch (error) {

@@ -60,11 +60,9 @@ const ICONS: Record<InstancePhase, InstanceIcon> = {
   unreadable: { id: 'warning', color: 'problemsWarningIcon.foreground' },
 };
 
-/** Seconds since the instance was created, from the service's own clock fields. */
+/** Seconds since the instance was created, from the service's start date. */
 export function uptimeSeconds(instance: Instance, nowMs: number): number | undefined {
-  if (instance.start_date) return Math.max(0, nowMs / 1000 - instance.start_date);
-  if (instance.duration !== null && instance.duration !== undefined) return instance.duration;
-  return undefined;
+  return instance.start_date ? Math.max(0, nowMs / 1000 - instance.start_date) : undefined;
 }
 
 export interface PresentOptions {

@@ -1,0 +1,215 @@
+import assert from 'node:assert/strict';
+import { MockAgent } from 'undici';
+import * as z from 'zod';
+import { GpuRentalClient } from '../../../src/core/api/client';
+import { isApiError } from '../../../src/core/api/errors';
+import { recordsReader } from '../../../src/core/api/fields';
+import {
+  INSTANCE_CLOCK_FIELDS,
+  InstanceListSchema,
+  InstanceSchema,
+  unreadableInstance,
+  type Instance,
+} from '../../../src/core/api/instanceSchemas';
+import { ListReuse } from '../../../src/core/api/listReuse';
+import { unreadableOf } from '../../../src/core/api/unreadable';
+import { MemoryLogger } from '../../support';
+
+const encode = (text: string) => new TextEncoder().encode(text);
+const usual = (text: string) => z.object({ instances: InstanceListSchema }).parse(JSON.parse(text)).instances;
+
+/** A reader that counts the records it had to read in full. */
+function reader() {
+  const read = recordsReader(InstanceSchema, { byId: unreadableInstance });
+  const r = {
+    fresh: [] as number[],
+    reuse: new ListReuse<Instance>({
+      key: 'instances',
+      readFresh: (values, places) => {
+        r.fresh.push(...places);
+        return read(values, places);
+      },
+      clockFields: INSTANCE_CLOCK_FIELDS,
+    }),
+    read(text: string): Instance[] | undefined {
+      r.fresh = [];
+      return r.reuse.read(encode(text))?.list;
+    },
+  };
+  return r;
+}
+
+/** A record much as the service sends it, clock fields included. */
+function record(id: number, over: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    id,
+    actual_status: 'running',
+    label: `train-${id}`,
+    ssh_host: 'ssh4.example.net',
+    ssh_port: 20_000 + id,
+    gpu_util: 41.5,
+    start_date: 1_795_702_000.212,
+    duration: 4_319.846,
+    uptime_mins: 71.9,
+    client_run_time: 4_319.846,
+    host_run_time: 4_319.846,
+    ports: {
+      '22/tcp': [
+        { HostIp: '0.0.0.0', HostPort: String(20_000 + id) },
+        { HostIp: '::', HostPort: String(20_000 + id) },
+      ],
+    },
+    search: { totalHour: 0.5, duration: 12 },
+    ...over,
+  };
+}
+
+const answer = (records: unknown[], extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ instances_found: records.length, instances: records, ...extra });
+
+describe('reading a repeated instance list in part (ListReuse)', () => {
+  it('reads what the usual reading reads, then hands back the same record objects for unchanged records', () => {
+    const r = reader();
+    const records = [1, 2, 3, 4].map((id) => record(id));
+    const first = r.read(answer(records))!;
+    assert.deepEqual(first, usual(answer(records)));
+    assert.deepEqual(r.fresh, [0, 1, 2, 3]);
+
+    const again = r.read(answer(records))!;
+    assert.deepEqual(r.fresh, [], 'nothing is read again');
+    assert.ok(again.every((x, k) => x === first[k]));
+  });
+
+  it('takes a record whose only change is the service clock as unchanged, whatever the length of the new values', () => {
+    const r = reader();
+    const first = r.read(answer([record(1), record(2)]))!;
+    const later = [
+      record(1, { duration: 4_329.9, uptime_mins: null, client_run_time: 1e5, host_run_time: -0.5 }),
+      record(2, { duration: 5 }),
+    ];
+    const again = r.read(answer(later))!;
+    assert.deepEqual(r.fresh, []);
+    assert.equal(again[0], first[0]);
+    assert.equal(again[1], first[1]);
+    assert.ok(!('duration' in first[0]!), 'the record does not keep the clock fields');
+  });
+
+  it('reads a record again when anything else changed: a field of the same length, a nested clock-named field, an added field', () => {
+    const r = reader();
+    const base = [record(1), record(2), record(3), record(4)];
+    const first = r.read(answer(base))!;
+    const changed = [
+      record(1, { gpu_util: 42.5 }),
+      record(2, { search: { totalHour: 0.5, duration: 13 } }),
+      record(3, { status_msg: 'ok' }),
+      record(4),
+    ];
+    const again = r.read(answer(changed))!;
+    assert.deepEqual(r.fresh, [0, 1, 2]);
+    assert.equal(again[0]!.gpu_util, 42.5);
+    assert.equal(again[2]!.status_msg, 'ok');
+    assert.equal(again[3], first[3]);
+    assert.deepEqual(again, usual(answer(changed)));
+  });
+
+  it('follows records that moved, appeared and left', () => {
+    const r = reader();
+    const first = r.read(answer([1, 2, 3, 4, 5].map((id) => record(id))))!;
+    const next = [record(9), record(3), record(1), record(5, { label: 'x' }), record(2)];
+    const again = r.read(answer(next))!;
+    assert.deepEqual(again, usual(answer(next)));
+    assert.deepEqual(r.fresh, [0, 3]);
+    assert.equal(again[1], first[2]);
+    assert.equal(again[2], first[0]);
+    assert.equal(again[4], first[1]);
+  });
+
+  it('finds the records where strings hold quotes, backslashes and brackets, and where the answer has blanks (Python separators)', () => {
+    const r = reader();
+    const odd = [record(1, { label: 'a "quoted" } { ] [ \\ label\\' }), record(2, { status_msg: '\\"}' }), record(3)];
+    const spaced = JSON.stringify({ instances: odd }, null, 1).replace(/\n\s*/g, ' ');
+    assert.deepEqual(r.read(spaced), usual(spaced));
+    const again = r.read(spaced.replace('"duration": 4319.846', '"duration": 4400'))!;
+    assert.deepEqual(r.fresh, []);
+    assert.equal(again[0]!.label, 'a "quoted" } { ] [ \\ label\\');
+  });
+
+  it('reports an unreadable record on every read, at its place in the whole list', () => {
+    const r = reader();
+    const records = [record(1), record(2, { actual_status: 7 }), record(3)];
+    for (let k = 0; k < 2; k++) {
+      const list = r.read(answer(records))!;
+      assert.equal(list[1]!.unreadable, true);
+      assert.equal(unreadableOf(list)?.count, 1);
+      assert.match(unreadableOf(list)!.reasons[0]!, /^\[1\]\.actual_status/);
+    }
+    assert.deepEqual(r.fresh, [1], 'only the unreadable record is read again');
+  });
+
+  it('leaves any answer it does not take for a plain list to the usual reading', () => {
+    const r = reader();
+    const good = answer([record(1), record(2)]);
+    r.read(good);
+    const odd = [
+      '',
+      'null',
+      '[]',
+      good.slice(0, -5),
+      good.replace('},{', '}{'),
+      good.replace(']}', ',]}'),
+      '\ufeff' + good,
+      answer([record(1), 5]),
+      JSON.stringify({ instances: {} }),
+      good.slice(0, -1) + ',"instances":[]}',
+      good.slice(0, -1) + ',"instan\\u0063es":[]}',
+      good.replace('"label":"train-2"', '"label":"train-2",,'),
+      good + 'x',
+    ];
+    for (const text of odd) assert.equal(r.read(text), undefined, text.slice(0, 60));
+    assert.deepEqual(r.read(JSON.stringify({ instances: [] })), []);
+  });
+
+  it('keeps no clock field in the instance record, so none is ever read stale', () => {
+    for (const field of INSTANCE_CLOCK_FIELDS) assert.ok(!(field in InstanceSchema.shape), field);
+  });
+});
+
+describe('the instance list through the client, read in part', () => {
+  const BASE = 'https://api.example.test';
+
+  function serving(bodies: string[]) {
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    const pool = agent.get(BASE);
+    for (const body of bodies)
+      pool
+        .intercept({ path: /\/api\/v0\/instances\//, method: 'GET' })
+        .reply(200, body, { headers: { 'content-type': 'application/json' } });
+    return new GpuRentalClient({
+      dispatcher: agent,
+      baseUrl: BASE,
+      getApiKey: () => 'sk-test-0123456789',
+      logger: new MemoryLogger(),
+      timeoutMs: 2_000,
+      maxAttempts: 1,
+    });
+  }
+
+  it('gives the same records poll after poll, and says the same errors as before for a refusal or a broken body', async () => {
+    const good = answer([record(1), record(2)]);
+    const client = serving([
+      good,
+      good.replace('"duration":4319.846', '"duration":4320'),
+      JSON.stringify({ success: false, msg: 'key lacks instance_read', instances: [] }),
+      good.slice(0, -3),
+    ]);
+    const first = await client.instances.listInOneRequest({ retry: 'never' });
+    const second = await client.instances.listInOneRequest({ retry: 'never' });
+    assert.equal(second[0], first[0]);
+    assert.equal(second[1], first[1]);
+    const refused = await client.instances.listInOneRequest({ retry: 'never' }).catch((e: unknown) => e);
+    assert.ok(isApiError(refused) && refused.kind === 'bad_request' && /key lacks instance_read/.test(refused.message), String(refused));
+    const broken = await client.instances.listInOneRequest({ retry: 'never' }).catch((e: unknown) => e);
+    assert.ok(isApiError(broken) && broken.kind === 'invalid_response' && /not valid JSON/.test(broken.message), String(broken));
+  });
+});
