@@ -18,6 +18,7 @@
 import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { Agent } from 'undici';
+import { cleanup as stopChildren, cleanupOnExit } from '../../scripts/processes';
 import { InstanceListSchema } from '../../src/core/api/instanceSchemas';
 import { LowCreditWatch } from '../../src/core/billing/lowCredit';
 import { CostTracker } from '../../src/core/billing/costs';
@@ -234,6 +235,8 @@ async function measure(count: number) {
   poller.dispose();
   book.dispose();
   walkthrough.dispose();
+  // Stops this account's simulator: an idle one of 5,000 instances would still take CPU from the next measure.
+  await stopChildren();
   return { ticks, everything, retainedMb, badge, parseMs, answerMb };
 }
 
@@ -251,6 +254,7 @@ async function parseAlone(url: string): Promise<{ parseMs: number; answerMb: num
 }
 
 async function main() {
+  cleanupOnExit();
   console.log('\nScale: one poll tick of the Instances view and its listeners (5,000 and 500 instances, 50 clusters, 100 jobs)');
   // A small account first, not printed: the code is then loaded and compiled, so the heap figures below hold data only.
   await measure(50);
