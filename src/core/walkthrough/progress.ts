@@ -44,6 +44,8 @@ export class WalkthroughProgress implements Disposable {
   }
 
   private instancesSeen(instances: readonly Instance[]): void {
+    // Both steps this list can mark are marked: nothing more to learn from it, at any size.
+    if (this.marked.has('rented') && this.marked.has('stopped')) return;
     if (this.sources.session.state.kind !== 'ready') return;
     const now = new Set(instances.map((i) => i.id));
     if (now.size > 0) this.once('rented');
