@@ -4,14 +4,14 @@ import type { Instance } from '../../core/api/instances';
 import { VIEWS } from '../../core/ids';
 import type { CostTracker } from '../../core/billing/costs';
 import { LifetimeCosts, tooltipWithCost } from '../../core/billing/lifetime';
-import type { ClusterGroup } from '../../core/instances/cluster';
+import { groupClusters, type ClusterGroup } from '../../core/instances/cluster';
 import { OverlayDirectory } from '../../core/instances/clusterCache';
 import { presentCluster } from '../../core/instances/clusterPresent';
 import type { InstancePoller } from '../../core/instances/poller';
 import type { Logger } from '../../core/log';
 import { viewSummary } from '../../core/instances/many';
 import type { InstancePresentation } from '../../core/instances/present';
-import { InstanceRows, type RowContext } from '../../core/instances/instanceRows';
+import { PresentationCache } from '../../core/instances/presentCache';
 import type { Session } from '../../core/session/session';
 import { UnreadableItem, unreadableRow } from './unreadable';
 import type { JobItem } from './jobItems';
@@ -96,6 +96,8 @@ export class InstancesView implements vscode.TreeDataProvider<InstancesViewItem>
   private readonly disposables: vscode.Disposable[] = [];
   private view: vscode.TreeView<InstancesViewItem> | undefined;
   private items: InstanceItem[] = [];
+  /** The same rows by instance id: a cluster's nodes are looked up here. */
+  private itemsById = new Map<number, InstanceItem>();
   private clusterItems: ClusterItem[] = [];
   /** The account's overlay networks, listed once per poll the view draws; a failed listing keeps the last grouping. */
   private readonly overlays: OverlayDirectory;
@@ -103,8 +105,8 @@ export class InstancesView implements vscode.TreeDataProvider<InstancesViewItem>
   private children: InstanceChildren | undefined;
   /** Each instance's cost since it started, read when its tooltip is first shown, never per poll. */
   private readonly lifetime: LifetimeCosts;
-  /** Each instance's row, made again only when its record (or cost, or uptime as shown, or jobs) changed. */
-  private readonly rows = new InstanceRows((i, p, hasJobs) => new InstanceItem(i, p, hasJobs));
+  /** Each instance's row text, presented again only when its record (or cost, or uptime as shown) changed. */
+  private readonly rows = new PresentationCache();
 
   constructor(
     private readonly session: Session,
@@ -171,8 +173,6 @@ export class InstancesView implements vscode.TreeDataProvider<InstancesViewItem>
   }
 
   getTreeItem(element: InstancesViewItem): vscode.TreeItem {
-    // A row kept from the last poll lost the tooltip its last hover resolved: the next hover reads the cost again.
-    if (element instanceof InstanceItem) element.tooltip = undefined;
     return element;
   }
 
@@ -192,8 +192,7 @@ export class InstancesView implements vscode.TreeDataProvider<InstancesViewItem>
       return this.children.rows(element.instance.id);
     }
     if (element instanceof ClusterItem) {
-      const context = this.rowContext();
-      const nodes = element.cluster.nodes.map((i) => this.rows.rowOf(i, context));
+      const nodes = element.cluster.nodes.map((i) => this.itemsById.get(i.id) ?? this.itemOf(i));
       return [...nodes, ...element.cluster.missing.map((id) => new MissingNodeItem(element.cluster.overlayId, id))];
     }
     if (element) return [];
@@ -201,6 +200,7 @@ export class InstancesView implements vscode.TreeDataProvider<InstancesViewItem>
     if (this.session.state.kind !== 'ready') {
       this.setHeader([]);
       this.clusterItems = [];
+      this.itemsById = new Map();
       return (this.items = []);
     }
     if (!this.poller.snapshot) {
@@ -211,10 +211,13 @@ export class InstancesView implements vscode.TreeDataProvider<InstancesViewItem>
     // Listed once per poll (the snapshot is the cycle); a failure keeps the last grouping, and an
     // instance no known overlay lists stays a plain row, so a failure never hides one.
     const known = snapshot ? await this.overlays.forCycle(snapshot, () => this.session.client.clusters.overlays()) : undefined;
-    const built = this.rows.build(instances, known?.overlays ?? this.overlays.last, this.rowContext());
-    const plain = built.plain;
-    this.clusterItems = built.clusters.map((c) => new ClusterItem(c));
-    this.items = built.items;
+    const grouping = groupClusters(instances, known?.overlays ?? this.overlays.last);
+    const shown = (i: Instance) => i.actual_status !== 'destroyed';
+    const plain = grouping.plain.filter(shown).map((i) => this.itemOf(i));
+    this.clusterItems = grouping.clusters.map((c) => new ClusterItem(c));
+    this.items = [...grouping.clusters.flatMap((c) => c.nodes.filter(shown).map((i) => this.itemOf(i))), ...plain];
+    this.itemsById = new Map(this.items.map((x) => [x.instance.id, x]));
+    this.rows.retain(instances);
     // Records the list could not read: those with an id are among the items (as "#id (details
     // unreadable)"), the others are only counted here.
     this.unreadable = unreadableRow(instances, 'instance', 'instances-unreadable');
@@ -222,8 +225,9 @@ export class InstancesView implements vscode.TreeDataProvider<InstancesViewItem>
     return this.unreadable ? [...rows, this.unreadable] : rows;
   }
 
-  private rowContext(): RowContext {
-    return { nowMs: Date.now(), costOf: (id) => this.costs.costOf(id), hasJobs: (id) => this.children?.hasJobs(id) ?? false };
+  private itemOf(i: Instance): InstanceItem {
+    const p = this.rows.present(i, { nowMs: Date.now(), costSoFar: this.costs.costOf(i.id) });
+    return new InstanceItem(i, p, this.children?.hasJobs(i.id));
   }
 
   dispose(): void {
