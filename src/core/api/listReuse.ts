@@ -64,11 +64,10 @@ const OPEN_LIST = 91;
 const CLOSE_LIST = 93;
 const COMMA = 44;
 const COLON = 58;
+const ZERO = 48;
 
 /** After this many guesses in a row that missed (an answer in which everything moved), the reader stops guessing. */
 const MISSES_BEFORE_SCANNING = 16;
-
-const ZERO = 48;
 
 // `crypto.hash` (Node 20.12 and newer) skips the stream object that `createHash` builds.
 const hashOne = (crypto as { hash?: (algorithm: string, data: Uint8Array, encoding: 'binary') => string }).hash;
@@ -196,33 +195,20 @@ export class ListReuse<T extends object> {
   }
 
   /**
-   * The record that opens at `i`, read byte by byte: its end, and where its clock values stand
+   * The record that opens at `start`, read byte by byte: its end, and where its clock values stand
    * (top-level keys only, number or null values only). Undefined when it never closes.
    */
-  private scanned(bytes: Uint8Array, i: number): Spanned | undefined {
-    const start = i;
-    const n = bytes.length;
+  private scanned(bytes: Uint8Array, start: number): Spanned | undefined {
     const cuts: number[] = [];
-    let depth = 0;
-    while (i < n) {
-      const c = bytes[i];
-      if (c === QUOTE) {
-        const end = stringEnd(bytes, i);
-        if (end < 0) return undefined;
-        const colon = depth === 1 && this.isClockKey(bytes, i, end) ? skipBlank(bytes, end) : -1;
-        if (colon >= 0 && bytes[colon] === COLON) {
-          const at = skipBlank(bytes, colon + 1);
-          const valueEnd = numberEnd(bytes, at);
-          if (valueEnd > at) cuts.push(at, valueEnd);
-        }
-        i = end;
-        continue;
-      }
-      if (c === OPEN || c === OPEN_LIST) depth++;
-      else if ((c === CLOSE || c === CLOSE_LIST) && --depth === 0) return this.spanOf(bytes, start, i + 1, cuts);
-      i++;
-    }
-    return undefined;
+    const end = nestedEnd(bytes, start, (from, to) => {
+      if (!this.isClockKey(bytes, from, to)) return;
+      const colon = skipBlank(bytes, to);
+      if (bytes[colon] !== COLON) return;
+      const at = skipBlank(bytes, colon + 1);
+      const valueEnd = numberEnd(bytes, at);
+      if (valueEnd > at) cuts.push(at, valueEnd);
+    });
+    return end < 0 ? undefined : this.spanOf(bytes, start, end, cuts);
   }
 
   /**
@@ -323,7 +309,7 @@ function skipBlank(bytes: Uint8Array, i: number): number {
 const isDigit = (c: number | undefined) => c !== undefined && c >= 48 && c <= 57;
 
 /** Just past the JSON number (or `null`) that starts at `i`; `i` itself when there is none. */
-export function numberEnd(bytes: Uint8Array, i: number): number {
+function numberEnd(bytes: Uint8Array, i: number): number {
   if (bytes[i] === 110) return bytes[i + 1] === 117 && bytes[i + 2] === 108 && bytes[i + 3] === 108 ? i + 4 : i;
   let j = i;
   if (bytes[j] === 45) j++;
@@ -346,7 +332,7 @@ export function numberEnd(bytes: Uint8Array, i: number): number {
 }
 
 /** Just past the string whose opening quote is at `i`, or -1 when it never closes. */
-export function stringEnd(bytes: Uint8Array, i: number): number {
+function stringEnd(bytes: Uint8Array, i: number): number {
   const n = bytes.length;
   for (let j = i + 1; j < n; j++) {
     const c = bytes[j];
@@ -357,15 +343,20 @@ export function stringEnd(bytes: Uint8Array, i: number): number {
   return -1;
 }
 
-/** Just past the object or list that opens at `i`, or -1 when it never closes. */
-function nestedEnd(bytes: Uint8Array, i: number): number {
+/**
+ * Just past the object or list that opens at `i`, or -1 when it never closes. `topString` is told
+ * where each string directly inside it stands (an object's keys, and its string values).
+ */
+function nestedEnd(bytes: Uint8Array, i: number, topString?: (from: number, to: number) => void): number {
   let depth = 0;
   const n = bytes.length;
   while (i < n) {
     const c = bytes[i];
     if (c === QUOTE) {
-      i = stringEnd(bytes, i);
-      if (i < 0) return -1;
+      const end = stringEnd(bytes, i);
+      if (end < 0) return -1;
+      if (depth === 1 && topString) topString(i, end);
+      i = end;
       continue;
     }
     if (c === OPEN || c === OPEN_LIST) depth++;
