@@ -2,7 +2,8 @@
  * A long list answer read in part. The instance list of a large account is megabytes of JSON that
  * says, poll after poll, nearly the same thing: parsing and validating all of it on every poll
  * would cost the extension host about 100 ms at 5,000 instances (`npm run bench`, "Scale"). This
- * reads the answer's bytes as they came (never the whole as one string), recognises each record
+ * reads the answer's bytes as they came, chunk by chunk (never the whole as one string, nor as one
+ * buffer: a record that straddles two chunks is the only thing copied), recognises each record
  * whose bytes are the same as in the previous answer (by a SHA-256 digest of them, so the previous
  * answer is not kept) and hands back the record read from them then, the very same object; only
  * the records whose bytes changed are decoded, parsed and validated, as the list's schema reads them.
@@ -66,6 +67,12 @@ const COMMA = 44;
 const COLON = 58;
 const ZERO = 48;
 
+/** Room past a guessed record's old length for its clock values to have grown. */
+const GUESS_SLACK = 256;
+/** The least a window grows by when what is scanned runs past it. */
+const MIN_GROWTH = 1 << 14;
+const EMPTY = new Uint8Array(0);
+
 /** After this many guesses in a row that missed (an answer in which everything moved), the reader stops guessing. */
 const MISSES_BEFORE_SCANNING = 16;
 
@@ -92,40 +99,44 @@ export class ListReuse<T extends object> {
     this.clockKeys = (o.clockFields ?? []).map((f) => encoder.encode(JSON.stringify(f)));
   }
 
-  /** The answer's list and the rest of its body, or undefined to leave the answer to the usual reading. */
-  read(bytes: Uint8Array): QuickRead<T> | undefined {
-    let i = skipBlank(bytes, 0);
-    if (bytes[i] !== OPEN) return undefined;
-    i = skipBlank(bytes, i + 1);
+  /**
+   * The answer's list and the rest of its body, or undefined to leave the answer to the usual
+   * reading. `chunks` are the body's bytes in order, as they came off the wire.
+   */
+  read(chunks: readonly Uint8Array[]): QuickRead<T> | undefined {
+    const s = new Window(chunks);
+    if (s.peek() !== OPEN) return undefined;
+    s.pos++;
     let listAt = -1;
     let listEnd = -1;
     let found: Found<T> | undefined;
-    if (bytes[i] !== CLOSE) {
+    if (s.peek() !== CLOSE) {
       for (;;) {
-        if (bytes[i] !== QUOTE) return undefined;
-        const nameEnd = stringEnd(bytes, i);
+        if (s.peek() !== QUOTE) return undefined;
+        const nameEnd = s.scan(stringEnd);
         if (nameEnd < 0) return undefined;
-        const isList = equalAt(bytes, i, nameEnd, this.quotedKey);
-        i = skipBlank(bytes, nameEnd);
-        if (bytes[i] !== COLON) return undefined;
-        i = skipBlank(bytes, i + 1);
+        const isList = equalAt(s.buf, s.pos, nameEnd, this.quotedKey);
+        s.pos = nameEnd;
+        if (s.peek() !== COLON) return undefined;
+        s.pos++;
+        const c = s.peek();
         if (isList) {
-          if (found || bytes[i] !== OPEN_LIST) return undefined;
-          listAt = i;
-          found = this.records(bytes, i);
+          if (found || c !== OPEN_LIST) return undefined;
+          listAt = s.at();
+          found = this.records(s);
           if (!found) return undefined;
-          i = listEnd = found.end;
+          listEnd = s.at();
         } else {
-          i = valueEnd(bytes, i);
-          if (i < 0) return undefined;
+          const end = s.scan(valueEnd);
+          if (end < 0) return undefined;
+          s.pos = end;
         }
-        i = skipBlank(bytes, i);
-        const c = bytes[i];
-        if (c === COMMA) {
-          i = skipBlank(bytes, i + 1);
+        const next = s.peek();
+        if (next === COMMA) {
+          s.pos++;
           continue;
         }
-        if (c === CLOSE) break;
+        if (next === CLOSE) break;
         return undefined;
       }
     }
@@ -134,7 +145,7 @@ export class ListReuse<T extends object> {
     // holds 0: a later key of the same name (the last one wins in JSON.parse) shows as anything else.
     let rest: unknown;
     try {
-      rest = JSON.parse(utf8.decode(bytes.subarray(0, listAt)) + '0' + utf8.decode(bytes.subarray(listEnd)));
+      rest = JSON.parse(utf8.decode(joined(chunks, 0, listAt)) + '0' + utf8.decode(joined(chunks, listEnd, Infinity)));
     } catch {
       return undefined;
     }
@@ -143,24 +154,29 @@ export class ListReuse<T extends object> {
     return list && { list, rest: rest as Record<string, unknown> };
   }
 
-  /** Reads the list that opens at `open`: each record recognised, or parsed for `finish` to validate. */
-  private records(bytes: Uint8Array, open: number): Found<T> | undefined {
-    const found: Found<T> = { list: [], known: new Map(), layouts: [], fresh: [], freshPlaces: [], freshDigests: [], end: -1 };
-    let i = skipBlank(bytes, open + 1);
-    if (bytes[i] === CLOSE_LIST) {
-      found.end = i + 1;
+  /** Reads the list that opens where `s` stands: each record recognised, or parsed for `finish` to validate. Leaves `s` past its `]`. */
+  private records(s: Window): Found<T> | undefined {
+    const found: Found<T> = { list: [], known: new Map(), layouts: [], fresh: [], freshPlaces: [], freshDigests: [] };
+    s.pos++;
+    if (s.peek() === CLOSE_LIST) {
+      s.pos++;
       return found;
     }
     let expect = 0;
     let misses = 0;
     for (let place = 0; ; place++) {
-      if (bytes[i] !== OPEN) return undefined;
+      if (s.peek() !== OPEN) return undefined;
       // Most records are where they were, as long as they were: one digest says whether this is one.
       const guess = misses < MISSES_BEFORE_SCANNING ? this.layouts[expect] : undefined;
-      let span = guess ? this.guessed(bytes, i, guess) : undefined;
-      if (guess && !span) misses++;
-      span ??= this.scanned(bytes, i);
+      let span: Spanned | undefined;
+      if (guess) {
+        s.ensure(guess.length + GUESS_SLACK);
+        span = this.guessed(s.buf, s.pos, guess);
+        if (!span) misses++;
+      }
+      span ??= this.scanned(s);
       if (!span) return undefined;
+      const bytes = s.buf;
       const digest = span.layout.digest;
       const before = this.known.get(digest);
       if (before && !found.known.has(digest)) {
@@ -171,7 +187,7 @@ export class ListReuse<T extends object> {
       } else {
         let value: unknown;
         try {
-          value = JSON.parse(utf8.decode(bytes.subarray(i, span.end)));
+          value = JSON.parse(utf8.decode(bytes.subarray(s.pos, span.end)));
         } catch {
           return undefined;
         }
@@ -182,43 +198,46 @@ export class ListReuse<T extends object> {
         expect++;
       }
       found.layouts.push(span.layout);
-      i = skipBlank(bytes, span.end);
-      const c = bytes[i];
+      s.pos = span.end;
+      const c = s.peek();
       if (c === COMMA) {
-        i = skipBlank(bytes, i + 1);
+        s.pos++;
         continue;
       }
       if (c !== CLOSE_LIST) return undefined;
-      found.end = i + 1;
+      s.pos++;
       return found;
     }
   }
 
   /**
-   * The record that opens at `start`, read byte by byte: its end, and where its clock values stand
-   * (top-level keys only, number or null values only). Undefined when it never closes.
+   * The record that opens where `s` stands, read byte by byte: its end, and where its clock values
+   * stand (top-level keys only, number or null values only). Undefined when it never closes.
    */
-  private scanned(bytes: Uint8Array, start: number): Spanned | undefined {
-    const cuts: number[] = [];
-    const end = nestedEnd(bytes, start, (from, to) => {
-      if (!this.isClockKey(bytes, from, to)) return;
-      const colon = skipBlank(bytes, to);
-      if (bytes[colon] !== COLON) return;
-      const at = skipBlank(bytes, colon + 1);
-      const valueEnd = numberEnd(bytes, at);
-      if (valueEnd > at) cuts.push(at, valueEnd);
+  private scanned(s: Window): Spanned | undefined {
+    let cuts: number[] = [];
+    const end = s.scan((bytes, start) => {
+      cuts = [];
+      return nestedEnd(bytes, start, (from, to) => {
+        if (!this.isClockKey(bytes, from, to)) return;
+        const colon = skipBlank(bytes, to);
+        if (bytes[colon] !== COLON) return;
+        const at = skipBlank(bytes, colon + 1);
+        const valueEnd = numberEnd(bytes, at);
+        if (valueEnd > at) cuts.push(at, valueEnd);
+      });
     });
-    return end < 0 ? undefined : this.spanOf(bytes, start, end, cuts);
+    return end < 0 ? undefined : this.spanOf(s.buf, s.pos, end, cuts);
   }
 
   /**
    * The record at `i` if its stable form is the one `was` describes: its clock values may differ
-   * (and be of another length), nothing else. Undefined otherwise.
+   * (and be of another length), nothing else. Undefined otherwise, and when `bytes` end before it does.
    */
   private guessed(bytes: Uint8Array, i: number, was: Layout): Spanned | undefined {
     if (was.clocks.length === 0) {
       const end = i + was.length;
-      if (bytes[end - 1] !== CLOSE) return undefined;
+      if (end > bytes.length || bytes[end - 1] !== CLOSE) return undefined;
       return digestOf(bytes.subarray(i, end)) === was.digest ? { end, layout: was } : undefined;
     }
     const cuts: number[] = [];
@@ -231,7 +250,7 @@ export class ListReuse<T extends object> {
       shift += valueEnd - valueAt - 1;
     }
     const end = i + was.length + shift;
-    if (bytes[end - 1] !== CLOSE) return undefined;
+    if (end > bytes.length || bytes[end - 1] !== CLOSE) return undefined;
     const span = this.spanOf(bytes, i, end, cuts);
     return span.layout.digest === was.digest ? span : undefined;
   }
@@ -287,8 +306,131 @@ interface Found<T> {
   fresh: unknown[];
   freshPlaces: number[];
   freshDigests: string[];
-  /** Just past the list's `]`. */
-  end: number;
+}
+
+/**
+ * The body read front to back through a window of contiguous bytes: a chunk itself while what is
+ * read lies inside one, else a copy of just the bytes that straddle chunks. `pos` is where reading
+ * stands in `buf`; code that scans `buf` from `pos` gets a longer window from `ensure` or `scan`.
+ */
+class Window {
+  buf: Uint8Array = EMPTY;
+  pos = 0;
+  /** Where `buf` starts in the body. */
+  private base = 0;
+  /** Where each chunk starts in the body. */
+  private readonly starts: number[] = [];
+  private readonly size: number;
+  /** The chunk that holds the byte reading last moved to: reading only goes forward. */
+  private chunk = 0;
+
+  constructor(private readonly chunks: readonly Uint8Array[]) {
+    let at = 0;
+    for (const c of chunks) {
+      this.starts.push(at);
+      at += c.length;
+    }
+    this.size = at;
+  }
+
+  /** Where reading stands in the whole body. */
+  at(): number {
+    return this.base + this.pos;
+  }
+
+  /** Whether `buf` holds the rest of the body. */
+  private atEnd(): boolean {
+    return this.base + this.buf.length >= this.size;
+  }
+
+  /** The first byte from `pos` on that is not blank (`pos` moved to it), or undefined at the body's end. */
+  peek(): number | undefined {
+    for (;;) {
+      const bytes = this.buf;
+      let i = this.pos;
+      while (i < bytes.length) {
+        const c = bytes[i]!;
+        if (c !== 32 && c !== 10 && c !== 13 && c !== 9) {
+          this.pos = i;
+          return c;
+        }
+        i++;
+      }
+      this.pos = i;
+      if (!this.ensure(1)) return undefined;
+    }
+  }
+
+  /**
+   * Makes `buf` hold `n` bytes from `pos` on (`buf` and `pos` may then be others for the same
+   * byte), or all that is left of the body when fewer are: false then. The chunk that holds them
+   * is the window itself; only bytes that straddle chunks are copied, into a window of their own.
+   */
+  ensure(n: number): boolean {
+    if (this.buf.length - this.pos >= n) return true;
+    const at = this.base + this.pos;
+    const { chunks, starts } = this;
+    while (this.chunk < chunks.length && starts[this.chunk]! + chunks[this.chunk]!.length <= at) this.chunk++;
+    if (this.chunk >= chunks.length) {
+      this.buf = EMPTY;
+      this.base = at;
+      this.pos = 0;
+      return false;
+    }
+    const chunk = chunks[this.chunk]!;
+    const offset = at - starts[this.chunk]!;
+    if (chunk.length - offset >= n) {
+      this.buf = chunk;
+      this.base = starts[this.chunk]!;
+      this.pos = offset;
+      return true;
+    }
+    const out = new Uint8Array(Math.min(n, this.size - at));
+    let filled = 0;
+    for (let k = this.chunk; filled < out.length; k++) {
+      const c = chunks[k]!;
+      const from = k === this.chunk ? offset : 0;
+      const take = Math.min(out.length - filled, c.length - from);
+      out.set(c.subarray(from, from + take), filled);
+      filled += take;
+    }
+    this.buf = out;
+    this.base = at;
+    this.pos = 0;
+    return out.length === n;
+  }
+
+  /**
+   * Just past what `end` finds from `pos` (in `buf`, as `ensure` may have moved it), or -1: `end`
+   * is given longer windows while what it finds runs up to the window's end and more of the body is left.
+   */
+  scan(end: (bytes: Uint8Array, start: number) => number): number {
+    for (;;) {
+      const found = end(this.buf, this.pos);
+      if ((found >= 0 && found < this.buf.length) || this.atEnd()) return found;
+      this.ensure(2 * (this.buf.length - this.pos) + MIN_GROWTH);
+    }
+  }
+}
+
+/** The body's bytes from `from` up to `to` (or its end), in one piece. */
+function joined(chunks: readonly Uint8Array[], from: number, to: number): Uint8Array {
+  const parts: Uint8Array[] = [];
+  let at = 0;
+  for (const c of chunks) {
+    const start = Math.max(from, at);
+    const end = Math.min(to, at + c.length);
+    if (end > start) parts.push(c.subarray(start - at, end - at));
+    at += c.length;
+  }
+  if (parts.length === 1) return parts[0]!;
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let k = 0;
+  for (const p of parts) {
+    out.set(p, k);
+    k += p.length;
+  }
+  return out;
 }
 
 /** Whether the bytes from `from` to `to` are `word`. */

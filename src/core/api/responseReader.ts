@@ -9,7 +9,7 @@ import { l10n } from '../l10n';
 
 /** The data of a 2xx answer, or the ApiError saying why it cannot be used. */
 export function readAnswer<S extends z.ZodType>(call: Call<S>, where: CallPlace, res: RawResponse, redact: Redact): z.output<S> {
-  const quick = call.quickRead && res.bytes && call.responseType !== 'text' ? call.quickRead(res.bytes) : undefined;
+  const quick = call.quickRead && res.chunks && call.responseType !== 'text' ? call.quickRead(res.chunks) : undefined;
   if (quick && !refuses(quick.rest)) return quick.data;
   const json = bodyOf(call, where, res);
   if (call.stringAnswer && call.responseType !== 'text' && typeof json === 'string') {

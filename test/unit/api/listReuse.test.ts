@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { MockAgent } from 'undici';
+import { Readable } from 'node:stream';
+import { MockAgent, type Dispatcher } from 'undici';
 import * as z from 'zod';
 import { GpuRentalClient } from '../../../src/core/api/client';
 import { isApiError } from '../../../src/core/api/errors';
@@ -18,6 +19,12 @@ import { MemoryLogger } from '../../support';
 const encode = (text: string) => new TextEncoder().encode(text);
 const usual = (text: string) => z.object({ instances: InstanceListSchema }).parse(JSON.parse(text)).instances;
 
+function chunked(bytes: Uint8Array, size = bytes.length || 1): Uint8Array[] {
+  const chunks: Uint8Array[] = [];
+  for (let at = 0; at < bytes.length; at += size) chunks.push(bytes.subarray(at, at + size));
+  return chunks;
+}
+
 /** A reader that counts the records it had to read in full. */
 function reader() {
   const read = recordsReader(InstanceSchema, { byId: unreadableInstance });
@@ -31,9 +38,10 @@ function reader() {
       },
       clockFields: INSTANCE_CLOCK_FIELDS,
     }),
-    read(text: string): Instance[] | undefined {
+    /** Reads `text` as it would come in chunks of `size` bytes (in one chunk without). */
+    read(text: string, size?: number): Instance[] | undefined {
       r.fresh = [];
-      return r.reuse.read(encode(text))?.list;
+      return r.reuse.read(chunked(encode(text), size))?.list;
     },
   };
   return r;
@@ -165,8 +173,41 @@ describe('reading a repeated instance list in part (ListReuse)', () => {
       good.replace('"label":"train-2"', '"label":"train-2",,'),
       good + 'x',
     ];
-    for (const text of odd) assert.equal(r.read(text), undefined, text.slice(0, 60));
+    for (const size of [undefined, 1, 5, 97])
+      for (const text of odd) assert.equal(r.read(text, size), undefined, `${size}: ${text.slice(0, 60)}`);
     assert.deepEqual(r.read(JSON.stringify({ instances: [] })), []);
+    assert.deepEqual(r.read(JSON.stringify({ instances: [] }), 1), []);
+  });
+
+  it('reads the same whatever chunks the body comes in, records and characters cut across them included', () => {
+    const records = [record(1, { label: 'é 日本 "q" \\ }' }), record(2), record(3, { gpu_util: 7 }), record(4)];
+    const first = answer(records, { note: { nested: [1, '2', { x: null }] }, n: 123456789 });
+    const later = answer(
+      [record(4), record(1, { label: 'é 日本 "q" \\ }', duration: 9e9 }), record(2, { uptime_mins: 1 }), record(3, { gpu_util: 8 })],
+      { note: { nested: [1, '2', { x: null }] }, n: 123456789 },
+    );
+    const whole = reader();
+    const expected = [whole.read(first)!, whole.read(later)!];
+    const freshLater = whole.fresh;
+    assert.deepEqual(freshLater, [3]);
+    for (const size of [1, 2, 3, 7, 64, 333, 1000, 2048, 4096]) {
+      const r = reader();
+      const a = r.read(first, size)!;
+      assert.deepEqual(a, expected[0], `size ${size}`);
+      const b = r.read(later, size)!;
+      assert.deepEqual(b, expected[1], `size ${size}`);
+      assert.deepEqual(r.fresh, freshLater, `size ${size}: only the changed record is read`);
+      assert.equal(b[0], a[3], `size ${size}`);
+      assert.equal(b[1], a[0], `size ${size}`);
+    }
+  });
+
+  it('reads a number around the list whole when a window of the body ends inside it', () => {
+    // Windows grow by 16 KiB: one of these paddings puts the window's end inside the number.
+    for (let pad = 16_360; pad < 16_400; pad++) {
+      const text = JSON.stringify({ pad: 'x'.repeat(pad), n: 123456789, instances: [record(1)] });
+      assert.deepEqual(reader().read(text, 1), usual(text), `padding ${pad}`);
+    }
   });
 
   it('keeps no clock field in the instance record, so none is ever read stale', () => {
@@ -211,5 +252,30 @@ describe('the instance list through the client, read in part', () => {
     assert.ok(isApiError(refused) && refused.kind === 'bad_request' && /key lacks instance_read/.test(refused.message), String(refused));
     const broken = await client.instances.listInOneRequest({ retry: 'never' }).catch((e: unknown) => e);
     assert.ok(isApiError(broken) && broken.kind === 'invalid_response' && /not valid JSON/.test(broken.message), String(broken));
+  });
+
+  it('decodes a body that came byte by byte when the usual reading takes it, characters cut across chunks included', async () => {
+    // Two "instances" keys: the quick reading declines, the usual one takes the last, as JSON.parse does.
+    const body = answer([record(1)]).slice(0, -1) + `,"instances":[${JSON.stringify(record(2, { label: 'é 日本 🚀' }))}]}`;
+    const bytes = encode(body);
+    const dispatcher = {
+      request: () =>
+        Promise.resolve({
+          statusCode: 200,
+          headers: { 'content-type': 'application/json' },
+          body: Readable.from(chunked(bytes, 1)),
+        } as unknown as Dispatcher.ResponseData),
+    };
+    const client = new GpuRentalClient({
+      dispatcher,
+      baseUrl: BASE,
+      getApiKey: () => 'sk-test-0123456789',
+      logger: new MemoryLogger(),
+      timeoutMs: 2_000,
+      maxAttempts: 1,
+    });
+    const list = await client.instances.listInOneRequest({ retry: 'never' });
+    assert.deepEqual(list, usual(body));
+    assert.equal(list[0]!.label, 'é 日本 🚀');
   });
 });
