@@ -3,7 +3,7 @@
 // One poll tick is what the window does on each poll: the request for GET /api/v0/instances/ (the
 // simulator answering in a process of its own), parse and validation, the poller's own work, every
 // listener of the poller in core (the view's badge and total, the cost tracker, the boot watcher,
-// the spend guard's sums, the idle tracker, the outbid notifier, the SSH cleanup, the job book, the
+// the spend guard's sums and the account item's tooltip, the idle tracker, the outbid notifier, the SSH cleanup, the job book, the
 // walkthrough), then the Instances view's tree as VS Code reads it after the change event: the
 // root's rows (overlays listed once per poll, grouping, every row's text), each cluster's nodes and
 // each instance's job rows.
@@ -20,6 +20,8 @@ import { performance } from 'node:perf_hooks';
 import { Agent } from 'undici';
 import { cleanup as stopChildren, cleanupOnExit } from '../../scripts/processes';
 import { InstanceListSchema } from '../../src/core/api/instanceSchemas';
+import { accountStatusView } from '../../src/core/account/status';
+import type { User } from '../../src/core/api/account';
 import { LowCreditWatch } from '../../src/core/billing/lowCredit';
 import { CostTracker } from '../../src/core/billing/costs';
 import { IdleTracker } from '../../src/core/idle/idleTracker';
@@ -39,6 +41,7 @@ import { spawnSimulator } from '../support/simulator';
 import { InstanceTreeModel } from './scaleTree';
 
 const TICKS = 20;
+const benchUser = { id: 1, email: 'bench@example.com', credit: 10_000_000 } as unknown as User;
 const CHANGED_SHARE = 0.01;
 
 // The heap figures need gc() and a young generation that holds one tick: start again with them.
@@ -145,8 +148,10 @@ async function measure(count: number) {
     const result = boots.update(instances, now);
     bootStatus(result.booting, now);
     for (const i of instances) if (instancePhase(i) === 'failed' && !announced.has(i.id)) announced.add(i.id);
-    // SpendGuard.
-    credit.update(10_000_000, burnRate(instances).perHour, now);
+    // SpendGuard, and the account's status bar item it hands the burn to.
+    const burn = burnRate(instances);
+    credit.update(10_000_000, burn.perHour, now);
+    accountStatusView({ kind: 'ready', user: benchUser }, { profile: undefined, where: 'bench', burn });
     // IdleGuard.
     idle.update(instances, new Set(), { nowMs: now, idleMs: 30 * 60_000, gpuThreshold: 5 });
     // OutbidNotifier.

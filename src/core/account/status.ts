@@ -150,6 +150,9 @@ function fundsLine(funds: AccountFunds | undefined): string {
     : l10n.t('Balance: **{0}** (the service sent no credit figure)', formatDollars(funds.amount));
 }
 
+/** The most failed instances the tooltip names one by one. */
+const FAILED_NAMED = 10;
+
 /** What bills: the total and its parts, how long the money lasts, each instance's share, and the failed ones. */
 function burnParagraphs(burn: Burn, funds: AccountFunds | undefined): string[] {
   if (burn.perHour <= 0) return [l10n.t('Nothing is billing now.')];
@@ -169,23 +172,34 @@ function burnParagraphs(burn: Burn, funds: AccountFunds | undefined): string[] {
         : l10n.t('At this rate the balance lasts **{0}**', lasts),
     );
   } else out.push(l10n.t('How long the credit lasts at this rate is unknown: the credit is not known.'));
+  const share = (perHour: number) => {
+    const percent = (perHour / burn.perHour) * 100;
+    return percent > 0 && percent < 0.5 ? '<1%' : `${Math.round(percent)}%`;
+  };
   const rows = burn.shares
     .filter((s) => s.perHour > 0)
     .map((s) => {
       const name =
         s.kind === 'storage' ? l10n.t('{0} ({1}, disk)', markdownEscape(s.name), s.phase) : `${markdownEscape(s.name)} (${s.phase})`;
-      return `| ${name} | ${formatDollars(s.perHour)} | ${Math.round((s.perHour / burn.perHour) * 100)}% |`;
+      return `| ${name} | ${formatDollars(s.perHour)} | ${share(s.perHour)} |`;
     });
+  // A large account names its largest instances only: a tooltip of thousands of rows helps no one.
+  if (burn.rest.count > 0)
+    rows.push(
+      `| ${l10n.t('{0} more instances (listed in the Instances view)', burn.rest.count.toLocaleString('en'))} | ${formatDollars(burn.rest.perHour)} | ${share(burn.rest.perHour)} |`,
+    );
   out.push([`| ${l10n.t('Instance')} | $/h | ${l10n.t('Share')} |`, '|---|---:|---:|', ...rows].join('\n'));
-  if (burn.failed.length)
+  if (burn.failed.length) {
+    const named = burn.failed.slice(0, FAILED_NAMED).map((f) => markdownEscape(f.name));
+    const more = burn.failed.length - named.length;
     out.push(
       burn.failed.length === 1
-        ? l10n.t('$(warning) {0} failed and still bills for disk until destroyed.', markdownEscape(burn.failed[0]!.name))
-        : l10n.t(
-            '$(warning) {0} failed and still bill for disk until destroyed.',
-            burn.failed.map((f) => markdownEscape(f.name)).join(', '),
-          ),
+        ? l10n.t('$(warning) {0} failed and still bills for disk until destroyed.', named[0]!)
+        : more > 0
+          ? l10n.t('$(warning) {0} and {1} more failed and still bill for disk until destroyed.', named.join(', '), more)
+          : l10n.t('$(warning) {0} failed and still bill for disk until destroyed.', named.join(', ')),
     );
+  }
   return out;
 }
 

@@ -24,35 +24,64 @@ export interface BurnShare {
   kind: 'compute' | 'storage';
 }
 
+/** The most instances a burn names one by one (the account's tooltip lists them): the rest are summed. */
+export const TOP_SHARES = 10;
+
 export interface Burn {
   perHour: number;
   computePerHour: number;
   storagePerHour: number;
-  /** Largest first. */
+  /** The instances that bill, largest first: at most TOP_SHARES. */
   shares: BurnShare[];
+  /** The instances that bill and are not among `shares`: how many, and what they add up to. */
+  rest: { count: number; perHour: number };
   /** Failed instances that never recover and still bill for their disk until destroyed. */
   failed: BurnShare[];
 }
 
-/** What the account spends per hour right now, from the instance list alone. */
+/**
+ * What the account spends per hour right now, from the instance list alone. It runs on every
+ * poll: one pass over the list, and only the largest TOP_SHARES (and the failed) are named.
+ */
 export function burnRate(instances: readonly Instance[]): Burn {
-  const shares: BurnShare[] = [];
+  let computePerHour = 0;
+  let storagePerHour = 0;
+  let billing = 0;
+  const top: Array<{ i: Instance; phase: InstancePhase; perHour: number }> = [];
+  const failed: BurnShare[] = [];
+  const ahead = (a: { i: Instance; perHour: number }, b: { i: Instance; perHour: number }) =>
+    a.perHour > b.perHour || (a.perHour === b.perHour && a.i.id < b.i.id);
   for (const i of instances) {
     const phase = instancePhase(i);
     if (phase === 'gone') continue;
     const perHour = currentRate(i, phase) ?? 0;
-    const kind = phase === 'stopped' || phase === 'failed' ? 'storage' : 'compute';
-    shares.push({ id: i.id, name: instanceLabel(i), phase, perHour, kind });
+    if (phase === 'stopped' || phase === 'failed') storagePerHour += perHour;
+    else computePerHour += perHour;
+    if (phase === 'failed') failed.push(shareOf(i, phase, perHour));
+    if (perHour <= 0) continue;
+    billing++;
+    const entry = { i, phase, perHour };
+    if (top.length === TOP_SHARES && !ahead(entry, top[TOP_SHARES - 1]!)) continue;
+    let k = Math.min(top.length, TOP_SHARES - 1);
+    while (k > 0 && ahead(entry, top[k - 1]!)) k--;
+    top.splice(k, 0, entry);
+    if (top.length > TOP_SHARES) top.pop();
   }
-  shares.sort((a, b) => b.perHour - a.perHour || a.id - b.id);
-  const sum = (k: BurnShare['kind']) => shares.filter((s) => s.kind === k).reduce((t, s) => t + s.perHour, 0);
-  const computePerHour = sum('compute');
-  const storagePerHour = sum('storage');
+  const shares = top.map((t) => shareOf(t.i, t.phase, t.perHour));
+  const named = shares.reduce((sum, s) => sum + s.perHour, 0);
   return {
     perHour: computePerHour + storagePerHour,
     computePerHour,
     storagePerHour,
     shares,
-    failed: shares.filter((s) => s.phase === 'failed'),
+    rest:
+      billing > shares.length
+        ? { count: billing - shares.length, perHour: Math.max(0, computePerHour + storagePerHour - named) }
+        : { count: 0, perHour: 0 },
+    failed: failed.sort((a, b) => b.perHour - a.perHour || a.id - b.id),
   };
+}
+
+function shareOf(i: Instance, phase: InstancePhase, perHour: number): BurnShare {
+  return { id: i.id, name: instanceLabel(i), phase, perHour, kind: phase === 'stopped' || phase === 'failed' ? 'storage' : 'compute' };
 }

@@ -39,6 +39,20 @@ describe('account: the status bar item', () => {
     assert.match(v.tooltip, /broken failed and still bills for disk until destroyed\./);
   });
 
+  it('a large account: the tooltip names the ten largest, sums the rest in one row, and names ten failed', () => {
+    const list = Array.from({ length: 5000 }, (_, k) => inst(k + 1, k < 12 ? 'exited' : 'running', 0.5, 0.01 + k / 1e6, `n${k + 1}`));
+    const v = accountStatusView({ kind: 'ready', user: user() }, { profile: undefined, where, burn: burnRate(list) });
+    const rows = v.tooltip.split('\n').filter((l) => l.startsWith('| n'));
+    assert.equal(rows.length, 10);
+    assert.match(
+      v.tooltip,
+      /\| n13 \(running\) \| \$0\.500 \| <1% \|\n[^]*\| 4,990 more instances \(listed in the Instances view\) \| \$2489\.12 \| 100% \|/,
+    );
+    assert.match(v.tooltip, /\$\(warning\) n12, n11, n10, n9, n8, n7, n6, n5, n4, n3 and 2 more failed and still bill for disk/);
+    assert.ok(v.tooltip.length < 3000, `${v.tooltip.length} characters`);
+    assert.equal(v.text, '$(account) $100.00 · $2494.12/h · $(warning) 12 failed');
+  });
+
   it('an unknown credit reads "credit unknown", never $0.00; a key that may not read the account says why', () => {
     assert.equal(
       accountStatusView({ kind: 'ready', user: user({ credit: undefined }) }, { profile: undefined, where, burn: undefined }).text,

@@ -43,6 +43,32 @@ describe('billing: burn rate, projection, cap', () => {
     assert.equal(burn.shares[0]!.name, 'train');
   });
 
+  it('names the ten largest of a large account and sums the rest, the same totals as one by one', () => {
+    const list = Array.from({ length: 5000 }, (_, k) =>
+      inst(
+        k + 1,
+        k % 7 === 0 ? 'stopped' : 'running',
+        k % 7 === 0 ? 'stopped' : 'running',
+        0.1 + ((k * 37) % 1000) / 1000,
+        0.01,
+        `n${k + 1}`,
+      ),
+    );
+    const burn = burnRate(list);
+    const rate = (i: Instance) => (i.actual_status === 'stopped' ? 0.01 : i.dph_total!);
+    const byRate = [...list].sort((a, b) => rate(b) - rate(a) || a.id - b.id);
+    assert.deepEqual(
+      burn.shares.map((s) => s.id),
+      byRate.slice(0, 10).map((i) => i.id),
+    );
+    const total = list.reduce((t, i) => t + rate(i), 0);
+    assert.ok(Math.abs(burn.perHour - total) < 1e-6);
+    assert.equal(burn.rest.count, 4990);
+    const named = burn.shares.reduce((t, s) => t + s.perHour, 0);
+    assert.ok(Math.abs(burn.rest.perHour - (total - named)) < 1e-6);
+    assert.deepEqual(burnRate(list.slice(0, 3)).rest, { count: 0, perHour: 0 });
+  });
+
   it('leaves destroyed instances out and is zero for none', () => {
     assert.equal(burnRate([inst(1, 'destroyed', 'stopped', 0.5, 0.02)]).perHour, 0);
     assert.equal(burnRate([]).perHour, 0);
