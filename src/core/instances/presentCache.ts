@@ -1,10 +1,12 @@
 import type { Instance } from '../api/instances';
-import { formatDuration } from '../format';
 import { presentInstance, presentTooltip, uptimeSeconds, type InstancePresentation, type PresentOptions } from './present';
 
 interface Row {
   instance: Instance;
-  key: string;
+  /** What the row shows beside the record, as rowKey reads it. */
+  cost: number | undefined;
+  ready: boolean;
+  uptime: number;
   p: InstancePresentation;
   tooltip?: string;
 }
@@ -19,15 +21,23 @@ export class PresentationCache {
   private readonly rows = new Map<number, Row>();
 
   present(instance: Instance, options: PresentOptions): InstancePresentation {
-    const key = rowKey(instance, options);
+    const cost = options.costSoFar;
+    const ready = options.sshReady === true;
+    const uptime = uptimeShown(instance, options.nowMs);
     const hit = this.rows.get(instance.id);
-    if (hit && hit.key === key && (hit.instance === instance || sameRecord(hit.instance, instance))) {
+    if (
+      hit &&
+      hit.uptime === uptime &&
+      hit.cost === cost &&
+      hit.ready === ready &&
+      (hit.instance === instance || sameRecord(hit.instance, instance))
+    ) {
       // The newest record is kept (the poller's snapshot holds it too), so no older copy stays alive.
       hit.instance = instance;
       return hit.p;
     }
     const { label, description, icon, contextValue, phase, accessibilityLabel } = presentInstance(instance, options);
-    const row: Row = { instance, key, p: undefined as unknown as InstancePresentation };
+    const row: Row = { instance, cost, ready, uptime, p: undefined as unknown as InstancePresentation };
     row.p = {
       label,
       description,
@@ -61,10 +71,18 @@ export class PresentationCache {
   }
 }
 
-/** What a row shows that is not in the record: the cost so far, readiness, and the uptime as text (it moves with the clock). */
-function rowKey(instance: Instance, o: PresentOptions): string {
-  const uptime = uptimeSeconds(instance, o.nowMs);
-  return `${o.costSoFar ?? ''}|${o.sshReady ? 1 : 0}|${uptime === undefined ? '' : formatDuration(uptime)}`;
+/**
+ * The uptime as the row shows it, as a number that changes exactly when formatDuration's text does
+ * (seconds under an hour, minutes under a day, hours after), -1 for none: compared on every row
+ * of every poll, so no text is built for it.
+ */
+export function uptimeShown(instance: Instance, nowMs: number): number {
+  const uptime = uptimeSeconds(instance, nowMs);
+  if (uptime === undefined) return -1;
+  const s = Math.floor(uptime);
+  if (s < 3600) return s;
+  if (s < 86_400) return 3600 + Math.floor(s / 60);
+  return 86_400 + Math.floor(s / 3600);
 }
 
 /** Whether two records of one instance say the same: every field equal (nested values, such as the port map, by their JSON). */

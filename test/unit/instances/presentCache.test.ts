@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { InstanceSchema, type Instance } from '../../../src/core/api/instances';
 import { presentInstance } from '../../../src/core/instances/present';
-import { PresentationCache, sameRecord } from '../../../src/core/instances/presentCache';
+import { formatDuration } from '../../../src/core/format';
+import { PresentationCache, sameRecord, uptimeShown } from '../../../src/core/instances/presentCache';
 
 const NOW = 1_800_000_000_000;
 const record = (over: Record<string, unknown> = {}): Instance =>
@@ -72,6 +73,8 @@ describe('instances: the rows kept from one poll to the next', () => {
             util: fc.constantFrom(0, 50, 99),
             cost: fc.constantFrom(undefined, 1, 2),
             step: fc.integer({ min: 0, max: 120_000 }),
+            // Under a minute, an hour, a day, and days: the uptime text moves by seconds, minutes, hours.
+            age: fc.constantFrom(5, 3_550, 3 * 3600, 86_390, 2 * 86_400),
           }),
           { minLength: 1, maxLength: 12 },
         ),
@@ -80,13 +83,25 @@ describe('instances: the rows kept from one poll to the next', () => {
           let now = NOW;
           for (const poll of polls) {
             now += poll.step;
-            const r = record({ actual_status: poll.status, label: poll.label, gpu_util: poll.util });
+            const r = record({ actual_status: poll.status, label: poll.label, gpu_util: poll.util, start_date: NOW / 1000 - poll.age });
             const options = { nowMs: now, costSoFar: poll.cost };
             assert.deepEqual(shown(cache.present(r, options)), shown(presentInstance(r, options)));
           }
         },
       ),
     );
+  });
+
+  it('tells the uptime text apart without building it: a new number exactly when the text moves', () => {
+    const r = record({ start_date: 1000 });
+    const at = (s: number) => (1000 + s) * 1000;
+    for (const s of [0, 59, 60, 3599, 3600, 3659, 3660, 86_399, 86_400, 89_999, 90_000, 200_000]) {
+      for (const d of [0.4, 1, 59, 60, 3600]) {
+        const sameText = formatDuration(s) === formatDuration(s + d);
+        assert.equal(uptimeShown(r, at(s)) === uptimeShown(r, at(s + d)), sameText, `${s} s and ${s + d} s`);
+      }
+    }
+    assert.equal(uptimeShown(record({ start_date: undefined }), NOW), -1);
   });
 
   it('builds a tooltip only when it is read, from the newest equal record', () => {
