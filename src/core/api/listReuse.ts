@@ -17,6 +17,7 @@
  * parse, it leaves to the usual reading (undefined), which then says what is wrong: so an answer
  * reads to the same data, or the same error, either way.
  */
+import { Buffer } from 'node:buffer';
 import * as crypto from 'node:crypto';
 import { unreadableOf, withUnreadable } from './unreadable';
 
@@ -37,8 +38,10 @@ export interface QuickRead<T> {
 
 interface Known<T> {
   record: T;
-  /** Its place in the answer it was read from. */
+  /** Its place in the last answer that held it. */
   place: number;
+  /** The read that last found it (see ListReuse.reads). */
+  seen: number;
 }
 
 /**
@@ -83,11 +86,22 @@ const digestOf: (bytes: Uint8Array) => string = hashOne
   : (bytes) => crypto.createHash('sha256').update(bytes).digest('binary');
 const utf8 = new TextDecoder();
 
+// Node 22 and newer copy natively here, making no view of the source (a subarray is one each time):
+// thousands of copies a poll.
+const bufferCopy = Buffer.prototype.copy as (this: Uint8Array, target: Uint8Array, at: number, from: number, to: number) => number;
+
+/** Copies `source` from `from` up to `to` into `target` at `at`. */
+function copyBytes(source: Uint8Array, from: number, to: number, target: Uint8Array, at: number): void {
+  if (to > from) bufferCopy.call(source, target, at, from, to);
+}
+
 export class ListReuse<T extends object> {
   private readonly quotedKey: Uint8Array;
   private readonly clockKeys: Uint8Array[];
   /** The records of the previous answer by the digest of their stable form (records read in full only). */
   private known = new Map<string, Known<T>>();
+  /** Reads begun: a record found in this read is not handed out twice, and those not found are forgotten after it. */
+  private reads = 0;
   /** The previous answer's layouts in order: where the next record probably ends. */
   private layouts: Layout[] = [];
   /** Where a record's stable form is put together for its digest. */
@@ -156,7 +170,7 @@ export class ListReuse<T extends object> {
 
   /** Reads the list that opens where `s` stands: each record recognised, or parsed for `finish` to validate. Leaves `s` past its `]`. */
   private records(s: Window): Found<T> | undefined {
-    const found: Found<T> = { list: [], known: new Map(), layouts: [], fresh: [], freshPlaces: [], freshDigests: [] };
+    const found: Found<T> = { read: ++this.reads, list: [], layouts: [], fresh: [], freshPlaces: [], freshDigests: [] };
     s.pos++;
     if (s.peek() === CLOSE_LIST) {
       s.pos++;
@@ -179,10 +193,11 @@ export class ListReuse<T extends object> {
       const bytes = s.buf;
       const digest = span.layout.digest;
       const before = this.known.get(digest);
-      if (before && !found.known.has(digest)) {
+      if (before && before.seen !== found.read) {
         found.list.push(before.record);
-        found.known.set(digest, { record: before.record, place });
         expect = before.place + 1;
+        before.place = place;
+        before.seen = found.read;
         misses = 0;
       } else {
         let value: unknown;
@@ -233,6 +248,7 @@ export class ListReuse<T extends object> {
   /**
    * The record at `i` if its stable form is the one `was` describes: its clock values may differ
    * (and be of another length), nothing else. Undefined otherwise, and when `bytes` end before it does.
+   * The stable form is put together as the clock values are found, and on a match `was` stands for it.
    */
   private guessed(bytes: Uint8Array, i: number, was: Layout): Spanned | undefined {
     if (was.clocks.length === 0) {
@@ -240,39 +256,48 @@ export class ListReuse<T extends object> {
       if (end > bytes.length || bytes[end - 1] !== CLOSE) return undefined;
       return digestOf(bytes.subarray(i, end)) === was.digest ? { end, layout: was } : undefined;
     }
-    const cuts: number[] = [];
-    let shift = 0;
+    const stable = this.scratchOf(was.length);
+    let from = i;
+    let length = 0;
     for (const at of was.clocks) {
-      const valueAt = i + at + shift;
+      // The clock value stands where its 0 stood in the stable form, moved by the values before it.
+      const valueAt = from + at - length;
       const valueEnd = numberEnd(bytes, valueAt);
       if (valueEnd <= valueAt) return undefined;
-      cuts.push(valueAt, valueEnd);
-      shift += valueEnd - valueAt - 1;
+      copyBytes(bytes, from, valueAt, stable, length);
+      length = at;
+      stable[length++] = ZERO;
+      from = valueEnd;
     }
-    const end = i + was.length + shift;
+    const end = from + was.length - length;
     if (end > bytes.length || bytes[end - 1] !== CLOSE) return undefined;
-    const span = this.spanOf(bytes, i, end, cuts);
-    return span.layout.digest === was.digest ? span : undefined;
+    copyBytes(bytes, from, end, stable, length);
+    return digestOf(stable.subarray(0, was.length)) === was.digest ? { end, layout: was } : undefined;
   }
 
   /** The record from `start` to `end` with the values between each pair of `cuts` written as 0. */
   private spanOf(bytes: Uint8Array, start: number, end: number, cuts: readonly number[]): Spanned {
     if (cuts.length === 0) return { end, layout: { digest: digestOf(bytes.subarray(start, end)), length: end - start, clocks: [] } };
-    if (this.scratch.length < end - start) this.scratch = new Uint8Array(2 * (end - start));
-    const stable = this.scratch;
+    const stable = this.scratchOf(end - start);
     const clocks: number[] = [];
     let from = start;
     let length = 0;
     for (let k = 0; k < cuts.length; k += 2) {
-      stable.set(bytes.subarray(from, cuts[k]), length);
+      copyBytes(bytes, from, cuts[k]!, stable, length);
       length += cuts[k]! - from;
       clocks.push(length);
       stable[length++] = ZERO;
       from = cuts[k + 1]!;
     }
-    stable.set(bytes.subarray(from, end), length);
+    copyBytes(bytes, from, end, stable, length);
     length += end - from;
     return { end, layout: { digest: digestOf(stable.subarray(0, length)), length, clocks } };
+  }
+
+  /** Where a record's stable form of up to `length` bytes is put together. */
+  private scratchOf(length: number): Uint8Array {
+    if (this.scratch.length < length) this.scratch = new Uint8Array(2 * length);
+    return this.scratch;
   }
 
   private isClockKey(bytes: Uint8Array, from: number, to: number): boolean {
@@ -282,7 +307,8 @@ export class ListReuse<T extends object> {
 
   /** Validates the fresh records in one pass and keeps what this answer said for the next one. */
   private finish(found: Found<T>): T[] | undefined {
-    const { list, known, fresh, freshPlaces, freshDigests } = found;
+    const { read: now, list, fresh, freshPlaces, freshDigests } = found;
+    const known = this.known;
     const read = fresh.length > 0 ? this.o.readFresh(fresh, freshPlaces) : [];
     // A reader that leaves records out cannot be matched back to places: the usual reading does it.
     if (read.length !== fresh.length) return undefined;
@@ -291,17 +317,19 @@ export class ListReuse<T extends object> {
       const place = freshPlaces[k]!;
       list[place] = record;
       // A record that could not be read is read again each time, so that it is reported each time.
-      if (!(record as { unreadable?: true }).unreadable) known.set(freshDigests[k]!, { record, place });
+      if (!(record as { unreadable?: true }).unreadable) known.set(freshDigests[k]!, { record, place, seen: now });
     }
-    this.known = known;
+    // Records this answer did not hold are forgotten (deleting while iterating a Map is safe).
+    for (const [digest, k] of known) if (k.seen !== now) known.delete(digest);
     this.layouts = found.layouts;
     return withUnreadable(list as T[], unreadableOf(read));
   }
 }
 
 interface Found<T> {
+  /** Which read this is (ListReuse.reads). */
+  read: number;
   list: Array<T | undefined>;
-  known: Map<string, Known<T>>;
   layouts: Layout[];
   fresh: unknown[];
   freshPlaces: number[];

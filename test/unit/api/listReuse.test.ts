@@ -132,6 +132,18 @@ describe('reading a repeated instance list in part (ListReuse)', () => {
     assert.equal(again[4], first[1]);
   });
 
+  it('forgets a record the answer no longer holds, and hands out a record twice listed as two objects', () => {
+    const r = reader();
+    r.read(answer([record(1), record(2)]));
+    r.read(answer([record(1)]));
+    r.read(answer([record(1), record(2)]));
+    assert.deepEqual(r.fresh, [1], 'the record that left and came back is read again');
+    const twice = r.read(answer([record(1), record(1), record(2)]))!;
+    assert.deepEqual(r.fresh, [1]);
+    assert.notEqual(twice[0], twice[1]);
+    assert.deepEqual(twice[0], twice[1]);
+  });
+
   it('finds the records where strings hold quotes, backslashes and brackets, and where the answer has blanks (Python separators)', () => {
     const r = reader();
     const odd = [record(1, { label: 'a "quoted" } { ] [ \\ label\\' }), record(2, { status_msg: '\\"}' }), record(3)];
