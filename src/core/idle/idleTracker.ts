@@ -25,12 +25,14 @@ export class IdleTracker {
       const busy = (i.gpu_util ?? 0) > options.gpuThreshold || connected.has(i.id);
       if (busy || !this.lastActive.has(i.id)) this.lastActive.set(i.id, options.nowMs);
     }
-    // Stopped or gone: start afresh if it runs again.
-    for (const id of [...this.lastActive.keys()]) if (!running.has(id)) this.lastActive.delete(id);
-    return [...this.lastActive]
-      .filter(([, at]) => options.nowMs - at >= options.idleMs)
-      .sort((a, b) => a[1] - b[1])
-      .map(([id]) => id);
+    // Stopped or gone: start afresh if it runs again. (Runs on every poll over every instance: no
+    // copies of the map, and no pair per entry.)
+    const idle: Array<{ id: number; at: number }> = [];
+    this.lastActive.forEach((at, id) => {
+      if (!running.has(id)) this.lastActive.delete(id);
+      else if (options.nowMs - at >= options.idleMs) idle.push({ id, at });
+    });
+    return idle.sort((a, b) => a.at - b.at).map((x) => x.id);
   }
 
   /** How long an instance has been idle, in ms (undefined when not tracked). */
