@@ -48,7 +48,8 @@ export class InstanceTreeModel {
     const plain = grouping.plain.filter(shown).map((i) => this.itemOf(i));
     this.clusters = grouping.clusters.map((cluster) => ({ cluster, p: presentCluster(cluster) }));
     this.items = [...grouping.clusters.flatMap((c) => c.nodes.filter(shown).map((i) => this.itemOf(i))), ...plain];
-    this.itemsById = new Map(this.items.map((x) => [x.instance.id, x]));
+    this.itemsById = new Map();
+    for (const item of this.items) this.itemsById.set(item.instance.id, item);
     this.rows.retain(instances);
     unreadableOf(instances);
     let rows = this.clusters.length + plain.length;

@@ -51,7 +51,9 @@ export function groupClusters(
   overlays: readonly Overlay[],
   addresses: ReadonlyMap<number, string> = new Map(),
 ): Grouping {
-  const byId = new Map(instances.map((i) => [i.id, i]));
+  // On every poll over every instance: no pair per instance on the way to the map.
+  const byId = new Map<number, Instance>();
+  for (const i of instances) byId.set(i.id, i);
   const claimed = new Set<number>();
   const clusters: ClusterGroup[] = [];
   for (const overlay of overlays) {

@@ -258,7 +258,8 @@ export class JobBook implements Disposable {
   private followInstances(instances: readonly Instance[]): void {
     this.keepPolling();
     const remembered = this.deps.memory.jobs();
-    const byId = new Map(instances.map((i) => [i.id, i]));
+    const byId = new Map<number, Instance>();
+    for (const i of instances) byId.set(i.id, i);
     const ids = new Set([...remembered.map((j) => j.instanceId), ...this.statuses.keys()]);
     let interrupted = false;
     for (const id of ids) {

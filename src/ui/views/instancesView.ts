@@ -216,7 +216,8 @@ export class InstancesView implements vscode.TreeDataProvider<InstancesViewItem>
     const plain = grouping.plain.filter(shown).map((i) => this.itemOf(i));
     this.clusterItems = grouping.clusters.map((c) => new ClusterItem(c));
     this.items = [...grouping.clusters.flatMap((c) => c.nodes.filter(shown).map((i) => this.itemOf(i))), ...plain];
-    this.itemsById = new Map(this.items.map((x) => [x.instance.id, x]));
+    this.itemsById = new Map();
+    for (const item of this.items) this.itemsById.set(item.instance.id, item);
     this.rows.retain(instances);
     // Records the list could not read: those with an id are among the items (as "#id (details
     // unreadable)"), the others are only counted here.
