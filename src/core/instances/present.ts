@@ -74,19 +74,46 @@ export interface PresentOptions {
 }
 
 export function presentInstance(instance: Instance, options: PresentOptions): InstancePresentation {
-  if (instance.unreadable) return presentUnreadable(instance);
+  return presentWithParts(instance, options).p;
+}
+
+/**
+ * What a row's description says from the record alone: the phase (or outbid) and the rate,
+ * whether the uptime is shown, and the health. `describe` puts the uptime and the cost so far in:
+ * the Instances view's rows (presentCache.ts) do that again as they move, the record unchanged.
+ */
+export interface DescriptionParts {
+  /** The phase (or outbid) and the rate, joined. */
+  lead: string;
+  showsUptime: boolean;
+  health: string | undefined;
+}
+
+/** A row's description: its parts from the record, the uptime now and the cost so far. */
+export function describe(parts: DescriptionParts, instance: Instance, options: PresentOptions): string {
+  const out = [parts.lead];
+  const uptime = parts.showsUptime ? uptimeSeconds(instance, options.nowMs) : undefined;
+  if (uptime !== undefined) out.push(`up ${formatDuration(uptime)}`);
+  if (options.costSoFar !== undefined) out.push(l10n.t('{0} so far', formatDollars(options.costSoFar)));
+  if (parts.health) out.push(parts.health);
+  return out.join(' · ');
+}
+
+/** presentInstance, with its description's parts (none for an unreadable record). */
+export function presentWithParts(instance: Instance, options: PresentOptions): { p: InstancePresentation; parts?: DescriptionParts } {
+  if (instance.unreadable) return { p: presentUnreadable(instance) };
   const phase = instancePhase(instance);
   const rate = currentRate(instance, phase);
-  const uptime = uptimeSeconds(instance, options.nowMs);
   const outbid = isOutbid(instance);
-  const parts = [outbid ? 'outbid' : PHASE_TEXT[phase]];
-  if (rate !== undefined) parts.push(`${formatDollars(rate)}/h${phase === 'stopped' || phase === 'failed' ? ' disk' : ''}`);
-  if (uptime !== undefined && phase !== 'gone') parts.push(`up ${formatDuration(uptime)}`);
-  if (options.costSoFar !== undefined) parts.push(l10n.t('{0} so far', formatDollars(options.costSoFar)));
+  const lead = [outbid ? 'outbid' : PHASE_TEXT[phase]];
+  if (rate !== undefined) lead.push(`${formatDollars(rate)}/h${phase === 'stopped' || phase === 'failed' ? ' disk' : ''}`);
   // Health only while it runs: a stopped instance's last readings would mislead.
   const health = phase === 'running' ? instanceHealth(instance) : undefined;
-  const healthText = health && healthDescription(health);
-  if (healthText) parts.push(healthText);
+  const parts: DescriptionParts = {
+    lead: lead.join(' · '),
+    showsUptime: phase !== 'gone',
+    health: (health && healthDescription(health)) || undefined,
+  };
 
   const tags = ['instance', phase];
   if (phase === 'running') tags.push('canStop', 'canReboot');
@@ -104,9 +131,9 @@ export function presentInstance(instance: Instance, options: PresentOptions): In
   if (outbid) tags.push('outbid');
 
   let tooltip: string | undefined;
-  return {
+  const p: InstancePresentation = {
     label: instanceLabel(instance),
-    description: parts.join(' · '),
+    description: describe(parts, instance, options),
     // Built when first read (a hover), not for every row on every poll: most rows are never hovered.
     get tooltip() {
       return (tooltip ??= instanceTooltip(instance, phase, rate, health));
@@ -116,6 +143,7 @@ export function presentInstance(instance: Instance, options: PresentOptions): In
     phase,
     accessibilityLabel: spokenInstance(instance, outbid ? 'outbid' : PHASE_TEXT[phase], rate, phase, health),
   };
+  return { p, parts };
 }
 
 /** The row's tooltip (Markdown) alone, as `presentInstance(...).tooltip` builds it. */

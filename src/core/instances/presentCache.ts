@@ -1,5 +1,13 @@
 import type { Instance } from '../api/instances';
-import { presentInstance, presentTooltip, uptimeSeconds, type InstancePresentation, type PresentOptions } from './present';
+import {
+  describe,
+  presentTooltip,
+  presentWithParts,
+  uptimeSeconds,
+  type DescriptionParts,
+  type InstancePresentation,
+  type PresentOptions,
+} from './present';
 
 interface Row {
   instance: Instance;
@@ -7,6 +15,8 @@ interface Row {
   cost: number | undefined;
   ready: boolean;
   uptime: number;
+  /** What the description says from the record (undefined for an unreadable one). */
+  parts: DescriptionParts | undefined;
   p: InstancePresentation;
   tooltip?: string;
 }
@@ -34,7 +44,8 @@ class Presented implements InstancePresentation {
 
 /**
  * The Instances view's rows from one poll to the next: a row is presented again only when its
- * record or what the row shows beside it (cost so far, readiness, the uptime as shown) changed. An
+ * record or its readiness changed, and only its description is made again when the uptime as shown
+ * or the cost so far moved. An
  * account with thousands of instances changes a few between polls, so a poll re-presents a few
  * rows instead of all of them. Ids no longer listed are forgotten at each `retain`.
  */
@@ -46,20 +57,31 @@ export class PresentationCache {
     const ready = options.sshReady === true;
     const uptime = uptimeShown(instance, options.nowMs);
     const hit = this.rows.get(instance.id);
-    if (
-      hit &&
-      hit.uptime === uptime &&
-      hit.cost === cost &&
-      hit.ready === ready &&
-      (hit.instance === instance || sameRecord(hit.instance, instance))
-    ) {
+    if (hit && hit.ready === ready && (hit.instance === instance || sameRecord(hit.instance, instance))) {
       // The newest record is kept (the poller's snapshot holds it too), so no older copy stays alive.
       hit.instance = instance;
-      return hit.p;
+      if (hit.uptime === uptime && hit.cost === cost) return hit.p;
+      // The same record, its uptime or cost moved: only the description says otherwise (rows under
+      // an hour old move every second).
+      if (hit.parts) {
+        const was = hit.p;
+        hit.uptime = uptime;
+        hit.cost = cost;
+        hit.p = new Presented(
+          was.label,
+          describe(hit.parts, instance, options),
+          was.icon,
+          was.contextValue,
+          was.phase,
+          was.accessibilityLabel,
+          hit,
+        );
+        return hit.p;
+      }
     }
-    const { label, description, icon, contextValue, phase, accessibilityLabel } = presentInstance(instance, options);
-    const row: Row = { instance, cost, ready, uptime, p: undefined as unknown as InstancePresentation };
-    row.p = new Presented(label, description, icon, contextValue, phase, accessibilityLabel, row);
+    const { p, parts } = presentWithParts(instance, options);
+    const row: Row = { instance, cost, ready, uptime, parts, p };
+    row.p = new Presented(p.label, p.description, p.icon, p.contextValue, p.phase, p.accessibilityLabel, row);
     this.rows.set(instance.id, row);
     return row.p;
   }
