@@ -111,7 +111,7 @@ export class Window {
       const c = chunks[k]!;
       const from = k === this.chunk ? offset : 0;
       const take = Math.min(out.length - filled, c.length - from);
-      out.set(c.subarray(from, from + take), filled);
+      copyBytes(c, from, from + take, out, filled);
       filled += take;
     }
     this.buf = out;

@@ -11,7 +11,7 @@ import {
 
 interface Row {
   instance: Instance;
-  /** What the row shows beside the record, as rowKey reads it. */
+  /** What the row shows beside the record when it was last presented (`present` compares them). */
   cost: number | undefined;
   ready: boolean;
   uptime: number;
@@ -45,9 +45,9 @@ class Presented implements InstancePresentation {
 /**
  * The Instances view's rows from one poll to the next: a row is presented again only when its
  * record or its readiness changed, and only its description is made again when the uptime as shown
- * or the cost so far moved. An
- * account with thousands of instances changes a few between polls, so a poll re-presents a few
- * rows instead of all of them. Ids no longer listed are forgotten at each `retain`.
+ * or the cost so far moved. An account with thousands of instances changes a few between polls, so
+ * a poll re-presents a few rows instead of all of them. Ids no longer listed are forgotten at each
+ * `retain`.
  */
 export class PresentationCache {
   private readonly rows = new Map<number, Row>();

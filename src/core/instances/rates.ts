@@ -25,7 +25,7 @@ export interface BurnShare {
 }
 
 /** The most instances a burn names one by one (the account's tooltip lists them): the rest are summed. */
-export const TOP_SHARES = 10;
+const TOP_SHARES = 10;
 
 export interface Burn {
   perHour: number;
