@@ -21,8 +21,10 @@ async function gitFileList(dir: string, git = 'git'): Promise<string[] | undefin
 /**
  * The files (and, outside git, the folders, each before what it holds) an upload of `localDir`
  * sends, relative to it: minus the exclude patterns and what each folder's `.gitignore` names. A
- * tar upload in a git work tree takes git's list minus the excludes; rsync (`--exclude` and
- * `--filter=:- .gitignore`, argv.ts) reads the same rules as keptFiles does.
+ * tar upload in a git work tree takes git's list minus the excludes; elsewhere keptFiles reads the
+ * rules as git does (ignore.ts). rsync (`--exclude` and `--filter=:- .gitignore`, argv.ts) reads
+ * names, `/` anchors, folders and `[abc]` classes the same, but not git's `!` (a literal name to
+ * rsync) nor an inner `/` (unanchored to rsync).
  */
 export async function uploadFileList(
   localDir: string,

@@ -1,49 +1,27 @@
 /**
  * What a tar upload leaves out when git cannot list the files: the `gpuRental.sync.exclude`
- * patterns and each folder's `.gitignore`, read with the rules rsync's `:- .gitignore` and git
- * share (a name without a slash matches at any depth, a trailing `/` matches folders only, a
- * leading or inner `/` anchors to the file's folder, `!` keeps again, the last match wins).
+ * patterns and each folder's `.gitignore`, matched by the `ignore` package (git's own rules, as
+ * ESLint and Prettier read them: a name without a slash matches at any depth, a trailing `/`
+ * matches folders only, a leading or inner `/` anchors to the file's folder, `[abc]` classes, `**`,
+ * `!` keeps again, the last match wins). Case-sensitive, as git on Linux and rsync are.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import ignore, { type Ignore } from 'ignore';
 
+/** The pattern lines of one file (a .gitignore's, or the setting's), anchored at their folder. */
 export interface IgnoreRule {
-  readonly re: RegExp;
-  readonly folderOnly: boolean;
-  readonly keep: boolean;
-  /** The folder the rule's anchor is (relative, '' for the top). */
+  /** The lines' matcher; a path is handed to it relative to `base`, a folder's with a trailing `/`. */
+  readonly matcher: Ignore;
+  /** The folder the lines' anchor is (relative, '' for the top). */
   readonly base: string;
 }
 
 /** Rules from pattern lines (a .gitignore's, or the setting's), anchored at `base`. */
 export function ignoreRules(lines: readonly string[], base = ''): IgnoreRule[] {
-  const rules: IgnoreRule[] = [];
-  for (const raw of lines) {
-    let p = raw.replace(/\s+$/, '');
-    if (!p || p.startsWith('#')) continue;
-    const keep = p.startsWith('!');
-    if (keep) p = p.slice(1);
-    const folderOnly = p.endsWith('/');
-    p = p.replace(/\/+$/, '');
-    const anchored = p.includes('/');
-    p = p.replace(/^\/+/, '');
-    if (!p) continue;
-    const parts = p.split('/');
-    const body = parts
-      .map((part, at) => {
-        const last = at === parts.length - 1;
-        if (part === '**') return last ? '.*' : '(?:.*/)?';
-        return (
-          part
-            .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-            .replace(/\*/g, '[^/]*')
-            .replace(/\?/g, '[^/]') + (last ? '' : '/')
-        );
-      })
-      .join('');
-    rules.push({ re: new RegExp(anchored ? `^${body}$` : `(?:^|/)${body}$`), folderOnly, keep, base });
-  }
-  return rules;
+  const kept = lines.filter((l) => l.trim() && !l.startsWith('#'));
+  if (kept.length === 0) return [];
+  return [{ matcher: ignore({ ignorecase: false, allowRelativePaths: true }).add(kept), base }];
 }
 
 /** Whether `path` (relative to the top, a folder when `folder`) is left out: the last rule that matches decides. */
@@ -51,9 +29,11 @@ export function isIgnored(path: string, folder: boolean, rules: readonly IgnoreR
   let ignored = false;
   for (const rule of rules) {
     if (rule.base && !path.startsWith(`${rule.base}/`)) continue;
-    if (rule.folderOnly && !folder) continue;
     const rel = rule.base ? path.slice(rule.base.length + 1) : path;
-    if (rule.re.test(rel)) ignored = !rule.keep;
+    if (!rel) continue;
+    const result = rule.matcher.test(folder ? `${rel}/` : rel);
+    if (result.ignored) ignored = true;
+    else if (result.unignored) ignored = false;
   }
   return ignored;
 }

@@ -66,6 +66,16 @@ describe('transfer: rsync progress and sizes', () => {
     assert.equal(describeProgress({ bytes: 1500 }), '1.5 kB');
   });
 
+  it('ends a finished transfer without "0 B/s", and still shows a stall before the end', () => {
+    assert.equal(describeProgress({ bytes: 682, total: 682, percent: 100, bytesPerSecond: 0 }), '100% · 682 B of 682 B');
+    assert.equal(describeProgress({ bytes: 682, total: 682, bytesPerSecond: 0 }), '682 B of 682 B');
+    assert.equal(
+      describeProgress({ bytes: 200_000_000, total: 200_000_000, percent: 100, bytesPerSecond: 31_200_000 }),
+      '100% · 200 MB of 200 MB · 31.2 MB/s',
+    );
+    assert.equal(describeProgress({ bytes: 341, total: 682, percent: 50, bytesPerSecond: 0 }), '50% · 341 B of 682 B · 0 B/s');
+  });
+
   it('measures the rate over the last seconds, so a stall shows', () => {
     let t = 0;
     const meter = new RateMeter(() => t, 3000);
@@ -296,6 +306,12 @@ describe('transfer: excludes for a tar upload outside git', () => {
     const nested = ignoreRules(['out/'], 'pkg');
     assert.equal(isIgnored('pkg/out', true, nested), true);
     assert.equal(isIgnored('out', true, nested), false, 'a nested .gitignore applies below its folder only');
+  });
+
+  it("reads a class in brackets as git does: GitHub's Python .gitignore line *.py[cod]", () => {
+    const rules = ignoreRules(['*.py[cod]']);
+    for (const f of ['a.pyc', 'b.pyo', 'c.pyd', 'src/e.pyc']) assert.equal(isIgnored(f, false, rules), true, f);
+    for (const f of ['d.py', 'f.pyx', 'A.PYC']) assert.equal(isIgnored(f, false, rules), false, f);
   });
 });
 
