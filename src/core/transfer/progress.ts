@@ -65,12 +65,17 @@ export function formatRate(bytesPerSecond: number): string {
   return `${formatBytes(bytesPerSecond)}/s`;
 }
 
-/** "42% · 84.1 MB of 200 MB · 31.2 MB/s", leaving out what is not known yet. */
+/**
+ * "42% · 84.1 MB of 200 MB · 31.2 MB/s", leaving out what is not known yet. At the end a rate of
+ * nothing is left out too: nothing moved in the last seconds because all had arrived, not because
+ * the transfer stalled (a small upload's last line read "100% · 682 B of 682 B · 0 B/s").
+ */
 export function describeProgress(p: TransferProgress): string {
   const parts: string[] = [];
   if (p.percent !== undefined) parts.push(`${Math.floor(p.percent)}%`);
   parts.push(p.total !== undefined ? `${formatBytes(p.bytes)} of ${formatBytes(p.total)}` : formatBytes(p.bytes));
-  if (p.bytesPerSecond !== undefined) parts.push(formatRate(p.bytesPerSecond));
+  const done = p.percent !== undefined ? p.percent >= 100 : p.total !== undefined && p.bytes >= p.total;
+  if (p.bytesPerSecond !== undefined && !(done && p.bytesPerSecond <= 0)) parts.push(formatRate(p.bytesPerSecond));
   return parts.join(' · ');
 }
 
