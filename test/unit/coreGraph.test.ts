@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { isBuiltin } from 'node:module';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -33,6 +34,35 @@ function specifiers(source: string): string[] {
     .preProcessFile(source, true, true)
     .importedFiles.map((f) => f.fileName)
     .filter((name) => name.startsWith('.'));
+}
+
+/** Every module a file names, relative or not: what `specifiers` reads, and packages and node's modules. */
+function allSpecifiers(source: string): string[] {
+  return ts.preProcessFile(source, true, true).importedFiles.map((f) => f.fileName);
+}
+
+/** The packages package.json names (dependencies and devDependencies). */
+const PACKAGES: ReadonlySet<string> = (() => {
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
+  return new Set([...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.devDependencies ?? {})]);
+})();
+
+/**
+ * Why `specifier`, which `file` of src/core imports, leaves src/core; undefined when it names a
+ * file of src/core, a node built-in or a package of package.json.
+ */
+function leavesCore(file: string, specifier: string): string | undefined {
+  if (specifier.startsWith('.') || isAbsolute(specifier)) {
+    const base = resolve(ROOT, dirname(file), specifier);
+    const target = repoPath([`${base}.ts`, join(base, 'index.ts')].find((c) => existsSync(c)) ?? base);
+    return target.startsWith('src/core/') ? undefined : `resolves to ${target}, outside src/core`;
+  }
+  if (isBuiltin(specifier)) return undefined;
+  const name = specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
+  return PACKAGES.has(name) ? undefined : 'is neither a node built-in nor a package of package.json';
 }
 
 /** A path from the repository's root, with forward slashes on every system. */
@@ -143,6 +173,28 @@ describe('core graph', () => {
       'const text = "from \'./not\'";',
     ].join('\n');
     assert.deepEqual(specifiers(source), ['./a', '../b', './c', './d', './e', './f']);
+  });
+
+  it('names an import that leaves src/core, import type included, and lets node and packages be', () => {
+    const file = 'src/core/ssh/keyOffer.ts';
+    const names = allSpecifiers("import type { Prompts } from '../../ui/pickers/prompts';\nimport { z } from 'zod';\nimport 'node:fs';");
+    assert.deepEqual(
+      names.map((name) => leavesCore(file, name)),
+      ['resolves to src/ui/pickers/prompts.ts, outside src/core', undefined, undefined],
+    );
+    assert.equal(leavesCore(file, '../prompts'), undefined);
+    assert.equal(leavesCore(file, 'vscode'), 'is neither a node built-in nor a package of package.json');
+  });
+
+  it('imports nothing outside src/core but node built-ins and packages', () => {
+    const outside: string[] = [];
+    for (const file of graph.keys()) {
+      for (const name of allSpecifiers(readFileSync(join(ROOT, file), 'utf8'))) {
+        const why = leavesCore(file, name);
+        if (why) outside.push(`${file} imports '${name}', which ${why}`);
+      }
+    }
+    assert.deepEqual(outside, [], `${outside.length} import(s) leave src/core`);
   });
 
   it('places every unit of src/core on a floor', () => {

@@ -1,14 +1,15 @@
 import { hostname } from 'node:os';
 import type { Logger } from '../log';
-import { generateKey, newKeyPath, type LocalKey } from './localKeys';
-import type { Prompts } from '../../ui/pickers/prompts';
 import { l10n } from '../l10n';
+import type { Prompts } from '../prompts';
+import { generateKey, newKeyPath, type LocalKey } from './localKeys';
 
 /**
  * No SSH key was found for a connect: asks, then makes an ed25519 key where none exists. Resolves
- * undefined when the user declines. `prompts` is a getter: integration tests replace the prompts.
+ * undefined when the user declines. `prompts` is a getter (core's port; only its confirm is asked):
+ * integration tests replace the prompts.
  */
-export async function offerNewSshKey(prompts: () => Prompts, logger: Logger): Promise<LocalKey | undefined> {
+export async function offerNewSshKey(prompts: () => Pick<Prompts, 'confirm'>, logger: Logger): Promise<LocalKey | undefined> {
   const path = await newKeyPath();
   const ok = await prompts().confirm(
     l10n.t('No SSH key found. Create one?'),
