@@ -3,9 +3,11 @@
 //   2. starts the marketplace simulator with the demo key (its state kept in .vscode-test/start/);
 //   3. starts code-server (VS Code 1.139) with the extension installed, pointed at the simulator,
 //      and the demo key handed over through GPU_RENTAL_API_KEY, so nothing needs typing;
-//   4. prints the URL to open. Ctrl-C stops everything.
+//   4. prints the URL to open, of an empty workspace folder outside this checkout (in the system's
+//      temporary folder), so VS Code finds no git repository around it. Ctrl-C stops everything.
 // Options: --port N (code-server, default 8080), --boot-seconds N (default 20), --fresh (forget saved state).
 import { mkdirSync, rmSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { startCodeServer } from './codeServer';
 import { packageExtension } from './package';
@@ -26,8 +28,10 @@ async function pickPort(preferred: number): Promise<number> {
 async function main(): Promise<void> {
   cleanupOnExit();
   const home = join(CACHE_DIR, 'start');
-  if (process.argv.includes('--fresh')) rmSync(home, { recursive: true, force: true });
-  const workspace = join(home, 'workspace');
+  // Outside the checkout: a folder inside it made VS Code ask about "a git repository in the parent
+  // folders" at every start. One per user, and the same from one start to the next.
+  const workspace = join(tmpdir(), `gpu-rental-start-${userInfo().username}`, 'workspace');
+  if (process.argv.includes('--fresh')) for (const dir of [home, workspace]) rmSync(dir, { recursive: true, force: true });
   mkdirSync(workspace, { recursive: true });
 
   console.log('Building and packaging the extension…');
