@@ -2,7 +2,7 @@
 // The rest is dist/main.js (src/main.ts), loaded on first use.
 import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
-import { Shell } from './ui/shell/shell';
+import { couldNotLoad, Shell } from './ui/shell/shell';
 import type { TestApi } from './ui/testApi';
 
 /** What `activate` returns: read by the integration tests, not a public API. */
@@ -31,8 +31,8 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   shell.activated({ moduleMs, apiMs, activateMs });
   return {
     get test(): TestApi {
-      const main = shell.load('test');
-      if (!main) throw new Error(vscode.l10n.t('GPU Rental could not load its code. Reinstall GPU Rental, then reload the window.'));
+      const { main, failed } = shell.load('test', 'first');
+      if (!main) throw new Error(couldNotLoad(failed));
       return main.test as TestApi;
     },
     activationMs: moduleMs + activateMs,
