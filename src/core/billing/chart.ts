@@ -7,11 +7,13 @@
 import type { BillingApi } from '../api/billing';
 import { formatDollars } from '../format';
 import { l10n } from '../l10n';
+import { lastDays, RECENT_DAYS } from './period';
+import { summarise } from './report';
 import { readPages, CHARGE_PAGE_SIZE, SPEND_MAX_PAGES } from './spendRead';
 import { chargesByDay } from './spendRows';
 
-/** How many days the chart shows, today included. */
-export const CHART_DAYS = 30;
+/** How many days the chart shows, today included: "last 30 days" as `lastDays` defines it. */
+export const CHART_DAYS = RECENT_DAYS;
 
 export interface DaySpend {
   readonly day: string;
@@ -91,9 +93,11 @@ function svgOf(days: readonly DaySpend[], total: number, average: number): strin
   return parts.join('');
 }
 
-/** The chart of `days` (oldest first). */
-export function spendChart(days: readonly DaySpend[]): SpendChart {
-  const total = days.reduce((t, d) => t + d.amount, 0);
+/**
+ * The chart of `days` (oldest first). `total` is the sum of the lines the days were spread from
+ * (`summarise`'s, as the Billing section and Export Spend sum them); the days' own sum otherwise.
+ */
+export function spendChart(days: readonly DaySpend[], total: number = days.reduce((t, d) => t + d.amount, 0)): SpendChart {
   const average = days.length ? total / days.length : 0;
   const empty = days.every((d) => !(Math.abs(d.amount) >= 0.0005));
   const width = Math.max(...days.map((d) => formatDollars(d.amount).length), 0);
@@ -164,19 +168,17 @@ ${notes.map((t) => `<p class="notes">${escapeMarkup(t)}</p>`).join('\n')}
 </html>`;
 }
 
-/** The chart's range: from the start of the UTC day 29 days before today to now (Unix seconds). */
-export function chartRange(nowMs: number, days = CHART_DAYS): { from: number; to: number } {
-  const to = Math.ceil(nowMs / 1000);
-  return { from: (Math.floor(to / 86_400) - (days - 1)) * 86_400, to };
-}
-
-/** Reads every page of the last 30 days' charges and draws them; `notes` says when the page limit was reached. */
+/**
+ * Reads every page of the last 30 days' charges (`lastDays`, the Billing section's and Export
+ * Spend's range) and draws them; the total is the lines' sum, as they show it. `notes` says when the
+ * page limit was reached.
+ */
 export async function readSpendChart(
   billing: Pick<BillingApi, 'charges'>,
   nowMs: number,
   maxPages = SPEND_MAX_PAGES,
 ): Promise<{ chart: SpendChart; notes: string[] }> {
-  const { from, to } = chartRange(nowMs);
+  const { from, to } = lastDays(nowMs, CHART_DAYS);
   const read = await readPages((afterToken) => billing.charges({ from, to, limit: CHARGE_PAGE_SIZE, afterToken }), maxPages);
   const notes = read.complete
     ? []
@@ -187,5 +189,5 @@ export async function readSpendChart(
           read.entries.length,
         ),
       ];
-  return { chart: spendChart(chargesByDay(read.entries, from, to)), notes };
+  return { chart: spendChart(chargesByDay(read.entries, from, to), summarise(read.entries, []).charges), notes };
 }

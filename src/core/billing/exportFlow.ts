@@ -12,7 +12,7 @@ import { spendCsv, spendJson, type ExportInfo } from './exportFormat';
 import { customPeriod, dayProblem, exportFileName, lastDayProblem, periodOf, type PeriodKind, type SpendPeriod } from './period';
 import { saveAtomically, writeProblem, type SaveFs } from './saveFile';
 import { readSpend, SPEND_MAX_PAGES, type SpendRead } from './spendRead';
-import { spendRows, spendTotals } from './spendRows';
+import { oddTimeNotes, spendRows, spendTotals } from './spendRows';
 
 export type ExportFormat = 'csv' | 'json';
 
@@ -141,7 +141,8 @@ export async function exportSpendFlow(deps: ExportDeps): Promise<ExportOutcome> 
   );
   const rows = spendRows(read.charges.entries, read.invoices.entries, deps.labels());
   const totals = spendTotals(read.charges.entries, read.invoices.entries, rows, period);
-  const info: ExportInfo = { period, generatedAt: new Date(deps.now()), incomplete: incompleteNotes(read) };
+  const oddTimes = oddTimeNotes(rows);
+  const info: ExportInfo = { period, generatedAt: new Date(deps.now()), incomplete: incompleteNotes(read), oddTimes };
   const text = format === 'csv' ? spendCsv(rows, info) : spendJson(rows, totals, info);
 
   for (;;) {
@@ -161,7 +162,12 @@ export async function exportSpendFlow(deps: ExportDeps): Promise<ExportOutcome> 
   }
 
   const done = exportedText(totals.chargeLines, formatDollars(totals.charges), totals.creditLines, period.name, target);
-  const text2 = sentences(done, ...info.incomplete, info.incomplete.length > 0 && l10n.t('Export a shorter period to get every line.'));
+  const text2 = sentences(
+    done,
+    ...info.incomplete,
+    info.incomplete.length > 0 && l10n.t('Export a shorter period to get every line.'),
+    ...oddTimeSummary(oddTimes),
+  );
   return {
     kind: 'written',
     path: target,
@@ -171,8 +177,23 @@ export async function exportSpendFlow(deps: ExportDeps): Promise<ExportOutcome> 
     charges: totals.charges,
     credits: totals.credits,
     complete: info.incomplete.length === 0,
-    notice: { severity: info.incomplete.length ? 'warning' : 'info', text: text2, actions: ['openFile', 'reveal'] },
+    notice: { severity: info.incomplete.length || oddTimes.length ? 'warning' : 'info', text: text2, actions: ['openFile', 'reveal'] },
   };
+}
+
+/** How many notes about odd rows a notice names; the file names every one. */
+const ODD_NAMED = 3;
+
+/** The notice's sentences about rows whose time is no time: the first few named, then how many more the file names. */
+function oddTimeSummary(notes: readonly string[]): string[] {
+  if (notes.length === 0) return [];
+  const more = notes.length - ODD_NAMED;
+  return [
+    ...notes.slice(0, ODD_NAMED),
+    more === 1
+      ? l10n.t('1 more line has a time that cannot be read; the file names it.')
+      : more > 1 && l10n.t('{0} more lines have a time that cannot be read; the file names them.', more),
+  ].filter((t): t is string => !!t);
 }
 
 /** "GPU Rental: exported 412 charge lines ($123.45) and 3 credits for October 2026. The file is …", each count its own words. */

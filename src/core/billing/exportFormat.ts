@@ -6,7 +6,7 @@
  * return first) gets a leading `'`. JSON: the rows and the totals as fields.
  */
 import type { SpendRow, SpendTotals } from './spendRows';
-import type { SpendPeriod } from './period';
+import { utcIso, type SpendPeriod } from './period';
 
 /** What a file says besides its rows: the period, and any list the page limit cut short. */
 export interface ExportInfo {
@@ -14,6 +14,8 @@ export interface ExportInfo {
   readonly generatedAt: Date;
   /** Sentences saying which list stopped at the page limit; empty when everything was read. */
   readonly incomplete: readonly string[];
+  /** Sentences naming each row whose time is no time (`oddTimeNotes`); the rows are in the file, without a date. */
+  readonly oddTimes?: readonly string[];
 }
 
 export const CSV_COLUMNS = [
@@ -43,7 +45,8 @@ function plain(value: number | undefined, digits: number): string {
   return value === undefined ? '' : String(Number(value.toFixed(digits)));
 }
 
-const iso = (seconds: number | undefined) => (seconds === undefined ? '' : new Date(seconds * 1000).toISOString().replace('.000Z', 'Z'));
+// Empty for a time that is none (`secondsOf`): one odd row never fails the file.
+const iso = utcIso;
 
 /** A text field a spreadsheet would read as a formula gets a leading `'`. */
 export function guardFormula(text: string): string {
@@ -59,7 +62,10 @@ function csvLine(fields: readonly string[]): string {
   return fields.map(csvField).join(',');
 }
 
-/** The CSV file: a header, one line per row, and one line of kind `incomplete` per list the page limit cut short. */
+/**
+ * The CSV file: a header, one line per row, one line of kind `incomplete` per list the page limit
+ * cut short, and one of kind `odd_time` per row whose time is no time (that row has no date).
+ */
 export function spendCsv(rows: readonly SpendRow[], info: ExportInfo): string {
   const text = (s: string) => guardFormula(s);
   const lines = [csvLine(CSV_COLUMNS)];
@@ -83,6 +89,7 @@ export function spendCsv(rows: readonly SpendRow[], info: ExportInfo): string {
     );
   }
   for (const note of info.incomplete) lines.push(csvLine(['', 'incomplete', '', '', '', '', text(note), '', '', '', '', '', '']));
+  for (const note of info.oddTimes ?? []) lines.push(csvLine(['', 'odd_time', '', '', '', '', text(note), '', '', '', '', '', '']));
   return lines.join('\r\n') + '\r\n';
 }
 
@@ -96,6 +103,7 @@ export function spendJson(rows: readonly SpendRow[], totals: SpendTotals, info: 
     period: { name: info.period.name, from: iso(info.period.from), to: iso(info.period.to) },
     complete: info.incomplete.length === 0,
     incomplete: info.incomplete,
+    oddTimes: info.oddTimes ?? [],
     totals: {
       charges: money(totals.charges),
       credits: money(totals.credits),
@@ -121,6 +129,8 @@ export function spendJson(rows: readonly SpendRow[], totals: SpendTotals, info: 
       amount: r.amount,
       start: r.start === undefined ? null : iso(r.start),
       end: r.end === undefined ? null : iso(r.end),
+      // The times as the service sent them, when they are no time; the row has no date then.
+      ...(r.oddTimes ? { oddTimes: r.oddTimes } : {}),
       items: r.items,
     })),
   };

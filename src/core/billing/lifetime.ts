@@ -8,7 +8,7 @@ import type { BillingPage, BillingRange } from '../api/billing';
 import { formatDollars } from '../format';
 import { l10n } from '../l10n';
 import { readPages } from './spendRead';
-import { secondsOf } from './spendRows';
+import { secondsOf, utcIso } from './period';
 
 export type LifetimeCost =
   | { readonly kind: 'read'; readonly amount: number; readonly since: number; readonly upTo: number }
@@ -94,8 +94,14 @@ export class LifetimeCosts {
       );
       const mine = read.entries.filter((e) => e.source === `instance-${instance.id}`);
       if (!read.complete && mine.length === 0) return { kind: 'failed', reason: l10n.t('too many charges to read') };
+      // A charge whose end is no time (see `secondsOf`) still counts; an end after now says now.
       const ends = mine.map((e) => secondsOf(e.end)).filter((t): t is number => t !== undefined);
-      return { kind: 'read', amount: mine.reduce((t, e) => t + e.amount, 0), since, upTo: ends.length ? Math.max(...ends) : to };
+      return {
+        kind: 'read',
+        amount: mine.reduce((t, e) => t + e.amount, 0),
+        since,
+        upTo: ends.length ? Math.min(Math.max(...ends), to) : to,
+      };
     } catch (error) {
       return { kind: 'failed', reason: error instanceof Error ? error.message : String(error) };
     }
@@ -113,9 +119,10 @@ export function spanWords(seconds: number): string {
   return m === 1 ? l10n.t('1 minute') : l10n.t('{0} minutes', m);
 }
 
-/** "2026-10-31 14:05 UTC". */
+/** "2026-10-31 14:05 UTC"; "an unknown time" for a time that is none (see `secondsOf`). */
 export function utcMinute(seconds: number): string {
-  return l10n.t('{0} UTC', new Date(seconds * 1000).toISOString().slice(0, 16).replace('T', ' '));
+  const iso = utcIso(seconds);
+  return iso ? l10n.t('{0} UTC', iso.slice(0, 16).replace('T', ' ')) : l10n.t('an unknown time');
 }
 
 /** Text from elsewhere (an error message) made literal inside Markdown. */

@@ -39,9 +39,56 @@ export function monthName(year: number, month: number): string {
   return names[month] ?? `${year}-${String(month + 1).padStart(2, '0')}`;
 }
 
-/** "2026-10-31": the UTC day of a Unix time in seconds. */
-export function utcDay(seconds: number): string {
-  return new Date(seconds * 1000).toISOString().slice(0, 10);
+/** The last second a date is written of with four year digits: 9999-12-31T23:59:59Z. */
+export const LAST_DATED_SECOND = 253_402_300_799;
+
+/**
+ * A record's time as Unix seconds: the one way a charge's or an invoice's time becomes a date (a
+ * row's day, the chart's days, the file's times, the report, the cost so far). The service sends
+ * numbers; a numeral or a date string is read too. Undefined when absent, and when it is no time a
+ * date can be written of: not finite, before 1970, or after 9999 (a time in milliseconds or
+ * microseconds, `1e300`, `-1e13`), so that no such value reaches `new Date(…).toISOString()`,
+ * which throws `RangeError: Invalid time value` past ±8.64e15 ms.
+ */
+export function secondsOf(when: unknown): number | undefined {
+  let n: number | undefined;
+  if (typeof when === 'number') n = when;
+  else if (typeof when === 'string' && when.trim()) n = /^\d+(\.\d+)?$/.test(when.trim()) ? Number(when) : Date.parse(when) / 1000;
+  return n !== undefined && Number.isFinite(n) && n >= 0 && n <= LAST_DATED_SECOND ? n : undefined;
+}
+
+/** A time the record gives that `secondsOf` cannot read (an odd row); false when it gives none. */
+export function isOddTime(when: unknown): boolean {
+  return when !== undefined && when !== null && !(typeof when === 'string' && !when.trim()) && secondsOf(when) === undefined;
+}
+
+/** "2026-10-31T14:05:09Z" of a Unix time in seconds; empty when it is no writable time (see `secondsOf`). */
+export function utcIso(seconds: number | undefined): string {
+  const s = secondsOf(seconds);
+  return s === undefined ? '' : new Date(s * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+/** "2026-10-31": the UTC day of a Unix time in seconds; empty when it is no writable time (see `secondsOf`). */
+export function utcDay(seconds: number | undefined): string {
+  return utcIso(seconds).slice(0, 10);
+}
+
+/** The days "last 30 days" covers, wherever it is shown: the Billing section, the spend chart, Export Spend. */
+export const RECENT_DAYS = 30;
+
+/**
+ * "The last 30 days", one definition for the Billing section's "Charges, last 30 days", the spend
+ * chart and Export Spend's "Last 30 days" (and the Billing report): the `days` UTC days ending
+ * today, today included, from the first one's 00:00 UTC to now (rounded up to the second), both
+ * ends inclusive as the service's `day` filter reads them. The charges that count are every line
+ * the service lists for that range, at the amount it gives for it (it bills each contract for its
+ * part inside the range): none is dropped, none is prorated again here, and a line whose time
+ * cannot be read still counts. So the three show the same sum of the same lines; the chart only
+ * spreads each line over the days it covers, by time, to draw the bars.
+ */
+export function lastDays(nowMs: number, days: number = RECENT_DAYS): { from: number; to: number } {
+  const to = Math.ceil(nowMs / 1000);
+  return { from: (Math.floor(to / DAY) - (days - 1)) * DAY, to };
 }
 
 const monthStart = (year: number, month: number) => Date.UTC(year, month, 1) / 1000;
@@ -70,7 +117,7 @@ export function periodOf(kind: Exclude<PeriodKind, 'custom'>, nowMs: number): Sp
     }
     case 'last30':
     case 'last90': {
-      const from = to - (kind === 'last30' ? 30 : 90) * DAY;
+      const { from } = lastDays(nowMs, kind === 'last30' ? RECENT_DAYS : 90);
       return { kind, from, to, name: l10n.t('{0} to {1}', utcDay(from), utcDay(to)), stem: `${utcDay(from)}-to-${utcDay(to)}` };
     }
     case 'thisYear':

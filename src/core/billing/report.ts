@@ -1,6 +1,7 @@
 import type { BillingEntry } from '../api/billing';
 import { formatDollars } from '../format';
 import { l10n } from '../l10n';
+import { secondsOf, utcDay } from './period';
 
 export interface BillingSummary {
   charges: number;
@@ -26,8 +27,8 @@ export function summarise(charges: readonly BillingEntry[], invoices: readonly B
   };
 }
 
-const day = (when: number | string | null | undefined) =>
-  typeof when === 'number' ? new Date(when * 1000).toISOString().slice(0, 10) : typeof when === 'string' ? when.slice(0, 10) : '';
+// Empty for a time that is none (`secondsOf`): one odd line never fails the report.
+const day = (entry: Pick<BillingEntry, 'start' | 'end'>) => utcDay(secondsOf(entry.start) ?? secondsOf(entry.end));
 const cell = (text: string | null | undefined) => (text ?? '').replace(/\|/g, '\\|').replace(/\s+/g, ' ').trim();
 
 /** A readable Markdown report: totals, charges per source, then every charge and invoice line. */
@@ -39,7 +40,7 @@ export function billingReport(
 ): string {
   const s = summarise(charges, invoices);
   const lines = [
-    `# GPU Rental billing, ${day(range.from)} to ${day(range.to)}`,
+    `# GPU Rental billing, ${utcDay(range.from)} to ${utcDay(range.to)}`,
     '',
     l10n.t('Generated {0} UTC.', generatedAt.toISOString().replace('T', ' ').slice(0, 16)),
     '',
@@ -57,15 +58,13 @@ export function billingReport(
     '',
     '| Day | Source | Description | Amount |',
     '|---|---|---|---:|',
-    ...charges.map((c) => `| ${day(c.start ?? c.end)} | ${cell(c.source)} | ${cell(c.description)} | ${formatDollars(c.amount)} |`),
+    ...charges.map((c) => `| ${day(c)} | ${cell(c.source)} | ${cell(c.description)} | ${formatDollars(c.amount)} |`),
     '',
     l10n.t('## Credits and payments'),
     '',
     '| Day | Type | Description | Amount |',
     '|---|---|---|---:|',
-    ...invoices.map(
-      (i) => `| ${day(i.start ?? i.end)} | ${cell(i.type)} | ${cell(i.description)} | ${formatDollars(Math.abs(i.amount))} |`,
-    ),
+    ...invoices.map((i) => `| ${day(i)} | ${cell(i.type)} | ${cell(i.description)} | ${formatDollars(Math.abs(i.amount))} |`),
     `| **Total** | | | **${formatDollars(s.credits)}** |`,
     '',
   ];

@@ -5,15 +5,18 @@
  * Billing section's, so the file and the view agree for the same period.
  */
 import type { BillingEntry } from '../api/billing';
+import { formatDollars } from '../format';
+import { l10n } from '../l10n';
+import { visibleText } from '../text';
 import { summarise } from './report';
-import { utcDay } from './period';
+import { isOddTime, secondsOf, utcDay } from './period';
 
 const DAY = 86_400;
 
 /** One line of the export. */
 export interface SpendRow {
   readonly kind: 'charge' | 'credit';
-  /** The UTC day the line starts (YYYY-MM-DD). */
+  /** The UTC day the line starts (YYYY-MM-DD), else ends; empty when neither is a time (see `secondsOf`). */
   readonly date: string;
   /** A charge: the contract's kind from its `source` (`instance`, `volume`, `endpoint`…); a credit: `invoice`. */
   readonly sourceKind: string;
@@ -30,9 +33,14 @@ export interface SpendRow {
   readonly rate?: number;
   /** Dollars: a charge as billed, a credit as added (the service sends credits negative; `summarise` counts them so). */
   readonly amount: number;
-  /** Unix seconds, when the record has them. */
+  /** Unix seconds, when the record has them and they are a time (see `secondsOf`). */
   readonly start?: number;
   readonly end?: number;
+  /**
+   * The record's times that are no time (microseconds, `1e300`, `-1e13`), as the service sent
+   * them. Such a row is kept, with its amount, and without the date that could not be read.
+   */
+  readonly oddTimes?: { readonly start?: string; readonly end?: string };
   /** The record's breakdown (gpu, disk, bandwidth), as the service gave it. */
   readonly items: ReadonlyArray<{ type: string; description: string; amount: number | undefined }>;
 }
@@ -74,18 +82,15 @@ function metadataString(entry: BillingEntry, key: string): string | undefined {
   return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : undefined;
 }
 
-/** A record's time as Unix seconds: the service sends numbers; a date string is read too. */
-export function secondsOf(when: number | string | null | undefined): number | undefined {
-  if (typeof when === 'number') return Number.isFinite(when) ? when : undefined;
-  if (typeof when !== 'string' || !when.trim()) return undefined;
-  const n = /^\d+(\.\d+)?$/.test(when.trim()) ? Number(when) : Date.parse(when) / 1000;
-  return Number.isFinite(n) ? n : undefined;
-}
+const dayOf = (entry: BillingEntry) => utcDay(secondsOf(entry.start) ?? secondsOf(entry.end));
 
-const dayOf = (entry: BillingEntry) => {
-  const when = secondsOf(entry.start) ?? secondsOf(entry.end);
-  return when === undefined ? '' : utcDay(when);
-};
+/** The times a record gives that are no time (see `secondsOf`), as the service sent them: `{ start: "1e+300" }`. */
+function oddTimesOf(entry: BillingEntry): Pick<SpendRow, 'oddTimes'> {
+  const odd: { start?: string; end?: string } = {};
+  if (isOddTime(entry.start)) odd.start = String(entry.start);
+  if (isOddTime(entry.end)) odd.end = String(entry.end);
+  return odd.start === undefined && odd.end === undefined ? {} : { oddTimes: odd };
+}
 
 /** A charge as a row; `labels` are the instances listed now, for a record that names no label. */
 export function chargeRow(entry: BillingEntry, labels: ReadonlyMap<number, string>): SpendRow {
@@ -105,6 +110,7 @@ export function chargeRow(entry: BillingEntry, labels: ReadonlyMap<number, strin
     amount: entry.amount,
     start: secondsOf(entry.start),
     end: secondsOf(entry.end),
+    ...oddTimesOf(entry),
     items: (entry.items ?? []).map((i) => ({ type: i.type ?? '', description: i.description ?? '', amount: i.amount ?? undefined })),
   };
 }
@@ -124,6 +130,7 @@ export function creditRow(entry: BillingEntry): SpendRow {
     amount: Math.abs(entry.amount),
     start: secondsOf(entry.start),
     end: secondsOf(entry.end),
+    ...oddTimesOf(entry),
     items: [],
   };
 }
@@ -139,6 +146,41 @@ export function spendRows(
   return [...charges.map((c) => chargeRow(c, labels)).sort(byTime), ...invoices.map(creditRow).sort(byTime)];
 }
 
+/**
+ * One sentence per row whose record gave a time that is no time (see `secondsOf`), naming the line
+ * by its source, description and amount, and the time as the service sent it: "Charge line
+ * instance-12 ("Instance 12 Charges", $3.20) has start=1e+300, which is not a time: the line is
+ * kept with its amount, and that time is left empty." Every quoted value is made visible text.
+ */
+export function oddTimeNotes(rows: readonly SpendRow[]): string[] {
+  return rows.flatMap((r) => {
+    if (!r.oddTimes) return [];
+    const times = (['start', 'end'] as const)
+      .filter((k) => r.oddTimes?.[k] !== undefined)
+      .map((k) => `${k}=${visibleText(r.oddTimes![k]!, 40)}`)
+      .join(', ');
+    const source = visibleText(r.source || r.type, 40);
+    const description = visibleText(r.description, 60);
+    return [
+      r.kind === 'charge'
+        ? l10n.t(
+            'Charge line {0} ("{1}", {2}) has {3}, which is not a time: the line is kept with its amount, and that time is left empty.',
+            source,
+            description,
+            formatDollars(r.amount),
+            times,
+          )
+        : l10n.t(
+            'Credit line {0} ("{1}", {2}) has {3}, which is not a time: the line is kept with its amount, and that time is left empty.',
+            source,
+            description,
+            formatDollars(r.amount),
+            times,
+          ),
+    ];
+  });
+}
+
 /** The UTC days from the one holding `from` to the one holding `to`, in order. */
 export function daysOf(from: number, to: number): string[] {
   const days: string[] = [];
@@ -149,7 +191,8 @@ export function daysOf(from: number, to: number): string[] {
 /**
  * Charges per UTC day of [from, to]. The service gives one amount per contract over the period,
  * not per day, so each is spread over the part of its [start, end] inside the period by time; a
- * record without a span counts on its day.
+ * record without a span counts on its day, and one whose time cannot be read (see `secondsOf`) on
+ * the first day, so that the days add up to every line listed.
  */
 export function chargesByDay(charges: readonly BillingEntry[], from: number, to: number): Array<{ day: string; amount: number }> {
   const days = daysOf(from, to);

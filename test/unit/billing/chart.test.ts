@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import type { BillingPage, BillingRange } from '../../../src/core/api/billing';
-import { chartRange, escapeMarkup, readSpendChart, spendChart, spendChartPage } from '../../../src/core/billing/chart';
+import { escapeMarkup, readSpendChart, spendChart, spendChartPage } from '../../../src/core/billing/chart';
+import { lastDays } from '../../../src/core/billing/period';
 
 const days = (amounts: number[]) => amounts.map((amount, i) => ({ day: `2026-10-${String(i + 1).padStart(2, '0')}`, amount }));
 
@@ -52,7 +53,7 @@ describe('the 30-day spend chart', () => {
 
   it('reads every page of the last 30 UTC days, today included, and spreads the charges on them', async () => {
     const now = Date.parse('2026-10-31T06:00:00Z');
-    const range = chartRange(now);
+    const range = lastDays(now);
     assert.equal(new Date(range.from * 1000).toISOString(), '2026-10-02T00:00:00.000Z');
     const asked: BillingRange[] = [];
     const billing = {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { customPeriod, dayProblem, exportFileName, lastDayProblem, parseDay, periodOf } from '../../../src/core/billing/period';
+import { customPeriod, dayProblem, exportFileName, lastDayProblem, lastDays, parseDay, periodOf } from '../../../src/core/billing/period';
 
 const at = (iso: string) => Date.parse(iso);
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
@@ -33,13 +33,15 @@ describe('spend periods: UTC calendar ranges for Export Spend', () => {
     assert.equal(iso(periodOf('lastMonth', at('2026-03-10T12:00:00Z')).to), '2026-02-28T23:59:59.000Z');
   });
 
-  it('the last 30 and 90 days end now and name both days', () => {
+  it('the last 30 and 90 days are that many UTC days, today included, end now and name both days', () => {
     const p = periodOf('last30', at('2026-10-31T10:00:00Z'));
-    assert.equal(p.to - p.from, 30 * 86_400);
-    assert.equal(p.name, '2026-10-01 to 2026-10-31');
-    assert.equal(exportFileName(p, 'csv'), 'gpu-rental-spend-2026-10-01-to-2026-10-31.csv');
+    assert.equal(iso(p.from), '2026-10-02T00:00:00.000Z');
+    assert.equal(iso(p.to), '2026-10-31T10:00:00.000Z');
+    assert.deepEqual({ from: p.from, to: p.to }, lastDays(at('2026-10-31T10:00:00Z'), 30));
+    assert.equal(p.name, '2026-10-02 to 2026-10-31');
+    assert.equal(exportFileName(p, 'csv'), 'gpu-rental-spend-2026-10-02-to-2026-10-31.csv');
     const q = periodOf('last90', at('2026-10-31T10:00:00Z'));
-    assert.equal(q.to - q.from, 90 * 86_400);
+    assert.equal(iso(q.from), '2026-08-03T00:00:00.000Z');
   });
 
   it('this year starts on 1 January UTC', () => {
