@@ -8,6 +8,16 @@
  * characters (line breaks, escape sequences). Each of these is shown as an escape, `\u202E`,
  * rather than removed: a person then sees that the text was crafted, and two values that differ
  * only in hidden characters read differently. The text is also cut to a length a message can hold.
+ *
+ * Such text may also carry link syntax. VS Code turns `[label](https://…)`, `[label](command:…)`
+ * and `[label](file:…)` into links in a notification, and markdown (a tooltip) does the same, so a
+ * machine's error line `[Fix the driver](command:…)` would read as the extension's own advice and
+ * run a command when clicked. Every `](` is shown as `]\(`: the backslash is drawn (a notification
+ * does not read it as an escape; markdown reads it as one and draws the parenthesis), the text reads
+ * as it was, with a visible sign that it was changed, and no link can start there. A link needs
+ * `](` with nothing between, so none survives. Markdown's other links (`<https://…>`, a bare URL)
+ * are markdown's concern: a tooltip that quotes outside text escapes its markdown as well
+ * (markdownEscape in core/account/status.ts).
  */
 
 /**
@@ -30,21 +40,23 @@ function escaped(c: string): string {
 }
 
 /**
- * `value` safe to put in a message: every hidden character (see HIDDEN) shown as its escape, and
- * at most `maxChars` characters in all (code points; an escape counts in full and is never cut in
- * half), ending in `…` where it was cut. What comes out holds no hidden character, so applying it
- * again with the same length changes nothing.
+ * `value` safe to put in a message: every hidden character (see HIDDEN) shown as its escape, every
+ * `](` shown as `]\(` (no link syntax), and at most `maxChars` characters in all (code points; an
+ * escape counts in full and is never cut in half), ending in `…` where it was cut. What comes out
+ * holds no hidden character and no `](`, so applying it again with the same length changes nothing.
  */
 export function visibleText(value: string, maxChars: number = VISIBLE_MAX): string {
   let out = '';
   let used = 0;
   // What fits with room left for the ellipsis: the answer once the text turns out too long.
   let fitted: string | undefined;
+  let previous = '';
   for (const c of value) {
     const hidden = HIDDEN.test(c) && !KEPT.has(c);
-    const text = hidden ? escaped(c) : c;
-    // An escape is plain ASCII; any other piece is one code point.
-    const size = hidden ? text.length : 1;
+    const text = hidden ? escaped(c) : previous === ']' && c === '(' ? '\\(' : c;
+    previous = c;
+    // An escape (and `\(`) is plain ASCII; any other piece is one code point.
+    const size = text === c ? 1 : text.length;
     if (fitted === undefined && used + size > maxChars - 1) fitted = out;
     if (used + size > maxChars) return `${fitted}…`;
     out += text;

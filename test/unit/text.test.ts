@@ -65,6 +65,37 @@ describe('text from outside, as a message shows it', () => {
     assert.equal(visibleText('🔥'.repeat(10), 5), '🔥🔥🔥🔥…', 'a character above the basic plane counts once');
   });
 
+  it('shows link syntax as text: `](` is shown as `]\\(`, so no link starts there (issue 36, defect 3)', () => {
+    // VS Code's notifications link `[label](https://…)`, `[label](command:…)` and `[label](file:…)`.
+    const link = /\[[^\]]*\]\((?:https?:\/\/|command:|file:)/;
+    const cases: Array<[string, string]> = [
+      ['[Fix the driver](command:workbench.action.openSettings)', '[Fix the driver]\\(command:workbench.action.openSettings)'],
+      ['[x](https://evil)', '[x]\\(https://evil)'],
+      ['see [docs](file:///etc/passwd) and [more](http://a)', 'see [docs]\\(file:///etc/passwd) and [more]\\(http://a)'],
+      ['[a]]((b)', '[a]]\\((b)'],
+    ];
+    for (const [value, shown] of cases) {
+      assert.equal(visibleText(value, 200), shown);
+      assert.doesNotMatch(visibleText(value, 200), link);
+      assert.equal(visibleText(shown, 200), shown, 'applying it again changes nothing');
+    }
+    assert.equal(visibleText('[x](y', 4), '[x]…', 'the backslash counts toward the length and is never left alone');
+    assert.equal(visibleText('a (b) [c] \\(d)'), 'a (b) [c] \\(d)', 'brackets and parentheses apart are left alone');
+  });
+
+  it('for any text of brackets, parentheses and link words: no `](` comes out, and applying it again changes nothing', () => {
+    const piece = fc.constantFrom('[', ']', '(', ')', '\\', 'command:', 'https://', 'x', ' ', '\u202E', '…');
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 40 }), fc.integer({ min: 1, max: 60 }), (pieces, max) => {
+        const shown = visibleText(pieces.join(''), max);
+        assert.ok(!shown.includes(']('), JSON.stringify(shown));
+        assert.ok([...shown].length <= max);
+        assert.equal(visibleText(shown, max), shown);
+      }),
+      { seed: 36, numRuns: 3_000 },
+    );
+  });
+
   it('for any text: nothing hidden comes out, the length holds, and applying it again changes nothing', () => {
     const text = fc.string({ unit: 'binary', maxLength: 120 });
     fc.assert(

@@ -10,16 +10,17 @@ import type { StoredAccess } from '../state/storedState';
 import { visibleText } from '../text';
 import { costSoFar, type HealthAction } from './check';
 import { SCRIPT_TIMEOUT_MS, healthScript, readHealthOutput } from './probe';
-import { judge, type Verdict } from './verdict';
+import { judge, vramUnchecked, type Verdict } from './verdict';
 
 /*
  * The health check after a rent: a rent made in this window is expected (`expect`); the first
  * poller snapshot that shows it running starts the check (`update`), which waits for its sshd,
  * runs the one health script and judges it. A machine as offered gets no notification of its own
  * (the status bar says "2× RTX 4090 as offered"); one with a finding gets a warning with the verdict,
- * its cost so far and Destroy Instance; a check that could not run is a log line and a quiet
- * "health not checked: …". A cluster's nodes are checked together, once each, with one summary
- * (`checkNodes`). Every window sees the same instances: the expected rents live in global state,
+ * its cost so far and Destroy Instance; a check that could not run is a log line and a quiet,
+ * neutral "health: not checked yet (…)" (no key yet, no sshd yet: nothing is wrong with the
+ * machine). A cluster's nodes are checked together, once each, with one summary (`checkNodes`),
+ * which names LISTED_NODES nodes with a finding and counts the rest. Every window sees the same instances: the expected rents live in global state,
  * and the first window that claims one checks it. The ui is src/ui/commands/health.ts.
  */
 
@@ -76,7 +77,7 @@ export type AfterRentResult =
 /** One summary for a cluster's nodes. */
 export interface NodesResult {
   readonly results: readonly AfterRentResult[];
-  /** The quiet status line: "cluster health: 3 of 4 nodes as offered". */
+  /** The quiet status line: "cluster health: 3 of 4 nodes as offered", "cluster health: 2 nodes not checked yet". */
   readonly status: string;
   /** Set when a node has a finding: one warning naming each such node. */
   readonly notice?: Notice;
@@ -178,9 +179,10 @@ export class HealthAfterRent {
   private async check(instance: Instance): Promise<AfterRentResult> {
     const { deps } = this;
     const signal = this.abort.signal;
+    // Not checked is a state, not a verdict: the status says so plainly, with the reason short (the log has it whole).
     const notChecked = (why: string): AfterRentResult => {
       deps.logger.warn(`Health after rent of instance #${instance.id}: not checked: ${why}`);
-      return { kind: 'notChecked', instance, why, status: l10n.t('health not checked: {0}', why) };
+      return { kind: 'notChecked', instance, why, status: l10n.t('health: not checked yet ({0})', visibleText(why, STATUS_WHY_CHARS)) };
     };
     const nonce = deps.nonce?.() ?? randomBytes(8).toString('hex');
     const script = healthScript(nonce, { speedTestUrl: deps.speedTestUrl(), writeMiB: AFTER_RENT_WRITE_MIB });
@@ -214,9 +216,17 @@ export class HealthAfterRent {
   }
 }
 
+/** How much of the reason a "not checked yet" status quotes. */
+export const STATUS_WHY_CHARS = 60;
+/** Nodes with a finding that a cluster's notice names one by one; more are counted. */
+export const LISTED_NODES = 3;
+/** How much of each named node's verdict a cluster's notice quotes. */
+const NODE_VERDICT_CHARS = 400;
+
 /** "2× RTX 4090 as offered", or "2× RTX 4090 not as offered": what the status bar shows. */
 export function shortVerdict(verdict: Verdict): string {
   if (!verdict.matches) return l10n.t('{0}: not as offered', verdict.offered);
+  if (vramUnchecked(verdict)) return l10n.t('{0}: VRAM not checked', verdict.offered);
   return verdict.findings.some((f) => f.level === 'warning')
     ? l10n.t('{0} as offered, with warnings', verdict.offered)
     : l10n.t('{0} as offered', verdict.offered);
@@ -227,17 +237,29 @@ export function nodesSummary(results: readonly AfterRentResult[], nowMs: number)
   const asOffered = results.filter((r) => r.kind === 'asOffered').length;
   const findings = results.filter((r) => r.kind === 'finding');
   const unchecked = results.filter((r) => r.kind === 'notChecked');
+  // A node not checked yet is neither as offered nor not: the line counts the checked ones apart.
+  const checked = results.length - unchecked.length;
   const status =
-    unchecked.length > 0
-      ? l10n.t('cluster health: {0} of {1} nodes as offered, {2} not checked', asOffered, results.length, unchecked.length)
-      : l10n.t('cluster health: {0} of {1} nodes as offered', asOffered, results.length);
+    unchecked.length === 0
+      ? l10n.t('cluster health: {0} of {1} nodes as offered', asOffered, results.length)
+      : checked === 0
+        ? l10n.t('cluster health: {0} nodes not checked yet', unchecked.length)
+        : l10n.t('cluster health: {0} of {1} checked nodes as offered, {2} not checked yet', asOffered, checked, unchecked.length);
   if (findings.length === 0) return { results, status };
-  const lines = findings.map((r) => sentences(l10n.t('{0}: {1}', instanceName(r.instance), r.verdict.text), costSoFar(r.instance, nowMs)));
+  const lines = findings
+    .slice(0, LISTED_NODES)
+    .map((r) =>
+      sentences(
+        l10n.t('{0}: {1}', instanceName(r.instance), visibleText(r.verdict.text, NODE_VERDICT_CHARS)),
+        costSoFar(r.instance, nowMs),
+      ),
+    );
   const notice: Notice = {
     severity: 'warning',
     text: sentences(
       l10n.t('GPU Rental: health of the cluster after its rent: {0} of {1} nodes as offered.', asOffered, results.length),
       ...lines,
+      findings.length > LISTED_NODES && l10n.t('More nodes with a finding: {0}.', findings.length - LISTED_NODES),
       l10n.t('Check Machine Health on a node offers to destroy it.'),
     ),
   };

@@ -10,9 +10,10 @@ import { l10n, sentences } from '../l10n';
 import type { Logger } from '../log';
 import type { Notice } from '../notice';
 import type { Ask } from '../prompts';
+import { visibleText } from '../text';
 import { RemoteCommandError, lastErrorLine, type RemoteResult, type SshTarget } from '../ssh/remote';
 import { SCRIPT_TIMEOUT_MS, healthScript, readHealthOutput } from './probe';
-import { judge, type Offered, type Verdict } from './verdict';
+import { VERDICT_MAX_CHARS, judge, type Offered, type Verdict } from './verdict';
 
 /*
  * Check Machine Health: one ssh round trip reads nvidia-smi, the disk and a short write on a running
@@ -74,7 +75,7 @@ export async function checkHealth(deps: HealthDeps, picked: Instance, offered: O
   } catch (error) {
     if (deps.signal?.aborted) return { kind: 'cancelled' };
     if (!(error instanceof RemoteCommandError)) throw error;
-    return { kind: 'unreachable', notice: unreachable(name, error.message) };
+    return { kind: 'unreachable', notice: unreachable(name, visibleText(error.message, 300)) };
   }
   if (result.code === 255) return { kind: 'unreachable', notice: unreachable(name, lastErrorLine(result.stderr)) };
   const verdict = judge(readHealthOutput(result.stdout, nonce), offered);
@@ -136,7 +137,7 @@ export async function destroyAfterCheck(deps: HealthDeps, picked: Instance, verd
   const name = instanceName(instance);
   const why = verdict.findings.filter((f) => f.level === 'mismatch').map((f) => f.text);
   const detail = sentences(
-    ...why,
+    visibleText(sentences(...why), VERDICT_MAX_CHARS),
     costSoFar(instance, deps.now()),
     l10n.t('Its disk and every file on it are deleted for good.'),
     l10n.t('This cannot be undone.'),

@@ -36,6 +36,9 @@ export const GPU_FIELDS = [
 export interface GpuRow {
   index: number;
   name: string;
+  /** `uuid` and `pci.bus_id`, when the query asked for them (GPU_FIELDS does not): what tells one GPU from another. */
+  uuid?: string;
+  busId?: string;
   /** MiB (nvidia-smi's unit for memory). */
   memoryMiB?: number;
   driver?: string;
@@ -87,9 +90,13 @@ export function readGpuCsv(text: string, fields: readonly string[] = GPU_FIELDS)
     const index = numberOf(get('index'));
     const name = textOf(get('name'));
     if (index === undefined || !Number.isInteger(index) || name === undefined) return readFailed(l10n.t('a line has no GPU index or name'));
+    const uuid = textOf(get('uuid'));
+    const busId = textOf(get('pci.bus_id'));
     rows.push({
       index,
       name,
+      ...(uuid === undefined ? {} : { uuid }),
+      ...(busId === undefined ? {} : { busId }),
       memoryMiB: numberOf(get('memory.total')),
       driver: textOf(get('driver_version')),
       pcieGen: numberOf(get('pcie.link.gen.current')),
@@ -101,6 +108,30 @@ export function readGpuCsv(text: string, fields: readonly string[] = GPU_FIELDS)
     });
   }
   return readOk(rows);
+}
+
+/**
+ * The GPUs of a list each once, and the lines that named a GPU already listed (`repeated`). One GPU
+ * is one index (nvidia-smi numbers them 0, 1, … on a machine), and one UUID or PCI bus id where the
+ * query asked for them: a line that repeats any of these is the same GPU again, however the rest of
+ * it reads, so a GPU printed twice is never counted as two.
+ */
+export function distinctGpus(rows: readonly GpuRow[]): { gpus: GpuRow[]; repeated: GpuRow[] } {
+  const seen = new Set<string>();
+  const gpus: GpuRow[] = [];
+  const repeated: GpuRow[] = [];
+  for (const row of rows) {
+    const keys = [`index ${row.index}`, row.uuid && `uuid ${row.uuid.toLowerCase()}`, row.busId && `bus ${row.busId.toLowerCase()}`].filter(
+      (k): k is string => !!k,
+    );
+    if (keys.some((k) => seen.has(k))) {
+      repeated.push(row);
+      continue;
+    }
+    gpus.push(row);
+    for (const k of keys) seen.add(k);
+  }
+  return { gpus, repeated };
 }
 
 /** The driver and the newest CUDA it supports, as `nvidia-smi --version` (or the banner of plain `nvidia-smi`) says. */

@@ -3,7 +3,7 @@ import { l10n, sentences } from '../l10n';
 import { visibleText } from '../text';
 import { sameGpuModel } from './gpuModel';
 import { WRITE_TIMEOUT_S, type HealthReading } from './probe';
-import { linkKind, p2pOff, pairs, type GpuRow } from './smi';
+import { distinctGpus, linkKind, p2pOff, pairs, type GpuRow } from './smi';
 
 /**
  * The health check's verdict: what nvidia-smi, df and dd said, held against what the offer (or the
@@ -18,6 +18,15 @@ import { linkKind, p2pOff, pairs, type GpuRow } from './smi';
  * - **note**: facts (NVLink, the disk's free space and speed, the download speed, a driver other
  *   than listed), and a download that could not be measured (the URL's side may be at fault, not
  *   the machine's).
+ *
+ * A GPU is counted once however often nvidia-smi lists it (`distinctGpus`): the same line twice is
+ * one GPU, not two. VRAM that reads as no number, or as no size a GPU has (NaN, 1e400, 0), is a
+ * warning that it was not checked, and the headline says so rather than "as offered".
+ *
+ * Every text from the machine or the service is quoted through visibleText (core/text.ts: hidden
+ * characters escaped, no link syntax, a length), and the verdict is bounded whatever the machine
+ * prints: at most LISTED_MODELS other models and LISTED_PER_KIND GPUs per kind of finding are named,
+ * the rest counted, and the whole text is cut at VERDICT_MAX_CHARS (the mismatches come first).
  */
 
 /** What the offer promised, in the service's units (an Offer or an Instance record fits). */
@@ -70,7 +79,24 @@ export const SLOW_WRITE_BYTES_PER_S = 50e6;
 /** Free space under this is flagged: a checkpoint or a dataset will not fit. */
 export const LOW_FREE_BYTES = 5e9;
 
+/** More VRAM than this (2 TiB per GPU, in MiB) is no GPU's: a number this large was not read right. */
+export const MAX_VRAM_MIB = 2 * 1024 * 1024;
+/** Other GPU models named one by one; more are counted. */
+export const LISTED_MODELS = 3;
+/** GPUs named one by one for each kind of finding (VRAM, ECC, PCIe); more are counted. */
+export const LISTED_PER_KIND = 3;
+/** The longest verdict text, in characters: a notice adds the instance's name, its cost and a question. */
+export const VERDICT_MAX_CHARS = 1200;
+
 const gb = (mib: number) => `${(mib / 1024).toFixed(1)} GB`;
+
+/** Whether a GPU's memory was read as a size a GPU can have. */
+const vramRead = (mib: number | undefined): mib is number => mib !== undefined && Number.isFinite(mib) && mib > 0 && mib <= MAX_VRAM_MIB;
+
+/** Whether the verdict could not compare the VRAM with the offer (its headline says so). */
+export function vramUnchecked(verdict: Pick<Verdict, 'findings'>): boolean {
+  return verdict.findings.some((f) => f.code === 'vram' && f.level === 'warning');
+}
 
 export function judge(reading: HealthReading, offered: Offered): Verdict {
   const count = offered.num_gpus ?? undefined;
@@ -88,18 +114,38 @@ export function judge(reading: HealthReading, offered: Offered): Verdict {
         : l10n.t('nvidia-smi is not on the machine, so its GPUs could not be checked.'),
     );
   } else {
-    gpuFindings(reading.gpus.value, offered, add);
+    const { gpus, repeated } = distinctGpus(reading.gpus.value);
+    gpuFindings(gpus, offered, add);
+    if (repeated.length > 0)
+      add(
+        'note',
+        'count',
+        l10n.t(
+          'nvidia-smi listed a GPU more than once ({0} repeated lines, the first for GPU {1}); each GPU is counted once.',
+          repeated.length,
+          repeated[0]!.index,
+        ),
+      );
     versionFindings(reading, offered, add);
-    if (reading.gpus.value.length > 1) topologyFindings(reading, add);
+    if (gpus.length > 1) topologyFindings(reading, add);
   }
   diskFindings(reading, offered, add);
   speedFindings(reading, offered, add);
 
   const readable = reading.gpus.ok;
   const matches = readable && !findings.some((f) => f.level === 'mismatch');
-  const headline = !readable ? undefined : matches ? l10n.t('{0} as offered.', summary) : l10n.t('Not what was offered ({0}).', summary);
+  const headline = !readable
+    ? undefined
+    : !matches
+      ? l10n.t('Not what was offered ({0}).', summary)
+      : vramUnchecked({ findings })
+        ? l10n.t('{0} as offered, except its VRAM, which was not checked.', summary)
+        : l10n.t('{0} as offered.', summary);
   const order: FindingLevel[] = ['mismatch', 'warning', 'note'];
-  const text = sentences(headline, ...order.flatMap((level) => findings.filter((f) => f.level === level).map((f) => f.text)));
+  const text = visibleText(
+    sentences(headline, ...order.flatMap((level) => findings.filter((f) => f.level === level).map((f) => f.text))),
+    VERDICT_MAX_CHARS,
+  );
   return { readable, matches, offered: summary, findings, text };
 }
 
@@ -109,24 +155,83 @@ function gpuFindings(gpus: readonly GpuRow[], offered: Offered, add: Add): void 
   if (offered.gpu_name) {
     const wrong = new Map<string, number>();
     for (const g of gpus) if (!sameGpuModel(offered.gpu_name, g.name)) wrong.set(g.name, (wrong.get(g.name) ?? 0) + 1);
-    for (const [name, n] of wrong)
+    // The most common models first; past LISTED_MODELS, the rest are counted.
+    const models = [...wrong].sort((a, b) => b[1] - a[1]);
+    for (const [name, n] of models.slice(0, LISTED_MODELS))
       add('mismatch', 'model', l10n.t('It has {0}× {1}, not the offered {2}.', n, visibleText(name), visibleText(offered.gpu_name)));
+    const rest = models.slice(LISTED_MODELS).reduce((sum, [, n]) => sum + n, 0);
+    if (rest > 0)
+      add(
+        'mismatch',
+        'model',
+        l10n.t(
+          'It has {0} more GPUs of {1} other models, not the offered {2}.',
+          rest,
+          models.length - LISTED_MODELS,
+          visibleText(offered.gpu_name),
+        ),
+      );
   }
   const count = offered.num_gpus ?? undefined;
   if (count !== undefined && gpus.length < count) add('mismatch', 'count', l10n.t('GPUs found: {0} of {1} offered.', gpus.length, count));
   if (count !== undefined && gpus.length > count)
     add('note', 'count', l10n.t('GPUs found: {0}, more than the {1} offered.', gpus.length, count));
   const ram = offered.gpu_ram ?? undefined;
+  // Each kind of per-GPU finding names LISTED_PER_KIND GPUs; the GPUs past them are counted.
+  const named = new Map<Finding['code'], Set<number>>();
+  const more = new Map<Finding['code'], { level: FindingLevel; gpus: Set<number> }>();
+  const addGpu = (g: GpuRow): Add => {
+    return (level, code, text) => {
+      const shown = named.get(code) ?? new Set<number>();
+      named.set(code, shown);
+      if (shown.has(g.index) || shown.size < LISTED_PER_KIND) {
+        shown.add(g.index);
+        add(level, code, text);
+        return;
+      }
+      const rest = more.get(code) ?? { level, gpus: new Set<number>() };
+      rest.gpus.add(g.index);
+      more.set(code, rest);
+    };
+  };
+  const unread: number[] = [];
   for (const g of gpus) {
-    if (ram !== undefined && g.memoryMiB !== undefined && g.memoryMiB < ram * (1 - VRAM_TOLERANCE))
-      add('mismatch', 'vram', l10n.t('GPU {0} has {1} of memory; the offer says {2}.', g.index, gb(g.memoryMiB), gb(ram)));
+    const addThis = addGpu(g);
+    if (ram !== undefined && !vramRead(g.memoryMiB)) unread.push(g.index);
+    else if (ram !== undefined && g.memoryMiB !== undefined && g.memoryMiB < ram * (1 - VRAM_TOLERANCE))
+      addThis('mismatch', 'vram', l10n.t('GPU {0} has {1} of memory; the offer says {2}.', g.index, gb(g.memoryMiB), gb(ram)));
     if (g.eccUncorrected !== undefined && g.eccUncorrected > 0)
-      add(
+      addThis(
         'mismatch',
         'ecc',
         l10n.t('GPU {0} reports {1} uncorrected memory (ECC) errors since boot: it may compute wrong results.', g.index, g.eccUncorrected),
       );
-    pcieFindings(g, offered, add);
+    pcieFindings(g, offered, addThis);
+  }
+  for (const [code, rest] of more) add(rest.level, code, moreGpus(code, rest.gpus.size));
+  if (unread.length === 1)
+    add('warning', 'vram', l10n.t('nvidia-smi gave no usable memory size for GPU {0}, so its VRAM was not checked.', unread[0]!));
+  else if (unread.length > 1)
+    add(
+      'warning',
+      'vram',
+      l10n.t(
+        'nvidia-smi gave no usable memory size for {0} GPUs (GPU {1} first), so their VRAM was not checked.',
+        unread.length,
+        unread[0]!,
+      ),
+    );
+}
+
+/** The GPUs with a finding of one kind past the LISTED_PER_KIND named. */
+function moreGpus(code: Finding['code'], n: number): string {
+  switch (code) {
+    case 'vram':
+      return l10n.t('More GPUs with less memory than offered: {0}.', n);
+    case 'ecc':
+      return l10n.t('More GPUs with uncorrected memory (ECC) errors: {0}.', n);
+    default:
+      return l10n.t('More GPUs with a slower PCIe link: {0}.', n);
   }
 }
 
@@ -182,7 +287,8 @@ function topologyFindings(reading: HealthReading, add: Add): void {
   else {
     const off = p2pOff(reading.p2p.value);
     const all = pairs(reading.p2p.value).length;
-    const statuses = [...new Set(off.map((p) => visibleText(p.status, 8)))].join(', ');
+    const distinct = [...new Set(off.map((p) => visibleText(p.status, 8)))];
+    const statuses = distinct.slice(0, 4).join(', ') + (distinct.length > 4 ? ', …' : '');
     const listed =
       off
         .slice(0, 4)

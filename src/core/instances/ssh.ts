@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import type { Instance } from '../api/instances';
 import { l10n } from '../l10n';
+import { visibleText } from '../text';
 
 const IPV4 = /^(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 /** Letters, digits and hyphens; never a leading "-" (ssh would read an option). */
@@ -62,7 +63,8 @@ function describeValue(value: unknown): string {
   // eslint-disable-next-line no-control-regex
   const clean = value.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g, '');
   const chars = [...clean];
-  return JSON.stringify(chars.length > SHOWN_CHARS ? `${chars.slice(0, SHOWN_CHARS).join('')}…` : clean);
+  // visibleText too: any other hidden character shown as its escape, and no link syntax (the service's text).
+  return JSON.stringify(visibleText(chars.length > SHOWN_CHARS ? `${chars.slice(0, SHOWN_CHARS).join('')}…` : clean, SHOWN_CHARS + 1));
 }
 
 /** The host, trimmed, or an UnusableSshAddress naming the field. */

@@ -100,8 +100,7 @@ export function startHealthAfterRent(s: AfterRentUiDeps): { health: HealthAfterR
     speedTestUrl: () => config.healthSpeedTestUrl(),
     reach: async (instance, signal) => {
       // The automatic check never asks to make a key: without one it is not checked (Connect makes one).
-      if (!(await findLocalKey(config.sshIdentityFile())))
-        throw new Error(vscode.l10n.t('no SSH key on this computer yet (Connect makes one)'));
+      if (!(await findLocalKey(config.sshIdentityFile()))) throw new Error(vscode.l10n.t('no SSH key yet; Connect makes one'));
       const target = await s.sshTarget(instance);
       const endpoint = endpointFor(instance, config.sshConnectVia());
       if (endpoint) await waitForSshBanner(endpoint.host, endpoint.port, { timeoutMs: config.sshReadyTimeoutSeconds() * 1000, signal });
@@ -152,9 +151,8 @@ export async function checkClusterHealth(
   const nodes = (s.poller.snapshot?.instances ?? []).filter((i) => ids.includes(i.id));
   const summary = await s.health.checkNodes(nodes);
   if (!summary) return;
-  vscode.window.setStatusBarMessage(
-    vscode.l10n.t('{0} GPU Rental: {1}', summary.notice ? '$(warning)' : '$(pass)', summary.status),
-    VERDICT_STATUS_MS,
-  );
+  // A node not checked yet is no failure and no pass: the neutral icon, as for one instance.
+  const icon = summary.notice ? '$(warning)' : summary.results.some((r) => r.kind === 'notChecked') ? '$(info)' : '$(pass)';
+  vscode.window.setStatusBarMessage(vscode.l10n.t('{0} GPU Rental: {1}', icon, summary.status), VERDICT_STATUS_MS);
   if (summary.notice) void notify(summary.notice);
 }

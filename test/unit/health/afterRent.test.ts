@@ -138,21 +138,22 @@ describe('health: the check after a rent', () => {
     assert.equal(result.status, '1× RTX 4090: not as offered');
   });
 
-  it('a check that cannot run is a log line and a quiet "health not checked", never a notification', async () => {
+  it('a check that cannot run is a log line and a quiet, neutral "not checked yet", never a notification', async () => {
     const refused = window({
       run: () => Promise.resolve({ code: 255, stdout: '', stderr: 'ssh: connect to host x port 22: Connection refused\n' }),
     });
     await refused.health.expect(7);
     const [a] = await settle(refused.health.update([INSTANCE]));
     assert.ok(a?.kind === 'notChecked');
-    assert.equal(a.status, 'health not checked: ssh did not reach it (ssh: connect to host x port 22: Connection refused)');
+    assert.equal(a.status, 'health: not checked yet (ssh did not reach it (ssh: connect to host x port 22: Conne…)');
+    assert.equal(a.why, 'ssh did not reach it (ssh: connect to host x port 22: Connection refused)', 'the reason whole, for the log');
     assert.equal(refused.calls.warnings.length, 1);
     assert.ok(!('notice' in a));
 
     const noSshd = window({ reach: () => Promise.reject(new Error('SSH did not answer')) });
     await noSshd.health.expect(7);
     const [b] = await settle(noSshd.health.update([INSTANCE]));
-    assert.equal(b?.kind === 'notChecked' && b.status, 'health not checked: SSH did not answer');
+    assert.equal(b?.kind === 'notChecked' && b.status, 'health: not checked yet (SSH did not answer)');
 
     const missing = window({
       run: () =>
@@ -166,8 +167,12 @@ describe('health: the check after a rent', () => {
     const [c] = await settle(missing.health.update([INSTANCE]));
     assert.equal(
       c?.kind === 'notChecked' && c.status,
-      'health not checked: nvidia-smi is not on the machine, so its GPUs could not be checked.',
+      'health: not checked yet (nvidia-smi is not on the machine, so its GPUs could not be …)',
     );
+    const noKey = window({ reach: () => Promise.reject(new Error('no SSH key yet; Connect makes one')) });
+    await noKey.health.expect(7);
+    const [d] = await settle(noKey.health.update([INSTANCE]));
+    assert.equal(d?.kind === 'notChecked' && d.status, 'health: not checked yet (no SSH key yet; Connect makes one)');
     const garbage = window({ run: () => Promise.resolve({ code: 0, stdout: '\u0000garbage', stderr: '' }) });
     await garbage.health.expect(7);
     assert.equal((await settle(garbage.health.update([INSTANCE])))[0]?.kind, 'notChecked');
@@ -202,5 +207,16 @@ describe('health: the check after a rent', () => {
     );
     assert.equal(bad.notice?.severity, 'warning');
     assert.match(bad.notice!.text, /1 of 2 nodes as offered\. RTX 4090 #8: Not what was offered/);
+  });
+
+  it("a cluster's nodes not checked yet read as a state, not as a failure (issue 36, seen on screen)", async () => {
+    const { health } = window({ reach: () => Promise.reject(new Error('no SSH key yet; Connect makes one')) });
+    const summary = await health.checkNodes([INSTANCE, { ...INSTANCE, id: 8 }]);
+    assert.equal(summary?.status, 'cluster health: 2 nodes not checked yet');
+    assert.equal(summary?.notice, undefined);
+
+    const asOffered = (await window().health.checkNodes([INSTANCE]))!.results[0]!;
+    const unchecked = summary!.results[0]!;
+    assert.equal(nodesSummary([asOffered, unchecked], NOW).status, 'cluster health: 1 of 1 checked nodes as offered, 1 not checked yet');
   });
 });

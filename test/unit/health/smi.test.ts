@@ -44,6 +44,8 @@ describe('health: nvidia-smi readers on the real output', () => {
       {
         index: 0,
         name: 'NVIDIA H100 80GB HBM3',
+        uuid: 'GPU-eb86bf1f-9c01-f408-1925-972118059531',
+        busId: '00000000:00:06.0',
         memoryMiB: 81559,
         driver: '580.159.04',
         pcieGen: 5,

@@ -154,6 +154,13 @@ describe('ssh endpoint', () => {
     assert.ok(got.message.length < 300, got.message);
   });
 
+  it('shows a bad value with link syntax as text, never as a link (issue 36)', () => {
+    const got = copied(proxy('[Fix it](command:workbench.action.openSettings)'));
+    assert.ok(got instanceof UnusableSshAddress);
+    assert.ok(!got.message.includes(']('), got.message);
+    assert.match(got.message, /\[Fix it\]\\\\\(command:/);
+  });
+
   it('takes ports as integers from 1 to 65535 only, naming the field', () => {
     assert.equal(copied(direct('203.0.113.7', 65535)), 'ssh -p 65535 root@203.0.113.7');
     assert.equal(copied(proxy('ssh5.example.net', 1)), 'ssh -p 1 root@ssh5.example.net');
