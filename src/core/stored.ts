@@ -4,6 +4,7 @@ import { validateSearchName, type SavedSearch, type SeenOffers } from './offers/
 import { isOfferSort, type OfferSort } from './offers/search';
 import type { WatchClaim } from './offers/watch';
 import { readPendingRent } from './rent/journal';
+import { readJobChoice, type JobChoice } from './jobs/choices';
 import { readProfiles } from './session/profiles';
 import {
   ReadError,
@@ -82,6 +83,25 @@ export const STORED = {
     'gpuRental.idleCountdown',
     optional(objectOf({ id: number, owner: string, until: number })),
     undefined,
+  ),
+  /**
+   * What the user chose for each job, by `<instance id>/<job id>`: its outbid policy and ceiling and
+   * whether it stops the instance at its end (src/core/jobs/choices.ts). What the outbid policies
+   * follow; the instance's copies are only compared with it. An unreadable entry is dropped alone.
+   */
+  jobChoices: storedSpec<Record<string, JobChoice>>(
+    'gpuRental.jobChoices',
+    mapped(
+      recordOf((raw) => raw),
+      (all) =>
+        Object.fromEntries(
+          Object.entries(all).flatMap(([key, raw]) => {
+            const choice = readJobChoice(raw);
+            return choice ? [[key, choice]] : [];
+          }),
+        ),
+    ),
+    {},
   ),
   /** The user's saved searches (see src/core/offers/saved.ts). An unreadable search is dropped, not the list; an unreadable watch is dropped, not the search. */
   savedSearches: storedSpec<SavedSearch[]>(

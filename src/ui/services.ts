@@ -36,6 +36,7 @@ import type { OffersView } from './views/offersView';
 import { OfferExplorer } from './views/explorerPanel';
 import type { AccountView } from './views/account/accountView';
 import { JobMemory } from '../core/jobs/memory';
+import { JobChoices } from '../core/jobs/choices';
 import { Jobs } from './views/jobItems';
 import { OutbidNotifier, outbidPolicies } from './guards/outbid';
 import { PriceContextSource } from '../core/offers/priceSource';
@@ -170,7 +171,16 @@ export class Services implements vscode.Disposable {
     ).health;
     this.idle = this.own(new IdleGuard({ session, poller, forwards: this.forwards, state: this.state, prompts, logger }));
     this.jobMemory = new JobMemory(context.workspaceState);
-    this.jobs = this.own(new Jobs({ poller, sshTarget: this.sshTarget, memory: this.jobMemory, logger, terminals: this.idle.terminals }));
+    this.jobs = this.own(
+      new Jobs({
+        poller,
+        sshTarget: this.sshTarget,
+        memory: this.jobMemory,
+        choices: new JobChoices(this.state),
+        logger,
+        terminals: this.idle.terminals,
+      }),
+    );
     this.instancesView.setChildren(this.jobs);
     const policies = outbidPolicies({
       session,

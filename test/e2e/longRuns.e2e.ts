@@ -5,25 +5,38 @@ import { expect } from './expect';
 import { control, workbenchForSuite, type Workbench } from './workbench';
 
 /**
- * Training that checkpoints: an epoch a second, a checkpoint every 3 epochs (written beside the
- * folder, then moved in, so the newest entry is always whole), and `--resume PATH` goes on from
- * the epoch after the one in PATH.
+ * Training that checkpoints as Hugging Face's Trainer does: an epoch a second, and every second
+ * epoch a folder `checkpoints/checkpoint-N/` (its state, weights and a subfolder), written under a
+ * hidden name and then renamed, so the newest entry is always whole. `--resume PATH` goes on from
+ * the epoch after the one in PATH/trainer_state.json; a resumed run trains six more epochs and
+ * ends (exit 0), so each test sees its job's end. A fresh run starts with no checkpoints.
  */
 const TRAIN_PY = [
-  'import os, sys, time',
-  "os.makedirs('checkpoints', exist_ok=True)",
-  'start = 1',
+  'import json, os, shutil, sys, time',
+  "out = 'checkpoints'",
+  'start, resumes = 1, 0',
   "if len(sys.argv) > 2 and sys.argv[1] == '--resume':",
-  '    with open(sys.argv[2]) as f:',
-  '        start = int(f.read().split()[1]) + 1',
+  "    with open(os.path.join(sys.argv[2], 'trainer_state.json')) as f:",
+  '        state = json.load(f)',
+  "    start, resumes = state['epoch'] + 1, state['resumes'] + 1",
   "    print(f'resumed from {os.path.basename(sys.argv[2])} at epoch {start}', flush=True)",
-  'for epoch in range(start, 1001):',
-  "    print(f'epoch {epoch}/1000', flush=True)",
+  'else:',
+  '    shutil.rmtree(out, ignore_errors=True)',
+  'os.makedirs(out, exist_ok=True)',
+  'last = start + 5 if resumes else 1000',
+  'for epoch in range(start, last + 1):',
+  "    print(f'epoch {epoch}', flush=True)",
   '    time.sleep(1)',
-  '    if epoch % 3 == 0:',
-  "        with open('ckpt.tmp', 'w') as f:",
-  "            f.write(f'epoch {epoch}\\n')",
-  "        os.replace('ckpt.tmp', f'checkpoints/ckpt-{epoch:04d}.txt')",
+  '    if epoch % 2 == 0:',
+  "        tmp = os.path.join(out, f'.tmp-checkpoint-{epoch}')",
+  "        os.makedirs(os.path.join(tmp, 'rng'), exist_ok=True)",
+  "        with open(os.path.join(tmp, 'trainer_state.json'), 'w') as f:",
+  "            json.dump({'epoch': epoch, 'resumes': resumes}, f)",
+  "        with open(os.path.join(tmp, 'model.safetensors'), 'wb') as f:",
+  '            f.write(os.urandom(4096 + epoch))',
+  "        with open(os.path.join(tmp, 'rng', 'rng_state_0.pth'), 'wb') as f:",
+  '            f.write(os.urandom(77))',
+  "        os.replace(tmp, os.path.join(out, f'checkpoint-{epoch}'))",
   "print('training done', flush=True)",
   '',
 ].join('\n');
@@ -113,6 +126,16 @@ async function hoverUntil(wb: Workbench, row: RegExp, wanted: RegExp): Promise<v
   }
 }
 
+/** The notifications in the center that match `text`, once the first is there: how many said it. */
+async function toldTimes(wb: Workbench, text: RegExp): Promise<number> {
+  await expect(await wb.notificationInCenter(text), 120_000).toBeVisible();
+  // A second notice would come within a poll or two of the first.
+  await wb.page.waitForTimeout(6_000);
+  const count = await (await wb.notificationInCenter(text)).count();
+  await wb.runCommand('Notifications: Hide Notifications');
+  return count;
+}
+
 /** Types `value` into the open input box (replacing what it proposes) and presses Enter. */
 async function typeAndEnter(wb: Workbench, value: string): Promise<void> {
   const input = wb.quickInput().locator('input').first();
@@ -120,7 +143,7 @@ async function typeAndEnter(wb: Workbench, value: string): Promise<void> {
   await wb.page.keyboard.press('Enter');
 }
 
-describe('long runs: a resumable job survives outbids (wait, then move), a lying machine is caught, spend exports', function () {
+describe('long runs: resumable jobs survive outbids (wait, then move), a lying machine is caught, spend exports', function () {
   this.timeout(900_000);
   let firstId = 0;
   const workbench = workbenchForSuite({
@@ -145,8 +168,8 @@ describe('long runs: a resumable job survives outbids (wait, then move), a lying
     await wb.page.keyboard.press('Control+P');
     await wb.quickInput().locator('input').fill('train.py');
     await wb.pick('train.py');
+    // The only running instance is taken without asking.
     await wb.page.locator('.editor-actions [aria-label^="Run on Instance"]').first().click();
-    await wb.pick(/running/);
     await expect(wb.quickInput().getByText(/The command to run on the instance/)).toBeVisible();
     await wb.page.keyboard.press('Enter');
     await wb.pick('Upload the workspace first');
@@ -162,52 +185,78 @@ describe('long runs: a resumable job survives outbids (wait, then move), a lying
     await wb.pick(/^Wait/);
     // The folder does not exist yet: a new run has none, and GPU Rental asks before it makes it.
     await wb.dialog().getByRole('button', { name: 'Create It and Start' }).click();
-    await expect(terminalText(wb).getByText(/epoch 3\/1000/), 60_000).toBeVisible();
+    await expect(terminalText(wb).getByText(/epoch 3\b/), 60_000).toBeVisible();
     await unfold(wb.rows('Instances', /running/));
     await expect(wb.rows('Instances', /train\.py/), 60_000).toContainText(/running/);
     await expect(wb.rows('Instances', /train\.py/)).toContainText(/wait/);
     await wb.shot('e2e-long-resumable-job', true);
   });
 
-  it('outbid, then the other bids fall: the service resumes the instance and the job resumes from its checkpoint (wait)', async () => {
+  it('outbid, then the other bids fall: the service resumes the instance and the job resumes from its checkpoint folder (wait), followed to its end', async () => {
     const wb = workbench();
-    // Let a few checkpoints land first.
+    // Let a few checkpoint folders land first.
     await wb.page.waitForTimeout(8_000);
     await control(wb, 'POST', `instances/${firstId}/outbid`, {});
     await expect(wb.rows('Instances', /outbid/), 30_000).toBeVisible();
     await control(wb, 'POST', `instances/${firstId}/bids-lowered`, {});
-    await expect(wb.rows('Instances', /resumed ×1/), 120_000).toBeVisible();
-    await expect(wb.rows('Instances', /train\.py/)).toContainText(/running/);
-    // The job went on from its newest checkpoint, in the same terminal.
-    await expect(terminalText(wb).getByText(/resumed from ckpt-\d+\.txt at epoch \d+/), 60_000).toBeVisible();
+    // The job went on from its newest checkpoint folder on the same instance, in the same terminal.
+    await expect(terminalText(wb).getByText(/resumed from checkpoint-\d+ at epoch \d+/), 120_000).toBeVisible();
+    await expect(wb.rows('Instances', /resumed ×1/), 60_000).toBeVisible();
     // Its tooltip tells the recovery and the work it lost.
     await hoverUntil(wb, /train\.py/, /min of work lost/);
     await wb.shot('e2e-long-resumed-wait', true);
+    // It trains on to its end there, followed in its terminal, and its end is told once.
+    await expect(terminalText(wb).getByText(/training done/), 60_000).toBeVisible();
+    assert.equal(await toldTimes(wb, new RegExp(`train\\.py finished \\(exit 0\\) on #${firstId}`)), 1, 'its end is told once');
   });
 
-  it('outbid again with the policy "move": the checkpoint goes to a new instance, the job goes on there, the old one is destroyed', async () => {
+  it('a job with the policy "move" and Hugging Face checkpoint folders: outbid, it resumes on a new instance from the newest folder, followed to its end; the old one is destroyed', async () => {
     const wb = workbench();
-    await wb.contextMenu(wb.rows('Instances', /train\.py/).first(), 'Change Outbid Policy…');
+    // A second run of train.py on the same instance, this time with the policy "move".
+    await wb.page.keyboard.press('Control+P');
+    await wb.quickInput().locator('input').fill('train.py');
+    await wb.pick('train.py');
+    await wb.page.locator('.editor-actions [aria-label^="Run on Instance"]').first().click();
+    await expect(wb.quickInput().getByText(/The command to run on the instance/)).toBeVisible();
+    await wb.page.keyboard.press('Enter');
+    await wb.pick('Upload the workspace first');
+    await wb.pick('Keep the instance running');
+    await wb.pick(/^Resumable/);
+    await expect(wb.quickInput().getByText(/The folder the job writes its checkpoints to/)).toBeVisible();
+    await wb.page.keyboard.press('Enter');
+    await expect(wb.quickInput().getByText(/The command that resumes the job/)).toBeVisible();
+    await wb.page.keyboard.press('Enter');
     await wb.pick(/^Move to another machine/);
     await typeAndEnter(wb, '5');
-    await expect(wb.rows('Instances', /train\.py/).first(), 30_000).toContainText(/move ≤ \$5\.00\/h/);
-    await wb.page.waitForTimeout(5_000);
+    await expect(terminalText(wb).getByText(/epoch 7\b/), 60_000).toBeVisible();
+    await expect(wb.rows('Instances', /train\.py.*move ≤ \$5\.00\/h/).first(), 30_000).toBeVisible();
     await control(wb, 'POST', `instances/${firstId}/outbid`, {});
-    await expect(await wb.notificationInCenter(/runs now on .* the outbid instance .* was destroyed/), 240_000).toBeVisible();
+    // The move's notice names the checkpoint folder it resumed from.
+    const moved = await wb.notificationInCenter(
+      /runs now on #\d+ .* resumed from its newest checkpoint checkpoint-\d+; the outbid instance #\d+ was destroyed/,
+    );
+    await expect(moved, 240_000).toBeVisible();
+    const [, newId, folder] = /runs now on #(\d+) .* resumed from its newest checkpoint (checkpoint-\d+);/.exec(
+      await moved.first().innerText(),
+    )!;
     await wb.runCommand('Notifications: Hide Notifications');
     const after = await simInstances(wb);
     assert.ok(!after.some((i) => i.id === firstId), 'the old instance is destroyed');
-    await jobRow(wb, /resumed ×2/, 120_000);
-    // Its output on the new instance: the log came with the job's folder, and goes on from the checkpoint.
-    await wb
-      .rows('Instances', /train\.py/)
-      .first()
-      .click();
-    await expect(terminalText(wb).getByText(/GPU Rental: moved from #\d+ and resumed \(×2\) from .*ckpt-\d+\.txt/), 60_000).toBeVisible();
-    // It runs there from its code, which came with its working folder, and goes on from the checkpoint.
-    await wb.page.waitForTimeout(5_000);
-    await expect(wb.rows('Instances', /train\.py/).first(), 30_000).toContainText(/running .*resumed ×2/);
+    // Its output goes on in the same terminal: moved, resumed from that folder, then the job's own line.
+    await expect(
+      terminalText(wb).getByText(new RegExp(`moved from #${firstId} to #${newId}: following the job there`)),
+      60_000,
+    ).toBeVisible();
+    await expect(
+      terminalText(wb).getByText(new RegExp(`GPU Rental: moved from #${firstId} and resumed \\(×1\\) from .*${folder}`)),
+      60_000,
+    ).toBeVisible();
+    await expect(terminalText(wb).getByText(new RegExp(`resumed from ${folder} at epoch \\d+`)), 60_000).toBeVisible();
     await wb.shot('e2e-long-moved', true);
+    // Followed to its end on the new instance, told once.
+    await expect(terminalText(wb).getByText(/training done/), 90_000).toBeVisible();
+    assert.equal(await toldTimes(wb, new RegExp(`train\\.py finished \\(exit 0\\) on #${newId}`)), 1, 'its end is told once');
+    await jobRow(wb, /resumed ×1/, 60_000);
   });
 
   it('a health check flags a machine that is not what was offered', async () => {

@@ -7,12 +7,13 @@
  *
  * Paths follow rsync: a source ending in `/` copies what the folder holds, without the slash the
  * folder itself goes into the destination folder; a file goes into a destination that is a folder
- * or ends in `/`, else to that name. Container paths are the container's own (/root, /workspace,
+ * or ends in `/`, else to that name. As `rsync -a` (the service's copy), every file and folder keeps
+ * its modification time, and empty folders come too. Container paths are the container's own (/root, /workspace,
  * /tmp, through Containers.hostPath); anything else is refused, so a copy never writes on this
  * machine outside an instance's store.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { copyFile, lstat, mkdir, readdir, realpath, stat } from 'node:fs/promises';
+import { copyFile, lstat, mkdir, readdir, realpath, stat, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, posix, sep } from 'node:path';
 import type { Containers } from './container';
@@ -172,17 +173,26 @@ export class Transfers {
     let bytes = 0;
     try {
       const plan = await this.plan(job);
-      const total = plan.length;
-      for (const [from, to] of plan) {
+      const total = plan.files.length;
+      for (const [from, to] of plan.files) {
         if (active.cancelled) return;
         await folderWithin(job.to.root, dirname(to));
         if ((await lstat(to).catch(() => undefined))?.isSymbolicLink()) throw new Error(`${to}: is a link; not written through`);
         await copyFile(from, to);
+        const source = await stat(from);
+        await utimes(to, source.atime, source.mtime);
         files += 1;
         bytes += (await stat(to)).size;
         if (active.cancelled) return;
         const inst = this.instance(job.instanceId);
         if (inst) inst.transferNote = `${this.title(job)}: ${files}/${total} files, ${bytes} bytes`;
+      }
+      // The folders last, deepest first, as rsync does: writing their files changed their times.
+      for (const [from, to] of [...plan.folders].reverse()) {
+        if (active.cancelled) return;
+        await folderWithin(job.to.root, to);
+        const source = await stat(from);
+        await utimes(to, source.atime, source.mtime);
       }
       if (active.cancelled) return;
       this.active.delete(job.instanceId);
@@ -204,26 +214,34 @@ export class Transfers {
     }
   }
 
-  /** Every file to copy, as [host source, host destination], following rsync's rules for slashes. */
-  private async plan(job: CopyJob): Promise<Array<[string, string]>> {
+  /**
+   * Every file to copy and every folder to make, each as [host source, host destination] (folders
+   * parents first), following rsync's rules for slashes.
+   */
+  private async plan(job: CopyJob): Promise<{ files: Array<[string, string]>; folders: Array<[string, string]> }> {
     const source = await lstat(job.from.host).catch(() => undefined);
     if (!source || source.isSymbolicLink() || !within(await realpath(job.from.root), await realpath(job.from.host))) {
       throw new Error(`${job.from.label}: no such file or directory`);
     }
     const target = await stat(job.to.host).catch(() => undefined);
     const toFolder = target?.isDirectory() === true || job.to.label.endsWith('/');
-    if (source.isFile()) return [[job.from.host, toFolder ? join(job.to.host, basename(job.from.host)) : job.to.host]];
+    if (source.isFile())
+      return { files: [[job.from.host, toFolder ? join(job.to.host, basename(job.from.host)) : job.to.host]], folders: [] };
     const root = job.contentsOnly ? job.to.host : join(job.to.host, basename(job.from.host));
-    const out: Array<[string, string]> = [];
+    const files: Array<[string, string]> = [];
+    // The top too: `rsync -a src/ dst/` gives dst the time of src.
+    const folders: Array<[string, string]> = [[job.from.host, root]];
     const walk = async (from: string, to: string) => {
       for (const entry of await readdir(from, { withFileTypes: true })) {
-        if (entry.isDirectory()) await walk(join(from, entry.name), join(to, entry.name));
-        else if (entry.isFile()) out.push([join(from, entry.name), join(to, entry.name)]);
+        if (entry.isDirectory()) {
+          folders.push([join(from, entry.name), join(to, entry.name)]);
+          await walk(join(from, entry.name), join(to, entry.name));
+        } else if (entry.isFile()) files.push([join(from, entry.name), join(to, entry.name)]);
       }
     };
     await folderWithin(job.to.root, root);
     await walk(job.from.host, root);
-    return out;
+    return { files, folders };
   }
 }
 

@@ -4,6 +4,8 @@ import { instancePhase, type InstancePhase } from '../instances/phase';
 import { realTimers, type Timers } from '../instances/poller';
 import { l10n } from '../l10n';
 import type { SshTarget } from '../ssh/remote';
+import { JobChoices, memoryChoicesState } from './choices';
+import { Listings } from './listings';
 import type { RememberedJob } from './memory';
 import { watchStopPending, type JobNotice } from './notices';
 import { sshJobs, type Following, type JobBookDeps, type JobRef, type JobRemote, type JobTerminal, type RunOptions } from './ports';
@@ -23,9 +25,6 @@ const jobKey = (instanceId: number, jobId: string): string => `${instanceId}/${j
 /** An instance in these phases runs no process: a job its last listing showed running died with it. */
 const STOPPED_PHASES: ReadonlySet<InstancePhase> = new Set(['stopped', 'starting', 'rebooting', 'failed', 'gone']);
 
-/** How long an instance's listing is shown without reading it again when the tree opens the instance. */
-const LISTING_FRESH_MS = 60_000;
-
 /** A job re-attached quietly starts this far before the end of its log; the rest is in the log file. */
 const REATTACH_TAIL_BYTES = 256 * 1024;
 
@@ -36,12 +35,9 @@ const REATTACH_TAIL_BYTES = 256 * 1024;
  * when the instance starts running, after a job changes and when asked, never on every poll.
  */
 export class JobBook implements Disposable {
-  private readonly statuses = new Map<number, JobStatus[]>();
   private readonly followers = new Map<string, Following>();
   private readonly outputs = new Map<string, JobTerminal>();
   private readonly running = new Set<number>();
-  private readonly listing = new Map<number, Promise<void>>();
-  private readonly listedAt = new Map<number, number>();
   private readonly changed = new Emitter<void>();
   private readonly notices = new Emitter<JobNotice>();
   /** The rows changed: the tree redraws. */
@@ -57,6 +53,9 @@ export class JobBook implements Disposable {
   private readonly timers: Timers;
   private readonly resumeAt = new Map<string, number>(); // the log byte a resumable job's output goes on from
   private readonly autoResume: AutoResume;
+  /** What the user chose for each job, kept on this machine (choices.ts): followed over the instance's copies. */
+  readonly choices: JobChoices;
+  private readonly listings: Listings;
   /** An absolute folder on the instance instead of `~/.gpu-rental/jobs` (integration tests). */
   jobsDir: string | undefined;
 
@@ -64,25 +63,32 @@ export class JobBook implements Disposable {
     this.remote = deps.remote ?? sshJobs;
     this.timers = deps.timers ?? realTimers;
     this.autoResume = new AutoResume(this.timers, deps.logger, this);
+    this.choices = deps.choices ?? new JobChoices(memoryChoicesState(), () => this.timers.now());
+    this.listings = new Listings({
+      read: async (id) => this.remote.list(await this.target(id), { jobsDir: this.jobsDir }),
+      choices: this.choices,
+      logger: deps.logger,
+      now: () => this.timers.now(),
+      changed: () => this.changed.fire(),
+    });
     this.subscription = deps.poller.onDidUpdate((snapshot) => this.followInstances(snapshot.instances));
     this.keepPolling();
   }
 
   /** Whether the instance has jobs to show (its row then expands). */
   hasJobs(instanceId: number): boolean {
-    return (this.statuses.get(instanceId)?.length ?? 0) > 0 || this.deps.memory.hasJobsOn(instanceId);
+    return this.listings.of(instanceId).length > 0 || this.deps.memory.hasJobsOn(instanceId);
   }
 
   /** The rows under an instance: the jobs its last listing showed, and the ones started here that it did not show yet. */
   rows(instanceId: number): JobRow[] {
-    const listed = this.statuses.get(instanceId) ?? [];
+    const listed = this.listings.of(instanceId);
     return jobRows(instanceId, listed, this.deps.memory.jobs(), this.running.has(instanceId), this.timers.now());
   }
 
   /** The tree shows the instance's jobs: a listing older than a minute is read again, in the background. */
   opened(instanceId: number): void {
-    if (!this.running.has(instanceId) || this.listing.has(instanceId)) return;
-    if (this.timers.now() - (this.listedAt.get(instanceId) ?? 0) > LISTING_FRESH_MS) void this.list(instanceId);
+    if (this.running.has(instanceId)) this.listings.opened(instanceId);
   }
 
   /** Whether the instance runs, as the last poll showed it. */
@@ -92,27 +98,12 @@ export class JobBook implements Disposable {
 
   /** The last listing of an instance's jobs. */
   statusesOf(instanceId: number): readonly JobStatus[] {
-    return this.statuses.get(instanceId) ?? [];
+    return this.listings.of(instanceId);
   }
 
   /** Lists the instance's jobs over ssh (one call) and redraws; a failure is logged and keeps the last list. */
   list(instanceId: number): Promise<void> {
-    const inFlight = this.listing.get(instanceId);
-    if (inFlight) return inFlight;
-    const run = (async () => {
-      try {
-        const statuses = await this.remote.list(await this.target(instanceId), { jobsDir: this.jobsDir });
-        this.statuses.set(instanceId, statuses);
-        this.listedAt.set(instanceId, this.timers.now());
-        this.changed.fire();
-      } catch (error) {
-        this.deps.logger.warn(`Jobs of #${instanceId} could not be listed: ${error instanceof Error ? error.message : String(error)}`);
-      } finally {
-        this.listing.delete(instanceId);
-      }
-    })();
-    this.listing.set(instanceId, run);
-    return run;
+    return this.listings.list(instanceId);
   }
 
   /** Starts a job detached on the instance, remembers it for this workspace, and follows it in a terminal. */
@@ -136,6 +127,7 @@ export class JobBook implements Disposable {
     this.deps.logger.info(
       `Job ${jobId} started on #${instance.id} with ${startedWith} in ${o.cwd}${o.stopAtEnd ? '; it stops the instance at its end' : ''}.`,
     );
+    await this.choices.chose(instance.id, jobId, { policy: o.resumable?.spec.policy, stopAtEnd: o.stopAtEnd });
     const show = o.show ?? true;
     const job: RememberedJob = { jobId, instanceId: instance.id, label, startedAtMs: this.timers.now(), terminalOpen: show, ended: false };
     this.running.add(instance.id);
@@ -144,8 +136,8 @@ export class JobBook implements Disposable {
     this.follow(job, 0, show);
     // A listing already on its way began before the job's wrapper wrote its pid, and would show the
     // job as interrupted until the next one: list again once it is done.
-    void this.listing
-      .get(instance.id)
+    void this.listings
+      .pending(instance.id)
       ?.then(() => this.list(instance.id))
       .catch(() => {});
     void this.list(instance.id);
@@ -163,7 +155,7 @@ export class JobBook implements Disposable {
 
   /** Whether a job of this extension runs on the instance now, as far as this window knows. */
   runsJobs(instanceId: number): boolean {
-    return (this.statuses.get(instanceId) ?? []).some((s) => jobPhase(s) === 'running');
+    return this.listings.of(instanceId).some((s) => jobPhase(s) === 'running');
   }
 
   /** Opens the job's terminal: its output so far and, while it runs, what comes. */
@@ -180,11 +172,37 @@ export class JobBook implements Disposable {
     return this.statusesOf(instanceId).flatMap((s) => resumableJob(instanceId, s) ?? []);
   }
 
-  /** Runs the job's `resume` on the instance (idempotent: a job that runs, ended or was stopped stays as it is), then lists. */
-  async resume(instanceId: number, jobId: string, opts: { movedFrom?: number } = {}): Promise<ResumeOutcome> {
+  /**
+   * Runs the job's `resume` (idempotent), from its checkpoint entry `checkpoint` when given, then
+   * lists and follows it; a job moved from `movedFrom` (an outbid's move) is carried there first.
+   */
+  async resume(instanceId: number, jobId: string, opts: { movedFrom?: number; checkpoint?: string } = {}): Promise<ResumeOutcome> {
     const outcome = await (this.remote.resume ?? resumeJob)(await this.target(instanceId), jobId, { jobsDir: this.jobsDir, ...opts });
-    void this.list(instanceId).then(() => this.reattachOn(instanceId));
+    if (opts.movedFrom !== undefined && opts.movedFrom !== instanceId) await this.carry(opts.movedFrom, instanceId, jobId);
+    // Listed at once (not after a running listing): the resume just wrote the job's new wrapper.
+    await this.list(instanceId);
+    this.reattachOn(instanceId);
     return outcome;
+  }
+
+  /** A job moved from `fromId` to `toId`: the workspace's record, the choices, the terminal and its place in the log go with it. */
+  private async carry(fromId: number, toId: number, jobId: string): Promise<void> {
+    const from = jobKey(fromId, jobId);
+    const to = jobKey(toId, jobId);
+    const follower = this.followers.get(from);
+    const offset = this.resumeAt.get(from) ?? follower?.offset;
+    follower?.dispose();
+    this.followers.delete(from);
+    this.resumeAt.delete(from);
+    if (offset !== undefined) this.resumeAt.set(to, offset);
+    const output = this.outputs.get(from);
+    this.outputs.delete(from);
+    if (output) this.outputs.set(to, output);
+    output?.note(l10n.t('moved from #{0} to #{1}: following the job there', fromId, toId));
+    await this.choices.moved(fromId, toId, jobId);
+    await this.deps.memory.moveJob(jobId, fromId, toId);
+    this.deps.logger.info(`Job ${jobId} moved from #${fromId} to #${toId}; its output goes on from byte ${offset ?? 0}.`);
+    this.keepPolling();
   }
 
   /** Stops the job's command; with `stopInstance` the wrapper still stops the instance afterwards, else it never does. */
@@ -216,8 +234,7 @@ export class JobBook implements Disposable {
    */
   reattach(): void {
     this.stopFollowing();
-    this.statuses.clear();
-    this.listedAt.clear();
+    this.listings.clear();
     this.running.clear();
     this.followInstances(this.deps.poller.snapshot?.instances ?? []);
   }
@@ -260,12 +277,12 @@ export class JobBook implements Disposable {
     const remembered = this.deps.memory.jobs();
     const byId = new Map<number, Instance>();
     for (const i of instances) byId.set(i.id, i);
-    const ids = new Set([...remembered.map((j) => j.instanceId), ...this.statuses.keys()]);
+    const ids = new Set([...remembered.map((j) => j.instanceId), ...this.listings.instances()]);
     let interrupted = false;
     for (const id of ids) {
       const instance = byId.get(id);
       if (!instance || instance.actual_status === 'destroyed') this.stopFollowingOn(id, remembered);
-      if (instance && STOPPED_PHASES.has(instancePhase(instance))) interrupted = this.interrupted(id) || interrupted;
+      if (instance && STOPPED_PHASES.has(instancePhase(instance))) interrupted = this.listings.interrupted(id) || interrupted;
       const running = instance !== undefined && instancePhase(instance) === 'running';
       const wasRunning = this.running.has(id);
       if (running) this.running.add(id);
@@ -278,25 +295,6 @@ export class JobBook implements Disposable {
       for (const j of remembered) if (j.instanceId === id) this.followers.get(jobKey(id, j.jobId))?.poke();
     }
     if (interrupted) this.changed.fire();
-  }
-
-  /**
-   * The account shows the instance stopped: its jobs' processes died with it, so a job its last
-   * listing showed running is interrupted now (a cluster job fails at that node and ends on the
-   * others), not running until the instance runs again. A job that stops its instance at its end
-   * is left as listed: the stop is most likely its own, after its exit code was written, which the
-   * next listing reads. Whether anything changed.
-   */
-  private interrupted(instanceId: number): boolean {
-    const diedWith = (s: JobStatus) => jobPhase(s) === 'running' && !s.stopAtEnd;
-    const listed = this.statuses.get(instanceId);
-    if (!listed?.some(diedWith)) return false;
-    this.statuses.set(
-      instanceId,
-      listed.map((s) => (diedWith(s) ? { ...s, alive: false } : s)),
-    );
-    this.deps.logger.info(`The jobs running on #${instanceId} were interrupted: the instance stopped.`);
-    return true;
   }
 
   /**
@@ -313,7 +311,7 @@ export class JobBook implements Disposable {
 
   /** Follows again this workspace's unfinished jobs of the instance's last listing (a job waiting to resume: once it does). */
   reattachOn(instanceId: number): void {
-    const listed = this.statuses.get(instanceId) ?? [];
+    const listed = this.listings.of(instanceId);
     for (const job of this.deps.memory.jobs()) {
       if (job.instanceId !== instanceId || job.ended || this.followers.has(jobKey(instanceId, job.jobId))) continue;
       const status = listed.find((s) => s.jobId === job.jobId);
@@ -351,6 +349,7 @@ export class JobBook implements Disposable {
       onData: (chunk) => {
         announced = false;
         output.append(chunk);
+        this.listings.freshen(job.instanceId);
       },
       onRetry: (error, delayMs) => {
         if (!announced) output.note(l10n.t('lost the connection ({0}); trying again in {1} s', error.message, Math.round(delayMs / 1000)));

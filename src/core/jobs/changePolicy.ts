@@ -1,7 +1,8 @@
 /**
  * Change Outbid Policy: what a resumable job does when the service outbids its instance, changed
- * while it runs (or waits). The policy lives on the instance, in the job's folder (resumable.ts), so
- * every window and the next listing read the new one. ui: src/ui/commands/jobs.ts.
+ * while it runs (or waits). The choice is kept on this machine (choices.ts), which is what the
+ * outbid policies follow; the instance's copy in the job's folder (resumable.ts) is written too,
+ * for its start-up hook and the listing's comparison. ui: src/ui/commands/jobs.ts.
  */
 import type { Instance } from '../api/instances';
 import { instanceName } from '../instances/names';
@@ -20,6 +21,8 @@ export interface ChangePolicyDeps {
   target(instance: Instance): Promise<SshTarget>;
   /** Lists the instance's jobs again, so the row shows the new policy. */
   relist(instanceId: number): Promise<void>;
+  /** Keeps the choice on this machine (the job book's JobChoices). */
+  readonly choices: { changePolicy(instanceId: number, jobId: string, policy: OutbidPolicy): Promise<void> };
   /** Writes the policy on the instance (tests hand a fake; default over ssh). */
   write?: (target: SshTarget, jobId: string, policy: OutbidPolicy) => Promise<void>;
 }
@@ -53,6 +56,8 @@ export async function changePolicyFlow(
     };
   const policy = await askPolicy(deps, instance, row.resume.onDemandPerHour);
   if (!policy) return undefined;
+  // This machine's record first: it is what the policies follow, even when the instance cannot be written.
+  await deps.choices.changePolicy(instance.id, row.jobId, policy);
   await (deps.write ?? setJobPolicy)(await deps.target(instance), row.jobId, policy);
   await deps.relist(instance.id);
   return {

@@ -1,3 +1,4 @@
+import { parsePolicy, policyText, type OutbidPolicy } from './resumable';
 import { isJobId } from './scripts';
 
 /** A job started from this workspace, kept so the window re-attaches to it after a reload or the next day. */
@@ -26,9 +27,57 @@ export const JOB_MEMORY_KEYS = {
   /** Run on Instance's last answer to "Resumable?", and the checkpoint folder it was given. */
   resumable: 'gpuRental.jobs.resumable',
   checkpointDir: 'gpuRental.jobs.checkpointDir',
+  /** The answers of the last Run on Instance started here: what Run Last Job Again repeats. */
+  lastJob: 'gpuRental.jobs.last',
   /** The cluster jobs started here, as cluster/clusterJobStore.ts writes and reads them. */
   clusterJobs: 'gpuRental.jobs.clusters',
 } as const;
+
+/** The answers of the last Run on Instance in this workspace: Run Last Job Again runs them again without asking. */
+export interface LastJob {
+  /** The instance it ran on: the rerun's instance while it runs. */
+  readonly instanceId?: number;
+  readonly command: string;
+  readonly uploadFirst: boolean;
+  /** The local folder it uploaded first, when known. */
+  readonly localDir?: string;
+  /** The folder on the instance it was told to run in; undefined: the uploaded folder, else the remote folder setting. */
+  readonly cwd?: string;
+  readonly stopAtEnd: boolean;
+  /** Set for a resumable job. */
+  readonly resume?: { readonly checkpointDir: string; readonly resumeCommand: string; readonly policy: OutbidPolicy };
+}
+
+/** A text kept in the memory: not empty, at most `max` characters. */
+function text(value: unknown, max = 4000): string | undefined {
+  return typeof value === 'string' && value.trim() && value.length <= max ? value : undefined;
+}
+
+function readLastJob(value: unknown): LastJob | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const v = value as Record<string, unknown>;
+  const command = text(v['command']);
+  if (command === undefined || typeof v['uploadFirst'] !== 'boolean' || typeof v['stopAtEnd'] !== 'boolean') return undefined;
+  const id = v['instanceId'];
+  const instanceId = typeof id === 'number' && Number.isSafeInteger(id) && id > 0 ? id : undefined;
+  const localDir = text(v['localDir'], 1000);
+  const cwd = text(v['cwd'], 1000);
+  const r = typeof v['resume'] === 'object' && v['resume'] !== null ? (v['resume'] as Record<string, unknown>) : undefined;
+  const checkpointDir = text(r?.['checkpointDir'], 1000);
+  const resumeCommand = text(r?.['resumeCommand']);
+  const policy = typeof r?.['policy'] === 'string' ? parsePolicy(r['policy']) : undefined;
+  // A resumable job read back without all of its answers is not run again as one that runs once.
+  if (r && (checkpointDir === undefined || resumeCommand === undefined || policy === undefined)) return undefined;
+  return {
+    command,
+    uploadFirst: v['uploadFirst'],
+    stopAtEnd: v['stopAtEnd'],
+    ...(instanceId !== undefined ? { instanceId } : {}),
+    ...(localDir !== undefined ? { localDir } : {}),
+    ...(cwd !== undefined ? { cwd } : {}),
+    ...(checkpointDir !== undefined && resumeCommand !== undefined && policy ? { resume: { checkpointDir, resumeCommand, policy } } : {}),
+  };
+}
 
 /** At most this many jobs are remembered per workspace, the newest kept. */
 export const MAX_REMEMBERED_JOBS = 50;
@@ -101,6 +150,15 @@ export class JobMemory {
     );
   }
 
+  /** A job moved from one instance to another (an outbid's move): it is remembered on the new one, not yet ended. */
+  async moveJob(jobId: string, fromId: number, toId: number): Promise<void> {
+    const jobs = this.jobs();
+    const moving = jobs.find((j) => same(j, jobId, fromId));
+    if (!moving) return;
+    const others = jobs.filter((j) => !same(j, jobId, fromId) && !same(j, jobId, toId));
+    await this.memento.update(JOB_MEMORY_KEYS.jobs, [...others, { ...moving, instanceId: toId, ended: false }].slice(-MAX_REMEMBERED_JOBS));
+  }
+
   lastCommand(): string | undefined {
     const value = this.memento.get(JOB_MEMORY_KEYS.lastCommand);
     return typeof value === 'string' && value.trim() ? value : undefined;
@@ -138,6 +196,19 @@ export class JobMemory {
 
   setLastCheckpointDir(dir: string): Thenable<void> {
     return this.memento.update(JOB_MEMORY_KEYS.checkpointDir, dir);
+  }
+
+  /** The answers of the last Run on Instance here; undefined before the first one, or when unreadable. */
+  lastJob(): LastJob | undefined {
+    return readLastJob(this.memento.get(JOB_MEMORY_KEYS.lastJob));
+  }
+
+  setLastJob(job: LastJob): Thenable<void> {
+    const { resume, ...rest } = job;
+    return this.memento.update(
+      JOB_MEMORY_KEYS.lastJob,
+      resume ? { ...rest, resume: { ...resume, policy: policyText(resume.policy) } } : rest,
+    );
   }
 
   /** The cluster jobs' records as stored, unread (cluster/clusterJobStore.ts reads and checks them). */

@@ -28,8 +28,17 @@ import { waitForSshBanner } from '../ssh/probe';
 import { lastErrorLine, type SshTarget } from '../ssh/remote';
 import { visibleText } from '../text';
 import { destroyOne, diskBills, kept } from './outbidKept';
-import { errorText, jobNames, type MoveState, type OutbidAction, type OutbidOutcome, type OutbidPolicyDeps } from './outbidPorts';
-import { judgeVerify, mkdirScript, moveFolders, readVerify, verifyScript, VERIFY_TIMEOUT_MS } from './outbidVerify';
+import {
+  errorText,
+  jobNames,
+  shortName,
+  type MoveState,
+  type OutbidAction,
+  type OutbidOutcome,
+  type OutbidPolicyDeps,
+} from './outbidPorts';
+import { judgeVerify, mkdirScript, moveFolders, readVerify, verifyScript, VERIFY_TIMEOUT_MS, type VerifyJudgement } from './outbidVerify';
+import type { CheckpointInfo } from './resumable';
 
 const STEPS = 6;
 const BOOT_TIMEOUT_MS = 15 * 60_000;
@@ -40,7 +49,8 @@ type Report = (message: string) => void;
 
 /** Runs the move (from step 1, or from step 2 when `start` has its new instance) under one cancellable progress. */
 export function moveJobs(d: OutbidPolicyDeps, start: MoveState): Promise<OutbidOutcome> {
-  const title = l10n.t('GPU Rental: moving {0} from {1}', jobNames(start.jobs), instanceName(start.old));
+  // The outbid is said first: this progress is the only notification while the move runs.
+  const title = l10n.t('GPU Rental: {0} was outbid and stopped; moving {1} to another machine', shortName(start.old), jobNames(start.jobs));
   return d.progress(title, async (report, signal) => {
     let move = start;
     if (!move.fresh) {
@@ -185,26 +195,41 @@ async function takeOver(d: OutbidPolicyDeps, move: MoveState, fresh: Fresh, repo
     log.info(`copied ${path}.`);
   }
 
-  // 4. The newest checkpoint with its size, and the job's folder, on the new instance.
+  // 4. The job's folder, and the checkpoint it resumes from, on the new instance: the copy holds what
+  // the old disk held at the outbid, so the newest checkpoint is read there, and the one the last
+  // listing named is checked against it, measured the same way (outbidVerify.ts).
   if (signal.aborted) return cancelled(4);
   report(step(4, l10n.t('checking the copy on {0}', dstName)));
+  const resumeFrom = new Map<string, CheckpointInfo | undefined>();
   for (const job of jobs) {
-    const result = await runOn(d, target, verifyScript(job), dstName, (stdout) => judgeVerify(job, readVerify(stdout), dstName, old));
-    if (result) {
-      log.info(`the check of job ${job.jobId} failed: ${result}; both instances are kept.`);
-      return kept(d, move, { why: result, actions: ['retryCopy', 'destroyNew'] });
+    let judged: VerifyJudgement | undefined;
+    const result = await runOn(d, target, verifyScript(job), dstName, (stdout) => {
+      judged = judgeVerify(job, readVerify(stdout), dstName, old);
+      return 'problem' in judged ? judged.problem : undefined;
+    });
+    if (result || !judged || 'problem' in judged) {
+      const why = result ?? l10n.t('the copy on {0} could not be checked', dstName);
+      log.info(`the check of job ${job.jobId} failed: ${why}; both instances are kept.`);
+      return kept(d, move, { why, actions: ['retryCopy', 'destroyNew'] });
     }
+    resumeFrom.set(job.jobId, judged.resumeFrom);
   }
   log.info(
-    `verified ${jobs.map((j) => `${j.jobId}: ${j.latest ? `${j.latest.name}, ${j.latest.bytes} bytes` : 'no checkpoint'}`).join('; ')}.`,
+    `verified ${jobs
+      .map((j) => {
+        const from = resumeFrom.get(j.jobId);
+        return `${j.jobId}: ${from ? `resumes from ${JSON.stringify(from.name)} (${from.files} files, ${from.bytes} bytes)` : 'no checkpoint'}`;
+      })
+      .join('; ')}.`,
   );
 
-  // 5. The job resumes on the new instance.
+  // 5. The job resumes on the new instance, from exactly the checkpoint checked.
   if (signal.aborted) return cancelled(5);
   for (const job of jobs) {
     report(step(5, l10n.t('resuming {0} on {1}', jobNames([job]), dstName)));
+    const checkpoint = resumeFrom.get(job.jobId)?.name;
     try {
-      await d.jobs.resume(dst.id, job.jobId, { movedFrom: old.id });
+      await d.jobs.resume(dst.id, job.jobId, { movedFrom: old.id, ...(checkpoint !== undefined ? { checkpoint } : {}) });
     } catch (error) {
       log.info(`job ${job.jobId} did not resume: ${errorText(error)}; both instances are kept.`);
       return kept(d, move, {
@@ -220,23 +245,24 @@ async function takeOver(d: OutbidPolicyDeps, move: MoveState, fresh: Fresh, repo
   const destroyed = await destroyOne(d, old);
   log.info(`destroying the old one: ${destroyed.kind}: ${destroyed.message}`);
   void d.poller.refresh();
+  // The new instance carries the old one's label: named by id and machine here, so the two read apart.
   const runs = l10n.t(
     '{0} runs now on {1} at {2}/h, resumed from {3}',
     jobNames(jobs),
-    dstName,
+    `#${dst.id} (${gpuSummary(dst)})`,
     formatDollars(fresh.perHour),
-    resumedFrom(move),
+    resumedFrom([...resumeFrom.values()]),
   );
   const notice: Notice<OutbidAction> =
     destroyed.kind === 'done'
-      ? { severity: 'info', text: l10n.t('GPU Rental: {0}; the outbid instance {1} was destroyed.', runs, instanceName(old)) }
+      ? { severity: 'info', text: l10n.t('GPU Rental: {0}; the outbid instance #{1} was destroyed.', runs, old.id) }
       : { severity: 'warning', text: l10n.t('GPU Rental: {0}, but {1}', runs, destroyed.message) };
   return { kind: 'acted', notice };
 }
 
-/** "its newest checkpoint step-2.pt", or "the start (it had no checkpoint)". */
-function resumedFrom(move: MoveState): string {
-  const names = move.jobs.flatMap((j) => (j.latest ? [visibleText(j.latest.name, 120)] : []));
+/** "its newest checkpoint checkpoint-12", or "the start (it had no checkpoint)". */
+function resumedFrom(checkpoints: readonly (CheckpointInfo | undefined)[]): string {
+  const names = checkpoints.flatMap((c) => (c ? [visibleText(c.name, 120)] : []));
   return names.length === 0
     ? l10n.t('the start (it had no checkpoint)')
     : names.length === 1

@@ -16,14 +16,21 @@
  */
 import type { Instance } from '../api/instances';
 import { formatDollars } from '../format';
-import { gpuSummary, instanceName } from '../instances/names';
+import { instanceName } from '../instances/names';
 import { changeInstanceBid, minBidNow, outbidDiskRate, suggestBid } from '../instances/outbid';
 import { l10n, sentences } from '../l10n';
 import type { Notice } from '../notice';
-import { visibleText } from '../text';
 import { destroyNewInstance } from './outbidKept';
 import { moveJobs } from './outbidMove';
-import { errorText, jobNames, type MoveState, type OutbidAction, type OutbidOutcome, type OutbidPolicyDeps } from './outbidPorts';
+import {
+  errorText,
+  jobNames,
+  shortName,
+  type MoveState,
+  type OutbidAction,
+  type OutbidOutcome,
+  type OutbidPolicyDeps,
+} from './outbidPorts';
 import { policyText, type OutbidPolicy, type ResumableJob } from './resumable';
 
 export * from './outbidPorts';
@@ -52,9 +59,25 @@ function diskMeanwhile(instance: Instance): string {
   return disk === undefined ? l10n.t('Its disk still bills meanwhile.') : l10n.t('Its disk bills {0}/h meanwhile.', formatDollars(disk));
 }
 
-/** The instance as the notices name it: `"train" (RTX 4090)`, or `RTX 4090 #42`. */
-function shortName(instance: Instance): string {
-  return instance.label ? `"${visibleText(instance.label, 80)}" (${gpuSummary(instance)})` : `${gpuSummary(instance)} #${instance.id}`;
+/**
+ * What a notice adds when the instance's copy of the policy is not what the user chose here (or
+ * nothing was chosen here): that copy is shown as text and never followed.
+ */
+export function sourceNote(first: Pick<ResumableJob, 'policySource' | 'label' | 'jobId'>): string | undefined {
+  const source = first.policySource;
+  if (source?.kind === 'notHere')
+    return l10n.t(
+      'No outbid policy was chosen for {0} on this machine, so it waits; the instance\'s own copy ("{1}") is not followed. Choose one with Change Outbid Policy.',
+      jobNames([first]),
+      source.onInstance,
+    );
+  if (source?.kind === 'differs')
+    return l10n.t(
+      'The instance\'s copy of the policy of {0} says "{1}"; GPU Rental follows what you chose on this machine.',
+      jobNames([first]),
+      source.onInstance,
+    );
+  return undefined;
 }
 
 /** The wait policy's notice (also what raise says when the ceiling stops it, before its own sentence). */
@@ -98,13 +121,22 @@ export class OutbidPolicies {
     const jobs = this.deps.jobs.resumableJobs(instance.id).filter((j) => !j.ended);
     const chosen = instancePolicy(jobs);
     if (!chosen) return undefined;
-    const { policy, differ } = chosen;
+    const { policy, differ, first } = chosen;
     this.deps.logger.info(
-      `Instance #${instance.id} was outbid; its resumable jobs (${jobs.map((j) => j.jobId).join(', ')}) follow "${policyText(policy)}".`,
+      `Instance #${instance.id} was outbid; its resumable jobs (${jobs.map((j) => j.jobId).join(', ')}) follow "${policyText(policy)}" as chosen ${first.policySource?.kind === 'notHere' ? 'by default (nothing was chosen on this machine)' : 'on this machine'}.`,
     );
+    const outcome = await this.follow(instance, jobs, policy, differ);
+    const note = sourceNote(first);
+    return note && outcome.kind === 'acted'
+      ? { ...outcome, notice: { ...outcome.notice, text: sentences(outcome.notice.text, note) } }
+      : outcome;
+  }
+
+  /** The policy's own work: what the user chose on this machine, never the instance's copy (the job book reconciled them). */
+  private follow(instance: Instance, jobs: readonly ResumableJob[], policy: OutbidPolicy, differ: boolean): Promise<OutbidOutcome> {
     switch (policy.kind) {
       case 'wait':
-        return { kind: 'acted', notice: waitNotice(instance, jobs, differ) };
+        return Promise.resolve({ kind: 'acted', notice: waitNotice(instance, jobs, differ) });
       case 'raise':
         return this.raise(instance, jobs, policy.ceiling, differ);
       case 'move':

@@ -14,6 +14,7 @@ import type { Notice } from '../notice';
 import type { Ask } from '../prompts';
 import type { RemoteResult, SshTarget } from '../ssh/remote';
 import { visibleText } from '../text';
+import { gpuSummary } from '../instances/names';
 import type { ResumableJob } from './resumable';
 
 /** The buttons of an outbid policy's notice; `outbidActionLabel` words them. */
@@ -36,8 +37,11 @@ export function outbidActionLabel(action: OutbidAction): string {
 export interface ResumableJobsPort {
   /** The instance's resumable jobs as its last listing showed them (kept while it is stopped). */
   resumableJobs(instanceId: number): readonly ResumableJob[];
-  /** Runs the job's resume script over ssh on `instanceId` (the job moved there from `movedFrom`); rejects when it could not. */
-  resume(instanceId: number, jobId: string, options: { movedFrom: number }): Promise<unknown>;
+  /**
+   * Runs the job's resume script over ssh on `instanceId` (the job moved there from `movedFrom`,
+   * from its checkpoint entry `checkpoint` when given); rejects when it could not.
+   */
+  resume(instanceId: number, jobId: string, options: { movedFrom: number; checkpoint?: string }): Promise<unknown>;
 }
 
 /** What renting "the same search elsewhere" came to. */
@@ -112,6 +116,11 @@ export interface MoveState {
 /** How a sentence names the jobs: `"train"`, or `"train", "eval"`. */
 export function jobNames(jobs: readonly Pick<ResumableJob, 'label' | 'jobId'>[]): string {
   return jobs.map((j) => `"${visibleText(j.label || j.jobId, 80)}"`).join(', ');
+}
+
+/** The instance as the notices name it: `"train" (RTX 4090)`, or `RTX 4090 #42`. */
+export function shortName(instance: Instance): string {
+  return instance.label ? `"${visibleText(instance.label, 80)}" (${gpuSummary(instance)})` : `${gpuSummary(instance)} #${instance.id}`;
 }
 
 /** An error's words for a message: the service's message, or the error's. */

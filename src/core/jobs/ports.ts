@@ -8,6 +8,7 @@ import type { InstancePoller, Timers } from '../instances/poller';
 import type { Logger } from '../log';
 import type { SshTarget } from '../ssh/remote';
 import { JobFollower, type FollowerOptions } from './follower';
+import type { JobChoices } from './choices';
 import type { JobMemory } from './memory';
 import { folderExists, listJobs, resumeJob, startJob, stopJob } from './remoteJobs';
 import type { ResumableStart } from './resumeScripts';
@@ -83,6 +84,8 @@ export interface JobBookDeps {
   /** Writes the instance's SSH entry and says how ssh reaches it (the instance must be running). */
   readonly sshTarget: (instance: Instance) => Promise<SshTarget>;
   readonly memory: JobMemory;
+  /** The user's choices per job, kept on this machine (global state in the extension; in memory when absent). */
+  readonly choices?: JobChoices;
   readonly logger: Logger;
   /** Makes a job's terminal; `opened` is told when the user opens or closes it. */
   readonly terminal: (job: JobRef, opened: (open: boolean) => void) => JobTerminal;

@@ -109,12 +109,18 @@ export async function readLog(target: SshTarget, jobId: string, offset = 0, at: 
 
 /**
  * Runs the resumable job's `resume` on the instance (`movedFrom`: it moved there from that
- * instance); idempotent: resolves what it found (resumed, or ended, cancelled, running, busy).
+ * instance; `checkpoint`: the name of the entry of its checkpoint folder to resume from, which must
+ * be there, instead of the newest); idempotent: resolves what it found (resumed, or ended,
+ * cancelled, running, busy).
  */
-export async function resumeJob(target: SshTarget, jobId: string, at: JobsAt & { movedFrom?: number } = {}): Promise<ResumeOutcome> {
+export async function resumeJob(
+  target: SshTarget,
+  jobId: string,
+  at: JobsAt & { movedFrom?: number; checkpoint?: string } = {},
+): Promise<ResumeOutcome> {
   const result = await runRemote(
     target,
-    bashCommand(runResumeScript(jobDir(jobId, at.jobsDir), at.movedFrom)),
+    bashCommand(runResumeScript(jobDir(jobId, at.jobsDir), at.movedFrom, at.checkpoint)),
     remoteOptions(at, { timeoutMs: 30_000 }),
   );
   if (result.code === 3 && result.stderr.includes('GPU-RENTAL-JOB-NOT-RESUMABLE'))

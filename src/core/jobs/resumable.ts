@@ -17,6 +17,7 @@
  */
 
 import { l10n } from '../l10n';
+import { visibleText } from '../text';
 
 /** What happens when the service outbids the job's instance. */
 export type OutbidPolicy =
@@ -27,6 +28,15 @@ export type OutbidPolicy =
   /** Rent the same search elsewhere at most at `ceiling` $/h, copy the checkpoints there, resume, then destroy the old one. */
   | { readonly kind: 'move'; readonly ceiling: number };
 
+/** Where a job's policy came from (core/jobs/choices.ts). */
+export type PolicySource =
+  /** Chosen on this machine; the instance's copy agrees. */
+  | { readonly kind: 'here' }
+  /** Chosen on this machine; the instance's copy says otherwise (`onInstance`, visible text). */
+  | { readonly kind: 'differs'; readonly onInstance: string }
+  /** Nothing chosen on this machine: it follows "wait"; the instance's copy (`onInstance`) is not followed. */
+  | { readonly kind: 'notHere'; readonly onInstance: string };
+
 /** What the user gave at launch to make a job resumable. */
 export interface ResumeSpec {
   /** The folder on the instance the job writes its checkpoints to (`~/x`, absolute, or relative to the job's folder). */
@@ -36,14 +46,48 @@ export interface ResumeSpec {
   readonly policy: OutbidPolicy;
 }
 
-/** The newest entry of a checkpoint folder, as the instance listed it. */
+/**
+ * An entry of a checkpoint folder (a file or a folder), measured the same way wherever it is read
+ * (the listing on the old instance, the check after a copy on the new one): by its manifest, each
+ * regular file under it as its relative path and size, read with NUL separators so that any name
+ * survives (see CHECKPOINT_FUNCTIONS in resumeScripts.ts).
+ */
 export interface CheckpointInfo {
-  /** Its name inside the checkpoint folder (one path segment). */
+  /** Its name inside the checkpoint folder: one path segment, as the disk has it (any character but `/`); shown through visibleText. */
   readonly name: string;
-  /** Bytes (a folder: the sum of its files). */
+  /** The sum of its regular files' sizes (a file: its size). */
   readonly bytes: number;
+  /** How many regular files it holds (a file: 1). */
+  readonly files: number;
+  /** sha256 (hex) of its manifest: the relative paths and sizes, sorted bytewise. */
+  readonly digest: string;
   /** Unix seconds, its modification time. */
   readonly modifiedAt: number;
+}
+
+/** Whether `name` can be a checkpoint's name: one path segment (not `.` or `..`, no `/` or NUL), at most 255 bytes of UTF-8. */
+export function isCheckpointName(name: string): boolean {
+  if (name === '' || name === '.' || name === '..' || /[/\0]/.test(name)) return false;
+  const bytes = Buffer.from(name, 'utf8');
+  return bytes.length <= 255 && bytes.toString('utf8') === name;
+}
+
+/** A checkpoint's name as the scripts carry it: its UTF-8 bytes in lowercase hex (no shell quoting needed, any name survives). */
+export function checkpointNameHex(name: string): string {
+  if (!isCheckpointName(name)) throw new RangeError(l10n.t('"{0}" is not the name of a checkpoint.', visibleText(name, 120)));
+  return Buffer.from(name, 'utf8').toString('hex');
+}
+
+/** The name a script printed in hex, or undefined when it is not one checkpoint name in UTF-8. */
+export function checkpointNameOf(hex: string | undefined): string | undefined {
+  if (!hex || hex.length > 510 || hex.length % 2 !== 0 || !/^[0-9a-f]+$/.test(hex)) return undefined;
+  let name: string;
+  try {
+    name = new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(hex, 'hex'));
+  } catch {
+    return undefined;
+  }
+  return isCheckpointName(name) ? name : undefined;
 }
 
 /** One recovery of a job, from its `history` file. */
@@ -76,6 +120,8 @@ export interface ResumableJob {
   readonly latest: CheckpointInfo | undefined;
   /** It ended (an exit code, or Stop Job): nothing resumes it. */
   readonly ended: boolean;
+  /** Where `spec.policy` came from: chosen on this machine, or "wait" because nothing was (core/jobs/choices.ts). */
+  readonly policySource?: PolicySource;
 }
 
 /** The placeholder a resume command may use for the newest checkpoint. */

@@ -3,18 +3,50 @@
  * script in its folder, and the start-up hook that runs every job's `resume` when the instance
  * starts (the service runs the start-up script again on every start, also after an outbid).
  *
- * `resume [moved <fromId>]` does nothing when the job ended (`exit`), was stopped by hand
- * (`cancelled`) or its wrapper runs; else, under a lock (`mkdir`, atomic) so that the start-up hook
- * and the extension never start it twice, it turns the resume command into the job's `cmd` with
- * `{latest}` as the newest entry of the checkpoint folder (its absolute path, quoted by bash's
- * `printf %q`), or the original command (`cmd.orig`) when the folder is empty or missing, appends a
- * line to `history` and one to the log, and starts the wrapper again as the start did. The log is
- * appended to, never cut.
+ * `resume [moved <fromId>] [checkpoint <name in hex>]` does nothing when the job ended (`exit`), was
+ * stopped by hand (`cancelled`) or its wrapper runs; else, under a lock (`mkdir`, atomic) so that
+ * the start-up hook and the extension never start it twice, it turns the resume command into the
+ * job's `cmd` with `{latest}` as the checkpoint named (an entry of the checkpoint folder; exit 4
+ * when it is not there), else the newest entry of the checkpoint folder (CHECKPOINT_FUNCTIONS'
+ * `nw`), its absolute path quoted by bash's `printf %q`, or the original command (`cmd.orig`) when
+ * the folder is empty or missing, appends a line to `history` and one to the log, and starts the
+ * wrapper again as the start did. The log is appended to, never cut.
  */
 import { shellQuote } from '../instances/ssh';
 import { l10n } from '../l10n';
 import { isJobId, launchLines, WRAPPER_UP_FUNCTION } from './launch';
-import { LATEST_PLACEHOLDER, policyText, type OutbidPolicy, type ResumeSpec } from './resumable';
+import { checkpointNameHex, LATEST_PLACEHOLDER, policyText, type OutbidPolicy, type ResumeSpec } from './resumable';
+
+/**
+ * The bash functions that find and measure checkpoints, the same on every side: the listing (old
+ * instance), the check after a copy (new instance) and the `resume` script.
+ *
+ * - `nw <folder>`: its newest entry (a file or a folder, not hidden, links not followed) by
+ *   modification time in whole seconds (what the user's job wrote, and what a copy that keeps
+ *   times keeps), ties broken by the name's version order (`sort -V`: checkpoint-12 after
+ *   checkpoint-9). Sets `NN` to its name and `NM` to its time, both empty when there is none.
+ * - `ms <path>`: the manifest of a file or a folder: each regular file under it as its relative
+ *   path and size (`<path>\t<size>`, NUL-terminated, sorted bytewise; a file's own path is empty),
+ *   printed as `<bytes> <files> <sha256 of the manifest>`. `du` would count the folders' own
+ *   entries, which a sum of file sizes never matches.
+ * - `hx <text>`: its bytes in lowercase hex, how a name leaves a script (a newline or a tab in it
+ *   would split a line); `dx <hex>` sets `DX` to the name again, failing for anything that is not
+ *   one path segment.
+ *
+ * Bounded as the listing is: `find` under `timeout 5`, a name at most 1000 bytes, a manifest of at
+ * most a million files.
+ */
+export const CHECKPOINT_FUNCTIONS = [
+  'nw(){ NN= NM=; local r; IFS= read -r -d "" r < <(timeout 5 find "$1" -mindepth 1 -maxdepth 1 ! -name ".*" \\( -type f -o -type d \\) -printf "%T@\\t%P\\0" 2>/dev/null' +
+    ' | while IFS= read -r -d "" x; do t=${x%%$\'\\t\'*}; printf "%s\\t%s\\0" "${t%%.*}" "${x#*$\'\\t\'}"; done' +
+    " | LC_ALL=C sort -z -t $'\\t' -k1,1n -k2V | tail -z -n 1); [ -n \"$r\" ] || return 0; NM=${r%%$'\\t'*} NN=${r#*$'\\t'}; }",
+  'ms(){ { timeout 5 find "$1" -type f -printf "%P\\t%s\\0" 2>/dev/null | LC_ALL=C sort -z | head -z -n 1000000' +
+    ' | { b=0 c=0; while IFS= read -r -d "" x; do s=${x##*$\'\\t\'}; s=${s//[!0-9]/}; b=$((b + ${s:-0})) c=$((c + 1)); printf "%s\\0" "$x"; done; printf "%s %s " $b $c >&3; }' +
+    ' | sha256sum | head -c 64; } 3>&1; }',
+  'hx(){ printf %s "$1" | head -c 1000 | od -An -v -tx1 | tr -d \' \\n\'; }',
+  'dx(){ DX=; local h=$1 i o=; case $h in ""|*[!0-9a-f]*) return 1;; esac; [ $((${#h} % 2)) = 0 ] && [ ${#h} -le 2000 ] || return 1' +
+    '; for ((i = 0; i < ${#h}; i += 2)); do case ${h:i:2} in 00|2f) return 1;; esac; o+="\\\\x${h:i:2}"; done; printf -v DX %b "$o"; case $DX in .|..) DX=; return 1;; esac; }',
+].join('\n');
 
 /** What the start of a resumable job is given. */
 export interface ResumableStart {
@@ -97,8 +129,14 @@ export function resumeScript(jobId: string, forceSetsid?: boolean): string {
     'shopt -u patsub_replacement 2>/dev/null',
     'r(){ head -c 2000 "$D/$1" 2>/dev/null; }',
     WRAPPER_UP_FUNCTION,
+    CHECKPOINT_FUNCTIONS,
     'done_(){ if [ -f "$D/exit" ]; then echo ended; elif [ -f "$D/cancelled" ]; then echo cancelled; elif up "$D"; then echo running; else return 1; fi; }',
-    'M=; case $1 in "") ;; moved) case $2 in ""|*[!0-9]*) echo "resume: moved needs an instance id" >&2; exit 2;; esac; M=$2;; *) echo "usage: resume [moved <instance id>]" >&2; exit 2;; esac',
+    // A checkpoint named (in hex, see CHECKPOINT_FUNCTIONS): the one the move checked on this instance, whatever the times say.
+    'M=""; X=""; while [ $# -gt 0 ]; do case $1 in',
+    '  moved) case $2 in ""|*[!0-9]*) echo "resume: moved needs an instance id" >&2; exit 2;; esac; M=$2;;',
+    '  checkpoint) dx "$2" || { echo "resume: checkpoint needs a name in hex, one path segment" >&2; exit 2; }; X=$DX;;',
+    '  *) echo "usage: resume [moved <instance id>] [checkpoint <name in hex>]" >&2; exit 2;;',
+    'esac; shift 2 || exit 2; done',
     'done_ && exit 0',
     'L="$D/resume.lock"',
     // A lock older than a minute was left by a resume that a stop cut short: taken over by one of those who find it.
@@ -110,6 +148,10 @@ export function resumeScript(jobId: string, forceSetsid?: boolean): string {
     // Another resume may have started it between the first look and the lock.
     'done_ && exit 0',
     ...RESOLVE_LINES,
+    // The checkpoint named must be there (a file or a folder, not a link): never another one in its place.
+    'if [ -n "$X" ]; then',
+    '  N="$C/$X"; if [ -L "$N" ] || { [ ! -f "$N" ] && [ ! -d "$N" ]; }; then echo "resume: no checkpoint $(printf %q "$X") in $C" >&2; exit 4; fi',
+    'else nw "$C"; N=${NN:+$C/$NN}; fi',
     // A job folder that ran on another instance came with a copy (a move): say so, whoever resumes it (the hook may be first).
     CONTAINER_ID_LINE,
     'p=$(r instance); p=${p//[!0-9]/}',
@@ -119,7 +161,6 @@ export function resumeScript(jobId: string, forceSetsid?: boolean): string {
     // The time the last run had: from its start to its log's last write.
     'g=$(stat -c %Y -- "$D/log" 2>/dev/null); t=$(r ran); t=${t//[!0-9]/}; t=${t:-0}',
     '[ -n "$s" ] && [ -n "$g" ] && [ "$g" -gt "$s" ] && t=$((t + g - s)); echo $t >"$D/ran"',
-    'N=; for e in "$C"/*; do [ -e "$e" ] || continue; if [ -z "$N" ] || [ "$e" -nt "$N" ]; then N=$e; fi; done',
     'if [ -n "$N" ]; then',
     '  m=$(stat -c %Y -- "$N" 2>/dev/null || date -r "$N" +%s); m=${m//[!0-9]/}; lost=$((now - ${m:-$now}))',
     `  Q=$(printf %q "$N"); R=$(cat "$D/resume-cmd"); R=\${R//"${LATEST_PLACEHOLDER}"/"$Q"}`,
@@ -142,11 +183,17 @@ export function resumeScript(jobId: string, forceSetsid?: boolean): string {
 /** The result of `resumeCommandScript`'s run: what the resume said. */
 export type ResumeOutcome = 'resumed' | 'ended' | 'cancelled' | 'running' | 'busy';
 
-/** Runs the job's `resume` over ssh (`moved <fromId>` after a move); prints one of ResumeOutcome. */
-export function runResumeScript(jobDirExpression: string, movedFrom?: number): string {
+/**
+ * Runs the job's `resume` over ssh (`moved <fromId>` after a move; `checkpoint`: the entry of the
+ * checkpoint folder to resume from, by name, instead of the newest); prints one of ResumeOutcome.
+ */
+export function runResumeScript(jobDirExpression: string, movedFrom?: number, checkpoint?: string): string {
   if (movedFrom !== undefined && !(Number.isSafeInteger(movedFrom) && movedFrom > 0))
     throw new RangeError(l10n.t('{0} is not an instance id.', String(movedFrom)));
-  const args = movedFrom === undefined ? '' : ` moved ${movedFrom}`;
+  // Hex: digits and a-f only, safe on a command line whatever the name holds.
+  const args =
+    (movedFrom === undefined ? '' : ` moved ${movedFrom}`) +
+    (checkpoint === undefined ? '' : ` checkpoint ${checkpointNameHex(checkpoint)}`);
   return [
     `D=${jobDirExpression}`,
     '[ -f "$D/resume" ] || { echo GPU-RENTAL-JOB-NOT-RESUMABLE >&2; exit 3; }',

@@ -35,6 +35,7 @@ export function resumableJob(instanceId: number, s: JobStatus): ResumableJob | u
     recoveries: r.recoveries,
     latest: r.latest,
     ended: s.exitCode !== undefined || s.cancelled !== undefined,
+    ...(r.policySource ? { policySource: r.policySource } : {}),
   };
 }
 

@@ -1,5 +1,6 @@
 import { formatDollars } from '../format';
 import { l10n } from '../l10n';
+import { visibleText } from '../text';
 import type { RememberedJob } from './memory';
 import type { OutbidPolicy } from './resumable';
 import { describeJob, jobPhase, type JobStatus, type ResumeStatus } from './status';
@@ -112,8 +113,29 @@ export function resumeHistory(row: Pick<JobRow, 'resume' | 'ranSeconds' | 'insta
   const lines = [
     l10n.t('Resumable: checkpoints on #{0} in {1}; when outbid: {2}.', row.instanceId, r.checkpointPath, policyLabel(r.policy)),
   ];
+  if (r.policySource?.kind === 'differs')
+    lines.push(
+      l10n.t(
+        'The instance\'s copy of the policy says "{0}"; GPU Rental follows what you chose on this machine.',
+        r.policySource.onInstance,
+      ),
+    );
+  else if (r.policySource?.kind === 'notHere')
+    lines.push(
+      l10n.t(
+        'No policy was chosen for it on this machine, so it waits when outbid (the instance\'s copy, "{0}", is not followed); choose one with Change Outbid Policy.',
+        r.policySource.onInstance,
+      ),
+    );
   if (r.latest)
-    lines.push(l10n.t('Newest checkpoint: {0}, {1} MB, {2}.', r.latest.name, (r.latest.bytes / 1e6).toFixed(1), utc(r.latest.modifiedAt)));
+    lines.push(
+      l10n.t(
+        'Newest checkpoint: {0}, {1} MB, {2}.',
+        visibleText(r.latest.name, 120),
+        (r.latest.bytes / 1e6).toFixed(1),
+        utc(r.latest.modifiedAt),
+      ),
+    );
   if (r.recoveryCount === 0) lines.push(l10n.t('Not resumed yet.'));
   for (const rec of r.recoveries) {
     const lost = Math.round(rec.lostSeconds / 60);

@@ -27,7 +27,7 @@
 import { shellQuote } from '../instances/ssh';
 import { l10n } from '../l10n';
 import { isJobId, launchLines, WRAPPER_UP_FUNCTION } from './launch';
-import { resumableStartLines, type ResumableStart } from './resumeScripts';
+import { CHECKPOINT_FUNCTIONS, resumableStartLines, type ResumableStart } from './resumeScripts';
 
 export { isJobId } from './launch';
 
@@ -218,28 +218,31 @@ export function startScript(o: StartOptions): string {
  * wrapper alive (1/0), stop-at-end, stop-answer, cancelled, log bytes (-1: no log), folder, then a
  * resumable job's policy, checkpoint folder (as typed, then absolute), job folder (absolute),
  * recoveries (their count, then the last 20 as `at:resumed:lost` or `at:moved:from:lost`, comma
- * separated), on-demand $/h, newest checkpoint (name, bytes, mtime), seconds run before the
- * last start, the log's last line once it ended (all empty for a plain job), and last the label.
- * Everything is bounded: files read with `head -c`, `du` under `timeout`.
+ * separated), on-demand $/h, newest checkpoint (its name in hex, bytes, mtime), seconds run before
+ * the last start, the log's last line once it ended, then the label (without a tab), then the newest
+ * checkpoint's file count and manifest digest (the resumable fields empty for a plain job). The
+ * newest checkpoint is picked and measured by CHECKPOINT_FUNCTIONS (resumeScripts.ts), as the check
+ * after a move and the `resume` script do: its name in hex, so that a newline or a tab in it cannot
+ * split the line. Everything is bounded: files read with `head -c`, `find` under `timeout`.
  */
 const STATUS_FUNCTION = [
   WRAPPER_UP_FUNCTION,
+  CHECKPOINT_FUNCTIONS,
   'st(){ d=$1; j=${d##*/}',
   '  f(){ head -c 300 "$d/$1" 2>/dev/null | tr -d "\\t\\r\\n"; }',
   '  a=0; up "$d" && a=1',
   '  s=$(wc -c <"$d/log" 2>/dev/null | tr -d " ") || s=-1; s=${s:--1}',
-  '  P= C= A= J= K= H= O= N= B= M= R= E=',
+  '  P= C= A= J= K= H= O= N= B= M= R= E= F= G=',
   '  if [ -f "$d/resume" ]; then',
   '    P=$(f policy) C=$(f ckpt) O=$(f ondemand) R=$(f ran) J=$(cd "$d" 2>/dev/null && pwd)',
   '    W=$(f cwd); case $W in "~"|""|.) W=$HOME;; "~/"*) W="$HOME/${W#"~/"}";; /*) ;; *) W="$HOME/$W";; esac',
   '    A=$C; case $A in "~") A=$HOME;; "~/"*) A="$HOME/${A#"~/"}";; /*) ;; ""|.) A=$W;; *) A="$W/$A";; esac',
   '    K=$(grep -c . "$d/history" 2>/dev/null); H=$(tail -n 20 "$d/history" 2>/dev/null | head -c 1200 | tr " \\n" ":,")',
-  '    n=; for e in "$A"/*; do [ -e "$e" ] || continue; if [ -z "$n" ] || [ "$e" -nt "$n" ]; then n=$e; fi; done',
-  '    if [ -n "$n" ]; then N=${n##*/} M=$(stat -c %Y -- "$n" 2>/dev/null) B=$(timeout 5 du -sb -- "$n" 2>/dev/null | cut -f1); fi',
+  '    nw "$A"; if [ -n "$NN" ]; then N=$(hx "$NN") M=$NM; read -r B F G < <(ms "$A/$NN"); fi',
   '    [ -f "$d/exit" ] && E=$(tail -c 300 "$d/log" 2>/dev/null | tail -n 1 | head -c 200)',
-  '    A=${A//[[:cntrl:]]/} J=${J//[[:cntrl:]]/} N=${N//[[:cntrl:]]/?} E=${E//[[:cntrl:]]/ }',
+  '    A=${A//[[:cntrl:]]/} J=${J//[[:cntrl:]]/} E=${E//[[:cntrl:]]/ }',
   '  fi',
-  `  printf '${STATUS_MARK}${'\\t%s'.repeat(23)}\\n' "$j" "$(f started)" "$(f ended)" "$(f exit)" "$a" "$(f stop-at-end)" "$(f stop-answer)" "$(f cancelled)" "$s" "$(f cwd)" "$P" "$C" "$A" "$J" "$K" "$H" "$O" "$N" "$B" "$M" "$R" "$E" "$(f label)"`,
+  `  printf '${STATUS_MARK}${'\\t%s'.repeat(25)}\\n' "$j" "$(f started)" "$(f ended)" "$(f exit)" "$a" "$(f stop-at-end)" "$(f stop-answer)" "$(f cancelled)" "$s" "$(f cwd)" "$P" "$C" "$A" "$J" "$K" "$H" "$O" "$N" "$B" "$M" "$R" "$E" "$(f label)" "$F" "$G"`,
   '}',
 ].join('\n');
 

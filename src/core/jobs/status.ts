@@ -1,11 +1,19 @@
 import { formatClock } from '../format';
 import { isJobId, printable, STATUS_MARK } from './scripts';
 import { l10n } from '../l10n';
-import { parsePolicy, type CheckpointInfo, type OutbidPolicy, type Recovery } from './resumable';
+import { checkpointNameOf, parsePolicy, type PolicySource, type CheckpointInfo, type OutbidPolicy, type Recovery } from './resumable';
 
 /** What the listing says of a resumable job beyond a plain job's status. */
 export interface ResumeStatus {
+  /**
+   * The outbid policy the extension follows. As listed, the instance's copy (or "wait" when that
+   * copy is unreadable); after the job book's reconcile (choices.ts), what the user chose on this
+   * machine, and `policySource` says how the instance's copy compares.
+   */
   readonly policy: OutbidPolicy;
+  /** The instance's `policy` file as it read, when it is not a policy (shown as text, never followed). */
+  readonly policyOnInstance?: string;
+  readonly policySource?: PolicySource;
   /** The checkpoint folder as typed, and as the instance resolved it. */
   readonly checkpointDir: string;
   readonly checkpointPath: string;
@@ -70,29 +78,33 @@ function readRecovery(entry: string): Recovery | undefined {
   return { at: Number(m[1]), lostSeconds: Number(m[3]), ...(movedFrom ? { movedFrom } : {}) };
 }
 
-/** The resumable fields of a status line (11 to 22); undefined for a plain job, or when its policy or folders are not believable. */
+/**
+ * The resumable fields of a status line (11 to 22, then 24 and 25 after the label); undefined for a
+ * plain job, or when its policy or folders are not believable.
+ */
 function readResume(f: readonly string[]): ResumeStatus | undefined {
-  const policy = parsePolicy(f[11] ?? '');
+  const policyRaw = printable(f[11] ?? '')
+    .trim()
+    .slice(0, 100);
+  const parsed = parsePolicy(policyRaw);
+  // An unreadable copy keeps the job resumable; the extension follows the user's own choice anyway (choices.ts).
+  const policy: OutbidPolicy = parsed ?? { kind: 'wait' };
   const checkpointDir = printable(f[12] ?? '').trim();
   const checkpointPath = absolutePath(f[13]);
   const jobPath = absolutePath(f[14]);
-  if (!policy || !checkpointDir || !checkpointPath || !jobPath) return undefined;
+  if (!checkpointDir || !checkpointPath || !jobPath) return undefined;
   const recoveries = (f[16] ?? '')
     .split(',')
     .map(readRecovery)
     .filter((r): r is Recovery => r !== undefined);
   const count = int(f[15]);
   const price = /^\d{1,4}(?:\.\d{1,8})?$/.test(f[17] ?? '') ? Number(f[17]) : undefined;
-  const name = f[18] ?? '';
-  const bytes = int(f[19]);
-  const modifiedAt = int(f[20]);
-  const oneSegment = name !== '' && name !== '.' && name !== '..' && !name.includes('/') && name.length <= 255 && printable(name) === name;
-  const latest =
-    oneSegment && bytes !== undefined && bytes >= 0 && modifiedAt !== undefined && modifiedAt > 0 ? { name, bytes, modifiedAt } : undefined;
+  const latest = readCheckpoint(f[18], f[19], f[24], f[25], f[20]);
   const ran = int(f[21]);
   const last = printable(f[22] ?? '').trim();
   return {
     policy,
+    ...(parsed ? {} : { policyOnInstance: policyRaw }),
     checkpointDir,
     checkpointPath,
     jobPath,
@@ -103,6 +115,27 @@ function readResume(f: readonly string[]): ResumeStatus | undefined {
     ranBeforeSeconds: ran !== undefined && ran > 0 ? ran : 0,
     lastLogLine: last ? last.slice(0, 200) : undefined,
   };
+}
+
+/**
+ * A checkpoint as a script prints it: its name in hex (kept as the disk has it: a newline or a tab
+ * is part of it; what shows it uses visibleText), bytes, file count, manifest digest and time.
+ * Undefined when any part is missing or not believable (a line of an older listing has no count).
+ */
+export function readCheckpoint(
+  nameHex: string | undefined,
+  bytesText: string | undefined,
+  filesText: string | undefined,
+  digest: string | undefined,
+  modifiedText: string | undefined,
+): CheckpointInfo | undefined {
+  const name = checkpointNameOf(nameHex);
+  const bytes = int(bytesText);
+  const files = int(filesText);
+  const modifiedAt = int(modifiedText);
+  if (name === undefined || bytes === undefined || bytes < 0 || files === undefined || files < 0) return undefined;
+  if (digest === undefined || !/^[0-9a-f]{64}$/.test(digest) || modifiedAt === undefined || modifiedAt <= 0) return undefined;
+  return { name, bytes, files, digest, modifiedAt };
 }
 
 /** Reads one status line; undefined when the line is not one (ssh's own warnings share stderr). */
@@ -123,8 +156,11 @@ export function parseStatusLine(line: string): JobStatus | undefined {
     cancelled,
     logBytes: bytes === undefined || bytes < 0 ? undefined : bytes,
     cwd: printable(f[10] ?? '').trim(),
-    // What the instance wrote reaches the tree: printable characters only.
-    label: printable(f.slice(23).join(' ')).trim().slice(0, 120) || f[1]!,
+    // What the instance wrote reaches the tree: printable characters only (the checkpoint's count and digest follow it).
+    label:
+      printable(f[23] ?? '')
+        .trim()
+        .slice(0, 120) || f[1]!,
     ...(resume ? { resume } : {}),
   };
 }

@@ -58,7 +58,7 @@ export function jobCommands(s: JobCommandDeps): CommandDefinition[] {
       const instance = s.poller.snapshot?.instances.find((i) => i.id === item.instanceId);
       if (!instance) throw new Error(vscode.l10n.t('Instance #{0} is not in the Instances view any more.', item.instanceId));
       const result = await changePolicyFlow(
-        { ask: asker(s.prompts()), target: s.sshTarget, relist: (id) => s.jobs.list(id) },
+        { ask: asker(s.prompts()), target: s.sshTarget, relist: (id) => s.jobs.list(id), choices: s.jobs.book.choices },
         instance,
         item.row,
       );

@@ -3,6 +3,7 @@ import type { Instance } from '../../core/api/instances';
 import type { InstancePoller } from '../../core/instances/poller';
 import { JobBook, type JobRef, type RunOptions } from '../../core/jobs/book';
 import type { JobMemory } from '../../core/jobs/memory';
+import type { JobChoices } from '../../core/jobs/choices';
 import type { JobAction, JobNotice } from '../../core/jobs/notices';
 import { folderExists, type StartedWith } from '../../core/jobs/remoteJobs';
 import type { ResumableJob } from '../../core/jobs/resumable';
@@ -45,6 +46,8 @@ export interface JobsDeps {
   /** Writes the instance's SSH entry and says how ssh reaches it (the instance must be running). */
   readonly sshTarget: (instance: Instance) => Promise<SshTarget>;
   readonly memory: JobMemory;
+  /** What the user chose per job, kept in global state (core/jobs/choices.ts). */
+  readonly choices: JobChoices;
   readonly logger: Logger;
   /** Terminals on instances that keep the in-window idle stop away (IdleGuard's); a job's terminal joins while open. */
   readonly terminals?: Map<vscode.Terminal, number>;

@@ -12,6 +12,7 @@ import { RESUME_HOOK_BEGIN } from '../../../src/core/jobs/resumeScripts';
 import { HOOK_GRACE_MS, HOOK_LOOK_MS } from '../../../src/core/jobs/resuming';
 import { jobPhase, type JobStatus, type ResumeStatus } from '../../../src/core/jobs/status';
 import { listPoller, MemoryLogger, settle } from '../../support';
+import { fileCheckpoint } from '../../support/checkpoints';
 import { jobStatus } from '../../support/jobStatus';
 
 const ID = 41;
@@ -443,10 +444,55 @@ describe('jobs: the job book resumes resumable jobs', () => {
     assert.equal(again[1]!.options.offset, 70, 'from where the output stopped, nothing twice');
   });
 
+  it('a move: the job, its choices and its terminal go to the new instance; followed there from the same byte; its end told once', async () => {
+    const NEW = 42;
+    const t = await setup([up()], [remembered(id, { terminalOpen: true })]);
+    await t.book.choices.chose(ID, id, { policy: { kind: 'move', ceiling: 0.5 }, stopAtEnd: false });
+    t.jobs.set(id, status(id, { resume: resumeStatus() }));
+    t.book.reattach();
+    await settle();
+    const first = t.followers.find((f) => f.options.jobId === id)!;
+    first.offset = 70;
+    // Outbid: the old instance stops, the job waits to resume; a new instance runs.
+    t.set([down(), up({ id: NEW })]);
+    await t.clock.advance(10_000);
+    first.options.onEnd(interrupted());
+    await settle();
+    const terminal = t.terminals.get(id)!;
+    t.jobs.set(id, interrupted());
+    assert.equal(await t.book.resume(NEW, id, { movedFrom: ID, checkpoint: 'checkpoint-12' }), 'resumed');
+    await settle();
+    assert.deepEqual(t.resumes, [{ jobId: id, movedFrom: ID }]);
+    assert.equal(t.memory.job(id)?.instanceId, NEW, 'remembered on the new instance');
+    assert.deepEqual(t.book.choices.policy(NEW, id), { kind: 'move', ceiling: 0.5 }, 'the choice went with it');
+    const onNew = t.followers.filter((f) => f.options.jobId === id);
+    assert.equal(onNew.length, 2, 'followed on the new instance');
+    assert.equal(onNew[1]!.options.offset, 70, 'from the byte the old one had reached');
+    assert.equal(t.terminals.get(id), terminal, 'in the same terminal');
+    assert.match(terminal.text, /moved from #41 to #42: following the job there/);
+    // The old instance is destroyed: nothing says the job is no longer followed.
+    t.set([up({ id: NEW })]);
+    await t.clock.advance(10_000);
+    assert.doesNotMatch(terminal.text, /no longer following/);
+    assert.equal(onNew[1]!.disposed, false);
+    onNew[1]!.options.onEnd(status(id, { exitCode: 0, startedAt: 100, endedAt: 160, resume: resumeStatus() }));
+    onNew[1]!.options.onEnd(status(id, { exitCode: 0, startedAt: 100, endedAt: 160, resume: resumeStatus() }));
+    await settle();
+    assert.deepEqual(
+      t.notices.map((n) => n.text),
+      ['GPU Rental: train.py finished (exit 0) on #42 after 1:00.'],
+    );
+  });
+
   it('keeps the resumable jobs of a stopped instance from its last listing', async () => {
     const t = await setup([up()], [remembered(id)]);
     t.jobs.set(id, status(id, { resume: resumeStatus({ policy: { kind: 'move', ceiling: 0.6 } }) }));
     t.jobs.set('20261126-000002-bbbbbb', status('20261126-000002-bbbbbb'));
+    // Nothing chosen on this machine: the instance's copy is not followed.
+    await t.book.list(ID);
+    assert.deepEqual(t.book.resumableJobs(ID)[0]?.spec.policy, { kind: 'wait' });
+    assert.equal(t.book.resumableJobs(ID)[0]?.policySource?.kind, 'notHere');
+    await t.book.choices.chose(ID, id, { policy: { kind: 'move', ceiling: 0.6 }, stopAtEnd: false });
     await t.book.list(ID);
     t.set([down()]);
     await t.clock.advance(10_000);
@@ -501,7 +547,7 @@ describe('jobs: the row of a resumable job', () => {
         ],
         onDemandPerHour: 1.2,
         ranBeforeSeconds: 3 * 3600,
-        latest: { name: 'step-900', bytes: 2_500_000, modifiedAt: at + 3000 },
+        latest: fileCheckpoint('step-900', 2_500_000, at + 3000),
       }),
     });
     const [row] = jobRows(ID, [s], [], true, (10_000 + 3600) * 1000);

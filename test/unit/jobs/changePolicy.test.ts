@@ -73,6 +73,7 @@ describe('jobs: Change Outbid Policy', function () {
   function deps(answers: { pick?: unknown; input?: string }) {
     const written: Array<{ jobId: string; policy: OutbidPolicy }> = [];
     const relisted: number[] = [];
+    const kept: Array<{ instanceId: number; jobId: string; policy: OutbidPolicy }> = [];
     const asked: string[] = [];
     const ask = {
       pick: (q: { title: string; items: Array<{ value: unknown }> }) => {
@@ -88,9 +89,16 @@ describe('jobs: Change Outbid Policy', function () {
     return {
       written,
       relisted,
+      kept,
       asked,
       deps: {
         ask,
+        choices: {
+          changePolicy: (instanceId: number, jobId: string, policy: OutbidPolicy) => {
+            kept.push({ instanceId, jobId, policy });
+            return Promise.resolve();
+          },
+        },
         target: () => Promise.resolve({ instanceId: 7 } as never),
         relist: (id: number) => {
           relisted.push(id);
@@ -108,6 +116,8 @@ describe('jobs: Change Outbid Policy', function () {
     const d = deps({ pick: 'move', input: '$5' });
     const result = await changePolicyFlow(d.deps, bid, { jobId: 'j-1', label: 'train.py', resume });
     assert.deepEqual(d.written, [{ jobId: 'j-1', policy: { kind: 'move', ceiling: 5 } }]);
+    // Kept on this machine too: what the outbid policies follow (choices.ts).
+    assert.deepEqual(d.kept, [{ instanceId: 7, jobId: 'j-1', policy: { kind: 'move', ceiling: 5 } }]);
     assert.deepEqual(d.relisted, [7]);
     assert.match(d.asked[1]!, /\$0\.400?\/h.*\$0\.900?\/h/);
     assert.equal(result?.changed, true);
@@ -119,6 +129,7 @@ describe('jobs: Change Outbid Policy', function () {
       const d = deps(answers);
       assert.equal(await changePolicyFlow(d.deps, bid, { jobId: 'j-1', label: 'train.py', resume }), undefined);
       assert.deepEqual(d.written, []);
+      assert.deepEqual(d.kept, []);
       assert.deepEqual(d.relisted, []);
     }
   });

@@ -14,6 +14,7 @@ import type { ResumableJob } from '../../../src/core/jobs/resumable';
 import { outbidRenter } from '../../../src/core/rent/outbidRent';
 import { runRemote } from '../../../src/core/ssh/remote';
 import { containerSuite, instanceIn, MemoryLogger } from '../../support';
+import { fileCheckpoint } from '../../support/checkpoints';
 import { scriptedAsk } from '../../support/scriptedAsk';
 import { accountAt, renterFor } from '../rent/kit';
 
@@ -94,7 +95,7 @@ const JOB = '/root/.gpu-rental/jobs/j1';
       jobPath: JOB,
       onDemandPerHour: undefined,
       recoveries: [],
-      latest: { name: 'step-2.pt', bytes: 5000, modifiedAt: 0 },
+      latest: fileCheckpoint('step-2.pt', 5000, 0),
       ended: false,
     };
     return { old, job };

@@ -11,6 +11,7 @@ import { judgeVerify, moveFolders, readVerify, verifyScript, workPath } from '..
 import type { OutbidPolicy, ResumableJob } from '../../../src/core/jobs/resumable';
 import type { RemoteResult } from '../../../src/core/ssh/remote';
 import { MemoryLogger } from '../../support';
+import { fileCheckpoint, manifestDigest } from '../../support/checkpoints';
 import { scriptedAsk, type Answer } from '../../support/scriptedAsk';
 
 const OLD: Instance = {
@@ -39,7 +40,7 @@ function job(policy: OutbidPolicy, fields: Partial<ResumableJob> = {}): Resumabl
     jobPath: '/root/.gpu-rental/jobs/j1',
     onDemandPerHour: 0.6,
     recoveries: [],
-    latest: { name: 'step-2.pt', bytes: 2048, modifiedAt: 1 },
+    latest: fileCheckpoint('step-2.pt', 2048, 1),
     ended: false,
     ...fields,
   };
@@ -59,6 +60,8 @@ interface Script {
   copyStart?: Error;
   /** The newest checkpoint's bytes the verify reads (default: as listed). */
   bytes?: number | null;
+  /** The newest entry of the checkpoint folder on the new instance, when it is not the listed one (a listing older than the outbid). */
+  newest?: { name: string; bytes: number; modifiedAt: number };
   changeBid?: Error;
   show?: (id: number) => Promise<Instance>;
   destroy?: Error;
@@ -76,6 +79,8 @@ function harness(script: Script) {
     cancels: [] as number[],
     destroyed: [] as number[],
     resumed: [] as Array<{ instanceId: number; jobId: string; movedFrom: number }>,
+    checkpoints: [] as Array<string | undefined>,
+    titles: [] as string[],
     scripts: [] as string[],
     reports: [] as string[],
     rents: 0,
@@ -92,6 +97,7 @@ function harness(script: Script) {
       resumableJobs: (id) => (id === OLD.id ? (script.jobs ?? [job({ kind: 'move', ceiling: 0.5 })]) : []),
       resume: (instanceId, jobId, o) => {
         sent.resumed.push({ instanceId, jobId, movedFrom: o.movedFrom });
+        sent.checkpoints.push(o.checkpoint);
         return script.resume ? Promise.reject(script.resume) : Promise.resolve();
       },
     },
@@ -136,15 +142,21 @@ function harness(script: Script) {
       sent.scripts.push(text);
       if (text.startsWith('mkdir')) return Promise.resolve({ code: 0, stdout: '', stderr: '' });
       const bytes = script.bytes === undefined ? 2048 : script.bytes;
+      // The listed step-2.pt on the new instance, with the time it had (a copy that keeps times), and as the newest there.
+      const measured = bytes === null ? 'none' : `${bytes} 1 ${manifestDigest([['', bytes]])} 1`;
       const stdout = [
         'gpu-rental-verify job yes',
         'gpu-rental-verify ckpt yes',
-        `gpu-rental-verify bytes ${bytes === null ? 'none' : bytes}`,
+        `gpu-rental-verify listed ${measured}`,
+        script.newest
+          ? `gpu-rental-verify newest ${Buffer.from(script.newest.name).toString('hex')} ${script.newest.bytes} 1 ${manifestDigest([['', script.newest.bytes]])} ${script.newest.modifiedAt}`
+          : `gpu-rental-verify newest ${bytes === null ? 'none' : `${Buffer.from('step-2.pt').toString('hex')} ${measured}`}`,
       ].join('\n');
       return Promise.resolve({ code: 0, stdout: `motd noise\n${stdout}\n`, stderr: '' });
     },
     waitForSsh: () => Promise.resolve(),
-    progress: (_title, work) => {
+    progress: (title, work) => {
+      sent.titles.push(title);
       const controller = new AbortController();
       return work((message) => {
         sent.reports.push(message);
@@ -251,12 +263,16 @@ describe('jobs: outbid policies of resumable jobs', () => {
     );
     assert.equal(sent.scripts[0], 'mkdir -p -- /root/work /root/.gpu-rental/jobs/j1');
     assert.deepEqual(sent.resumed, [{ instanceId: 456, jobId: 'j1', movedFrom: 123 }]);
+    assert.deepEqual(sent.checkpoints, ['step-2.pt'], 'resumed from exactly the checkpoint checked');
     assert.deepEqual(sent.destroyed, [123]);
     assert.equal(notice.severity, 'info');
-    assert.match(
+    // Both instances carry the label "train": they are told apart by id and machine, not by the label twice.
+    assert.equal(
       notice.text,
-      /"train\.py" runs now on "train" \(RTX 4090, #456\) at \$0\.450\/h, resumed from its newest checkpoint step-2\.pt; the outbid instance .+#123\) was destroyed\./,
+      'GPU Rental: "train.py" runs now on #456 (RTX 4090) at $0.450/h, resumed from its newest checkpoint step-2.pt; the outbid instance #123 was destroyed.',
     );
+    // The one notification while it runs says why: an outbid.
+    assert.deepEqual(sent.titles, ['GPU Rental: "train" (RTX 4090) was outbid and stopped; moving "train.py" to another machine']);
     assert.equal(move, undefined);
     // Each step said as it happened, and logged.
     for (const n of [1, 2, 3, 4, 5, 6])
@@ -265,6 +281,25 @@ describe('jobs: outbid policies of resumable jobs', () => {
         `step ${n} reported`,
       );
     assert.ok(logger.lines.some((l) => /copied \/root\/work\b/.test(l)));
+  });
+
+  it('move: the newest checkpoint is read on the copy, not from a listing older than the outbid; resumed from it and named', async () => {
+    // The listing named step-2.pt; by the outbid the job had written checkpoint-12 (times kept by the copy).
+    const { policies, sent } = harness({ newest: { name: 'checkpoint-12', bytes: 4096, modifiedAt: 50 } });
+    const { notice } = acted(await policies.onOutbid(OLD));
+    assert.deepEqual(sent.checkpoints, ['checkpoint-12']);
+    assert.match(notice.text, /resumed from its newest checkpoint checkpoint-12; the outbid instance #123 was destroyed\./);
+  });
+
+  it('move of a job whose listing showed no checkpoint yet: the one the copy holds is resumed from and named, not "the start"', async () => {
+    const { policies, sent } = harness({
+      jobs: [job({ kind: 'move', ceiling: 0.5 }, { latest: undefined })],
+      newest: { name: 'checkpoint-7', bytes: 6548, modifiedAt: 50 },
+    });
+    const { notice } = acted(await policies.onOutbid(OLD));
+    assert.deepEqual(sent.checkpoints, ['checkpoint-7']);
+    assert.match(notice.text, /resumed from its newest checkpoint checkpoint-7/);
+    assert.doesNotMatch(notice.text, /it had no checkpoint/);
   });
 
   it('move with nothing that fits: nothing rented, the instance waits', async () => {
@@ -412,12 +447,11 @@ describe('jobs: what a move copies and checks', () => {
     assert.equal(at('runs', '/tmp/jobs/j1'), undefined, 'a jobs folder elsewhere tells no home folder');
   });
 
-  it('quotes what the instance listed in the check script', () => {
-    const script = verifyScript(
-      job({ kind: 'wait' }, { checkpointPath: "/root/it's", latest: { name: "a'$(rm -rf ~)", bytes: 1, modifiedAt: 0 } }),
-    );
+  it('quotes the paths the instance listed in the check script, and carries the checkpoint name in hex', () => {
+    const script = verifyScript(job({ kind: 'wait' }, { checkpointPath: "/root/it's", latest: fileCheckpoint("a'$(rm -rf ~)", 1, 1) }));
     assert.ok(script.includes(`c='/root/it'\\''s'`), script);
-    assert.ok(script.includes(`e="$c"/'a'\\''$(rm -rf ~)'`), script);
+    assert.ok(script.includes(`dx ${Buffer.from("a'$(rm -rf ~)").toString('hex')} &&`), script);
+    assert.ok(!script.includes('rm -rf'), script);
   });
 
   it('judges the reading: the folder, the checkpoint, its bytes', () => {
@@ -429,10 +463,18 @@ describe('jobs: what a move copies and checks', () => {
           .map((l) => `gpu-rental-verify ${l}`)
           .join('\n'),
       );
-    assert.equal(judgeVerify(j, read('job yes;ckpt yes;bytes 2048'), '#456', OLD), undefined);
-    assert.match(judgeVerify(j, read('job no;ckpt yes;bytes 2048'), '#456', OLD)!, /folder of "train\.py" .+ is not on #456/);
-    assert.match(judgeVerify(j, read('job yes;ckpt yes;bytes none'), '#456', OLD)!, /step-2\.pt is not on #456/);
-    assert.match(judgeVerify(j, read('job yes;ckpt yes;bytes 12'), '#456', OLD)!, /has 12 bytes on the new instance, not 2048/);
-    assert.match(judgeVerify(j, read('job yes;ckpt yes;bytes x'), '#456', OLD)!, /could not be read/);
+    const at = (bytes: number) => `${bytes} 1 ${manifestDigest([['', bytes]])} 1`;
+    const newest = `newest ${Buffer.from('step-2.pt').toString('hex')} ${at(2048)}`;
+    const problem = (text: string) => {
+      const v = judgeVerify(j, read(text), '#456', OLD);
+      return 'problem' in v ? v.problem : `resumes from ${v.resumeFrom?.name}`;
+    };
+    assert.deepEqual(judgeVerify(j, read(`job yes;ckpt yes;listed ${at(2048)};${newest}`), '#456', OLD), {
+      resumeFrom: { ...j.latest!, modifiedAt: 1 },
+    });
+    assert.match(problem(`job no;ckpt yes;listed ${at(2048)};${newest}`), /folder of "train\.py" .+ is not on #456/);
+    assert.match(problem('job yes;ckpt yes;listed none;newest none'), /step-2\.pt is not on #456/);
+    assert.match(problem(`job yes;ckpt yes;listed ${at(12)};${newest}`), /has 12 bytes on the new instance, not 2048/);
+    assert.match(problem(`job yes;ckpt yes;listed x;${newest}`), /could not be read/);
   });
 });

@@ -119,6 +119,39 @@ describe('jobs: a resumable job on the host, in real bash', function () {
     assert.equal(s.exitCode, 0);
   });
 
+  it('{latest} is the newest by time, a tie going to the highest version: checkpoint-12 over checkpoint-9 and checkpoint-11', async () => {
+    const { id, ckpt } = start('sleep 30');
+    writeFileSync(join(dir(id), 'resume-cmd'), 'printf "%s\\n" {latest} >got\n');
+    await kill(id);
+    // Saved in the same second (or copied with whole seconds): the letters would put checkpoint-11 last, the versions checkpoint-12.
+    const t = Math.floor(Date.now() / 1000) - 100;
+    for (const n of [9, 11, 12]) {
+      mkdirSync(join(ckpt, `checkpoint-${n}`));
+      utimesSync(join(ckpt, `checkpoint-${n}`), t, t);
+    }
+    assert.equal(await resume(id), 'resumed');
+    await ended(id);
+    assert.equal(readFileSync(join(ckpt, '..', 'got'), 'utf8'), `${join(ckpt, 'checkpoint-12')}\n`);
+  });
+
+  it('resume checkpoint <hex> resumes from exactly that entry though another is newer; one not there is refused and nothing starts', async () => {
+    const { id, ckpt } = start('sleep 30');
+    writeFileSync(join(dir(id), 'resume-cmd'), 'printf "%s\\n" {latest} >got\n');
+    await kill(id);
+    const named = entry(ckpt, 'step\n9', 300, true);
+    entry(ckpt, 'step-12', 100, true);
+    const hex = (name: string) => Buffer.from(name).toString('hex');
+    await assert.rejects(resume(id, 'moved', '77', 'checkpoint', hex('step-13')), /resume: no checkpoint step-13 in /);
+    await assert.rejects(resume(id, 'checkpoint', hex('../x')), /checkpoint needs a name in hex, one path segment/);
+    await assert.rejects(resume(id, 'checkpoint', 'zz'), /checkpoint needs a name in hex/);
+    assert.equal(existsSync(join(dir(id), 'history')), false, 'nothing resumed');
+    assert.equal(jobPhase(status(id)), 'interrupted');
+    assert.equal(await resume(id, 'moved', '77', 'checkpoint', hex('step\n9')), 'resumed');
+    await ended(id);
+    assert.equal(readFileSync(join(ckpt, '..', 'got'), 'utf8'), `${named}\n`);
+    assert.match(file(id, 'history'), /^\d+ moved 77 \d+\n$/);
+  });
+
   it('an empty checkpoint folder starts the job over, with its original command, and says so in the log', async () => {
     const { id, work } = start('echo run >>runs; sleep 30');
     await eventually(() => existsSync(join(work, 'runs')), 'the first run', 10_000);

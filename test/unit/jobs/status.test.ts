@@ -10,9 +10,14 @@ import {
   stopStatusCode,
 } from '../../../src/core/jobs/status';
 
-/** A status line: a plain job's 11 fields (id … folder, label), the 12 resumable ones empty unless given, before the label. */
-const line = (fields: string[], resume: string[] = Array<string>(12).fill('')) =>
-  ['GPU-RENTAL-JOB', ...fields.slice(0, 10), ...resume, ...fields.slice(10)].join('\t');
+/**
+ * A status line: a plain job's 11 fields (id … folder, label), the 12 resumable ones empty unless
+ * given, before the label, and the newest checkpoint's file count and digest after it.
+ */
+const line = (fields: string[], resume: string[] = Array<string>(12).fill(''), after: string[] = ['', '']) =>
+  ['GPU-RENTAL-JOB', ...fields.slice(0, 10), ...resume, ...fields.slice(10), ...after].join('\t');
+const hex = (name: string) => Buffer.from(name).toString('hex');
+const DIGEST = 'ab'.repeat(32);
 
 describe('jobs: ids, labels and status lines', () => {
   it('makes ids of time and random letters that are safe in a path, a tmux name and a shell word', () => {
@@ -78,13 +83,13 @@ describe('jobs: ids, labels and status lines', () => {
       '2',
       '1764151200:resumed:180,1764154800:moved:123:120',
       '1.25',
-      "step 9 'it'",
+      hex("step 9 'it'"),
       '2500000',
       '1764154000',
       '3600',
       '',
     ];
-    const s = parseStatusLine(line(plain, good))!;
+    const s = parseStatusLine(line(plain, good, ['3', DIGEST]))!;
     assert.equal(s.label, 'train.py', 'the label stays last');
     assert.deepEqual(s.resume, {
       policy: { kind: 'raise', ceiling: 0.6 },
@@ -97,18 +102,23 @@ describe('jobs: ids, labels and status lines', () => {
         { at: 1764154800, lostSeconds: 120, movedFrom: 123 },
       ],
       onDemandPerHour: 1.25,
-      latest: { name: "step 9 'it'", bytes: 2500000, modifiedAt: 1764154000 },
+      latest: { name: "step 9 'it'", bytes: 2500000, files: 3, digest: DIGEST, modifiedAt: 1764154000 },
       ranBeforeSeconds: 3600,
       lastLogLine: undefined,
     });
     assert.equal(parseStatusLine(line(plain))!.resume, undefined, 'a plain job');
-    const changed = (i: number, value: string) => {
+    const changed = (i: number, value: string, after = ['3', DIGEST]) => {
       const fields = [...good];
       fields[i] = value;
-      return parseStatusLine(line(plain, fields))!;
+      return parseStatusLine(line(plain, fields, after))!;
     };
-    assert.equal(changed(0, 'raise lots').resume, undefined, 'a policy it cannot read: not resumable');
-    assert.equal(changed(0, 'raise 500').resume, undefined, 'a ceiling over 128 $/h');
+    // A policy file it cannot read leaves the job resumable, waiting; its text is kept to show, never followed (choices.ts).
+    for (const odd of ['raise lots', 'raise 500', '[x](command:y)'])
+      assert.deepEqual(
+        [changed(0, odd).resume?.policy, changed(0, odd).resume?.policyOnInstance],
+        [{ kind: 'wait' }, odd],
+        `a policy it cannot read: ${odd}`,
+      );
     assert.equal(changed(2, 'relative/path').resume, undefined, 'the resolved folder must be absolute');
     assert.equal(changed(3, '').resume, undefined, 'no job folder');
     assert.deepEqual(
@@ -119,11 +129,25 @@ describe('jobs: ids, labels and status lines', () => {
     assert.equal(changed(4, 'x').resume?.recoveryCount, 2, 'a count it cannot read: the entries it could');
     assert.equal(changed(6, '1e9').resume?.onDemandPerHour, undefined);
     assert.equal(changed(6, '-1').resume?.onDemandPerHour, undefined);
-    for (const name of ['../x', 'a/b', '..', '.', 'bell\u0007'])
-      assert.equal(changed(7, name).resume?.latest, undefined, `a name ${JSON.stringify(name)} is not one printable segment`);
+    for (const name of ['../x', 'a/b', '..', '.', '', 'x'.repeat(256)])
+      assert.equal(changed(7, hex(name)).resume?.latest, undefined, `a name ${JSON.stringify(name)} is not one path segment`);
+    for (const odd of ["step 9 'it'", 'abc', '4g', hex('a\0b'), 'ff', 'c328'])
+      assert.equal(changed(7, odd).resume?.latest, undefined, `${odd}: not a name in hex, in UTF-8`);
+    // The name as the disk has it: a newline, a tab or a control character is part of it (what shows it makes it visible).
+    for (const name of ['step\n7', 'step\t7', 'bell\u0007', 'é 名前 🙂'])
+      assert.equal(changed(7, hex(name)).resume?.latest?.name, name, JSON.stringify(name));
+    assert.equal(changed(7, hex('x'), ['', '']).resume?.latest, undefined, 'no file count nor digest (an older listing)');
+    assert.equal(changed(7, hex('x'), ['-1', DIGEST]).resume?.latest, undefined, 'a negative count');
+    assert.equal(changed(7, hex('x'), ['1', 'AB'.repeat(32)]).resume?.latest, undefined, 'a digest that is not sha256 hex');
     assert.equal(changed(8, '-5').resume?.latest, undefined, 'negative bytes');
     assert.equal(changed(9, 'yesterday').resume?.latest, undefined, 'a time that is not a number');
     assert.equal(changed(11, 'Traceback \u001b[31m(most recent)').resume?.lastLogLine, 'Traceback  [31m(most recent)');
     assert.equal(parseStatusLine(line(plain).split('\t').slice(0, 20).join('\t')), undefined, 'a line too short is no status line');
+    // A line of an older listing (24 fields: its name not in hex, no count nor digest) reads without its checkpoint.
+    const older = line(plain, [...good.slice(0, 7), "step 9 'it'", ...good.slice(8)], []);
+    assert.equal(older.split('\t').length, 24);
+    assert.equal(parseStatusLine(older)?.label, 'train.py');
+    assert.equal(parseStatusLine(older)?.resume?.latest, undefined);
+    assert.equal(parseStatusLine(older)?.resume?.ranBeforeSeconds, 3600);
   });
 });

@@ -2,7 +2,18 @@
 // (copy_direct) and between an instance and a cloud connection (rclone), reported in the
 // destination's status_msg, cancellable, and never writing outside an instance or a bucket.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { containersAvailable } from '../../marketplace/container';
@@ -96,6 +107,32 @@ describe('marketplace: copies between instances and with cloud connections', fun
     );
     assert.match(log, new RegExp(`Remote to Remote copy C\\.${a}:/workspace/data/ -> C\\.${b}:/workspace/in/: queued`));
     assert.match(log, /Remote to Remote copy: done, 2 files, 9 bytes/);
+  });
+
+  it('keeps the modification times of files and folders, as rsync -a does, and brings empty folders', async () => {
+    const a = await running();
+    const b = await running();
+    put(sim, a, { '/workspace/ckpt/checkpoint-9/model.safetensors': 'nine', '/workspace/ckpt/checkpoint-12/rng/state.pth': 'twelve' });
+    mkdirSync(containerPath(sim, a, '/workspace/ckpt/checkpoint-12/empty'));
+    const times: Record<string, number> = {
+      '/workspace/ckpt/checkpoint-9/model.safetensors': 1_764_000_100,
+      '/workspace/ckpt/checkpoint-9': 1_764_000_101,
+      '/workspace/ckpt/checkpoint-12/rng/state.pth': 1_764_000_200,
+      '/workspace/ckpt/checkpoint-12/rng': 1_764_000_201,
+      '/workspace/ckpt/checkpoint-12/empty': 1_764_000_202,
+      '/workspace/ckpt/checkpoint-12': 1_764_000_203,
+      '/workspace/ckpt': 1_764_000_300,
+    };
+    for (const [path, at] of Object.entries(times)) utimesSync(containerPath(sim, a, path), at, at);
+    await call(sim, 'PUT', '/api/v0/commands/copy_direct/', {
+      src_id: a,
+      dst_id: b,
+      src_path: '/workspace/ckpt/',
+      dst_path: '/workspace/ckpt/',
+    });
+    await statusOf(sim, b, /done/);
+    for (const [path, at] of Object.entries(times))
+      assert.equal(Math.floor(statSync(containerPath(sim, b, path)).mtimeMs / 1000), at, `the time of ${path}`);
   });
 
   it("refuses another account's instance (404), a stopped one and paths outside the container's folders (400), and no key (401)", async () => {

@@ -42,6 +42,7 @@ const samples: { [K in StoredKey]: Stored<K> } = {
   connectedWindows: { '12': 1_700_000_000_000 },
   outbidNotified: { 'default|https://console.example.com|12': 1_700_000_000_000 },
   idleCountdown: { id: 12, owner: 'session-a', until: 1_700_000_090_000 },
+  jobChoices: { '12/job-1': { policy: 'raise 0.6', stopAtEnd: true, at: 1_700_000_000_000 } },
   savedSearches: [
     { name: 'Cheap 4090', query: 'gpu_name=RTX_4090', sort: 'price' },
     {
@@ -80,6 +81,7 @@ describe('stored state', () => {
         'gpuRental.connectedWindows',
         'gpuRental.outbidNotified',
         'gpuRental.idleCountdown',
+        'gpuRental.jobChoices',
         'gpuRental.savedSearches',
         'gpuRental.watchSeen',
         'gpuRental.searchWatchClaim',
