@@ -85,6 +85,7 @@ export const COMMANDS = {
   addProfile: 'gpuRental.addProfile',
   removeProfile: 'gpuRental.removeProfile',
   runJob: 'gpuRental.runJob',
+  runLastJob: 'gpuRental.runLastJob',
   stopJob: 'gpuRental.stopJob',
   changeOutbidPolicy: 'gpuRental.changeOutbidPolicy',
   showJobOutput: 'gpuRental.showJobOutput',

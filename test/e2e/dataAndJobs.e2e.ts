@@ -74,15 +74,15 @@ describe('data and jobs: upload the workspace, run a job that outlives a reload,
     await wb.page.keyboard.press('Control+P');
     await wb.quickInput().locator('input').fill('train.py');
     await wb.pick('train.py');
+    // The only running instance is taken without asking: the command box names it.
     await wb.page.locator('.editor-actions [aria-label^="Run on Instance"]').first().click();
-    await wb.pick(/running/);
     await expect(wb.quickInput().getByText(/The command to run on the instance/)).toBeVisible();
     assert.equal(await wb.quickInput().locator('input').inputValue(), 'python3 train.py');
     await wb.page.keyboard.press('Enter');
     await wb.pick('Upload the workspace first');
+    // The last question: on demand, a job runs once without being asked (test/e2e/longRuns.e2e.ts
+    // makes one resumable on an interruptible instance).
     await wb.pick('Stop the instance when the job ends');
-    // On demand, a job runs once unless made resumable (test/e2e/longRuns.e2e.ts makes one).
-    await wb.pick('Run once');
     await expect(terminalText(wb).getByText(/epoch 3\/90/), 60_000).toBeVisible();
     await unfold(wb.rows('Instances', /running/));
     await expect(wb.rows('Instances', /train\.py/)).toBeVisible();

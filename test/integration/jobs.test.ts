@@ -96,6 +96,26 @@ describe('jobs: Run on Instance, live output, the tree, re-attach', function () 
     assert.equal(x.test.jobTerminalOpen(jobId), true, 'the terminal that was open is open again');
   });
 
+  it('Run Last Job Again starts the last job again on its instance and asks nothing (what it asks: test/unit/jobs/run.test.ts)', async () => {
+    const x = await extensionApi();
+    const asked: string[] = [];
+    x.test.answerPrompts({
+      confirm: async () => true,
+      input: (o) => Promise.resolve(void asked.push(o.prompt)),
+      pick: (o) => Promise.resolve(void asked.push(o.title)),
+      choose: (message) => Promise.resolve(void asked.push(message)),
+    });
+    const command = 'echo "ran: $(date +%N)"';
+    const first = await runJob(id, command, false);
+    await eventually(() => /ran: \d/.test(x.test.jobOutput(first.jobId) ?? ''), 'the first run', 20_000);
+    const again = (await vscode.commands.executeCommand('gpuRental.runLastJob', id)) as { jobId: string } | undefined;
+    assert.deepEqual(asked, [], 'nothing asked');
+    assert.ok(again && again.jobId !== first.jobId, 'a new job started');
+    await eventually(() => /ran: \d/.test(x.test.jobOutput(again.jobId) ?? ''), 'the same command run again', 20_000);
+    const row = await eventually(() => jobRow(id, again.jobId), 'its row under the same instance', 20_000);
+    assert.equal(row.label, command);
+  });
+
   it('Stop Job ends a running job and leaves the instance running; Show Output after a reload replays the log, the end told once', async () => {
     const x = await extensionApi();
     const notes = recordNotifications();

@@ -1,5 +1,6 @@
 /**
- * Run on Instance's questions about resuming (planJob asks them after the stop-at-end question):
+ * Run on Instance's questions about resuming (planJob asks them after the stop-at-end question, and
+ * only on an interruptible instance or after a resumable job):
  * run once or resumable, the checkpoint folder, the resume command, the outbid policy, and what to
  * do when the checkpoint folder is not on the instance yet. Each one given is not asked.
  */
@@ -26,7 +27,7 @@ export interface ResumeGiven {
 
 export interface ResumeQuestionDeps {
   readonly ask: Ask;
-  readonly memory: Pick<JobMemory, 'resumable' | 'setResumable' | 'lastCheckpointDir' | 'setLastCheckpointDir'>;
+  readonly memory: Pick<JobMemory, 'resumable' | 'setResumable' | 'lastCheckpointDir' | 'setLastCheckpointDir' | 'lastJob'>;
   /** The same machine's on-demand price in $/h (what "saved" is counted against), undefined when unknown. */
   readonly onDemandPrice: (instance: Instance) => Promise<number | undefined>;
   /** Whether the folder `dir` (relative to `cwd`) exists on the instance, over ssh. */
@@ -43,8 +44,9 @@ export const CANCELLED = Symbol('cancelled');
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /**
- * Asks what is not given, in this order: run once or resumable (an interruptible instance offers
- * Resumable first, else the last choice is on top), then for a resumable job the checkpoint
+ * Asks what is not given, in this order: run once or resumable (asked only where it matters: on an
+ * interruptible instance, which offers Resumable first, or when the last job here was made
+ * resumable; else the job runs once unasked), then for a resumable job the checkpoint
  * folder, the resume command and, on an interruptible instance, the outbid policy (an on-demand
  * one waits); then whether to create the checkpoint folder when the instance does not have it.
  * Resolves undefined for a job that runs once, CANCELLED when a question was dismissed.
@@ -55,17 +57,21 @@ export async function askResume(
   job: { command: string; cwd: string },
   given: ResumeGiven,
 ): Promise<ResumableStart | undefined | typeof CANCELLED> {
-  const resumable = given.resumable ?? (await askResumable(deps, instance));
+  const matters = isInterruptible(instance) || deps.memory.resumable() === true;
+  const resumable = given.resumable ?? (matters ? await askResumable(deps, instance) : false);
   if (resumable === undefined) return CANCELLED;
   if (!resumable) return undefined;
 
   const checkpointDir = given.checkpointDir ?? (await askCheckpointDir(deps, instance));
   if (checkpointDir === undefined) return CANCELLED;
   await deps.memory.setLastCheckpointDir(checkpointDir);
+  const last = deps.memory.lastJob()?.resume;
   const resumeCommand = given.resumeCommand ?? (await askResumeCommand(deps, job.command));
   if (resumeCommand === undefined) return CANCELLED;
   const onDemandPerHour = await deps.onDemandPrice(instance);
-  const policy = given.policy ?? (isInterruptible(instance) ? await askPolicy(deps, instance, onDemandPerHour) : { kind: 'wait' as const });
+  const policy =
+    given.policy ??
+    (isInterruptible(instance) ? await askPolicy(deps, instance, onDemandPerHour, last?.policy.kind) : { kind: 'wait' as const });
   if (policy === undefined) return CANCELLED;
 
   let createCheckpointDir = given.createCheckpointDir;
@@ -117,46 +123,54 @@ async function askCheckpointDir(deps: ResumeQuestionDeps, instance: Instance): P
   return typed?.trim() ? typed.trim() : undefined;
 }
 
+/** The resume command: the last one given for this same command, else the command with `--resume {latest}`. */
 async function askResumeCommand(deps: ResumeQuestionDeps, command: string): Promise<string | undefined> {
+  const last = deps.memory.lastJob();
   const typed = await deps.ask.input({
     title: l10n.t('GPU Rental: Resume command'),
     prompt: l10n.t(
       'The command that resumes the job. {0} becomes the newest file or folder in the checkpoint folder, already quoted (leave it out of quotes); without a checkpoint the job starts over with its own command.',
       LATEST_PLACEHOLDER,
     ),
-    value: `${command.trim()} --resume ${LATEST_PLACEHOLDER}`,
+    value:
+      last?.resume && last.command.trim() === command.trim()
+        ? last.resume.resumeCommand
+        : `${command.trim()} --resume ${LATEST_PLACEHOLDER}`,
     validate: (v) =>
       v.trim() ? undefined : l10n.t('Type the command that resumes the job, e.g. python3 train.py --resume {0}', LATEST_PLACEHOLDER),
   });
   return typed?.trim() ? typed : undefined;
 }
 
+/** The outbid policy, Wait first (or `lastKind`, the last job's, first), then a ceiling for raise and move. */
 export async function askPolicy(
   deps: Pick<ResumeQuestionDeps, 'ask'>,
   instance: Instance,
   onDemand: number | undefined,
+  lastKind?: OutbidPolicy['kind'],
 ): Promise<OutbidPolicy | undefined> {
+  const items = [
+    {
+      label: l10n.t('Wait'),
+      detail: l10n.t('The service resumes it when your bid is highest again; works with VS Code closed.'),
+      value: 'wait' as const,
+    },
+    {
+      label: l10n.t('Raise the bid up to a ceiling'),
+      detail: l10n.t('Acts only while a VS Code window with GPU Rental is open.'),
+      value: 'raise' as const,
+    },
+    {
+      label: l10n.t('Move to another machine up to a ceiling'),
+      detail: l10n.t(
+        'Copies the checkpoints to a new instance and resumes there; acts only while a VS Code window with GPU Rental is open.',
+      ),
+      value: 'move' as const,
+    },
+  ];
   const kind = await deps.ask.pick({
     title: l10n.t('GPU Rental: When {0} is outbid', instanceName(instance)),
-    items: [
-      {
-        label: l10n.t('Wait'),
-        detail: l10n.t('The service resumes it when your bid is highest again; works with VS Code closed.'),
-        value: 'wait' as const,
-      },
-      {
-        label: l10n.t('Raise the bid up to a ceiling'),
-        detail: l10n.t('Acts only while a VS Code window with GPU Rental is open.'),
-        value: 'raise' as const,
-      },
-      {
-        label: l10n.t('Move to another machine up to a ceiling'),
-        detail: l10n.t(
-          'Copies the checkpoints to a new instance and resumes there; acts only while a VS Code window with GPU Rental is open.',
-        ),
-        value: 'move' as const,
-      },
-    ],
+    items: [...items.filter((i) => i.value === lastKind), ...items.filter((i) => i.value !== lastKind)],
   });
   if (kind === undefined) return undefined;
   if (kind === 'wait') return { kind };

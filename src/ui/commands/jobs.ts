@@ -1,3 +1,4 @@
+import { readdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { COMMANDS } from '../../core/ids';
@@ -5,7 +6,16 @@ import type { JobMemory } from '../../core/jobs/memory';
 import { onDemandGpuPerHour } from '../../core/rent/bid';
 import { sameMachineOnDemand } from '../../core/rent/changeBid';
 import type { Instance } from '../../core/api/instances';
-import { planJob, type RunJobDeps, type RunJobFacts, type RunJobGiven, type UploadRequest } from '../../core/jobs/run';
+import {
+  lastJobText,
+  planJob,
+  rerunJob,
+  runTarget,
+  type RunJobDeps,
+  type RunJobFacts,
+  type RunJobGiven,
+  type UploadRequest,
+} from '../../core/jobs/run';
 import { isRunningRow } from '../../core/jobs/rows';
 import { stopJobAsked } from '../../core/jobs/stop';
 import { changePolicyFlow } from '../../core/jobs/changePolicy';
@@ -34,10 +44,11 @@ export interface JobCommandDeps {
   readonly sshTarget: (instance: Instance) => Promise<SshTarget>;
 }
 
-/** Run on Instance, Stop Job, Show Output and Download Outputs. */
+/** Run on Instance, Run Last Job Again, Stop Job, Show Output and Download Outputs. */
 export function jobCommands(s: JobCommandDeps): CommandDefinition[] {
   return [
     command(COMMANDS.runJob, (target?: InstanceItem | number | vscode.Uri, given: RunJobGiven = {}) => runJob(s, target, given)),
+    command(COMMANDS.runLastJob, (target?: InstanceItem | number) => runLastJob(s, target)),
     command(COMMANDS.stopJob, async (given?: JobItem) => {
       const item = given instanceof JobItem ? given : await pickJob(s, vscode.l10n.t('Stop Job'), true);
       if (!item) return false;
@@ -107,14 +118,43 @@ async function runJob(
   given: RunJobGiven,
 ): Promise<{ jobId: string } | undefined> {
   const file = target instanceof vscode.Uri ? target : undefined;
-  const instance = await resolveTarget(
+  const instance = await jobInstance(
     s,
     target instanceof InstanceItem || typeof target === 'number' ? target : undefined,
     vscode.l10n.t('Run on Instance'),
-    ['running'],
   );
   if (!instance) return undefined;
-  const deps: RunJobDeps = {
+  const plan = await planJob(runDeps(s), instance, await editorFacts(file), given);
+  if (!plan) return undefined;
+  const { jobId } = await s.jobs.run(instance, { ...plan, baseUrl: s.session.baseUrl });
+  return { jobId };
+}
+
+/** Run Last Job Again: the last job's answers on its instance (while it runs), asking nothing more; Run on Instance when there is none. */
+async function runLastJob(s: JobCommandDeps, target: InstanceItem | number | undefined): Promise<{ jobId: string } | undefined> {
+  const last = s.memory.lastJob();
+  if (!last) return runJob(s, target, {});
+  const instance = await jobInstance(s, target, vscode.l10n.t('Run Again: {0}', lastJobText(last)), last.instanceId);
+  if (!instance) return undefined;
+  const plan = await rerunJob(runDeps(s), instance, await editorFacts(undefined));
+  if (!plan) return undefined;
+  const { jobId } = await s.jobs.run(instance, { ...plan, baseUrl: s.session.baseUrl });
+  return { jobId };
+}
+
+/** The instance a job runs on: the one given, else the preferred or only running one, else the user picks. */
+async function jobInstance(
+  s: JobCommandDeps,
+  target: InstanceItem | number | undefined,
+  title: string,
+  preferredId?: number,
+): Promise<Instance | undefined> {
+  const known = target === undefined ? runTarget(s.poller.snapshot?.instances ?? [], preferredId) : undefined;
+  return known ?? (await resolveTarget(s, target, title, ['running']));
+}
+
+function runDeps(s: JobCommandDeps): RunJobDeps {
+  return {
     ask: asker(s.prompts()),
     memory: s.memory,
     jobs: s.jobs,
@@ -124,10 +164,6 @@ async function runJob(
     onDemandPrice: (on) => onDemandPrice(s, on),
     folderExists: (on, cwd, dir) => s.jobs.folderExists(on, cwd, dir),
   };
-  const plan = await planJob(deps, instance, editorFacts(file), given);
-  if (!plan) return undefined;
-  const { jobId } = await s.jobs.run(instance, { ...plan, baseUrl: s.session.baseUrl });
-  return { jobId };
 }
 
 /** The same machine's on-demand GPU price in $/h (what a resumable job's "saved" counts against); undefined when not listed or unreadable. */
@@ -143,12 +179,26 @@ async function onDemandPrice(s: JobCommandDeps, instance: Instance): Promise<num
   }
 }
 
-/** The Python file to run (the one given, else the active editor's when it is Python on disk) and the folder Upload sends. */
-function editorFacts(file: vscode.Uri | undefined): RunJobFacts {
+/** The Python file to run (the one given, else the active editor's when it is Python on disk), the folder Upload sends and whether it is empty. */
+async function editorFacts(file: vscode.Uri | undefined): Promise<RunJobFacts> {
   const editor = vscode.window.activeTextEditor?.document;
   const python = file ?? (editor?.languageId === 'python' && editor.uri.scheme === 'file' ? editor.uri : undefined);
   const folder = (file && vscode.workspace.getWorkspaceFolder(file)) ?? vscode.workspace.workspaceFolders?.[0];
-  return { script: python && scriptPath(python), workspaceDir: folder?.uri.fsPath };
+  const workspaceDir = folder?.uri.fsPath;
+  return {
+    script: python && scriptPath(python),
+    workspaceDir,
+    workspaceEmpty: workspaceDir !== undefined && (await isEmpty(workspaceDir)),
+  };
+}
+
+/** A folder with nothing to send: no entry but .git and .vscode (one that cannot be read is not called empty). */
+async function isEmpty(dir: string): Promise<boolean> {
+  try {
+    return (await readdir(dir)).every((name) => name === '.git' || name === '.vscode');
+  } catch {
+    return false;
+  }
 }
 
 /** The file relative to its workspace folder (the folder Upload sends), with `/`; a file outside every folder by its name. */

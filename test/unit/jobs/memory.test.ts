@@ -59,6 +59,44 @@ describe('jobs: what a workspace remembers', () => {
     assert.equal(memory.uploadFirst(), false);
   });
 
+  it('remembers the last job, its policy as the job file writes it, and reads a damaged one as none', async () => {
+    const m = memento();
+    const memory = new JobMemory(m);
+    assert.equal(memory.lastJob(), undefined);
+    const last = {
+      instanceId: 41,
+      command: 'python3 train.py',
+      uploadFirst: true,
+      localDir: '/home/me/p',
+      stopAtEnd: false,
+      resume: {
+        checkpointDir: 'ck',
+        resumeCommand: 'python3 train.py --resume {latest}',
+        policy: { kind: 'raise' as const, ceiling: 0.6 },
+      },
+    };
+    await memory.setLastJob(last);
+    assert.deepEqual((m.values[JOB_MEMORY_KEYS.lastJob] as { resume: unknown }).resume, { ...last.resume, policy: 'raise 0.6' });
+    assert.deepEqual(memory.lastJob(), last);
+    await memory.setLastJob({ command: 'ls', uploadFirst: false, stopAtEnd: true });
+    assert.deepEqual(memory.lastJob(), { command: 'ls', uploadFirst: false, stopAtEnd: true });
+    for (const damaged of [
+      'nonsense',
+      { command: '', uploadFirst: false, stopAtEnd: true },
+      { command: 'ls', uploadFirst: 'yes', stopAtEnd: true },
+      { command: 'ls', uploadFirst: false, stopAtEnd: true, resume: { checkpointDir: 'ck', resumeCommand: 'go', policy: 'raise 9999' } },
+      { command: 'ls', uploadFirst: false, stopAtEnd: true, resume: { checkpointDir: 'ck', policy: 'wait' } },
+    ])
+      assert.equal(new JobMemory(memento({ [JOB_MEMORY_KEYS.lastJob]: damaged })).lastJob(), undefined, JSON.stringify(damaged));
+    assert.deepEqual(
+      new JobMemory(
+        memento({ [JOB_MEMORY_KEYS.lastJob]: { command: 'ls', uploadFirst: false, stopAtEnd: true, instanceId: -3, cwd: 7 } }),
+      ).lastJob(),
+      { command: 'ls', uploadFirst: false, stopAtEnd: true },
+      'what cannot be used is left out',
+    );
+  });
+
   it('says which instances have remembered jobs, following every value stored, and hands out copies', async () => {
     const m = memento();
     const memory = new JobMemory(m);

@@ -3,7 +3,17 @@
 import assert from 'node:assert/strict';
 import type { Instance } from '../../../src/core/api/instances';
 import type { InputPrompt } from '../../../src/core/prompts';
-import { planJob, type RunJobDeps, type RunJobFacts, type RunJobGiven, type UploadRequest } from '../../../src/core/jobs/run';
+import type { LastJob } from '../../../src/core/jobs/memory';
+import {
+  lastJobText,
+  planJob,
+  rerunJob,
+  runTarget,
+  type RunJobDeps,
+  type RunJobFacts,
+  type RunJobGiven,
+  type UploadRequest,
+} from '../../../src/core/jobs/run';
 import { stopJobAsked } from '../../../src/core/jobs/stop';
 import { scriptedAsk, type Answer } from '../../support/scriptedAsk';
 
@@ -32,6 +42,7 @@ function setup(
     onDemand?: number;
     /** The folders that exist on the instance (as typed). */
     folders?: string[];
+    lastJob?: LastJob;
   } = {},
 ) {
   const ask = scriptedAsk(answers);
@@ -48,7 +59,13 @@ function setup(
     details.push(options.items.map((i) => i.detail ?? ''));
     return pick(options);
   };
-  const memory = { uploadFirst: o.uploadFirst, lastCommand: o.lastCommand, resumable: o.resumable, checkpointDir: o.checkpointDir };
+  const memory = {
+    uploadFirst: o.uploadFirst,
+    lastCommand: o.lastCommand,
+    resumable: o.resumable,
+    checkpointDir: o.checkpointDir,
+    lastJob: o.lastJob,
+  };
   const looked: Array<{ cwd: string; dir: string }> = [];
   const uploads: Array<{ instanceId: number; request: UploadRequest }> = [];
   const listed: number[] = [];
@@ -63,6 +80,8 @@ function setup(
       setResumable: (v) => Promise.resolve(void (memory.resumable = v)),
       lastCheckpointDir: () => memory.checkpointDir,
       setLastCheckpointDir: (v) => Promise.resolve(void (memory.checkpointDir = v)),
+      lastJob: () => memory.lastJob,
+      setLastJob: (v) => Promise.resolve(void (memory.lastJob = v)),
     },
     onDemandPrice: () => Promise.resolve(o.onDemand),
     folderExists: (_instance, cwd, dir) => {
@@ -81,17 +100,15 @@ function setup(
     remoteFolder: o.remoteFolder ?? '/workspace',
   };
   const plan = (facts: RunJobFacts = {}, given: RunJobGiven = {}, on = instance()) => planJob(deps, on, facts, given);
-  return { ask, inputs, details, memory, uploads, listed, looked, plan };
+  const rerun = (facts: RunJobFacts = {}, on = instance()) => rerunJob(deps, on, facts);
+  return { ask, inputs, details, memory, uploads, listed, looked, plan, rerun };
 }
 
 describe('jobs: Run on Instance asks', () => {
   it('suggests python3 with the file to run, then asks upload first (upload on top) and the end; the job runs in the uploaded folder', async () => {
-    const t = setup(
-      [{ input: 'python3 src/train.py' }, { pick: 'Upload the workspace first' }, { pick: 'Stop the instance' }, { pick: 'Run once' }],
-      {
-        uploaded: '/root/project',
-      },
-    );
+    const t = setup([{ input: 'python3 src/train.py' }, { pick: 'Upload the workspace first' }, { pick: 'Stop the instance' }], {
+      uploaded: '/root/project',
+    });
     const plan = await t.plan({ script: 'src/train.py', workspaceDir: '/home/me/project' });
     assert.deepEqual(plan, { command: 'python3 src/train.py', cwd: '/root/project', stopAtEnd: true });
     assert.equal(t.inputs[0]!.value, 'python3 src/train.py');
@@ -103,10 +120,9 @@ describe('jobs: Run on Instance asks', () => {
         'The command to run on the instance, detached: it keeps running with this window closed.',
         'GPU Rental: Upload before the job?',
         'GPU Rental: When the job on "trainer" (RTX 4090, #41) ends',
-        'GPU Rental: Resumable?',
       ],
+      'three questions on an on-demand instance: not whether the job resumes',
     );
-    assert.deepEqual(t.ask.asked[3]!.options, ['Run once', 'Resumable: resume from its newest checkpoint after a stop or an outbid']);
     assert.deepEqual(t.ask.asked[1]!.options, ['Upload the workspace first', 'Run without uploading']);
     assert.deepEqual(t.uploads, [{ instanceId: 41, request: { localDir: '/home/me/project', remoteDir: '/root/project', quiet: true } }]);
     assert.equal(t.memory.lastCommand, 'python3 src/train.py', 'the command is remembered');
@@ -115,14 +131,11 @@ describe('jobs: Run on Instance asks', () => {
   });
 
   it('offers the last command without a Python file, and "Run without uploading" first once the user chose it', async () => {
-    const t = setup(
-      [{ input: 'make train' }, { pick: 'Run without uploading' }, { pick: 'Keep the instance running' }, { pick: 'Run once' }],
-      {
-        uploadFirst: false,
-        lastCommand: 'make train',
-      },
-    );
-    const plan = await t.plan();
+    const t = setup([{ input: 'make train' }, { pick: 'Run without uploading' }, { pick: 'Keep the instance running' }], {
+      uploadFirst: false,
+      lastCommand: 'make train',
+    });
+    const plan = await t.plan({ workspaceDir: '/w/p' });
     assert.equal(t.inputs[0]!.value, 'make train');
     assert.deepEqual(t.ask.asked[1]!.options, ['Run without uploading', 'Upload the workspace first']);
     assert.deepEqual(plan, { command: 'make train', cwd: '/workspace', stopAtEnd: false });
@@ -160,13 +173,16 @@ describe('jobs: Run on Instance asks', () => {
     assert.equal(atCommand.memory.lastCommand, undefined, 'nothing remembered');
 
     const atUpload = setup([{ input: 'ls' }, { pick: undefined }]);
-    assert.equal(await atUpload.plan(), undefined);
+    assert.equal(await atUpload.plan({ workspaceDir: '/w/p' }), undefined);
     assert.equal(atUpload.memory.uploadFirst, undefined, 'no choice remembered');
     assert.equal(atUpload.uploads.length, 0);
 
     const atEnd = setup([{ input: 'ls' }, { pick: 'Run without uploading' }, { pick: undefined }]);
-    assert.equal(await atEnd.plan(), undefined);
-    for (const t of [atCommand, atUpload, atEnd]) assert.equal(t.ask.left(), 0);
+    assert.equal(await atEnd.plan({ workspaceDir: '/w/p' }), undefined);
+    for (const t of [atCommand, atUpload, atEnd]) {
+      assert.equal(t.ask.left(), 0);
+      assert.equal(t.memory.lastJob, undefined, 'no last job remembered');
+    }
   });
 
   it('an upload that is cancelled or fails starts no job and does not ask about the end', async () => {
@@ -193,7 +209,7 @@ describe('jobs: Run on Instance asks', () => {
   });
 
   it('keeps the instance running on top when another job of GPU Rental runs on it', async () => {
-    const t = setup([{ pick: 'Keep' }, { pick: 'Run once' }], { otherJob: true });
+    const t = setup([{ pick: 'Keep' }], { otherJob: true, lastJob: { command: 'ls', uploadFirst: false, stopAtEnd: true } });
     const plan = await t.plan({}, { command: 'ls', uploadFirst: false });
     assert.deepEqual(t.ask.asked[0]!.options, ['Keep the instance running', 'Stop the instance when the job ends']);
     assert.deepEqual(t.details[0], [
@@ -208,17 +224,23 @@ describe('jobs: Run on Instance asks whether the job resumes', () => {
   const bid = (fields: Partial<Instance> = {}) => instance({ is_bid: true, dph_base: 0.4, ...fields });
   const base = { command: 'python3 train.py', uploadFirst: false, stopAtEnd: false };
 
-  it('offers Run once first on demand (the last choice on top after that), Resumable first on an interruptible instance', async () => {
-    const onDemand = setup([{ pick: 'Run once' }]);
+  it('asks only where it matters: on an interruptible instance (Resumable first), or on demand after a resumable job here', async () => {
+    const onDemand = setup([]);
     assert.deepEqual(await onDemand.plan({}, base), { command: 'python3 train.py', cwd: '/workspace', stopAtEnd: false });
-    assert.deepEqual(onDemand.ask.asked[0]!.options, [
-      'Run once',
-      'Resumable: resume from its newest checkpoint after a stop or an outbid',
-    ]);
-    assert.equal(onDemand.memory.resumable, false, 'the choice is remembered');
+    assert.equal(onDemand.ask.asked.length, 0, 'on demand, a job runs once without asking');
+    assert.equal(onDemand.memory.resumable, undefined, 'no choice remembered: none was made');
+    const ranOnce = setup([], { resumable: false });
+    assert.equal((await ranOnce.plan({}, base))?.resumable, undefined);
+    assert.equal(ranOnce.ask.asked.length, 0);
+
     const remembered = setup([{ pick: 'Run once' }], { resumable: true });
     await remembered.plan({}, base);
-    assert.equal(remembered.ask.asked[0]!.options?.[0], 'Resumable: resume from its newest checkpoint after a stop or an outbid');
+    assert.equal(remembered.ask.asked[0]!.text, 'GPU Rental: Resumable?');
+    assert.deepEqual(remembered.ask.asked[0]!.options, [
+      'Resumable: resume from its newest checkpoint after a stop or an outbid',
+      'Run once',
+    ]);
+    assert.equal(remembered.memory.resumable, false, 'the choice is remembered');
     const spot = setup([{ pick: 'Run once' }], { resumable: false });
     await spot.plan({}, base, bid());
     assert.equal(spot.ask.asked[0]!.options?.[0], 'Resumable: resume from its newest checkpoint after a stop or an outbid');
@@ -228,6 +250,7 @@ describe('jobs: Run on Instance asks whether the job resumes', () => {
     const t = setup([{ pick: 'Resumable' }, { input: 'checkpoints' }, { input: 'python3 train.py --resume {latest}' }], {
       folders: ['checkpoints'],
       onDemand: 1.2,
+      resumable: true,
     });
     const plan = await t.plan({}, base);
     assert.deepEqual(plan?.resumable, {
@@ -248,6 +271,7 @@ describe('jobs: Run on Instance asks whether the job resumes', () => {
     const t = setup([{ pick: 'Resumable' }, { input: 'runs/ck' }, { input: 'x {latest}' }], {
       checkpointDir: 'runs/ck',
       folders: ['runs/ck'],
+      resumable: true,
     });
     await t.plan({}, base);
     assert.equal(t.inputs[0]!.value, 'runs/ck');
@@ -278,13 +302,17 @@ describe('jobs: Run on Instance asks whether the job resumes', () => {
   });
 
   it('a folder not on the instance: asks, creates it on Create It and Start, starts nothing on Cancel', async () => {
-    const create = setup([{ pick: 'Resumable' }, { input: 'ckpt' }, { input: 'go {latest}' }, { choose: 'Create It and Start' }]);
+    const create = setup([{ pick: 'Resumable' }, { input: 'ckpt' }, { input: 'go {latest}' }, { choose: 'Create It and Start' }], {
+      resumable: true,
+    });
     const plan = await create.plan({}, base);
     assert.equal(create.ask.asked[3]!.text, 'GPU Rental: the folder ckpt does not exist on "trainer" (RTX 4090, #41) yet.');
     assert.equal(plan?.resumable?.createCheckpointDir, true);
-    const cancel = setup([{ pick: 'Resumable' }, { input: 'ckpt' }, { input: 'go {latest}' }, { choose: 'Cancel' }]);
+    const cancel = setup([{ pick: 'Resumable' }, { input: 'ckpt' }, { input: 'go {latest}' }, { choose: 'Cancel' }], { resumable: true });
     assert.equal(await cancel.plan({}, base), undefined);
-    const dismissed = setup([{ pick: 'Resumable' }, { input: 'ckpt' }, { input: 'go {latest}' }, { choose: undefined }]);
+    const dismissed = setup([{ pick: 'Resumable' }, { input: 'ckpt' }, { input: 'go {latest}' }, { choose: undefined }], {
+      resumable: true,
+    });
     assert.equal(await dismissed.plan({}, base), undefined);
   });
 
@@ -320,6 +348,142 @@ describe('jobs: Run on Instance asks whether the job resumes', () => {
     });
     assert.equal(t.ask.asked.length, 0);
     assert.deepEqual(t.looked, [], 'not looked for when the answer is given');
+  });
+});
+
+describe('jobs: Run on Instance asks only what matters, remembers the answers, and runs the last job again in one step', () => {
+  const bid = (fields: Partial<Instance> = {}) => instance({ is_bid: true, dph_base: 0.4, ...fields });
+  const resumableLast: LastJob = {
+    instanceId: 41,
+    command: 'python3 train.py',
+    uploadFirst: true,
+    localDir: '/home/me/project',
+    stopAtEnd: true,
+    resume: { checkpointDir: 'ck', resumeCommand: 'python3 train.py --resume {latest} --fast', policy: { kind: 'move', ceiling: 0.6 } },
+  };
+
+  it('does not ask to upload without a workspace folder, nor with an empty one: nothing is uploaded', async () => {
+    for (const facts of [{}, { workspaceDir: '/w/empty', workspaceEmpty: true }]) {
+      const t = setup([{ input: 'nvidia-smi' }, { pick: 'Keep' }], { uploadFirst: true });
+      const plan = await t.plan(facts);
+      assert.deepEqual(plan, { command: 'nvidia-smi', cwd: '/workspace', stopAtEnd: false }, JSON.stringify(facts));
+      assert.deepEqual(
+        t.ask.asked.map((a) => a.kind),
+        ['input', 'pick'],
+        'the command and the end only',
+      );
+      assert.equal(t.ask.asked[1]!.text, 'GPU Rental: When the job on "trainer" (RTX 4090, #41) ends');
+      assert.equal(t.uploads.length, 0);
+      assert.equal(t.memory.uploadFirst, true, 'the upload choice is left as the user made it');
+    }
+  });
+
+  it('offers the last end choice first: Keep the instance running after a job that kept it', async () => {
+    const t = setup([{ pick: 'Keep' }], { lastJob: { command: 'ls', uploadFirst: false, stopAtEnd: false } });
+    await t.plan({}, { command: 'ls' });
+    assert.deepEqual(t.ask.asked[0]!.options, ['Keep the instance running', 'Stop the instance when the job ends']);
+  });
+
+  it('remembers the answers as the last job', async () => {
+    const t = setup([{ input: 'python3 train.py' }, { pick: 'Upload' }, { pick: 'Stop' }], { uploaded: '/root/project' });
+    await t.plan({ script: 'train.py', workspaceDir: '/home/me/project' });
+    assert.deepEqual(t.memory.lastJob, {
+      instanceId: 41,
+      command: 'python3 train.py',
+      uploadFirst: true,
+      localDir: '/home/me/project',
+      stopAtEnd: true,
+    });
+    const spot = setup([{ pick: 'Resumable' }, { input: 'ck' }, { input: 'go {latest}' }, { pick: 'Raise' }, { input: '0.55' }], {
+      folders: ['ck'],
+    });
+    await spot.plan({}, { command: 'go', uploadFirst: false, cwd: '/srv', stopAtEnd: false }, bid());
+    assert.deepEqual(spot.memory.lastJob, {
+      instanceId: 41,
+      command: 'go',
+      uploadFirst: false,
+      cwd: '/srv',
+      stopAtEnd: false,
+      resume: { checkpointDir: 'ck', resumeCommand: 'go {latest}', policy: { kind: 'raise', ceiling: 0.55 } },
+    });
+  });
+
+  it('offers the last resume command for the same command, and the last policy first', async () => {
+    const t = setup(
+      [{ pick: 'Resumable' }, { input: 'ck' }, { input: 'python3 train.py --resume {latest} --fast' }, { pick: 'Move' }, { input: '0.6' }],
+      {
+        folders: ['ck'],
+        lastJob: resumableLast,
+      },
+    );
+    await t.plan({}, { command: 'python3 train.py', uploadFirst: false, stopAtEnd: false }, bid());
+    assert.equal(t.inputs[1]!.value, 'python3 train.py --resume {latest} --fast');
+    assert.deepEqual(t.ask.asked[3]!.options, ['Move to another machine up to a ceiling', 'Wait', 'Raise the bid up to a ceiling']);
+    const other = setup([{ pick: 'Resumable' }, { input: 'ck' }, { input: 'x {latest}' }, { pick: 'Wait' }], {
+      folders: ['ck'],
+      lastJob: resumableLast,
+    });
+    await other.plan({}, { command: 'python3 eval.py', uploadFirst: false, stopAtEnd: false }, bid());
+    assert.equal(other.inputs[1]!.value, 'python3 eval.py --resume {latest}', 'another command: its own resume command');
+  });
+
+  it('Run Last Job Again asks nothing: the same command, upload, end and resume, the checkpoint folder made when missing', async () => {
+    const t = setup([], { lastJob: resumableLast, uploaded: '/root/project' });
+    const plan = await t.rerun({ workspaceDir: '/elsewhere' }, bid());
+    assert.equal(t.ask.asked.length, 0, JSON.stringify(t.ask.asked));
+    assert.deepEqual(plan, {
+      command: 'python3 train.py',
+      cwd: '/root/project',
+      stopAtEnd: true,
+      resumable: {
+        spec: { checkpointDir: 'ck', resumeCommand: 'python3 train.py --resume {latest} --fast', policy: { kind: 'move', ceiling: 0.6 } },
+        createCheckpointDir: true,
+      },
+    });
+    assert.deepEqual(t.uploads, [{ instanceId: 41, request: { localDir: '/home/me/project', remoteDir: '/root/project', quiet: true } }]);
+    assert.deepEqual(t.looked, [], 'the folder confirmed last time is not asked about again');
+    assert.deepEqual(t.memory.lastJob, resumableLast, 'the same answers stay the last job');
+
+    const plain = setup([], { lastJob: { command: 'make train', uploadFirst: false, stopAtEnd: false } });
+    assert.deepEqual(await plain.rerun(), { command: 'make train', cwd: '/workspace', stopAtEnd: false });
+    assert.equal(plain.ask.asked.length, 0);
+  });
+
+  it('Run Last Job Again decides what this instance changes: on demand it waits; the end is asked when another job runs there', async () => {
+    const onDemand = setup([], { lastJob: { ...resumableLast, stopAtEnd: false }, uploaded: '/root/project' });
+    assert.deepEqual((await onDemand.rerun())?.resumable?.spec.policy, { kind: 'wait' }, 'a ceiling is a bid’s: on demand it waits');
+    assert.equal(onDemand.ask.asked.length, 0);
+
+    const busy = setup([{ pick: 'Keep' }], { lastJob: { command: 'ls', uploadFirst: false, stopAtEnd: true }, otherJob: true });
+    const plan = await busy.rerun();
+    assert.equal(busy.ask.asked.length, 1, 'stopping would end the other job too: asked');
+    assert.deepEqual(busy.ask.asked[0]!.options, ['Keep the instance running', 'Stop the instance when the job ends']);
+    assert.equal(plan?.stopAtEnd, false);
+  });
+
+  it('Run Last Job Again without a last job is Run on Instance', async () => {
+    const t = setup([{ input: 'ls' }, { pick: 'Keep' }]);
+    assert.deepEqual(await t.rerun(), { command: 'ls', cwd: '/workspace', stopAtEnd: false });
+    assert.equal(t.ask.asked.length, 2);
+  });
+
+  it('names the last job in a few words', () => {
+    assert.equal(lastJobText(resumableLast), 'python3 train.py (upload first, stop at the end, resumable)');
+    assert.equal(
+      lastJobText({ command: 'make train\nmake eval', uploadFirst: false, stopAtEnd: false }),
+      'make train (no upload, keep running)',
+    );
+  });
+
+  it('runs without asking which instance on the one running, or on the last job’s while it runs', () => {
+    const a = instance({ id: 1 });
+    const b = instance({ id: 2 });
+    const stopped = instance({ id: 3, actual_status: 'exited', intended_status: 'stopped' });
+    assert.equal(runTarget([a, stopped])?.id, 1, 'the only running one');
+    assert.equal(runTarget([a, b]), undefined, 'two running: the user picks');
+    assert.equal(runTarget([a, b], 2)?.id, 2, "the last job's instance");
+    assert.equal(runTarget([a, b, stopped], 3), undefined, 'the last one is stopped: the user picks');
+    assert.equal(runTarget([stopped]), undefined);
   });
 });
 
