@@ -1,6 +1,7 @@
 import { formatClock } from '../format';
 import { isJobId, printable, STATUS_MARK } from './scripts';
 import { l10n } from '../l10n';
+import { visibleText } from '../text';
 import { checkpointNameOf, parsePolicy, type PolicySource, type CheckpointInfo, type OutbidPolicy, type Recovery } from './resumable';
 
 /** What the listing says of a resumable job beyond a plain job's status. */
@@ -113,7 +114,7 @@ function readResume(f: readonly string[]): ResumeStatus | undefined {
     onDemandPerHour: price !== undefined && price > 0 ? price : undefined,
     latest,
     ranBeforeSeconds: ran !== undefined && ran > 0 ? ran : 0,
-    lastLogLine: last ? last.slice(0, 200) : undefined,
+    lastLogLine: last ? visibleText(last, 200) : undefined,
   };
 }
 
@@ -156,11 +157,8 @@ export function parseStatusLine(line: string): JobStatus | undefined {
     cancelled,
     logBytes: bytes === undefined || bytes < 0 ? undefined : bytes,
     cwd: printable(f[10] ?? '').trim(),
-    // What the instance wrote reaches the tree: printable characters only (the checkpoint's count and digest follow it).
-    label:
-      printable(f[23] ?? '')
-        .trim()
-        .slice(0, 120) || f[1]!,
+    // What the instance wrote reaches the tree and the notices: visible text, no link syntax (the checkpoint's count and digest follow it).
+    label: visibleText(printable(f[23] ?? '').trim(), 120) || f[1]!,
     ...(resume ? { resume } : {}),
   };
 }

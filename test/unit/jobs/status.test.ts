@@ -73,6 +73,14 @@ describe('jobs: ids, labels and status lines', () => {
     assert.equal(jobEndMessage(failed, 9), 'GPU Rental: x failed (exit 2) on #9 after 0:02.');
   });
 
+  it('shows a label and a last log line of link syntax as text in the end notices (the instance wrote them)', () => {
+    const planted = '[Fix the driver](command:workbench.action.openSettings)';
+    const fields = ['20261126-000001-aaaaaa', '1000', '1060', '0', '0', '', '', '', '12', '/w', planted];
+    const s = parseStatusLine(line(fields))!;
+    assert.doesNotMatch(jobEndMessage(s, 7), /\]\(/);
+    assert.match(jobEndMessage(s, 7), /\[Fix the driver\]\\\(command:/);
+  });
+
   it("reads a resumable job's fields, and refuses what is not believable", () => {
     const plain = ['20261126-000001-aaaaaa', '1000', '', '', '0', '0', '', '', '12', '/w', 'train.py'];
     const good = [
