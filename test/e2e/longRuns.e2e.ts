@@ -194,7 +194,9 @@ describe('long runs: resumable jobs survive outbids (wait, then move), a lying m
 
   it('outbid, then the other bids fall: the service resumes the instance and the job resumes from its checkpoint folder (wait), followed to its end', async () => {
     const wb = workbench();
-    // Let a few checkpoint folders land first.
+    // Let a few checkpoint folders land first. The center's list draws only the rows in view: it
+    // starts empty, so what this test looks for is there.
+    await wb.runCommand('Notifications: Clear All Notifications');
     await wb.page.waitForTimeout(8_000);
     await control(wb, 'POST', `instances/${firstId}/outbid`, {});
     await expect(wb.rows('Instances', /outbid/), 30_000).toBeVisible();
@@ -230,6 +232,7 @@ describe('long runs: resumable jobs survive outbids (wait, then move), a lying m
     await typeAndEnter(wb, '5');
     await expect(terminalText(wb).getByText(/epoch 7\b/), 60_000).toBeVisible();
     await expect(wb.rows('Instances', /train\.py.*move ≤ \$5\.00\/h/).first(), 30_000).toBeVisible();
+    await wb.runCommand('Notifications: Clear All Notifications');
     await control(wb, 'POST', `instances/${firstId}/outbid`, {});
     // The move's notice names the checkpoint folder it resumed from.
     const moved = await wb.notificationInCenter(
@@ -263,6 +266,7 @@ describe('long runs: resumable jobs survive outbids (wait, then move), a lying m
     const wb = workbench();
     const id = (await simInstances(wb)).find((i) => i.id !== firstId)!.id;
     await control(wb, 'POST', `instances/${id}/gpu`, { name: 'NVIDIA GeForce RTX 3060' });
+    await wb.runCommand('Notifications: Clear All Notifications');
     await wb.contextMenu(wb.rows('Instances', /running/).first(), 'Check Machine Health');
     const warning = await wb.notificationInCenter(/Not what was offered/);
     await expect(warning, 60_000).toBeVisible();

@@ -337,7 +337,8 @@ export class JobBook implements Disposable {
 
   private follow(job: RememberedJob, offset: number, show: boolean): void {
     const output = this.output(job);
-    if (offset > 0)
+    // A terminal that already shows the bytes before `offset` (a resume, a move) is not told where they are.
+    if (offset > 0 && !output.text)
       output.note(l10n.t('the first {0} bytes of the output are in ~/.gpu-rental/jobs/{1}/log on the instance', offset, job.jobId));
     if (show) output.show(true);
     let announced = false;

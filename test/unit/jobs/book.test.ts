@@ -470,6 +470,7 @@ describe('jobs: the job book resumes resumable jobs', () => {
     assert.equal(onNew[1]!.options.offset, 70, 'from the byte the old one had reached');
     assert.equal(t.terminals.get(id), terminal, 'in the same terminal');
     assert.match(terminal.text, /moved from #41 to #42: following the job there/);
+    assert.doesNotMatch(terminal.text, /the first 70 bytes/, 'it shows them already');
     // The old instance is destroyed: nothing says the job is no longer followed.
     t.set([up({ id: NEW })]);
     await t.clock.advance(10_000);
