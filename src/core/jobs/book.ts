@@ -127,7 +127,9 @@ export class JobBook implements Disposable {
     this.deps.logger.info(
       `Job ${jobId} started on #${instance.id} with ${startedWith} in ${o.cwd}${o.stopAtEnd ? '; it stops the instance at its end' : ''}.`,
     );
-    await this.choices.chose(instance.id, jobId, { policy: o.resumable?.spec.policy, stopAtEnd: o.stopAtEnd });
+    // Unrecorded, the job follows "wait" (safe): only logged.
+    const chose = this.choices.chose(instance.id, jobId, { policy: o.resumable?.spec.policy, stopAtEnd: o.stopAtEnd });
+    await chose.catch((e: unknown) => this.deps.logger.warn(`The choices of job ${jobId} could not be kept: ${String(e)}`));
     const show = o.show ?? true;
     const job: RememberedJob = { jobId, instanceId: instance.id, label, startedAtMs: this.timers.now(), terminalOpen: show, ended: false };
     this.running.add(instance.id);
@@ -173,8 +175,8 @@ export class JobBook implements Disposable {
   }
 
   /**
-   * Runs the job's `resume` (idempotent), from its checkpoint entry `checkpoint` when given, then
-   * lists and follows it; a job moved from `movedFrom` (an outbid's move) is carried there first.
+   * Runs the job's `resume` (idempotent), from its checkpoint entry `checkpoint` when given; a job
+   * moved from `movedFrom` (an outbid's move) is then carried here; then lists and follows it.
    */
   async resume(instanceId: number, jobId: string, opts: { movedFrom?: number; checkpoint?: string } = {}): Promise<ResumeOutcome> {
     const outcome = await (this.remote.resume ?? resumeJob)(await this.target(instanceId), jobId, { jobsDir: this.jobsDir, ...opts });
@@ -193,11 +195,9 @@ export class JobBook implements Disposable {
     const offset = this.resumeAt.get(from) ?? follower?.offset;
     follower?.dispose();
     this.followers.delete(from);
-    this.resumeAt.delete(from);
-    if (offset !== undefined) this.resumeAt.set(to, offset);
+    if (this.resumeAt.delete(from) || offset !== undefined) this.resumeAt.set(to, offset ?? 0);
     const output = this.outputs.get(from);
-    this.outputs.delete(from);
-    if (output) this.outputs.set(to, output);
+    if (output && this.outputs.delete(from)) this.outputs.set(to, output);
     output?.note(l10n.t('moved from #{0} to #{1}: following the job there', fromId, toId));
     await this.choices.moved(fromId, toId, jobId);
     await this.deps.memory.moveJob(jobId, fromId, toId);
