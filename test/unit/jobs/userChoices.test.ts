@@ -9,7 +9,7 @@ import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Instance } from '../../../src/core/api/instances';
 import { JobBook, type JobRemote } from '../../../src/core/jobs/book';
-import { JobChoices, MAX_CHOICES, type JobChoice } from '../../../src/core/jobs/choices';
+import { JobChoices, MAX_CHOICES, memoryChoicesState } from '../../../src/core/jobs/choices';
 import { JobMemory } from '../../../src/core/jobs/memory';
 import { OutbidPolicies, type OutbidPolicyDeps } from '../../../src/core/jobs/outbidPolicy';
 import type { OutbidPolicy } from '../../../src/core/jobs/resumable';
@@ -32,19 +32,6 @@ const outbid = {
   storage_total_cost: 0.01,
 } as unknown as Instance;
 
-function memoryState() {
-  let all: Record<string, JobChoice> = {};
-  return {
-    get: () => all,
-    update: (_k: 'jobChoices', v: Record<string, JobChoice> | undefined) => Promise.resolve(void (all = v ?? {})),
-    change: (_k: 'jobChoices', edit: (c: Record<string, JobChoice>) => Record<string, JobChoice> | undefined) => {
-      const next = edit(all);
-      all = next ?? {};
-      return Promise.resolve(next);
-    },
-  };
-}
-
 describe('jobs: the user’s choices stay on this machine', function () {
   this.timeout(60_000);
   const temp = tempDirForSuite('gpu-rental-choices-test-');
@@ -59,7 +46,7 @@ describe('jobs: the user’s choices stay on this machine', function () {
     });
 
   /** A job book whose remote is real bash in a temporary home: start and list run the extension's own scripts. */
-  async function book(choices = new JobChoices(memoryState()), fresh = true) {
+  async function book(choices = new JobChoices(memoryChoicesState()), fresh = true) {
     if (fresh) {
       const dir = join(temp(), `jobs-${++books}`);
       jobsDir = () => dir;
@@ -212,7 +199,7 @@ describe('jobs: the user’s choices stay on this machine', function () {
     const { book: b } = await book();
     const jobId = await startResumable(b, { kind: 'raise', ceiling: 0.6 });
     // Another machine's job: this machine never chose anything for it.
-    const { book: other, list: listOther } = await book(new JobChoices(memoryState()), false);
+    const { book: other, list: listOther } = await book(new JobChoices(memoryChoicesState()), false);
     rewrite(jobId, 'policy', 'move 128\n');
     await listOther();
     assert.deepEqual(other.resumableJobs(ID)[0]?.spec.policy, { kind: 'wait' });
@@ -246,7 +233,7 @@ describe('jobs: the user’s choices stay on this machine', function () {
   });
 
   it('Change Outbid Policy and a move carry the choice; the newest MAX_CHOICES are kept', async () => {
-    const choices = new JobChoices(memoryState(), () => 1);
+    const choices = new JobChoices(memoryChoicesState(), () => 1);
     await choices.chose(ID, '20261128-000000-aaaaaa', { policy: { kind: 'raise', ceiling: 0.6 }, stopAtEnd: true });
     await choices.changePolicy(ID, '20261128-000000-aaaaaa', { kind: 'move', ceiling: 0.7 });
     assert.deepEqual(choices.policy(ID, '20261128-000000-aaaaaa'), { kind: 'move', ceiling: 0.7 });
@@ -254,7 +241,7 @@ describe('jobs: the user’s choices stay on this machine', function () {
     await choices.moved(ID, 88, '20261128-000000-aaaaaa');
     assert.deepEqual(choices.policy(88, '20261128-000000-aaaaaa'), { kind: 'move', ceiling: 0.7 });
     let t = 2;
-    const many = new JobChoices(memoryState(), () => t++);
+    const many = new JobChoices(memoryChoicesState(), () => t++);
     for (let i = 0; i < MAX_CHOICES + 5; i++) await many.chose(i + 1, '20261128-000000-aaaaaa', { stopAtEnd: false });
     assert.equal(many.get(1, '20261128-000000-aaaaaa'), undefined, 'the oldest went');
     assert.ok(many.get(MAX_CHOICES + 5, '20261128-000000-aaaaaa'));
