@@ -6,15 +6,11 @@
 // backend all-reduces across 2 and 3 nodes; a node stopped mid-job fails the job at its rank and
 // ends it on the others.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { joinOverlayEnv } from '../../../../src/core/api/instanceRequests';
 import type { Instance } from '../../../../src/core/api/instances';
-import { clusterFilter } from '../../../../src/core/api/offerQuery';
-import type { Offer } from '../../../../src/core/api/offers';
-import { instancePhase } from '../../../../src/core/instances/phase';
+import { silentProgress } from '../../../../src/core/progress';
 import { InstancePoller } from '../../../../src/core/instances/poller';
 import { JobBook, type JobTerminal } from '../../../../src/core/jobs/book';
 import { ClusterJobWatch, type ClusterJobWatchDeps } from '../../../../src/core/jobs/cluster/clusterJob';
@@ -23,25 +19,11 @@ import { clusterRunDeps } from '../../../../src/core/jobs/cluster/wiring';
 import { JobMemory } from '../../../../src/core/jobs/memory';
 import { readLog } from '../../../../src/core/jobs/remoteJobs';
 import { jobPhase } from '../../../../src/core/jobs/status';
-import type { SshTarget } from '../../../../src/core/ssh/remote';
 import { uploadedFiles } from '../../../../src/core/transfer/runner';
 import { suggestedRemoteDir, uploadFlow } from '../../../../src/core/transfer/upload';
-import { overlayNetAvailable } from '../../../marketplace/overlayNet';
-import { sshdAvailable } from '../../../marketplace/sshd';
 import { containerSuite, eventually, MemoryLogger } from '../../../support';
+import { simCluster, skipWithoutCluster } from '../../../support/cluster';
 import { scriptedAsk } from '../../../support/scriptedAsk';
-
-/** A node's PATH as its ssh session has it: torchrun there must import torch. */
-const NODE_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
-
-/** Why these tests cannot run here, or undefined. */
-function whyNot(): string | undefined {
-  if (process.getuid?.() !== 0) return 'not root: nodes share loopback';
-  if (!overlayNetAvailable()) return 'no network namespaces here (ip, nsenter, unshare, or the kernel)';
-  if (!sshdAvailable()) return 'no sshd (apt-get install openssh-server)';
-  const torchrun = spawnSync('torchrun', ['--help'], { stdio: 'ignore', timeout: 60_000, env: { ...process.env, PATH: NODE_PATH } });
-  return torchrun.status === 0 ? undefined : 'no torchrun with torch on the nodes (apt-get install python3-torch)';
-}
 
 /** The DDP script every node runs: one all-reduce of rank + 1, then (with an argument) a long wait. */
 const DDP = `import sys, time
@@ -71,44 +53,22 @@ function recorder(): JobTerminal {
   return t;
 }
 
-/** `n` offers of one cluster, one GPU each, on distinct machines of one model. */
-function clusterOffers(offers: readonly Offer[], n: number): Offer[] {
-  const groups = new Map<string, Offer[]>();
-  for (const o of offers) {
-    if (typeof o.cluster_id !== 'number' || o.num_gpus !== 1) continue;
-    const key = `${o.cluster_id}/${o.gpu_name}`;
-    const list = groups.get(key) ?? [];
-    if (!list.some((x) => x.machine_id === o.machine_id)) list.push(o);
-    groups.set(key, list);
-  }
-  const found = [...groups.values()].find((list) => list.length >= n);
-  assert.ok(found, `the seeded catalogue has a cluster with ${n} one-GPU machines of one model`);
-  return found.slice(0, n);
-}
-
 describe('jobs/cluster: Run on Cluster over real ssh on simulated nodes', function () {
   this.timeout(90_000);
-  before(function () {
-    const skipped = whyNot();
-    if (skipped) {
-      console.log(`    (skipped: ${skipped})`);
-      this.skip();
-    }
-  });
+  skipWithoutCluster('torchrun');
   const kit = containerSuite('run-sim', { seed: 41 });
+  const sim = simCluster(kit);
+  const sshTarget = sim.sshTarget;
 
   let dir: string;
   let poller: InstancePoller;
   let book: JobBook;
-  let rented: number[];
   const watches: ClusterJobWatch[] = [];
-  const targets = new Map<number, SshTarget>();
   const logger = new MemoryLogger();
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'gpu-rental-run-sim-'));
     writeFileSync(join(dir, 'ddp.py'), DDP);
-    rented = [];
     poller = new InstancePoller({ fetch: (signal) => kit.client.instances.list({ signal }), intervalMs: () => 250, logger });
     poller.setEnabled(true);
     const values = new Map<string, unknown>();
@@ -120,43 +80,15 @@ describe('jobs/cluster: Run on Cluster over real ssh on simulated nodes', functi
     for (const w of watches.splice(0)) w.dispose();
     book?.dispose();
     poller?.dispose();
-    await Promise.allSettled(rented.map((id) => kit.client.instances.destroy(id)));
+    await sim.destroyAll();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** How ssh reaches a node (found once; the key is the suite's). */
-  async function sshTarget(instance: Instance): Promise<SshTarget> {
-    const known = targets.get(instance.id);
-    if (known) return known;
-    const reached = await kit.reach(instance.id);
-    const target: SshTarget = { instanceId: instance.id, alias: reached.alias, args: reached.args };
-    targets.set(instance.id, target);
-    return target;
-  }
-
-  /** Rents `n` nodes of one cluster into the overlay `name` and waits until each runs and answers ssh; rank order. */
+  /** Rents `n` one-GPU nodes of one cluster into the overlay `name`; the poller lists them; rank order. */
   async function rentCluster(name: string, n: number): Promise<Instance[]> {
-    const client = kit.client;
-    const offers = await client.offers.search({
-      query: { filters: { cluster_id: clusterFilter(), rentable: { eq: true } }, order: [], type: 'on-demand' },
-      limit: 1000,
-    });
-    const picked = clusterOffers(offers, n);
-    await client.clusters.createOverlay({ clusterId: picked[0]!.cluster_id!, name });
-    const join = joinOverlayEnv(name);
-    assert.ok(join.ok);
-    for (const offer of picked)
-      rented.push((await client.instances.create(offer.id, { image: 'ubuntu:22.04', disk: 8, env: join.env })).instanceId);
-    const ids = [...rented];
-    for (const id of ids) targets.delete(id);
-    await Promise.all(ids.map((id) => kit.reach(id)));
+    const rentedNodes = await sim.rent(name, Array<string>(n).fill('ubuntu:22.04'), { oneGpu: true });
     await poller.refresh();
-    const nodes = ids.map((id) => poller.snapshot?.instances.find((i) => i.id === id));
-    assert.ok(
-      nodes.every((i) => i !== undefined && instancePhase(i) === 'running'),
-      'every node runs',
-    );
-    return nodes as Instance[];
+    return rentedNodes;
   }
 
   /** Run on Cluster as a user answers it: torchrun, the script, upload first, keep the cluster running. */
@@ -176,7 +108,7 @@ describe('jobs/cluster: Run on Cluster over real ssh on simulated nodes', functi
           logger,
           pickLocalFolder: () => Promise.resolve(undefined),
           sshTarget,
-          progress: (_title, work) => work({}),
+          progress: silentProgress(),
           transferFolder: '/root',
           excludes: [],
         },

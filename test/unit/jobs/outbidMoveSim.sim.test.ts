@@ -17,6 +17,7 @@ import { containerSuite, instanceIn, MemoryLogger } from '../../support';
 import { fileCheckpoint } from '../../support/checkpoints';
 import { scriptedAsk } from '../../support/scriptedAsk';
 import { accountAt, renterFor } from '../rent/kit';
+import { silentProgress } from '../../../src/core/progress';
 
 const CKPT = '/root/work/ckpt';
 const JOB = '/root/.gpu-rental/jobs/j1';
@@ -129,7 +130,7 @@ const JOB = '/root/.gpu-rental/jobs/j1';
         if (plant) assert.equal((await runRemote(target, plant)).code, 0);
       },
       run: (target, script, timeoutMs) => runRemote(target, script, { timeoutMs }),
-      progress: (_title, work) => work(() => undefined, new AbortController().signal),
+      progress: silentProgress(),
       ask: scriptedAsk([]),
       logger,
       bootTimeoutMs: 60_000,

@@ -9,6 +9,7 @@ import type { GpuRentalClient } from '../../../src/core/api/client';
 import type { Offer } from '../../../src/core/api/offers';
 import { checkHealth, destroyAfterCheck, type HealthDeps } from '../../../src/core/health/check';
 import { silentLogger } from '../../../src/core/log';
+import { silentProgress } from '../../../src/core/progress';
 import { generateKey } from '../../../src/core/ssh/localKeys';
 import { runRemote, type SshTarget } from '../../../src/core/ssh/remote';
 import { sshdAvailable } from '../../marketplace/sshd';
@@ -39,7 +40,8 @@ import { scriptedAsk, type Answer } from '../../support/scriptedAsk';
     ask: scriptedAsk(answers),
     instances: client.instances,
     sshTarget: () => Promise.resolve(target),
-    run: (t, script, timeoutMs) => runRemote(t, script, { timeoutMs }),
+    run: (t, script, timeoutMs, signal) => runRemote(t, script, { timeoutMs, signal }),
+    progress: silentProgress(),
     now: () => Date.now(),
     logger: silentLogger,
   });

@@ -198,8 +198,10 @@ describe('jobs: checkpoints measured the same way on both sides of a move', func
   });
 
   it('passes the checkpoint to resume from to the resume script in hex, and refuses what is not one name', () => {
-    assert.match(runResumeScript('D=x', 5, 'step\n7'), / moved 5 checkpoint 737465700a37 </);
-    assert.match(runResumeScript('D=x', undefined, 'checkpoint-12'), /resume" checkpoint 636865636b706f696e742d3132 </);
+    // The arguments are set first (`set -- …`), then resume runs with them: bash "$D/resume" "$@".
+    assert.match(runResumeScript('D=x', 5, 'step\n7'), /^set -- moved 5 checkpoint 737465700a37$/m);
+    assert.match(runResumeScript('D=x', undefined, 'checkpoint-12'), /^set -- checkpoint 636865636b706f696e742d3132$/m);
+    assert.match(runResumeScript('D=x', 5), /^bash "\$D\/resume" "\$@" <\/dev\/null$/m);
     assert.doesNotMatch(runResumeScript('D=x', 5), /checkpoint/);
     for (const bad of ['', '.', '..', 'a/b', 'a\0b', 'x'.repeat(256)])
       assert.throws(() => runResumeScript('D=x', 5, bad), /not the name/, bad);

@@ -5,15 +5,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { InstanceSchema, type Instance } from '../../../src/core/api/instances';
 import { presentInstance } from '../../../src/core/instances/present';
-import {
-  UnusableSshAddress,
-  checkSshPort,
-  isSshHost,
-  proxySshPort,
-  shellQuote,
-  sshCommand,
-  sshEndpoint,
-} from '../../../src/core/instances/ssh';
+import { UnusableSshAddress, checkSshPort, isSshHost, proxySshPort, sshCommand, sshEndpoint } from '../../../src/core/instances/ssh';
+import { shellQuote } from '../../../src/core/shell';
 import { endpointFor } from '../../../src/core/ssh/connector';
 import { tempDirForSuite } from '../../support';
 

@@ -9,62 +9,32 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { joinOverlayEnv } from '../../../../src/core/api/instanceRequests';
 import type { Instance } from '../../../../src/core/api/instances';
-import { clusterFilter } from '../../../../src/core/api/offerQuery';
-import type { Offer } from '../../../../src/core/api/offers';
+import { silentProgress } from '../../../../src/core/progress';
 import { InstancePoller } from '../../../../src/core/instances/poller';
 import { uploadToCluster } from '../../../../src/core/jobs/cluster/fanout';
 import { nodeProbeScript } from '../../../../src/core/jobs/cluster/fanoutScripts';
 import { clusterRunDeps } from '../../../../src/core/jobs/cluster/wiring';
 import { JobMemory } from '../../../../src/core/jobs/memory';
 import type { UploadRequest } from '../../../../src/core/jobs/run';
-import { runRemote, type SshTarget } from '../../../../src/core/ssh/remote';
+import { runRemote } from '../../../../src/core/ssh/remote';
 import { uploadedFiles } from '../../../../src/core/transfer/runner';
 import { suggestedRemoteDir, uploadFlow } from '../../../../src/core/transfer/upload';
-import { overlayNetAvailable } from '../../../marketplace/overlayNet';
-import { sshdAvailable } from '../../../marketplace/sshd';
 import { containerSuite, MemoryLogger } from '../../../support';
+import { simCluster, skipWithoutCluster } from '../../../support/cluster';
 import { scriptedAsk } from '../../../support/scriptedAsk';
 
 const EXCLUDES = ['.git/', 'node_modules/'];
 
-function whyNot(): string | undefined {
-  if (process.getuid?.() !== 0) return 'not root: nodes share loopback';
-  if (!overlayNetAvailable()) return 'no network namespaces here (ip, nsenter, unshare, or the kernel)';
-  if (!sshdAvailable()) return 'no sshd (apt-get install openssh-server)';
-  return undefined;
-}
-
-/** `n` offers of one cluster on distinct machines. */
-function clusterOffers(offers: readonly Offer[], n: number): Offer[] {
-  const groups = new Map<number, Offer[]>();
-  for (const o of offers) {
-    if (typeof o.cluster_id !== 'number') continue;
-    const list = groups.get(o.cluster_id) ?? [];
-    if (!list.some((x) => x.machine_id === o.machine_id)) list.push(o);
-    groups.set(o.cluster_id, list);
-  }
-  const found = [...groups.values()].find((list) => list.length >= n);
-  assert.ok(found, `the seeded catalogue has a cluster with ${n} machines`);
-  return found.slice(0, n);
-}
-
 describe('jobs/cluster: the copy from rank 0 over real ssh and a real overlay', function () {
   this.timeout(90_000);
-  before(function () {
-    const skipped = whyNot();
-    if (skipped) {
-      console.log(`    (skipped: ${skipped})`);
-      this.skip();
-    }
-  });
+  skipWithoutCluster();
   const kit = containerSuite('fanout-sim', { seed: 43 });
+  const sim = simCluster(kit);
+  const sshTarget = sim.sshTarget;
 
   let dir: string;
   let poller: InstancePoller;
-  let rented: number[];
-  const targets = new Map<number, SshTarget>();
   const logger = new MemoryLogger();
 
   beforeEach(() => {
@@ -84,7 +54,6 @@ describe('jobs/cluster: the copy from rank 0 over real ssh and a real overlay', 
       mkdirSync(join(ws, path, '..'), { recursive: true });
       writeFileSync(join(ws, path), text);
     }
-    rented = [];
     logger.lines.length = 0;
     poller = new InstancePoller({ fetch: (signal) => kit.client.instances.list({ signal }), intervalMs: () => 250, logger });
     poller.setEnabled(true);
@@ -92,36 +61,15 @@ describe('jobs/cluster: the copy from rank 0 over real ssh and a real overlay', 
 
   afterEach(async () => {
     poller?.dispose();
-    await Promise.allSettled(rented.map((id) => kit.client.instances.destroy(id)));
+    await sim.destroyAll();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function sshTarget(instance: Instance): Promise<SshTarget> {
-    const known = targets.get(instance.id);
-    if (known) return known;
-    const reached = await kit.reach(instance.id);
-    const target: SshTarget = { instanceId: instance.id, alias: reached.alias, args: reached.args };
-    targets.set(instance.id, target);
-    return target;
-  }
-
-  /** Rents one node per image of one cluster into the overlay `name`; rank order. */
+  /** Rents one node per image of one cluster into the overlay `name`; the poller lists them; rank order. */
   async function rentCluster(name: string, images: readonly string[]): Promise<Instance[]> {
-    const offers = await kit.client.offers.search({
-      query: { filters: { cluster_id: clusterFilter(), rentable: { eq: true } }, order: [], type: 'on-demand' },
-      limit: 1000,
-    });
-    const picked = clusterOffers(offers, images.length);
-    await kit.client.clusters.createOverlay({ clusterId: picked[0]!.cluster_id!, name });
-    const join = joinOverlayEnv(name);
-    assert.ok(join.ok);
-    for (const [at, offer] of picked.entries())
-      rented.push((await kit.client.instances.create(offer.id, { image: images[at]!, disk: 8, env: join.env })).instanceId);
-    const ids = [...rented];
-    for (const id of ids) targets.delete(id);
-    await Promise.all(ids.map((id) => kit.reach(id)));
+    const nodes = await sim.rent(name, images);
     await poller.refresh();
-    return ids.map((id) => poller.snapshot!.instances.find((i) => i.id === id)!);
+    return nodes;
   }
 
   /** The ports Run on Cluster is wired with, Upload Folder's flow counted. */
@@ -137,7 +85,7 @@ describe('jobs/cluster: the copy from rank 0 over real ssh and a real overlay', 
           logger,
           pickLocalFolder: () => Promise.resolve(undefined),
           sshTarget,
-          progress: (_title, work) => work({}),
+          progress: silentProgress(),
           transferFolder: '/root',
           excludes: EXCLUDES,
         },

@@ -4,89 +4,30 @@
 // them. Nothing the check started is left on a node afterwards, and a Cancel while rank 0 waits
 // for a peer ends it on the node at once rather than at its timeout.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { joinOverlayEnv } from '../../../../src/core/api/instanceRequests';
 import type { Instance } from '../../../../src/core/api/instances';
-import { clusterFilter } from '../../../../src/core/api/offerQuery';
-import type { Offer } from '../../../../src/core/api/offers';
 import { checkCluster, type PreflightDeps } from '../../../../src/core/jobs/cluster/preflight';
 import { bashCommand } from '../../../../src/core/jobs/remoteJobs';
-import { runRemote, type SshTarget } from '../../../../src/core/ssh/remote';
-import { overlayNetAvailable } from '../../../marketplace/overlayNet';
-import { sshdAvailable } from '../../../marketplace/sshd';
+import { silentProgress } from '../../../../src/core/progress';
+import { runRemote } from '../../../../src/core/ssh/remote';
 import { containerSuite, eventually, MemoryLogger } from '../../../support';
-
-/** A node's PATH as its ssh session has it: its python3 must import torch. */
-const NODE_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
-
-/** Why these tests cannot run here, or undefined. */
-function whyNot(): string | undefined {
-  if (process.getuid?.() !== 0) return 'not root: nodes share loopback';
-  if (!overlayNetAvailable()) return 'no network namespaces here (ip, nsenter, unshare, or the kernel)';
-  if (!sshdAvailable()) return 'no sshd (apt-get install openssh-server)';
-  const torch = spawnSync('python3', ['-c', 'import torch.distributed'], {
-    stdio: 'ignore',
-    timeout: 60_000,
-    env: { ...process.env, PATH: NODE_PATH },
-  });
-  return torch.status === 0 ? undefined : 'no python3 with torch on the nodes (apt-get install python3-torch)';
-}
-
-/** `n` offers of one cluster, one GPU each, on distinct machines of one model. */
-function clusterOffers(offers: readonly Offer[], n: number): Offer[] {
-  const groups = new Map<string, Offer[]>();
-  for (const o of offers) {
-    if (typeof o.cluster_id !== 'number' || o.num_gpus !== 1) continue;
-    const key = `${o.cluster_id}/${o.gpu_name}`;
-    const list = groups.get(key) ?? [];
-    if (!list.some((x) => x.machine_id === o.machine_id)) list.push(o);
-    groups.set(key, list);
-  }
-  const found = [...groups.values()].find((list) => list.length >= n);
-  assert.ok(found, `the seeded catalogue has a cluster with ${n} one-GPU machines of one model`);
-  return found.slice(0, n);
-}
+import { simCluster, skipWithoutCluster } from '../../../support/cluster';
 
 describe('jobs/cluster: Check Cluster Network all-reduces with torch on simulated nodes', function () {
   this.timeout(90_000);
-  before(function () {
-    const skipped = whyNot();
-    if (skipped) {
-      console.log(`    (skipped: ${skipped})`);
-      this.skip();
-    }
-  });
+  skipWithoutCluster('torch');
   const kit = containerSuite('preflight-allreduce', { seed: 41 });
-  const rented: number[] = [];
-  const targets = new Map<number, SshTarget>();
+  const sim = simCluster(kit);
   let nodes: Instance[] = [];
 
   before(async function () {
-    const offers = await kit.client.offers.search({
-      query: { filters: { cluster_id: clusterFilter(), rentable: { eq: true } }, order: [], type: 'on-demand' },
-      limit: 1000,
-    });
-    const picked = clusterOffers(offers, 2);
-    await kit.client.clusters.createOverlay({ clusterId: picked[0]!.cluster_id!, name: 'pf-allreduce' });
-    const join = joinOverlayEnv('pf-allreduce');
-    assert.ok(join.ok);
-    for (const offer of picked)
-      rented.push((await kit.client.instances.create(offer.id, { image: 'ubuntu:22.04', disk: 8, env: join.env })).instanceId);
-    for (const id of rented) {
-      const reached = await kit.reach(id);
-      targets.set(id, { instanceId: id, alias: reached.alias, args: reached.args });
-    }
-    const listed = await kit.client.instances.list();
-    nodes = rented.map((id) => listed.find((i) => i.id === id)!);
+    nodes = await sim.rent('pf-allreduce', ['ubuntu:22.04', 'ubuntu:22.04'], { oneGpu: true });
   });
 
-  after(async () => {
-    await Promise.allSettled(rented.map((id) => kit.client.instances.destroy(id)));
-  });
+  after(() => sim.destroyAll());
 
   /** The check's shell as the command wires it: bash over ssh, a non-zero exit an error. */
   const shell: PreflightDeps['shell'] = async (instance, script, o) => {
-    const result = await runRemote(targets.get(instance.id)!, bashCommand(script), o);
+    const result = await runRemote(await sim.sshTarget(instance), bashCommand(script), o);
     if (result.code !== 0) throw new Error(`exit ${result.code}: ${result.stderr}`);
     return result.stdout;
   };
@@ -126,7 +67,7 @@ describe('jobs/cluster: Check Cluster Network all-reduces with torch on simulate
         return shell(instance, script, o);
       },
       logger: new MemoryLogger(),
-      signal: controller.signal,
+      progress: silentProgress(controller.signal),
     };
     const pending = checkCluster(deps, { label: 'pf-allreduce', nodes }, { port: 29422, waitSeconds: 30, bytes: 8 * 1024 * 1024 });
     const pidFile = '/tmp/gpu-rental-allreduce-allreduce-29422-0.pid';
