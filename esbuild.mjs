@@ -32,6 +32,8 @@ const common = {
   legalComments: 'none',
   logLevel: 'warning',
   metafile: true,
+  // The scripts sent to instances (src/**/remote/*.sh, *.py) are imported as text and inlined.
+  loader: { '.sh': 'text', '.py': 'text' },
 };
 
 /** @type {import('esbuild').BuildOptions} */
@@ -111,6 +113,7 @@ if (tests) {
     platform: 'node',
     target: 'node20',
     external: ['vscode', 'mocha'],
+    loader: common.loader,
     sourcemap: 'inline',
     logLevel: 'warning',
   });

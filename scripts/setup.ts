@@ -23,6 +23,7 @@ const NEEDS: ReadonlyArray<{ pkg: string; why: string; for: readonly SetupPurpos
   { pkg: 'curl', why: "the idle watchdog's and the instances' own API calls", for: ['start', 'test'] },
   { pkg: 'jupyter-server', why: 'the Jupyter server of a Jupyter launch', for: ['start', 'test'] },
   { pkg: 'jupyter-core', why: '`jupyter server list`, read by Open Jupyter', for: ['start', 'test'] },
+  { pkg: 'shellcheck', why: 'the static check of every script sent to an instance (test/unit/remoteScripts.test.ts)', for: ['test'] },
   { pkg: 'libarchive-tools', why: "bsdtar, stock macOS's tar, for the tar transfer tests", for: ['test'] },
   { pkg: 'iproute2', why: "`ip`: each overlay node's own network (as root)", for: ['start', 'test'] },
   { pkg: 'python3-torch', why: "a real torchrun (gloo) across the simulator's overlay nodes", for: ['test'] },

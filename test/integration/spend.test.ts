@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import type { Offer } from '../../src/core/api/offers';
 import { formatHours, hoursLeft } from '../../src/core/billing/burn';
 import type { RentPlan } from '../../src/core/rent/plan';
-import { shellQuote } from '../../src/core/instances/ssh';
+import { shellQuote } from '../../src/core/shell';
 import { resumeHook } from '../../src/core/jobs/resumeScripts';
 import { always, api, control, eventually, extensionApi, recordNotifications, signIn, sim } from './support';
 

@@ -25,6 +25,8 @@ describe('activation path', function () {
         metafile: true,
         write: false,
         logLevel: 'silent',
+        // As esbuild.mjs: the scripts sent to instances are imported as text.
+        loader: { '.sh': 'text', '.py': 'text' },
       })
     ).metafile;
 
@@ -33,7 +35,7 @@ describe('activation path', function () {
   });
 
   /** The modules the activation chunk may hold: the shell, and what both chunks may share. */
-  const SHARED = ['src/core/ids.ts', 'src/ui/commands/registry.ts'];
+  const SHARED = ['src/core/ids.ts', 'src/ui/registry.ts'];
   const SHELL = ['src/extension.ts', 'src/ui/shell/shell.ts', 'src/ui/shell/gate.ts', 'src/ui/shell/proxyTree.ts', ...SHARED];
 
   /** The chain of imports from `entry` to `file`. */

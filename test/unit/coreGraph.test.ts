@@ -13,7 +13,7 @@ const CORE = join(ROOT, 'src', 'core');
  * unit and of the floors below; never a unit beside it on its floor, nor one above.
  */
 const FLOORS: readonly (readonly string[])[] = [
-  ['l10n', 'log', 'events', 'ids', 'format', 'text', 'prompts', 'notice'],
+  ['l10n', 'log', 'events', 'ids', 'format', 'text', 'prompts', 'progress', 'notice', 'shell', 'scale'],
   ['numbers', 'settings', 'links'],
   ['api'],
   ['state'],
@@ -30,10 +30,13 @@ const floorOf = new Map(FLOORS.flatMap((units, floor) => units.map((unit) => [un
 
 /** Every relative module a file names: imports and `import type`, `export … from`, `import()` and `require()`. */
 function specifiers(source: string): string[] {
-  return ts
-    .preProcessFile(source, true, true)
-    .importedFiles.map((f) => f.fileName)
-    .filter((name) => name.startsWith('.'));
+  return (
+    ts
+      .preProcessFile(source, true, true)
+      .importedFiles.map((f) => f.fileName)
+      // A script asset (a .sh or .py file, imported as text) imports nothing: no edge of the graph.
+      .filter((name) => name.startsWith('.') && !/\.(sh|py)$/.test(name))
+  );
 }
 
 /** Every module a file names, relative or not: what `specifiers` reads, and packages and node's modules. */

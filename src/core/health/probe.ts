@@ -1,4 +1,6 @@
 import { l10n } from '../l10n';
+import { shellQuote as q } from '../shell';
+import SPEED_PY from './remote/speed.py';
 import { visibleText } from '../text';
 import {
   GPU_FIELDS,
@@ -52,11 +54,6 @@ function marker(nonce: string, edge: 'begin' | 'end', section: string): string {
 
 /** Shell text: written as bash reads it (a backslash stays a backslash), and not prose to localise. */
 const sh = String.raw;
-
-/** One word for bash, single-quoted. */
-function q(word: string): string {
-  return `'${word.replace(/'/g, `'\\''`)}'`;
-}
 
 /**
  * The script, for `bash -s` or as ssh's command. `nonce` marks the sections (its letters and digits
@@ -155,27 +152,15 @@ function speedCommand(text: string): string {
   const max = SPEED_MAX_BYTES;
   const secs = SPEED_SECONDS;
   const clock = sh`${'$'}{EPOCHREALTIME:-$(date +%s.%N)}`;
-  const python = [
-    sh`import sys,time,urllib.request`,
-    sh`t=time.time();n=0;c=0`,
-    sh`try:`,
-    sh` r=urllib.request.urlopen(sys.argv[1],timeout=${secs});c=r.status`,
-    sh` while n<${max} and time.time()-t<${secs}:`,
-    sh`  b=r.read(min(65536,${max}-n))`,
-    sh`  if not b: break`,
-    sh`  n+=len(b)`,
-    sh`except Exception as e:`,
-    sh` if n==0:`,
-    sh`  print("python error "+type(e).__name__+": "+str(e)[:200]);sys.exit(7)`,
-    sh`print("python %d %d %.3f"%(c,n,time.time()-t))`,
-  ].join('\n');
   return [
+    // The clock: bash's when the login shell is bash (finer than date's on busybox), else date's.
+    sh`# shellcheck disable=SC3028 # EPOCHREALTIME is used only when the shell has it.`,
     sh`if command -v curl >/dev/null 2>&1; then`,
     sh`timeout ${secs + 2} curl -sS -L --proto '=http,https' --proto-redir '=http,https' --max-time ${secs} --max-filesize ${max} -r 0-${max - 1} -o /dev/null -w 'curl %{http_code} %{size_download} %{time_total}\n' ${u}`,
     sh`elif command -v wget >/dev/null 2>&1; then`,
     sh`t0=${clock}; n=$(timeout ${secs} wget -q -O - ${u} 2>/dev/null | head -c ${max} | wc -c); t1=${clock}; echo "wget $n $t0 $t1"`,
     sh`elif command -v python3 >/dev/null 2>&1; then`,
-    sh`timeout ${secs + 2} python3 -c ${q(python)} ${u}`,
+    sh`timeout ${secs + 2} python3 -c ${q(SPEED_PY)} ${u} ${secs} ${max}`,
     sh`else echo 'no curl, wget or python3'; exit 127; fi`,
   ].join('\n');
 }

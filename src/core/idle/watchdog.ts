@@ -1,7 +1,8 @@
 import { ONSTART_MAX_CHARS } from '../api/limits';
-import { shellQuote } from '../instances/ssh';
+import { shellAssignments } from '../shell';
 import { MAX_IDLE_MINUTES } from '../settings';
 import { l10n } from '../l10n';
+import WATCHDOG from './remote/watchdog.sh';
 
 /** The longest idle time the watchdog takes, in seconds (one week). */
 export const MAX_IDLE_SECONDS = MAX_IDLE_MINUTES * 60;
@@ -55,37 +56,18 @@ export function watchdogScript(o: WatchdogOptions): string {
   const idle = Math.max(1, Math.round(o.idleMinutes * 60));
   const every = Math.max(1, Math.min(Math.round(check), idle));
   const threshold = Math.max(0, Math.min(100, Math.round(o.gpuThreshold)));
+  const values = { U: url, N: idle, E: every, T: threshold, W: MAX_IDLE_SECONDS };
   return [
     WATCHDOG_BEGIN,
-    `(U=${shellQuote(url)} N=${idle} E=${every} T=${threshold} L="\${HOME:-/root}/gpu-rental-idle.log" i=0`,
-    'log(){ echo "$(date -u +%FT%TZ) $*" >>"$L"; }',
-    // A whole number of seconds up to a week, or it stays off: a failed comparison must never read as idle.
-    `[ "$N" -gt 0 ] 2>/dev/null&&[ $N -le ${MAX_IDLE_SECONDS} ]||{ log "idle stop off: bad idle time N=$N";exit;}`,
-    'log "idle stop on: instance $CONTAINER_ID stops after ${N}s with GPU<=${T}%, no SSH session, no job"',
-    'while sleep $E; do',
-    ' g=$(nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader,nounits 2>/dev/null|sort -n|tail -1);g=${g%%.*};g=${g//[!0-9]/};g=${g:-0}',
-    " s=$(for f in /proc/[0-9]*/cmdline;do tr '\\0' ' '<\"$f\";echo;done 2>/dev/null|grep -Ec '^sshd[-a-z]*: [^ ]+@')",
-    // A GPU Rental job still running (its wrapper alive, no exit code yet) is use too: a CPU-bound step must not be cut off.
-    ' j=$(for w in ~/.gpu-rental/jobs/*/wpid;do kill -0 $(head -c9 "$w")&&[ ! -f "${w%wpid}exit" ]&&echo 1;done 2>/dev/null|grep -c .)',
-    ' if [ "$g" -gt $T ]||[ "${s:-0}" -gt 0 ]||[ $j -gt 0 ];then i=0;else i=$((i+E));fi',
-    ' [ $i -lt $N ]&&continue',
-    ' log "idle for ${i}s (GPU ${g}%, no SSH session, no job): stopping instance $CONTAINER_ID"',
-    // The key reaches curl and python3 on stdin and wget in a file only this user may read, never a command line (ps
-    // shows those to everyone), and never in a child's environment (k is unset, then set, so never exported); what
-    // would break out of a config line (a quote, a backslash, a control character) is taken out of it first. Only the
-    // HTTP status is logged: an answer may echo the request's Authorization header.
-    ' unset k;k=${CONTAINER_API_KEY//[[:cntrl:]\\"\\\\]/} B=\'{"state":"stopped"}\' H=\'Content-Type: application/json\' P="$U/api/v0/instances/$CONTAINER_ID/"',
-    ' if command -v curl >/dev/null;then r=$(printf \'header="Authorization: Bearer %s"\\n\' "$k"|curl -sK- -o/dev/null -w%{http_code} -m30 -XPUT -H"$H" -d"$B" "$P")',
-    ' elif command -v wget >/dev/null&&f=$(umask 077;mktemp);then printf \'header=Authorization: Bearer %s\\n\' "$k" >"$f";r=$(wget --config="$f" -SqO/dev/null -T30 --method=PUT --header="$H" --body-data="$B" "$P" 2>&1|sed -n "s/^ *HTTP\\/[^ ]* \\([0-9]*\\).*/\\1/p"|tail -n1);rm -f "$f"',
-    ' else r=$(printf %s "$k"|python3 -c \'import sys,urllib.request as u',
-    'try:print(u.urlopen(u.Request(sys.argv[1],sys.argv[2].encode(),{"Authorization":"Bearer "+input(),"Content-Type":"application/json"},method="PUT"),timeout=30).status)',
-    'except Exception as e:print(getattr(e,"code",0))\' "$P" "$B");fi',
-    ' r=${r//[!0-9]/};[ "${r:-0}" -gt 0 ]&&log "the service answered HTTP $r"||log "the service did not answer";i=0',
-    'done) >/dev/null 2>&1 &',
+    `(${shellAssignments(values)} L="\${HOME:-/root}/gpu-rental-idle.log" i=0`,
+    `${LOOP}) >/dev/null 2>&1 &`,
     WATCHDOG_END,
     '',
   ].join('\n');
 }
+
+/** remote/watchdog.sh without its opening comment, which is for readers: the start-up script's length is limited. */
+const LOOP = WATCHDOG.replace(/^(#.*\n)+/, '').trimEnd();
 
 export class OnstartTooLong extends Error {
   constructor(

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import type { Instance } from '../api/instances';
 import { l10n } from '../l10n';
+import { shellQuote } from '../shell';
 import { visibleText } from '../text';
 
 const IPV4 = /^(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
@@ -139,16 +140,6 @@ export function sshEndpoint(instance: SshFields): SshEndpoint | undefined {
 /** Not yet sent: null, undefined, an empty or blank string. A 0 port is sent, and refused. */
 function present(value: unknown): boolean {
   return value !== undefined && value !== null && !(typeof value === 'string' && value.trim() === '');
-}
-
-/**
- * POSIX shell quoting: a word of safe characters as it is, anything else in single quotes (a
- * quote inside becomes '\''). It keeps the shell from acting on the word; it does not keep ssh
- * from reading a leading "-" as an option, which is why hosts are checked first.
- */
-export function shellQuote(word: string): string {
-  if (/^[A-Za-z0-9@%+=:,./_-]+$/.test(word)) return word;
-  return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 /**

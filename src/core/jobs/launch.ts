@@ -1,4 +1,6 @@
 import { l10n } from '../l10n';
+import LAUNCH from './remote/launch.sh';
+import UP from './remote/up.sh';
 
 /**
  * What the start script and a resumable job's `resume` script share (scripts.ts, resumeScripts.ts):
@@ -13,33 +15,26 @@ export function isJobId(id: string): boolean {
 }
 
 /**
- * Starts the wrapper `$D/run` detached (tmux session `gpu-rental-<jobId>` when tmux is there, else
- * `setsid nohup`, else plain `nohup`), prints `started tmux|setsid|nohup`, then waits until the
- * wrapper wrote its pid and fails (exit 4) when it did not. `$D` is the job's folder; `jobId` was checked.
+ * The lines that start the wrapper `$D/run` detached (launch.sh: a tmux session named after the
+ * job's folder, `gpu-rental-<jobId>`, when tmux is there, else `setsid nohup`, else plain `nohup`),
+ * print `started tmux|setsid|nohup`, then wait until the wrapper wrote its pid and fail (exit 4)
+ * when it did not. `$D` is the job's folder, whose name is `jobId` (checked here).
  */
 export function launchLines(jobId: string, forceSetsid: boolean | undefined): string[] {
   if (!isJobId(jobId)) throw new Error(l10n.t('"{0}" is not a job id GPU Rental makes.', jobId));
-  return [
-    forceSetsid ? 'T=' : 'T=$(command -v tmux || true)',
-    'if [ -n "$T" ]; then',
-    `  tmux new-session -d -s gpu-rental-${jobId} bash "$D/run" "$D"`,
-    '  echo started tmux',
-    'elif command -v setsid >/dev/null; then',
-    '  setsid nohup bash "$D/run" "$D" </dev/null >/dev/null 2>&1 &',
-    '  echo started setsid',
-    'else',
-    '  nohup bash "$D/run" "$D" </dev/null >/dev/null 2>&1 &',
-    '  echo started nohup',
-    'fi',
-    // The wrapper writes its pid first: until then the job has not started.
-    'i=0; while [ ! -s "$D/wpid" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done',
-    '[ -s "$D/wpid" ] || { echo "the job\'s wrapper did not start" >&2; exit 4; }',
-  ];
+  return [LAUNCH_FUNCTION, `launch ${launchMode(forceSetsid)}`];
+}
+
+/** launch.sh's function `launch tmux|setsid`. */
+export const LAUNCH_FUNCTION = LAUNCH.trimEnd();
+
+/** launch's argument: `setsid` never uses tmux (tests of that path; images without tmux take it anyway). */
+export function launchMode(forceSetsid: boolean | undefined): 'tmux' | 'setsid' {
+  return forceSetsid ? 'setsid' : 'tmux';
 }
 
 /**
- * `up <dir>`: whether the job's wrapper runs. Its pid alone is not enough: after a restart the
- * instance counts pids from 1 again, and another process may hold the pid the wrapper had.
+ * `up <dir>`: whether the job's wrapper runs (up.sh). Its pid alone is not enough: after a restart
+ * the instance counts pids from 1 again, and another process may hold the pid the wrapper had.
  */
-export const WRAPPER_UP_FUNCTION =
-  'up(){ w=$(head -c 20 "$1/wpid" 2>/dev/null | tr -dc 0-9); [ -n "$w" ] && kill -0 "$w" 2>/dev/null || return 1; [ -r "/proc/$w/cmdline" ] || return 0; case "$(tr "\\0" " " <"/proc/$w/cmdline" 2>/dev/null)" in *"/${1##*/}/run "*) return 0;; esac; return 1; }';
+export const WRAPPER_UP_FUNCTION = UP.trimEnd();

@@ -6,7 +6,7 @@
  * and single-quoted in every script; checkpoint names travel in hex.
  */
 import type { Instance } from '../api/instances';
-import { shellQuote } from '../instances/ssh';
+import { shellQuote } from '../shell';
 import { l10n } from '../l10n';
 import { visibleText } from '../text';
 import { jobNames } from './outbidPorts';

@@ -1,5 +1,5 @@
 import { lastErrorLine, RemoteCommandError, runRemote, type RunRemoteOptions, type SshTarget } from '../ssh/remote';
-import { shellQuote } from '../instances/ssh';
+import { shellQuote } from '../shell';
 import { folderExistsScript, runResumeScript, setPolicyScript, type ResumeOutcome } from './resumeScripts';
 import type { OutbidPolicy } from './resumable';
 import { jobDir, listScript, readLogScript, startScript, STATUS_MARK, stopScript, type StartOptions } from './scripts';

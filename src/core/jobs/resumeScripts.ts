@@ -12,10 +12,18 @@
  * the folder is empty or missing, appends a line to `history` and one to the log, and starts the
  * wrapper again as the start did. The log is appended to, never cut.
  */
-import { shellQuote } from '../instances/ssh';
+import { shellAssignments } from '../shell';
 import { l10n } from '../l10n';
-import { isJobId, launchLines, WRAPPER_UP_FUNCTION } from './launch';
-import { checkpointNameHex, LATEST_PLACEHOLDER, policyText, type OutbidPolicy, type ResumeSpec } from './resumable';
+import { isJobId, LAUNCH_FUNCTION, launchMode, WRAPPER_UP_FUNCTION } from './launch';
+import CHECKPOINTS from './remote/checkpoints.sh';
+import FOLDER_EXISTS from './remote/folder-exists.sh';
+import HOOK from './remote/hook.sh';
+import PATHS from './remote/paths.sh';
+import RESUMABLE_START from './remote/resumable-start.sh';
+import RESUME from './remote/resume.sh';
+import RUN_RESUME from './remote/run-resume.sh';
+import SET_POLICY from './remote/set-policy.sh';
+import { checkpointNameHex, policyText, type OutbidPolicy, type ResumeSpec } from './resumable';
 
 /**
  * The bash functions that find and measure checkpoints, the same on every side: the listing (old
@@ -36,17 +44,7 @@ import { checkpointNameHex, LATEST_PLACEHOLDER, policyText, type OutbidPolicy, t
  * Bounded as the listing is: `find` under `timeout 5`, a name at most 1000 bytes, a manifest of at
  * most a million files.
  */
-export const CHECKPOINT_FUNCTIONS = [
-  'nw(){ NN= NM=; local r; IFS= read -r -d "" r < <(timeout 5 find "$1" -mindepth 1 -maxdepth 1 ! -name ".*" \\( -type f -o -type d \\) -printf "%T@\\t%P\\0" 2>/dev/null' +
-    ' | while IFS= read -r -d "" x; do t=${x%%$\'\\t\'*}; printf "%s\\t%s\\0" "${t%%.*}" "${x#*$\'\\t\'}"; done' +
-    " | LC_ALL=C sort -z -t $'\\t' -k1,1n -k2V | tail -z -n 1); [ -n \"$r\" ] || return 0; NM=${r%%$'\\t'*} NN=${r#*$'\\t'}; }",
-  'ms(){ { timeout 5 find "$1" -type f -printf "%P\\t%s\\0" 2>/dev/null | LC_ALL=C sort -z | head -z -n 1000000' +
-    ' | { b=0 c=0; while IFS= read -r -d "" x; do s=${x##*$\'\\t\'}; s=${s//[!0-9]/}; b=$((b + ${s:-0})) c=$((c + 1)); printf "%s\\0" "$x"; done; printf "%s %s " $b $c >&3; }' +
-    ' | sha256sum | head -c 64; } 3>&1; }',
-  'hx(){ printf %s "$1" | head -c 1000 | od -An -v -tx1 | tr -d \' \\n\'; }',
-  'dx(){ DX=; local h=$1 i o=; case $h in ""|*[!0-9a-f]*) return 1;; esac; [ $((${#h} % 2)) = 0 ] && [ ${#h} -le 2000 ] || return 1' +
-    '; for ((i = 0; i < ${#h}; i += 2)); do case ${h:i:2} in 00|2f) return 1;; esac; o+="\\\\x${h:i:2}"; done; printf -v DX %b "$o"; case $DX in .|..) DX=; return 1;; esac; }',
-].join('\n');
+export const CHECKPOINT_FUNCTIONS = CHECKPOINTS.trimEnd();
 
 /** What the start of a resumable job is given. */
 export interface ResumableStart {
@@ -60,20 +58,15 @@ export interface ResumableStart {
 export const RESUME_HOOK_BEGIN = '# >>> gpu-rental resume >>>';
 export const RESUME_HOOK_END = '# <<< gpu-rental resume <<<';
 
-/** Seconds after the start-up script begins that the hook resumes the jobs (sshd and the disk settle first). */
-export const RESUME_HOOK_DELAY_SECONDS = 5;
+/** Seconds after the start-up script begins that the hook resumes the jobs (sshd and the disk settle first): its `sleep`. */
+export const RESUME_HOOK_DELAY_SECONDS = Number(/^\(sleep (\d+);/.exec(HOOK)?.[1]);
 
 /**
  * The start-up hook: in the background, a few seconds after the instance starts, runs the `resume`
  * of every job in `~/.gpu-rental/jobs`; each decides for itself whether there is anything to resume.
  */
 export function resumeHook(): string {
-  return [
-    RESUME_HOOK_BEGIN,
-    `(sleep ${RESUME_HOOK_DELAY_SECONDS}; for r in "\${HOME:-/root}"/.gpu-rental/jobs/*/resume; do [ -f "$r" ] && bash "$r"; done) >/dev/null 2>&1 &`,
-    RESUME_HOOK_END,
-    '',
-  ].join('\n');
+  return [RESUME_HOOK_BEGIN, HOOK.trimEnd(), RESUME_HOOK_END, ''].join('\n');
 }
 
 /** Whether a start-up script carries the resume hook (the instance record's `onstart` says whether an instance has it). */
@@ -81,15 +74,8 @@ export function hasResumeHook(onstart: string | null | undefined): boolean {
   return !!onstart?.includes(RESUME_HOOK_BEGIN);
 }
 
-/** Sets `I` to this instance's id (CONTAINER_ID, else PID 1's, which an SSH session lacks), digits only. */
-const CONTAINER_ID_LINE =
-  "I=${CONTAINER_ID:-$(tr '\\0' '\\n' </proc/1/environ 2>/dev/null | sed -n \"s/^CONTAINER_ID=//p\" | head -n 1)}; I=${I//[!0-9]/}";
-
-/** The bash that sets `W` to the job's folder and `C` to its checkpoint folder, both absolute (`$D` is the job's folder). */
-const RESOLVE_LINES = [
-  'W=$(r cwd); case $W in "~"|""|.) W=$HOME;; "~/"*) W="$HOME/${W#"~/"}";; /*) ;; *) W="$HOME/$W";; esac',
-  'C=$(r ckpt); case $C in "~") C=$HOME;; "~/"*) C="$HOME/${C#"~/"}";; /*) ;; ""|.) C=$W;; *) C="$W/$C";; esac',
-];
+/** paths.sh: `resolve` sets W and C to the job's folder and its checkpoint folder; `instance_id` sets I. */
+const PATH_FUNCTIONS = PATHS.trimEnd();
 
 function checkedSpec(spec: ResumeSpec): ResumeSpec {
   // eslint-disable-next-line no-control-regex -- a folder with a control character is a typo, and unsafe in a listing
@@ -104,17 +90,19 @@ export function resumableStartLines(jobId: string, r: ResumableStart, forceSetsi
   const spec = checkedSpec(r.spec);
   const onDemand = r.onDemandPerHour;
   const price = onDemand !== undefined && Number.isFinite(onDemand) && onDemand > 0 && onDemand < 1000 ? String(onDemand) : undefined;
+  const values = {
+    ckpt: spec.checkpointDir,
+    resume_cmd: spec.resumeCommand,
+    policy: policyText(spec.policy),
+    ondemand: price ?? '',
+    mkckpt: r.createCheckpointDir ? 1 : 0,
+  };
   return [
-    `printf '%s\\n' ${shellQuote(spec.checkpointDir)} >"$D/ckpt"`,
-    `printf '%s\\n' ${shellQuote(spec.resumeCommand)} >"$D/resume-cmd"`,
-    `printf '%s\\n' ${shellQuote(policyText(spec.policy))} >"$D/policy"`,
-    price ? `printf '%s\\n' ${price} >"$D/ondemand"` : ':',
-    'cp "$D/cmd" "$D/cmd.orig"',
-    CONTAINER_ID_LINE,
-    'printf \'%s\\n\' "$I" >"$D/instance"',
+    PATH_FUNCTIONS,
+    shellAssignments(values),
+    RESUMABLE_START.trimEnd(),
     `cat >"$D/resume" <<'GPU_RENTAL_RESUME_END'`,
     resumeScript(jobId, forceSetsid) + 'GPU_RENTAL_RESUME_END',
-    ...(r.createCheckpointDir ? ['r(){ head -c 2000 "$D/$1" 2>/dev/null; }', ...RESOLVE_LINES, 'mkdir -p -- "$C"'] : []),
   ];
 }
 
@@ -124,59 +112,12 @@ export function resumeScript(jobId: string, forceSetsid?: boolean): string {
   return [
     '#!/bin/bash',
     `# GPU Rental: resumes job ${jobId} from its newest checkpoint; run by the start-up script and the extension.`,
-    'D=$(cd "$(dirname "$0")" && pwd) || exit 1',
-    // bash 5.2 would read & in a replacement as the matched text.
-    'shopt -u patsub_replacement 2>/dev/null',
-    'r(){ head -c 2000 "$D/$1" 2>/dev/null; }',
+    `how=${launchMode(forceSetsid)}`,
     WRAPPER_UP_FUNCTION,
     CHECKPOINT_FUNCTIONS,
-    'done_(){ if [ -f "$D/exit" ]; then echo ended; elif [ -f "$D/cancelled" ]; then echo cancelled; elif up "$D"; then echo running; else return 1; fi; }',
-    // A checkpoint named (in hex, see CHECKPOINT_FUNCTIONS): the one the move checked on this instance, whatever the times say.
-    'M=""; X=""; while [ $# -gt 0 ]; do case $1 in',
-    '  moved) case $2 in ""|*[!0-9]*) echo "resume: moved needs an instance id" >&2; exit 2;; esac; M=$2;;',
-    '  checkpoint) dx "$2" || { echo "resume: checkpoint needs a name in hex, one path segment" >&2; exit 2; }; X=$DX;;',
-    '  *) echo "usage: resume [moved <instance id>] [checkpoint <name in hex>]" >&2; exit 2;;',
-    'esac; shift 2 || exit 2; done',
-    'done_ && exit 0',
-    'L="$D/resume.lock"',
-    // A lock older than a minute was left by a resume that a stop cut short: taken over by one of those who find it.
-    'if ! mkdir "$L" 2>/dev/null; then',
-    '  if [ -n "$(find "$L" -maxdepth 0 -mmin +1 2>/dev/null)" ] && mv "$L" "$L.$$" 2>/dev/null; then rm -rf "$L.$$"; fi',
-    '  mkdir "$L" 2>/dev/null || { echo busy; exit 0; }',
-    'fi',
-    'trap \'rmdir "$L" 2>/dev/null\' EXIT',
-    // Another resume may have started it between the first look and the lock.
-    'done_ && exit 0',
-    ...RESOLVE_LINES,
-    // The checkpoint named must be there (a file or a folder, not a link): never another one in its place.
-    'if [ -n "$X" ]; then',
-    '  N="$C/$X"; if [ -L "$N" ] || { [ ! -f "$N" ] && [ ! -d "$N" ]; }; then echo "resume: no checkpoint $(printf %q "$X") in $C" >&2; exit 4; fi',
-    'else nw "$C"; N=${NN:+$C/$NN}; fi',
-    // A job folder that ran on another instance came with a copy (a move): say so, whoever resumes it (the hook may be first).
-    CONTAINER_ID_LINE,
-    'p=$(r instance); p=${p//[!0-9]/}',
-    '[ -z "$M" ] && [ -n "$I" ] && [ -n "$p" ] && [ "$I" != "$p" ] && M=$p',
-    '[ -n "$I" ] && printf \'%s\\n\' "$I" >"$D/instance"',
-    'now=$(date +%s); s=$(r started); s=${s//[!0-9]/}',
-    // The time the last run had: from its start to its log's last write.
-    'g=$(stat -c %Y -- "$D/log" 2>/dev/null); t=$(r ran); t=${t//[!0-9]/}; t=${t:-0}',
-    '[ -n "$s" ] && [ -n "$g" ] && [ "$g" -gt "$s" ] && t=$((t + g - s)); echo $t >"$D/ran"',
-    'if [ -n "$N" ]; then',
-    '  m=$(stat -c %Y -- "$N" 2>/dev/null || date -r "$N" +%s); m=${m//[!0-9]/}; lost=$((now - ${m:-$now}))',
-    `  Q=$(printf %q "$N"); R=$(cat "$D/resume-cmd"); R=\${R//"${LATEST_PLACEHOLDER}"/"$Q"}`,
-    '  printf \'%s\\n\' "$R" >"$D/cmd"',
-    'else',
-    '  lost=$((now - ${s:-$now})); cp -f "$D/cmd.orig" "$D/cmd"',
-    '  echo "GPU Rental: no checkpoint in $C yet; starting the job over" >>"$D/log"',
-    'fi',
-    '[ "$lost" -ge 0 ] || lost=0',
-    'if [ -n "$M" ]; then echo "$now moved $M $lost"; else echo "$now resumed $lost"; fi >>"$D/history"',
-    'n=$(grep -c . "$D/history")',
-    'if [ -n "$M" ]; then echo "GPU Rental: moved from #$M and resumed (×$n) from ${N:-the start}"; else echo "GPU Rental: resumed (×$n) from ${N:-the start}"; fi >>"$D/log"',
-    'rm -f "$D/wpid" "$D/pid" "$D/ended"',
-    ...launchLines(jobId, forceSetsid),
-    'echo resumed',
-    '',
+    PATH_FUNCTIONS,
+    LAUNCH_FUNCTION,
+    RESUME,
   ].join('\n');
 }
 
@@ -194,31 +135,15 @@ export function runResumeScript(jobDirExpression: string, movedFrom?: number, ch
   const args =
     (movedFrom === undefined ? '' : ` moved ${movedFrom}`) +
     (checkpoint === undefined ? '' : ` checkpoint ${checkpointNameHex(checkpoint)}`);
-  return [
-    `D=${jobDirExpression}`,
-    '[ -f "$D/resume" ] || { echo GPU-RENTAL-JOB-NOT-RESUMABLE >&2; exit 3; }',
-    `bash "$D/resume"${args} </dev/null`,
-    '',
-  ].join('\n');
+  return [`D=${jobDirExpression}`, `set --${args}`, RUN_RESUME].join('\n');
 }
 
 /** Whether the folder `dir` (as typed; relative to `cwd`, itself relative to the home folder) exists on the instance: prints yes or no. */
 export function folderExistsScript(cwd: string, dir: string): string {
-  return [
-    'r(){ case $1 in cwd) printf %s "$X";; ckpt) printf %s "$Y";; esac; }',
-    `X=${shellQuote(cwd)} Y=${shellQuote(dir)}`,
-    ...RESOLVE_LINES,
-    '[ -d "$C" ] && echo yes || echo no',
-    '',
-  ].join('\n');
+  return [PATH_FUNCTIONS, shellAssignments({ X: cwd, Y: dir }), FOLDER_EXISTS].join('\n');
 }
 
 /** Writes a resumable job's outbid policy (`policy` file, replaced whole); exits 3 for a job that is not resumable. */
 export function setPolicyScript(jobDirExpression: string, policy: OutbidPolicy): string {
-  return [
-    `D=${jobDirExpression}`,
-    '[ -f "$D/resume" ] || { echo GPU-RENTAL-JOB-NOT-RESUMABLE >&2; exit 3; }',
-    `printf '%s\\n' ${shellQuote(policyText(policy))} >"$D/policy.part" && mv -f "$D/policy.part" "$D/policy"`,
-    '',
-  ].join('\n');
+  return [`D=${jobDirExpression} ${shellAssignments({ policy: policyText(policy) })}`, SET_POLICY].join('\n');
 }

@@ -24,9 +24,16 @@
  * | `stop-asked`, `stop-answer` | wrapper | when it asked the API to stop the instance, and the HTTP status (never the key) |
  */
 
-import { shellQuote } from '../instances/ssh';
+import { shellAssignments, shellQuote } from '../shell';
 import { l10n } from '../l10n';
 import { isJobId, launchLines, WRAPPER_UP_FUNCTION } from './launch';
+import FOLLOW from './remote/follow.sh';
+import LIST from './remote/list.sh';
+import READ_LOG from './remote/read-log.sh';
+import START from './remote/start.sh';
+import STATUS from './remote/status.sh';
+import STOP from './remote/stop.sh';
+import WRAPPER from './remote/wrapper.sh';
 import { CHECKPOINT_FUNCTIONS, resumableStartLines, type ResumableStart } from './resumeScripts';
 
 export { isJobId } from './launch';
@@ -34,8 +41,8 @@ export { isJobId } from './launch';
 /** The prefix of the one status line each job reports (listing, following); nothing else starts with it. */
 export const STATUS_MARK = 'GPU-RENTAL-JOB';
 
-/** How long the wrapper waits after the command ended before it stops the instance, so a follower can read the end. */
-export const STOP_GRACE_SECONDS = 2;
+/** How long the wrapper waits after the command ended before it stops the instance, so a follower can read the end (its `sleep`). */
+export const STOP_GRACE_SECONDS = Number(/^sleep (\d+)$/m.exec(WRAPPER)?.[1]);
 
 /** A new job id: the UTC time to the second, then random letters and digits, e.g. `20261124-001611-k3f9q2`. */
 export function newJobId(nowMs: number, random: () => number = Math.random): string {
@@ -91,70 +98,14 @@ export function jobLabel(command: string): string {
 }
 
 /**
- * The wrapper: runs `cmd` (with the container's variables from PID 1 it lacks, never the instance
- * key) with its output in `log` and, once it ended, records the exit code and,
+ * The wrapper (remote/wrapper.sh): runs `cmd` (with the container's variables from PID 1 it lacks,
+ * never the instance key) with its output in `log` and, once it ended, records the exit code and,
  * when asked, stops the instance through the API with the instance's own key. The command runs in
  * a process group of its own (`set -m`), so Stop Job ends it and everything it started while the
  * wrapper lives on to record how it ended. Its first argument is the job's folder.
  */
 export function wrapperScript(): string {
-  return [
-    '#!/bin/bash',
-    '# GPU Rental job wrapper: runs ./cmd, output in ./log, exit code in ./exit.',
-    'D=$1',
-    'r(){ head -c 2000 "$D/$1" 2>/dev/null; }',
-    'echo $$ >"$D/wpid"',
-    'date +%s >"$D/started"',
-    'W=$(r cwd)',
-    // A folder typed as ~/x means the home folder on the instance, which only the instance knows.
-    'case $W in "~"|""|.) W=$HOME;; "~/"*) W="$HOME/${W#"~/"}";; /*) ;; *) W="$HOME/$W";; esac',
-    // The container's variables (the account's and the rent's env: HF_TOKEN and friends) live in PID 1's
-    // environment, which SSH sessions do not inherit: the job gets those it lacks, except the instance key.
-    'while IFS= read -r -d "" kv; do n=${kv%%=*}; case $n in CONTAINER_API_KEY|""|[0-9]*|*[!A-Za-z0-9_]*) continue;; esac; [ -n "${!n+x}" ] || export "$kv"; done </proc/1/environ 2>/dev/null',
-    'if cd -- "$W" 2>/dev/null; then',
-    // Job control gives the command its own process group (its pid), which Stop Job signals as a whole.
-    '  set -m',
-    // The instance key never reaches the job: not from PID 1 (above), nor from an SSH session or a tmux server that has it.
-    '  (unset CONTAINER_API_KEY; PYTHONUNBUFFERED=1 exec bash "$D/cmd") </dev/null >>"$D/log" 2>&1 &',
-    '  P=$!',
-    '  echo $P >"$D/pid"',
-    '  wait $P; c=$?',
-    '  set +m',
-    'else',
-    '  echo "GPU Rental: the folder $W does not exist on the instance; the job did not run." >>"$D/log"',
-    '  c=1',
-    'fi',
-    'date +%s >"$D/ended"',
-    'echo $c >"$D/exit.part" && mv -f "$D/exit.part" "$D/exit"',
-    '[ "$(r stop-at-end)" = 1 ] || exit 0',
-    // Stop Job chose to keep the instance: the stop at the end is off.
-    '[ "$(r cancelled)" = keep ] && { echo "not asked: the job was stopped by hand" >"$D/stop-answer"; exit 0; }',
-    `sleep ${STOP_GRACE_SECONDS}`,
-    // The instance's own key and id: in the environment, else in PID 1's (ssh sessions may not carry them).
-    'e(){ v=$(printenv "$1"); [ -n "$v" ] || v=$(tr \'\\0\' \'\\n\' </proc/1/environ 2>/dev/null | sed -n "s/^$1=//p" | head -n 1); printf %s "$v"; }',
-    // K is unset first, so that a K the job's variables exported does not carry the key to every command below.
-    'unset K; K=$(e CONTAINER_API_KEY) I=$(e CONTAINER_ID) U=$(r api)',
-    'date +%s >"$D/stop-asked"',
-    'if [ -z "$K" ] || [ -z "$I" ] || [ -z "$U" ]; then echo "not asked: no instance key or id on the instance" >"$D/stop-answer"; exit 0; fi',
-    'P="$U/api/v0/instances/$I/" B=\'{"state":"stopped"}\' H=\'Content-Type: application/json\'',
-    // The key goes to curl and python3 on stdin and to wget in a file only this user may read (removed at once), never
-    // on a command line, which ps shows to everyone. What would break out of a config line (a quote, a backslash, a
-    // control character) is taken out of it first. Only the status code is kept: an answer may echo the key.
-    'K=${K//[[:cntrl:]\\"\\\\]/}',
-    'if command -v curl >/dev/null; then s=$(printf \'header = "Authorization: Bearer %s"\\n\' "$K" | curl -s -o /dev/null -w "%{http_code}" -m 30 -K - -X PUT -H "$H" -d "$B" "$P" 2>/dev/null)',
-    'elif command -v wget >/dev/null && f=$(umask 077; mktemp 2>/dev/null); then',
-    '  printf \'header = Authorization: Bearer %s\\n\' "$K" >"$f"',
-    '  s=$(wget --config="$f" -S -qO /dev/null -T 30 --method=PUT --header="$H" --body-data="$B" "$P" 2>&1 | sed -n "s/^ *HTTP\\/[0-9.]* \\([0-9]*\\).*/\\1/p" | tail -n 1)',
-    '  rm -f "$f"',
-    'else s=$(printf %s "$K" | python3 -c \'import sys,urllib.request as u,urllib.error as x',
-    'q=u.Request(sys.argv[1],sys.argv[2].encode(),{"Authorization":"Bearer "+sys.stdin.read(),"Content-Type":"application/json"},method="PUT")',
-    'try: print(u.urlopen(q,timeout=30).status)',
-    'except x.HTTPError as h: print(h.code)',
-    'except Exception: print(0)\' "$P" "$B" 2>/dev/null); fi',
-    's=${s//[!0-9]/}',
-    'echo "HTTP ${s:-0}" >"$D/stop-answer"',
-    '',
-  ].join('\n');
+  return WRAPPER;
 }
 
 export interface StartOptions {
@@ -191,22 +142,14 @@ function checkedUrl(baseUrl: string | undefined): string {
  */
 export function startScript(o: StartOptions): string {
   const dir = jobDir(o.jobId, o.jobsDir);
-  const url = o.stopAtEnd ? checkedUrl(o.baseUrl) : undefined;
-  const label = printable(o.label);
+  const url = o.stopAtEnd ? checkedUrl(o.baseUrl) : '';
+  const values = { cwd: o.cwd, label: printable(o.label), api: url, stop: o.stopAtEnd ? '1' : '0' };
   return [
     'set -e',
-    `D=${dir}`,
-    // Started already (a retry after a connection lost on the way back): say so; never start it twice.
-    'if [ -e "$D" ]; then [ -s "$D/wpid" ] && { echo started already; exit 0; }; echo "a job folder $D exists already" >&2; exit 3; fi',
-    'mkdir -p "$D"',
-    'cat >"$D/cmd"',
-    `printf '%s\\n' ${shellQuote(o.cwd)} >"$D/cwd"`,
-    `printf '%s\\n' ${shellQuote(label)} >"$D/label"`,
-    url ? `printf '%s\\n' ${shellQuote(url)} >"$D/api"` : ':',
-    `printf '%s\\n' ${o.stopAtEnd ? 1 : 0} >"$D/stop-at-end"`,
+    `D=${dir} ${shellAssignments(values)}`,
+    START.trimEnd(),
     `cat >"$D/run" <<'GPU_RENTAL_WRAPPER_END'`,
-    wrapperScript() + 'GPU_RENTAL_WRAPPER_END',
-    ': >"$D/log"',
+    WRAPPER + 'GPU_RENTAL_WRAPPER_END',
     ...(o.resumable ? resumableStartLines(o.jobId, o.resumable, o.forceSetsid) : []),
     ...launchLines(o.jobId, o.forceSetsid),
     '',
@@ -225,30 +168,11 @@ export function startScript(o: StartOptions): string {
  * after a move and the `resume` script do: its name in hex, so that a newline or a tab in it cannot
  * split the line. Everything is bounded: files read with `head -c`, `find` under `timeout`.
  */
-const STATUS_FUNCTION = [
-  WRAPPER_UP_FUNCTION,
-  CHECKPOINT_FUNCTIONS,
-  'st(){ d=$1; j=${d##*/}',
-  '  f(){ head -c 300 "$d/$1" 2>/dev/null | tr -d "\\t\\r\\n"; }',
-  '  a=0; up "$d" && a=1',
-  '  s=$(wc -c <"$d/log" 2>/dev/null | tr -d " ") || s=-1; s=${s:--1}',
-  '  P= C= A= J= K= H= O= N= B= M= R= E= F= G=',
-  '  if [ -f "$d/resume" ]; then',
-  '    P=$(f policy) C=$(f ckpt) O=$(f ondemand) R=$(f ran) J=$(cd "$d" 2>/dev/null && pwd)',
-  '    W=$(f cwd); case $W in "~"|""|.) W=$HOME;; "~/"*) W="$HOME/${W#"~/"}";; /*) ;; *) W="$HOME/$W";; esac',
-  '    A=$C; case $A in "~") A=$HOME;; "~/"*) A="$HOME/${A#"~/"}";; /*) ;; ""|.) A=$W;; *) A="$W/$A";; esac',
-  '    K=$(grep -c . "$d/history" 2>/dev/null); H=$(tail -n 20 "$d/history" 2>/dev/null | head -c 1200 | tr " \\n" ":,")',
-  '    nw "$A"; if [ -n "$NN" ]; then N=$(hx "$NN") M=$NM; read -r B F G < <(ms "$A/$NN"); fi',
-  '    [ -f "$d/exit" ] && E=$(tail -c 300 "$d/log" 2>/dev/null | tail -n 1 | head -c 200)',
-  '    A=${A//[[:cntrl:]]/} J=${J//[[:cntrl:]]/} E=${E//[[:cntrl:]]/ }',
-  '  fi',
-  `  printf '${STATUS_MARK}${'\\t%s'.repeat(25)}\\n' "$j" "$(f started)" "$(f ended)" "$(f exit)" "$a" "$(f stop-at-end)" "$(f stop-answer)" "$(f cancelled)" "$s" "$(f cwd)" "$P" "$C" "$A" "$J" "$K" "$H" "$O" "$N" "$B" "$M" "$R" "$E" "$(f label)" "$F" "$G"`,
-  '}',
-].join('\n');
+const STATUS_FUNCTION = [WRAPPER_UP_FUNCTION, CHECKPOINT_FUNCTIONS, STATUS.trimEnd()].join('\n');
 
 /** Prints every job's status line (see parseStatus), one ssh call per instance. */
 export function listScript(jobsDir?: string): string {
-  return [STATUS_FUNCTION, `for d in ${jobsRoot(jobsDir)}/*/; do [ -f "$d/cmd" ] && st "\${d%/}"; done; exit 0`, ''].join('\n');
+  return [STATUS_FUNCTION, `JOBS=${jobsRoot(jobsDir)}`, LIST].join('\n');
 }
 
 /**
@@ -258,22 +182,7 @@ export function listScript(jobsDir?: string): string {
  */
 export function followScript(jobId: string, offset: number, jobsDir?: string): string {
   if (!Number.isSafeInteger(offset) || offset < 0) throw new RangeError(l10n.t('{0} is not a byte offset.', String(offset)));
-  return [
-    STATUS_FUNCTION,
-    `D=${jobDir(jobId, jobsDir)} O=${offset + 1}`,
-    `[ -f "$D/cmd" ] || { echo ${STATUS_MARK}-MISSING >&2; exit 3; }`,
-    // The wrapper writes the command's pid a moment after it starts.
-    'i=0; while [ ! -s "$D/pid" ] && [ ! -f "$D/exit" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done',
-    'P=$(head -c 20 "$D/pid" 2>/dev/null)',
-    // tail -F reads new bytes as they come (inotify where it can) and ends once the command is gone,
-    // after a last read; a job that already ended gets the rest of its log.
-    'if [ ! -f "$D/exit" ] && [ -n "$P" ] && kill -0 "$P" 2>/dev/null; then tail -c +$O -F -s 0.2 --pid="$P" "$D/log" 2>/dev/null || true',
-    'else tail -c +$O "$D/log" 2>/dev/null || true; fi',
-    'W=$(head -c 20 "$D/wpid" 2>/dev/null)',
-    'i=0; while [ ! -f "$D/exit" ] && [ -n "$W" ] && kill -0 "$W" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done',
-    'st "$D" >&2',
-    '',
-  ].join('\n');
+  return [STATUS_FUNCTION, `D=${jobDir(jobId, jobsDir)} O=${offset + 1}`, FOLLOW].join('\n');
 }
 
 /**
@@ -282,23 +191,11 @@ export function followScript(jobId: string, offset: number, jobsDir?: string): s
  * `not-running` when it had already ended.
  */
 export function stopScript(jobId: string, stopInstance: boolean, jobsDir?: string): string {
-  return [
-    `D=${jobDir(jobId, jobsDir)}`,
-    `[ -f "$D/cmd" ] || { echo ${STATUS_MARK}-MISSING >&2; exit 3; }`,
-    '[ -f "$D/exit" ] && { echo not-running; exit 0; }',
-    `echo ${stopInstance ? 'stop' : 'keep'} >"$D/cancelled"`,
-    'P=$(head -c 20 "$D/pid" 2>/dev/null)',
-    '[ -n "$P" ] || { echo not-running; exit 0; }',
-    'kill -TERM -- -"$P" 2>/dev/null || kill -TERM "$P" 2>/dev/null || true',
-    'i=0; while kill -0 "$P" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done',
-    'kill -KILL -- -"$P" 2>/dev/null || true',
-    'echo stopped',
-    '',
-  ].join('\n');
+  return [`D=${jobDir(jobId, jobsDir)} cancelled=${stopInstance ? 'stop' : 'keep'}`, STOP].join('\n');
 }
 
 /** The job's whole log from `offset` (Show Output of a job that ended; the rest after a follower's last read). */
 export function readLogScript(jobId: string, offset: number, jobsDir?: string): string {
   if (!Number.isSafeInteger(offset) || offset < 0) throw new RangeError(l10n.t('{0} is not a byte offset.', String(offset)));
-  return `D=${jobDir(jobId, jobsDir)}; [ -f "$D/log" ] || { echo ${STATUS_MARK}-MISSING >&2; exit 3; }; tail -c +${offset + 1} "$D/log"\n`;
+  return [`D=${jobDir(jobId, jobsDir)} O=${offset + 1}`, READ_LOG].join('\n');
 }

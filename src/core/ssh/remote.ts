@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { shellQuote } from '../instances/ssh';
+import { shellQuote } from '../shell';
 import { l10n } from '../l10n';
 import { visibleText } from '../text';
 

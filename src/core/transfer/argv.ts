@@ -2,7 +2,7 @@
  * The command lines of a transfer: rsync over the instance's ssh alias, and the tar pipes used when
  * either side has no rsync. Pure functions, so each word can be checked in a test.
  */
-import { shellQuote } from '../instances/ssh';
+import { shellQuote } from '../shell';
 import { sshArgv, type SshTarget } from '../ssh/remote';
 import { STREAM_MARK } from './pipe';
 

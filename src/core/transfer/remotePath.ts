@@ -2,7 +2,7 @@
  * Remote paths as they reach ssh: checked (no control characters, no option look-alikes), and the
  * listing a folder browser reads, parsed from `ls -Apb` so that any name survives the trip.
  */
-import { shellQuote } from '../instances/ssh';
+import { shellQuote } from '../shell';
 import { l10n } from '../l10n';
 
 /** A remote path the user or the service gave that GPU Rental will not send to a shell. */
@@ -146,7 +146,7 @@ export function probeCommand(path: string | undefined, withSize: boolean): strin
   if (path !== undefined) {
     const p = shellQuote(path);
     parts.push(`if [ -d ${p} ]; then echo kind=folder; elif [ -e ${p} ]; then echo kind=file; else echo kind=missing; fi`);
-    if (withSize) parts.push(`echo size=$(du -sb -- ${p} 2>/dev/null | cut -f1)`);
+    if (withSize) parts.push(`echo "size=$(du -sb -- ${p} 2>/dev/null | cut -f1)"`);
   }
   // Found and executable: a shell's `command -v` can name a file that cannot run.
   for (const tool of ['rsync', 'gzip']) parts.push(`t=$(command -v ${tool}) && [ -x "$t" ] && echo has=${tool}`);

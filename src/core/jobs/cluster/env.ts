@@ -19,7 +19,8 @@
  */
 
 import { l10n } from '../../l10n';
-import { shellQuote } from '../../instances/ssh';
+import { shellQuote } from '../../shell';
+import INTERFACE_ADDRESS from './remote/interface-address.sh';
 
 /** The interface the service's overlay network is on, inside every node. */
 export const OVERLAY_INTERFACE = 'eth0';
@@ -158,13 +159,7 @@ const INTERFACE = /^[a-z][a-z0-9]{0,14}$/;
  */
 export function interfaceAddressScript(iface: string = OVERLAY_INTERFACE): string {
   if (!INTERFACE.test(iface)) throw new Error(l10n.t('GPU Rental: "{0}" is not the name of a network interface.', iface));
-  return [
-    `a=$(ip -4 -o addr show dev ${iface} 2>/dev/null | awk '{sub(/\\/.*/, "", $4); print $4; exit}')`,
-    `[ -n "$a" ] || a=$(ifconfig ${iface} 2>/dev/null | awk '{for (i = 1; i < NF; i++) if ($i == "inet") {sub(/^addr:/, "", $(i + 1)); print $(i + 1); exit}}')`,
-    `[ -n "$a" ] || a=$(python3 -c 'import fcntl, socket, struct; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); print(socket.inet_ntoa(fcntl.ioctl(s.fileno(), 0x8915, struct.pack("256s", b"${iface}"))[20:24]))' 2>/dev/null)`,
-    `printf '%s\\n' "$a"`,
-    '',
-  ].join('\n');
+  return `i=${iface}\n${INTERFACE_ADDRESS}`;
 }
 
 /** The address interfaceAddressScript printed, when it is one; undefined for anything else. */

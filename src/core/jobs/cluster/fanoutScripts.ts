@@ -5,7 +5,10 @@
  * value that reaches a shell is checked or quoted here.
  */
 
-import { shellQuote } from '../../instances/ssh';
+import { shellAssignments, shellQuote } from '../../shell';
+import DAEMON_START from './remote/daemon-start.sh';
+import DAEMON_STOP from './remote/daemon-stop.sh';
+import NODE_PROBE from './remote/node-probe.sh';
 import { interfaceAddressScript, isIpv4, MIN_MASTER_PORT, MAX_MASTER_PORT, parseInterfaceAddress } from './env';
 
 /** The one module rank 0's daemon serves. */
@@ -39,13 +42,7 @@ export interface NodeProbe {
  * has rsync and timeout, the folder ssh starts in, and the user's ids.
  */
 export function nodeProbeScript(): string {
-  return [
-    interfaceAddressScript().trimEnd(),
-    'if command -v rsync >/dev/null 2>&1 && command -v timeout >/dev/null 2>&1; then echo rsync=yes; else echo rsync=no; fi',
-    `printf 'home=%s\\n' "$(pwd)"`,
-    `printf 'id=%s:%s\\n' "$(id -u)" "$(id -g)"`,
-    '',
-  ].join('\n');
+  return interfaceAddressScript() + NODE_PROBE;
 }
 
 /** What nodeProbeScript printed; anything unreadable is left out (and the copy from rank 0 is not used where it matters). */
@@ -135,32 +132,9 @@ function procAddress(address: string): string {
 export function daemonStartScript(o: { folder: string; address: string; ports?: readonly number[] }): string | undefined {
   const ports = (o.ports ?? FANOUT_PORTS).filter(usablePort);
   if (!isIpv4(o.address) || ports.length === 0) return undefined;
-  const d = shellQuote(o.folder);
-  const listen = procAddress(o.address);
-  return [
-    `d=${d}`,
-    'mkdir -m 700 -- "$d" || exit 3',
-    'cat > "$d/rsyncd.conf" || { rm -rf -- "$d"; exit 3; }',
-    `set -- ${ports.map((p) => `${p}:${p.toString(16).toUpperCase().padStart(4, '0')}`).join(' ')}`,
-    'while [ "$#" -gt 0 ]; do',
-    '  p=$1',
-    '  shift',
-    '  port=${p%:*}',
-    `  timeout -k 10 ${FANOUT_HARD_LIMIT_S} rsync --daemon --no-detach --config="$d/rsyncd.conf" --address=${o.address} --port="$port" --log-file="$d/rsyncd.log" </dev/null >/dev/null 2>&1 &`,
-    '  pid=$!',
-    '  echo "$pid" > "$d/pid"',
-    '  i=0',
-    '  while kill -0 "$pid" 2>/dev/null; do',
-    `    if grep -q " ${listen}:\${p#*:} 00000000:0000 0A " /proc/net/tcp 2>/dev/null || [ "$i" -ge 50 ]; then echo "port=$port"; exit 0; fi`,
-    '    i=$((i + 1))',
-    '    sleep 0.1',
-    '  done',
-    'done',
-    'tail -n 3 "$d/rsyncd.log" >&2 2>/dev/null',
-    'rm -rf -- "$d"',
-    'exit 4',
-    '',
-  ].join('\n');
+  const values = { d: o.folder, a: o.address, l: procAddress(o.address), h: FANOUT_HARD_LIMIT_S };
+  const tries = ports.map((p) => `${p}:${p.toString(16).toUpperCase().padStart(4, '0')}`).join(' ');
+  return [shellAssignments(values), `set -- ${tries}`, DAEMON_START].join('\n');
 }
 
 /** The port daemonStartScript printed, when it is one it was given. */
@@ -176,20 +150,7 @@ export function parseDaemonPort(output: string, ports: readonly number[] = FANOU
  * Harmless when the daemon never started or already ended.
  */
 export function daemonStopScript(folder: string): string {
-  return [
-    `d=${shellQuote(folder)}`,
-    'pid=$(cat "$d/pid" 2>/dev/null)',
-    "case $pid in ''|*[!0-9]*) pid= ;; esac",
-    'ours() { [ -n "$pid" ] && grep -qF -- "$d/rsyncd.conf" "/proc/$pid/cmdline" 2>/dev/null; }',
-    'if ours; then',
-    '  kill -TERM "$pid" 2>/dev/null',
-    '  i=0',
-    '  while ours && [ "$i" -lt 30 ]; do i=$((i + 1)); sleep 0.1; done',
-    '  if ours; then kill -KILL -- "-$pid" "$pid" 2>/dev/null; fi',
-    'fi',
-    'rm -rf -- "$d"',
-    '',
-  ].join('\n');
+  return `d=${shellQuote(folder)}\n${DAEMON_STOP}`;
 }
 
 /**

@@ -5,7 +5,7 @@
  * the job's folder on each node (`<jobs>/<jobId>/hostfile`), and `GPU_RENTAL_HOSTFILE` names it.
  */
 
-import { shellQuote } from '../../instances/ssh';
+import { shellQuote } from '../../shell';
 import { jobDir } from '../scripts';
 import { checkLayout, type ClusterLayout } from './env';
 

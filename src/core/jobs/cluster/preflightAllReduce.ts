@@ -19,9 +19,12 @@
  * (`stopScript`) rather than at its timeout.
  */
 
-import { shellQuote } from '../../instances/ssh';
+import { shellAssignments, shellQuote } from '../../shell';
 import { l10n } from '../../l10n';
 import { OVERLAY_INTERFACE } from './env';
+import PROGRAM from './remote/allreduce.py';
+import RUN from './remote/allreduce-run.sh';
+import STOP from './remote/allreduce-stop.sh';
 import { PROBE_TAG } from './preflightScripts';
 
 /** What the all-reduce found: a figure, the nodes without torch, or why it did not finish. */
@@ -60,56 +63,7 @@ const RUN_LIMIT_S = 60;
 /** The first argv word of every process the check starts, so its stop script knows its own. */
 const MARKER = 'gpu-rental-allreduce';
 
-export const ALLREDUCE_PROGRAM = String.raw`import signal, sys, time
-def say(*w):
-    sys.stdout.write('gpu-rental-preflight ' + ' '.join(str(x) for x in w) + '\n')
-    sys.stdout.flush()
-def word(e):
-    if 'timed out' in str(e).lower() or 'timeout' in str(e).lower():
-        return 'timeout'
-    return ''.join(c for c in type(e).__name__.lower() if c.isalnum())[:32] or 'error'
-mode, limit = sys.argv[2], int(sys.argv[3])
-signal.alarm(limit)
-try:
-    import torch
-    import torch.distributed as dist
-    ok = dist.is_available()
-except Exception:
-    ok = False
-if not ok:
-    say('no-torch')
-    sys.exit(0)
-if mode == 'torch':
-    say('torch', 'nccl' if torch.cuda.is_available() and dist.is_nccl_available() else 'gloo')
-    sys.exit(0)
-import datetime
-rank, world, addr, port, backend = int(sys.argv[4]), int(sys.argv[5]), sys.argv[6], int(sys.argv[7]), sys.argv[8]
-size, warm, iters, wait = int(sys.argv[9]), int(sys.argv[10]), int(sys.argv[11]), int(sys.argv[12])
-try:
-    dev = torch.device('cpu')
-    if backend == 'nccl':
-        torch.cuda.set_device(0)
-        dev = torch.device('cuda', 0)
-    def sync():
-        if backend == 'nccl':
-            torch.cuda.synchronize()
-    dist.init_process_group(backend, init_method='tcp://%s:%d' % (addr, port), rank=rank, world_size=world,
-                            timeout=datetime.timedelta(seconds=wait))
-    t = torch.ones(size // 4, dtype=torch.float32, device=dev)
-    for _ in range(warm):
-        dist.all_reduce(t)
-    sync()
-    t0 = time.perf_counter()
-    for _ in range(iters):
-        dist.all_reduce(t)
-    sync()
-    took = torch.tensor([time.perf_counter() - t0], dtype=torch.float64, device=dev)
-    dist.all_reduce(took, op=dist.ReduceOp.MAX)
-    say('allreduce', size, iters, '%.6f' % took.item(), backend)
-    dist.destroy_process_group()
-except Exception as e:
-    say('allreduce-failed', word(e))
-`;
+export const ALLREDUCE_PROGRAM = PROGRAM;
 
 const pidFile = (mode: 'torch' | 'allreduce', port: number, rank: number) => `/tmp/${MARKER}-${mode}-${port}-${rank}.pid`;
 
@@ -125,19 +79,9 @@ function bounded(
   words: ReadonlyArray<string | number>,
   env: string[],
 ) {
-  const file = pidFile(mode, port, rank);
+  const values = { f: pidFile(mode, port, rank), limit: limit + 5, prog: ALLREDUCE_PROGRAM };
   const argv = [MARKER, mode, limit, ...words].map((w) => shellQuote(String(w))).join(' ');
-  return [
-    `command -v python3 >/dev/null 2>&1 || { printf '%s\\n' '${PROBE_TAG} no-python3'; exit 0; }`,
-    ...env,
-    `t=; command -v timeout >/dev/null 2>&1 && t='timeout -k 5 ${limit + 5}'`,
-    `$t python3 -c ${shellQuote(ALLREDUCE_PROGRAM)} ${argv} </dev/null &`,
-    'p=$!',
-    `printf '%s\\n' "$p" > ${file} 2>/dev/null`,
-    'wait "$p"',
-    `rm -f ${file}`,
-    '',
-  ].join('\n');
+  return [...env, shellAssignments(values), `set -- ${argv}`, RUN].join('\n');
 }
 
 /** Asks node `rank` whether its python3 imports torch.distributed, and which backend it would use. */
@@ -171,14 +115,8 @@ export function allReduceScript(r: AllReduceRun): string {
 
 /** Ends what the check started on node `rank` (found by its pid file and marker); nothing else. */
 export function stopScript(port: number, rank: number): string {
-  return [
-    ...(['torch', 'allreduce'] as const).map(
-      (mode) =>
-        `p=$(cat ${pidFile(mode, port, rank)} 2>/dev/null); case "$p" in ''|*[!0-9]*) ;; *) grep -qa ${MARKER} "/proc/$p/cmdline" 2>/dev/null && kill -TERM "$p" 2>/dev/null ;; esac`,
-    ),
-    `rm -f ${pidFile('torch', port, rank)} ${pidFile('allreduce', port, rank)}`,
-    '',
-  ].join('\n');
+  const files = ['set', '--', pidFile('torch', port, rank), pidFile('allreduce', port, rank)];
+  return [files.join(' '), STOP].join('\n');
 }
 
 /** One line the program printed, read strictly. */

@@ -26,7 +26,7 @@
  */
 
 import { l10n } from '../../l10n';
-import { shellQuote } from '../../instances/ssh';
+import { shellQuote } from '../../shell';
 import { isJobId, pythonCommand } from '../scripts';
 import { checkLayout, type ClusterLayout } from './env';
 import { HOSTFILE_VARIABLE } from './hostfile';

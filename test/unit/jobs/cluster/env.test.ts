@@ -141,17 +141,20 @@ describe('cluster jobs: the hostfile', () => {
 });
 
 describe("cluster jobs: reading a node's overlay address", () => {
-  it('is this POSIX sh snippet: ip, else ifconfig, else python3', () => {
-    assert.equal(
-      interfaceAddressScript(),
-      [
-        'a=$(ip -4 -o addr show dev eth0 2>/dev/null | awk \'{sub(/\\/.*/, "", $4); print $4; exit}\')',
-        '[ -n "$a" ] || a=$(ifconfig eth0 2>/dev/null | awk \'{for (i = 1; i < NF; i++) if ($i == "inet") {sub(/^addr:/, "", $(i + 1)); print $(i + 1); exit}}\')',
-        '[ -n "$a" ] || a=$(python3 -c \'import fcntl, socket, struct; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); print(socket.inet_ntoa(fcntl.ioctl(s.fileno(), 0x8915, struct.pack("256s", b"eth0"))[20:24]))\' 2>/dev/null)',
-        'printf \'%s\\n\' "$a"',
-        '',
-      ].join('\n'),
+  it('is this POSIX sh snippet: ip, else ifconfig, else python3, for the interface it is given', () => {
+    const script = interfaceAddressScript();
+    assert.ok(script.startsWith('i=eth0\n'), script);
+    // The body is static (remote/interface-address.sh): only the interface's name changes.
+    assert.equal(interfaceAddressScript('lo'), `i=lo\n${script.slice('i=eth0\n'.length)}`);
+    const lines = script.split('\n').filter((l) => l.startsWith('a=') || l.startsWith('[ -n "$a" ]') || l.startsWith('printf'));
+    assert.match(lines[0]!, /^a=\$\(ip -4 -o addr show dev "\$i" 2>\/dev\/null \| awk /);
+    assert.match(lines[1]!, /^\[ -n "\$a" \] \|\| a=\$\(ifconfig "\$i" 2>\/dev\/null \| awk /);
+    assert.match(
+      lines[2]!,
+      /^\[ -n "\$a" \] \|\| a=\$\(python3 -c '.*struct\.pack\("256s", sys\.argv\[1\]\.encode\(\)\).*' "\$i" 2>\/dev\/null\)$/,
     );
+    assert.equal(lines[3], 'printf \'%s\\n\' "$a"');
+    assert.equal(lines.length, 4);
   });
 
   it('refuses an interface name that could carry shell words', () => {

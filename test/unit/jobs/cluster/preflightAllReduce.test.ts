@@ -5,8 +5,10 @@
 // programs print; the programs run for real in preflightAllReduceSim.test.ts.
 import assert from 'node:assert/strict';
 import type { Instance } from '../../../../src/core/api/instances';
-import { shellQuote } from '../../../../src/core/instances/ssh';
+import RUN from '../../../../src/core/jobs/cluster/remote/allreduce-run.sh';
+import { shellQuote } from '../../../../src/core/shell';
 import { checkCluster, type PreflightDeps } from '../../../../src/core/jobs/cluster/preflight';
+import { silentProgress } from '../../../../src/core/progress';
 import {
   ALLREDUCE_PROGRAM,
   allReduceScript,
@@ -63,7 +65,7 @@ const tag = (lines: string[]) => lines.map((l) => `gpu-rental-preflight ${l}\n`)
 
 function modeOf(script: string): { mode: string; words: string[] } {
   if (script.includes('kill -TERM')) return { mode: 'stop', words: [] };
-  const ours = / gpu-rental-allreduce (torch|allreduce) (.*) <\/dev\/null &$/m.exec(script);
+  const ours = /^set -- gpu-rental-allreduce (torch|allreduce) (.*)$/m.exec(script);
   if (ours) return { mode: ours[1]!, words: ours[2]!.split(' ') };
   if (!script.includes('exec python3 -c')) return { mode: 'eth0', words: [] };
   const words = script.trimEnd().split('\n').pop()!.slice(2).split(' ');
@@ -101,7 +103,7 @@ function setup(nodes: Instance[], fake: Fake = {}) {
       return Promise.resolve(answer[call.mode]!());
     },
     logger,
-    signal: controller.signal,
+    progress: silentProgress(controller.signal),
   };
   return { deps, calls, logger, controller, check: () => checkCluster(deps, { label: 'demo', nodes }) };
 }
@@ -224,15 +226,11 @@ describe('jobs/cluster: the all-reduce scripts', () => {
   const run = { world: 2, master: '10.0.0.1', port: 29431, backend: 'nccl' as const, bytes: TENSOR, wait: 20, iface: 'eth0' };
   const golden = (rank: number) =>
     [
-      "command -v python3 >/dev/null 2>&1 || { printf '%s\\n' 'gpu-rental-preflight no-python3'; exit 0; }",
       'export NCCL_SOCKET_IFNAME=eth0 GLOO_SOCKET_IFNAME=eth0',
-      "t=; command -v timeout >/dev/null 2>&1 && t='timeout -k 5 85'",
-      `$t python3 -c ${shellQuote(ALLREDUCE_PROGRAM)} gpu-rental-allreduce allreduce 80 ${rank} 2 10.0.0.1 29431 nccl 16777216 2 5 20 </dev/null &`,
-      'p=$!',
-      `printf '%s\\n' "$p" > /tmp/gpu-rental-allreduce-allreduce-29431-${rank}.pid 2>/dev/null`,
-      'wait "$p"',
-      `rm -f /tmp/gpu-rental-allreduce-allreduce-29431-${rank}.pid`,
-      '',
+      `f=/tmp/gpu-rental-allreduce-allreduce-29431-${rank}.pid limit=85 prog=${shellQuote(ALLREDUCE_PROGRAM)}`,
+      `set -- gpu-rental-allreduce allreduce 80 ${rank} 2 10.0.0.1 29431 nccl 16777216 2 5 20`,
+      // The static part (remote/allreduce-run.sh): python3 -c "$prog" "$@" under `timeout -k 5 $limit`, its pid in $f.
+      RUN,
     ].join('\n');
 
   it('rank 0 and rank 1 run the same program on rank 0’s address and port, each with its rank, under a hard timeout', () => {
@@ -245,7 +243,11 @@ describe('jobs/cluster: the all-reduce scripts', () => {
     assert.match(ALLREDUCE_PROGRAM, /timeout=datetime\.timedelta\(seconds=wait\)/);
     assert.match(ALLREDUCE_PROGRAM, /dist\.all_reduce\(took, op=dist\.ReduceOp\.MAX\)/);
     // The torch check has its own timeout and pid file.
-    assert.match(torchCheckScript(29431, 1), /t='timeout -k 5 65'\n\$t python3 -c .* gpu-rental-allreduce torch 60 <\/dev\/null &\n/s);
+    assert.match(
+      torchCheckScript(29431, 1),
+      /^f=\/tmp\/gpu-rental-allreduce-torch-29431-1\.pid limit=65 prog='.*'\nset -- gpu-rental-allreduce torch 60\n/s,
+    );
+    assert.match(RUN, /t="timeout -k 5 \$limit"\n\$t python3 -c "\$prog" "\$@" <\/dev\/null &\n/);
   });
 
   it('takes the bus bandwidth as nccl-tests define it: algbw × 2(n − 1)/n', () => {
