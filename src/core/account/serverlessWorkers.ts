@@ -5,6 +5,7 @@
  */
 import type { Endpoint, ServerlessWorker, WorkerGroup } from '../api/serverless';
 import { l10n } from '../l10n';
+import type { Progress } from '../progress';
 import { info, type Outcome } from './notice';
 import { workerSummary } from './present';
 import { endpointOf, groupOf, type ServerlessFlowDeps } from './serverlessFlows';
@@ -98,8 +99,8 @@ function noWorkers(r: ServerlessPick): string {
 }
 
 export interface ServerlessLogDeps extends ServerlessFlowDeps {
-  /** Runs the read with a progress indicator titled so. */
-  readonly progress: <T>(title: string, task: () => Promise<T>) => Promise<T>;
+  /** Shows the read's progress, quietly (it cannot be cancelled). */
+  readonly progress: Progress;
   /** When the log is read, as the heading shows it (local time). */
   readonly readAt: () => string;
 }
@@ -121,11 +122,18 @@ export async function readServerlessLog(
   if (!r) return { value: undefined, notice: target.notice };
   const text =
     r.kind === 'endpoint'
-      ? await d.progress(l10n.t('GPU Rental: reading the logs of endpoint "{0}"…', r.endpoint.endpoint_name), () =>
-          d.serverless.endpointLogs({ id: r.endpoint.id, name: r.endpoint.endpoint_name }, tail),
+      ? await d.progress(
+          l10n.t('reading the logs of endpoint "{0}"…', r.endpoint.endpoint_name),
+          () => d.serverless.endpointLogs({ id: r.endpoint.id, name: r.endpoint.endpoint_name }, tail),
+          { cancellable: false, quiet: true },
         )
-      : await d.progress(l10n.t('GPU Rental: reading the logs of worker group {0}…', r.group.id), () =>
-          d.serverless.workerGroupLogs(r.group.id, tail),
+      : await d.progress(
+          l10n.t('reading the logs of worker group {0}…', r.group.id),
+          () => d.serverless.workerGroupLogs(r.group.id, tail),
+          {
+            cancellable: false,
+            quiet: true,
+          },
         );
   const body = text.trim() ? text : l10n.t('(the log is empty so far)');
   return { value: { text, document: `${heading(r, tail, d.readAt())}\n${body}` } };

@@ -7,6 +7,7 @@ import type { BillingApi } from '../api/billing';
 import { formatDollars } from '../format';
 import { l10n, sentences } from '../l10n';
 import type { Notice } from '../notice';
+import type { Progress } from '../progress';
 import type { Ask } from '../prompts';
 import { spendCsv, spendJson, type ExportInfo } from './exportFormat';
 import { customPeriod, dayProblem, exportFileName, lastDayProblem, periodOf, type PeriodKind, type SpendPeriod } from './period';
@@ -41,8 +42,8 @@ export interface ExportDeps {
   readonly fs: SaveFs;
   /** Shows a notice; resolves the button picked. */
   notify(notice: Notice<ExportAction>): Promise<ExportAction | undefined>;
-  /** Runs the read with a progress indicator. */
-  progress<T>(title: string, work: () => Promise<T>): Promise<T>;
+  /** Shows the read's progress (it cannot be cancelled half-way). */
+  readonly progress: Progress;
   now(): number;
   /** Test seam: the temporary name's suffix. */
   tempSuffix?: string;
@@ -136,8 +137,10 @@ export async function exportSpendFlow(deps: ExportDeps): Promise<ExportOutcome> 
   let target = await deps.chooseTarget(exportFileName(period, format), format);
   if (!target) return { kind: 'cancelled' };
 
-  const read = await deps.progress(l10n.t('GPU Rental: reading charges and invoices for {0}…', period.name), () =>
-    readSpend(deps.billing(), period, SPEND_MAX_PAGES),
+  const read = await deps.progress(
+    l10n.t('reading charges and invoices for {0}…', period.name),
+    () => readSpend(deps.billing(), period, SPEND_MAX_PAGES),
+    { cancellable: false },
   );
   const rows = spendRows(read.charges.entries, read.invoices.entries, deps.labels());
   const totals = spendTotals(read.charges.entries, read.invoices.entries, rows, period);

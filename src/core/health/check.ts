@@ -9,6 +9,7 @@ import { instancePhase } from '../instances/phase';
 import { l10n, sentences } from '../l10n';
 import type { Logger } from '../log';
 import type { Notice } from '../notice';
+import type { Progress } from '../progress';
 import type { Ask } from '../prompts';
 import { visibleText } from '../text';
 import { RemoteCommandError, lastErrorLine, type RemoteResult, type SshTarget } from '../ssh/remote';
@@ -37,12 +38,12 @@ export interface HealthDeps {
   readonly instances: Pick<GpuRentalClient['instances'], 'show' | 'destroy' | 'stop'>;
   /** Writes the instance's SSH entry and says how ssh reaches it. */
   sshTarget(instance: Instance): Promise<SshTarget>;
-  /** Runs the script on the instance (ui: runRemote under a cancellable progress). */
-  run(target: SshTarget, script: string, timeoutMs: number): Promise<RemoteResult>;
+  /** Runs the script on the instance (runRemote), ended when `signal` aborts. */
+  run(target: SshTarget, script: string, timeoutMs: number, signal: AbortSignal): Promise<RemoteResult>;
   /** After a destroy: what this machine keeps for the instance goes, the list is read again. */
   readonly after?: { forget(id: number): Promise<void>; refresh(): Promise<void> };
-  /** Aborted when the user cancels the check (the ui's progress); `run` is handed it too. */
-  readonly signal?: AbortSignal;
+  /** The check's progress, whose Cancel ends the script (UI: a notification). */
+  readonly progress: Progress;
   /** A fresh section marker per run (tests give a fixed one). */
   nonce?(): string;
   now(): number;
@@ -69,11 +70,18 @@ export async function checkHealth(deps: HealthDeps, picked: Instance, offered: O
       notice: { severity: 'info', text: l10n.t('GPU Rental: {0} is {1}; start it, then check its health again.', name, phase) },
     };
   const nonce = deps.nonce?.() ?? randomBytes(8).toString('hex');
+  let cancelled: AbortSignal | undefined;
   let result: RemoteResult;
   try {
-    result = await deps.run(await deps.sshTarget(instance), healthScript(nonce), SCRIPT_TIMEOUT_MS);
+    result = await deps.progress(l10n.t('checking the GPUs and disk of {0}…', name), async (task) => {
+      cancelled = task.signal;
+      const target = await deps.sshTarget(instance);
+      task.signal.throwIfAborted();
+      return deps.run(target, healthScript(nonce), SCRIPT_TIMEOUT_MS, task.signal);
+    });
   } catch (error) {
-    if (deps.signal?.aborted) return { kind: 'cancelled' };
+    // Told by the signal, not by the error's (translated) words.
+    if (cancelled?.aborted) return { kind: 'cancelled' };
     if (!(error instanceof RemoteCommandError)) throw error;
     return { kind: 'unreachable', notice: unreachable(name, visibleText(error.message, 300)) };
   }

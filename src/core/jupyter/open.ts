@@ -5,15 +5,17 @@ import { launchedWithJupyter } from '../instances/ssh';
 import { l10n } from '../l10n';
 import type { Logger } from '../log';
 import type { Notice } from '../notice';
+import type { Progress } from '../progress';
 import { freeLocalPort, startPortForward, type PortForward, type PortForwards } from '../ssh/forward';
 import type { SshTarget } from '../ssh/remote';
-import { httpStatus, type JupyterLookup } from './find';
+import { findJupyter, httpStatus, type JupyterLookup } from './find';
 import { jupyterUrl, servedPage, type JupyterPage, type JupyterServer } from './servers';
 
 /*
- * Open Jupyter's decisions: whether the instance can serve it, finding its server over ssh,
- * forwarding it here, which page it serves, and what the user is told. The ui command
- * (src/ui/commands/jupyter.ts) shows the progress and the notices and opens what the user picks.
+ * Open Jupyter's decisions: whether the instance can serve it, finding its server over ssh (under
+ * the Progress port, whose Cancel ends the lookup), forwarding it here, which page it serves, and
+ * what the user is told. The ui command (src/ui/commands/jupyter.ts) shows the notices and opens
+ * what the user picks.
  */
 
 /** The Jupyter extension, which takes a remote server's URL for VS Code's notebooks. */
@@ -25,8 +27,10 @@ export interface ReachJupyterDeps {
   show(id: number): Promise<Instance>;
   /** Writes the instance's SSH entry and says how ssh reaches it. */
   sshTarget(instance: Instance): Promise<SshTarget>;
-  /** Lists the servers over ssh (the ui shows a cancellable progress around it). */
-  lookup(target: SshTarget, instance: Instance, name: string): Promise<JupyterLookup>;
+  /** The lookup's progress, whose Cancel ends it (UI: a notification). */
+  readonly progress: Progress;
+  /** Lists the servers over ssh, ended when `signal` aborts (findJupyter unless a test gives another). */
+  lookup?(target: SshTarget, instanceToken: string | null | undefined, signal: AbortSignal): Promise<JupyterLookup>;
   readonly forwards: Pick<PortForwards, 'find' | 'add'>;
   /** Starts a forward (the real one unless a test gives another). */
   startForward?(instance: Instance, target: SshTarget, server: JupyterServer): Promise<PortForward>;
@@ -57,8 +61,16 @@ export interface JupyterNotRunning {
   readonly offerLogs: boolean;
 }
 
+/** The user cancelled the lookup: nothing was forwarded, and nothing more is said. */
+export interface JupyterCancelled {
+  readonly kind: 'cancelled';
+}
+
 /** Finds the instance's Jupyter server and forwards it here (reusing this window's forward to it). */
-export async function reachJupyter(deps: ReachJupyterDeps, picked: Instance): Promise<JupyterReached | JupyterNotRunning> {
+export async function reachJupyter(
+  deps: ReachJupyterDeps,
+  picked: Instance,
+): Promise<JupyterReached | JupyterNotRunning | JupyterCancelled> {
   const instance = await deps.show(picked.id).catch(() => picked);
   const name = instanceName(instance);
   const phase = instancePhase(instance);
@@ -67,7 +79,8 @@ export async function reachJupyter(deps: ReachJupyterDeps, picked: Instance): Pr
     return { kind: 'notRunning', instanceId: instance.id, notice, offerLogs: false };
   }
   const target = await deps.sshTarget(instance);
-  const lookup = await deps.lookup(target, instance, name);
+  const lookup = await lookUp(deps, target, instance, name);
+  if (lookup === 'cancelled') return { kind: 'cancelled' };
   if (!lookup.found) {
     deps.logger.info(`No Jupyter server is listed on instance #${instance.id}.`);
     return { kind: 'notRunning', instanceId: instance.id, notice: notRunningNotice(instance), offerLogs: true };
@@ -92,6 +105,23 @@ export async function reachJupyter(deps: ReachJupyterDeps, picked: Instance): Pr
       forward.url,
     ),
   };
+}
+
+/** The servers listed under a cancellable progress; 'cancelled' when the user pressed Cancel. */
+async function lookUp(deps: ReachJupyterDeps, target: SshTarget, instance: Instance, name: string): Promise<JupyterLookup | 'cancelled'> {
+  let cancelled: AbortSignal | undefined;
+  try {
+    return await deps.progress(l10n.t('looking for Jupyter on {0}', name), (task) => {
+      cancelled = task.signal;
+      return deps.lookup
+        ? deps.lookup(target, instance.jupyter_token, task.signal)
+        : findJupyter(target, instance.jupyter_token, { signal: task.signal });
+    });
+  } catch (error) {
+    // Told by the signal, not by the error's (translated) words.
+    if (cancelled?.aborted) return 'cancelled';
+    throw error;
+  }
 }
 
 /** A new forward on the same local port number when it is free, added to this window's forwards. */

@@ -8,6 +8,7 @@ import { formatDollars } from '../format';
 import { l10n, sentences } from '../l10n';
 import { decimalText } from '../numbers';
 import { info, type Notice } from '../notice';
+import type { Progress } from '../progress';
 import type { Ask } from '../prompts';
 import type { StoredAccess } from '../state/storedState';
 import {
@@ -45,8 +46,8 @@ export interface WatchDeps extends SavedSearchDeps {
   /** The signed-in account (normalized base URL and profile), or undefined when signed out. */
   readonly account: () => { baseUrl: string; profileId: string } | undefined;
   readonly searchOffers: (request: SearchOffersRequest) => Promise<Offer[]>;
-  /** Shows progress while `work` runs. */
-  readonly busy: <T>(title: string, work: () => Promise<T>) => Promise<T>;
+  /** Shows progress while a search runs (not cancellable: one request). */
+  readonly busy: Progress;
   readonly watcher: { baseline(search: WatchedSearch): Promise<Offer[]>; checkNow(): Promise<{ searched: number; told: number }> };
   readonly intervalMinutes: () => number;
   readonly now: () => number;
@@ -179,8 +180,10 @@ async function searchToWatch(d: WatchDeps, current: CurrentSearch, name: string 
 
 /** Asks for the ceiling, showing the cheapest match now (one request); undefined when dismissed. */
 async function askCeiling(d: WatchDeps, search: SavedSearch): Promise<number | undefined> {
-  const offers = await d.busy(l10n.t('GPU Rental: reading what "{0}" finds now…', search.name), () =>
-    d.searchOffers(savedSearchRequest({ ...unwatched(search), sort: 'price' }, 1)),
+  const offers = await d.busy(
+    l10n.t('reading what "{0}" finds now…', search.name),
+    () => d.searchOffers(savedSearchRequest({ ...unwatched(search), sort: 'price' }, 1)),
+    { cancellable: false },
   );
   const cheapest = offers[0];
   const text = await d.ask.input({
@@ -267,7 +270,7 @@ export async function checkWatchedNow(d: WatchDeps): Promise<{ searched: number;
       told: 0,
       notice: info(l10n.t('GPU Rental: no search is watched. Watch one with Watch Search… in the Offers view.')),
     };
-  const result = await d.busy(l10n.t('GPU Rental: checking the watched searches…'), () => d.watcher.checkNow());
+  const result = await d.busy(l10n.t('checking the watched searches…'), () => d.watcher.checkNow(), { cancellable: false });
   const watched = watchedSearches(list(d)).length;
   if (result.searched < watched)
     return {

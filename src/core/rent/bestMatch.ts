@@ -9,6 +9,7 @@ import type { Logger } from '../log';
 import { findSearch, type SavedSearch } from '../offers/saved';
 import type { SearchOffersRequest } from '../api/offers';
 import { describeSearch, isOfferSort, parseQuery, searchRequest, type OfferSearchState } from '../offers/search';
+import type { Progress } from '../progress';
 import type { Ask } from '../prompts';
 import {
   failoverCandidates,
@@ -55,10 +56,10 @@ export interface BestMatchDeps extends RentFlowDeps {
   /** gpuRental.rent.failoverAttempts. */
   limit: number;
   renter: FailoverInput['renter'];
-  /** The search's offers, in its order, with a progress titled `title`. */
-  search(title: string, request: SearchOffersRequest): Promise<Offer[]>;
-  /** Runs `work` with a progress titled `title` whose Cancel aborts `signal`; `report` updates its message. */
-  cancellable<T>(title: string, work: (report: (message: string) => void, signal: AbortSignal) => Promise<T>): Promise<T>;
+  /** The search's offers, in its order. */
+  search(request: SearchOffersRequest): Promise<Offer[]>;
+  /** The search's and the failover's progress; the failover's Cancel stops between attempts (UI: a notification). */
+  readonly progress: Progress;
 }
 
 /**
@@ -76,7 +77,8 @@ export async function rentBestMatchFlow(
   const chosen = await chooseSearch(deps, search);
   if (isStop(chosen)) return chosen.stop;
   const { what } = chosen;
-  const offers = await deps.search(l10n.t('GPU Rental: searching {0}…', what), searchRequest(chosen.state, deps.limit + EXTRA_OFFERS));
+  const request = searchRequest(chosen.state, deps.limit + EXTRA_OFFERS);
+  const offers = await deps.progress(l10n.t('searching {0}…', what), () => deps.search(request), { cancellable: false });
   const first = offers[0];
   if (!first) return stopped(noMatch(what));
   const { credit, priceStats } = await readPrices(deps, first);
@@ -99,7 +101,7 @@ export async function rentBestMatchFlow(
   const setup = rentSetup(deps, plan);
   if (isStop(setup)) return setup.stop;
   // Cancel stops between attempts; a create already sent is awaited (its outcome is money).
-  const result = await deps.cancellable(l10n.t('GPU Rental: Rent Best Match of {0}', what), (report, signal) =>
+  const result = await deps.progress(l10n.t('Rent Best Match of {0}', what), (task) =>
     rentBestMatch({
       renter: deps.renter,
       account: setup.account,
@@ -115,8 +117,8 @@ export async function rentBestMatchFlow(
         return deps.ask.confirm(q.title, q.detail, q.button);
       },
       allowsSpend: (perHour, reason) => deps.allowsSpend(perHour, reason),
-      onStep: (step) => report(l10n.t('renting {0}…', failoverProgress(step))),
-      signal,
+      onStep: (step) => task.report({ message: l10n.t('renting {0}…', failoverProgress(step)) }),
+      signal: task.signal,
     }),
   );
   logAttempts(deps.logger, what, result);

@@ -10,6 +10,7 @@ import { untilPhase } from '../instances/untilPhase';
 import { l10n } from '../l10n';
 import type { Logger } from '../log';
 import type { Notice } from '../notice';
+import type { Progress } from '../progress';
 import type { Ask } from '../prompts';
 import { SshConfigError } from './config';
 import { NoSshKey, type ConnectVia, type PreparedHost, type SshConnector } from './connector';
@@ -58,9 +59,6 @@ export function connectActionLabel(action: ConnectAction, notice?: Pick<ConnectN
   }
 }
 
-/** A cancellable progress notification titled `title`; `signal` aborts when the user cancels it. */
-export type ShowProgress = <T>(title: string, work: (signal: AbortSignal, report: (message: string) => void) => Promise<T>) => Promise<T>;
-
 /** What getting an instance ready for ssh uses. */
 export interface ReadyDeps {
   readonly ask: Ask;
@@ -71,7 +69,8 @@ export interface ReadyDeps {
   readonly connector: Pick<SshConnector, 'prepare'>;
   readonly connectVia: ConnectVia;
   readonly sshReadyTimeoutSeconds: number;
-  readonly progress: ShowProgress;
+  /** The waits' progress, whose Cancel stops waiting (UI: a notification). */
+  readonly progress: Progress;
   readonly logger: Logger;
   /** The sshd probe; tests pass their own. */
   readonly waitForBanner?: typeof waitForSshBanner;
@@ -139,8 +138,8 @@ async function untilRunning(s: ReadyDeps, instance: Instance): Promise<Running> 
     const text = l10n.t('GPU Rental: {0} is {1}; it cannot be connected to.', name, phase);
     return { kind: 'notice', notice: { severity: 'warning', text, actions: [] } };
   }
-  const wait = await s.progress(l10n.t('GPU Rental: waiting for {0} to run, then connecting', name), (signal, report) =>
-    untilPhase(s.poller, instance.id, ['running'], { signal, onPhase: (p) => report(p) }),
+  const wait = await s.progress(l10n.t('waiting for {0} to run, then connecting', name), (task) =>
+    untilPhase(s.poller, instance.id, ['running'], { signal: task.signal, onPhase: (p) => task.report({ message: p }) }),
   );
   if (wait.outcome === 'reached') return { kind: 'running', instance: wait.instance };
   if (wait.outcome === 'cancelled') {
@@ -158,9 +157,9 @@ async function untilSshAnswers(s: ReadyDeps, instance: Instance, host: PreparedH
   const probe = s.waitForBanner ?? waitForSshBanner;
   let waited: AbortSignal | undefined;
   try {
-    await s.progress(l10n.t('GPU Rental: waiting for SSH on {0} ({1}:{2})', instanceName(instance), address, port), (signal) => {
-      waited = signal;
-      return probe(address, port, { timeoutMs, signal });
+    await s.progress(l10n.t('waiting for SSH on {0} ({1}:{2})', instanceName(instance), address, port), (task) => {
+      waited = task.signal;
+      return probe(address, port, { timeoutMs, signal: task.signal });
     });
     return undefined;
   } catch (error) {

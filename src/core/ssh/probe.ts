@@ -16,7 +16,7 @@ export async function waitForSshBanner(
   for (;;) {
     if (options.signal?.aborted) throw new Error(l10n.t('The wait for SSH was cancelled.'));
     try {
-      return await readBanner(host, port, Math.min(5_000, Math.max(250, deadline - Date.now())));
+      return await readBanner(host, port, Math.min(5_000, Math.max(250, deadline - Date.now())), options.signal);
     } catch (error) {
       last = (error as Error).message;
     }

@@ -47,7 +47,7 @@ export async function cloudSyncFlow(d: ServiceCopyDeps, instance: Instance, args
     ? l10n.t('the sync of {0} on {1} to {2} in {3}', src, instanceName(instance), dst, bucket)
     : l10n.t('the sync of {0} in {1} to {2} on {3}', src, bucket, dst, instanceName(instance));
   return startAndFollow(d, {
-    title: toCloud ? l10n.t('GPU Rental: sending {0} to {1}', src, bucket) : l10n.t('GPU Rental: fetching {0} from {1}', src, bucket),
+    title: toCloud ? l10n.t('sending {0} to {1}', src, bucket) : l10n.t('fetching {0} from {1}', src, bucket),
     what,
     dst: instance,
     before: await statusBefore(d, instance),

@@ -59,7 +59,7 @@ export async function copyFlow(d: ServiceCopyDeps, src: Instance, args: CopyArgs
   if (dstPath === undefined) return undefined;
   const what = l10n.t('the copy of {0} from {1} to {2} on {3}', srcPath, instanceName(src), dstPath, instanceName(dst));
   return startAndFollow(d, {
-    title: l10n.t('GPU Rental: copying {0} to {1}', srcPath, instanceName(dst)),
+    title: l10n.t('copying {0} to {1}', srcPath, instanceName(dst)),
     what,
     dst,
     before: await statusBefore(d, dst),

@@ -10,13 +10,14 @@ import type { Instance } from '../api/instances';
 import { instanceName } from '../instances/names';
 import { l10n } from '../l10n';
 import type { Logger } from '../log';
+import type { Progress } from '../progress';
 import type { Ask } from '../prompts';
 import type { SshTarget } from '../ssh/remote';
 import { TransferError } from './errors';
 import { errorText, failedTransfer, type TransferFailed, type TransferNotice } from './notices';
-import { formatBytes } from './progress';
+import { formatBytes, reportTransfer } from './progress';
 import { checkRemotePath, remoteParent, type RemoteListing } from './remotePath';
-import { download, listRemote, remoteSize, type DownloadResult, type TransferOptions } from './runner';
+import { download, listRemote, remoteSize, type DownloadResult } from './runner';
 import { remotePathProblem } from './upload';
 
 /** What the remote browser's quick pick answers: this folder, a folder to open (`..` included), a file, or "type a path". */
@@ -27,8 +28,8 @@ export interface DownloadFlowDeps {
   readonly ask: Ask;
   readonly logger: Logger;
   sshTarget(instance: Instance): Promise<SshTarget>;
-  /** Runs the transfer under a cancellable progress notification titled `title` (UI). */
-  progress<T>(title: string, run: (options: TransferOptions) => Promise<T>): Promise<T>;
+  /** The transfer's progress, whose Cancel stops it (UI: a notification). */
+  readonly progress: Progress;
   /** The local folder to download into: a folder dialog (UI). */
   pickDownloadFolder(): Promise<string | undefined>;
   /** The remote browser's quick pick over one listing (UI); undefined when dismissed. */
@@ -78,8 +79,8 @@ export async function downloadInto(
   if (!into) return undefined;
   const run = async (replace: boolean): Promise<DownloadOutcome | undefined> => {
     try {
-      const result = await d.progress(l10n.t('downloading {0} from {1}', remotePath, instanceName(instance)), (options) =>
-        (d.download ?? download)(target, { remotePath, localDir: into, replace }, options),
+      const result = await d.progress(l10n.t('downloading {0} from {1}', remotePath, instanceName(instance)), (task) =>
+        (d.download ?? download)(target, { remotePath, localDir: into, replace }, reportTransfer(task)),
       );
       return downloaded(d, instance, remotePath, result);
     } catch (error) {

@@ -4,6 +4,7 @@
  */
 
 import { formatBytes } from '../format';
+import type { ProgressTask } from '../progress';
 
 /** Where a transfer is: bytes done, the total when known, and a recent rate. */
 export interface TransferProgress {
@@ -100,4 +101,40 @@ export class RateMeter {
     const span = t - first.t;
     return span > 0 ? Math.max(0, ((bytes - first.bytes) * 1000) / span) : undefined;
   }
+}
+
+/** How often a transfer's progress line may change: more often only flickers. */
+export const PROGRESS_EVERY_MS = 250;
+
+/** What a transfer is told by its caller's progress: Cancel, where progress and notices go. */
+export interface TransferReporting {
+  readonly signal: AbortSignal;
+  onProgress(progress: TransferProgress): void;
+  onNotice(text: string): void;
+}
+
+/**
+ * A transfer's progress reported into `task`: Cancel through its signal; a notice as a line of its
+ * own, then in front of each line after it; percent, bytes and rate at most every 250 ms (100%
+ * always), the bar moved by the percent gained since the last line (it never moves back).
+ */
+export function reportTransfer(task: ProgressTask, now: () => number = Date.now): TransferReporting {
+  let notice = '';
+  let shown = 0;
+  let lastAt: number | undefined;
+  return {
+    signal: task.signal,
+    onProgress(p) {
+      const at = now();
+      if (lastAt !== undefined && at - lastAt < PROGRESS_EVERY_MS && p.percent !== 100) return;
+      lastAt = at;
+      const percent = p.percent ?? shown;
+      task.report({ message: `${notice}${describeProgress(p)}`, increment: Math.max(0, percent - shown) });
+      shown = Math.max(shown, percent);
+    },
+    onNotice(text) {
+      notice = `${text} `;
+      task.report({ message: text });
+    },
+  };
 }

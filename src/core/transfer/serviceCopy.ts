@@ -12,6 +12,7 @@ import { instanceName } from '../instances/names';
 import type { InstancePoller } from '../instances/poller';
 import { l10n } from '../l10n';
 import type { Logger } from '../log';
+import type { Progress } from '../progress';
 import type { Ask } from '../prompts';
 import { errorText, type TransferNotice } from './notices';
 
@@ -27,12 +28,6 @@ export interface ServiceCopyResult {
   readonly consoleUrl?: string;
 }
 
-/** A progress notification the flow reports into; its Cancel aborts `signal` (UI). */
-export type FollowProgress = <T>(
-  title: string,
-  run: (report: (message: string, increment?: number) => void, signal: AbortSignal) => Promise<T>,
-) => Promise<T>;
-
 /** What copies and syncs ask through and run with. */
 export interface ServiceCopyDeps {
   readonly ask: Ask;
@@ -40,7 +35,8 @@ export interface ServiceCopyDeps {
   readonly copy: Pick<CopyApi, 'copyBetweenInstances' | 'cancelCopy' | 'cloudConnections' | 'cloudSync' | 'cancelCloudSync'>;
   readonly instances: Pick<InstancesApi, 'show'>;
   readonly poller: Pick<InstancePoller, 'snapshot' | 'refresh' | 'onDidUpdate' | 'setInterest'>;
-  readonly progress: FollowProgress;
+  /** The follow's progress, whose Cancel cancels the transfer itself (UI: a notification). */
+  readonly progress: Progress;
   /** The remote folder setting: what the path boxes start with (or /workspace/). */
   readonly remoteFolder: string;
   /** The service's base URL, for the console's address. */
@@ -79,7 +75,7 @@ export async function statusBefore(d: ServiceCopyDeps, instance: Instance): Prom
 
 /** What a started transfer is, for the messages and the cancel. */
 export interface Started {
-  /** The progress notification's title. */
+  /** The progress's title (the UI puts the extension's name in front). */
   readonly title: string;
   /** "the copy of … from … to … on …", inside the messages. */
   readonly what: string;
@@ -102,17 +98,17 @@ export async function startAndFollow(d: ServiceCopyDeps, s: Started): Promise<Se
     throw error;
   }
   d.logger.info(`Started ${s.what}.`);
-  const end = await d.progress(s.title, (report, signal) => {
+  const end = await d.progress(s.title, (task) => {
     let shown = 0;
-    report(l10n.t('started; the service reports progress with some delay'));
+    task.report({ message: l10n.t('started; the service reports progress with some delay') });
     return (d.follow ?? followTransfer)(d.poller, s.dst.id, {
       before: s.before,
-      signal,
+      signal: task.signal,
       onProgress: (r) => {
         const percent = r.kind === 'progress' ? r.percent : undefined;
         const increment = percent !== undefined && percent > shown ? percent - shown : undefined;
         if (percent !== undefined && increment !== undefined) shown = percent;
-        report(r.message, increment);
+        task.report({ message: r.message, ...(increment !== undefined ? { increment } : {}) });
       },
     });
   });

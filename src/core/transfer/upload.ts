@@ -1,6 +1,6 @@
 /**
  * Upload Folder to Instance, decided: which local folder, which remote folder (checked), the run
- * under progress, and what the end says. How the files go (rsync, else tar) is decided by
+ * under progress (Cancel stops it), and what the end says. How the files go (rsync, else tar) is decided by
  * runner.ts's `upload`; this flow only asks and tells. The UI hands in the folder picker and the
  * progress notification, and shows the outcome.
  */
@@ -9,12 +9,13 @@ import type { Instance } from '../api/instances';
 import { instanceName } from '../instances/names';
 import { l10n } from '../l10n';
 import type { Logger } from '../log';
+import type { Progress } from '../progress';
 import type { Ask } from '../prompts';
 import type { SshTarget } from '../ssh/remote';
 import { failedTransfer, type TransferFailed, type TransferNotice } from './notices';
-import { formatBytes } from './progress';
+import { formatBytes, reportTransfer } from './progress';
 import { checkRemotePath, remoteJoin } from './remotePath';
-import { upload, type TransferOptions, type UploadResult } from './runner';
+import { upload, type UploadResult } from './runner';
 
 /** What Upload asks through and runs with. */
 export interface UploadFlowDeps {
@@ -24,8 +25,8 @@ export interface UploadFlowDeps {
   pickLocalFolder(): Promise<string | undefined>;
   /** Writes the instance's managed SSH entry (as Connect does) and says how ssh reaches it. */
   sshTarget(instance: Instance): Promise<SshTarget>;
-  /** Runs the transfer under a cancellable progress notification titled `title` (UI). */
-  progress<T>(title: string, run: (options: TransferOptions) => Promise<T>): Promise<T>;
+  /** The transfer's progress, whose Cancel stops it (UI: a notification). */
+  readonly progress: Progress;
   /** The folder uploads go into (the setting), and the patterns left out. */
   readonly transferFolder: string;
   readonly excludes: readonly string[];
@@ -86,8 +87,8 @@ export async function uploadFlow(d: UploadFlowDeps, instance: Instance, args: Up
   const target = await d.sshTarget(instance);
   const run = async (): Promise<UploadOutcome> => {
     try {
-      const result = await d.progress(l10n.t('uploading {0} to {1}', baseName(localDir), instanceName(instance)), (options) =>
-        (d.upload ?? upload)(target, { localDir, remoteDir, excludes: d.excludes }, options),
+      const result = await d.progress(l10n.t('uploading {0} to {1}', baseName(localDir), instanceName(instance)), (task) =>
+        (d.upload ?? upload)(target, { localDir, remoteDir, excludes: d.excludes }, reportTransfer(task)),
       );
       return uploaded(d, instance, { localDir, target, quiet: args.quiet ?? false }, result);
     } catch (error) {

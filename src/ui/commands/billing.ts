@@ -10,9 +10,10 @@ import type { InstancePoller } from '../../core/instances/poller';
 import type { Prompts } from '../../core/prompts';
 import type { Session } from '../../core/session/session';
 import { notify } from '../pickers/notify';
+import { showProgress } from '../pickers/progress';
 import { asker } from '../pickers/prompts';
 import { showSpendChart } from '../views/spendChart';
-import { command, type CommandDefinition } from './registry';
+import { command, type CommandDefinition } from '../registry';
 
 /** What the account and billing commands use. */
 export interface BillingDeps {
@@ -35,9 +36,13 @@ export function billingCommands(s: BillingDeps): CommandDefinition[] {
 
 /** The billing report as a Markdown document (untitled, nothing written to disk); resolves with its text. */
 async function showBilling(s: BillingDeps): Promise<string> {
-  const { charges, invoices, from, to } = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Window, title: vscode.l10n.t('GPU Rental: reading billing…') },
+  const { charges, invoices, from, to } = await showProgress(
+    vscode.l10n.t('reading billing…'),
     () => readBilling(s.session, BILLING_DAYS),
+    {
+      cancellable: false,
+      quiet: true,
+    },
   );
   const text = billingReport(charges, invoices, { from, to }, new Date());
   const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: text });
@@ -65,7 +70,7 @@ async function exportSpend(s: BillingDeps): Promise<ExportOutcome> {
     },
     fs: nodeSaveFs,
     notify: (notice) => notify(notice, exportActionLabel),
-    progress: async (title, work) => await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title }, work),
+    progress: showProgress,
     now: () => Date.now(),
   });
   if (outcome.kind === 'written') {

@@ -12,7 +12,6 @@ import {
   type ConnectNotice,
   type ConnectOutcome,
   type ReadyDeps,
-  type ShowProgress,
 } from '../../core/ssh/connect';
 import type { PreparedHost, SshConnector } from '../../core/ssh/connector';
 import type { PortForward, PortForwards } from '../../core/ssh/forward';
@@ -20,6 +19,7 @@ import { forwardActionLabel, forwardNotice, forwardPortFlow, type PortPick } fro
 import type { SshConfigManager } from '../../core/ssh/manager';
 import type { BootStatus } from '../status/bootStatus';
 import { notify } from '../pickers/notify';
+import { showProgress } from '../pickers/progress';
 import { config } from '../host/config';
 import { asker, type Prompts } from '../pickers/prompts';
 import { editorsRemoteSsh, installedRemoteSsh, setRemotePlatform, type RemoteHandoff } from '../host/remote';
@@ -28,7 +28,7 @@ import { sshArgsForHost } from '../host/ssh';
 import { InstanceItem } from '../views/instancesView';
 import type { ShowError } from './errors';
 import { resolveTarget, type Target } from './instances';
-import { command, type CommandDefinition } from './registry';
+import { command, type CommandDefinition } from '../registry';
 
 export type { ConnectOutcome } from '../../core/ssh/connect';
 
@@ -111,19 +111,10 @@ function readyDeps(s: ConnectDeps): ReadyDeps {
     connector: s.connector,
     connectVia: config.sshConnectVia(),
     sshReadyTimeoutSeconds: config.sshReadyTimeoutSeconds(),
-    progress: withCancellableProgress,
+    progress: showProgress,
     logger: s.logger,
   };
 }
-
-const withCancellableProgress: ShowProgress = (title, work) =>
-  Promise.resolve(
-    vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, (progress, token) => {
-      const abort = new AbortController();
-      const cancel = token.onCancellationRequested(() => abort.abort());
-      return work(abort.signal, (message) => progress.report({ message })).finally(() => cancel.dispose());
-    }),
-  );
 
 /** The instance ready for ssh, or undefined after saying why not. */
 async function readyFor(s: ConnectDeps, instance: Instance): Promise<{ instance: Instance; host: PreparedHost } | undefined> {

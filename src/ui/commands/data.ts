@@ -5,14 +5,15 @@ import type { Logger } from '../../core/log';
 import type { Session } from '../../core/session/session';
 import { cloudSyncFlow, type CloudSyncArgs } from '../../core/transfer/cloudSync';
 import { copyFlow, type CopyArgs } from '../../core/transfer/copy';
-import type { FollowProgress, ServiceCopyDeps, ServiceCopyOutcome, ServiceCopyResult } from '../../core/transfer/serviceCopy';
+import type { ServiceCopyDeps, ServiceCopyOutcome, ServiceCopyResult } from '../../core/transfer/serviceCopy';
 import { config } from '../host/config';
 import { asker, type Prompts } from '../pickers/prompts';
 import type { RemoteHandoff } from '../host/remote';
 import { resolveTarget, type Target } from './instances';
-import { command, type CommandDefinition } from './registry';
+import { command, type CommandDefinition } from '../registry';
 import { transferActionLabel } from '../../core/transfer/notices';
 import { notify } from '../pickers/notify';
+import { showProgress } from '../pickers/progress';
 
 export type { CloudSyncArgs } from '../../core/transfer/cloudSync';
 export type { CopyArgs } from '../../core/transfer/copy';
@@ -61,7 +62,7 @@ function copyDeps(s: DataDeps): ServiceCopyDeps {
     copy: s.session.client.copy,
     instances: s.session.client.instances,
     poller: s.poller,
-    progress: followProgress,
+    progress: showProgress,
     remoteFolder: config.remoteFolder(),
     baseUrl: s.session.normalizedBaseUrl,
   };
@@ -82,20 +83,3 @@ function openExternal(s: DataDeps, url: string): void {
   const uri = vscode.Uri.parse(url);
   void (handoff.openExternal ? handoff.openExternal(uri) : vscode.env.openExternal(uri));
 }
-
-/** A cancellable progress notification: Cancel aborts the signal the flow follows with. */
-const followProgress: FollowProgress = (title, run) =>
-  Promise.resolve(
-    vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, token) => {
-      const abort = new AbortController();
-      const cancel = token.onCancellationRequested(() => abort.abort());
-      try {
-        return await run(
-          (message, increment) => progress.report({ message, ...(increment !== undefined ? { increment } : {}) }),
-          abort.signal,
-        );
-      } finally {
-        cancel.dispose();
-      }
-    }),
-  );

@@ -28,8 +28,9 @@ import type { BootStatus } from '../status/bootStatus';
 import { notify } from '../pickers/notify';
 import type { InstanceLogChannels } from '../output/instanceLogs';
 import { asker, type Prompts } from '../pickers/prompts';
+import { showProgress } from '../pickers/progress';
 import type { SpendGuard } from '../guards/spendGuard';
-import { command, type CommandDefinition } from './registry';
+import { command, type CommandDefinition } from '../registry';
 import { ClusterItem, InstanceItem } from '../views/instancesView';
 
 export type { BeforeDestroy } from '../../core/instances/flows';
@@ -218,17 +219,8 @@ export async function resolveTarget(
 }
 
 async function showLogs(s: InstanceDeps, i: Instance): Promise<string> {
-  const text = await vscode.window.withProgress(
-    {
-      location: vscode.ProgressLocation.Notification,
-      title: vscode.l10n.t('GPU Rental: fetching the log of {0}…', instanceName(i)),
-      cancellable: true,
-    },
-    (_progress, token) => {
-      const abort = new AbortController();
-      token.onCancellationRequested(() => abort.abort());
-      return s.session.client.instances.logs(i.id, { tail: 1000 }, { signal: abort.signal });
-    },
+  const text = await showProgress(vscode.l10n.t('fetching the log of {0}…', instanceName(i)), (task) =>
+    s.session.client.instances.logs(i.id, { tail: 1000 }, { signal: task.signal }),
   );
   const channel = s.logChannels.for(i.id);
   channel.replace(text || vscode.l10n.t('(the log is empty)'));

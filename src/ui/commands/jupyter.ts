@@ -2,7 +2,6 @@ import * as vscode from 'vscode';
 import type { Instance } from '../../core/api/instances';
 import { COMMANDS } from '../../core/ids';
 import type { InstancePoller } from '../../core/instances/poller';
-import { findJupyter } from '../../core/jupyter/find';
 import { JUPYTER_EXTENSION, notebooksNotice, reachJupyter, type ReachJupyterDeps } from '../../core/jupyter/open';
 import type { Logger } from '../../core/log';
 import type { Session } from '../../core/session/session';
@@ -10,8 +9,9 @@ import type { PortForwards } from '../../core/ssh/forward';
 import type { SshTarget } from '../../core/ssh/remote';
 import type { RemoteHandoff } from '../host/remote';
 import { notify } from '../pickers/notify';
+import { showProgress } from '../pickers/progress';
 import { resolveTarget, type Target } from './instances';
-import { command, type CommandDefinition } from './registry';
+import { command, type CommandDefinition } from '../registry';
 
 /** What Open Jupyter uses. */
 export interface JupyterDeps {
@@ -44,23 +44,12 @@ async function openJupyter(s: JupyterDeps, t: Target, use: JupyterUse | undefine
   const deps: ReachJupyterDeps = {
     show: (id) => s.session.client.instances.show(id),
     sshTarget: s.sshTarget,
-    lookup: async (target, instance, name) =>
-      await vscode.window.withProgress(
-        {
-          location: vscode.ProgressLocation.Notification,
-          title: vscode.l10n.t('GPU Rental: looking for Jupyter on {0}', name),
-          cancellable: true,
-        },
-        (_progress, token) => {
-          const abort = new AbortController();
-          token.onCancellationRequested(() => abort.abort());
-          return findJupyter(target, instance.jupyter_token, { signal: abort.signal });
-        },
-      ),
+    progress: showProgress,
     forwards: s.forwards,
     logger: s.logger,
   };
   const reached = await reachJupyter(deps, picked);
+  if (reached.kind === 'cancelled') return { outcome: 'cancelled' };
   if (reached.kind === 'notRunning') {
     const logs = reached.offerLogs ? [vscode.l10n.t('Show Instance Logs')] : [];
     void vscode.window.showWarningMessage(reached.notice, ...logs).then((c) => {

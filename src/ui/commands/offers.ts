@@ -6,7 +6,8 @@ import { OFFER_SORTS, describeSearch, isOfferSort, parseQuery, searchRequest, wi
 import type { FieldFilter } from '../../core/api/offerQuery';
 import type { Session } from '../../core/session/session';
 import type { OffersView } from '../views/offersView';
-import { command, type CommandDefinition } from './registry';
+import { showProgress } from '../pickers/progress';
+import { command, type CommandDefinition } from '../registry';
 import { formatDollars } from '../../core/format';
 import { applyFilterBar, filterBarProblem, filterBarValues, type FilterBarNumberField } from '../../core/offers/explorer/filterBar';
 
@@ -130,9 +131,10 @@ function numberEditor(field: FilterBarNumberField, prompt: string): Editor {
 const editGpuModel: Editor = async (s, text) => {
   // The models on offer under the other filters, cheapest first, with how many offers each has.
   const without = withFilter(text, 'gpu_name', undefined);
-  const offers = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('GPU Rental: reading the GPU models on offer…') },
+  const offers = await showProgress(
+    vscode.l10n.t('reading the GPU models on offer…'),
     () => s.session.client.offers.search({ ...searchRequest({ query: without, sort: 'price', pages: 1 }), limit: 1000 }),
+    { cancellable: false },
   );
   const models = new Map<string, { count: number; min: number }>();
   for (const o of offers) {

@@ -20,12 +20,13 @@ import type { GpuRentalState } from '../../core/stored';
 import type { BootStatus } from '../status/bootStatus';
 import type { PendingRents } from '../guards/pendingRents';
 import { asker, type Prompts } from '../pickers/prompts';
+import { showProgress } from '../pickers/progress';
 import type { SpendGuard } from '../guards/spendGuard';
 import { statsWithin, type PriceContextSource } from '../../core/offers/priceSource';
 import { openRentWizard } from '../pickers/rentWizard';
 import { OfferItem, type OffersView } from '../views/offersView';
 import { config } from '../host/config';
-import { command, type CommandDefinition } from './registry';
+import { command, type CommandDefinition } from '../registry';
 
 /** What the rent command uses. */
 export interface RentDeps {
@@ -54,14 +55,6 @@ export interface RentDeps {
 /** The window's rent gate: a refused second rent is told in a notification. */
 export function windowRentGate(renter: Pick<Renter, 'busy'>): RentGate {
   return new RentGate(renter, (text) => void vscode.window.showInformationMessage(text));
-}
-
-/** A notification with a progress bar titled `title` while `work` runs. */
-export function progress<T>(
-  options: { title: string; cancellable?: boolean },
-  work: Parameters<typeof vscode.window.withProgress<T>>[1],
-): Promise<T> {
-  return Promise.resolve(vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, ...options }, work));
 }
 
 /** How long a rent waits for the price context before it asks without it. */
@@ -104,9 +97,9 @@ async function rentOffer(
       // Listed by a `type=bid` search (not looked up by id, which lists on demand): priced at the minimum bid.
       bidSearch: (offer) => isBidQuery(s.offersView.search.query) && (typeof target !== 'number' || s.offersView.offers.includes(offer)),
       rent: (account, offer, request, info) =>
-        progress({ title: vscode.l10n.t('GPU Rental: renting {0}…', info.description) }, () =>
-          s.renter.rent(account, offer, request, info),
-        ),
+        showProgress(vscode.l10n.t('renting {0}…', info.description), () => s.renter.rent(account, offer, request, info), {
+          cancellable: false,
+        }),
     },
     given,
   );

@@ -3,8 +3,9 @@ import { rentBestMatchFlow, searchArgument, type SearchArgument } from '../../co
 import type { RentPlan } from '../../core/rent/plan';
 import { config } from '../host/config';
 import { asker } from '../pickers/prompts';
-import { command, type CommandDefinition } from './registry';
-import { progress, rentFlowDeps, showRentEnd, type RentDeps } from './rent';
+import { command, type CommandDefinition } from '../registry';
+import { showProgress } from '../pickers/progress';
+import { rentFlowDeps, showRentEnd, type RentDeps } from './rent';
 
 /**
  * Rent Best Match: the best offer of a saved search (its name as the argument, as Saved Searches
@@ -32,13 +33,8 @@ async function rentBest(s: RentDeps, search: SearchArgument, given: RentPlan | u
       savedSearches: s.state.get('savedSearches'),
       currentSearch: s.offersView.search,
       limit: config.rentFailoverAttempts(),
-      search: (title, request) => progress({ title }, () => s.session.client.offers.search(request)),
-      cancellable: (title, work) =>
-        progress({ title, cancellable: true }, (bar, token) => {
-          const controller = new AbortController();
-          const cancelled = token.onCancellationRequested(() => controller.abort());
-          return work((message) => bar.report({ message }), controller.signal).finally(() => cancelled.dispose());
-        }),
+      search: (request) => s.session.client.offers.search(request),
+      progress: showProgress,
     },
     search,
     given,

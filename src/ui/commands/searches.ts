@@ -16,9 +16,10 @@ import type { Session } from '../../core/session/session';
 import type { GpuRentalState } from '../../core/stored';
 import { config } from '../host/config';
 import { asker, type Prompts } from '../pickers/prompts';
+import { showProgress } from '../pickers/progress';
 import type { OffersView } from '../views/offersView';
 import { notify } from '../pickers/notify';
-import { command, type CommandDefinition } from './registry';
+import { command, type CommandDefinition } from '../registry';
 
 /** What the saved-search commands use. */
 export interface SearchDeps {
@@ -54,7 +55,7 @@ function flowDeps(d: SearchDeps): WatchDeps {
     state: d.state,
     account: () => d.session.bound(),
     searchOffers: (request) => d.session.client.offers.search(request),
-    busy: (title, work) => Promise.resolve(vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title }, work)),
+    busy: showProgress,
     watcher: d.watcher,
     intervalMinutes: () => config.watchIntervalMinutes(),
     now: () => Date.now(),

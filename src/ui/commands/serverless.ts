@@ -12,10 +12,11 @@ import {
 import { readServerlessLog, showWorkers, type ServerlessTarget } from '../../core/account/serverlessWorkers';
 import { COMMANDS } from '../../core/ids';
 import { asker } from '../pickers/prompts';
+import { showProgress } from '../pickers/progress';
 import { EndpointItem, WorkerGroupItem } from '../views/account/serverlessItems';
 import { shownWith, type AccountAreaDeps } from './accountDeps';
 import { notify } from '../pickers/notify';
-import { command, type CommandDefinition } from './registry';
+import { command, type CommandDefinition } from '../registry';
 
 type Row = EndpointItem | WorkerGroupItem;
 const LOG_LINES = 1000;
@@ -67,7 +68,7 @@ async function logs(d: ServerlessFlowDeps, t: ServerlessTarget | undefined, tail
   const { value, notice } = await readServerlessLog(
     {
       ...d,
-      progress: (title, task) => Promise.resolve(vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title }, task)),
+      progress: showProgress,
       readAt: () => new Date().toLocaleString(),
     },
     t,

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { Instance } from '../../core/api/instances';
 import { COMMANDS } from '../../core/ids';
 import { instanceName } from '../../core/instances/names';
-import { shellQuote } from '../../core/instances/ssh';
+import { shellQuote } from '../../core/shell';
 import type { Logger } from '../../core/log';
 import { findLocalKey } from '../../core/ssh/localKeys';
 import { sshArgv, type SshTarget } from '../../core/ssh/remote';
@@ -16,15 +16,14 @@ import {
   type DownloadOutcome,
 } from '../../core/transfer/download';
 import { notRunning, transferActionLabel, type TransferFailed } from '../../core/transfer/notices';
-import { describeProgress, type TransferProgress } from '../../core/transfer/progress';
 import { remoteJoin, type RemoteListing } from '../../core/transfer/remotePath';
-import type { TransferOptions } from '../../core/transfer/runner';
 import { uploadFlow, type UploadArgs, type UploadFlowDeps, type UploadOutcome } from '../../core/transfer/upload';
 import { notify } from '../pickers/notify';
+import { showProgress } from '../pickers/progress';
 import { config } from '../host/config';
 import { asker, type Prompts } from '../pickers/prompts';
 import { resolveTarget, type Target, type TargetDeps } from './instances';
-import { command, type CommandDefinition } from './registry';
+import { command, type CommandDefinition } from '../registry';
 
 /** What Upload and Download use. */
 export interface TransferDeps extends TargetDeps {
@@ -95,7 +94,7 @@ function uploadDeps(s: TransferDeps): UploadFlowDeps {
     logger: s.logger,
     pickLocalFolder,
     sshTarget: s.sshTarget,
-    progress: withTransferProgress,
+    progress: showProgress,
     transferFolder: config.transferFolder(),
     excludes: config.syncExclude(),
   };
@@ -106,7 +105,7 @@ function downloadDeps(s: TransferDeps): DownloadFlowDeps {
     ask: asker(s.prompts()),
     logger: s.logger,
     sshTarget: s.sshTarget,
-    progress: withTransferProgress,
+    progress: showProgress,
     pickDownloadFolder,
     pickRemote,
     notify: (notice) => void notify(notice, transferActionLabel),
@@ -167,42 +166,6 @@ export function measureForDestroy(
 /** Downloads the instance's folder before a destroy; true when it arrived completely. */
 export async function downloadBeforeDestroy(s: TransferDeps, instance: Instance, folder: string): Promise<boolean> {
   return showDownload(await downloadFirst(downloadDeps(s), instance, folder)) !== undefined;
-}
-
-/** Runs a transfer under a cancellable notification: percent, bytes and rate, and what the fallback is. */
-function withTransferProgress<T>(title: string, run: (options: TransferOptions) => Promise<T>): Promise<T> {
-  return Promise.resolve(
-    vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('GPU Rental: {0}', title), cancellable: true },
-      async (progress, token) => {
-        const abort = new AbortController();
-        const cancel = token.onCancellationRequested(() => abort.abort());
-        let notice = '';
-        let shown = 0;
-        let lastAt = 0;
-        const report = (p: TransferProgress) => {
-          const now = Date.now();
-          if (now - lastAt < 250 && p.percent !== 100) return;
-          lastAt = now;
-          const percent = p.percent ?? shown;
-          progress.report({ message: `${notice}${describeProgress(p)}`, increment: Math.max(0, percent - shown) });
-          shown = Math.max(shown, percent);
-        };
-        try {
-          return await run({
-            signal: abort.signal,
-            onProgress: report,
-            onNotice: (text) => {
-              notice = `${text} `;
-              progress.report({ message: text });
-            },
-          });
-        } finally {
-          cancel.dispose();
-        }
-      },
-    ),
-  );
 }
 
 /** The workspace folder, a pick among several, or a folder dialog ("Choose another folder…"). */

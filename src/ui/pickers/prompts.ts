@@ -72,7 +72,11 @@ export const modalPrompts: Prompts = {
   pick: showPick,
 };
 
-/** A notification with a progress bar that counts down; its Cancel button keeps things as they are. */
+/**
+ * A notification with a progress bar that counts down; its Cancel button keeps things as they are.
+ * A question answered by Cancel (Prompts.countdown), not a flow's progress: it stays outside the
+ * Progress port (pickers/progress.ts), whose Cancel aborts work rather than answering.
+ */
 export function progressCountdown(message: (secondsLeft: number) => string, seconds: number): Promise<boolean> {
   return Promise.resolve(
     vscode.window.withProgress(
@@ -80,22 +84,19 @@ export function progressCountdown(message: (secondsLeft: number) => string, seco
       (progress, token) => {
         return new Promise<boolean>((resolve) => {
           let left = Math.max(0, Math.round(seconds));
+          const end = (answer: boolean) => {
+            clearInterval(timer);
+            cancel.dispose();
+            resolve(answer);
+          };
           progress.report({ message: message(left) });
           const timer = setInterval(() => {
             left--;
-            if (left <= 0) {
-              clearInterval(timer);
-              resolve(true);
-            } else progress.report({ message: message(left), increment: 100 / Math.max(1, seconds) });
+            if (left <= 0) end(true);
+            else progress.report({ message: message(left), increment: 100 / Math.max(1, seconds) });
           }, 1000);
-          if (left === 0) {
-            clearInterval(timer);
-            resolve(true);
-          }
-          token.onCancellationRequested(() => {
-            clearInterval(timer);
-            resolve(false);
-          });
+          const cancel = token.onCancellationRequested(() => end(false));
+          if (left === 0) end(true);
         });
       },
     ),

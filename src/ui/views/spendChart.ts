@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { readSpendChart, spendChartPage, type SpendChart } from '../../core/billing/chart';
 import type { Session } from '../../core/session/session';
+import { showProgress } from '../pickers/progress';
 
 let panel: vscode.WebviewPanel | undefined;
 
@@ -10,10 +11,10 @@ let panel: vscode.WebviewPanel | undefined;
  * (core/billing/chart.ts), with no script and a style element allowed by its nonce only.
  */
 export async function showSpendChart(session: Pick<Session, 'client'>): Promise<SpendChart> {
-  const { chart, notes } = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Window, title: vscode.l10n.t('GPU Rental: reading charges…') },
-    () => readSpendChart(session.client.billing, Date.now()),
-  );
+  const { chart, notes } = await showProgress(vscode.l10n.t('reading charges…'), () => readSpendChart(session.client.billing, Date.now()), {
+    cancellable: false,
+    quiet: true,
+  });
   if (!panel) {
     panel = vscode.window.createWebviewPanel('gpuRental.spendChart', vscode.l10n.t('Spend, Last 30 Days'), vscode.ViewColumn.Active, {
       enableScripts: false,

@@ -11,6 +11,7 @@ import {
 } from '../../../src/core/account/serverlessFlows';
 import { readServerlessLog, showWorkers } from '../../../src/core/account/serverlessWorkers';
 import { scriptedAsk, type Answer } from '../../support/scriptedAsk';
+import { scriptedProgress } from '../../support/scriptedProgress';
 
 const EP = { id: 7, endpoint_name: 'llm', max_workers: 3, target_util: 0.9 } as Endpoint;
 const WG = { id: 11, endpoint_id: 7, endpoint_name: 'llm', max_workers: 2 } as WorkerGroup;
@@ -125,11 +126,14 @@ describe('serverless flows', () => {
 
   it('reads a log into a document headed with what it is and when it was read; an empty log says so', async () => {
     const { d, sent } = serverless([{ pick: 'worker group 11' }]);
-    const titles: string[] = [];
-    const logDeps = { ...d, progress: <T>(title: string, task: () => Promise<T>) => (titles.push(title), task()), readAt: () => 'noon' };
+    const progress = scriptedProgress();
+    const logDeps = { ...d, progress, readAt: () => 'noon' };
     const group = await readServerlessLog(logDeps, undefined, 20);
     assert.equal(group.value?.document, '# worker group 11: the last 20 lines, read noon\nline 1\nline 2');
-    assert.deepEqual(titles, ['GPU Rental: reading the logs of worker group 11…']);
+    assert.deepEqual(
+      progress.shown.map((p) => [p.title, p.cancellable]),
+      [['reading the logs of worker group 11…', false]],
+    );
     const empty = await readServerlessLog(logDeps, 7, 1000);
     assert.equal(empty.value?.document, '# endpoint "llm": the last 1000 lines, read noon\n(the log is empty so far)');
     assert.deepEqual(sent, ['logs group 11 20', 'logs endpoint 7 1000']);

@@ -7,6 +7,7 @@ import { summarise } from '../../../src/core/billing/report';
 import { nodeSaveFs, saveAtomically, writeProblem, type SaveFs } from '../../../src/core/billing/saveFile';
 import type { Notice } from '../../../src/core/notice';
 import { tempDirForSuite } from '../../support';
+import { silentProgress } from '../../../src/core/progress';
 import { scriptedAsk, type Answer } from '../../support/scriptedAsk';
 
 const NOW = Date.parse('2026-11-05T12:00:00Z');
@@ -50,7 +51,7 @@ function setup(answers: Answer[], o: { fs?: SaveFs; targets: Array<string | unde
     chooseTarget: (name) => (asked.push(name), Promise.resolve(targets.shift())),
     fs: o.fs ?? nodeSaveFs,
     notify: (n) => (notices.push(n), Promise.resolve(notifyAnswers.shift())),
-    progress: (_title, work) => work(),
+    progress: silentProgress(),
     now: () => NOW,
     tempSuffix: 'test',
   };

@@ -9,6 +9,7 @@ import { summarise } from '../../../src/core/billing/report';
 import type { SaveFs } from '../../../src/core/billing/saveFile';
 import { formatDollars } from '../../../src/core/format';
 import type { Notice } from '../../../src/core/notice';
+import { silentProgress } from '../../../src/core/progress';
 import { scriptedAsk } from '../../support/scriptedAsk';
 
 const T = (iso: string) => Date.parse(iso) / 1000;
@@ -91,7 +92,7 @@ describe('"last 30 days": one range, one number, in the Billing section, the spe
       chooseTarget: () => Promise.resolve('/spend.csv'),
       fs,
       notify: (n) => (notices.push(n), Promise.resolve(undefined)),
-      progress: (_title, work) => work(),
+      progress: silentProgress(),
       now: () => NOW,
       tempSuffix: 'test',
     };

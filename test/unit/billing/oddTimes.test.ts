@@ -9,6 +9,7 @@ import { billingReport, summarise } from '../../../src/core/billing/report';
 import type { SaveFs } from '../../../src/core/billing/saveFile';
 import { chargesByDay, oddTimeNotes, spendRows, spendTotals } from '../../../src/core/billing/spendRows';
 import type { Notice } from '../../../src/core/notice';
+import { silentProgress } from '../../../src/core/progress';
 import { scriptedAsk } from '../../support/scriptedAsk';
 
 const NOW = Date.parse('2026-11-05T12:00:00Z');
@@ -77,7 +78,7 @@ function exportWith(format: 'CSV' | 'JSON') {
     chooseTarget: (name) => Promise.resolve(`/out/${name}`),
     fs,
     notify: (n) => (notices.push(n), Promise.resolve(undefined)),
-    progress: (_title, work) => work(),
+    progress: silentProgress(),
     now: () => NOW,
     tempSuffix: 'test',
   };

@@ -8,8 +8,10 @@ import type { Instance } from '../../../src/core/api/instances';
 import { checkHealth, destroyAfterCheck, healthActionLabel, type HealthDeps } from '../../../src/core/health/check';
 import { GPU_FIELDS } from '../../../src/core/health/smi';
 import { silentLogger } from '../../../src/core/log';
+import { silentProgress, type Progress } from '../../../src/core/progress';
 import { RemoteCommandError, type RemoteResult } from '../../../src/core/ssh/remote';
 import { scriptedAsk, type Answer } from '../../support/scriptedAsk';
+import { scriptedProgress } from '../../support/scriptedProgress';
 
 const NONCE = 'fixednonce';
 const FIXTURES = join(__dirname, '..', '..', 'fixtures', 'nvidia-smi');
@@ -49,7 +51,7 @@ function h100Output(over: Partial<Record<string, [string, number]>> = {}): strin
     .join('\n');
 }
 
-function fakes(o: { instance?: Instance; answers?: Answer[]; run?: () => Promise<RemoteResult>; signal?: AbortSignal } = {}) {
+function fakes(o: { instance?: Instance; answers?: Answer[]; run?: () => Promise<RemoteResult>; progress?: Progress } = {}) {
   const calls = { run: 0, destroy: [] as number[], forget: [] as number[], scripts: [] as string[] };
   const instance = o.instance ?? INSTANCE;
   const ask = scriptedAsk(o.answers ?? []);
@@ -76,7 +78,7 @@ function fakes(o: { instance?: Instance; answers?: Answer[]; run?: () => Promise
       },
       refresh: () => Promise.resolve(),
     },
-    signal: o.signal,
+    progress: o.progress ?? silentProgress(),
     nonce: () => NONCE,
     now: () => NOW,
     logger: silentLogger,
@@ -162,9 +164,14 @@ describe('health: Check Machine Health (scripted)', () => {
     assert.ok(end.kind === 'unreachable');
     assert.match(end.notice.text, /could not be checked: ssh did not reach it \(ssh: connect to host x port 22: Connection refused\)/);
 
-    const abort = new AbortController();
-    abort.abort();
-    const cancelled = fakes({ signal: abort.signal, run: () => Promise.reject(new RemoteCommandError('Cancelled.', undefined)) });
-    assert.deepEqual(await checkHealth(cancelled.deps, INSTANCE), { kind: 'cancelled' });
+    const progress = scriptedProgress({ atStart: true });
+    const cancelled = fakes({ progress, run: () => Promise.reject(new RemoteCommandError('Abgebrochen.', undefined)) });
+    assert.deepEqual(await checkHealth(cancelled.deps, INSTANCE), { kind: 'cancelled' }, 'told by the signal, not by the words');
+    assert.equal(cancelled.calls.run, 0, 'cancelled before ssh: the script never runs');
+    assert.deepEqual(cancelled.ask.asked, [], 'nothing more is asked');
+    assert.deepEqual(
+      progress.shown.map((p) => [p.title, p.cancellable, p.ended]),
+      [['checking the GPUs and disk of H100 SXM #7…', true, 'rejected']],
+    );
   });
 });

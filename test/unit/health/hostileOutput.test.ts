@@ -11,6 +11,7 @@ import { readHealthOutput } from '../../../src/core/health/probe';
 import { GPU_FIELDS, distinctGpus, readGpuCsv } from '../../../src/core/health/smi';
 import { judge } from '../../../src/core/health/verdict';
 import { silentLogger } from '../../../src/core/log';
+import { silentProgress } from '../../../src/core/progress';
 import { StoredState } from '../../../src/core/state/storedState';
 import { STORED } from '../../../src/core/stored';
 import { RemoteCommandError, type RemoteResult } from '../../../src/core/ssh/remote';
@@ -76,6 +77,7 @@ async function manualCheck(run: () => Promise<RemoteResult>, instance: Instance 
     instances: { show: () => Promise.resolve(instance) } as unknown as HealthDeps['instances'],
     sshTarget: () => Promise.resolve({ instanceId: instance.id, alias: 'gpu-rental-7', args: [] }),
     run,
+    progress: silentProgress(),
     nonce: () => NONCE,
     now: () => NOW,
     logger: silentLogger,

@@ -3,6 +3,7 @@ import type { Instance } from '../../../src/core/api/instances';
 import type { JupyterLookup } from '../../../src/core/jupyter/find';
 import { notebooksNotice, reachJupyter, type ReachJupyterDeps } from '../../../src/core/jupyter/open';
 import type { PortForward } from '../../../src/core/ssh/forward';
+import { silentProgress } from '../../../src/core/progress';
 import { MemoryLogger } from '../../support';
 
 const inst = (over: Partial<Instance> = {}) =>
@@ -26,6 +27,7 @@ function fakeDeps(now: Instance, lookup: JupyterLookup, existing?: PortForward) 
   const deps: ReachJupyterDeps = {
     show: () => Promise.resolve(now),
     sshTarget: (i) => Promise.resolve({ instanceId: i.id, alias: `gpu-rental-${i.id}`, args: [] }),
+    progress: silentProgress(),
     lookup: () => Promise.resolve(lookup),
     forwards: { find: () => existing, add: () => undefined },
     startForward: () => (started.push(9000), Promise.resolve(forwardOn(9000))),

@@ -13,6 +13,7 @@ import {
 import { StoredState } from '../../../src/core/state/storedState';
 import { STORED } from '../../../src/core/stored';
 import { scriptedAsk, type Answer } from '../../support/scriptedAsk';
+import { scriptedProgress } from '../../support/scriptedProgress';
 import { MemoryStore } from '../state/memoryStore';
 
 const FOURS: SavedSearch = { name: '4090 pairs', query: 'gpu_name=RTX_4090 num_gpus>=2', sort: 'price' };
@@ -24,13 +25,13 @@ function setUp(answers: Answer[], saved: SavedSearch[] = [], options: { offers?:
   const state = new StoredState(STORED, new MemoryStore());
   const ask = scriptedAsk(answers);
   const requests: SearchOffersRequest[] = [];
-  const busy: string[] = [];
+  const busy = scriptedProgress();
   const d: WatchDeps = {
     ask,
     state,
     account: () => ({ baseUrl: 'https://example.test', profileId: 'default' }),
     searchOffers: (request) => (requests.push(request), Promise.resolve(options.offers ?? [])),
-    busy: (title, work) => (busy.push(title), work()),
+    busy,
     watcher: {
       baseline: (search) =>
         options.baseline instanceof Error

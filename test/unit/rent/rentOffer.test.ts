@@ -11,6 +11,7 @@ import type { RentOutcome } from '../../../src/core/rent/renter';
 import { rentWizard } from '../../../src/core/rent/wizard/wizard';
 import { MemoryLogger, priceableOffer } from '../../support';
 import { scriptedAsk, type Answer } from '../../support/scriptedAsk';
+import { silentProgress } from '../../../src/core/progress';
 import { scriptedSteps } from './scriptedSteps';
 
 const offer = priceableOffer({ id: 5, disk_space: 100 });
@@ -139,11 +140,11 @@ function bestKit(answers: readonly Answer[], over: Partial<BestMatchDeps> = {}) 
         return Promise.resolve(o.id === 11 ? taken(o.id) : { kind: 'created', instanceId: o.id * 10 });
       },
     },
-    search: (_title, request) => {
+    search: (request) => {
       searched.push(JSON.stringify(request.query));
       return Promise.resolve(offers);
     },
-    cancellable: (_title, work) => work(() => {}, new AbortController().signal),
+    progress: silentProgress(),
     ...over,
   };
   return { deps, ask, sent, searched };

@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
+import { createServer, type Socket } from 'node:net';
 import type { Instance } from '../../../src/core/api/instances';
-import { handoffFor, readyHost, type ReadyDeps, type ShowProgress } from '../../../src/core/ssh/connect';
+import { handoffFor, readyHost, type ReadyDeps } from '../../../src/core/ssh/connect';
 import { SshConfigError } from '../../../src/core/ssh/config';
 import { NoSshKey, type PreparedHost } from '../../../src/core/ssh/connector';
 import { REMOTE_SSH_EXTENSIONS } from '../../../src/core/ssh/remoteSsh';
 import type { Ask } from '../../../src/core/prompts';
-import { listPoller, MemoryLogger } from '../../support';
+import { eventually, listPoller, MemoryLogger } from '../../support';
 import { scriptedAsk } from '../../support/scriptedAsk';
+import { scriptedProgress, type CancelWhen } from '../../support/scriptedProgress';
 import { fakeInstances, make, stopped } from '../instances/fakes';
 
 const host = (over: Partial<PreparedHost> = {}): PreparedHost => ({
@@ -23,33 +25,46 @@ const host = (over: Partial<PreparedHost> = {}): PreparedHost => ({
 function connectDeps(
   ask: Ask,
   list: Instance[],
-  options: { cancel?: boolean; banner?: () => Promise<string>; prepare?: () => Promise<PreparedHost> } = {},
+  options: {
+    cancel?: CancelWhen;
+    banner?: ReadyDeps['waitForBanner'] | 'real';
+    prepare?: () => Promise<PreparedHost>;
+  } = {},
 ) {
   const p = listPoller(list);
   const instances = fakeInstances(list);
-  const titles: string[] = [];
   const tracked: number[] = [];
   const spendAsked: string[] = [];
-  const progress: ShowProgress = (title, work) => {
-    titles.push(title);
-    const abort = new AbortController();
-    if (options.cancel) abort.abort();
-    return work(abort.signal, () => undefined);
+  const prepared: number[] = [];
+  const progress = scriptedProgress(options.cancel);
+  // The poller's listeners the flow holds now: a wait that ended holds none.
+  let listening = 0;
+  const poller: ReadyDeps['poller'] = {
+    refresh: () => p.poller.refresh(),
+    watch: (id) => p.poller.watch(id),
+    onDidUpdate: (listener) => {
+      listening++;
+      const subscription = p.poller.onDidUpdate(listener);
+      return { dispose: () => (listening--, subscription.dispose()) };
+    },
   };
   const deps: ReadyDeps = {
     ask,
     instances: instances.client,
-    poller: p.poller,
+    poller,
     spend: async (_adds, what) => (spendAsked.push(what), true),
     boots: { track: (id) => void tracked.push(id) },
-    connector: { prepare: options.prepare ?? (async () => host()) },
+    connector: {
+      prepare: (instance) => (prepared.push(instance.id), options.prepare ? options.prepare() : Promise.resolve(host())),
+    },
     connectVia: 'auto',
     sshReadyTimeoutSeconds: 7,
     progress,
     logger: new MemoryLogger(),
-    waitForBanner: options.banner ?? (async () => 'SSH-2.0-OpenSSH_9.6'),
+    ...(options.banner !== 'real' ? { waitForBanner: options.banner ?? (async () => 'SSH-2.0-OpenSSH_9.6') } : {}),
   };
-  return { deps, instances, titles, tracked, spendAsked, set: p.set, poller: p.poller };
+  const titles = () => progress.shown.map((s) => s.title);
+  return { deps, instances, titles, tracked, spendAsked, prepared, progress, listening: () => listening, set: p.set, clock: p.clock };
 }
 
 describe('connect, as a flow', () => {
@@ -72,9 +87,9 @@ describe('connect, as a flow', () => {
     assert.deepEqual(c.instances.requested('start'), [1]);
     assert.deepEqual(c.tracked, [1], 'the status bar follows its boot');
     assert.deepEqual(c.spendAsked, ['started: "m1" (RTX 4090, #1) adds $0.380/h']);
-    assert.deepEqual(c.titles, [
-      'GPU Rental: waiting for "m1" (RTX 4090, #1) to run, then connecting',
-      'GPU Rental: waiting for SSH on "m1" (RTX 4090, #1) (203.0.113.9:2222)',
+    assert.deepEqual(c.titles(), [
+      'waiting for "m1" (RTX 4090, #1) to run, then connecting',
+      'waiting for SSH on "m1" (RTX 4090, #1) (203.0.113.9:2222)',
     ]);
   });
 
@@ -93,9 +108,19 @@ describe('connect, as a flow', () => {
     assert.deepEqual(c.instances.calls, [], 'it was meant to run: nothing started');
   });
 
-  it('says the instance keeps booting (and billing) when the user stops waiting', async () => {
-    const c = connectDeps(scriptedAsk([]), [make(1, { actual_status: 'loading' })], { cancel: true });
+  it('Cancel while it boots: the wait ends and stops listening, nothing more is prepared or asked, and it says the instance keeps booting (and billing)', async () => {
+    const ask = scriptedAsk([]);
+    // Cancel on the first phase the wait reports: it has seen a poll and is still waiting.
+    const c = connectDeps(ask, [make(1, { actual_status: 'loading' })], { cancel: { title: /to run/ } });
     const ready = await readyHost(c.deps, make(1, { actual_status: 'loading' }));
+    assert.ok(c.progress.cancelled(), 'the scripted user pressed Cancel');
+    assert.equal(c.progress.shown[0]!.updates.length, 1, 'cancelled while waiting, after one poll');
+    assert.equal(c.listening(), 0, 'the wait no longer listens to the poller');
+    c.set([make(1)]);
+    await c.clock.advance(60_000);
+    assert.deepEqual(c.prepared, [], 'nothing written for ssh, even once it runs');
+    assert.deepEqual(c.titles(), ['waiting for "m1" (RTX 4090, #1) to run, then connecting'], 'no wait for SSH begins');
+    assert.deepEqual(ask.asked, []);
     assert.equal(ready.kind, 'notice');
     if (ready.kind !== 'notice') return;
     assert.equal(ready.notice.severity, 'info');
@@ -116,7 +141,7 @@ describe('connect, as a flow', () => {
     const ready = await readyHost(c.deps, make(1, { actual_status: 'exited', intended_status: 'running' }));
     if (ready.kind !== 'notice') return assert.fail(ready.kind);
     assert.equal(ready.notice.text, 'GPU Rental: "m1" (RTX 4090, #1) is failed; it cannot be connected to.');
-    assert.deepEqual(c.titles, []);
+    assert.deepEqual(c.titles(), []);
   });
 
   it('says what to check when sshd does not answer in time, offering the logs and a retry', async () => {
@@ -131,10 +156,48 @@ describe('connect, as a flow', () => {
 
   it('says nothing more when the user cancels the wait for sshd', async () => {
     const c = connectDeps(scriptedAsk([]), [make(1)], {
-      cancel: true,
+      cancel: { atStart: true },
       banner: () => Promise.reject(new Error('Die Wartezeit wurde abgebrochen.')),
     });
     assert.deepEqual(await readyHost(c.deps, make(1)), { kind: 'cancelled' }, 'told by the signal, not by the English text of the error');
+  });
+
+  it('Cancel while sshd is silent: the probe hangs up its connection, the flow ends cancelled, and nothing more is said or asked', async () => {
+    // An sshd that accepts and never sends its banner.
+    const sockets: Socket[] = [];
+    const closed: boolean[] = [];
+    let connected!: () => void;
+    const reached = new Promise<void>((resolve) => (connected = resolve));
+    const server = createServer((socket) => {
+      const at = sockets.push(socket) - 1;
+      closed[at] = false;
+      socket.on('close', () => (closed[at] = true));
+      socket.on('error', () => undefined);
+      connected();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    try {
+      const ask = scriptedAsk([]);
+      const c = connectDeps(ask, [make(1)], {
+        cancel: { title: /SSH/, once: reached },
+        banner: 'real',
+        prepare: () => Promise.resolve(host({ endpoint: { host: '127.0.0.1', port, via: 'direct' } })),
+      });
+      let pressedAt = 0;
+      void reached.then(() => (pressedAt = Date.now()));
+      const ready = await readyHost(c.deps, make(1));
+      assert.ok(Date.now() - pressedAt < 1_000, `ended ${Date.now() - pressedAt} ms after the Cancel, not at the attempt's timeout`);
+      assert.deepEqual(ready, { kind: 'cancelled' }, 'no notice: the user knows they cancelled');
+      assert.ok(c.progress.cancelled());
+      assert.deepEqual(c.titles(), [`waiting for SSH on "m1" (RTX 4090, #1) (127.0.0.1:${port})`]);
+      assert.equal(c.progress.shown[0]!.ended, 'rejected');
+      await eventually(() => closed.length > 0 && closed.every(Boolean), 'the probe to close its connection to sshd', 5_000);
+      assert.deepEqual(ask.asked, []);
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('offers the settings when there is no key, and the SSH config at its line when it cannot be read', async () => {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { silentProgress } from '../../../src/core/progress';
 import type { PortForward } from '../../../src/core/ssh/forward';
 import { forwardNotice, forwardPortFlow, remotePortOf, type ForwardDeps, type PortPick } from '../../../src/core/ssh/forwardFlow';
 import { listPoller, MemoryLogger } from '../../support';
@@ -36,7 +37,7 @@ function forwardDeps(typed: string | undefined, running: PortForward[] = []) {
     },
     connectVia: 'auto',
     sshReadyTimeoutSeconds: 5,
-    progress: (_title, work) => work(new AbortController().signal, () => undefined),
+    progress: silentProgress(),
     logger: new MemoryLogger(),
     waitForBanner: async () => 'SSH-2.0-x',
     pickPort: async (p) => (picks.push(p), typed),

@@ -2,13 +2,14 @@ import assert from 'node:assert/strict';
 import type { CloudConnection, CloudSyncRequest, CopyRequest } from '../../../src/core/api/copy';
 import { ApiError } from '../../../src/core/api/errors';
 import type { Instance } from '../../../src/core/api/instances';
-import type { FollowTransferOptions, TransferEnd } from '../../../src/core/instances/copyProgress';
+import { followTransfer, type FollowTransferOptions, type TransferEnd } from '../../../src/core/instances/copyProgress';
 import type { InstanceSnapshot } from '../../../src/core/instances/poller';
 import { cloudSyncFlow } from '../../../src/core/transfer/cloudSync';
 import { copyFlow } from '../../../src/core/transfer/copy';
 import type { ServiceCopyDeps } from '../../../src/core/transfer/serviceCopy';
 import { MemoryLogger } from '../../support';
 import { scriptedAsk, type Answer } from '../../support/scriptedAsk';
+import { scriptedProgress, type CancelWhen } from '../../support/scriptedProgress';
 
 const machine = (id: number, label: string, status = 'running') =>
   ({ id, label, actual_status: status, intended_status: status, num_gpus: 1, gpu_name: 'RTX 4090', dph_total: 0.5 }) as Instance;
@@ -27,6 +28,8 @@ interface Script {
   readings?: Array<{ message: string; percent?: number }>;
   start?: Error;
   cancel?: Error;
+  /** When the scripted user presses the progress's Cancel; with it, the real follow runs over the poller. */
+  cancelWhen?: CancelWhen;
   baseUrl?: string;
 }
 
@@ -36,8 +39,8 @@ function harness(script: Script) {
   const syncs: CloudSyncRequest[] = [];
   const cancels: number[] = [];
   const followed: Array<{ id: number; options: FollowTransferOptions }> = [];
-  const reports: Array<{ message: string; increment?: number }> = [];
-  const titles: string[] = [];
+  const progress = scriptedProgress(script.cancelWhen);
+  const poller = { interest: [] as Array<[string, boolean]>, listeners: 0 };
   const list = script.instances ?? [src, dst];
   const snapshot = { instances: list } as unknown as InstanceSnapshot;
   const started = () => (script.start ? Promise.reject(script.start) : Promise.resolve({ message: 'started' }));
@@ -62,23 +65,28 @@ function harness(script: Script) {
       cancelCloudSync: cancelled,
     },
     instances: { show: (id) => Promise.resolve({ ...list.find((i) => i.id === id)!, status_msg: 'old news' }) },
-    poller: { snapshot, refresh: () => Promise.resolve(), onDidUpdate: () => ({ dispose: () => undefined }), setInterest: () => undefined },
-    progress: (title, run) => {
-      titles.push(title);
-      return run(
-        (message, increment) => reports.push({ message, ...(increment !== undefined ? { increment } : {}) }),
-        new AbortController().signal,
-      );
+    poller: {
+      snapshot,
+      refresh: () => Promise.resolve(),
+      onDidUpdate: () => {
+        poller.listeners++;
+        return { dispose: () => void poller.listeners-- };
+      },
+      setInterest: (key, on) => void poller.interest.push([key, on]),
     },
+    progress,
     remoteFolder: '',
     baseUrl: script.baseUrl,
-    follow: (_poller, id, options) => {
+    follow: (follower, id, options) => {
       followed.push({ id, options });
+      if (script.cancelWhen) return followTransfer(follower, id, options);
       for (const r of script.readings ?? []) options.onProgress?.({ kind: 'progress', ...r });
       return Promise.resolve(script.end ?? { outcome: 'done', message: 'copy complete' });
     },
   };
-  return { d, ask, copies, syncs, cancels, followed, reports, titles };
+  const reports = () => progress.shown.flatMap((p) => p.updates);
+  const titles = () => progress.shown.map((p) => p.title);
+  return { d, ask, copies, syncs, cancels, followed, reports, titles, progress, poller };
 }
 
 describe('transfer: Copy Folder to Another Instance', () => {
@@ -162,7 +170,7 @@ describe('transfer: Copy Folder to Another Instance', () => {
       ],
     });
     await copyFlow(h.d, src, { srcPath: '/a/', dstId: 2, dstPath: '/b/' });
-    assert.deepEqual(h.reports, [
+    assert.deepEqual(h.reports(), [
       { message: 'started; the service reports progress with some delay' },
       { message: '10%', increment: 10 },
       { message: 'still going' },
@@ -211,6 +219,28 @@ describe('transfer: Copy Folder to Another Instance', () => {
     assert.match(result!.notice.text, /^GPU Rental: cancelled the copy of .*\. What was copied so far stays on "dst" /);
   });
 
+  it('Cancel pressed on the progress ends the follow, cancels the copy on the destination, and asks nothing more', async () => {
+    const h = harness({ cancelWhen: { message: /^started/ }, answers: [{ input: '/a/' }, { pick: 'dst' }, { input: '/b/' }] });
+    const result = await copyFlow(h.d, src, {});
+    assert.ok(h.progress.cancelled(), 'the scripted user pressed Cancel');
+    assert.deepEqual(h.copies, [{ srcId: 1, dstId: 2, srcPath: '/a/', dstPath: '/b/' }]);
+    assert.deepEqual(h.cancels, [2], 'the service copy itself is cancelled, on the destination');
+    assert.deepEqual(h.poller.interest, [
+      ['transfer:2', true],
+      ['transfer:2', false],
+    ]);
+    assert.equal(h.poller.listeners, 0, 'the follow stopped listening to the poller');
+    assert.deepEqual(
+      h.progress.shown.map((p) => [p.title, p.cancellable, p.ended]),
+      [['copying /a/ to "dst" (RTX 4090, #2)', true, 'resolved']],
+    );
+    assert.equal(result?.outcome, 'cancelled');
+    assert.equal(result!.notice.severity, 'info');
+    assert.match(result!.notice.text, /^GPU Rental: cancelled the copy of \/a\/ .*\. What was copied so far stays on "dst" /);
+    assert.equal(h.ask.left(), 0);
+    assert.equal(h.ask.asked.length, 3, 'nothing asked after the Cancel');
+  });
+
   it('a cancel without an answer says the copy may still run', async () => {
     const h = harness({ end: { outcome: 'cancelled' }, cancel: lost() });
     const result = await copyFlow(h.d, src, { srcPath: '/a/', dstId: 2, dstPath: '/b/' });
@@ -248,7 +278,7 @@ describe('transfer: Sync with Cloud Storage', () => {
       ['GPU Rental: sync with cloud storage', 'The folder on "dst" (RTX 4090, #2) to send.', 'Where in my-bucket to put it.'],
     );
     assert.deepEqual(h.syncs, [{ instanceId: 2, connectionId: 5, direction: 'Instance To Cloud', src: '/workspace/out/', dst: 'runs/1/' }]);
-    assert.equal(h.titles[0], 'GPU Rental: sending /workspace/out/ to my-bucket');
+    assert.equal(h.titles()[0], 'sending /workspace/out/ to my-bucket');
     assert.match(result!.notice.text, /^GPU Rental: the sync of \/workspace\/out\/ on "dst" .* to runs\/1\/ in my-bucket finished/);
   });
 

@@ -14,6 +14,7 @@ import { TransferError } from '../../../src/core/transfer/errors';
 import type { TransferNotice } from '../../../src/core/transfer/notices';
 import type { RemoteListing } from '../../../src/core/transfer/remotePath';
 import type { DownloadResult } from '../../../src/core/transfer/runner';
+import { silentProgress } from '../../../src/core/progress';
 import { MemoryLogger } from '../../support';
 import { scriptedAsk, type Answer } from '../../support/scriptedAsk';
 
@@ -44,7 +45,7 @@ function harness(script: Script) {
     ask,
     logger: new MemoryLogger(),
     sshTarget: () => Promise.resolve(target),
-    progress: (_title, run) => run({}),
+    progress: silentProgress(),
     pickDownloadFolder: () => Promise.resolve(script.into === undefined ? '/home/me/got' : (script.into ?? undefined)),
     pickRemote: (view) => {
       shown.push(view.dir);

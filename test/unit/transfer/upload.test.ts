@@ -7,6 +7,7 @@ import type { UploadResult } from '../../../src/core/transfer/runner';
 import { uploadFlow, type UploadFlowDeps } from '../../../src/core/transfer/upload';
 import { MemoryLogger } from '../../support';
 import { scriptedAsk, type Answer } from '../../support/scriptedAsk';
+import { scriptedProgress } from '../../support/scriptedProgress';
 
 const box = { id: 7, label: 'train', actual_status: 'running', intended_status: 'running', num_gpus: 1, gpu_name: 'RTX 4090' } as Instance;
 const target: SshTarget = { instanceId: 7, alias: 'gpu-rental-7', args: [] };
@@ -17,7 +18,7 @@ type UploadCall = { localDir: string; remoteDir: string; excludes: readonly stri
 function harness(answers: Answer[], results: Array<UploadResult | Error>, picked: string | null = '/home/me/project') {
   const ask = scriptedAsk(answers);
   const calls: UploadCall[] = [];
-  const titles: string[] = [];
+  const progress = scriptedProgress();
   let folderAsked = 0;
   const d: UploadFlowDeps = {
     ask,
@@ -27,10 +28,7 @@ function harness(answers: Answer[], results: Array<UploadResult | Error>, picked
       return Promise.resolve(picked ?? undefined);
     },
     sshTarget: () => Promise.resolve(target),
-    progress: (title, run) => {
-      titles.push(title);
-      return run({});
-    },
+    progress,
     transferFolder: '/root',
     excludes: ['node_modules'],
     upload: (_target, spec) => {
@@ -40,7 +38,7 @@ function harness(answers: Answer[], results: Array<UploadResult | Error>, picked
       return next instanceof Error ? Promise.reject(next) : Promise.resolve(next);
     },
   };
-  return { d, ask, calls, titles, folderAsked: () => folderAsked };
+  return { d, ask, calls, titles: () => progress.shown.map((p) => p.title), folderAsked: () => folderAsked };
 }
 
 const sent = (over: Partial<UploadResult> = {}): UploadResult => ({
@@ -60,7 +58,7 @@ describe('transfer: the Upload Folder flow', () => {
     assert.equal(h.ask.asked[0]!.kind, 'input');
     assert.match(h.ask.asked[0]!.detail, /^GPU Rental: Upload project to "train" /);
     assert.deepEqual(h.calls, [{ localDir: '/home/me/project', remoteDir: '/root/project', excludes: ['node_modules'] }]);
-    assert.match(h.titles[0]!, /^uploading project to "train" /);
+    assert.match(h.titles()[0]!, /^uploading project to "train" /);
     assert.equal(outcome?.kind, 'uploaded');
     if (outcome?.kind !== 'uploaded') return;
     assert.equal(outcome.remoteDir, '/root/project');
