@@ -38,13 +38,16 @@ import type { AccountView } from './views/account/accountView';
 import { JobMemory } from '../core/jobs/memory';
 import { JobChoices } from '../core/jobs/choices';
 import { Jobs } from './views/jobItems';
-import { OutbidNotifier, outbidPolicies } from './guards/outbid';
+import { OutbidNotifier, policyConfirm } from './guards/outbid';
+import { outbidPolicies } from '../core/rent/outbidWiring';
+import { showProgress } from './pickers/progress';
 import { PriceContextSource } from '../core/offers/priceSource';
 import { RemoteWindow } from './status/remoteWindow';
 import { LinkHandler } from './host/uriHandler';
 import { InstanceLogChannels, LogFollowers } from './output/instanceLogs';
 import { walkthroughProgress } from './host/walkthrough';
-import { startHealthAfterRent } from './commands/health';
+import { showAfterRent } from './commands/health';
+import { startHealthAfterRent } from '../core/health/afterRentWiring';
 import type { HealthAfterRent } from '../core/health/afterRent';
 import type { ShellParts } from './shell/parts';
 
@@ -167,7 +170,15 @@ export class Services implements vscode.Disposable {
     ({ connector: this.connector, cleanup: this.cleanup, sshConfig: this.sshConfig, target: this.sshTarget } = ssh);
     // The health check after every rent made in this window.
     this.healthAfterRent = this.own(
-      startHealthAfterRent({ session, poller, cleanup: this.cleanup, sshTarget: this.sshTarget, prompts, logger, state: this.state }),
+      startHealthAfterRent({
+        store: this.state,
+        owner: vscode.env.sessionId,
+        settings: config,
+        sshTarget: this.sshTarget,
+        poller,
+        logger,
+        shown: (result) => showAfterRent({ session, poller, cleanup: this.cleanup, sshTarget: this.sshTarget, prompts, logger }, result),
+      }),
     ).health;
     this.idle = this.own(new IdleGuard({ session, poller, forwards: this.forwards, state: this.state, prompts, logger }));
     this.jobMemory = new JobMemory(context.workspaceState);
@@ -186,9 +197,11 @@ export class Services implements vscode.Disposable {
       session,
       poller,
       renter: this.renter,
-      spend: this.spend,
+      allowsSpend: (perHour, reason) => this.spend.allows(poller, perHour, reason),
       sshTarget: this.sshTarget,
       book: this.jobs.book,
+      progress: showProgress,
+      ask: policyConfirm,
       logger,
     });
     this.outbid = this.own(new OutbidNotifier({ session, poller, state: this.state, logger, policies }));

@@ -26,8 +26,10 @@ import { createServer, connect, type AddressInfo, type Server, type Socket } fro
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
+import { SCALE } from '../../src/core/scale';
 import { creditOf } from '../../src/core/account/funds';
 import type { GpuRentalClient } from '../../src/core/api/client';
+import { silentProgress } from '../../src/core/progress';
 import type { Offer } from '../../src/core/api/offers';
 import type { Instance } from '../../src/core/api/instances';
 import { InstancePoller } from '../../src/core/instances/poller';
@@ -53,7 +55,7 @@ import { overlayNetAvailable } from '../marketplace/overlayNet';
 import { clientFor, DEMO_KEY, eventually, MemoryLogger, sshBench, testSshOptions } from '../support';
 import { scriptedAsk } from '../support/scriptedAsk';
 
-const NODES = 4;
+const NODES = SCALE.clusterNodes;
 const RENT_ROUNDS = 5;
 const UPLOAD_ROUNDS = 5;
 const FILES = 400;
@@ -401,7 +403,7 @@ sshBench('cluster', {}, async (sim, home) => {
     logger: new MemoryLogger(),
     pickLocalFolder: async () => src,
     sshTarget: async () => target,
-    progress: (_title, run) => run({}),
+    progress: silentProgress(),
     transferFolder: '/root',
     excludes: ['.git/', 'node_modules/', '__pycache__/', '.venv/'],
   });

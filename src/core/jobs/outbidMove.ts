@@ -50,8 +50,10 @@ type Report = (message: string) => void;
 /** Runs the move (from step 1, or from step 2 when `start` has its new instance) under one cancellable progress. */
 export function moveJobs(d: OutbidPolicyDeps, start: MoveState): Promise<OutbidOutcome> {
   // The outbid is said first: this progress is the only notification while the move runs.
-  const title = l10n.t('GPU Rental: {0} was outbid and stopped; moving {1} to another machine', shortName(start.old), jobNames(start.jobs));
-  return d.progress(title, async (report, signal) => {
+  const title = l10n.t('{0} was outbid and stopped; moving {1} to another machine', shortName(start.old), jobNames(start.jobs));
+  return d.progress(title, async (task) => {
+    const report: Report = (message) => task.report({ message });
+    const signal = task.signal;
     let move = start;
     if (!move.fresh) {
       const rented = await rentStep(d, move, report, signal);

@@ -11,6 +11,7 @@ import type { untilPhase } from '../instances/untilPhase';
 import { l10n } from '../l10n';
 import type { Logger } from '../log';
 import type { Notice } from '../notice';
+import type { Progress } from '../progress';
 import type { Ask } from '../prompts';
 import type { RemoteResult, SshTarget } from '../ssh/remote';
 import { visibleText } from '../text';
@@ -64,9 +65,6 @@ export interface MoveRentPort {
   rentLike(old: Instance, ceiling: number, o: { report(message: string): void; signal: AbortSignal }): Promise<MoveRent>;
 }
 
-/** A cancellable progress notification; `report` changes its message, Cancel aborts `signal`. */
-export type PolicyProgress = <T>(title: string, work: (report: (message: string) => void, signal: AbortSignal) => Promise<T>) => Promise<T>;
-
 export interface OutbidPolicyDeps {
   readonly jobs: ResumableJobsPort;
   readonly instances: Pick<GpuRentalClient['instances'], 'show' | 'changeBid' | 'stop' | 'destroy'>;
@@ -81,7 +79,8 @@ export interface OutbidPolicyDeps {
   run(target: SshTarget, script: string, timeoutMs: number): Promise<RemoteResult>;
   /** Resolves once the instance's sshd answers; rejects with why not. Default: the banner probe on its SSH address. */
   waitForSsh?(instance: Instance, signal: AbortSignal): Promise<void>;
-  readonly progress: PolicyProgress;
+  /** The move's cancellable progress (ui: a notification); its Cancel works between steps, never during a create. */
+  readonly progress: Progress;
   readonly ask: Pick<Ask, 'confirm'>;
   readonly logger: Logger;
   /** How long the new instance may take to run (default 15 min). */

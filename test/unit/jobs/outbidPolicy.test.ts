@@ -13,6 +13,7 @@ import type { RemoteResult } from '../../../src/core/ssh/remote';
 import { MemoryLogger } from '../../support';
 import { fileCheckpoint, manifestDigest } from '../../support/checkpoints';
 import { scriptedAsk, type Answer } from '../../support/scriptedAsk';
+import { scriptedProgress } from '../../support/scriptedProgress';
 
 const OLD: Instance = {
   id: 123,
@@ -80,9 +81,7 @@ function harness(script: Script) {
     destroyed: [] as number[],
     resumed: [] as Array<{ instanceId: number; jobId: string; movedFrom: number }>,
     checkpoints: [] as Array<string | undefined>,
-    titles: [] as string[],
     scripts: [] as string[],
-    reports: [] as string[],
     rents: 0,
   };
   const logger = new MemoryLogger();
@@ -92,6 +91,8 @@ function harness(script: Script) {
     [OLD.id, OLD],
     [NEW.id, NEW],
   ]);
+  // The user's Cancel is pressed as the move reports the step `cancelAt` matches.
+  const progress = scriptedProgress(script.cancelAt ? { message: script.cancelAt } : undefined);
   const deps: OutbidPolicyDeps = {
     jobs: {
       resumableJobs: (id) => (id === OLD.id ? (script.jobs ?? [job({ kind: 'move', ceiling: 0.5 })]) : []),
@@ -155,27 +156,21 @@ function harness(script: Script) {
       return Promise.resolve({ code: 0, stdout: `motd noise\n${stdout}\n`, stderr: '' });
     },
     waitForSsh: () => Promise.resolve(),
-    progress: (title, work) => {
-      sent.titles.push(title);
-      const controller = new AbortController();
-      return work((message) => {
-        sent.reports.push(message);
-        if (script.cancelAt?.test(message)) controller.abort();
-      }, controller.signal);
-    },
+    progress,
     ask,
     logger,
-    untilPhase: (_poller, _id, _phases, o) =>
-      Promise.resolve(
-        o?.signal?.aborted ? { outcome: 'cancelled' } : (script.wait ?? { outcome: 'reached', instance: NEW, phase: 'running' }),
-      ),
+    // A boot takes a moment: a Cancel pressed while it is awaited ends the wait.
+    untilPhase: async (_poller, _id, _phases, o) => {
+      await new Promise((resolve) => setImmediate(resolve));
+      return o?.signal?.aborted ? { outcome: 'cancelled' } : (script.wait ?? { outcome: 'reached', instance: NEW, phase: 'running' });
+    },
     follow: (_poller, _id, o: FollowTransferOptions) => {
       if (o.signal?.aborted) return Promise.resolve({ outcome: 'cancelled' });
       o.onProgress?.({ kind: 'progress', message: 'Remote to Remote copy: 1/2 files' });
       return Promise.resolve(copyEnds.shift() ?? { outcome: 'done', message: 'done, 2 files' });
     },
   };
-  return { policies: new OutbidPolicies(deps), sent, logger, ask };
+  return { policies: new OutbidPolicies(deps), sent, logger, ask, progress };
 }
 
 function acted(outcome: OutbidOutcome | undefined) {
@@ -252,7 +247,7 @@ describe('jobs: outbid policies of resumable jobs', () => {
   });
 
   it('move: rent, wait, copy the working folder (with its checkpoints) and the job folder, verify, resume with movedFrom, then destroy the old one', async () => {
-    const { policies, sent, logger } = harness({});
+    const { policies, sent, logger, progress } = harness({});
     const { notice, move } = acted(await policies.onOutbid(OLD));
     assert.deepEqual(
       sent.copies.map((c) => [c.srcId, c.dstId, c.srcPath, c.dstPath]),
@@ -272,12 +267,15 @@ describe('jobs: outbid policies of resumable jobs', () => {
       'GPU Rental: "train.py" runs now on #456 (RTX 4090) at $0.450/h, resumed from its newest checkpoint step-2.pt; the outbid instance #123 was destroyed.',
     );
     // The one notification while it runs says why: an outbid.
-    assert.deepEqual(sent.titles, ['GPU Rental: "train" (RTX 4090) was outbid and stopped; moving "train.py" to another machine']);
+    assert.deepEqual(
+      progress.shown.map((p) => [p.title, p.cancellable, p.ended]),
+      [['"train" (RTX 4090) was outbid and stopped; moving "train.py" to another machine', true, 'resolved']],
+    );
     assert.equal(move, undefined);
     // Each step said as it happened, and logged.
     for (const n of [1, 2, 3, 4, 5, 6])
       assert.ok(
-        sent.reports.some((r) => r.startsWith(`step ${n} of 6`)),
+        progress.shown[0]!.updates.some((u) => u.message?.startsWith(`step ${n} of 6`)),
         `step ${n} reported`,
       );
     assert.ok(logger.lines.some((l) => /copied \/root\/work\b/.test(l)));
@@ -395,6 +393,24 @@ describe('jobs: outbid policies of resumable jobs', () => {
       if (during === 3) assert.deepEqual(sent.cancels, [456], "the service's copy is cancelled too");
     });
   }
+
+  it('Cancel while the replacement is rented: the rent is not cut short; the replacement is kept and named with what it bills, and Destroy New Instance removes it', async () => {
+    const h = harness({ cancelAt: /^step 1 of 6/, answers: [{ confirm: true }] });
+    const { notice, move } = acted(await h.policies.onOutbid(OLD));
+    assert.ok(h.progress.cancelled(), 'the user pressed Cancel');
+    assert.equal(h.progress.shown[0]!.ended, 'resolved');
+    assert.equal(h.sent.rents, 1, 'the rent under way finished');
+    assert.equal(notice.severity, 'warning');
+    assert.match(notice.text, /^GPU Rental: the move of "train\.py" to #456 stopped: cancelled at step 2 of 6\./);
+    assert.match(notice.text, /The new instance #456 bills \$0\.450\/h while it runs\./);
+    assert.match(notice.text, /the checkpoint is on #123 \(stopped/);
+    assert.deepEqual(notice.actions, ['retryCopy', 'destroyNew']);
+    assert.equal(move?.fresh?.id, 456, 'the move keeps the replacement, for Retry Copy and Destroy New Instance');
+    assert.deepEqual([h.sent.copies, h.sent.resumed, h.sent.destroyed], [[], [], []], 'nothing copied, resumed or destroyed');
+    const destroyed = acted(await h.policies.destroyNew(move!));
+    assert.deepEqual(h.sent.destroyed, [456], 'only the replacement goes, once asked');
+    assert.equal(destroyed.notice.severity, 'info');
+  });
 
   it('a second outbid while a move is on its way does nothing', async () => {
     let release!: () => void;

@@ -20,6 +20,7 @@ import { basename } from 'node:path';
 import type { Instance } from '../../api/instances';
 import { l10n } from '../../l10n';
 import type { Logger } from '../../log';
+import { silentProgress, type Progress, type ProgressTask } from '../../progress';
 import type { RemoteResult } from '../../ssh/remote';
 import type { UploadRequest } from '../run';
 import {
@@ -44,21 +45,14 @@ export interface RemoteRun {
   readonly timeoutMs: number;
 }
 
-/** What the copy from rank 0 shows while it runs, and its Cancel. */
-export interface FanoutProgress {
-  /** A line under the title; `increment` adds to the percent done. */
-  report(message: string, increment?: number): void;
-  readonly signal?: AbortSignal;
-}
-
 /** The ports of the copy from rank 0. */
 export interface FanoutPorts {
   /** The files an upload of `localDir` sends, relative to it (transfer's uploadedFiles with the exclude setting). */
   files(localDir: string): Promise<readonly string[]>;
   /** Runs a bash script on the node over ssh; resolves its exit code and output, rejects when ssh could not (timeout, Cancel). */
   remote(instance: Instance, script: string, o: RemoteRun): Promise<RemoteResult>;
-  /** Runs the copy under a cancellable progress notification titled `title` (ui); without it, nothing shows or cancels. */
-  progress?<T>(title: string, work: (p: FanoutProgress) => Promise<T>): Promise<T>;
+  /** The copy's cancellable progress (ui: a notification); without it, nothing shows or cancels. */
+  readonly progress?: Progress;
   /** The ports rank 0's daemon tries (default FANOUT_PORTS). */
   readonly ports?: readonly number[];
   /** Names this copy's folder on rank 0 (default: 12 random hex digits). */
@@ -266,26 +260,26 @@ async function pullAll(
 ): Promise<Copied[]> {
   const port = daemon?.port;
   if (port === undefined || list === undefined) return plan.pullers.map(() => 'failed');
-  const work = async (p: FanoutProgress): Promise<Copied[]> => {
+  const work = async (p: ProgressTask): Promise<Copied[]> => {
     const copying = new Set(plan.pullers.map((x) => x.rank));
     const say = () => {
       const ranks = [...copying].sort((a, b) => a - b);
-      if (ranks.length === 1) p.report(l10n.t('copying to node {0} from node 0', ranks[0]!));
-      else if (ranks.length > 1) p.report(l10n.t('copying to nodes {0} from node 0', ranks.join(', ')));
+      if (ranks.length === 1) p.report({ message: l10n.t('copying to node {0} from node 0', ranks[0]!) });
+      else if (ranks.length > 1) p.report({ message: l10n.t('copying to nodes {0} from node 0', ranks.join(', ')) });
     };
     say();
     return Promise.all(
       plan.pullers.map(async ({ n, rank }): Promise<Copied> => {
         const outcome = await pull(deps, ports, { n, rank, address: plan.rootProbe.address!, port, dir: plan.dir, list }, p);
         copying.delete(rank);
-        if (outcome === 'copied') p.report(l10n.t('node {0} has the files', rank), 100 / plan.pullers.length);
+        if (outcome === 'copied') p.report({ message: l10n.t('node {0} has the files', rank), increment: 100 / plan.pullers.length });
         say();
         return outcome;
       }),
     );
   };
-  const title = l10n.t('GPU Rental: copying {0} from node 0 to the other nodes of the cluster', basename(plan.localDir));
-  return ports.progress ? ports.progress(title, work) : work({ report: () => {} });
+  const title = l10n.t('copying {0} from node 0 to the other nodes of the cluster', basename(plan.localDir));
+  return (ports.progress ?? silentProgress())(title, work);
 }
 
 /** A script's run on a node; ssh that could not run it (a timeout, Cancel) reads as exit -1 with its error. */
@@ -301,11 +295,11 @@ async function pull(
   deps: FanoutDeps,
   ports: FanoutPorts,
   o: { n: Instance; rank: number; address: string; port: number; dir: string; list: string },
-  p: FanoutProgress,
+  p: ProgressTask,
 ): Promise<Copied> {
   const script = pullScript({ address: o.address, port: o.port, remoteDir: o.dir }) ?? 'exit 2';
   const result = await ran(ports, o.n, script, { input: o.list, signal: p.signal, timeoutMs: (FANOUT_HARD_LIMIT_S + 30) * 1000 });
-  if (p.signal?.aborted) return 'cancelled';
+  if (p.signal.aborted) return 'cancelled';
   if (result.code === 0) return 'copied';
   deps.logger.warn(
     `Run on Cluster: copying to node ${o.rank} (#${o.n.id}) from node 0 failed (exit ${result.code}: ${result.stderr.trim()}); uploading to it directly.`,

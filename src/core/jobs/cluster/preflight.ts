@@ -25,6 +25,7 @@ import { instancePhase } from '../../instances/phase';
 import { currentRate } from '../../instances/rates';
 import { l10n } from '../../l10n';
 import type { Logger } from '../../log';
+import { silentProgress, type Progress } from '../../progress';
 import type { Ask } from '../../prompts';
 import { checkMasterPort, interfaceAddressScript, isIpv4, parseInterfaceAddress } from './env';
 import { allReduce, allReduceLine, stopScript } from './preflightAllReduce';
@@ -54,10 +55,17 @@ export interface PreflightDeps {
    */
   readonly shell: (instance: Instance, script: string, o: { timeoutMs: number; signal?: AbortSignal }) => Promise<string>;
   readonly logger: Logger;
-  /** What the check does now, for a progress notification. */
-  readonly progress?: (message: string) => void;
-  /** Cancel: ends what runs; the check resolves undefined. */
-  readonly signal?: AbortSignal;
+  /**
+   * The check's cancellable progress (ui: a notification saying what it does now); its Cancel ends
+   * what runs, and the check resolves undefined. Default: nothing shown, nothing to cancel.
+   */
+  readonly progress?: Progress;
+}
+
+/** What the steps below are handed: the deps' shell and logger, the progress's line and Cancel. */
+interface Checking extends Pick<PreflightDeps, 'shell' | 'logger'> {
+  readonly signal: AbortSignal;
+  say(message: string): void;
 }
 
 export interface PreflightOptions {
@@ -75,12 +83,19 @@ export const PREFLIGHT_BYTES = 64 * 1024 * 1024;
 const WAIT_S = 20;
 const SEND_LIMIT_S = 10;
 
-/** Checks that every node reaches every other and measures the links; undefined when cancelled. */
-export async function checkCluster(
+/** Checks that every node reaches every other and measures the links, under the deps' progress; undefined when cancelled. */
+export function checkCluster(
   deps: PreflightDeps,
   cluster: PreflightCluster,
   options: PreflightOptions = {},
 ): Promise<PreflightOutcome | undefined> {
+  const progress = deps.progress ?? silentProgress();
+  return progress(l10n.t('checking the network of {0}', cluster.label), (task) =>
+    check({ shell: deps.shell, logger: deps.logger, signal: task.signal, say: (message) => task.report({ message }) }, cluster, options),
+  );
+}
+
+async function check(deps: Checking, cluster: PreflightCluster, options: PreflightOptions): Promise<PreflightOutcome | undefined> {
   const port = checkMasterPort(options.port ?? PREFLIGHT_PORT);
   const bytes = options.bytes ?? PREFLIGHT_BYTES;
   const w = options.waitSeconds;
@@ -97,14 +112,14 @@ export async function checkCluster(
   if (refusal) return done('failed', refusal);
   if (cluster.nodes.length === 1)
     return done('fast', l10n.t('GPU Rental: {0} has one node, so there is no network between nodes to check.', cluster.label));
-  const cancelled = () => deps.signal?.aborted === true;
+  const cancelled = () => deps.signal.aborted;
 
-  deps.progress?.(l10n.t('Reading the overlay address of each node…'));
+  deps.say(l10n.t('Reading the overlay address of each node…'));
   const addresses = await readAddresses(deps, cluster);
   if (cancelled()) return undefined;
   if (!Array.isArray(addresses)) return done('failed', addresses);
 
-  deps.progress?.(l10n.t('Checking that every node reaches every other…'));
+  deps.say(l10n.t('Checking that every node reaches every other…'));
   const reach = await reachability(deps, cluster, addresses, { port, wait });
   if (cancelled()) return undefined;
   if (reach) return done('failed', reach.text, reach.lines);
@@ -112,7 +127,7 @@ export async function checkCluster(
   const links: Link[] = [];
   const lines: string[] = [];
   for (let rank = 1; rank < cluster.nodes.length; rank++) {
-    deps.progress?.(l10n.t('Measuring the bandwidth of {0}…', pair(0, rank)));
+    deps.say(l10n.t('Measuring the bandwidth of {0}…', pair(0, rank)));
     const measured = await measure(deps, cluster, addresses, rank, { port, bytes, wait });
     if (cancelled()) return undefined;
     if (typeof measured === 'string') return done('failed', measured, lines, links);
@@ -121,7 +136,7 @@ export async function checkCluster(
     deps.logger.info(`Cluster check of ${cluster.label}: node 0 <-> node ${rank}: ${gbitsText(measured)} Gbit/s.`);
   }
 
-  deps.progress?.(l10n.t('Measuring an all-reduce across the {0} nodes with torch.distributed…', cluster.nodes.length));
+  deps.say(l10n.t('Measuring an all-reduce across the {0} nodes with torch.distributed…', cluster.nodes.length));
   const loopback = addresses[0]!.startsWith('127.');
   const on = (ranks: readonly number[], script: (rank: number) => string, timeoutMs: number) =>
     onEvery(deps, cluster, ranks, script, timeoutMs);
@@ -149,7 +164,7 @@ export async function checkCluster(
 }
 
 /** Ends the all-reduce's processes on every node (a Cancel, or ssh lost): they would end at their timeout, this ends them now. */
-async function stopAllReduce(deps: PreflightDeps, cluster: PreflightCluster, port: number): Promise<void> {
+async function stopAllReduce(deps: Checking, cluster: PreflightCluster, port: number): Promise<void> {
   const stopped = await Promise.allSettled(
     cluster.nodes.map((node, rank) => deps.shell(node, stopScript(port, rank), { timeoutMs: 15_000 })),
   );
@@ -176,7 +191,7 @@ const errorText = (why: unknown) => (why instanceof Error ? why.message : String
 
 /** Runs `script` on every node at once; what each printed, or the notice text naming the nodes ssh failed on. */
 async function onEvery(
-  deps: PreflightDeps,
+  deps: Checking,
   cluster: PreflightCluster,
   ranks: readonly number[],
   script: (rank: number) => string,
@@ -198,7 +213,7 @@ async function onEvery(
   return new Map(ranks.map((rank, i) => [rank, (results[i] as PromiseFulfilledResult<string>).value]));
 }
 
-async function readAddresses(deps: PreflightDeps, cluster: PreflightCluster): Promise<string[] | string> {
+async function readAddresses(deps: Checking, cluster: PreflightCluster): Promise<string[] | string> {
   const ranks = cluster.nodes.map((_, rank) => rank);
   const read = await onEvery(deps, cluster, ranks, () => interfaceAddressScript(), 30_000);
   if (typeof read === 'string') return read;
@@ -236,7 +251,7 @@ const noPython = (cluster: PreflightCluster, ranks: readonly number[]) =>
 
 /** Undefined when every ordered pair connected; else the notice's text and the failed pairs' lines. */
 async function reachability(
-  deps: PreflightDeps,
+  deps: Checking,
   cluster: PreflightCluster,
   addresses: readonly string[],
   { port, wait }: { port: number; wait: number },
@@ -286,7 +301,7 @@ async function reachability(
 
 /** Node `rank` sends to node 0: the link's Gbit/s, or the notice's text when it could not be measured. */
 async function measure(
-  deps: PreflightDeps,
+  deps: Checking,
   cluster: PreflightCluster,
   addresses: readonly string[],
   rank: number,

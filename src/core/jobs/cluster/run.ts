@@ -18,24 +18,26 @@ import { formatDollars } from '../../format';
 import { instanceName } from '../../instances/names';
 import { instancePhase } from '../../instances/phase';
 import { l10n } from '../../l10n';
-import type { Logger } from '../../log';
-import type { Notice } from '../../notice';
 import type { Ask } from '../../prompts';
 import type { JobMemory } from '../memory';
 import { askUploadFirst, type UploadRequest } from '../run';
 import { interfaceAddressScript, parseInterfaceAddress, type ClusterLayout } from './env';
 import { uploadToCluster, type FanoutPorts } from './fanout';
 import { nodeProbeScript } from './fanoutScripts';
-import type { ClusterJob, ClusterJobAction } from './clusterJob';
+import {
+  failedWith,
+  rankName,
+  startAll,
+  type ClusterTarget,
+  type RunClusterFailed,
+  type RunClusterOutcome,
+  type StartPorts,
+} from './start';
+
+export type { ClusterTarget, NodeStart, RunClusterFailed, RunClusterOutcome } from './start';
 import { DEFAULT_PRESET, PRESET_IDS, presetDetail, presetLabel, type ClusterRun, type PresetId } from './presets';
 import { rankScript, runLabel } from './rankScript';
 import { scriptBoxValue, splitScriptLine } from './scriptLine';
-
-/** A cluster as the flow takes it: how it is named, and its nodes in rank order (rank 0 first). */
-export interface ClusterTarget {
-  readonly label: string;
-  readonly nodes: readonly Instance[];
-}
 
 /** What may be given instead of asking (tests, automation): each one given is not asked. */
 export interface RunClusterGiven {
@@ -61,18 +63,7 @@ export interface RunClusterFacts {
   workspaceDir?: string;
 }
 
-/** What a node's job starts with (the book's run, given the shared id). */
-export interface NodeStart {
-  readonly command: string;
-  readonly cwd: string;
-  readonly stopAtEnd: boolean;
-  readonly jobId: string;
-  readonly label: string;
-  /** Rank 0's terminal opens; the others are followed quietly. */
-  readonly show: boolean;
-}
-
-export interface RunClusterDeps {
+export interface RunClusterDeps extends StartPorts {
   readonly ask: Ask;
   readonly memory: Pick<JobMemory, 'uploadFirst' | 'setUploadFirst'>;
   /** Uploads to one node (its own progress); resolves the folder on the node, undefined when cancelled or failed. */
@@ -82,32 +73,18 @@ export interface RunClusterDeps {
   readonly remoteFolder: string;
   /** Runs a short sh script on the node over ssh; resolves what it printed, rejects when ssh failed. */
   readonly shell: (instance: Instance, script: string) => Promise<string>;
-  /** Starts the node's job detached (the job book's run). */
-  readonly start: (instance: Instance, o: NodeStart) => Promise<void>;
-  /** Stops a node's job (after a failed start on another node). */
-  readonly stop: (instanceId: number, jobId: string, stopInstance: boolean) => Promise<boolean>;
   readonly newJobId: () => string;
-  readonly logger: Logger;
   /** The copy from rank 0 to the other nodes (fanout.ts); without it, every node gets its own upload. */
   readonly fanout?: FanoutPorts;
   /** The network check before the first job on this cluster (preflight.ts); undefined: nothing starts. */
   readonly preflight?: (cluster: ClusterTarget) => Promise<'go' | undefined>;
 }
 
-/** Nothing started: why, and what to do. */
-export interface RunClusterFailed {
-  readonly kind: 'refused' | 'failed';
-  readonly notice: Notice;
-}
-
-export type RunClusterOutcome =
-  { readonly kind: 'started'; readonly job: ClusterJob; readonly notice: Notice<ClusterJobAction> } | RunClusterFailed;
-
 /** torchrun's default rendezvous port, and Ray's head port. */
 export const DEFAULT_MASTER_PORT = 29500;
 export const RAY_PORT = 6379;
 
-const node = (instance: Instance, rank: number) => l10n.t('rank {0} ({1})', rank, instanceName(instance));
+const node = rankName;
 
 /**
  * Asks what is not given (the preset, the script or command, upload first, stop at the end),
@@ -322,69 +299,7 @@ function sharesLoopback(nodes: readonly Instance[]): boolean {
   return hosts.size === 1 && host !== undefined && (/^127\./.test(host) || host === 'localhost');
 }
 
-function failedWith(text: string): RunClusterFailed {
-  return { kind: 'failed', notice: { severity: 'error', text } };
-}
-
 function gpusOf(instance: Instance): number {
   const gpus = instance.num_gpus;
   return typeof gpus === 'number' && Number.isInteger(gpus) && gpus >= 1 ? gpus : 1;
-}
-
-async function startAll(
-  deps: RunClusterDeps,
-  cluster: ClusterTarget,
-  o: { jobId: string; label: string; stopAtEnd: boolean; commands: string[]; cwdOf: (rank: number) => string },
-): Promise<RunClusterOutcome> {
-  const started = await Promise.allSettled(
-    cluster.nodes.map((n, rank) =>
-      deps.start(n, {
-        command: o.commands[rank]!,
-        cwd: o.cwdOf(rank),
-        stopAtEnd: o.stopAtEnd,
-        jobId: o.jobId,
-        label: o.label,
-        show: rank === 0,
-      }),
-    ),
-  );
-  const failed = cluster.nodes.map((n, rank) => ({ n, rank, r: started[rank]! })).filter(({ r }) => r.status === 'rejected');
-  const job: ClusterJob = {
-    jobId: o.jobId,
-    label: o.label,
-    cluster: cluster.label,
-    nodes: cluster.nodes.map((n) => n.id),
-    stopAtEnd: o.stopAtEnd,
-  };
-  if (failed.length === 0) {
-    deps.logger.info(`Cluster job ${o.jobId} started on ${cluster.nodes.length} node(s) of ${cluster.label}.`);
-    return {
-      kind: 'started',
-      job,
-      notice: {
-        severity: 'info',
-        text: l10n.t(
-          "GPU Rental: {0} started on the {1} nodes of {2}. Rank 0's output is in the job's terminal; Switch Rank shows another node's.",
-          o.label,
-          cluster.nodes.length,
-          cluster.label,
-        ),
-        actions: ['switchRank'],
-      },
-    };
-  }
-  // The nodes that started wait for peers that never come: end their jobs (each keeps its instance running).
-  const ok = cluster.nodes.filter((_, rank) => started[rank]!.status === 'fulfilled');
-  await Promise.allSettled(ok.map((n) => deps.stop(n.id, o.jobId, false)));
-  const why = (failed[0]!.r as PromiseRejectedResult).reason;
-  deps.logger.warn(
-    `Cluster job ${o.jobId}: the start failed on ${failed.map(({ n }) => `#${n.id}`).join(', ')}; stopped it on ${ok.length} node(s).`,
-  );
-  return failedWith(
-    l10n.t(
-      'GPU Rental: the job could not start on {0} ({1}); it was stopped on the other nodes, which keep running. Run the job again.',
-      failed.map(({ n, rank }) => node(n, rank)).join(', '),
-      why instanceof Error ? why.message : String(why),
-    ),
-  );
 }

@@ -2,12 +2,14 @@
  * Run on Cluster's ports as the extension wires them: a node's shell over ssh, each node's job
  * started and stopped through the job book, a new job id from the clock. The caller hands in what
  * only it knows: the prompts, Upload Folder's flow, the settings, how ssh reaches an instance.
- * ui's Run on Cluster builds its deps here, and so do the tests that run the flow over real ssh.
+ * The cluster feature (clusterFeature.ts) builds its deps here, and so do the tests and benchmarks
+ * that run the flow over real ssh.
  */
 
 import type { Instance } from '../../api/instances';
 import { l10n } from '../../l10n';
 import type { Logger } from '../../log';
+import type { Progress } from '../../progress';
 import type { Ask } from '../../prompts';
 import { lastErrorLine, runRemote, type SshTarget } from '../../ssh/remote';
 import type { JobBook } from '../book';
@@ -37,21 +39,35 @@ export interface ClusterRunWiring {
   readonly logger: Logger;
   /** The clock new job ids are made from (default: Date.now). */
   readonly now?: () => number;
+  /** The cancellable progress of the start on every node and of the copy from rank 0 (default: nothing shown). */
+  readonly progress?: Progress;
   /**
    * Given, the workspace is uploaded once, to rank 0, and the other nodes copy it from there
-   * (fanout.ts): the files an upload sends (transfer's uploadedFiles with the exclude setting), and
-   * the copy's progress notification. Without it, every node gets its own upload.
+   * (fanout.ts): the files an upload sends (transfer's uploadedFiles with the exclude setting).
+   * Without it, every node gets its own upload.
    */
   readonly fanout?: Pick<FanoutPorts, 'files' | 'progress' | 'ports' | 'token'>;
 }
 
-/** Runs a short bash script on the instance over ssh; resolves what it printed, rejects with the error's last line. */
+/** How a node's short script runs: its time limit (default NODE_SHELL_TIMEOUT_MS) and Cancel. */
+export interface NodeShellRun {
+  readonly timeoutMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Runs a short bash script on the instance over ssh; resolves what it printed, rejects with the
+ * error's last line. Run on Cluster's and Check Cluster Network's shell alike.
+ */
 export function nodeShell(
   sshTarget: (instance: Instance) => Promise<SshTarget>,
   timeoutMs = NODE_SHELL_TIMEOUT_MS,
-): (instance: Instance, script: string) => Promise<string> {
-  return async (instance, script) => {
-    const result = await runRemote(await sshTarget(instance), bashCommand(script), { timeoutMs });
+): (instance: Instance, script: string, o?: NodeShellRun) => Promise<string> {
+  return async (instance, script, o = {}) => {
+    const result = await runRemote(await sshTarget(instance), bashCommand(script), {
+      timeoutMs: o.timeoutMs ?? timeoutMs,
+      ...(o.signal ? { signal: o.signal } : {}),
+    });
     if (result.code !== 0) throw new Error(lastErrorLine(result.stderr) || l10n.t('exit code {0}', result.code));
     return result.stdout;
   };
@@ -73,15 +89,21 @@ export function clusterRunDeps(w: ClusterRunWiring): RunClusterDeps {
     stop: (instanceId, jobId, stopInstance) => w.jobs.stop(instanceId, jobId, stopInstance),
     newJobId: () => newJobId(now()),
     logger: w.logger,
-    ...(w.fanout ? { fanout: fanoutPorts(w.fanout, w.sshTarget) } : {}),
+    ...(w.progress ? { progress: w.progress } : {}),
+    ...(w.fanout ? { fanout: fanoutPorts(w.fanout, w.sshTarget, w.progress) } : {}),
   };
 }
 
 /** The copy's ports: the caller's, and each script run over ssh with bash, its stdin, Cancel and time limit. */
-function fanoutPorts(given: NonNullable<ClusterRunWiring['fanout']>, sshTarget: ClusterRunWiring['sshTarget']): FanoutPorts {
+function fanoutPorts(
+  given: NonNullable<ClusterRunWiring['fanout']>,
+  sshTarget: ClusterRunWiring['sshTarget'],
+  progress: Progress | undefined,
+): FanoutPorts {
+  const shown = given.progress ?? progress;
   return {
     files: (localDir) => given.files(localDir),
-    ...(given.progress ? { progress: given.progress.bind(given) } : {}),
+    ...(shown ? { progress: shown } : {}),
     ...(given.ports ? { ports: given.ports } : {}),
     ...(given.token ? { token: given.token.bind(given) } : {}),
     remote: async (instance, script, o) =>

@@ -80,8 +80,7 @@ function setup(nodes: Instance[], fake: Fake = {}) {
       return Promise.resolve(tag([`sent ${BYTES}`]));
     },
     logger,
-    progress: (m) => progress.push(m),
-    signal: controller.signal,
+    progress: (_title, work) => work({ signal: controller.signal, report: (u) => void progress.push(u.message ?? '') }),
   };
   const check = () => checkCluster(deps, { label: 'demo', nodes });
   return { deps, calls, logger, progress, controller, check };
