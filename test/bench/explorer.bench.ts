@@ -15,13 +15,14 @@ import { OfferListSchema, type Offer } from '../../src/core/api/offers';
 import { DEFAULT_VISIBLE_COLUMNS } from '../../src/core/offers/explorer/columns';
 import { encodeOffers, pageFields } from '../../src/core/offers/explorer/transfer';
 import { parseQuery } from '../../src/core/offers/search';
+import { SCALE } from '../../src/core/scale';
 import { generateOffers } from '../marketplace/catalogue';
 import { cleanup, cleanupOnExit } from '../../scripts/processes';
 import { eventually } from '../support/eventually';
 import { openBenchWindow } from './benchWindow';
 
 const RUNS = Number(process.env.GPU_RENTAL_BENCH_RUNS ?? 5);
-const OFFERS = 10_000;
+const OFFERS = SCALE.offers;
 /** Every offer the simulator lists, whatever the defaults would hide, so 10,000 reach the table. */
 const ALL = 'verified=any external=any rentable=any rented=any';
 const SORTS = ['dlperfPerDollar', 'price', 'gpu', 'reliability'];

@@ -1,5 +1,7 @@
-// npm run bench (part): an account with 5,000 instances (and one with 500, for scaling), 50 of
-// them clusters on overlay networks, and 100 jobs this workspace remembers, in plain Node.
+// npm run bench (part): an account of the stated scale (src/core/scale.ts: 5,000 instances, and one
+// of a tenth of it, for scaling), 50 of them clusters on overlay networks, and 100 jobs this
+// workspace remembers, in plain Node. First, the instance list's reading alone: read in part
+// against one JSON.parse at sizes up to the scale (listReuseSizes.ts).
 // One poll tick is what the window does on each poll: the request for GET /api/v0/instances/ (the
 // simulator answering in a process of its own), parse and validation, the poller's own work, every
 // listener of the poller in core (the view's badge and total, the cost tracker, the boot watcher,
@@ -43,6 +45,8 @@ import { WalkthroughProgress } from '../../src/core/walkthrough/progress';
 import { Emitter } from '../../src/core/events';
 import { clientFor, DEMO_KEY } from '../support';
 import { spawnSimulator } from '../support/simulator';
+import { SCALE } from '../../src/core/scale';
+import { reuseAgainstParse } from './listReuseSizes';
 import { InstanceTreeModel } from './scaleTree';
 
 const TICKS = 20;
@@ -96,7 +100,18 @@ interface Tick {
 async function measure(count: number) {
   const sim = await spawnSimulator({
     bootSeconds: 60,
-    extraArgs: ['--instances', String(count), '--clusters', '50', '--credit', '10000000', '--no-ssh', '--no-onstart', '--seed', '7'],
+    extraArgs: [
+      '--instances',
+      String(count),
+      '--clusters',
+      String(SCALE.clusters),
+      '--credit',
+      '10000000',
+      '--no-ssh',
+      '--no-onstart',
+      '--seed',
+      '7',
+    ],
   });
   const { client } = clientFor(sim.url, DEMO_KEY, { dispatcher: new Agent(), logger: silentLogger, timeoutMs: 60_000 });
   const control = (path: string, body: unknown) =>
@@ -189,7 +204,7 @@ async function measure(count: number) {
   memento.set(
     JOB_MEMORY_KEYS.jobs,
     idsWhere((i) => instancePhase(i) === 'running')
-      .slice(0, 100)
+      .slice(0, SCALE.jobs)
       .map((instanceId, k) => ({
         jobId: `j${String(k).padStart(8, '0')}`,
         instanceId,
@@ -279,10 +294,15 @@ async function parseAlone(url: string): Promise<{ parseMs: number; answerMb: num
 
 async function main() {
   cleanupOnExit();
-  console.log('\nScale: one poll tick of the Instances view and its listeners (5,000 and 500 instances, 50 clusters, 100 jobs)');
+  const counts = (process.env.SCALE_COUNTS ?? `${SCALE.instances / 10},${SCALE.instances}`).split(',').filter(Boolean).map(Number);
+  // The list's reading alone, at sizes around LIST_REUSE_MIN_RECORDS and up to the stated scale.
+  await reuseAgainstParse([3, 10, 30, 50, 100, 300, 1_000, SCALE.instances]);
+  console.log(
+    `\nScale: one poll tick of the Instances view and its listeners (${counts.map((n) => n.toLocaleString('en')).join(' and ')} instances, ${SCALE.clusters} clusters, ${SCALE.jobs} jobs)`,
+  );
   // A small account first, not printed: the code is then loaded and compiled, so the heap figures below hold data only.
   await measure(50);
-  for (const count of (process.env.SCALE_COUNTS ?? '500,5000').split(',').map(Number)) {
+  for (const count of counts) {
     const r = await measure(count);
     const t = r.ticks;
     const f = (xs: number[]) => `median ${median(xs).toFixed(1)}, worst ${worst(xs).toFixed(1)}`;

@@ -1,10 +1,11 @@
 // npm run bench (part): the search watcher against the simulator, in Node, on a fake clock.
-// With 1, 5 and 20 watched searches over 10 intervals: search requests per interval (target: at
-// most 1, whatever the number of searches), how often each search is looked at, and the cost of a
-// tick (wall time of one interval's work: the claim, one search request of up to 200 offers over
+// With 1, 5, 20 and 50 watched searches (50: SCALE.savedSearches, the most that can be saved) over
+// 10 intervals: search requests per interval (target: at most 1, whatever the number of searches),
+// how often each search is looked at, and the cost of a tick (wall time of one interval's work: the claim, one search request of up to 200 offers over
 // loopback, parsing it, and the seen ids written back).
 import { Agent } from 'undici';
 import { silentLogger } from '../../src/core/log';
+import { SCALE } from '../../src/core/scale';
 import { saveSearch, type SavedSearch } from '../../src/core/offers/saved';
 import { SearchWatcher, WATCH_PAGE_SIZE } from '../../src/core/offers/watch';
 import { StoredState } from '../../src/core/state/storedState';
@@ -81,7 +82,7 @@ async function main(): Promise<void> {
   console.log(
     `search watcher: ${INTERVALS} intervals of ${INTERVAL_MS / 60_000} min (fake clock), 1,500 offers, up to ${WATCH_PAGE_SIZE} per request`,
   );
-  for (const n of [1, 5, 20]) await run(n);
+  for (const n of [1, 5, 20, SCALE.savedSearches]) await run(n);
 }
 
 main().catch((error: unknown) => {

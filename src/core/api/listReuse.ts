@@ -7,6 +7,8 @@
  * whose bytes are the same as in the previous answer (by a SHA-256 digest of them, so the previous
  * answer is not kept) and hands back the record read from them then, the very same object; only
  * the records whose bytes changed are decoded, parsed and validated, as the list's schema reads them.
+ * A short list is read whole, with one `JSON.parse`, and nothing is kept: below LIST_REUSE_MIN_RECORDS
+ * (src/core/scale.ts) that is under a millisecond, and the reuse would save less than that.
  *
  * Clock fields: the service recomputes some fields from its clock for every answer (an instance's
  * `duration`, `uptime_mins`, `client_run_time`, `host_run_time`, to the millisecond), so no record's
@@ -38,6 +40,7 @@ import {
   ZERO,
 } from './jsonBytes';
 import { unreadableOf, withUnreadable } from './unreadable';
+import { LIST_REUSE_MIN_RECORDS } from '../scale';
 
 export interface ListReuseOptions<T> {
   /** The answer's key that holds the list: `instances`. */
@@ -46,6 +49,11 @@ export interface ListReuseOptions<T> {
   readFresh: (values: unknown[], places: readonly number[]) => T[];
   /** Top-level fields of a record whose number values the service recomputes for every answer, and the schema does not read. */
   clockFields?: readonly string[];
+  /**
+   * The least records the previous answer held for this one to be read in part: below, the body is
+   * read whole with one `JSON.parse`, and nothing is kept. LIST_REUSE_MIN_RECORDS unless told.
+   */
+  minRecords?: number;
 }
 
 /** What a quick read found: the list, and the rest of the body (the list's place holding 0). */
@@ -102,18 +110,26 @@ export class ListReuse<T extends object> {
   private layouts: Layout[] = [];
   /** Where a record's stable form is put together for its digest. */
   private scratch = new Uint8Array(1 << 14);
+  private readonly minRecords: number;
+  /** Records in the last answer read (undefined before the first): whether the next one is read in part. */
+  private lastCount: number | undefined;
 
   constructor(private readonly o: ListReuseOptions<T>) {
     const encoder = new TextEncoder();
     this.quotedKey = encoder.encode(JSON.stringify(o.key));
     this.clockKeys = (o.clockFields ?? []).map((f) => encoder.encode(JSON.stringify(f)));
+    this.minRecords = o.minRecords ?? LIST_REUSE_MIN_RECORDS;
   }
 
   /**
    * The answer's list and the rest of its body, or undefined to leave the answer to the usual
-   * reading. `chunks` are the body's bytes in order, as they came off the wire.
+   * reading. `chunks` are the body's bytes in order, as they came off the wire. The first answer is
+   * read in part, to know its records for the next one (for a short list that costs well under a
+   * millisecond, once); after it, an answer is read in part only when the last one held at least
+   * `minRecords` records, and otherwise whole (see `plain`).
    */
   read(chunks: readonly Uint8Array[]): QuickRead<T> | undefined {
+    if (this.lastCount !== undefined && this.lastCount < this.minRecords) return this.plain(chunks);
     const s = new Window(chunks);
     if (s.peek() !== OPEN) return undefined;
     s.pos++;
@@ -161,7 +177,32 @@ export class ListReuse<T extends object> {
     }
     if (typeof rest !== 'object' || rest === null || (rest as Record<string, unknown>)[this.o.key] !== 0) return undefined;
     const list = this.finish(found);
+    if (list) this.lastCount = list.length;
     return list && { list, rest: rest as Record<string, unknown> };
+  }
+
+  /**
+   * The whole body with one `JSON.parse`, its records read as the list's schema reads them, and
+   * nothing kept for the next answer. Undefined, as `read`, for anything but an object with a list
+   * at the key (the usual reading then says what is wrong).
+   */
+  private plain(chunks: readonly Uint8Array[]): QuickRead<T> | undefined {
+    let body: unknown;
+    try {
+      body = JSON.parse(utf8.decode(joined(chunks, 0, Infinity)));
+    } catch {
+      return undefined;
+    }
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+    const rest = body as Record<string, unknown>;
+    const values: unknown = rest[this.o.key];
+    if (!Array.isArray(values)) return undefined;
+    const list = values.length > 0 ? this.o.readFresh(values, [...values.keys()]) : [];
+    rest[this.o.key] = 0;
+    this.known.clear();
+    this.layouts = [];
+    this.lastCount = values.length;
+    return { list, rest };
   }
 
   /** Reads the list that opens where `s` stands: each record recognised, or parsed for `finish` to validate. Leaves `s` past its `]`. */

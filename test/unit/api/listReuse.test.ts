@@ -13,6 +13,7 @@ import {
   type Instance,
 } from '../../../src/core/api/instanceSchemas';
 import { ListReuse } from '../../../src/core/api/listReuse';
+import { LIST_REUSE_MIN_RECORDS } from '../../../src/core/scale';
 import { unreadableOf } from '../../../src/core/api/unreadable';
 import { MemoryLogger } from '../../support';
 
@@ -25,8 +26,8 @@ function chunked(bytes: Uint8Array, size = bytes.length || 1): Uint8Array[] {
   return chunks;
 }
 
-/** A reader that counts the records it had to read in full. */
-function reader() {
+/** A reader that counts the records it had to read in full; it reads in part from the first record on unless told otherwise. */
+function reader(minRecords = 0) {
   const read = recordsReader(InstanceSchema, { byId: unreadableInstance });
   const r = {
     fresh: [] as number[],
@@ -37,6 +38,7 @@ function reader() {
         return read(values, places);
       },
       clockFields: INSTANCE_CLOCK_FIELDS,
+      minRecords,
     }),
     /** Reads `text` as it would come in chunks of `size` bytes (in one chunk without). */
     read(text: string, size?: number): Instance[] | undefined {
@@ -222,6 +224,46 @@ describe('reading a repeated instance list in part (ListReuse)', () => {
     }
   });
 
+  it('reads a list shorter than LIST_REUSE_MIN_RECORDS whole each time, and one that long in part', () => {
+    const below = Array.from({ length: LIST_REUSE_MIN_RECORDS - 1 }, (_, k) => record(k + 1));
+    const places = below.map((_, k) => k);
+    const short = reader(LIST_REUSE_MIN_RECORDS);
+    const first = short.read(answer(below))!;
+    for (const text of [answer(below), answer(below.map((x) => ({ ...x, duration: 1 }))), answer(below)]) {
+      const again = short.read(text, 1000)!;
+      assert.deepEqual(again, first);
+      assert.deepEqual(short.fresh, places, 'every record is read again');
+      assert.ok(
+        again.every((x, k) => x !== first[k]),
+        'no record is handed back',
+      );
+    }
+
+    const at = [...below, record(LIST_REUSE_MIN_RECORDS)];
+    const long = reader(LIST_REUSE_MIN_RECORDS);
+    const whole = long.read(answer(at))!;
+    const part = long.read(answer(at.map((x, k) => (k === 3 ? { ...x, label: 'moved' } : { ...x, duration: 2 }))), 1000)!;
+    assert.deepEqual(long.fresh, [3], 'only the changed record is read');
+    assert.ok(part.every((x, k) => k === 3 || x === whole[k]));
+    assert.equal(part[3]!.label, 'moved');
+  });
+
+  it('starts reading in part when a short list grows to LIST_REUSE_MIN_RECORDS, and stops when it shrinks', () => {
+    const r = reader(LIST_REUSE_MIN_RECORDS);
+    const records = (n: number) => Array.from({ length: n }, (_, k) => record(k + 1));
+    r.read(answer(records(2)));
+    r.read(answer(records(LIST_REUSE_MIN_RECORDS)));
+    assert.equal(r.fresh.length, LIST_REUSE_MIN_RECORDS, 'read whole: the last list was short');
+    const grown = r.read(answer(records(LIST_REUSE_MIN_RECORDS)))!;
+    assert.equal(r.fresh.length, LIST_REUSE_MIN_RECORDS, 'the first read in part knows no record yet');
+    const again = r.read(answer(records(LIST_REUSE_MIN_RECORDS + 1)))!;
+    assert.deepEqual(r.fresh, [LIST_REUSE_MIN_RECORDS]);
+    assert.equal(again[0], grown[0]);
+    r.read(answer(records(2)));
+    r.read(answer(records(2)));
+    assert.deepEqual(r.fresh, [0, 1], 'read whole again once the list is short');
+  });
+
   it('keeps no clock field in the instance record, so none is ever read stale', () => {
     for (const field of INSTANCE_CLOCK_FIELDS) assert.ok(!(field in InstanceSchema.shape), field);
   });
@@ -249,7 +291,7 @@ describe('the instance list through the client, read in part', () => {
   }
 
   it('gives the same records poll after poll, and says the same errors as before for a refusal or a broken body', async () => {
-    const good = answer([record(1), record(2)]);
+    const good = answer(Array.from({ length: LIST_REUSE_MIN_RECORDS }, (_, k) => record(k + 1)));
     const client = serving([
       good,
       good.replace('"duration":4319.846', '"duration":4320'),
