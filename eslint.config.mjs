@@ -11,7 +11,7 @@ const zodNamespaceOnly = {
 const onlyInRegistry = {
   property: 'registerCommand',
   message:
-    'Register commands only in src/ui/commands/registry.ts: return { id, run } definitions (command(...)) from your module and add them in src/ui/commands/index.ts.',
+    'Register commands only in src/ui/registry.ts: return { id, run } definitions (command(...)) from your module and add them in src/ui/commands/index.ts.',
 };
 
 const onlyInCompositionRoot = {
@@ -45,11 +45,11 @@ export default tseslint.config(
   // stored value goes through StoredState (src/core/state/storedState.ts), which types and checks it.
   {
     files: ['src/**/*.ts'],
-    ignores: ['src/ui/commands/registry.ts', 'src/ui/services.ts'],
+    ignores: ['src/ui/registry.ts', 'src/ui/services.ts'],
     rules: { 'no-restricted-properties': ['error', onlyInRegistry, onlyInCompositionRoot] },
   },
   { files: ['src/ui/services.ts'], rules: { 'no-restricted-properties': ['error', onlyInRegistry] } },
-  { files: ['src/ui/commands/registry.ts'], rules: { 'no-restricted-properties': ['error', onlyInCompositionRoot] } },
+  { files: ['src/ui/registry.ts'], rules: { 'no-restricted-properties': ['error', onlyInCompositionRoot] } },
   {
     // src/core must stay testable in plain Node: type-only imports of vscode are fine, runtime ones are not.
     files: ['src/core/**/*.ts'],

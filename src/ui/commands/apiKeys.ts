@@ -9,7 +9,7 @@ import { asker, type Prompts } from '../pickers/prompts';
 import type { AccountView } from '../views/account/accountView';
 import { ApiKeyItem } from '../views/account/keyItems';
 import { shownWith } from './accountDeps';
-import { command, type CommandDefinition } from './registry';
+import { command, type CommandDefinition } from '../registry';
 
 /** What the API key commands use. */
 export interface ApiKeyDeps {

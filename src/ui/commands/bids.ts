@@ -14,7 +14,7 @@ import { inputOf, type Prompts } from '../pickers/prompts';
 import type { BootStatus } from '../status/bootStatus';
 import type { SpendGuard } from '../guards/spendGuard';
 import { resolveTarget, type Target } from './instances';
-import { command, type CommandDefinition } from './registry';
+import { command, type CommandDefinition } from '../registry';
 
 /** What the bid commands use. */
 export interface BidDeps {

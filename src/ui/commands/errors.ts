@@ -5,6 +5,7 @@ import { ApiError } from '../../core/api/errors';
 import { COMMANDS } from '../../core/ids';
 import type { Logger } from '../../core/log';
 import type { Session } from '../../core/session/session';
+import type { ShowError } from '../registry';
 
 /** What showing a failed command's error needs. */
 export interface ErrorShowingDeps {
@@ -16,8 +17,7 @@ export interface ErrorShowingDeps {
   readonly profileCount: () => number;
 }
 
-/** Shows an error that escaped a command; resolves nothing, so the command that failed finishes at once. */
-export type ShowError = (error: unknown) => void;
+export type { ShowError } from '../registry';
 
 /**
  * Shows a failed command's error with the buttons that fix it (which ones, and whether the window

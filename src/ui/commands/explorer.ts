@@ -1,5 +1,5 @@
 import { COMMANDS } from '../../core/ids';
-import { command, type CommandDefinition } from './registry';
+import { command, type CommandDefinition } from '../registry';
 import type { OfferExplorer } from '../views/explorerPanel';
 
 /** Open Offer Explorer: from the Offers view's title bar and the palette. */

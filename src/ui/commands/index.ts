@@ -13,7 +13,7 @@ import { healthCommands } from './health';
 import { explorerCommands } from './explorer';
 import { offerCommands } from './offers';
 import { profileCommands } from './profiles';
-import { commandHandlers, type CommandDefinition } from './registry';
+import { commandHandlers, type CommandDefinition } from '../registry';
 import type { CommandId } from '../../core/ids';
 import { rentCommands, windowRentGate } from './rent';
 import { searchCommands } from './searches';

@@ -22,7 +22,7 @@ import { changePolicyFlow } from '../../core/jobs/changePolicy';
 import type { SshTarget } from '../../core/ssh/remote';
 import type { InstancePoller } from '../../core/instances/poller';
 import type { Session } from '../../core/session/session';
-import { command, type CommandDefinition } from './registry';
+import { command, type CommandDefinition } from '../registry';
 import { resolveTarget } from './instances';
 import { config } from '../host/config';
 import { checkRemotePath, remoteJoin } from '../../core/transfer/remotePath';

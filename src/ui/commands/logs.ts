@@ -4,7 +4,7 @@ import { instancePhase } from '../../core/instances/phase';
 import { instanceName } from '../../core/instances/names';
 import type { Logger } from '../../core/log';
 import type { LogFollowers } from '../output/instanceLogs';
-import { command, type CommandDefinition } from './registry';
+import { command, type CommandDefinition } from '../registry';
 import { resolveTarget, type TargetDeps } from './instances';
 
 /** What Follow Instance Logs uses: the followers of this window (src/ui/output/instanceLogs.ts). */

@@ -14,7 +14,7 @@ import { config } from '../host/config';
 import type { Profiles } from '../host/profiles';
 import { asker, type Prompts } from '../pickers/prompts';
 import { notify } from '../pickers/notify';
-import { command, type CommandDefinition } from './registry';
+import { command, type CommandDefinition } from '../registry';
 
 /** What the profile commands use. */
 export interface ProfileDeps {

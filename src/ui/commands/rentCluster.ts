@@ -10,7 +10,7 @@ import { notify } from '../pickers/notify';
 import { checkClusterHealth } from './health';
 import { asker } from '../pickers/prompts';
 import { openRentWizard } from '../pickers/rentWizard';
-import { command, type CommandDefinition } from './registry';
+import { command, type CommandDefinition } from '../registry';
 import { rentFlowDeps, type RentDeps } from './rent';
 
 /** What the explorer's cluster group (or automation) passes: the cluster, and optionally how many nodes. */

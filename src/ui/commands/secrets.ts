@@ -3,7 +3,7 @@ import { COMMANDS } from '../../core/ids';
 import { asker } from '../pickers/prompts';
 import { SecretItem } from '../views/account/secretsItems';
 import { shownWith, type AccountAreaDeps } from './accountDeps';
-import { command, type CommandDefinition } from './registry';
+import { command, type CommandDefinition } from '../registry';
 
 /**
  * The account's environment variables: add, change a value, delete; from the Account view or the

@@ -8,7 +8,7 @@ import type { Logger } from '../../core/log';
 import type { Renter } from '../../core/rent/renter';
 import type { EnvironmentKey } from '../../core/session/environmentKey';
 import type { Session } from '../../core/session/session';
-import { command, type CommandDefinition } from './registry';
+import { command, type CommandDefinition } from '../registry';
 import { formatDollars } from '../../core/format';
 import { sentences } from '../../core/l10n';
 

@@ -8,7 +8,7 @@ import { asker } from '../pickers/prompts';
 import { SshKeyItem } from '../views/account/keyItems';
 import { shownWith, type AccountAreaDeps } from './accountDeps';
 import { resolveTarget, type Target, type TargetDeps } from './instances';
-import { command, type CommandDefinition } from './registry';
+import { command, type CommandDefinition } from '../registry';
 
 /** What the SSH key commands use. */
 export interface SshKeyDeps extends AccountAreaDeps, TargetDeps {}

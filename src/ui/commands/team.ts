@@ -5,7 +5,7 @@ import { COMMANDS } from '../../core/ids';
 import { asker } from '../pickers/prompts';
 import { TeamMemberItem, TeamRoleItem } from '../views/account/teamItems';
 import { shownWith, type AccountAreaDeps } from './accountDeps';
-import { command, type CommandDefinition } from './registry';
+import { command, type CommandDefinition } from '../registry';
 
 /** Team members and roles: invite, remove (confirmed), create or update a role, delete one (confirmed); decided in core/account/teamFlows.ts. */
 export function teamCommands(s: AccountAreaDeps): CommandDefinition[] {

@@ -16,7 +16,7 @@ import { asker, type PickPrompt } from '../pickers/prompts';
 import { TemplateItem } from '../views/account/templateItems';
 import { shownWith, type AccountAreaDeps } from './accountDeps';
 import { resolveTarget, type Target, type TargetDeps } from './instances';
-import { command, type CommandDefinition } from './registry';
+import { command, type CommandDefinition } from '../registry';
 import type { RentStart } from './rent';
 
 /** What the template commands use. */

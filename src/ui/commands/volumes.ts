@@ -3,7 +3,7 @@ import { COMMANDS } from '../../core/ids';
 import { asker } from '../pickers/prompts';
 import { VolumeItem } from '../views/account/volumeItems';
 import { shownWith, type AccountAreaDeps } from './accountDeps';
-import { command, type CommandDefinition } from './registry';
+import { command, type CommandDefinition } from '../registry';
 
 /** Volumes: create from a volume offer (with its price), delete after a confirmation; decided in core/account/volumeFlows.ts. */
 export function volumeCommands(s: AccountAreaDeps): CommandDefinition[] {

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { COMMANDS, CONTEXT } from '../../core/ids';
 import { WalkthroughProgress, type WalkthroughSources, type WalkthroughStep } from '../../core/walkthrough/progress';
-import { command, type CommandDefinition } from '../commands/registry';
+import { command, type CommandDefinition } from '../registry';
 
 /** The walkthrough's id in package.json (`contributes.walkthroughs`); VS Code names it `<extension id>#<this>`. */
 export const WALKTHROUGH_ID = 'getStarted';

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { COMMAND_IDS, EXPLORER_VIEW_TYPE, VIEWS } from '../../core/ids';
-import { registerCommandStubs } from '../commands/registry';
+import { registerCommandStubs } from '../registry';
 import { failedPanelHtml, MainGate, type Notify, type Outcome } from './gate';
 import type { ActivationTiming, LoadedMain, ShellParts, ShellTree } from './parts';
 import { ProxyTreeProvider } from './proxyTree';

@@ -6,7 +6,7 @@ import { instancePhase } from '../../core/instances/phase';
 import type { InstancePoller } from '../../core/instances/poller';
 import { launchedWithJupyter } from '../../core/instances/ssh';
 import { costText } from '../../core/instances/costText';
-import { command, type CommandDefinition } from '../commands/registry';
+import { command, type CommandDefinition } from '../registry';
 import { instanceIdOfAlias, windowAlias } from '../host/remote';
 
 /** What the remote indicator's menu knows of this window's instance, as its context keys say it. */

@@ -1,9 +1,11 @@
 import * as vscode from 'vscode';
-import type { CommandId } from '../../core/ids';
-import type { Logger } from '../../core/log';
-import type { ShowError } from './errors';
+import type { CommandId } from '../core/ids';
+import type { Logger } from '../core/log';
 
 /** One command: its id (from COMMANDS) and what it does. What `run` resolves with is the command's result. */
+/** Shows an error that escaped a command; resolves nothing, so the command that failed finishes at once (src/ui/commands/errors.ts). */
+export type ShowError = (error: unknown) => void;
+
 export interface CommandDefinition {
   readonly id: CommandId;
   readonly run: (...args: never[]) => unknown;
