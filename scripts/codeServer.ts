@@ -200,3 +200,8 @@ export const QUIET_SETTINGS = {
   'workbench.enableExperiments': false,
   'workbench.secondarySideBar.defaultVisibility': 'hidden',
 };
+
+// `tsx scripts/codeServer.ts install`: the one-time install alone (npm test runs it beside the lint).
+if (require.main === module && process.argv[2] === 'install') {
+  ensureCodeServer();
+}

@@ -50,7 +50,12 @@ export interface Workbench {
   close(): Promise<void>;
 }
 
-let vsix: string | undefined;
+/**
+ * The packaged extension every suite installs: the one `npm test` packaged before the e2e files
+ * started (GPU_RENTAL_E2E_VSIX; files run in parallel must not build into dist/ at once), or one
+ * packaged here, once per process.
+ */
+let vsix: string | undefined = process.env.GPU_RENTAL_E2E_VSIX || undefined;
 
 /** An offer row: it shows a price per hour. */
 export const PRICED = /\$\d+\.\d+\/h/;
