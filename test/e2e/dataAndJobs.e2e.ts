@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { expect } from './expect';
+import { runFileOnInstance, terminalText, unfold } from './jobs';
 import { workbenchForSuite, type Workbench } from './workbench';
 
 /**
@@ -20,11 +21,6 @@ const TRAIN_PY = [
   '',
 ].join('\n');
 
-/** The text the terminal panel shows (the DOM renderer: gpuAcceleration is off in the e2e settings). */
-function terminalText(wb: Workbench) {
-  return wb.page.locator('.terminal-wrapper.active .xterm-rows');
-}
-
 /** The highest epoch the job's terminal shows now (0 when none). */
 async function lastEpoch(wb: Workbench): Promise<number> {
   const text = await terminalText(wb)
@@ -32,12 +28,6 @@ async function lastEpoch(wb: Workbench): Promise<number> {
     .innerText({ timeout: 5_000 })
     .catch(() => '');
   return Math.max(0, ...[...text.matchAll(/epoch (\d+)\/90/g)].map((m) => Number(m[1])));
-}
-
-/** Opens an instance row's children (its jobs) when they are folded. */
-async function unfold(row: ReturnType<Workbench['rows']>): Promise<void> {
-  const twistie = row.first().locator('.monaco-tl-twistie.collapsed');
-  if (await twistie.count()) await twistie.click();
 }
 
 describe('data and jobs: upload the workspace, run a job that outlives a reload, it stops its instance, download the outputs, destroy', function () {
@@ -71,15 +61,8 @@ describe('data and jobs: upload the workspace, run a job that outlives a reload,
 
   it('runs train.py from the editor as a job that stops the instance at its end, with its output live', async () => {
     const wb = workbench();
-    await wb.page.keyboard.press('Control+P');
-    await wb.quickInput().locator('input').fill('train.py');
-    await wb.pick('train.py');
     // The only running instance is taken without asking: the command box names it.
-    await wb.page.locator('.editor-actions [aria-label^="Run on Instance"]').first().click();
-    await expect(wb.quickInput().getByText(/The command to run on the instance/)).toBeVisible();
-    assert.equal(await wb.quickInput().locator('input').inputValue(), 'python3 train.py');
-    await wb.page.keyboard.press('Enter');
-    await wb.pick('Upload the workspace first');
+    await runFileOnInstance(wb, 'train.py');
     // The last question: on demand, a job runs once without being asked (test/e2e/longRuns.e2e.ts
     // makes one resumable on an interruptible instance).
     await wb.pick('Stop the instance when the job ends');

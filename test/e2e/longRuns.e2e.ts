@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { expect } from './expect';
+import { runFileOnInstance, terminalText, unfold } from './jobs';
 import { control, workbenchForSuite, type Workbench } from './workbench';
 
 /**
@@ -82,17 +83,6 @@ async function simInstances(wb: Workbench): Promise<SimInstance[]> {
   return ((await control(wb, 'GET', 'state')) as { instances: SimInstance[] }).instances;
 }
 
-/** The text the terminal panel shows (the DOM renderer: gpuAcceleration is off in the e2e settings). */
-function terminalText(wb: Workbench) {
-  return wb.page.locator('.terminal-wrapper.active .xterm-rows');
-}
-
-/** Opens an instance row's children (its jobs) when they are folded. */
-async function unfold(row: ReturnType<Workbench['rows']>): Promise<void> {
-  const twistie = row.first().locator('.monaco-tl-twistie.collapsed');
-  if (await twistie.count()) await twistie.click();
-}
-
 /** Unfolds the instance row until its job row that shows `text` appears (a new instance's jobs are listed a moment after it runs). */
 async function jobRow(wb: Workbench, text: RegExp, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -165,14 +155,8 @@ describe('long runs: resumable jobs survive outbids (wait, then move), a lying m
     await expect(wb.rows('Instances', /running/), 90_000).toBeVisible();
     firstId = (await simInstances(wb))[0]!.id;
 
-    await wb.page.keyboard.press('Control+P');
-    await wb.quickInput().locator('input').fill('train.py');
-    await wb.pick('train.py');
     // The only running instance is taken without asking.
-    await wb.page.locator('.editor-actions [aria-label^="Run on Instance"]').first().click();
-    await expect(wb.quickInput().getByText(/The command to run on the instance/)).toBeVisible();
-    await wb.page.keyboard.press('Enter');
-    await wb.pick('Upload the workspace first');
+    await runFileOnInstance(wb, 'train.py');
     await wb.dialog().getByRole('button', { name: 'Create Key' }).click();
     await wb.pick('Keep the instance running');
     await wb.pick(/^Resumable/);
@@ -215,13 +199,7 @@ describe('long runs: resumable jobs survive outbids (wait, then move), a lying m
   it('a job with the policy "move" and Hugging Face checkpoint folders: outbid, it resumes on a new instance from the newest folder, followed to its end; the old one is destroyed', async () => {
     const wb = workbench();
     // A second run of train.py on the same instance, this time with the policy "move".
-    await wb.page.keyboard.press('Control+P');
-    await wb.quickInput().locator('input').fill('train.py');
-    await wb.pick('train.py');
-    await wb.page.locator('.editor-actions [aria-label^="Run on Instance"]').first().click();
-    await expect(wb.quickInput().getByText(/The command to run on the instance/)).toBeVisible();
-    await wb.page.keyboard.press('Enter');
-    await wb.pick('Upload the workspace first');
+    await runFileOnInstance(wb, 'train.py');
     await wb.pick('Keep the instance running');
     await wb.pick(/^Resumable/);
     await expect(wb.quickInput().getByText(/The folder the job writes its checkpoints to/)).toBeVisible();
