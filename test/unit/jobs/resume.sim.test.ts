@@ -17,7 +17,8 @@ let seq = 0;
 const jobId = () => newJobId(Date.UTC(2026, 10, 26, 0, 0, seq++), () => (seq % 36) / 36);
 
 describe('jobs: a resumable job on the host, in real bash', function () {
-  this.timeout(30_000);
+  // Three kills and resumes of real bash jobs a test, each waited for up to 10 s: room for a loaded machine.
+  this.timeout(90_000);
   const temp = tempDirForSuite('gpu-rental-resume-test-');
   const jobs = () => join(temp(), 'jobs');
   const env = () => ({ ...process.env, HOME: temp() });

@@ -17,6 +17,7 @@ import { listScript } from '../../../src/core/jobs/scripts';
 import { startScript } from '../../../src/core/jobs/scripts';
 import { parseStatusLines } from '../../../src/core/jobs/status';
 import { listPoller, MemoryLogger, tempDirForSuite } from '../../support';
+import { silentProgress } from '../../../src/core/progress';
 
 const ID = 77;
 const running = { id: ID, label: 'train', actual_status: 'running', intended_status: 'running', is_bid: true } as unknown as Instance;
@@ -110,8 +111,7 @@ describe('jobs: the user’s choices stay on this machine', function () {
       allowsSpend: () => Promise.resolve(true),
       sshTarget: (i: Instance) => Promise.resolve({ instanceId: i.id, alias: 'fake', args: [] }),
       run: () => Promise.resolve({ code: 0, stdout: '', stderr: '' }),
-      progress: (_title: string, work: (r: (m: string) => void, s: AbortSignal) => Promise<unknown>) =>
-        work(() => {}, new AbortController().signal),
+      progress: silentProgress(),
       ask: { confirm: () => Promise.resolve(false) },
       logger: new MemoryLogger(),
     } as unknown as OutbidPolicyDeps;
