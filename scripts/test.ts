@@ -3,10 +3,11 @@
 //
 //   at once: lint, typecheck, the build (the production bundle packed into the .vsix the e2e files
 //   install, then the integration tests' bundle) and code-server's one-time install; then, each as
-//   soon as what it needs passed, three lanes side by side:
-//     unit          test:fast, then test:sim (its files two at a time)       after the checks
-//     integration   the suites inside one code-server                          after the checks and code-server
+//   soon as what it needs passed, two lanes side by side:
+//     unit          test:fast, then test:sim (its files two at a time),
+//                   then the integration suites inside one code-server         after the checks (and code-server)
 //     e2e           the e2e files, GPU_RENTAL_E2E_JOBS at a time (default 2)  after the checks and code-server
+// On two cores, more at once only starves them all: a page that loads in 7 s alone took over 30.
 //
 //   tsx scripts/test.ts [--serial]     --serial: one step after another, in this order
 //
@@ -93,9 +94,14 @@ function run(step: Step): Promise<Outcome> {
   });
 }
 
-/** A step and the steps it waits for: it starts once they all passed, and is skipped when one failed. */
+/**
+ * A step, the steps it needs (it starts once they all passed, and is skipped when one failed), and
+ * the steps it only follows (it starts once they ended, however they ended: two heavy lanes that
+ * would starve each other on two cores).
+ */
 interface Planned extends Step {
   after: string[];
+  follows?: string[];
 }
 
 /**
@@ -107,7 +113,9 @@ async function schedule(plan: Planned[]): Promise<Outcome[]> {
   let chain: Promise<unknown> = Promise.resolve();
   for (const step of plan) {
     const waits = step.after.map((name) => done.get(name)!);
+    const follows = (step.follows ?? []).map((name) => done.get(name)!);
     const start = async (): Promise<Outcome> => {
+      await Promise.all(follows);
       const before = await Promise.all(waits);
       const failed = before.find((o) => o.code !== 0);
       if (failed) return { name: step.name, code: -1, seconds: 0, passed: 0, failed: 0, counted: false };
@@ -146,7 +154,8 @@ async function main(): Promise<number> {
     { name: 'code-server', command: bin('tsx'), args: ['scripts/codeServer.ts', 'install'], after: [] },
     mocha('unit: fast', ['--config', '.mocharc.fast.yml', '--reporter', 'dot'], checked),
     mocha('unit: sim', ['--config', '.mocharc.sim.yml'], ['unit: fast']),
-    npm('test:integration', [...checked, 'code-server'], { GPU_RENTAL_TEST_BUILT: '1' }),
+    // After the sim tier: its containers and the integration's code-server together starve the e2e lane.
+    { ...npm('test:integration', [...checked, 'code-server'], { GPU_RENTAL_TEST_BUILT: '1' }), follows: ['unit: sim'] },
     mocha('e2e', ['--timeout', '180000', '--parallel', '--jobs', e2eJobs, 'test/e2e/**/*.e2e.ts'], [...checked, 'code-server'], {
       GPU_RENTAL_E2E_VSIX: vsix,
     }),

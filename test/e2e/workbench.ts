@@ -105,7 +105,9 @@ export async function openWorkbench(options: WorkbenchOptions = {}): Promise<Wor
   await options.beforeLoad?.(server);
   const browser = await launchBrowser();
   const page = browser.pages()[0] ?? (await browser.newPage());
-  await page.goto(server.url(folder));
+  // The page's own load can take more than playwright's 30 s on a machine busy with the other
+  // test lanes: wait only for the navigation, then for the workbench (90 s).
+  await page.goto(server.url(folder), { waitUntil: 'commit', timeout: 90_000 });
   await workbenchShown(page);
   mkdirSync(SCREENSHOTS, { recursive: true });
 
@@ -273,7 +275,9 @@ export function workbenchForSuite(options: SuiteOptions = {}): () => Workbench {
     await prepare?.(wb);
     await wb.openSidebar();
   });
-  after(() => wb?.close());
+  // Everything this suite started ends, also when the workbench never opened (a failed before):
+  // the simulator, code-server and the browser are tracked as they start.
+  after(() => (wb ? wb.close() : cleanup()));
   afterEach(async function () {
     if (this.currentTest?.state !== 'failed' || !wb) return;
     const name = `failed-${this.currentTest.title.replace(/\W+/g, '-')}`;
