@@ -1,13 +1,11 @@
-// `npm test`: every tier, on every core, and one closing line. On a 2-core machine the tiers spend
-// most of their time waiting (a boot, a transfer, a job, a page), so they run side by side:
+// `npm test`: every tier, and one closing line.
 //
 //   at once: lint, typecheck, the build (the production bundle packed into the .vsix the e2e files
-//   install, then the integration tests' bundle) and code-server's one-time install; then, each as
-//   soon as what it needs passed, two lanes side by side:
-//     unit          test:fast, then test:sim (its files two at a time),
-//                   then the integration suites inside one code-server         after the checks (and code-server)
-//     e2e           the e2e files, GPU_RENTAL_E2E_JOBS at a time (default 2)  after the checks and code-server
-// On two cores, more at once only starves them all: a page that loads in 7 s alone took over 30.
+//   install, then the integration tests' bundle) and code-server's one-time install: tools that
+//   only compute, with no wait to run past. Then, one after another, the tiers that wait on
+//   processes: test:fast, test:sim, the integration suites in code-server, the e2e files
+//   (GPU_RENTAL_E2E_JOBS at a time, default 1). Side by side on two cores they starved each other
+//   (load average 36): e2e pages, sim-tier jobs and a proxy suite ran past their own waits.
 //
 //   tsx scripts/test.ts [--serial]     --serial: one step after another, in this order
 //
@@ -16,7 +14,7 @@
 // lint or a crash, counts as one failure).
 import { spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NODE_BIN, REPO } from './paths';
 
@@ -44,7 +42,9 @@ const children = new Set<number>();
 const bin = (name: string) => join(REPO, 'node_modules', '.bin', name);
 const elapsed = () => `${((Date.now() - started) / 1000).toFixed(0)} s`;
 const vsix = join(REPO, 'dist', 'gpu-rental.vsix');
-const e2eJobs = process.env.GPU_RENTAL_E2E_JOBS ?? (cpus().length >= 2 ? '2' : '1');
+// One e2e file at a time unless asked: two beside each other on the 2-core CI machine ran past
+// their waits (docs/decisions/push-loop.md).
+const e2eJobs = process.env.GPU_RENTAL_E2E_JOBS ?? '1';
 
 /** What the run's counts were, read from a runner's own closing lines (mocha's, or the integration runner's). */
 export function countsOf(log: string): { passed: number; failed: number; counted: boolean } {
@@ -154,11 +154,21 @@ async function main(): Promise<number> {
     { name: 'code-server', command: bin('tsx'), args: ['scripts/codeServer.ts', 'install'], after: [] },
     mocha('unit: fast', ['--config', '.mocharc.fast.yml', '--reporter', 'dot'], checked),
     mocha('unit: sim', ['--config', '.mocharc.sim.yml'], ['unit: fast']),
-    // After the sim tier: its containers and the integration's code-server together starve the e2e lane.
-    { ...npm('test:integration', [...checked, 'code-server'], { GPU_RENTAL_TEST_BUILT: '1' }), follows: ['unit: sim'] },
-    mocha('e2e', ['--timeout', '180000', '--parallel', '--jobs', e2eJobs, 'test/e2e/**/*.e2e.ts'], [...checked, 'code-server'], {
-      GPU_RENTAL_E2E_VSIX: vsix,
-    }),
+    // The tiers that wait on processes run one after another: side by side on two cores they ran
+    // past their own waits (load average 36; docs/decisions/push-loop.md). Integration builds its
+    // development bundle as it always did; the e2e files install the .vsix packed above.
+    { ...npm('test:integration', [...checked, 'code-server']), follows: ['unit: sim'] },
+    {
+      ...mocha(
+        'e2e',
+        ['--timeout', '180000', ...(e2eJobs === '1' ? [] : ['--parallel', '--jobs', e2eJobs]), 'test/e2e/**/*.e2e.ts'],
+        [...checked, 'code-server'],
+        {
+          GPU_RENTAL_E2E_VSIX: vsix,
+        },
+      ),
+      follows: ['test:integration'],
+    },
   ]);
 
   console.log(`\n===== summary (${serial ? 'serial' : 'side by side'}, ${elapsed()} in all) =====`);
