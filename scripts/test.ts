@@ -1,7 +1,7 @@
 // `npm test`: every tier, and one closing line.
 //
 //   at once: lint, typecheck, the build (the production bundle packed into the .vsix the e2e files
-//   install, then the integration tests' bundle) and code-server's one-time install: tools that
+//   install; integration builds its own bundles as it starts) and code-server's one-time install: tools that
 //   only compute, with no wait to run past. Then, one after another, the tiers that wait on
 //   processes: test:fast, test:sim, the integration suites in code-server, the e2e files
 //   (GPU_RENTAL_E2E_JOBS at a time, default 1). Side by side on two cores they starved each other
@@ -16,7 +16,7 @@ import { spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { NODE_BIN, REPO } from './paths';
+import { REPO } from './paths';
 
 interface Step {
   name: string;
@@ -80,7 +80,7 @@ function run(step: Step): Promise<Outcome> {
         const text = readFileSync(log, 'utf8');
         const seconds = (Date.now() - begin) / 1000;
         const counts = countsOf(text);
-        console.log(`\n===== ${step.name} (${step.command === NODE_BIN ? 'node' : step.command} ${step.args.join(' ')}) =====`);
+        console.log(`\n===== ${step.name} (${step.command} ${step.args.join(' ')}) =====`);
         process.stdout.write(text.endsWith('\n') || text === '' ? text : `${text}\n`);
         console.log(`[${elapsed()}] ${step.name}: ${code === 0 ? 'done' : `FAILED (exit ${code})`} in ${seconds.toFixed(0)} s`);
         resolve({ name: step.name, code, seconds, ...counts });
@@ -144,13 +144,12 @@ const mocha = (name: string, args: string[], after: string[], env?: Record<strin
 });
 
 async function main(): Promise<number> {
-  const checked = ['lint', 'typecheck', 'package', 'build tests'];
+  const checked = ['lint', 'typecheck', 'package'];
   const outcomes = await schedule([
     npm('lint', []),
     npm('typecheck', []),
     // package.ts builds the production bundle, then packs it (the .vsix the e2e files install).
     npm('package', []),
-    { name: 'build tests', command: NODE_BIN, args: ['esbuild.mjs', '--tests'], after: ['package'] },
     { name: 'code-server', command: bin('tsx'), args: ['scripts/codeServer.ts', 'install'], after: [] },
     mocha('unit: fast', ['--config', '.mocharc.fast.yml', '--reporter', 'dot'], checked),
     mocha('unit: sim', ['--config', '.mocharc.sim.yml'], ['unit: fast']),

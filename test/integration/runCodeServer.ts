@@ -5,7 +5,6 @@
 //   GPU_RENTAL_IT_TEST_TIMEOUT_MIN=2      one test or hook, past mocha's own 20 s timeout (a blocked host)
 //   GPU_RENTAL_IT_START_TIMEOUT_MIN=3     until the suites begin in the extension host
 //   GPU_RENTAL_TEST_SHUFFLE=SEED          run the suite files in an order shuffled by SEED (see index.ts)
-//   GPU_RENTAL_TEST_BUILT=1               use dist/ and out/test/ as they are (npm test built them)
 // The suites get GPU_RENTAL_TEST_API_URL and GPU_RENTAL_TEST_API_KEY (a full-access key) for the
 // simulator, and write their progress to GPU_RENTAL_TEST_RESULTS (see index.ts).
 import { spawnSync } from 'node:child_process';
@@ -43,16 +42,12 @@ async function main(): Promise<number> {
   const grepIndex = process.argv.indexOf('--grep');
   const grep = grepIndex > 0 ? process.argv[grepIndex + 1] : undefined;
 
-  // npm test built both bundles before its lanes began (GPU_RENTAL_TEST_BUILT): building here
-  // again would rewrite dist/ under the unit tier running beside this one.
-  if (process.env.GPU_RENTAL_TEST_BUILT !== '1') {
-    const buildStart = Date.now();
-    for (const args of [['esbuild.mjs'], ['esbuild.mjs', '--tests']]) {
-      const r = spawnSync(NODE_BIN, args, { cwd: REPO, stdio: 'inherit' });
-      if (r.status !== 0) throw new Error(`build failed: node ${args.join(' ')}`);
-    }
-    console.log(`built in ${seconds(buildStart)}`);
+  const buildStart = Date.now();
+  for (const args of [['esbuild.mjs'], ['esbuild.mjs', '--tests']]) {
+    const r = spawnSync(NODE_BIN, args, { cwd: REPO, stdio: 'inherit' });
+    if (r.status !== 0) throw new Error(`build failed: node ${args.join(' ')}`);
   }
+  console.log(`built in ${seconds(buildStart)}`);
 
   const startup = Date.now();
   const key = `it-${randomBytes(12).toString('hex')}`;
