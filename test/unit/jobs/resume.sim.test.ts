@@ -20,7 +20,13 @@ describe('jobs: a resumable job on the host, in real bash', function () {
   // Three kills and resumes of real bash jobs a test, each waited for up to 10 s: room for a loaded machine.
   this.timeout(90_000);
   const temp = tempDirForSuite('gpu-rental-resume-test-');
-  const jobs = () => join(temp(), 'jobs');
+  // A jobs folder per test: the listing reads every job in it, and each test polls it.
+  let folders = 0;
+  let jobsFolder = '';
+  beforeEach(() => {
+    jobsFolder = join(temp(), `jobs-${++folders}`);
+  });
+  const jobs = () => jobsFolder;
   const env = () => ({ ...process.env, HOME: temp() });
   const bash = (script: string, input = '') => execFileSync('bash', ['-c', script], { input, env: env(), encoding: 'utf8' });
   const dir = (id: string) => join(jobs(), id);

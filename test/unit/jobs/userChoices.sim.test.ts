@@ -220,7 +220,8 @@ describe('jobs: the user’s choices stay on this machine', function () {
       ['stop-at-end', '0\n'],
       ['cancelled', 'keep\n'],
       ['history', '1:moved:999999:0\n'.repeat(50)],
-      ['ckpt', '/\n'],
+      // Another folder than the one chosen (not /: the listing would measure this machine's newest top folder).
+      ['ckpt', `${temp()}/elsewhere\n`],
       ['exit', '0\n'],
     ] as const) {
       rewrite(jobId, file, text);
