@@ -25,13 +25,13 @@ const DDP_PY = [
   'torch.manual_seed(0)',
   'model = DDP(torch.nn.Linear(4, 1))',
   'opt = torch.optim.SGD(model.parameters(), lr=0.1)',
-  'for step in range(1, 31):',
+  'for step in range(1, 21):',
   '    opt.zero_grad()',
   '    model(torch.ones(8, 4)).sum().backward()',
   '    opt.step()',
   '    t = torch.tensor([float(rank + 1)])',
   '    dist.all_reduce(t)',
-  "    print(f'step {step}/30 rank={rank} world_size={world} sum={t.item():.0f}', flush=True)",
+  "    print(f'step {step}/20 rank={rank} world_size={world} sum={t.item():.0f}', flush=True)",
   '    time.sleep(1)',
   'dist.destroy_process_group()',
   "print(f'training done rank={rank}', flush=True)",
@@ -194,7 +194,7 @@ describe('clusters: find one, rent 2 nodes with one confirmation, train across t
     await wb.pick('Stop the cluster when the job ends');
     const world = 2 * cluster.gpus;
     const sum = (world * (world + 1)) / 2;
-    const rank0 = terminalText(wb).getByText(new RegExp(`step 3/30 rank=0 world_size=${world} sum=${sum}`));
+    const rank0 = terminalText(wb).getByText(new RegExp(`step 3/20 rank=0 world_size=${world} sum=${sum}`));
     // A fresh home has no SSH key: GPU Rental offers to make one (once for both nodes), as on a new
     // machine. Then the network check runs first; all simulated nodes share this machine's CPUs, so
     // its gloo all-reduce may come out below what nodes with data-centre GPUs need, and it says so

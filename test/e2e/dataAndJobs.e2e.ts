@@ -6,17 +6,17 @@ import { runFileOnInstance, terminalText, unfold } from './jobs';
 import { workbenchForSuite, type Workbench } from './workbench';
 
 /**
- * A training-like script: prints one line a second for about 90 s, then writes its outputs. Long
+ * A training-like script: prints one line a second for about 45 s, then writes its outputs. Long
  * enough for the window to be reloaded while it runs, short enough for the test.
  */
 const TRAIN_PY = [
   'import os, time',
   "os.makedirs('outputs', exist_ok=True)",
-  'for epoch in range(1, 91):',
-  "    print(f'epoch {epoch}/90 loss {1 / epoch:.4f}', flush=True)",
+  'for epoch in range(1, 46):',
+  "    print(f'epoch {epoch}/45 loss {1 / epoch:.4f}', flush=True)",
   '    time.sleep(1)',
   "with open('outputs/model.txt', 'w') as f:",
-  "    f.write('weights after 90 epochs\\n')",
+  "    f.write('weights after 45 epochs\\n')",
   "print('training done', flush=True)",
   '',
 ].join('\n');
@@ -27,7 +27,7 @@ async function lastEpoch(wb: Workbench): Promise<number> {
     .first()
     .innerText({ timeout: 5_000 })
     .catch(() => '');
-  return Math.max(0, ...[...text.matchAll(/epoch (\d+)\/90/g)].map((m) => Number(m[1])));
+  return Math.max(0, ...[...text.matchAll(/epoch (\d+)\/45/g)].map((m) => Number(m[1])));
 }
 
 describe('data and jobs: upload the workspace, run a job that outlives a reload, it stops its instance, download the outputs, destroy', function () {
@@ -66,7 +66,7 @@ describe('data and jobs: upload the workspace, run a job that outlives a reload,
     // The last question: on demand, a job runs once without being asked (test/e2e/longRuns.e2e.ts
     // makes one resumable on an interruptible instance).
     await wb.pick('Stop the instance when the job ends');
-    await expect(terminalText(wb).getByText(/epoch 3\/90/), 60_000).toBeVisible();
+    await expect(terminalText(wb).getByText(/epoch 3\/45/), 60_000).toBeVisible();
     await unfold(wb.rows('Instances', /running/));
     await expect(wb.rows('Instances', /train\.py/)).toBeVisible();
     await expect(wb.rows('Instances', /train\.py/)).toContainText(/running/);
@@ -76,7 +76,7 @@ describe('data and jobs: upload the workspace, run a job that outlives a reload,
   it('after a window reload mid-run, the job is still running and its output resumes in its terminal', async () => {
     const wb = workbench();
     const before = await lastEpoch(wb);
-    assert.ok(before >= 3 && before < 80, `the job is mid-run (epoch ${before})`);
+    assert.ok(before >= 3 && before < 35, `the job is mid-run (epoch ${before})`);
     await wb.reload();
     await wb.openSidebar();
     await unfold(wb.rows('Instances', /running/));
@@ -129,7 +129,7 @@ describe('data and jobs: upload the workspace, run a job that outlives a reload,
     await wb.runCommand('Notifications: Hide Notifications');
     // The folder the job ran in (the uploaded workspace) comes down under its own name.
     const model = join(wb.folder, basename(wb.folder), 'outputs', 'model.txt');
-    assert.match(readFileSync(model, 'utf8'), /weights after 90 epochs/);
+    assert.match(readFileSync(model, 'utf8'), /weights after 45 epochs/);
   });
 
   it('destroys the instance; the confirmation says how much goes with it and offers Download First', async () => {
