@@ -1,7 +1,7 @@
 // code-server (VS Code 1.139 as a server) on loopback: installed on demand into .vscode-test/,
 // started with its own throw-away user-data and extensions folders.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CACHE_DIR, CODE_SERVER_VERSION, NODE24_DIR, NODE_BIN, REPO } from './paths';
@@ -72,6 +72,11 @@ export interface CodeServerOptions {
    */
   locale?: string;
   /**
+   * Built-in extensions (their folder names under lib/vscode/extensions) the server leaves out: it
+   * starts with a built-in extensions folder of links to all the others.
+   */
+  withoutBuiltins?: string[];
+  /**
    * VS Code's smoke-test driver (`enable-smoke-test-driver`). With it the workbench never shows a
    * notification as a toast (they go straight to the notification center), so it is for tests that
    * read the center; `npm start` leaves it off and shows VS Code as users get it.
@@ -123,6 +128,7 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
     '--disable-getting-started-override',
     ...(options.smokeTestDriver ? ['--vscode-option', 'enable-smoke-test-driver'] : []),
     ...(options.locale ? ['--locale', options.locale] : []),
+    ...(options.withoutBuiltins?.length ? ['--builtin-extensions-dir', builtinsWithout(options.withoutBuiltins)] : []),
   ];
   const child = spawnTracked(NODE_BIN, args, { env });
   let output = '';
@@ -186,6 +192,18 @@ export function extensionHostLog(server: CodeServer, chars = 4000): string {
 }
 
 /** Settings that keep the workbench quiet in tests and demos: no welcome page, no tours, no telemetry. */
+/** A folder of links to code-server's built-in extensions but `left`, for --builtin-extensions-dir. */
+function builtinsWithout(left: string[]): string {
+  const all = join(INSTALL_DIR, 'node_modules', 'code-server', 'lib', 'vscode', 'extensions');
+  const dir = trackTempDir(mkdtempSync(join(tmpdir(), 'gpu-rental-builtins-')));
+  const names = readdirSync(all, { withFileTypes: true });
+  for (const name of left)
+    if (!names.some((e) => e.name === name)) throw new Error(`code-server ${CODE_SERVER_VERSION} has no built-in extension ${name}`);
+  // Every entry but those left out: the extensions, and the node_modules and package.json they share.
+  for (const e of names) if (!left.includes(e.name)) symlinkSync(join(all, e.name), join(dir, e.name));
+  return dir;
+}
+
 export const QUIET_SETTINGS = {
   'workbench.startupEditor': 'none',
   'workbench.tips.enabled': false,

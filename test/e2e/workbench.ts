@@ -60,6 +60,28 @@ let vsix: string | undefined = process.env.GPU_RENTAL_E2E_VSIX || undefined;
 /** An offer row: it shows a price per hour. */
 export const PRICED = /\$\d+\.\d+\/h/;
 
+/**
+ * Built-in extensions that take no part in what the e2e files drive, left out of their code-server
+ * (integration and `npm start` keep every one). Each window load sends the extension host's and the
+ * workbench's descriptions of every built-in extension; these are the largest (Copilot's manifest
+ * alone is 200 KB) and cost about 6 of the 30 CPU-s a load takes on the 2-core machine
+ * (docs/decisions/push-loop.md).
+ */
+const E2E_WITHOUT_BUILTINS = [
+  'copilot',
+  'ms-vscode.js-debug',
+  'ms-vscode.js-debug-companion',
+  'ms-vscode.vscode-js-profile-table',
+  'mermaid-markdown-features',
+  'markdown-language-features',
+  'git',
+  'git-base',
+  'github',
+  'github-authentication',
+  'microsoft-authentication',
+  'typescript-language-features',
+];
+
 /** Waits until the workbench and its status bar are drawn (after a load or a reload). */
 async function workbenchShown(page: Page): Promise<void> {
   await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
@@ -99,6 +121,7 @@ export async function openWorkbench(options: WorkbenchOptions = {}): Promise<Wor
       ...options.settings,
     },
     env: options.env,
+    withoutBuiltins: E2E_WITHOUT_BUILTINS,
     home: trackTempDir(mkdtempSync(join(tmpdir(), 'gpu-rental-e2e-home-'))),
     locale: options.locale,
   });
