@@ -3,7 +3,7 @@
 // kills them), and what the listing reads back. No ssh: the scripts are run as ssh would run them.
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { folderExistsScript, hasResumeHook, resumeHook } from '../../../src/core/jobs/resumeScripts';
@@ -103,6 +103,21 @@ describe('jobs: a resumable job on the host, in real bash', function () {
     assert.equal(s.resume?.recoveryCount, 0);
     assert.equal(s.label, 'train.py');
     assert.equal(s.cwd, work);
+    await kill(id);
+  });
+
+  it('the listing reads what the instance wrote into a job folder as bounded text, and a FIFO there does not block it', async () => {
+    const { id } = start('sleep 30');
+    // Anything on the instance may rewrite the folder: a FIFO would block a reader that opens it.
+    rmSync(join(dir(id), 'label'));
+    execFileSync('mkfifo', [join(dir(id), 'label')]);
+    writeFileSync(join(dir(id), 'stop-answer'), `HTTP\t200\r\n${'x'.repeat(2_000)}`);
+    const out = execFileSync('bash', ['-c', listScript(jobs())], { env: env(), encoding: 'utf8', timeout: 10_000 });
+    const s = parseStatusLines(out).find((x) => x.jobId === id)!;
+    assert.equal(s.label, id, 'no label read: the job is named by its id');
+    // The first 300 bytes, tabs and line breaks taken out.
+    assert.equal(s.stopAnswer, `HTTP200${'x'.repeat(290)}`);
+    assert.equal(jobPhase(s), 'running');
     await kill(id);
   });
 
