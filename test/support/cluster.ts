@@ -1,8 +1,9 @@
 /**
  * What the cluster simulator suites share (runSim, fanoutSim, preflightAllReduceSim): why they
- * cannot run here, the offers of one seeded cluster, and nodes rented into an overlay through the
- * simulator's API, each a container with its own sshd and eth0, reached over ssh. Uses mocha's
- * hooks through containerSuite: only test files import it.
+ * cannot run here, the offers of one seeded cluster, nodes rented into an overlay through the
+ * simulator's API, each a container with its own sshd and eth0, reached over ssh, and the upload
+ * port Run on Cluster is wired with. Uses mocha's hooks through containerSuite: only test files
+ * import it.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -11,10 +12,15 @@ import type { Instance } from '../../src/core/api/instances';
 import { clusterFilter } from '../../src/core/api/offerQuery';
 import type { Offer } from '../../src/core/api/offers';
 import { instancePhase } from '../../src/core/instances/phase';
+import type { UploadRequest } from '../../src/core/jobs/run';
+import type { Logger } from '../../src/core/log';
+import { silentProgress } from '../../src/core/progress';
 import type { SshTarget } from '../../src/core/ssh/remote';
+import { uploadFlow } from '../../src/core/transfer/upload';
 import { overlayNetAvailable } from '../marketplace/overlayNet';
 import { sshdAvailable } from '../marketplace/sshd';
 import type { ContainerSuite } from './containerSuite';
+import { scriptedAsk } from './scriptedAsk';
 
 /** A node's PATH as its ssh session has it: torchrun and python3 there must import torch. */
 export const NODE_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
@@ -114,5 +120,35 @@ export function simCluster(kit: ContainerSuite): SimCluster {
       await Promise.allSettled(rented.splice(0).map((id) => kit.client.instances.destroy(id)));
       targets.clear();
     },
+  };
+}
+
+/**
+ * Run on Cluster's `upload` port as the window wires it: Upload Folder's own flow to a listed node,
+ * into /root, with no question asked. Resolves the remote folder, or undefined when nothing went.
+ */
+export function clusterUpload(o: {
+  listed: () => readonly Instance[] | undefined;
+  sshTarget: (instance: Pick<Instance, 'id'>) => Promise<SshTarget>;
+  logger: Logger;
+  excludes: string[];
+}): (instanceId: number, request: UploadRequest) => Promise<string | undefined> {
+  return async (instanceId, request) => {
+    const instance = o.listed()?.find((i) => i.id === instanceId);
+    assert.ok(instance, `#${instanceId} is listed`);
+    const outcome = await uploadFlow(
+      {
+        ask: scriptedAsk([]),
+        logger: o.logger,
+        pickLocalFolder: () => Promise.resolve(undefined),
+        sshTarget: o.sshTarget,
+        progress: silentProgress(),
+        transferFolder: '/root',
+        excludes: o.excludes,
+      },
+      instance,
+      request,
+    );
+    return outcome?.kind === 'uploaded' ? outcome.remoteDir : undefined;
   };
 }

@@ -10,7 +10,6 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Instance } from '../../../../src/core/api/instances';
-import { silentProgress } from '../../../../src/core/progress';
 import { InstancePoller } from '../../../../src/core/instances/poller';
 import { uploadToCluster } from '../../../../src/core/jobs/cluster/fanout';
 import { nodeProbeScript } from '../../../../src/core/jobs/cluster/fanoutScripts';
@@ -19,9 +18,9 @@ import { JobMemory } from '../../../../src/core/jobs/memory';
 import type { UploadRequest } from '../../../../src/core/jobs/run';
 import { runRemote } from '../../../../src/core/ssh/remote';
 import { uploadedFiles } from '../../../../src/core/transfer/runner';
-import { suggestedRemoteDir, uploadFlow } from '../../../../src/core/transfer/upload';
+import { suggestedRemoteDir } from '../../../../src/core/transfer/upload';
 import { containerSuite, MemoryLogger } from '../../../support';
-import { simCluster, skipWithoutCluster } from '../../../support/cluster';
+import { clusterUpload, simCluster, skipWithoutCluster } from '../../../support/cluster';
 import { scriptedAsk } from '../../../support/scriptedAsk';
 
 const EXCLUDES = ['.git/', 'node_modules/'];
@@ -75,24 +74,10 @@ describe('jobs/cluster: the copy from rank 0 over real ssh and a real overlay', 
   /** The ports Run on Cluster is wired with, Upload Folder's flow counted. */
   function clusterDeps() {
     const uploads: number[] = [];
-    const upload = async (instanceId: number, request: UploadRequest) => {
+    const toNode = clusterUpload({ listed: () => poller.snapshot?.instances, sshTarget, logger, excludes: EXCLUDES });
+    const upload = (instanceId: number, request: UploadRequest) => {
       uploads.push(instanceId);
-      const instance = poller.snapshot?.instances.find((i) => i.id === instanceId);
-      assert.ok(instance);
-      const outcome = await uploadFlow(
-        {
-          ask: scriptedAsk([]),
-          logger,
-          pickLocalFolder: () => Promise.resolve(undefined),
-          sshTarget,
-          progress: silentProgress(),
-          transferFolder: '/root',
-          excludes: EXCLUDES,
-        },
-        instance,
-        request,
-      );
-      return outcome?.kind === 'uploaded' ? outcome.remoteDir : undefined;
+      return toNode(instanceId, request);
     };
     const deps = clusterRunDeps({
       ask: scriptedAsk([]),

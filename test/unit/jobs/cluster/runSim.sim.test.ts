@@ -10,7 +10,6 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Instance } from '../../../../src/core/api/instances';
-import { silentProgress } from '../../../../src/core/progress';
 import { InstancePoller } from '../../../../src/core/instances/poller';
 import { JobBook, type JobTerminal } from '../../../../src/core/jobs/book';
 import { ClusterJobWatch, type ClusterJobWatchDeps } from '../../../../src/core/jobs/cluster/clusterJob';
@@ -20,9 +19,9 @@ import { JobMemory } from '../../../../src/core/jobs/memory';
 import { readLog } from '../../../../src/core/jobs/remoteJobs';
 import { jobPhase } from '../../../../src/core/jobs/status';
 import { uploadedFiles } from '../../../../src/core/transfer/runner';
-import { suggestedRemoteDir, uploadFlow } from '../../../../src/core/transfer/upload';
+import { suggestedRemoteDir } from '../../../../src/core/transfer/upload';
 import { containerSuite, eventually, MemoryLogger } from '../../../support';
-import { simCluster, skipWithoutCluster } from '../../../support/cluster';
+import { clusterUpload, simCluster, skipWithoutCluster } from '../../../support/cluster';
 import { scriptedAsk } from '../../../support/scriptedAsk';
 
 /** The DDP script every node runs: one all-reduce of rank + 1, then (with an argument) a long wait. */
@@ -99,24 +98,7 @@ describe('jobs/cluster: Run on Cluster over real ssh on simulated nodes', functi
       { pick: 'Upload the workspace first' },
       { pick: 'Keep the cluster running' },
     ]);
-    const upload = async (instanceId: number, request: { localDir?: string; remoteDir?: string; quiet?: boolean }) => {
-      const instance = poller.snapshot?.instances.find((i) => i.id === instanceId);
-      assert.ok(instance, `#${instanceId} is listed`);
-      const outcome = await uploadFlow(
-        {
-          ask: scriptedAsk([]),
-          logger,
-          pickLocalFolder: () => Promise.resolve(undefined),
-          sshTarget,
-          progress: silentProgress(),
-          transferFolder: '/root',
-          excludes: [],
-        },
-        instance,
-        request,
-      );
-      return outcome?.kind === 'uploaded' ? outcome.remoteDir : undefined;
-    };
+    const upload = clusterUpload({ listed: () => poller.snapshot?.instances, sshTarget, logger, excludes: [] });
     const deps = clusterRunDeps({
       ask,
       memory: new JobMemory({ get: () => undefined, update: () => Promise.resolve() }),
