@@ -191,7 +191,6 @@ export function extensionHostLog(server: CodeServer, chars = 4000): string {
   return found.map((f) => `--- ${f}\n${readFileSync(f, 'utf8').slice(-chars)}`).join('\n') || '(no extension host log)';
 }
 
-/** Settings that keep the workbench quiet in tests and demos: no welcome page, no tours, no telemetry. */
 /** A folder of links to code-server's built-in extensions but `left`, for --builtin-extensions-dir. */
 function builtinsWithout(left: string[]): string {
   const all = join(INSTALL_DIR, 'node_modules', 'code-server', 'lib', 'vscode', 'extensions');
@@ -204,6 +203,7 @@ function builtinsWithout(left: string[]): string {
   return dir;
 }
 
+/** Settings that keep the workbench quiet in tests and demos: no welcome page, no tours, no telemetry. */
 export const QUIET_SETTINGS = {
   'workbench.startupEditor': 'none',
   'workbench.tips.enabled': false,

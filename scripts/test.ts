@@ -170,7 +170,7 @@ async function main(): Promise<number> {
     },
   ]);
 
-  console.log(`\n===== summary (${serial ? 'serial' : 'side by side'}, ${elapsed()} in all) =====`);
+  console.log(`\n===== summary (${serial ? 'serial' : 'checks at once, then the tiers in turn'}, ${elapsed()} in all) =====`);
   for (const o of outcomes) {
     const counts =
       o.code === -1

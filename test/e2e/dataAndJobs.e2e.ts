@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { eventually } from '../support/eventually';
 import { expect } from './expect';
 import { runFileOnInstance, terminalText, unfold } from './jobs';
 import { workbenchForSuite, type Workbench } from './workbench';
@@ -86,13 +87,11 @@ describe('data and jobs: upload the workspace, run a job that outlives a reload,
     // The job's terminal was open, so it comes back by itself and follows on from where it was.
     // Its viewport holds a few rows and catches up at once after a slow reload, so a given epoch may
     // scroll past between two looks: wait for the newest epoch it shows to have moved on instead.
-    const deadline = Date.now() + 60_000;
-    let now = await lastEpoch(wb);
-    while (now < before + 5) {
-      assert.ok(Date.now() < deadline, `the reattached terminal shows epoch ${now} after 60 s, not ${before + 5} or later`);
-      await new Promise((r) => setTimeout(r, 250));
-      now = await lastEpoch(wb);
-    }
+    await eventually(
+      async () => (await lastEpoch(wb)) >= before + 5,
+      `the reattached terminal to show epoch ${before + 5} or later`,
+      60_000,
+    );
     await wb.shot('e2e-job-reattached', true);
   });
 

@@ -12,10 +12,13 @@ st() {
   s=''
   [ -f "$d/log" ] && s=$(wc -c <"$d/log" 2>/dev/null)
   s=${s//[!0-9]/} s=${s:--1}
+  local v1 v2 v3 v4 v5 v6 v7 v8
+  f started; v1=$V; f ended; v2=$V; f exit; v3=$V; f stop-at-end; v4=$V
+  f stop-answer; v5=$V; f cancelled; v6=$V; f cwd; v7=$V; f label; v8=$V
   P='' C='' A='' J='' K='' H='' O='' N='' B='' M='' R='' E='' F='' G=''
   if [ -f "$d/resume" ]; then
     f policy; P=$V; f ckpt; C=$V; f ondemand; O=$V; f ran; R=$V; J=$(cd "$d" 2>/dev/null && pwd)
-    f cwd; W=$V
+    W=$v7
     case $W in \~ | "" | .) W=$HOME ;; \~/*) W="$HOME/${W#\~/}" ;; /*) ;; *) W="$HOME/$W" ;; esac
     A=$C
     case $A in \~) A=$HOME ;; \~/*) A="$HOME/${A#\~/}" ;; /*) ;; "" | .) A=$W ;; *) A="$W/$A" ;; esac
@@ -30,9 +33,6 @@ st() {
     A=${A//[[:cntrl:]]/} J=${J//[[:cntrl:]]/} E=${E//[[:cntrl:]]/ }
   fi
   # STATUS_MARK (scripts.ts), then 25 fields.
-  local v1 v2 v3 v4 v5 v6 v7 v8
-  f started; v1=$V; f ended; v2=$V; f exit; v3=$V; f stop-at-end; v4=$V
-  f stop-answer; v5=$V; f cancelled; v6=$V; f cwd; v7=$V; f label; v8=$V
   printf 'GPU-RENTAL-JOB\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
     "$j" "$v1" "$v2" "$v3" "$a" "$v4" "$v5" "$v6" "$s" "$v7" \
     "$P" "$C" "$A" "$J" "$K" "$H" "$O" "$N" "$B" "$M" "$R" "$E" "$v8" "$F" "$G"
