@@ -4,10 +4,10 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CACHE_DIR, CODE_SERVER_VERSION, NODE24_DIR, NODE_BIN, REPO } from './paths';
+import { CODE_SERVER_DIR, CODE_SERVER_VERSION, NODE24_DIR, NODE_BIN, REPO } from './paths';
 import { freePort, spawnTracked, trackTempDir, waitForHttp } from './processes';
 
-const INSTALL_DIR = join(CACHE_DIR, `code-server-${CODE_SERVER_VERSION}`);
+const INSTALL_DIR = CODE_SERVER_DIR;
 const MARKER = join(INSTALL_DIR, '.installed');
 const ENTRY = join(INSTALL_DIR, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
 

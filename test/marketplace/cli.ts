@@ -16,6 +16,8 @@ import { parseFaultFlag, type FaultRuleInput } from './faults';
 import { startMarketplace, type MarketplaceOptions } from './server';
 import { SSHD, sshdAvailable } from './sshd';
 import { containersAvailable } from './container';
+import { releasePath } from './mirror';
+import { CODE_SERVER_MIRROR } from '../../scripts/paths';
 
 const USAGE = `usage: marketplace [--port N] [--api-key KEY] [--boot-seconds N] [--state FILE] [--seed N]
                    [--credit USD] [--latency MS] [--fault KIND[:COUNT[:PARAM]]]... [--offers N] [--log-ready-ms MS] [--no-ssh]
@@ -94,6 +96,8 @@ function parse(argv: string[]): MarketplaceOptions {
   options.onstart ??= true;
   // Months of charges and invoices to read, as an account of some standing has.
   options.billingHistoryDays ??= 120;
+  // A code-server release mirror under /__mirror/, built from the install of scripts/codeServer.ts.
+  options.codeServerMirror ??= CODE_SERVER_MIRROR;
   return options;
 }
 
@@ -138,6 +142,10 @@ async function main(): Promise<void> {
       ? `Start-up scripts: run with bash in each instance's container, with CONTAINER_ID and CONTAINER_API_KEY${options.onstartPath?.length ? `; PATH starts with ${options.onstartPath.join(':')}` : ''}.`
       : 'Start-up scripts are off (--no-onstart): they are only logged.',
   );
+  if (options.codeServerMirror)
+    console.error(
+      `code-server release mirror: ${sim.url}${releasePath(options.codeServerMirror.version)} (and .sha256; built on the first download).`,
+    );
 }
 
 main().catch((error: unknown) => {

@@ -3,14 +3,16 @@
  * one process tree per running instance whose first process (a small bash init) starts the
  * instance's sshd, its start-up script (`onstart`) and, for a Jupyter launch, a Jupyter server.
  *
- * With root and `unshare` (CI, the dev container), the tree lives in new mount and PID
+ * With root and `unshare` (CI, the dev container), the tree lives in new mount, PID and UTS
  * namespaces: the init is PID 1; /root, /workspace and /tmp are the instance's own (bind mounts
- * of its store), /run is private, /proc shows only the container. Everything a session starts
- * (`setsid nohup`, a tmux server) is in that PID namespace, so stopping the instance kills the init
- * (by the host pid it reports) and the kernel kills the rest; a simulator that dies without stopping
- * it ends it too, through a pipe the init watches (its lifeline). The store is a tmpfs on the host, `<root>/<id>/fs`, sized to the
- * rented disk (`df` inside shows it; a full disk is real), kept across stop and start, removed at
- * destroy and when the simulator stops.
+ * of its store), /run is private, /proc shows only the container, and its hostname is `c-<id>`,
+ * which its own /etc/hosts (the machine's, plus that name at 127.0.1.1) resolves without DNS.
+ * Everything a session starts (`setsid nohup`, a tmux server) is in that PID namespace, so
+ * stopping the instance kills the init (by the host pid it reports) and the kernel kills the rest;
+ * a simulator that dies without stopping it ends it too, through a pipe the init watches (its
+ * lifeline). The store is a tmpfs on the host, `<root>/<id>/fs`, sized to the rented disk (`df`
+ * inside shows it; a full disk is real), kept across stop and start, removed at destroy and when
+ * the simulator stops.
  *
  * Without them (a laptop, not root) the same init runs as a plain process group: HOME (the
  * script's, the Jupyter server's and, through a ForceCommand wrapper, each SSH session's) is the
@@ -52,7 +54,7 @@ import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import type { InstanceState } from './model';
 import { writeFakeSmi, type SmiHardware } from './nvidiaSmi';
-import { OverlayNet, overlayNetAvailable, type NetNode, type NodeNetwork } from './overlayNet';
+import { alive, OverlayNet, overlayNetAvailable, type NetNode, type NodeNetwork } from './overlayNet';
 import type { SshdPlacement, SshdPool } from './sshd';
 
 /** The Jupyter server the simulator runs for a Jupyter launch (Debian's jupyter-server). */
@@ -71,13 +73,15 @@ let probed: boolean | undefined;
 
 /**
  * Whether instances can be real containers here: root, `unshare` and `mount`, and the kernel lets
- * us make mount and PID namespaces (a locked-down container may not). Asked once.
+ * us make mount, PID and UTS namespaces (a locked-down container may not). Asked once.
  */
 export function containersAvailable(): boolean {
   if (probed !== undefined) return probed;
   if (process.env.GPU_RENTAL_CONTAINERS === 'off' || process.getuid?.() !== 0) return (probed = false);
   if (!existsSync('/usr/bin/unshare') || !existsSync('/usr/bin/mount')) return (probed = false);
-  const trial = spawnSync('/usr/bin/unshare', ['--mount', '--pid', '--fork', '--propagation', 'private', 'true'], { timeout: 5_000 });
+  const trial = spawnSync('/usr/bin/unshare', ['--mount', '--pid', '--uts', '--fork', '--propagation', 'private', 'true'], {
+    timeout: 5_000,
+  });
   return (probed = trial.status === 0);
 }
 
@@ -89,12 +93,13 @@ export function isMinimalImage(image: string): boolean {
 // PID 1 of a container. Positional arguments (kept out of the environment, which is the
 // container's): 1 store, 2 isolate (1|0), 3 sshd folder on the host ('' for none), 4 sshd command
 // line, 5 start-up script ('' for none), 6 extra PATH folders (':'-separated), 7 minimal (1|0),
-// 8 Jupyter port ('' for none), 9 token, 10 Jupyter folder. File descriptors: 1 notices for the
-// simulator (its host pid first, then 'ready'), 2 sshd's errors, 3 and 4 the script's stdout and
+// 8 Jupyter port ('' for none), 9 token, 10 Jupyter folder, 11 hostname (isolated only; '' keeps
+// the one it has: an overlay node's, set with its own /etc/hosts by overlayNet.ts). File
+// descriptors: 1 notices for the simulator (its host pid first, then 'ready'), 2 sshd's errors, 3 and 4 the script's stdout and
 // stderr, 5 the Jupyter server's log, 6 the lifeline: the simulator never writes to it, and the
 // init ends when end-of-file is read there (the simulator closed it or died).
 const INIT = String.raw`
-store=$1 isolate=$2 sshd_dir=$3 sshd_cmd=$4 script=$5 extra=$6 minimal=$7 jport=$8 jtoken=$9 jdir=${'$'}{10}
+store=$1 isolate=$2 sshd_dir=$3 sshd_cmd=$4 script=$5 extra=$6 minimal=$7 jport=$8 jtoken=$9 jdir=${'$'}{10} host=${'$'}{11}
 # The host's /proc is still mounted: its first field is this process's pid on the host, which the
 # simulator kills at stop even when unshare, our parent, has gone.
 read -r hostpid _ < /proc/self/stat
@@ -102,10 +107,17 @@ echo "pid $hostpid"
 if [ "$isolate" = 1 ]; then
   set -e
   mount -t proc -o nosuid,nodev,noexec proc /proc
+  # Its own hostname, in its own UTS namespace (no hostname binary needed).
+  if [ -n "$host" ]; then printf '%s' "$host" > /proc/sys/kernel/hostname; fi
   mount --bind "$store/root" /root
   mount --bind "$store/workspace" /workspace
   mount -t tmpfs -o mode=0755,size=16m gpu-rental-run /run
   mkdir -p /run/sshd /run/gpu-rental/sshd
+  # Its name resolves from its own /etc/hosts (the machine's, plus its name), never through DNS.
+  if [ -n "$host" ] && [ -e /etc/hosts ]; then
+    { cat /etc/hosts; [ -z "$(tail -c 1 /etc/hosts)" ] || echo; printf '127.0.1.1\t%s\n' "$host"; } > /run/gpu-rental/hosts
+    mount --bind /run/gpu-rental/hosts /etc/hosts
+  fi
   if [ -n "$sshd_dir" ]; then mount --bind "$sshd_dir" /run/gpu-rental/sshd; fi
   # Extra PATH folders under /tmp or /run would vanish under the private ones: keep them aside, then put them back.
   i=0
@@ -366,6 +378,11 @@ export class Containers {
       ...(inst.endpoint.portMap['22/tcp'] ? { VAST_TCP_PORT_22: String(inst.endpoint.portMap['22/tcp']) } : {}),
     };
     const jdir = this.options.jupyterDirOf?.(inst) || '/workspace';
+    const node = network ? await this.joinOverlay(inst, network) : undefined;
+    if (this.closed || this.generation.get(inst.id) !== generation) {
+      if (node && this.overlay?.node(inst.id) === node) this.overlay.detach(inst.id);
+      return;
+    }
     const args = [
       '-c',
       INIT,
@@ -380,12 +397,9 @@ export class Containers {
       port === undefined ? '' : String(port),
       inst.jupyterToken,
       this.isolated ? jdir : this.hostPath(inst.id, jdir),
+      // Its own hostname; a node has its own already (overlayNet.ts), which its UTS namespace keeps.
+      this.isolated && !node ? `c-${inst.id}` : '',
     ];
-    const node = network ? await this.joinOverlay(inst, network) : undefined;
-    if (this.closed || this.generation.get(inst.id) !== generation) {
-      if (node && this.overlay?.node(inst.id) === node) this.overlay.detach(inst.id);
-      return;
-    }
     const jupyterLog = openSync(join(this.root, String(inst.id), 'jupyter.log'), 'a');
     const stdio: Array<'ignore' | 'pipe' | number> = ['ignore', 'pipe', 'pipe', 'pipe', 'pipe', jupyterLog, 'pipe'];
     // No --kill-child (nor setpriv --pdeathsig): the parent-death signal is set in unshare's child
@@ -394,7 +408,7 @@ export class Containers {
     // it, or dies (a killed test run), the init ends, and the kernel ends its namespace. The init
     // mounts its own /proc, after reading its host pid from ours.
     // A node's wrapper forks nothing: the child is still unshare, whose child is the init.
-    const unshare = ['/usr/bin/unshare', '--mount', '--pid', '--fork', '--propagation', 'private', '/bin/bash', ...args];
+    const unshare = ['/usr/bin/unshare', '--mount', '--pid', '--uts', '--fork', '--propagation', 'private', '/bin/bash', ...args];
     const [command = '', ...rest] = node && this.overlay ? this.overlay.command(node, unshare) : unshare;
     const child = this.isolated
       ? spawn(command, rest, { env, stdio, cwd: '/' })
@@ -611,15 +625,6 @@ function signal(pid: number, name: NodeJS.Signals): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -1,8 +1,9 @@
 /**
- * The simulator's HTTP side: from a request to a route's answer. Control routes first (no key, no
- * faults), then the fault rules, then the route table: path and method matched (405 with `Allow`
- * for a known path under another method, the web framework's 404 for an unknown one), the body
- * read as JSON, the key authenticated and its permissions checked (auth.ts), the handler run.
+ * The simulator's HTTP side: from a request to a route's answer. The code-server release mirror
+ * under `/__mirror/` (mirror.ts) and the control routes first (no key, no faults), then the fault
+ * rules, then the route table: path and method matched (405 with `Allow` for a known path under
+ * another method, the web framework's 404 for an unknown one), the body read as JSON, the key
+ * authenticated and its permissions checked (auth.ts), the handler run.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { authenticate, authorise, bearer } from './auth';
@@ -77,6 +78,8 @@ export async function handleRequest(host: HttpHost, req: IncomingMessage, res: S
   const path = normalisePath(url.pathname);
   const method = (req.method ?? 'GET').toUpperCase();
   const raw = await readBody(req);
+  // The code-server release mirror (mirror.ts): a public download site, no key, no faults.
+  if (path === '/__mirror' || path.startsWith('/__mirror/')) return host.mirror.serve(req, res, path);
   if (path === '/__control' || path.startsWith('/__control/')) {
     let body: unknown;
     try {

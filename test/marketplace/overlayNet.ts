@@ -362,7 +362,8 @@ export function removeAbandonedNetworks(): void {
   }
 }
 
-function alive(pid: number): boolean {
+/** Whether a process of this machine still runs (a leftover's owner, say). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

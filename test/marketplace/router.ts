@@ -2,6 +2,7 @@
 import type { PermissionCategory } from '../../src/core/api/permissions';
 import type { Offer } from './catalogue';
 import type { Faults } from './faults';
+import type { CodeServerMirror } from './mirror';
 import type { Account, ApiKeyRecord, Contract, InstanceState, Ms } from './model';
 import type { Network } from './network';
 import type { Store } from './state';
@@ -33,6 +34,8 @@ export interface Sim {
   logs: Map<string, { readyAt: number; text: string }>;
   /** API requests received (control requests not counted). */
   readonly requestCount: number;
+  /** The code-server release mirror under `/__mirror/` (mirror.ts). */
+  readonly mirror: CodeServerMirror;
 }
 
 export interface Ctx {

@@ -15,6 +15,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { applyMinBids } from './bids';
 import { generateOffers, OFFER_FIELD_KINDS, type Offer } from './catalogue';
 import { Faults, type FaultRuleInput } from './faults';
+import { CodeServerMirror, type CodeServerMirrorOptions } from './mirror';
 import { capture, errorReply, handleRequest, send, type HttpHost } from './http';
 import { advance, stopWhereCreditRanOut } from './lifecycle';
 import type { Contract, InstanceState } from './model';
@@ -98,6 +99,12 @@ export interface MarketplaceOptions {
   instances?: number;
   /** How many of those `instances` form clusters on overlay networks (2 to 4 nodes each). Default 0. */
   clusters?: number;
+  /**
+   * What the code-server release mirror under `/__mirror/` serves (mirror.ts): built, on its first
+   * request, from this npm package and Node binary. Default none (every release is a 503); the CLI
+   * and test/support's simulators give the one scripts/codeServer.ts installs (scripts/paths.ts).
+   */
+  codeServerMirror?: CodeServerMirrorOptions;
 }
 
 export interface Marketplace {
@@ -143,6 +150,7 @@ class Simulator implements HttpHost {
   readonly logs = new Map<string, { readyAt: number; text: string }>();
   readonly logReadyDelayMs: number;
   readonly server: Server;
+  readonly mirror: CodeServerMirror;
   private readonly sockets = new Set<Socket>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly clock: () => number;
@@ -207,6 +215,7 @@ class Simulator implements HttpHost {
     // Each field typed from its definition, not from one offer (whose nullable fields may be null).
     this.offerKinds = OFFER_FIELD_KINDS;
     this.logReadyDelayMs = options.logReadyMs ?? 300;
+    this.mirror = new CodeServerMirror(options.codeServerMirror);
     this.clock = options.now ?? Date.now;
     this.routes = ROUTES.filter((r) => !options.withoutRoutes?.includes(r.path));
     if (options.latencyMs) this.faults.add({ kind: 'latency', ms: options.latencyMs, count: 0 });
@@ -277,6 +286,7 @@ class Simulator implements HttpHost {
   async close(): Promise<void> {
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
+    this.mirror.close();
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     for (const socket of this.sockets) socket.destroy();
     this.server.closeAllConnections();

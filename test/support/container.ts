@@ -18,7 +18,7 @@ export function containersIsolated(sim: Marketplace): { isolated: true } | { iso
     isolated: false,
     reason:
       process.getuid?.() === 0
-        ? 'unshare cannot make mount and PID namespaces here'
+        ? 'unshare cannot make mount, PID and UTS namespaces here'
         : 'instances are containers only when the tests run as root',
   };
 }

@@ -9,7 +9,7 @@
  * together, on Ctrl-C or on a lost launcher as well.
  */
 import { join } from 'node:path';
-import { REPO, NODE_BIN } from '../../scripts/paths';
+import { CODE_SERVER_MIRROR, REPO, NODE_BIN } from '../../scripts/paths';
 import { spawnTracked, waitForLine } from '../../scripts/processes';
 import { startMarketplace, type Marketplace, type MarketplaceOptions } from '../marketplace/server';
 import { DEMO_KEY } from './keys';
@@ -19,9 +19,19 @@ export type { Marketplace, MarketplaceOptions };
 /** Boot time of a new instance in tests: long enough to see it boot, short enough to wait for. */
 const TEST_BOOT_SECONDS = 0.2;
 
-/** Starts the simulator in this process on a free port; `options` override the shared defaults. */
+/**
+ * Starts the simulator in this process on a free port; `options` override the shared defaults
+ * (its code-server release mirror serves the code-server of scripts/codeServer.ts).
+ */
 export function startSimulator(options: MarketplaceOptions = {}): Promise<Marketplace> {
-  return startMarketplace({ port: 0, apiKey: DEMO_KEY, bootSeconds: TEST_BOOT_SECONDS, seed: 1, ...options });
+  return startMarketplace({
+    port: 0,
+    apiKey: DEMO_KEY,
+    bootSeconds: TEST_BOOT_SECONDS,
+    seed: 1,
+    codeServerMirror: CODE_SERVER_MIRROR,
+    ...options,
+  });
 }
 
 /** The simulator running as a child process: where it answers, and its full-access key. */

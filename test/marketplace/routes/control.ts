@@ -13,6 +13,7 @@ import { withheldUserFields, withholdUserFields, type MoneyField } from './accou
 import { lowerBids, outbid } from '../bids';
 import { instanceRecord } from '../instanceRecord';
 import { addListing } from '../listings';
+import type { MirrorBehaviour } from '../mirror';
 import { forceStatus, statusFields } from '../lifecycle';
 import type { OverlayAddress } from '../overlays';
 import { smiHardware, type GpuLie, type SmiHardware } from '../nvidiaSmi';
@@ -104,6 +105,12 @@ export interface MarketplaceControl {
   addCloudConnection(accountId: number, o?: { name?: string; cloudType?: string }): CloudConnectionView;
   /** Lists a new rentable offer built like the catalogue's, `fields` over it (see listings.ts); answers it as a search pricing `allocatedStorage` GB shows it. */
   addOffer(fields: Record<string, unknown>, allocatedStorage?: number): Record<string, unknown>;
+  /**
+   * How the code-server release mirror (mirror.ts) behaves: `corrupt` serves its tarball with one
+   * byte changed, `failAfterBytes` breaks the download after that many bytes. What `change` leaves
+   * out is back to normal; answers the behaviour now.
+   */
+  setMirror(change: Partial<MirrorBehaviour>): MirrorBehaviour;
 }
 
 /** A cloud connection as the control API shows it: what the API lists, and its folder on this machine. */
@@ -262,6 +269,13 @@ export function createControl(sim: Sim): MarketplaceControl {
       return { id: c.id, cloud_type: c.cloud_type, name: c.name, path: c.folder };
     },
     addOffer: (fields, allocatedStorage) => ({ ...addListing(sim, fields, allocatedStorage) }),
+    setMirror(change) {
+      try {
+        return sim.mirror.set(change);
+      } catch (error) {
+        throw fail(400, 'invalid_args', (error as Error).message);
+      }
+    },
   };
 }
 
@@ -447,6 +461,11 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
         throw fail(400, 'invalid_args', 'allocated_storage must be a positive number of GB.');
       return ok({ success: true, offer: control.addOffer(fields, storage) });
     },
+  },
+  {
+    method: 'POST',
+    path: '/__control/mirror',
+    handler: (control, { b }) => ok({ success: true, mirror: control.setMirror(b as Partial<MirrorBehaviour>) }),
   },
   {
     method: 'DELETE',
