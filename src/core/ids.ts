@@ -48,6 +48,8 @@ export const COMMANDS = {
   openSshTerminal: 'gpuRental.openSshTerminal',
   forwardPort: 'gpuRental.forwardPort',
   openJupyter: 'gpuRental.openJupyter',
+  openInBrowser: 'gpuRental.openInBrowser',
+  closeBrowserWorkspace: 'gpuRental.closeBrowserWorkspace',
   checkMachineHealth: 'gpuRental.checkMachineHealth',
   showAccount: 'gpuRental.showAccount',
   showBilling: 'gpuRental.showBilling',
@@ -127,6 +129,10 @@ export const SETTINGS = {
   idleCountdownSeconds: 'gpuRental.idleStop.countdownSeconds',
   healthCheckAfterRent: 'gpuRental.health.checkAfterRent',
   healthSpeedTestUrl: 'gpuRental.health.speedTestUrl',
+  browserWorkspaceVersion: 'gpuRental.browserWorkspace.version',
+  browserWorkspaceDownloadUrl: 'gpuRental.browserWorkspace.downloadUrl',
+  browserWorkspaceChecksumUrl: 'gpuRental.browserWorkspace.checksumUrl',
+  browserWorkspaceSha256: 'gpuRental.browserWorkspace.sha256',
 } as const;
 
 /** Context keys that `when` clauses in package.json read. */

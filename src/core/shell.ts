@@ -18,3 +18,8 @@ export function shellAssignments(values: Readonly<Record<string, string | number
     .map(([name, value]) => `${name}=${shellQuote(String(value))}`)
     .join(' ');
 }
+
+/** `bash -c '<script>'`: the remote login shell may not be bash; the scripts sent to instances are. */
+export function bashCommand(script: string): string {
+  return `bash -c ${shellQuote(script)}`;
+}

@@ -28,6 +28,8 @@ import { channelLogger } from './output/log';
 import { showApiError, type ShowError } from './commands/errors';
 import { followApiUrlSetting, followSession, windowProfile } from './host/sessionFollower';
 import { clientFactory } from './host/clients';
+import { BrowserWorkspaces } from '../core/browserWorkspace/sessions';
+import { LoginPages } from '../core/browserWorkspace/loginPage';
 import { SearchWatcherUi } from './host/searchWatcher';
 import { SecretKeyStore } from './host/secrets';
 import { TreeViews } from './views/treeViews';
@@ -43,6 +45,7 @@ import { outbidPolicies } from '../core/rent/outbidWiring';
 import { showProgress } from './pickers/progress';
 import { PriceContextSource } from '../core/offers/priceSource';
 import { RemoteWindow } from './status/remoteWindow';
+import { browserWorkspaceStatus } from './status/browserWorkspaceStatus';
 import { LinkHandler } from './host/uriHandler';
 import { InstanceLogChannels, LogFollowers } from './output/instanceLogs';
 import { walkthroughProgress } from './host/walkthrough';
@@ -88,6 +91,12 @@ export class Services implements vscode.Disposable {
   readonly accountStatus: AccountStatus;
   readonly spend: SpendGuard;
   readonly forwards = this.own(new PortForwards());
+  /** The instances' VS Code servers open in a browser (Open in Browser), each as long as its forward. */
+  readonly browserWorkspaces = new BrowserWorkspaces(this.forwards);
+  /** The one-time sign-in pages Open in Browser hands to the browser. */
+  readonly loginPages = this.own(new LoginPages());
+  /** Reads a small document on another host through the extension's proxy-aware HTTP stack. */
+  readonly fetchText: (url: string, signal: AbortSignal) => Promise<string>;
   readonly connector: SshConnector;
   readonly cleanup: InstanceCleanup;
   /** The SSH config files, read from the settings each time (Remote-SSH's configFile may change). */
@@ -122,7 +131,9 @@ export class Services implements vscode.Disposable {
   ) {
     const { logger } = this;
     this.state = new StoredState(STORED, context.globalState, logger);
-    const createClient = (this.createClient = this.own(clientFactory(context, logger)).createClient);
+    const clients = this.own(clientFactory(context, logger));
+    const createClient = (this.createClient = clients.createClient);
+    this.fetchText = clients.fetchText;
     const keys = this.own(new SecretKeyStore(context.secrets));
     this.profiles = this.own(new Profiles(this.state));
     const profile = windowProfile(this.profiles);
@@ -210,6 +221,7 @@ export class Services implements vscode.Disposable {
     this.own(followApiUrlSetting({ session, journal, logger }));
     // Searches with each watch's own profile key, so switching profiles does not stop a watch.
     this.remoteWindow = this.own(new RemoteWindow(poller));
+    this.own(browserWorkspaceStatus({ workspaces: this.browserWorkspaces, poller }));
     this.logFollowers = this.own(new LogFollowers({ session, poller, logChannels: this.logChannels, logger }));
     this.links = new LinkHandler({
       session,

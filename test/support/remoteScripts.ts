@@ -5,10 +5,11 @@
 import { withWatchdog, watchdogScript } from '../../src/core/idle/watchdog';
 import { healthScript } from '../../src/core/health/probe';
 import { JUPYTER_LIST_COMMAND } from '../../src/core/jupyter/servers';
+import * as browserScripts from '../../src/core/browserWorkspace/scripts';
 import { CHECKPOINT_FUNCTIONS } from '../../src/core/jobs/resumeScripts';
 import { LAUNCH_FUNCTION, launchLines, WRAPPER_UP_FUNCTION } from '../../src/core/jobs/launch';
 import { mkdirScript, verifyScript } from '../../src/core/jobs/outbidVerify';
-import { bashCommand } from '../../src/core/jobs/remoteJobs';
+import { bashCommand } from '../../src/core/shell';
 import type { ResumableJob, ResumeSpec } from '../../src/core/jobs/resumable';
 import { folderExistsScript, resumeHook, resumeScript, runResumeScript, setPolicyScript } from '../../src/core/jobs/resumeScripts';
 import {
@@ -141,7 +142,7 @@ export function generatedScripts(): GeneratedScript[] {
   add('job-run-resume-plain', 'jobs/resumeScripts.runResumeScript', 'bash', runResumeScript(jobDir(JOB)));
   add('job-folder-exists', 'jobs/resumeScripts.folderExistsScript', 'bash', folderExistsScript(HOSTILE, HOSTILE));
   add('job-set-policy', 'jobs/resumeScripts.setPolicyScript', 'bash', setPolicyScript(jobDir(JOB), { kind: 'raise', ceiling: 2.5 }));
-  add('job-bash-command', 'jobs/remoteJobs.bashCommand', 'sh', `${bashCommand(listScript(JOBS_DIR))}\n`);
+  add('job-bash-command', 'shell.bashCommand', 'sh', `${bashCommand(listScript(JOBS_DIR))}\n`);
   add('move-mkdir', 'jobs/outbidVerify.mkdirScript', 'bash', `${mkdirScript([`/root/${HOSTILE}`, '/workspace/x'])}\n`);
   add('move-verify', 'jobs/outbidVerify.verifyScript', 'bash', `${verifyScript(job)}\n`);
   add('move-verify-none', 'jobs/outbidVerify.verifyScript', 'bash', `${verifyScript({ ...job, latest: undefined })}\n`);
@@ -226,5 +227,21 @@ export function generatedScripts(): GeneratedScript[] {
     .slice('--rsync-path='.length);
   add('transfer-rsync-path', 'transfer/argv.rsyncUploadArgv', 'sh', `${rsyncPath}\n`);
   add('jupyter-list', 'jupyter/servers.JUPYTER_LIST_COMMAND', 'sh', `${JUPYTER_LIST_COMMAND}\n`);
+  // Open in Browser: bash bodies (bashCommand), their parameters a user's settings or fixed names.
+  const sha = 'e'.repeat(64);
+  const url = 'https://h.test/a/code-server-4.139.1-linux-amd64.tar.gz';
+  add(
+    'browser-install',
+    'browserWorkspace/scripts.installScript',
+    'bash',
+    browserScripts.installScript({ url, sha256: sha, folderName: 'code-server-4.139.1-linux-amd64' }),
+  );
+  add(
+    'browser-start',
+    'browserWorkspace/scripts.startScript',
+    'bash',
+    browserScripts.startScript({ version: '4.139.1', cookieSuffix: 'gpu-rental-7' }),
+  );
+  add('browser-stop', 'browserWorkspace/scripts.stopScript', 'bash', browserScripts.stopScript({ stateDir: `/tmp/${HOSTILE_LINE}` }));
   return out;
 }

@@ -20,7 +20,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ['session'],
   ['instances'],
   ['ssh'],
-  ['billing', 'health', 'idle', 'jobs', 'jupyter', 'transfer', 'walkthrough'],
+  ['billing', 'browserWorkspace', 'health', 'idle', 'jobs', 'jupyter', 'transfer', 'walkthrough'],
   ['account', 'offers'],
   ['rent'],
   ['stored'],

@@ -21,6 +21,8 @@ import { LATEST_PLACEHOLDER } from '../../src/core/jobs/resumable';
 import * as jobsResumeScripts from '../../src/core/jobs/resumeScripts';
 import * as jobsScripts from '../../src/core/jobs/scripts';
 import * as jupyterServers from '../../src/core/jupyter/servers';
+import * as browserWorkspaceScripts from '../../src/core/browserWorkspace/scripts';
+import * as shell from '../../src/core/shell';
 import { shellQuote } from '../../src/core/shell';
 import * as transferArgv from '../../src/core/transfer/argv';
 import * as transferRemotePath from '../../src/core/transfer/remotePath';
@@ -48,6 +50,8 @@ const MODULES: Record<string, Record<string, unknown>> = {
   'jobs/resumeScripts': jobsResumeScripts,
   'jobs/scripts': jobsScripts,
   'jupyter/servers': jupyterServers,
+  'browserWorkspace/scripts': browserWorkspaceScripts,
+  shell,
   'transfer/argv': transferArgv,
   'transfer/remotePath': transferRemotePath,
 };

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { sshArgv, type SshTarget } from '../ssh/remote';
-import { bashCommand } from './remoteJobs';
+import { bashCommand } from '../shell';
 import { followScript, STATUS_MARK } from './scripts';
 import { jobPhase, parseStatusLine, type JobStatus } from './status';
 import { l10n } from '../l10n';

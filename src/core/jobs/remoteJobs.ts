@@ -1,5 +1,5 @@
 import { lastErrorLine, RemoteCommandError, runRemote, type RunRemoteOptions, type SshTarget } from '../ssh/remote';
-import { shellQuote } from '../shell';
+import { bashCommand } from '../shell';
 import { folderExistsScript, runResumeScript, setPolicyScript, type ResumeOutcome } from './resumeScripts';
 import type { OutbidPolicy } from './resumable';
 import { jobDir, listScript, readLogScript, startScript, STATUS_MARK, stopScript, type StartOptions } from './scripts';
@@ -12,11 +12,6 @@ export interface JobsAt {
   /** The ssh binary (tests). */
   ssh?: string;
   signal?: AbortSignal;
-}
-
-/** `bash -c '<script>'`: the remote login shell may not be bash; the scripts are. */
-export function bashCommand(script: string): string {
-  return `bash -c ${shellQuote(script)}`;
 }
 
 function remoteOptions(at: JobsAt, extra: RunRemoteOptions = {}): RunRemoteOptions {

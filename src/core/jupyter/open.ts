@@ -6,7 +6,7 @@ import { l10n } from '../l10n';
 import type { Logger } from '../log';
 import type { Notice } from '../notice';
 import type { Progress } from '../progress';
-import { freeLocalPort, startPortForward, type PortForward, type PortForwards } from '../ssh/forward';
+import { forwardTo, type PortForward, type PortForwards } from '../ssh/forward';
 import type { SshTarget } from '../ssh/remote';
 import { findJupyter, httpStatus, type JupyterLookup } from './find';
 import { jupyterUrl, servedPage, type JupyterPage, type JupyterServer } from './servers';
@@ -126,15 +126,7 @@ async function lookUp(deps: ReachJupyterDeps, target: SshTarget, instance: Insta
 
 /** A new forward on the same local port number when it is free, added to this window's forwards. */
 async function newForward(deps: ReachJupyterDeps, instance: Instance, target: SshTarget, server: JupyterServer): Promise<PortForward> {
-  const forward = deps.startForward
-    ? await deps.startForward(instance, target, server)
-    : await startPortForward({
-        instanceId: instance.id,
-        alias: target.alias,
-        remotePort: server.port,
-        localPort: await freeLocalPort(server.port),
-        sshArgs: target.args,
-      });
+  const forward = deps.startForward ? await deps.startForward(instance, target, server) : await forwardTo(target, server.port, server.port);
   deps.forwards.add(forward);
   return forward;
 }

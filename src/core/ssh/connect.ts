@@ -27,7 +27,8 @@ import { remoteFolderUri, type RemoteSshExtension } from './remoteSsh';
 export type ConnectOutcome = 'opened' | 'terminalOffered' | 'cancelled' | 'failed';
 
 /** A button of a connect notice; `connectActionLabel` says its label. */
-export type ConnectAction = 'openTerminal' | 'install' | 'connect' | 'copyLines' | 'showLogs' | 'retry' | 'openSettings' | 'openSshConfig';
+export type ConnectAction =
+  'openInBrowser' | 'openTerminal' | 'install' | 'connect' | 'copyLines' | 'showLogs' | 'retry' | 'openSettings' | 'openSshConfig';
 
 /** What the user is told when a connect stops short, with the buttons that take it further. */
 export interface ConnectNotice extends Notice<ConnectAction> {
@@ -40,6 +41,8 @@ export interface ConnectNotice extends Notice<ConnectAction> {
 
 export function connectActionLabel(action: ConnectAction, notice?: Pick<ConnectNotice, 'install'>): string {
   switch (action) {
+    case 'openInBrowser':
+      return l10n.t('Open in Browser');
     case 'openTerminal':
       return l10n.t('Open SSH Terminal');
     case 'install':
@@ -193,11 +196,14 @@ export type Handoff =
 export function handoffFor(instance: Instance, host: PreparedHost, editor: EditorSide): Handoff {
   if (!editor.installed) {
     const text = l10n.t(
-      'GPU Rental: {0} is ready, but no Remote-SSH extension is installed to open it as a workspace. Install {1}, or open an SSH terminal now.',
+      'GPU Rental: {0} is ready, but no Remote-SSH extension is installed to open it as a workspace here. Open it in a browser (a VS Code served by the instance), install {1}, or open an SSH terminal.',
       instanceName(instance),
       editor.wanted.name,
     );
-    return { kind: 'terminalOffered', notice: { severity: 'info', text, actions: ['openTerminal', 'install'], install: editor.wanted } };
+    return {
+      kind: 'terminalOffered',
+      notice: { severity: 'info', text, actions: ['openInBrowser', 'install', 'openTerminal'], install: editor.wanted },
+    };
   }
   if (!host.includeInPlace) {
     const text = l10n.t(

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { connect, createServer } from 'node:net';
 import { l10n } from '../l10n';
+import type { SshTarget } from './remote';
 
 /** A local port forwarded to a port on an instance by an `ssh -N -L` process. */
 export interface PortForward {
@@ -116,6 +117,17 @@ export async function startPortForward(options: {
     },
     ended,
   };
+}
+
+/** A forward of `remotePort` on the instance `target` reaches, on a free local port (`preferred` when it is free). */
+export async function forwardTo(target: SshTarget, remotePort: number, preferred?: number): Promise<PortForward> {
+  return startPortForward({
+    instanceId: target.instanceId,
+    alias: target.alias,
+    remotePort,
+    localPort: await freeLocalPort(preferred),
+    sshArgs: target.args,
+  });
 }
 
 /** The forwards this window runs; each ends when stopped, when its instance stops, or with the window. */

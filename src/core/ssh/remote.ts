@@ -71,6 +71,8 @@ export interface RunRemoteOptions {
   maxOutputBytes?: number;
   /** The ssh binary (tests). */
   ssh?: string;
+  /** Called with each piece of stdout as it arrives (a long command's progress lines), besides collecting it. */
+  onStdout?: (text: string) => void;
 }
 
 /**
@@ -88,6 +90,7 @@ export function runRemote(target: SshTarget, command: string, options: RunRemote
     let outBytes = 0;
     let errBytes = 0;
     child.stdout?.on('data', (chunk: Buffer) => {
+      options.onStdout?.(chunk.toString('utf8'));
       if (outBytes < max) out.push(chunk);
       outBytes += chunk.length;
     });

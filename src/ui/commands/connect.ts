@@ -152,6 +152,8 @@ async function connect(s: ConnectDeps, instance: Instance): Promise<ConnectOutco
 function showNotice(s: ConnectDeps, instance: Instance, notice: ConnectNotice, host?: PreparedHost): void {
   void notify(notice, (a) => connectActionLabel(a, notice)).then(async (action) => {
     switch (action) {
+      case 'openInBrowser':
+        return void vscode.commands.executeCommand(COMMANDS.openInBrowser, instance.id);
       case 'openTerminal':
         if (host) openTerminal(s, instance, host);
         return;

@@ -9,6 +9,7 @@ import { instanceCommands } from './instances';
 import { jobCommands } from './jobs';
 import { clusterJobCommands } from './clusterJobs';
 import { jupyterCommands } from './jupyter';
+import { browserWorkspaceCommands } from './browserWorkspace';
 import { healthCommands } from './health';
 import { explorerCommands } from './explorer';
 import { offerCommands } from './offers';
@@ -95,6 +96,17 @@ export function allCommands(s: Services): Map<CommandId, (...args: unknown[]) =>
     ...transferCommands(transfer),
     ...dataCommands({ session, poller, prompts, handoff, logger }),
     ...jupyterCommands({ session, poller, forwards: s.forwards, sshTarget: s.sshTarget, handoff, logger }),
+    ...browserWorkspaceCommands({
+      session,
+      poller,
+      forwards: s.forwards,
+      workspaces: s.browserWorkspaces,
+      loginPages: s.loginPages,
+      sshTarget: s.sshTarget,
+      fetchText: s.fetchText,
+      handoff,
+      logger,
+    }),
     ...healthCommands({ session, poller, cleanup: s.cleanup, sshTarget: s.sshTarget, prompts, logger }),
     ...offerCommands({ session, offersView }),
     ...searchCommands({ session, offersView, state, prompts, watcher: s.searchWatcher.watcher }),

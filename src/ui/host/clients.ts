@@ -3,6 +3,7 @@ import type { GpuRentalClient } from '../../core/api/client';
 import type { Logger } from '../../core/log';
 import type { ClientFactory } from '../../core/session/session';
 import { VsCodeDispatcher } from '../net/dispatcher';
+import { fetchText } from '../../core/browserWorkspace/fetchText';
 
 const REQUEST_TIMEOUT_MS = 30_000;
 
@@ -19,7 +20,10 @@ function loadClient(): { GpuRentalClient: typeof GpuRentalClient } {
  * Makes clients for a base URL and key (the session's, and short-lived ones for other profiles),
  * all through one dispatcher that honours VS Code's proxy settings. Dispose it with the extension.
  */
-export function clientFactory(context: vscode.ExtensionContext, logger: Logger): { createClient: ClientFactory } & vscode.Disposable {
+export function clientFactory(
+  context: vscode.ExtensionContext,
+  logger: Logger,
+): { createClient: ClientFactory; fetchText: (url: string, signal: AbortSignal) => Promise<string> } & vscode.Disposable {
   const dispatcher = new VsCodeDispatcher(context.asAbsolutePath('dist'));
   const userAgent = `gpu-rental-vscode/${String(context.extension.packageJSON.version)} vscode/${vscode.version}`;
   return {
@@ -27,6 +31,8 @@ export function clientFactory(context: vscode.ExtensionContext, logger: Logger):
       const { GpuRentalClient: Client } = loadClient();
       return new Client({ dispatcher, baseUrl, getApiKey, logger, timeoutMs: REQUEST_TIMEOUT_MS, userAgent });
     },
+    // A small document on another host (a release's checksum): no key, the same proxy.
+    fetchText: (url, signal) => fetchText(dispatcher, url, signal, userAgent),
     dispose: () => dispatcher.dispose(),
   };
 }

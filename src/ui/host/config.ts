@@ -3,6 +3,7 @@ import { DEFAULT_BASE_URL } from '../../core/api/limits';
 import { SETTINGS } from '../../core/ids';
 import { NUMBER_RULES, boundedNumber, spendCap, userOrDefault } from '../../core/settings';
 import type { ConnectVia } from '../../core/ssh/connector';
+import type { ReleaseSettings } from '../../core/browserWorkspace/release';
 
 /** Any setting as VS Code resolves it (user, then workspace, then folder). For settings a workspace may set. */
 function resolved<T>(key: string): T | undefined {
@@ -61,6 +62,23 @@ export const config = {
   remoteFolder(): string {
     const value = resolved<string>(SETTINGS.remoteFolder);
     return typeof value === 'string' ? value.trim() : '/root';
+  },
+  /**
+   * Which VS Code server Open in Browser installs on an instance, from the user's settings only: a
+   * workspace must not swap the build an instance runs with the user's files and password.
+   */
+  browserWorkspaceRelease(): ReleaseSettings {
+    const text = (key: string) => {
+      const value = userSetting<unknown>(key);
+      return typeof value === 'string' ? value : undefined;
+    };
+    const sha = userSetting<unknown>(SETTINGS.browserWorkspaceSha256);
+    return {
+      version: text(SETTINGS.browserWorkspaceVersion),
+      downloadUrl: text(SETTINGS.browserWorkspaceDownloadUrl),
+      checksumUrl: text(SETTINGS.browserWorkspaceChecksumUrl),
+      ...(sha && typeof sha === 'object' && !Array.isArray(sha) ? { sha256: sha as Record<string, unknown> } : {}),
+    };
   },
   /** The folder uploads go into and Destroy measures: remoteFolder, or /root when that is empty. */
   transferFolder(): string {

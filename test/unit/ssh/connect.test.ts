@@ -239,14 +239,14 @@ describe('connect, as a flow', () => {
       assert.equal(empty.kind === 'open' && empty.folderUri, undefined);
     });
 
-    it('offers the SSH terminal and the editor’s Remote-SSH when none is installed', () => {
+    it('offers Open in Browser first, then the editor’s Remote-SSH and the SSH terminal, when none is installed', () => {
       const h = handoffFor(make(1), host(), { installed: undefined, wanted: microsoft, folder: '/root' });
       if (h.kind !== 'terminalOffered') return assert.fail(h.kind);
-      assert.deepEqual(h.notice.actions, ['openTerminal', 'install']);
+      assert.deepEqual(h.notice.actions, ['openInBrowser', 'install', 'openTerminal']);
       assert.equal(h.notice.install, microsoft);
       assert.match(
         h.notice.text,
-        /no Remote-SSH extension is installed .* Install Remote - SSH \(Microsoft\), or open an SSH terminal now\.$/,
+        /no Remote-SSH extension is installed .* Open it in a browser \(a VS Code served by the instance\), install Remote - SSH \(Microsoft\), or open an SSH terminal\.$/,
       );
     });
 

@@ -13,7 +13,7 @@ import type { Progress } from '../../progress';
 import type { Ask } from '../../prompts';
 import { lastErrorLine, runRemote, type SshTarget } from '../../ssh/remote';
 import type { JobBook } from '../book';
-import { bashCommand } from '../remoteJobs';
+import { bashCommand } from '../../shell';
 import { newJobId } from '../scripts';
 import type { FanoutPorts } from './fanout';
 import type { RunClusterDeps } from './run';

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import type { Instance } from '../../../../src/core/api/instances';
 import { checkCluster, type PreflightDeps } from '../../../../src/core/jobs/cluster/preflight';
-import { bashCommand } from '../../../../src/core/jobs/remoteJobs';
+import { bashCommand } from '../../../../src/core/shell';
 import { silentProgress } from '../../../../src/core/progress';
 import { runRemote } from '../../../../src/core/ssh/remote';
 import { containerSuite, eventually, MemoryLogger } from '../../../support';
