@@ -14,7 +14,7 @@ import { packageExtension } from './package';
 import { CACHE_DIR } from './paths';
 import { cleanup, cleanupOnExit, freePort, portIsFree } from './processes';
 import { DEMO_KEY } from '../test/support/keys';
-import { spawnSimulator } from '../test/support/simulator';
+import { mirrorDownloadUrl, spawnSimulator } from '../test/support/simulator';
 
 function option(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -51,7 +51,12 @@ async function main(): Promise<void> {
     extensionsDir: join(home, 'extensions'),
     port: await pickPort(Number(option('port') ?? 8080)),
     install: [vsix.path],
-    settings: { 'gpuRental.apiUrl': sim.url, 'workbench.activityBar.location': 'default' },
+    settings: {
+      'gpuRental.apiUrl': sim.url,
+      // Open in Browser installs code-server on an instance from the simulator's release mirror.
+      'gpuRental.browserWorkspace.downloadUrl': mirrorDownloadUrl(sim.url),
+      'workbench.activityBar.location': 'default',
+    },
     env: { GPU_RENTAL_API_KEY: DEMO_KEY },
     // Connect writes SSH keys and config: into .vscode-test/start/home, not the developer's ~/.ssh.
     home: join(home, 'home'),

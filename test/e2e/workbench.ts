@@ -11,7 +11,7 @@ import { packageExtension } from '../../scripts/package';
 import { REPO } from '../../scripts/paths';
 import { cleanup, trackTempDir } from '../../scripts/processes';
 import { DEMO_KEY } from '../support/keys';
-import { spawnSimulator, type SimulatorProcess } from '../support/simulator';
+import { mirrorDownloadUrl, spawnSimulator, type SimulatorProcess } from '../support/simulator';
 import { expect } from './expect';
 
 export const SCREENSHOTS = join(REPO, 'test', 'e2e', 'screenshots');
@@ -116,6 +116,7 @@ export async function openWorkbench(options: WorkbenchOptions = {}): Promise<Wor
     install: [vsix, ...(options.install ?? [])],
     settings: {
       'gpuRental.apiUrl': sim.url,
+      'gpuRental.browserWorkspace.downloadUrl': mirrorDownloadUrl(sim.url),
       'gpuRental.pollIntervalSeconds': 2,
       'terminal.integrated.gpuAcceleration': 'off',
       ...options.settings,
@@ -304,6 +305,8 @@ export function workbenchForSuite(options: SuiteOptions = {}): () => Workbench {
   afterEach(async function () {
     if (this.currentTest?.state !== 'failed' || !wb) return;
     const name = `failed-${this.currentTest.title.replace(/\W+/g, '-')}`;
+    // A test may have left another page in front (a browser workspace's): the window's is shot.
+    await wb.page.bringToFront();
     await wb.shot(name);
     await wb.runCommand('Notifications: Show Notifications');
     await wb.shot(`${name}-notifications`);

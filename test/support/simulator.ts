@@ -20,6 +20,15 @@ export type { Marketplace, MarketplaceOptions };
 const TEST_BOOT_SECONDS = 0.2;
 
 /**
+ * The download URL template of the simulator's code-server release mirror, for
+ * gpuRental.browserWorkspace.downloadUrl: Open in Browser then installs from it offline, as it would
+ * from GitHub (its checksum comes from the `.sha256` beside it).
+ */
+export function mirrorDownloadUrl(simUrl: string): string {
+  return `${simUrl}/__mirror/code-server/releases/download/v\${version}/code-server-\${version}-linux-\${arch}.tar.gz`;
+}
+
+/**
  * Starts the simulator in this process on a free port; `options` override the shared defaults
  * (its code-server release mirror serves the code-server of scripts/codeServer.ts).
  */

@@ -38,8 +38,6 @@ export interface OpenInBrowserDeps {
   readonly workspaces: BrowserWorkspaces;
   readonly loginPages: Pick<LoginPages, 'add'>;
   readonly logger: Logger;
-  /** The address the browser opens for a URL on this machine's loopback (the editor's asExternalUri); the same URL by default. */
-  externalUrl?(url: string): Promise<string>;
   /** runRemote unless a test gives another. */
   run?: RunRemote;
   /** Starts a forward (the real one unless a test gives another). */
@@ -156,15 +154,16 @@ async function prepare(
     );
   }
   const forward = deps.forwards.find(instance.id, answer.port) ?? (await newForward(deps, instance, target, answer.port));
+  // The server keeps an origin of its own (its forwarded port), never a path under the editor's
+  // origin (a web editor's proxy): two VS Code workbenches on one origin share the browser's
+  // storage, and the second signed the first out (seen in code-server).
   const serverUrl = `http://127.0.0.1:${forward.localPort}/`;
-  const reachable = deps.externalUrl ? await deps.externalUrl(serverUrl) : serverUrl;
   const to = `/?folder=${encodeURIComponent(deps.folder || '/root')}`;
-  const local = await deps.loginPages.add({
-    action: `${reachable.endsWith('/') ? reachable : `${reachable}/`}login?to=${encodeURIComponent(to)}`,
+  const loginUrl = await deps.loginPages.add({
+    action: `${serverUrl}login?to=${encodeURIComponent(to)}`,
     password: answer.password,
     title: l10n.t('Opening VS Code on {0}…', name),
   });
-  const loginUrl = deps.externalUrl ? await deps.externalUrl(local) : local;
   const workspace: BrowserWorkspace = { instanceId: instance.id, name, remotePort: answer.port, forward, folder: deps.folder || '/root' };
   deps.workspaces.add(workspace);
   // The password stays out of the log: the ports and how it started only.

@@ -57,9 +57,6 @@ async function open(s: BrowserWorkspaceDeps, t: Target): Promise<OpenInBrowserOu
     forwards: s.forwards,
     workspaces: s.workspaces,
     loginPages: s.loginPages,
-    // A browser that reaches this machine's loopback another way (code-server's proxy, a remote
-    // window's own forward) gets the address it can open.
-    externalUrl: async (url) => (await vscode.env.asExternalUri(vscode.Uri.parse(url))).toString(true),
     logger: s.logger,
   };
   const result = await openInBrowser(deps, picked);
@@ -71,6 +68,8 @@ async function open(s: BrowserWorkspaceDeps, t: Target): Promise<OpenInBrowserOu
     });
     return { outcome: 'failed' };
   }
+  // openExternal resolves a loopback URL the way the editor reaches it (a web editor's proxy): only
+  // the sign-in page goes that way; it posts to the server's own loopback origin.
   const uri = vscode.Uri.parse(result.loginUrl);
   const handoff = s.handoff();
   await (handoff.openExternal ? handoff.openExternal(uri) : vscode.env.openExternal(uri));

@@ -98,6 +98,9 @@ describe('browser workspace: Open in Browser', () => {
     assert.ok(!r.loginUrl.includes(PASSWORD) && !r.serverUrl.includes(PASSWORD));
     assert.ok(!f.logger.lines.join('\n').includes(PASSWORD));
     assert.equal(f.workspaces.get(7)?.folder, '/root/my project');
+    // One of this window's forwards: the idle guard counts an instance with one as in use
+    // (IdleGuard.connected), so a browser workspace is never stopped as idle under a person.
+    assert.equal(f.forwards.length, 1);
     assert.deepEqual(f.fetched, []);
   });
 

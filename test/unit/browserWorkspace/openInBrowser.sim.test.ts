@@ -19,6 +19,7 @@ import { PortForwards } from '../../../src/core/ssh/forward';
 import type { SshTarget } from '../../../src/core/ssh/remote';
 import { CODE_SERVER_MIRROR, CODE_SERVER_VERSION as TESTS_CODE_SERVER } from '../../../scripts/paths';
 import { containerPath, containerSuite, MemoryLogger, type ContainerInstance } from '../../support';
+import { mirrorDownloadUrl } from '../../support/simulator';
 import { scriptedProgress } from '../../support/scriptedProgress';
 
 const installed = existsSync(CODE_SERVER_MIRROR.installedMarker);
@@ -74,9 +75,7 @@ function commandLinesWith(secret: string): string[] {
       if (!res.ok) throw new Error(`HTTP ${res.status}`);
       return res.text();
     },
-    release: {
-      downloadUrl: `${suite.sim.url}/__mirror/code-server/releases/download/v\${version}/code-server-\${version}-linux-\${arch}.tar.gz`,
-    },
+    release: { downloadUrl: mirrorDownloadUrl(suite.sim.url) },
     folder: '/workspace',
     forwards,
     workspaces,
