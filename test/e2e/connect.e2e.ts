@@ -56,6 +56,11 @@ describe('connect: one click to a shell, or to a VS Code served by the instance 
     const offer = await wb.notificationInCenter(/no Remote-SSH extension is installed/);
     await expect(offer).toBeVisible();
     await wb.shot('e2e-connect-no-remote-ssh', true);
+    // The wait for SSH is over once the handoff is offered: its progress leaves the center.
+    await expect(
+      wb.page.locator('.notifications-center .notification-list-item').filter({ hasText: /waiting for SSH/ }),
+      10_000,
+    ).toBeHidden();
     await offer.getByRole('button', { name: 'Open SSH Terminal' }).click();
   });
 
