@@ -221,7 +221,7 @@ export class Services implements vscode.Disposable {
     this.own(followApiUrlSetting({ session, journal, logger }));
     // Searches with each watch's own profile key, so switching profiles does not stop a watch.
     this.remoteWindow = this.own(new RemoteWindow(poller));
-    this.own(browserWorkspaceStatus({ workspaces: this.browserWorkspaces, poller }));
+    this.own(browserWorkspaceStatus({ workspaces: this.browserWorkspaces, poller, show: (id) => session.client.instances.show(id) }));
     this.logFollowers = this.own(new LogFollowers({ session, poller, logChannels: this.logChannels, logger }));
     this.links = new LinkHandler({
       session,

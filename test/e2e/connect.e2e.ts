@@ -164,6 +164,21 @@ describe('connect: one click to a shell, or to a VS Code served by the instance 
     assert.ok(refused, 'nothing listens on the forwarded port');
     await browserPage!.close();
   });
+
+  it('Open in Browser from the instance’s menu starts the server again; stopping the instance ends it with a message that says why', async () => {
+    const wb = workbench();
+    const row = wb.rows('Instances', /e2e-connect/).filter({ hasText: /running/ });
+    const opened = wb.page.context().waitForEvent('page', { timeout: 60_000 });
+    await wb.contextMenu(row, 'Open in Browser');
+    const page = await opened;
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    await expect(wb.statusBar(/e2e-connect/)).toBeVisible();
+    await wb.page.bringToFront();
+    await wb.contextMenu(row, 'Stop Instance');
+    await expect(await wb.notificationInCenter(/is (stopping|stopped), so its VS Code in the browser has ended/), 30_000).toBeVisible();
+    await eventually(() => (instanceServers().length === 0 ? true : undefined), 'the stopped instance runs no server', 15_000);
+    await page.close();
+  });
 });
 
 /** The id of the suite's instance, as the simulator has it. */

@@ -1,4 +1,6 @@
-import type { InstancePhase } from '../instances/phase';
+import type { Instance } from '../api/instances';
+import { ApiError } from '../api/errors';
+import { instancePhase, type InstancePhase } from '../instances/phase';
 import { l10n } from '../l10n';
 import type { Notice } from '../notice';
 import type { PortForward, PortForwards } from '../ssh/forward';
@@ -74,6 +76,23 @@ export class BrowserWorkspaces {
 
   private changed(): void {
     for (const listener of this.changeListeners) listener();
+  }
+}
+
+/**
+ * What became of an instance whose browser workspace ended by itself, asked of the service: the
+ * list may be a poll behind the stop that ended the forward. 'gone' when the service no longer
+ * has it; `fallback` (the list's phase) when it cannot be asked.
+ */
+export async function endedPhase(
+  show: (id: number) => Promise<Instance>,
+  id: number,
+  fallback: InstancePhase | 'gone' | undefined,
+): Promise<InstancePhase | 'gone' | undefined> {
+  try {
+    return instancePhase(await show(id));
+  } catch (error) {
+    return error instanceof ApiError && error.kind === 'not_found' ? 'gone' : fallback;
   }
 }
 

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import { endedNotice, type BrowserWorkspaces } from '../../core/browserWorkspace/sessions';
+import type { Instance } from '../../core/api/instances';
+import { endedNotice, endedPhase, type BrowserWorkspaces } from '../../core/browserWorkspace/sessions';
 import { COMMANDS } from '../../core/ids';
 import { instancePhase } from '../../core/instances/phase';
 import type { InstancePoller } from '../../core/instances/poller';
@@ -9,7 +10,11 @@ import { notify } from '../pickers/notify';
  * The status item while browser workspaces are open (a click closes one), and the notice when one
  * ends by itself: its instance stopped or was destroyed, or the connection dropped.
  */
-export function browserWorkspaceStatus(s: { workspaces: BrowserWorkspaces; poller: InstancePoller }): vscode.Disposable {
+export function browserWorkspaceStatus(s: {
+  workspaces: BrowserWorkspaces;
+  poller: InstancePoller;
+  show: (id: number) => Promise<Instance>;
+}): vscode.Disposable {
   const item = vscode.window.createStatusBarItem('gpuRental.browserWorkspace', vscode.StatusBarAlignment.Left, 48);
   item.name = vscode.l10n.t('GPU Rental: browser workspaces');
   item.command = COMMANDS.closeBrowserWorkspace;
@@ -22,8 +27,8 @@ export function browserWorkspaceStatus(s: { workspaces: BrowserWorkspaces; polle
   };
   const changed = s.workspaces.onChanged(update);
   const ended = s.workspaces.onEnded((w) => {
-    const instance = s.poller.snapshot?.instances.find((i) => i.id === w.instanceId);
-    void notify(endedNotice(w.name, instance ? instancePhase(instance) : 'gone'));
+    const listed = s.poller.snapshot?.instances.find((i) => i.id === w.instanceId);
+    void endedPhase(s.show, w.instanceId, listed ? instancePhase(listed) : 'gone').then((phase) => notify(endedNotice(w.name, phase)));
   });
   return vscode.Disposable.from(item, changed, ended);
 }

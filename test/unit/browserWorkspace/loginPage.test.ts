@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { LoginPages } from '../../../src/core/browserWorkspace/loginPage';
-import { endedNotice } from '../../../src/core/browserWorkspace/sessions';
+import type { Instance } from '../../../src/core/api/instances';
+import { ApiError } from '../../../src/core/api/errors';
+import { endedNotice, endedPhase } from '../../../src/core/browserWorkspace/sessions';
 
 const PASSWORD = 'aa11bb22cc33dd44ee55ff66';
 
@@ -50,6 +52,18 @@ describe('browser workspace: the one-time sign-in page', () => {
 });
 
 describe('browser workspace: when one ends by itself', () => {
+  it('asks the service what became of the instance: the list may be a poll behind the stop', async () => {
+    const now = (actual: string, intended: string) => () =>
+      Promise.resolve({ actual_status: actual, intended_status: intended } as unknown as Instance);
+    assert.equal(await endedPhase(now('running', 'stopped'), 7, 'running'), 'stopping');
+    assert.equal(await endedPhase(now('running', 'running'), 7, 'running'), 'running');
+    const gone = () =>
+      Promise.reject(new ApiError({ kind: 'not_found', action: 'show', method: 'GET', path: '/instances/7/', status: 404 }));
+    assert.equal(await endedPhase(gone, 7, 'running'), 'gone');
+    const offline = () => Promise.reject(new ApiError({ kind: 'network', action: 'show', method: 'GET', path: '/instances/7/' }));
+    assert.equal(await endedPhase(offline, 7, 'stopped'), 'stopped', 'the list’s phase when the service cannot be asked');
+  });
+
   it('says why by what became of the instance', () => {
     assert.match(endedNotice('"a"', 'stopped').text, /"a" is stopped, so its VS Code in the browser has ended\. Unsaved changes/);
     assert.match(endedNotice('"a"', 'gone').text, /"a" was destroyed/);
