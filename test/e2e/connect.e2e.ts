@@ -138,11 +138,25 @@ describe('connect: one click to a shell, or to a VS Code served by the instance 
     await page.getByRole('button', { name: 'Trust Folder & Continue' }).click();
     const terminal = page.locator('.terminal-wrapper.active .xterm');
     await expect(terminal.locator('.xterm-rows'), 60_000).toContainText(/[#$]\s*$/m);
-    await terminal.click();
-    await page.keyboard.type('echo "host is $(hostname)"');
-    await page.keyboard.press('Enter');
     const id = await instanceId(wb);
-    await expect(terminal.locator('.xterm-rows')).toContainText(new RegExp(`host is c-${id}\\b`));
+    // Typed into the terminal's own input; keys that land while it is still taking focus (a busy
+    // machine) are lost, so the line is typed again until its answer shows.
+    const rows = terminal.locator('.xterm-rows');
+    for (let attempt = 1; ; attempt++) {
+      await terminal.locator('textarea.xterm-helper-textarea').focus();
+      await page.keyboard.type('echo "host is $(hostname)"');
+      await page.keyboard.press('Enter');
+      const shown = await expect(rows, 10_000)
+        .toContainText(new RegExp(`host is c-${id}\\b`))
+        .then(
+          () => true,
+          (error: unknown) => {
+            if (attempt >= 3) throw error;
+            return false;
+          },
+        );
+      if (shown) break;
+    }
     await page.screenshot({ path: join(SCREENSHOTS, 'e2e-browser-workspace.png') });
     await page.screenshot({ path: join(REPO, 'media', 'screenshots', 'e2e-browser-workspace.png') });
 
@@ -163,21 +177,6 @@ describe('connect: one click to a shell, or to a VS Code served by the instance 
     );
     assert.ok(refused, 'nothing listens on the forwarded port');
     await browserPage!.close();
-  });
-
-  it('Open in Browser from the instance’s menu starts the server again; stopping the instance ends it with a message that says why', async () => {
-    const wb = workbench();
-    const row = wb.rows('Instances', /e2e-connect/).filter({ hasText: /running/ });
-    const opened = wb.page.context().waitForEvent('page', { timeout: 60_000 });
-    await wb.contextMenu(row, 'Open in Browser');
-    const page = await opened;
-    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-    await expect(wb.statusBar(/e2e-connect/)).toBeVisible();
-    await wb.page.bringToFront();
-    await wb.contextMenu(row, 'Stop Instance');
-    await expect(await wb.notificationInCenter(/is (stopping|stopped), so its VS Code in the browser has ended/), 30_000).toBeVisible();
-    await eventually(() => (instanceServers().length === 0 ? true : undefined), 'the stopped instance runs no server', 15_000);
-    await page.close();
   });
 });
 
