@@ -111,8 +111,7 @@ describe('clusters: find one, rent 2 nodes with one confirmation, train across t
     const wb = workbench();
     cluster = await smallCluster(wb);
     await expect(wb.rows('Offers').first(), 60_000).toBeVisible();
-    await wb.section('Offers').hover();
-    await wb.section('Offers').getByRole('button', { name: 'Open Offer Explorer' }).click();
+    await wb.titleAction('Offers', 'Open Offer Explorer');
     const ex = explorer(wb);
     await expect(ex.locator('.spacer .row[data-offer-id]').first(), 60_000).toBeVisible();
     const query = ex.locator('.raw-query input');

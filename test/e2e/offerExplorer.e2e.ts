@@ -27,8 +27,7 @@ describe('offer explorer: sort, filter, price context, plot, rent', () => {
   it("opens from the Offers view's title bar and sorts by DLPerf per dollar", async () => {
     const wb = workbench();
     await expect(wb.rows('Offers').first()).toBeVisible();
-    await wb.section('Offers').hover();
-    await wb.section('Offers').getByRole('button', { name: 'Open Offer Explorer' }).click();
+    await wb.titleAction('Offers', 'Open Offer Explorer');
     const ex = explorer(wb);
     await expect(ex.locator('.spacer .row[data-offer-id]').first(), 60_000).toBeVisible();
     await expect(ex.getByTestId('status')).toContainText(/\d+ offers/);

@@ -26,6 +26,8 @@ export interface Workbench {
   shot(name: string, readme?: boolean): Promise<void>;
   openSidebar(): Promise<void>;
   section(name: 'Instances' | 'Offers'): Locator;
+  /** Clicks an action of a section's title bar, hovering its header (never a row: a row's tooltip covers the bar). */
+  titleAction(name: 'Instances' | 'Offers', action: string): Promise<void>;
   /** The rows of a section's tree, those that show `text` when given. */
   rows(section: 'Instances' | 'Offers', text?: string | RegExp): Locator;
   /** The modal dialog (confirmations, the key shown once). */
@@ -153,6 +155,11 @@ export async function openWorkbench(options: WorkbenchOptions = {}): Promise<Wor
     },
     section(name) {
       return page.locator('.pane').filter({ has: page.locator(`.pane-header h3.title:text-is("${name}")`) });
+    },
+    async titleAction(name, action) {
+      const section = wb.section(name);
+      await section.locator('.pane-header').hover();
+      await section.locator('.pane-header').getByRole('button', { name: action }).click();
     },
     rows(section, text) {
       const rows = wb.section(section).locator('.monaco-list-row');
