@@ -7,6 +7,8 @@
  * back to the bid (`lowerBids`: the other renters' bids fall), as the service resumes an outbid
  * instance by itself when its priority returns.
  *
+ * Each outbid that stops an instance raises a `client:outbid` notification (notifications.ts).
+ *
  * A changed minimum is kept in the state file (`minBids`, by machine) and laid over the generated
  * catalogue (`applyMinBids`), so searches, rents and instance records all see the same minimum.
  */
@@ -72,6 +74,7 @@ export function outbid(sim: Sim, id: number, minBid: number | undefined): { inst
   if (inst.phase !== 'stopped' && inst.phase !== 'failed') {
     stop(inst, contract, now, OUTBID_REASON, sim.network);
     inst.outbid = true;
+    sim.notifications.outbid(inst, min, now);
   } else if (inst.phase === 'stopped' && inst.outbid) {
     addLog(inst, now, `The minimum bid rose to ${min}`);
   }
@@ -153,6 +156,7 @@ export function setBid(sim: Sim, inst: InstanceState, contract: Contract, price:
   if (inst.gpuRate < min && inst.phase !== 'stopped' && inst.phase !== 'failed') {
     stop(inst, contract, now, OUTBID_REASON, sim.network);
     inst.outbid = true;
+    sim.notifications.outbid(inst, min, now);
   } else if (inst.outbid && inst.gpuRate >= min) {
     start(inst, now, sim.network, offer);
   }

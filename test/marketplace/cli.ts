@@ -2,12 +2,14 @@
  * npm run marketplace -- --port 0 --api-key KEY --boot-seconds N [--state FILE] [--seed N]
  *                        [--credit N] [--latency MS] [--fault KIND[:COUNT[:PARAM]]]... [--offers N]
  *                        [--no-ssh] [--no-onstart] [--onstart-path DIR]... [--billing-history-days N]
- *                        [--instances N] [--clusters N]
+ *                        [--instances N] [--clusters N] [--webhook-test-mode]
  *
  * The first account starts with 120 days of billing history (charges and invoices), unless
  * `--billing-history-days` says otherwise (0: none). `--instances N` gives it N instances rented
  * over the last hours (`--clusters K` of them in clusters), for benchmarks at scale; with sshd on,
- * each running one gets a container, so pair it with `--no-ssh --no-onstart`.
+ * each running one gets a container, so pair it with `--no-ssh --no-onstart`. `--webhook-test-mode`
+ * lets notification webhooks reach loopback and private addresses with a self-signed certificate
+ * (the service refuses such targets; see webhooks.ts); test/support's `spawnSimulator` passes it.
  *
  * Prints one line, `Marketplace listening on http://127.0.0.1:PORT`, once it listens.
  * SIGINT or SIGTERM stops it (state saved) and exits 0.
@@ -23,6 +25,7 @@ const USAGE = `usage: marketplace [--port N] [--api-key KEY] [--boot-seconds N] 
                    [--credit USD] [--latency MS] [--fault KIND[:COUNT[:PARAM]]]... [--offers N] [--log-ready-ms MS] [--no-ssh]
                    [--no-onstart] [--onstart-path DIR]... [--billing-history-days N (default 120; 0: none)]
                    [--instances N] [--clusters N (of those instances, in clusters on overlay networks)]
+                   [--webhook-test-mode (webhooks may reach loopback/private addresses, self-signed certificates)]
 fault kinds: latency, rate_limit (429), server_error (500/502/503/504), reset, truncated, malformed,
              slow_boot, boot_failure; COUNT 0 = until cleared; PARAM = ms, status or Retry-After seconds`;
 
@@ -76,6 +79,9 @@ function parse(argv: string[]): MarketplaceOptions {
         break;
       case '--no-onstart':
         options.onstart = false;
+        break;
+      case '--webhook-test-mode':
+        options.webhookTestMode = true;
         break;
       case '--onstart-path':
         (options.onstartPath ??= []).push(value() ?? '');
@@ -142,6 +148,8 @@ async function main(): Promise<void> {
       ? `Start-up scripts: run with bash in each instance's container, with CONTAINER_ID and CONTAINER_API_KEY${options.onstartPath?.length ? `; PATH starts with ${options.onstartPath.join(':')}` : ''}.`
       : 'Start-up scripts are off (--no-onstart): they are only logged.',
   );
+  if (options.webhookTestMode)
+    console.error('Webhooks: test mode (deliveries may go to loopback and private addresses; self-signed certificates accepted).');
   if (options.codeServerMirror)
     console.error(
       `code-server release mirror: ${sim.url}${releasePath(options.codeServerMirror.version)} (and .sha256; built on the first download).`,

@@ -100,14 +100,21 @@ export async function handleRequest(host: HttpHost, req: IncomingMessage, res: S
   if (faults.delayBeforeMs > 0) await host.sleep(faults.delayBeforeMs);
   if (faults.before) return writeFault(faults.before, res);
   if (faults.takeOffer !== undefined) takeOffer(host, faults.takeOffer);
-  const captured = capture(dispatch(host, req, method, path, url.searchParams, raw));
+  const captured = capture(await dispatch(host, req, method, path, url.searchParams, raw));
   if (faults.delayAfterMs > 0) await host.sleep(faults.delayAfterMs);
   if (faults.after) return writeFault(faults.after, res, captured);
   send(res, captured);
 }
 
 /** Finds the route, reads the body, checks the key and its permissions, and runs the handler. */
-function dispatch(host: HttpHost, req: IncomingMessage, method: string, path: string, query: URLSearchParams, raw: Buffer): Reply {
+async function dispatch(
+  host: HttpHost,
+  req: IncomingMessage,
+  method: string,
+  path: string,
+  query: URLSearchParams,
+  raw: Buffer,
+): Promise<Reply> {
   try {
     const { match, allowed } = matchRoute(host.routes, method, path);
     if (!match) {
@@ -147,7 +154,7 @@ function dispatch(host: HttpHost, req: IncomingMessage, method: string, path: st
       now: host.now(),
     } as Ctx;
     if (key) authorise(key, match.route, ctx);
-    return match.route.handler(ctx);
+    return await match.route.handler(ctx);
   } catch (error) {
     return errorReply(error);
   }

@@ -6,21 +6,32 @@ import { portsField } from './network';
 import { countryOf } from './filters';
 import { hash32, round } from './random';
 import { epoch } from './router';
+import { reservedNow } from './prepay';
+
+/**
+ * The contract's end in epoch seconds: the offer's, as it stood when the instance was rented (it
+ * stays put), until a host's price increase with a later end is accepted (priceIncreases.ts).
+ */
+export function contractEnd(inst: InstanceState, offer: Offer): number {
+  return inst.endDate ?? round(offer.end_date + (inst.createdAt / 1000 - CATALOGUE_EPOCH), 3);
+}
 
 export function instanceRecord(inst: InstanceState, offer: Offer, data: StoreData, now: Ms): Record<string, unknown> {
   const status = statusFields(inst);
   const running = inst.phase === 'running';
   const h = hash32(`${inst.id}:${Math.floor(now / 60_000)}`);
   const total = round(inst.gpuRate + inst.diskRate, 6);
+  // A prepaid instance (prepay.ts) bills at its discount while its deposit lasts.
+  const contract = data.reservations?.length ? data.contracts.find((c) => c.id === inst.id) : undefined;
+  const reserved = contract ? reservedNow(data, inst, contract, now) : undefined;
   const breakdown = {
     gpuCostPerHour: inst.gpuRate,
     diskHour: inst.diskRate,
     totalHour: total,
-    discountTotalHour: 0,
-    discountedTotalPerHour: total,
+    discountTotalHour: reserved ? round(total * reserved.rate, 6) : 0,
+    discountedTotalPerHour: reserved ? round(total * (1 - reserved.rate), 6) : total,
   };
-  // The contract's end: the offer's, as it stood when the instance was rented (it stays put).
-  const endDate = round(offer.end_date + (inst.createdAt / 1000 - CATALOGUE_EPOCH), 3);
+  const endDate = contractEnd(inst, offer);
   const volumes = data.volumes.filter((v) => v.instanceIds.includes(inst.id));
   const e = inst.endpoint;
   const record: Record<string, unknown> = {
@@ -102,8 +113,8 @@ export function instanceRecord(inst: InstanceState, offer: Offer, data: StoreDat
     inet_down_cost: offer.inet_down_cost,
     min_bid: offer.min_bid,
     is_bid: inst.isBid,
-    credit_balance: null,
-    credit_discount: null,
+    credit_balance: reserved ? round(reserved.remaining, 4) : null,
+    credit_discount: reserved ? reserved.rate : null,
     credit_discount_max: offer.credit_discount_max,
     search: breakdown,
     instance: { ...breakdown },

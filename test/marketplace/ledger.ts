@@ -1,9 +1,14 @@
 /**
  * Billing. Usage is recorded as segments of constant $/hour; balances and charges are computed
  * from them for any instant, so credit drains lazily with the (injectable) clock.
+ *
+ * A prepaid instance (reservations.ts) bills at its discount from its deposit while that lasts: the
+ * deposit left the credit when it was made, its windows cost the credit nothing, and its charges
+ * show the discounted amounts.
  */
 import type { Contract, Ms, Segment, StoreData } from './model';
 import { round } from './random';
+import { depositedBy, reservationOf, reservationState, type Window } from './reservations';
 
 const HOUR: Ms = 3_600_000;
 
@@ -26,13 +31,19 @@ interface Usage {
   hours: number;
   amount: number;
   rate: number;
+  /** Whether a reservation's discount lowered the amount. */
+  discounted: boolean;
 }
 
-/** Hours and dollars of one kind within [from, to]. */
-export function usage(contract: Contract, kind: Segment['kind'], from: Ms, to: Ms): Usage {
+/**
+ * Hours and dollars of one kind within [from, to]. Inside `windows` (a reservation's, or those
+ * with factor 0 for what the credit pays) the price is multiplied by the window's factor.
+ */
+export function usage(contract: Contract, kind: Segment['kind'], from: Ms, to: Ms, windows: readonly Window[] = []): Usage {
   let ms = 0;
   let amount = 0;
   let rate = 0;
+  let discounted = false;
   for (const s of contract.segments) {
     if (s.kind !== kind) continue;
     const a = Math.max(s.start, from);
@@ -40,19 +51,34 @@ export function usage(contract: Contract, kind: Segment['kind'], from: Ms, to: M
     if (b <= a) continue;
     ms += b - a;
     amount += (s.rate * (b - a)) / HOUR;
+    for (const w of windows) {
+      const overlap = Math.min(b, w.end) - Math.max(a, w.start);
+      if (overlap <= 0 || w.factor === 1) continue;
+      amount -= (s.rate * overlap * (1 - w.factor)) / HOUR;
+      discounted = true;
+    }
     rate = s.rate;
   }
-  return { hours: ms / HOUR, amount, rate };
+  return { hours: ms / HOUR, amount, rate, discounted };
 }
 
-/** Dollars spent by an account up to `now`. */
+/** The windows in which a prepaid contract bills from its deposit (none for the others). */
+function windowsOf(data: StoreData, contract: Contract, now: Ms): Window[] {
+  const reservation = contract.type === 'instance' ? reservationOf(data, contract.id) : undefined;
+  return reservation ? reservationState(reservation, contract, now).windows : [];
+}
+
+/** Dollars spent by an account up to `now`: what its contracts billed to its credit, and what it prepaid on instances. */
 export function spent(data: StoreData, accountId: number, now: Ms): number {
   let total = 0;
+  const reserved = (data.reservations?.length ?? 0) > 0;
   for (const c of data.contracts) {
     if (c.accountId !== accountId) continue;
-    total += usage(c, 'gpu', -Infinity, now).amount + usage(c, 'disk', -Infinity, now).amount;
+    // Inside a reservation's windows the deposit pays, not the credit.
+    const windows = reserved ? windowsOf(data, c, now).map((w) => ({ ...w, factor: 0 })) : [];
+    total += usage(c, 'gpu', -Infinity, now, windows).amount + usage(c, 'disk', -Infinity, now, windows).amount;
   }
-  return total;
+  return reserved ? total + depositedBy(data, accountId, now) : total;
 }
 
 export function toppedUp(data: StoreData, accountId: number, now: Ms): number {
@@ -76,12 +102,14 @@ export interface ChargeRow {
 }
 
 function line(kind: 'gpu' | 'disk', u: Usage, start: number, end: number): Record<string, unknown> {
+  // A reservation's discount shows as the average rate paid.
+  const rate = u.discounted && u.hours > 0 ? u.amount / u.hours : u.rate;
   return {
     start,
     end,
     type: kind,
     source: null,
-    description: `${u.hours.toFixed(3)} hours at $${u.rate.toFixed(3)}/hour`,
+    description: `${u.hours.toFixed(3)} hours at $${rate.toFixed(3)}/hour`,
     amount: round(u.amount, 3),
     metadata: {},
     items: [],
@@ -98,8 +126,9 @@ export function charges(data: StoreData, accountId: number, fromSec: number, toS
     const start = Math.max(c.start, from);
     const end = Math.min(c.end ?? to, to);
     if (end < start) continue;
-    const gpu = usage(c, 'gpu', from, to);
-    const disk = usage(c, 'disk', from, to);
+    const windows = windowsOf(data, c, now);
+    const gpu = usage(c, 'gpu', from, to, windows);
+    const disk = usage(c, 'disk', from, to, windows);
     const items = [];
     if (gpu.hours > 0) items.push(line('gpu', gpu, Math.floor(start / 1000), Math.floor(end / 1000)));
     if (disk.hours > 0) items.push(line('disk', disk, Math.floor(start / 1000), Math.floor(end / 1000)));

@@ -92,6 +92,7 @@ export function stop(inst: InstanceState, contract: Contract, now: Ms, reason: s
   inst.failure = null;
   addLog(inst, now, `Stopping container: ${reason}`);
   network.release(inst.id);
+  network.stopped(inst, now, reason);
 }
 
 /** Start from stopped or failed: a new boot with a new address. A no-op while booting or running. */
@@ -217,18 +218,27 @@ export function extraPorts(env: Array<[string, string]>): string[] {
 
 /**
  * Stops the running instances of every account whose credit has run out, at the moment it ran
- * out (estimated from the account's current burn rate), as the service does. Returns whether any
- * instance stopped.
+ * out (estimated from the account's current burn rate), as the service does. Instances that
+ * `paidFor` says something else pays for now (a prepaid deposit, prepay.ts) keep running, and their
+ * rates do not count in the burn. Returns whether any instance stopped.
  */
-export function stopWhereCreditRanOut(data: StoreData, contractOf: (id: number) => Contract, now: Ms, network: Network): boolean {
+export function stopWhereCreditRanOut(
+  data: StoreData,
+  contractOf: (id: number) => Contract,
+  now: Ms,
+  network: Network,
+  paidFor: (instanceId: number) => boolean = () => false,
+): boolean {
   let stopped = false;
   for (const account of data.accounts) {
-    const running = data.instances.filter((i) => i.accountId === account.id && i.phase === 'running');
-    if (running.length === 0) continue;
+    const candidates = data.instances.filter((i) => i.accountId === account.id && i.phase === 'running');
+    if (candidates.length === 0) continue;
     const left = balance(data, account.id, now);
     if (left > 0) continue;
+    const running = candidates.filter((i) => !paidFor(i.id));
+    if (running.length === 0) continue;
     const burn = data.contracts
-      .filter((c) => c.accountId === account.id)
+      .filter((c) => c.accountId === account.id && !paidFor(c.id))
       .flatMap((c) => c.segments.filter((s) => s.end === null))
       .reduce((sum, s) => sum + s.rate, 0);
     const ranOut = burn > 0 ? now + (left / burn) * 3_600_000 : now;

@@ -137,6 +137,8 @@ export interface InstanceState {
   outbid?: boolean;
   /** How its nvidia-smi lies (`POST /__control/instances/:id/gpu`, nvidiaSmi.ts); absent: it tells the truth. */
   gpuLie?: GpuLie;
+  /** Its contract's end (epoch seconds) once a host's price increase was accepted (priceIncreases.ts); absent: its offer's end when rented. */
+  endDate?: number;
 }
 
 export interface TemplateRecord {
@@ -261,6 +263,71 @@ export interface OverlayRecord {
   members: Array<{ instanceId: number; host: number }>;
 }
 
+/**
+ * A host's higher price for a running contract (priceIncreases.ts). The wire fields are the row the
+ * pending list shows (service notes §15.1): $ per second for the `costpersec` pairs, $ per GB for
+ * bandwidth, epoch seconds for the dates; a null `new_` value leaves that part of the price as it is.
+ */
+export interface PriceIncreaseRecord {
+  pending_price_increase_id: number;
+  contract_id: number;
+  host_id: number;
+  old_gpu_costpersec: number | null;
+  new_gpu_costpersec: number | null;
+  old_disk_ram_costpersec: number | null;
+  new_disk_ram_costpersec: number | null;
+  old_bwu_cost: number | null;
+  new_bwu_cost: number | null;
+  old_bwd_cost: number | null;
+  new_bwd_cost: number | null;
+  old_platform_fee: number | null;
+  new_platform_fee: number | null;
+  contract_end_date: number;
+  ask_end_date: number | null;
+  created_at: number;
+  accountId: number;
+  status: 'pending' | 'accepted' | 'rejected' | 'expired';
+  answeredAt: Ms | null;
+  /** Accepted: when the new price took effect on the instance (its old contract end); null until then. */
+  appliedAt: Ms | null;
+  /** The body of the request that answered it, as sent (for the control API). */
+  answerBody?: unknown;
+}
+
+/** One prepayment on an instance (prepay.ts): the money, and the months and discount it bought then. */
+export interface Deposit {
+  id: number;
+  at: Ms;
+  amount: number;
+  months: number;
+  discountRate: number;
+}
+
+/** Money prepaid on an on-demand instance for a discount (a reservation; prepay.ts, reservations.ts). */
+export interface ReservationRecord {
+  instanceId: number;
+  accountId: number;
+  deposits: Deposit[];
+  /** Set when the instance was destroyed and the refundable part went back to the account's credit. */
+  closedAt?: Ms;
+}
+
+/** A notification webhook of an account (webhooks.ts, routes/notifications.ts). `eventTypes` are full keys (`client:outbid`). */
+export interface WebhookRecord {
+  id: number;
+  accountId: number;
+  name: string | null;
+  url: string;
+  eventTypes: string[];
+  /** Signs every delivery (`X-Vast-Signature-256`); shown only at create and rotate. */
+  secret: string;
+  createdAt: Ms;
+  updatedAt: Ms;
+}
+
+/** Context (`client`, `host`) -> slug (`outbid`) -> channel (`email`, `webhooks`) -> on. */
+export type NotificationPrefs = Record<string, Record<string, Record<string, boolean>>>;
+
 export interface StoreData {
   version: 1;
   seed: number;
@@ -288,4 +355,12 @@ export interface StoreData {
   overlays?: OverlayRecord[];
   /** Machine id → its minimum bid as an outbid raised it (bids.ts); absent before bids were modelled. */
   minBids?: Record<string, number>;
+  /** Hosts' price increases, pending and answered (priceIncreases.ts); absent before they were modelled. */
+  priceIncreases?: PriceIncreaseRecord[];
+  /** Prepaid instances (prepay.ts); absent before reservations were modelled. */
+  reservations?: ReservationRecord[];
+  /** Notification webhooks (notifications.ts); absent before webhooks were modelled. */
+  webhooks?: WebhookRecord[];
+  /** Notification preferences an account changed, over the types' defaults (notifications.ts). */
+  notificationPrefs?: Array<{ accountId: number; prefs: NotificationPrefs }>;
 }

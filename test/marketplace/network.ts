@@ -6,7 +6,7 @@
  * With containers (container.ts), each running instance is a container of its own, and with SSH on
  * a real sshd in it listens on these ports (both forms lead to it, so the direct address is
  * 127.0.0.1): `assign` runs when an instance (re)starts booting, `onRunning` when it reaches
- * running, `release` when it stops or fails, `destroyed` when it is gone (its store goes too),
+ * running, `release` when it stops or fails (and `stopped` when it stops), `destroyed` when it is gone (its store goes too),
  * `keysChanged` when a key is attached or detached, and `close` when the simulator stops.
  */
 import { readFileSync } from 'node:fs';
@@ -37,6 +37,9 @@ export interface AssignRequest {
 }
 
 export class Network {
+  /** Told when an instance stops (by its renter, the credit, an outbid or its host): notifications.ts. */
+  onStopped: ((instance: InstanceState, at: number, reason: string) => void) | undefined;
+
   constructor(
     private readonly seed: number,
     /** Runs the containers of running instances; absent: nothing runs, scripts are only logged. */
@@ -95,6 +98,11 @@ export class Network {
   /** The instance stopped or failed: its container ends, its store stays. */
   release(instanceId: number): void {
     void this.containers?.stop(instanceId);
+  }
+
+  /** The instance stopped (`lifecycle.stop`), for whoever listens (`onStopped`). */
+  stopped(instance: InstanceState, at: number, reason: string): void {
+    this.onStopped?.(instance, at, reason);
   }
 
   /** The instance is destroyed: its container ends and its store goes. */

@@ -5,6 +5,7 @@ import type { Faults } from './faults';
 import type { CodeServerMirror } from './mirror';
 import type { Account, ApiKeyRecord, Contract, InstanceState, Ms } from './model';
 import type { Network } from './network';
+import type { Notifications } from './notifications';
 import type { Store } from './state';
 import type { Transfers } from './transfers';
 
@@ -36,6 +37,8 @@ export interface Sim {
   readonly requestCount: number;
   /** The code-server release mirror under `/__mirror/` (mirror.ts). */
   readonly mirror: CodeServerMirror;
+  /** Notification events and their webhook deliveries (notifications.ts, webhooks.ts). */
+  readonly notifications: Notifications;
 }
 
 export interface Ctx {
@@ -73,7 +76,8 @@ export interface RouteDef {
   action: string | ((ctx: Ctx) => string);
   /** Whether an instance API key may make this call (it only ever reaches its own instance). */
   instanceKey?: (ctx: Ctx, instanceId: number) => boolean;
-  handler: (ctx: Ctx) => Reply;
+  /** Most answer at once; one that waits on something (a test webhook delivery) returns a promise. */
+  handler: (ctx: Ctx) => Reply | Promise<Reply>;
 }
 
 export class HttpError extends Error {

@@ -46,6 +46,13 @@ import { seedBillingHistory } from './history';
 import { seedInstances } from './seedInstances';
 import { Store } from './state';
 import { settleWorkers } from './workers';
+import { Notifications } from './notifications';
+import { paidByDeposit } from './prepay';
+import { settlePriceIncreases } from './priceIncreases';
+import { notificationRoutes } from './routes/notifications';
+import { prepayRoutes } from './routes/prepay';
+import { priceIncreaseRoutes } from './routes/priceIncreases';
+import { WebhookSender } from './webhooks';
 
 export interface MarketplaceOptions {
   /** 0 (default) picks a free port. */
@@ -105,6 +112,13 @@ export interface MarketplaceOptions {
    * and test/support's simulators give the one scripts/codeServer.ts installs (scripts/paths.ts).
    */
   codeServerMirror?: CodeServerMirrorOptions;
+  /**
+   * Webhook deliveries (webhooks.ts) may go to loopback and private addresses, accept a self-signed
+   * certificate, and retry after a short backoff (200, 400, 800 ms). Default off, as the service:
+   * such targets are refused at delivery. test/support's simulators and the CLI's
+   * `--webhook-test-mode` (which `npm start` and F5 pass) turn it on.
+   */
+  webhookTestMode?: boolean;
 }
 
 export interface Marketplace {
@@ -127,6 +141,9 @@ export const ROUTES: readonly RouteDef[] = [
   ...offerRoutes,
   ...metricsRoutes,
   ...rentRoutes,
+  // Before the instance routes: their `/api/v0/instances/:id` would take `pending-price-increases` for an id.
+  ...priceIncreaseRoutes,
+  ...prepayRoutes,
   ...instanceRoutes,
   ...templateRoutes,
   ...volumeRoutes,
@@ -137,6 +154,7 @@ export const ROUTES: readonly RouteDef[] = [
   ...teamRoutes,
   ...billingRoutes,
   ...overlayRoutes,
+  ...notificationRoutes,
 ];
 
 class Simulator implements HttpHost {
@@ -151,6 +169,7 @@ class Simulator implements HttpHost {
   readonly logReadyDelayMs: number;
   readonly server: Server;
   readonly mirror: CodeServerMirror;
+  readonly notifications: Notifications;
   private readonly sockets = new Set<Socket>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly clock: () => number;
@@ -193,6 +212,9 @@ class Simulator implements HttpHost {
           })
         : undefined;
     this.network = new Network(this.store.data.seed, containers, sshd, report);
+    const sender = new WebhookSender({ testMode: options.webhookTestMode ?? false, now: () => this.now(), report });
+    this.notifications = new Notifications(() => this.store.data, sender, report);
+    this.network.onStopped = (inst, at, reason) => this.notifications.instanceStopped(inst, reason, at);
     this.transfers = new Transfers(
       containers,
       (id) => this.store.instance(id),
@@ -266,8 +288,13 @@ class Simulator implements HttpHost {
     // One look-up table per tick: an account with thousands of instances must not cost a search per instance.
     const contracts = new Map(this.store.data.contracts.map((c) => [c.id, c]));
     const contractOf = (id: number) => contracts.get(id) ?? this.store.contract(id);
+    // Accepted price increases take effect first, so a boot after one bills at its new price.
+    changed = settlePriceIncreases(this.store.data, contractOf, now) || changed;
     for (const inst of this.store.data.instances) changed = advance(inst, contractOf(inst.id), now, this.network) || changed;
-    changed = stopWhereCreditRanOut(this.store.data, contractOf, now, this.network) || changed;
+    // A prepaid instance whose deposit still pays keeps running when the credit runs out (prepay.ts).
+    const paidFor = (id: number) => paidByDeposit(this.store.data, contractOf, id, now);
+    changed = stopWhereCreditRanOut(this.store.data, contractOf, now, this.network, paidFor) || changed;
+    this.notifications.checkCredit(now);
     if (changed) this.store.changed();
   }
 
@@ -287,6 +314,7 @@ class Simulator implements HttpHost {
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     this.mirror.close();
+    this.notifications.sender.close();
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     for (const socket of this.sockets) socket.destroy();
     this.server.closeAllConnections();

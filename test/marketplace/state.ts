@@ -21,6 +21,8 @@ const FIRST_IDS: Record<string, number> = {
   role: 301,
   member: 610_001,
   overlay: 7_001,
+  priceincrease: 64_001,
+  webhook: 1_101,
 };
 
 /** Team roles every account starts with. The owner role is not listed by roles-full. */
@@ -81,6 +83,10 @@ export class Store {
     if (!loaded) this.data.templates = seedTemplates(0);
     this.data.secrets ??= [];
     this.data.overlays ??= [];
+    this.data.priceIncreases ??= [];
+    this.data.reservations ??= [];
+    this.data.webhooks ??= [];
+    this.data.notificationPrefs ??= [];
   }
 
   get fresh(): boolean {

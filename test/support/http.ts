@@ -68,6 +68,22 @@ export async function rentOne(
   return { id: created.new_contract as number, instanceKey: created.instance_api_key as string, offerId };
 }
 
+/** Rents the cheapest interruptible offer as a bid `over` its minimum ($/h); returns the instance id. */
+export async function rentBid(sim: SimulatorAt, over = 0.05, key = DEMO_KEY): Promise<number> {
+  const offers = obj(
+    await call(sim, 'POST', '/api/v0/bundles/', { rentable: { eq: true }, type: 'bid', order: [['dph_total', 'asc']], limit: 1 }, key),
+  ).offers as Array<{ id: number; min_bid: number }>;
+  const res = await call(
+    sim,
+    'PUT',
+    `/api/v0/asks/${offers[0]!.id}/`,
+    { client_id: 'me', image: 'ubuntu:22.04', disk: 10, price: offers[0]!.min_bid + over },
+    key,
+  );
+  if (res.status !== 200) throw new Error(`rent failed: ${res.text}`);
+  return obj(res).new_contract as number;
+}
+
 /** An instance as `GET /api/v0/instances/{id}/` shows it to `key`'s account (null when not its own). */
 export async function show(sim: SimulatorAt, id: number, key = DEMO_KEY): Promise<Record<string, unknown> | null> {
   return obj(await call(sim, 'GET', `/api/v0/instances/${id}/`, undefined, key)).instances as Record<string, unknown> | null;

@@ -23,7 +23,7 @@ export { clientFor, failure, instanceIn, mockedApi, rentableOffers } from './cli
 export { FakeClock, settle } from './clock';
 export { priceableOffer } from './fixtures';
 export { eventually } from './eventually';
-export { call, control, obj, q, rawRequest, rentOne, show, type Answer, type SimulatorAt } from './http';
+export { call, control, obj, q, rawRequest, rentBid, rentOne, show, type Answer, type SimulatorAt } from './http';
 export { DEMO_KEY, PUBLIC_KEY } from './keys';
 export { MemoryLogger } from './logger';
 export { simulatorForSuite, tempDirForSuite, type SuiteSimulator } from './suite';

@@ -30,7 +30,8 @@ export function mirrorDownloadUrl(simUrl: string): string {
 
 /**
  * Starts the simulator in this process on a free port; `options` override the shared defaults
- * (its code-server release mirror serves the code-server of scripts/codeServer.ts).
+ * (its code-server release mirror serves the code-server of scripts/codeServer.ts; its webhooks
+ * run in test mode, so a test's receiver on localhost gets them).
  */
 export function startSimulator(options: MarketplaceOptions = {}): Promise<Marketplace> {
   return startMarketplace({
@@ -39,6 +40,7 @@ export function startSimulator(options: MarketplaceOptions = {}): Promise<Market
     bootSeconds: TEST_BOOT_SECONDS,
     seed: 1,
     codeServerMirror: CODE_SERVER_MIRROR,
+    webhookTestMode: true,
     ...options,
   });
 }
@@ -50,8 +52,9 @@ export interface SimulatorProcess {
 }
 
 /**
- * Starts the simulator's CLI (with its real sshd and start-up scripts) as a tracked child process
- * and waits for its listening line. The harness's `cleanup` stops it.
+ * Starts the simulator's CLI (with its real sshd and start-up scripts, and its webhooks in test
+ * mode, `--webhook-test-mode`, for npm start, F5 and the e2e runs) as a tracked child process and
+ * waits for its listening line. The harness's `cleanup` stops it.
  */
 export async function spawnSimulator(
   options: Pick<MarketplaceOptions, 'apiKey' | 'bootSeconds' | 'port' | 'stateFile'> & { extraArgs?: string[] } = {},
@@ -60,7 +63,7 @@ export async function spawnSimulator(
   const args = [join(REPO, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(REPO, 'test', 'marketplace', 'cli.ts')];
   args.push('--port', String(options.port ?? 0), '--api-key', apiKey, '--boot-seconds', String(options.bootSeconds ?? 3));
   if (options.stateFile) args.push('--state', options.stateFile);
-  args.push(...(options.extraArgs ?? []));
+  args.push('--webhook-test-mode', ...(options.extraArgs ?? []));
   const child = spawnTracked(NODE_BIN, args, { cwd: REPO });
   const match = await waitForLine(child, /Marketplace listening on (http:\/\/127\.0\.0\.1:\d+)/, 30_000, 'The marketplace simulator');
   // Drain the pipes, so a chatty simulator never blocks on a full one.

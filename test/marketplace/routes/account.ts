@@ -4,6 +4,7 @@
  * fields can be withheld per account (`withholdUserFields`, the control route
  * `/__control/accounts/{id}/quirks`), as a service that sends only `balance`, or neither, would.
  */
+import { LOW_CREDIT_THRESHOLD } from '../notifications';
 import { round } from '../random';
 import { epoch, ok, type RouteDef } from '../router';
 import type { Store } from '../state';
@@ -46,7 +47,8 @@ export const accountRoutes: RouteDef[] = [
         ssh_key: sshKey?.publicKey ?? '',
         key_id: key.id,
         sid: `sid-${account.id}`,
-        balance_threshold: 5,
+        // Below it, a webhook on client:low_credit is told (notifications.ts).
+        balance_threshold: LOW_CREDIT_THRESHOLD,
         balance_threshold_enabled: false,
         billing_creditonly: 1,
         can_pay: true,

@@ -1,7 +1,10 @@
 /**
  * Billing: per-contract charges computed from recorded usage (`/api/v0/charges/`) and credit
  * top-ups (`/api/v1/invoices/`; the opening credit of an account is one). Invoice amounts are
- * negative for credit bought, as the service shows them.
+ * negative for credit bought, as the service shows them. Money prepaid on an instance (prepay.ts)
+ * is an invoice too: type `reserved`, service `instance_prepay`, a positive amount (it left the
+ * credit); the refund at destroy is a `refund` of that service, and credit the control API took
+ * away (`low-credit`) a `transfer`.
  */
 import { charges } from '../ledger';
 import { round } from '../random';
@@ -54,12 +57,34 @@ function showCharges(ctx: Ctx) {
   return ok({ success: true, count: results.length, total: rows.length, next_token: next, results });
 }
 
+/** An invoice row's type from the payment service and the direction of the money. */
+function invoiceType(service: string, amount: number): string {
+  if (service === 'instance_prepay') return amount < 0 ? 'reserved' : 'refund';
+  if (service === 'transfer') return 'transfer';
+  return 'credit';
+}
+
 function showInvoices(ctx: Ctx) {
   const filters = jsonParam(ctx.query, 'select_filters');
   const when = range(isObject(filters) ? filters.when : undefined);
   if (!when) return ok({ success: false, error: 'Invalid date range', count: 0, total: 0, results: [], next_token: null });
   const service = isObject(filters) && isObject(filters.service) ? filters.service : {};
-  const rows = ctx.sim.store.data.topUps
+  const data = ctx.sim.store.data;
+  // Deposits on prepaid instances are paid from the credit: positive amounts, as a charge.
+  const deposits = (data.reservations ?? [])
+    .filter((r) => r.accountId === ctx.account.id)
+    .flatMap((r) =>
+      r.deposits.map((d) => ({
+        id: d.id,
+        accountId: r.accountId,
+        at: d.at,
+        amount: -d.amount,
+        service: 'instance_prepay',
+        description: `Prepaid on instance ${r.instanceId}: ${d.months.toFixed(2)} months at ${round(d.discountRate * 100, 2)}% off`,
+        source: `instance-${r.instanceId}`,
+      })),
+    );
+  const rows = [...data.topUps, ...deposits]
     .filter((t) => t.accountId === ctx.account.id && t.at / 1000 >= when.from && t.at / 1000 <= when.to && t.at <= ctx.now)
     .filter((t) =>
       Object.entries(service).every(([op, v]) =>
@@ -69,8 +94,8 @@ function showInvoices(ctx: Ctx) {
     .map((t) => ({
       start: t.at / 1000,
       end: t.at / 1000,
-      type: 'credit',
-      source: 'stripe',
+      type: invoiceType(t.service, t.amount),
+      source: 'source' in t ? t.source : 'stripe',
       description: t.description,
       amount: -round(t.amount, 2),
       metadata: { invoice_id: t.id, service: t.service },

@@ -19,6 +19,7 @@ import type { OverlayAddress } from '../overlays';
 import { smiHardware, type GpuLie, type SmiHardware } from '../nvidiaSmi';
 import { round } from '../random';
 import { HttpError, fail, isObject, matchRoute, num, ok, type PathRoute, type Reply, type Sim } from '../router';
+import { createNoticeControl, NOTICE_CONTROL, type NoticeControl } from './noticeControl';
 
 export interface StateSummary {
   now: number;
@@ -43,7 +44,8 @@ export interface StateSummary {
   faults: FaultRule[];
 }
 
-export interface MarketplaceControl {
+/** Price increases, low credit and webhook deliveries are in noticeControl.ts. */
+export interface MarketplaceControl extends NoticeControl {
   /** A new funded account with a full-access key. */
   addAccount(o?: { email?: string; credit?: number; key?: string }): { id: number; key: string };
   /** Two-factor authentication on the account (see auth.ts), and money fields left out of its user record. */
@@ -144,6 +146,7 @@ export function spoilListed(sim: Sim, rows: ReadonlyArray<Record<string, unknown
 export function createControl(sim: Sim): MarketplaceControl {
   const store = sim.store;
   return {
+    ...createNoticeControl(sim),
     addAccount(o = {}) {
       const { account, key } = store.createAccount({ email: o.email, credit: o.credit ?? 250, key: o.key, now: sim.now() });
       return { id: account.id, key: key.key };
@@ -475,6 +478,7 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
       return ok({ success: true });
     },
   },
+  ...NOTICE_CONTROL,
 ];
 
 /** Serves `/__control/...`; anything else under it is a 404. */

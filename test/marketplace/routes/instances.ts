@@ -7,6 +7,7 @@ import { closeContract } from '../ledger';
 import { CHANGE_BID_MAX, CHANGE_BID_MIN, setBid, stillOutbid } from '../bids';
 import { reboot, start, stop } from '../lifecycle';
 import { leave } from '../overlays';
+import { closeReservation } from '../prepay';
 import { fail, intParam, isObject, jsonParam, num, ok, str, type Ctx, type RouteDef, saved } from '../router';
 import { spoilListed } from './control';
 import { LABEL_MAX } from './rent';
@@ -157,6 +158,8 @@ function destroy(ctx: Ctx) {
   const { inst, contract } = ownInstance(ctx, id);
   const { sim, now } = ctx;
   closeContract(contract, now);
+  // What can be withdrawn of a prepaid deposit goes back to the credit (prepay.ts).
+  closeReservation(sim.store, contract, now);
   sim.network.destroyed(inst.id);
   const data = sim.store.data;
   data.instances = data.instances.filter((i) => i !== inst);
