@@ -31,6 +31,10 @@ export const COMMANDS = {
   destroyCluster: 'gpuRental.destroyCluster',
   changeBid: 'gpuRental.changeBid',
   moveToOnDemand: 'gpuRental.moveToOnDemand',
+  acceptPriceIncrease: 'gpuRental.acceptPriceIncrease',
+  rejectPriceIncrease: 'gpuRental.rejectPriceIncrease',
+  rentLikeElsewhere: 'gpuRental.rentLikeElsewhere',
+  reserveInstance: 'gpuRental.reserveInstance',
   labelInstance: 'gpuRental.labelInstance',
   showInstanceLogs: 'gpuRental.showInstanceLogs',
   followInstanceLogs: 'gpuRental.followInstanceLogs',
@@ -83,6 +87,9 @@ export const COMMANDS = {
   addSecret: 'gpuRental.addSecret',
   changeSecret: 'gpuRental.changeSecret',
   deleteSecret: 'gpuRental.deleteSecret',
+  /** Notify Me Away from VS Code: a webhook for the account's notifications, and managing the account's webhooks. */
+  notifySetUp: 'gpuRental.notify.setUp',
+  notifyManage: 'gpuRental.notify.manage',
   switchProfile: 'gpuRental.switchProfile',
   addProfile: 'gpuRental.addProfile',
   removeProfile: 'gpuRental.removeProfile',
@@ -133,6 +140,7 @@ export const SETTINGS = {
   browserWorkspaceDownloadUrl: 'gpuRental.browserWorkspace.downloadUrl',
   browserWorkspaceChecksumUrl: 'gpuRental.browserWorkspace.checksumUrl',
   browserWorkspaceSha256: 'gpuRental.browserWorkspace.sha256',
+  contractEndNoticeDays: 'gpuRental.contractEndNoticeDays',
 } as const;
 
 /** Context keys that `when` clauses in package.json read. */

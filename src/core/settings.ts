@@ -56,6 +56,8 @@ export const NUMBER_RULES = {
   [SETTINGS.rentFailoverAttempts]: { fallback: 3, min: 1, max: 10 },
   // The time between two background search requests of the watched searches, all of them together.
   [SETTINGS.watchIntervalMinutes]: { fallback: 5, min: 1, max: 1440 },
+  // Days before a contract's end that its row and a notice say so; 0 turns both off.
+  [SETTINGS.contractEndNoticeDays]: { fallback: 3, min: 0, max: 365 },
 } as const satisfies Record<string, NumberRule>;
 
 /** A numeric setting's value within its bounds: see NumberRule. */

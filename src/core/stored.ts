@@ -78,6 +78,8 @@ export const STORED = {
   connectedWindows: storedSpec('gpuRental.connectedWindows', recordOf(number), {}),
   /** Outbid instances already notified, by any window (outbidKey → epoch ms); see src/core/instances/outbid.ts. */
   outbidNotified: storedSpec('gpuRental.outbidNotified', recordOf(number), {}),
+  /** Price increases and contract ends already told, by any window (account|increase:id or end:instance:date → epoch ms); see src/core/contracts/watch.ts. */
+  contractNotified: storedSpec('gpuRental.contractNotified', recordOf(number), {}),
   /** The one idle countdown running in any window: its instance, its window, and when the claim lapses. */
   idleCountdown: storedSpec<CountdownClaim | undefined>(
     'gpuRental.idleCountdown',

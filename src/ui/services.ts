@@ -32,6 +32,7 @@ import { BrowserWorkspaces } from '../core/browserWorkspace/sessions';
 import { LoginPages } from '../core/browserWorkspace/loginPage';
 import { SearchWatcherUi } from './host/searchWatcher';
 import { SecretKeyStore } from './host/secrets';
+import { NotifyVault } from '../core/notify/vault';
 import { TreeViews } from './views/treeViews';
 import type { InstancesView } from './views/instancesView';
 import type { OffersView } from './views/offersView';
@@ -41,6 +42,7 @@ import { JobMemory } from '../core/jobs/memory';
 import { JobChoices } from '../core/jobs/choices';
 import { Jobs } from './views/jobItems';
 import { OutbidNotifier, policyConfirm } from './guards/outbid';
+import { ContractNotifier } from './guards/contracts';
 import { outbidPolicies } from '../core/rent/outbidWiring';
 import { showProgress } from './pickers/progress';
 import { PriceContextSource } from '../core/offers/priceSource';
@@ -112,6 +114,8 @@ export class Services implements vscode.Disposable {
   readonly searchWatcher: SearchWatcherUi;
   /** Says once, in one window, when an interruptible instance was outbid and stopped. */
   readonly outbid: OutbidNotifier;
+  /** The hosts' price increases and contract ends: told once, shown on the rows (src/ui/guards/contracts.ts). */
+  readonly contracts: ContractNotifier;
   /** The going rate of GPU models (the service's metrics), cached per service and profile; never blocks a search or a rent. */
   readonly priceContext: PriceContextSource;
   /** The Offer Explorer panel (one per window); its serializer restores it after a reload. */
@@ -124,6 +128,8 @@ export class Services implements vscode.Disposable {
   readonly logChannels = this.own(new InstanceLogChannels());
   /** The instance logs this window follows. */
   readonly logFollowers: LogFollowers;
+  /** Notify Me: the signing secrets and URLs of the webhooks set up here, per service and profile, in SecretStorage only. */
+  readonly notifyVault: NotifyVault;
 
   constructor(
     readonly context: vscode.ExtensionContext,
@@ -135,6 +141,7 @@ export class Services implements vscode.Disposable {
     const createClient = (this.createClient = clients.createClient);
     this.fetchText = clients.fetchText;
     const keys = this.own(new SecretKeyStore(context.secrets));
+    this.notifyVault = new NotifyVault(context.secrets);
     this.profiles = this.own(new Profiles(this.state));
     const profile = windowProfile(this.profiles);
     // Written before a rent is sent, settled when its outcome is known; shared by every window.
@@ -216,6 +223,8 @@ export class Services implements vscode.Disposable {
       logger,
     });
     this.outbid = this.own(new OutbidNotifier({ session, poller, state: this.state, logger, policies }));
+    this.contracts = this.own(new ContractNotifier({ session, poller, state: this.state, logger }));
+    this.instancesView.setContracts(this.contracts);
     const refreshViews = () => views.refresh();
     this.own(followSession({ session, poller, costs: this.costs, cleanup: this.cleanup, refreshViews, logger }));
     this.own(followApiUrlSetting({ session, journal, logger }));

@@ -94,28 +94,6 @@ async function jobRow(wb: Workbench, text: RegExp, timeoutMs: number): Promise<v
   }
 }
 
-/**
- * Points at an Instances row until its tooltip shows `wanted`: a row drawn again while the hover
- * waits (its running time ticks) cancels the hover, so it points again from elsewhere.
- */
-async function hoverUntil(wb: Workbench, row: RegExp, wanted: RegExp): Promise<void> {
-  const tooltip = wb.page.locator('.monaco-hover').filter({ hasText: wanted });
-  const deadline = Date.now() + 45_000;
-  for (;;) {
-    await wb.page.mouse.move(700, 300);
-    await wb.page.waitForTimeout(300);
-    await wb.rows('Instances', row).first().hover();
-    if (
-      await tooltip.waitFor({ timeout: 4_000 }).then(
-        () => true,
-        () => false,
-      )
-    )
-      return;
-    if (Date.now() > deadline) await expect(tooltip, 1).toBeVisible();
-  }
-}
-
 /** The notifications in the center that match `text`, once the first is there: how many said it. */
 async function toldTimes(wb: Workbench, text: RegExp): Promise<number> {
   await expect(await wb.notificationInCenter(text), 120_000).toBeVisible();
@@ -189,7 +167,7 @@ describe('long runs: resumable jobs survive outbids (wait, then move), a lying m
     await expect(terminalText(wb).getByText(/resumed from checkpoint-\d+ at epoch \d+/), 120_000).toBeVisible();
     await expect(wb.rows('Instances', /resumed ×1/), 60_000).toBeVisible();
     // Its tooltip tells the recovery and the work it lost.
-    await hoverUntil(wb, /train\.py/, /min of work lost/);
+    await wb.hoverUntil(/train\.py/, /min of work lost/);
     await wb.shot('e2e-long-resumed-wait', true);
     // It trains on to its end there, followed in its terminal, and its end is told once.
     await expect(terminalText(wb).getByText(/training done/), 60_000).toBeVisible();

@@ -43,6 +43,11 @@ export interface Workbench {
    * proposed disk, SSH, the proposed label, no start-up script), up to the confirmation step.
    */
   rentFirstOfferToConfirmation(): Promise<void>;
+  /**
+   * Points at an Instances row until its tooltip shows `wanted`: a row drawn again while the hover
+   * waits (its running time ticks) cancels the hover, so it points again from elsewhere.
+   */
+  hoverUntil(row: RegExp, wanted: RegExp): Promise<void>;
   /** Right-clicks `target` and picks `label` from its context menu. */
   contextMenu(target: Locator, label: string): Promise<void>;
   notification(text: string | RegExp): Locator;
@@ -143,8 +148,9 @@ export async function openWorkbench(options: WorkbenchOptions = {}): Promise<Wor
     server,
     folder,
     async shot(name, readme = false) {
+      // One screenshot, copied: a hover or a toast may be gone by a second one.
       await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
-      if (readme) await page.screenshot({ path: join(REPO, 'media', 'screenshots', `${name}.png`) });
+      if (readme) copyFileSync(join(SCREENSHOTS, `${name}.png`), join(REPO, 'media', 'screenshots', `${name}.png`));
     },
     async openSidebar() {
       const tab = page
@@ -206,6 +212,23 @@ export async function openWorkbench(options: WorkbenchOptions = {}): Promise<Wor
       const row = wb.quickInput().locator('.quick-input-list .monaco-list-row').filter({ hasText: text }).first();
       await expect(row).toBeVisible();
       await row.click();
+    },
+    async hoverUntil(row, wanted) {
+      const tooltip = page.locator('.monaco-hover').filter({ hasText: wanted });
+      const deadline = Date.now() + 45_000;
+      for (;;) {
+        await page.mouse.move(700, 300);
+        await page.waitForTimeout(300);
+        await wb.rows('Instances', row).first().hover();
+        if (
+          await tooltip.waitFor({ timeout: 4_000 }).then(
+            () => true,
+            () => false,
+          )
+        )
+          return;
+        if (Date.now() > deadline) await expect(tooltip, 1).toBeVisible();
+      }
     },
     async contextMenu(target, label) {
       // A row drawn again as the menu opens (its tooltip filled in, say) closes the menu.

@@ -1,6 +1,7 @@
 import { AccountApi, ApiKeysApi, SshKeysApi } from './account';
 import { BillingApi } from './billing';
 import { ClustersApi } from './clusters';
+import { ContractsApi } from './contracts';
 import { CopyApi } from './copy';
 import { InstancesApi } from './instances';
 import { MetricsApi } from './metrics';
@@ -11,6 +12,7 @@ import { TeamApi } from './team';
 import { TemplatesApi } from './templates';
 import { Transport, type TransportOptions } from './transport';
 import { VolumesApi } from './volumes';
+import { WebhooksApi } from './webhooks';
 
 export { DEFAULT_BASE_URL } from './limits';
 
@@ -38,6 +40,10 @@ export class GpuRentalClient {
   readonly metrics: MetricsApi;
   /** The account's clusters and the overlay networks that join instances on one of them. */
   readonly clusters: ClustersApi;
+  /** A contract's host price increases, and prepaying an instance for a discount (a reservation). */
+  readonly contracts: ContractsApi;
+  /** The account's notification webhooks (Notify Me) and the notification types they subscribe to. */
+  readonly webhooks: WebhooksApi;
   private readonly transport: Transport;
 
   constructor(options: ClientOptions) {
@@ -57,6 +63,8 @@ export class GpuRentalClient {
     this.copy = new CopyApi(t);
     this.metrics = new MetricsApi(t);
     this.clusters = new ClustersApi(t);
+    this.contracts = new ContractsApi(t);
+    this.webhooks = new WebhooksApi(t);
   }
 
   get baseUrl(): string {

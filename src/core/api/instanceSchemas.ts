@@ -60,6 +60,8 @@ export const InstanceSchema = z.object({
   /** VRAM in use (GB in the service's records; core/instances/health.ts reads the unit). */
   vmem_usage: optNumber,
   start_date: optNumber,
+  /** The contract's end, epoch seconds: the host may stop renting the machine after it (a price increase starts then). */
+  end_date: optNumber,
   dph_base: optNumber,
   dph_total: optNumber,
   storage_cost: optNumber,

@@ -71,6 +71,19 @@ export interface PresentOptions {
   costSoFar?: number;
   /** The SSH port answers (set by the readiness probe). */
   sshReady?: boolean;
+  /** What the row shows beside its record, from elsewhere (a contract's price increase or end: core/contracts). */
+  extra?: RowExtra;
+}
+
+/**
+ * Text a row shows that its record does not hold: parts of the description, rows of the tooltip
+ * and context tags. `key` changes whenever any of them does (the presentation cache compares it).
+ */
+export interface RowExtra {
+  readonly key: string;
+  readonly description: readonly string[];
+  readonly tooltipRows: ReadonlyArray<readonly [string, string]>;
+  readonly tags: readonly string[];
 }
 
 export function presentInstance(instance: Instance, options: PresentOptions): InstancePresentation {
@@ -96,6 +109,7 @@ export function describe(parts: DescriptionParts, instance: Instance, options: P
   if (uptime !== undefined) out.push(`up ${formatDuration(uptime)}`);
   if (options.costSoFar !== undefined) out.push(l10n.t('{0} so far', formatDollars(options.costSoFar)));
   if (parts.health) out.push(parts.health);
+  if (options.extra) out.push(...options.extra.description);
   return out.join(' · ');
 }
 
@@ -129,6 +143,9 @@ export function presentWithParts(instance: Instance, options: PresentOptions): {
   // Change Bid: on every interruptible instance still there; `outbid` for the menus that offer the way out.
   if (isInterruptible(instance) && phase !== 'gone') tags.push('interruptible');
   if (outbid) tags.push('outbid');
+  // Reserve (prepay): a running on-demand instance.
+  if (phase === 'running' && !isInterruptible(instance)) tags.push('canReserve');
+  if (options.extra) tags.push(...options.extra.tags);
 
   let tooltip: string | undefined;
   const p: InstancePresentation = {
@@ -136,7 +153,7 @@ export function presentWithParts(instance: Instance, options: PresentOptions): {
     description: describe(parts, instance, options),
     // Built when first read (a hover), not for every row on every poll: most rows are never hovered.
     get tooltip() {
-      return (tooltip ??= instanceTooltip(instance, phase, rate, health));
+      return (tooltip ??= instanceTooltip(instance, phase, rate, health, options.extra));
     },
     icon: outbid ? { id: 'vm-outline', color: 'list.warningForeground' } : ICONS[phase],
     contextValue: tags.join('+'),
@@ -147,10 +164,10 @@ export function presentWithParts(instance: Instance, options: PresentOptions): {
 }
 
 /** The row's tooltip (Markdown) alone, as `presentInstance(...).tooltip` builds it. */
-export function presentTooltip(instance: Instance): string {
+export function presentTooltip(instance: Instance, extra?: RowExtra): string {
   if (instance.unreadable) return presentUnreadable(instance).tooltip;
   const phase = instancePhase(instance);
-  return instanceTooltip(instance, phase, currentRate(instance, phase), phase === 'running' ? instanceHealth(instance) : undefined);
+  return instanceTooltip(instance, phase, currentRate(instance, phase), phase === 'running' ? instanceHealth(instance) : undefined, extra);
 }
 
 /** "1 minute 20 seconds", "2 hours 5 minutes": a duration as a screen reader says it (not "1:20"). */
@@ -209,7 +226,13 @@ function presentUnreadable(instance: Instance): InstancePresentation {
   };
 }
 
-function instanceTooltip(instance: Instance, phase: InstancePhase, rate: number | undefined, health: Health | undefined): string {
+function instanceTooltip(
+  instance: Instance,
+  phase: InstancePhase,
+  rate: number | undefined,
+  health: Health | undefined,
+  extra: RowExtra | undefined,
+): string {
   const disk = instance.disk_space === null || instance.disk_space === undefined ? undefined : `${Math.round(instance.disk_space)} GB`;
   const rows: Array<[string, string | undefined]> = [
     [l10n.t('Status'), `${PHASE_TEXT[phase]}${instance.actual_status ? ` (${instance.actual_status})` : ''}`],
@@ -226,6 +249,7 @@ function instanceTooltip(instance: Instance, phase: InstancePhase, rate: number 
   if (phase === 'failed') rows.push([l10n.t('Note'), l10n.t('a failed instance never recovers and its disk is still billed: destroy it')]);
   if (isOutbid(instance)) rows.push([l10n.t('Note'), outbidNote(instance)]);
   else if (isInterruptible(instance) && phase !== 'gone') rows.push([l10n.t('Bid'), bidRow(instance)]);
+  if (extra) rows.push(...extra.tooltipRows.map(([k, v]): [string, string] => [k, v]));
   const lines = rows.filter((r): r is [string, string] => r[1] !== undefined).map(([k, v]) => `| ${k} | ${v.replace(/\|/g, '\\|')} |`);
   return [
     `**${instance.label ? `${instance.label} (${gpuSummary(instance)})` : gpuSummary(instance)}**`,

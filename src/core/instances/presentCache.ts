@@ -7,6 +7,7 @@ import {
   type DescriptionParts,
   type InstancePresentation,
   type PresentOptions,
+  type RowExtra,
 } from './present';
 
 interface Row {
@@ -14,11 +15,14 @@ interface Row {
   /** What the row shows beside the record when it was last presented (`present` compares them). */
   cost: number | undefined;
   ready: boolean;
+  /** The extra text's key (a contract's increase or end), '' for none. */
+  extra: string;
   uptime: number;
   /** What the description says from the record (undefined for an unreadable one). */
   parts: DescriptionParts | undefined;
   p: InstancePresentation;
   tooltip?: string;
+  extraText?: RowExtra;
 }
 
 /**
@@ -38,7 +42,7 @@ class Presented implements InstancePresentation {
   ) {}
 
   get tooltip(): string {
-    return (this.row.tooltip ??= presentTooltip(this.row.instance));
+    return (this.row.tooltip ??= presentTooltip(this.row.instance, this.row.extraText));
   }
 }
 
@@ -55,9 +59,10 @@ export class PresentationCache {
   present(instance: Instance, options: PresentOptions): InstancePresentation {
     const cost = options.costSoFar;
     const ready = options.sshReady === true;
+    const extra = options.extra?.key ?? '';
     const uptime = uptimeShown(instance, options.nowMs);
     const hit = this.rows.get(instance.id);
-    if (hit && hit.ready === ready && (hit.instance === instance || sameRecord(hit.instance, instance))) {
+    if (hit && hit.ready === ready && hit.extra === extra && (hit.instance === instance || sameRecord(hit.instance, instance))) {
       // The newest record is kept (the poller's snapshot holds it too), so no older copy stays alive.
       hit.instance = instance;
       if (hit.uptime === uptime && hit.cost === cost) return hit.p;
@@ -80,7 +85,7 @@ export class PresentationCache {
       }
     }
     const { p, parts } = presentWithParts(instance, options);
-    const row: Row = { instance, cost, ready, uptime, parts, p };
+    const row: Row = { instance, cost, ready, extra, uptime, parts, p, extraText: options.extra };
     row.p = new Presented(p.label, p.description, p.icon, p.contextValue, p.phase, p.accessibilityLabel, row);
     this.rows.set(instance.id, row);
     return row.p;

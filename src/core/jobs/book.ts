@@ -114,13 +114,13 @@ export class JobBook implements Disposable {
     const jobId = o.jobId ?? newJobId(this.timers.now());
     const label = o.label ?? jobLabel(o.command);
     const target = await this.deps.sshTarget(instance);
-    const baseUrl = o.stopAtEnd ? o.baseUrl : undefined;
     const startedWith = await this.remote.start(target, o.command, {
       jobId,
       cwd: o.cwd,
       label,
       stopAtEnd: o.stopAtEnd,
-      baseUrl,
+      baseUrl: o.stopAtEnd ? o.baseUrl : undefined,
+      notifyUrl: o.notifyUrl,
       jobsDir: this.jobsDir,
       resumable: o.resumable,
     });

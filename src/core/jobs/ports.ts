@@ -77,6 +77,8 @@ export interface RunOptions {
   show?: boolean;
   /** Makes it resumable (see resumable.ts). */
   resumable?: ResumableStart;
+  /** Where the job's end is sent (the account's Notify Me URL), when one is set up. */
+  notifyUrl?: string;
 }
 
 export interface JobBookDeps {

@@ -31,10 +31,10 @@ function failed(what: string, target: SshTarget, result: { code: number; stderr:
 export type StartedWith = 'tmux' | 'setsid' | 'nohup';
 
 /**
- * Starts the job detached on the instance; the command text goes over ssh's stdin. Resolves once
- * the wrapper runs (it wrote its pid), with how it was started. A connection that fails (an sshd
- * that has just come up refuses a moment) is tried again with the same job id, which never starts
- * the job twice.
+ * Starts the job detached on the instance; the command text (after the Notify Me URL's line, when
+ * there is one) goes over ssh's stdin. Resolves once the wrapper runs (it wrote its pid), with how
+ * it was started. A connection that fails (an sshd that has just come up refuses a moment) is
+ * tried again with the same job id, which never starts the job twice.
  */
 export async function startJob(
   target: SshTarget,
@@ -44,8 +44,10 @@ export async function startJob(
   if (!command.trim()) throw new Error(l10n.t('The job has no command. Type the command to run, e.g. python3 train.py.'));
   const delays = options.retryDelaysMs ?? [1_000, 2_000, 4_000];
   const script = bashCommand(startScript(options));
+  // The Notify Me URL travels as stdin's first line (startScript checked it is one line), never in the script.
+  const input = options.notifyUrl === undefined ? command : `${options.notifyUrl}\n${command}`;
   for (let attempt = 0; ; attempt++) {
-    const result = await runRemote(target, script, remoteOptions(options, { input: command, timeoutMs: 30_000 }));
+    const result = await runRemote(target, script, remoteOptions(options, { input, timeoutMs: 30_000 }));
     if (result.code === 255 && attempt < delays.length && !options.signal?.aborted) {
       await new Promise((r) => setTimeout(r, delays[attempt]));
       continue;

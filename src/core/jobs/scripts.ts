@@ -14,6 +14,7 @@
  * | `label` | start | the name the tree shows (one line) |
  * | `api` | start | the API's base URL, when the job stops its instance at the end |
  * | `stop-at-end` | start | `1` when the instance stops when the job ends |
+ * | `notify` | start | the URL of the user's Notify Me webhook, when one is set up (mode 600, from stdin, never in a script) |
  * | `run` | start | the wrapper itself |
  * | `wpid` | wrapper | the wrapper's pid |
  * | `pid` | wrapper | the command's pid, which is also its process group |
@@ -22,6 +23,10 @@
  * | `exit` | wrapper | the command's exit code, written once it ended |
  * | `cancelled` | Stop Job | `keep` (the instance keeps running) or `stop` |
  * | `stop-asked`, `stop-answer` | wrapper | when it asked the API to stop the instance, and the HTTP status (never the key) |
+ *
+ * With a `notify` file, the wrapper POSTs one short text/plain line to that URL when the job
+ * ends, fails or is interrupted (Stop Job, or SIGTERM/SIGHUP to the wrapper), in the background
+ * (see wrapper.sh): unsigned, with the label and instance id, never the URL or a key.
  */
 
 import { shellAssignments, shellQuote } from '../shell';
@@ -124,6 +129,19 @@ export interface StartOptions {
   jobsDir?: string;
   /** Makes the job resumable: its checkpoint folder, resume command and outbid policy (see resumable.ts). */
   resumable?: ResumableStart;
+  /**
+   * The URL the job's end is sent to (Notify Me): it goes to the instance as the first line of
+   * the start's stdin, into the job's `notify` file, never into the script (ps shows that).
+   */
+  notifyUrl?: string;
+}
+
+/** A URL the wrapper can send to: http(s), one line, nothing that would break out of a curl config line. */
+export function checkedNotifyUrl(url: string): string {
+  // eslint-disable-next-line no-control-regex -- finding control characters is the point
+  if (url.length > 2048 || !/^https?:\/\/[^\s"\\\u0000-\u001f\u007f]+$/i.test(url))
+    throw new Error(l10n.t('The Notify Me URL is not one a job can send its end to. Set up Notify Me Away from VS Code again.'));
+  return url;
 }
 
 function checkedUrl(baseUrl: string | undefined): string {
@@ -135,7 +153,7 @@ function checkedUrl(baseUrl: string | undefined): string {
 
 /**
  * The script `bash -c` runs over ssh to start a job: its stdin is the command text, which becomes
- * `cmd`. It writes the job's folder, then starts the wrapper detached, in a tmux session
+ * `cmd` (after the Notify Me URL's line, when `notify` is 1). It writes the job's folder, then starts the wrapper detached, in a tmux session
  * `gpu-rental-<jobId>` when tmux is there, else with `setsid nohup`, and prints `started tmux` or
  * `started setsid`. The command starts only once everything it needs is written. Run again with the
  * same job id, it starts nothing and prints `started already`, so a start can be retried.
@@ -143,7 +161,9 @@ function checkedUrl(baseUrl: string | undefined): string {
 export function startScript(o: StartOptions): string {
   const dir = jobDir(o.jobId, o.jobsDir);
   const url = o.stopAtEnd ? checkedUrl(o.baseUrl) : '';
-  const values = { cwd: o.cwd, label: printable(o.label), api: url, stop: o.stopAtEnd ? '1' : '0' };
+  if (o.notifyUrl !== undefined) checkedNotifyUrl(o.notifyUrl);
+  const notify = o.notifyUrl === undefined ? '0' : '1';
+  const values = { cwd: o.cwd, label: printable(o.label), api: url, stop: o.stopAtEnd ? '1' : '0', notify };
   return [
     'set -e',
     `D=${dir} ${shellAssignments(values)}`,

@@ -2,6 +2,7 @@ import type { Instance } from '../../core/api/instances';
 import type { Services } from '../services';
 import { apiKeyCommands, createdKeyIds } from './apiKeys';
 import { bidCommands } from './bids';
+import { contractCommands } from './contracts';
 import { billingCommands } from './billing';
 import { connectCommands } from './connect';
 import { dataCommands } from './data';
@@ -29,6 +30,8 @@ import { templateCommands } from './templates';
 import { downloadBeforeDestroy, downloadFromInstance, measureForDestroy, transferCommands, uploadFolder } from './transfer';
 import { volumeCommands } from './volumes';
 import { logCommands } from './logs';
+import { notifyCommands } from './notify';
+import { scopeOf } from '../../core/notify/vault';
 import { remoteWindowCommands } from '../status/remoteWindow';
 import { walkthroughCommands } from '../host/walkthrough';
 
@@ -74,7 +77,11 @@ export function allCommands(s: Services): Map<CommandId, (...args: unknown[]) =>
       poller,
       environmentKey: s.environmentKey,
       where: () => s.switcher.where,
-      refreshViews: () => s.views.refresh(),
+      refreshViews: () => {
+        s.views.refresh();
+        // Refresh also lists the hosts' price increases at once (the poll does so once a minute).
+        void s.contracts.refresh();
+      },
       logger,
       log,
     }),
@@ -93,6 +100,7 @@ export function allCommands(s: Services): Map<CommandId, (...args: unknown[]) =>
     ...logCommands({ session, poller, logger, followers }),
     ...remoteWindowCommands({ remote: s.remoteWindow, poller, costs: s.costs }),
     ...bidCommands({ session, poller, boots, spend, prompts, logger }),
+    ...contractCommands({ session, poller, contracts: s.contracts, prompts }),
     ...transferCommands(transfer),
     ...dataCommands({ session, poller, prompts, handoff, logger }),
     ...jupyterCommands({ session, poller, forwards: s.forwards, sshTarget: s.sshTarget, handoff, logger }),
@@ -132,6 +140,7 @@ export function allCommands(s: Services): Map<CommandId, (...args: unknown[]) =>
     ...apiKeyCommands({ session, accountView, state, prompts, logger }),
     ...sshKeyCommands({ ...account, poller }),
     ...secretCommands(account),
+    ...notifyCommands({ session, vault: s.notifyVault, prompts, logger }),
     ...teamCommands(account),
     ...templateCommands({ ...account, poller, state }),
     ...volumeCommands(account),
@@ -145,6 +154,7 @@ export function allCommands(s: Services): Map<CommandId, (...args: unknown[]) =>
       prompts,
       upload: (id, request) => uploadFolder(transfer, id, request),
       download: (id, args) => downloadFromInstance(transfer, id, args),
+      notifyUrl: () => s.notifyVault.jobEndUrl(scopeOf(session)),
     }),
     ...clusterJobCommands({
       session,

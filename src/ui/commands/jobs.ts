@@ -42,6 +42,8 @@ export interface JobCommandDeps {
   readonly download: (instanceId: number, args: { remotePath: string; localDir?: string }) => Promise<string | undefined>;
   /** Writes the instance's SSH entry and says how ssh reaches it. */
   readonly sshTarget: (instance: Instance) => Promise<SshTarget>;
+  /** The account's Notify Me URL, which a job's end is sent to; undefined when none is set up here. */
+  readonly notifyUrl?: () => Promise<string | undefined>;
 }
 
 /** Run on Instance, Run Last Job Again, Stop Job, Show Output and Download Outputs. */
@@ -126,7 +128,7 @@ async function runJob(
   if (!instance) return undefined;
   const plan = await planJob(runDeps(s), instance, await editorFacts(file), given);
   if (!plan) return undefined;
-  const { jobId } = await s.jobs.run(instance, { ...plan, baseUrl: s.session.baseUrl });
+  const { jobId } = await s.jobs.run(instance, { ...plan, baseUrl: s.session.baseUrl, notifyUrl: await s.notifyUrl?.() });
   return { jobId };
 }
 
@@ -138,7 +140,7 @@ async function runLastJob(s: JobCommandDeps, target: InstanceItem | number | und
   if (!instance) return undefined;
   const plan = await rerunJob(runDeps(s), instance, await editorFacts(undefined));
   if (!plan) return undefined;
-  const { jobId } = await s.jobs.run(instance, { ...plan, baseUrl: s.session.baseUrl });
+  const { jobId } = await s.jobs.run(instance, { ...plan, baseUrl: s.session.baseUrl, notifyUrl: await s.notifyUrl?.() });
   return { jobId };
 }
 

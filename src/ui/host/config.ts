@@ -39,6 +39,10 @@ export const config = {
   rentFailoverAttempts(): number {
     return Math.floor(boundedNumber(userSetting(SETTINGS.rentFailoverAttempts), NUMBER_RULES[SETTINGS.rentFailoverAttempts]));
   },
+  /** Days before a contract ends that its row and a notice say so (0: never); the user's settings only. */
+  contractEndNoticeDays(): number {
+    return Math.floor(boundedNumber(userSetting(SETTINGS.contractEndNoticeDays), NUMBER_RULES[SETTINGS.contractEndNoticeDays]));
+  },
   lowCreditHours(): number {
     return boundedNumber(userSetting(SETTINGS.lowCreditHours), NUMBER_RULES[SETTINGS.lowCreditHours]);
   },

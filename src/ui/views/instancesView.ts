@@ -10,11 +10,20 @@ import { presentCluster } from '../../core/instances/clusterPresent';
 import type { InstancePoller } from '../../core/instances/poller';
 import type { Logger } from '../../core/log';
 import { viewSummary } from '../../core/instances/many';
-import type { InstancePresentation } from '../../core/instances/present';
+import type { InstancePresentation, RowExtra } from '../../core/instances/present';
+import type { DepositRecord } from '../../core/api/contracts';
+import { tooltipWithDeposit } from '../../core/contracts/rows';
 import { PresentationCache } from '../../core/instances/presentCache';
 import type { Session } from '../../core/session/session';
 import { UnreadableItem, unreadableRow } from './unreadable';
 import type { JobItem } from './jobItems';
+
+/** What a row shows about its contract (src/ui/guards/contracts.ts): a host's price increase, an end near, a deposit. */
+export interface InstanceContracts {
+  extraOf(instance: Instance): RowExtra | undefined;
+  depositOf(instance: Instance): Promise<DepositRecord | undefined>;
+  readonly onDidChange: vscode.Event<void>;
+}
 
 /** What shows under an instance row: its jobs. The row expands only when it has some. */
 export interface InstanceChildren {
@@ -103,6 +112,7 @@ export class InstancesView implements vscode.TreeDataProvider<InstancesViewItem>
   private readonly overlays: OverlayDirectory;
   private unreadable: UnreadableItem | undefined;
   private children: InstanceChildren | undefined;
+  private contracts: InstanceContracts | undefined;
   /** Each instance's cost since it started, read when its tooltip is first shown, never per poll. */
   private readonly lifetime: LifetimeCosts;
   /** Each instance's row text, presented again only when its record (or cost, or uptime as shown) changed. */
@@ -147,6 +157,12 @@ export class InstancesView implements vscode.TreeDataProvider<InstancesViewItem>
     this.disposables.push(children.onDidChange(() => this.changed.fire()));
   }
 
+  /** Gives the rows their contracts' text, and redraws when the hosts' price increases change. */
+  setContracts(contracts: InstanceContracts): void {
+    this.contracts = contracts;
+    this.disposables.push(contracts.onDidChange(() => this.changed.fire()));
+  }
+
   /** The instances the view shows now, a cluster's nodes included; integration tests read it. */
   get current(): readonly InstanceItem[] {
     return this.items;
@@ -179,9 +195,13 @@ export class InstancesView implements vscode.TreeDataProvider<InstancesViewItem>
   /** On hover: an instance's tooltip with its cost so far (core/billing/lifetime.ts). */
   async resolveTreeItem(item: vscode.TreeItem, element: InstancesViewItem): Promise<vscode.TreeItem> {
     if (!(element instanceof InstanceItem)) return item;
-    const tooltip = element.instance.unreadable
-      ? element.markdownTooltip
-      : tooltipWithCost(element.markdownTooltip, await this.lifetime.costOf(element.instance), Date.now());
+    const [cost, deposit] = element.instance.unreadable
+      ? [undefined, undefined]
+      : await Promise.all([this.lifetime.costOf(element.instance), this.contracts?.depositOf(element.instance)]);
+    const tooltip =
+      cost === undefined
+        ? element.markdownTooltip
+        : tooltipWithDeposit(tooltipWithCost(element.markdownTooltip, cost, Date.now()), deposit);
     item.tooltip = new vscode.MarkdownString(tooltip);
     return item;
   }
@@ -227,7 +247,7 @@ export class InstancesView implements vscode.TreeDataProvider<InstancesViewItem>
   }
 
   private itemOf(i: Instance): InstanceItem {
-    const p = this.rows.present(i, { nowMs: Date.now(), costSoFar: this.costs.costOf(i.id) });
+    const p = this.rows.present(i, { nowMs: Date.now(), costSoFar: this.costs.costOf(i.id), extra: this.contracts?.extraOf(i) });
     return new InstanceItem(i, p, this.children?.hasJobs(i.id));
   }
 

@@ -54,7 +54,7 @@ describe('instance phases and presentation', () => {
     assert.equal(p.label, 'RTX 4090 ×2 #31000001');
     assert.equal(p.description, 'running · $0.820/h · up 1h 06m · $0.910 so far · GPU 87%');
     assert.deepEqual(p.icon, { id: 'vm-running', color: 'charts.green' });
-    assert.equal(p.contextValue, 'instance+running+canStop+canReboot+canDestroy+canLabel+hasLogs+hasSsh+canConnect');
+    assert.equal(p.contextValue, 'instance+running+canStop+canReboot+canDestroy+canLabel+hasLogs+hasSsh+canConnect+canReserve');
     for (const part of ['ssh4.example.net:40022', 'pytorch/pytorch:latest', '40 GB', 'Texas, US', 'success, running'])
       assert.ok(p.tooltip.includes(part), part);
   });

@@ -41,6 +41,7 @@ const samples: { [K in StoredKey]: Stored<K> } = {
   rentJournal: [pending],
   connectedWindows: { '12': 1_700_000_000_000 },
   outbidNotified: { 'default|https://console.example.com|12': 1_700_000_000_000 },
+  contractNotified: { 'default|https://console.example.com|increase:31': 1_700_000_000_000 },
   idleCountdown: { id: 12, owner: 'session-a', until: 1_700_000_090_000 },
   jobChoices: { '12/job-1': { policy: 'raise 0.6', stopAtEnd: true, at: 1_700_000_000_000 } },
   savedSearches: [
@@ -80,6 +81,7 @@ describe('stored state', () => {
         'gpuRental.rentJournal',
         'gpuRental.connectedWindows',
         'gpuRental.outbidNotified',
+        'gpuRental.contractNotified',
         'gpuRental.idleCountdown',
         'gpuRental.jobChoices',
         'gpuRental.savedSearches',
