@@ -132,7 +132,9 @@ export async function uploadToCluster(
   } catch (error) {
     deps.logger.warn(`Run on Cluster: the copy from node 0 failed (${String(error)}); uploading to the other nodes directly.`);
   } finally {
-    await stopDaemon(deps, deps.fanout, root, await daemon);
+    // Off the critical path: the jobs start while node 0's daemon stops. The stop logs its own
+    // failure and never throws, and the daemon ends by itself at its time limit whatever happens.
+    void stopDaemon(deps, deps.fanout, root, await daemon);
   }
   for (const [at, { n, rank }] of pullers.entries()) {
     const outcome = copied[at]!;

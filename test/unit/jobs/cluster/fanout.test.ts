@@ -54,6 +54,8 @@ interface Fake {
   files?: () => Promise<readonly string[]>;
   /** Aborted when the first pull starts. */
   cancelAtPull?: boolean;
+  /** The daemon's stop answers only when this resolves (default at once). */
+  stopAnswers?: Promise<void>;
   noProgress?: boolean;
 }
 
@@ -90,6 +92,7 @@ function fake(f: Fake = {}) {
           });
         return Promise.resolve({ code, stdout: '', stderr: code ? '@ERROR: access denied' : '' });
       }
+      if (kind === 'stop' && f.stopAnswers) return f.stopAnswers.then(() => ({ code: 0, stdout: '', stderr: '' }));
       return Promise.resolve({ code: 0, stdout: '', stderr: '' });
     },
     ...(f.noProgress
@@ -266,6 +269,15 @@ describe('jobs/cluster: the copy from rank 0, decided', () => {
       ],
     );
     assert.match(t.calls[0]!.o.input!, /^hosts allow = 10\.0\.0\.3$/m, 'only the nodes that pull may connect');
+  });
+
+  it("does not wait for the daemon's stop: the nodes are ready while node 0's daemon is still stopping", async () => {
+    let answer!: () => void;
+    const t = fake({ stopAnswers: new Promise<void>((resolve) => (answer = resolve)) });
+    const results = await uploadToCluster(t.deps, NODES, REQUEST, PROBES);
+    assert.deepEqual(results, [UPLOADED, UPLOADED, UPLOADED]);
+    assert.equal(t.calls.at(-1)!.kind, 'stop', 'the stop was asked before the upload resolved');
+    answer();
   });
 
   it('a pull that fails falls back to the direct upload for that node only; the daemon is stopped', async () => {
