@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
@@ -88,7 +89,8 @@ const isRoot = process.getuid?.() === 0;
     const result = await download(
       box.target,
       { remotePath: `${box.remoteTemp}/out/`, localDir: into },
-      { onProgress: () => void readdir(into).then((n) => names.push(n)) },
+      // Read at the moment of each report: a read still pending at the end would see the rename.
+      { onProgress: () => void names.push(readdirSync(into)) },
     );
     assert.equal(result.localPath, join(into, 'out'));
     assert.equal(await readFile(join(into, 'out', 'ep 1', 'weights'), 'utf8'), 'w');
