@@ -1,12 +1,11 @@
 import * as assert from 'node:assert/strict';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { IncomingHttpHeaders } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { verifyDelivery } from '../../src/core/notify/verify';
 import { selfSignedCertificate } from '../harness/proxy';
-import { REPO } from '../../scripts/paths';
 import { eventually } from '../support/eventually';
 import { DEMO_KEY } from '../support/keys';
 import { expect } from './expect';
@@ -29,16 +28,16 @@ class Receiver {
   private server: Server | undefined;
   url = '';
   /**
-   * Its certificate, where an instance can read it: a container has its own /tmp, but sees the
-   * rest of this machine's files. The e2e points the instance's curl at it (CURL_CA_BUNDLE), as a
-   * user with a receiver behind a private CA would.
+   * Its certificate, where an instance can read it: a container has its own /tmp, /root and
+   * /workspace, but sees the rest of this machine's files (/var/tmp among them, wherever the
+   * checkout is). The e2e points the instance's curl at it (CURL_CA_BUNDLE), as a user with a
+   * receiver behind a private CA would.
    */
-  readonly caFile = join(REPO, '.vscode-test', `e2e-notify-ca-${process.pid}.pem`);
+  readonly caFile = join('/var/tmp', `gpu-rental-e2e-notify-ca-${process.pid}.pem`);
 
   async start(): Promise<void> {
     const certificate = selfSignedCertificate('localhost');
-    mkdirSync(dirname(this.caFile), { recursive: true });
-    writeFileSync(this.caFile, certificate.cert);
+    writeFileSync(this.caFile, certificate.cert, { mode: 0o644 });
     this.server = createServer(certificate, (req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
@@ -122,6 +121,9 @@ describe('notify me away from VS Code: a webhook for the account, and a job end 
       }
     await wb.rentFirstOfferToConfirmation();
     await wb.pick(/Rental: on-demand \$\d+\.\d+\/h/);
+    // The bid box proposes a little over the minimum: Enter takes it, once it is there.
+    await expect(wb.quickInput().getByText(/Bid in \$\/h for the GPU part/)).toBeVisible();
+    await eventually(async () => /\d/.test(await wb.quickInput().locator('input').first().inputValue()), 'the bid proposed');
     await wb.page.keyboard.press('Enter');
     await wb.pick(/Rent for \$\d/);
     await expect(wb.rows('Instances', /running/), 60_000).toBeVisible();

@@ -156,8 +156,16 @@ export async function openWorkbench(options: WorkbenchOptions = {}): Promise<Wor
       const tab = page
         .locator('.activitybar .action-item a[aria-label^="GPU Rental"], .activitybar .action-item[aria-label^="GPU Rental"]')
         .first();
-      await tab.click();
-      await wb.section('Instances').waitFor();
+      // Clicking the tab of the container already shown hides it, and a window just reloaded may
+      // show it before its views are drawn: click only while it is not the one shown.
+      const section = wb.section('Instances');
+      const deadline = Date.now() + 60_000;
+      while (!(await section.isVisible())) {
+        if (Date.now() > deadline) await section.waitFor({ timeout: 1 });
+        const shown = await tab.evaluate((el) => el.closest('.action-item')?.classList.contains('checked') === true);
+        if (!shown) await tab.click();
+        await section.waitFor({ timeout: 5_000 }).catch(() => undefined);
+      }
     },
     section(name) {
       return page.locator('.pane').filter({ has: page.locator(`.pane-header h3.title:text-is("${name}")`) });
