@@ -33,6 +33,7 @@ export interface ContractWatchDeps {
   list(): Promise<{ rows: PendingIncreaseRecord[]; truncated: boolean }>;
   /** Reads and changes the record of what was told (shared by every window). */
   told: {
+    get(): Readonly<Record<string, number>>;
     change(update: (told: Readonly<Record<string, number>>) => Record<string, number>): Promise<unknown>;
   };
   logger: Logger;
@@ -204,6 +205,10 @@ export class ContractWatch implements Disposable {
       });
     }
     const tell: ContractNotice[] = [];
+    // Written only when something is new or old enough to forget: polls come every few seconds.
+    const told = this.deps.told.get();
+    const stale = Object.entries(told).some(([key, at]) => key.startsWith(prefix) && now - at >= FORGET_AFTER_MS);
+    if (!stale && candidates.every((c) => told[c.key] !== undefined)) return [];
     try {
       await this.deps.told.change((told) => {
         const next: Record<string, number> = {};

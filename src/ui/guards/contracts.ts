@@ -16,7 +16,7 @@ import { notify } from '../pickers/notify';
 export interface ContractDeps {
   readonly session: Pick<Session, 'bound' | 'client' | 'onDidChangeState'>;
   readonly poller: Pick<InstancePoller, 'onDidUpdate' | 'snapshot'>;
-  readonly state: Pick<GpuRentalState, 'change'>;
+  readonly state: Pick<GpuRentalState, 'get' | 'change'>;
   readonly logger: Logger;
 }
 
@@ -43,7 +43,7 @@ export class ContractNotifier implements vscode.Disposable {
         return bound ? { baseUrl: bound.baseUrl, profileId: bound.profileId } : undefined;
       },
       list: () => deps.session.client.contracts.pendingIncreases({ retry: 'never' }),
-      told: { change: (update) => deps.state.change('contractNotified', update) },
+      told: { get: () => deps.state.get('contractNotified'), change: (update) => deps.state.change('contractNotified', update) },
       logger: deps.logger,
     });
     this.disposables.push(

@@ -97,12 +97,14 @@ describe('contracts: a host price increase, read for people', () => {
 
 describe('contracts: notices are told once, in one window', () => {
   function watch(rows: PendingIncreaseRecord[], told: Record<string, number> = {}) {
-    const store = { told };
+    const store = { told, writes: 0 };
     const w = new ContractWatch({
       account: () => ({ baseUrl: 'http://sim', profileId: 'default' }),
       list: () => Promise.resolve({ rows, truncated: false }),
       told: {
+        get: () => store.told,
         change: (update) => {
+          store.writes++;
           store.told = update(store.told);
           return Promise.resolve();
         },
@@ -121,6 +123,8 @@ describe('contracts: notices are told once, in one window', () => {
     assert.deepEqual(first[0]!.notice.actions, ['accept', 'reject', 'rentElsewhere']);
     assert.match(first[0]!.notice.text, /asks \$0\.620\/h instead of \$0\.500\/h from 2026-12-04 12:00 UTC/);
     assert.deepEqual(await w.toTell([running()], 3), []);
+    // A poll with nothing new writes nothing (polls come every few seconds).
+    assert.equal(store.writes, 1);
     // Another window, sharing the record, says nothing either.
     const other = watch([row()], store.told);
     await other.w.refresh(true);
