@@ -15,7 +15,7 @@ import { instancePhase } from '../instances/phase';
 import { l10n, sentences } from '../l10n';
 import type { Logger } from '../log';
 import type { Notice } from '../notice';
-import { increaseDetail, priceIncreaseOf, totals, utcDate, type PriceIncrease } from './increase';
+import { priceIncreaseOf, totals, utcDate, type PriceIncrease } from './increase';
 
 /** The least time between two listings made by the poll (an explicit refresh does not wait). */
 export const PENDING_REFRESH_MS = 60_000;
@@ -225,11 +225,6 @@ export class ContractWatch implements Disposable {
       return [];
     }
     return tell;
-  }
-
-  /** The facts of a notice's increase, for a confirmation. */
-  static detail(inc: PriceIncrease): string {
-    return increaseDetail(inc);
   }
 
   dispose(): void {

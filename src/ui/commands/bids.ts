@@ -101,9 +101,14 @@ async function moveToOnDemand(s: BidDeps, instance: Instance): Promise<number | 
   const offers: Offer[] = await s.session.client.offers.search(onDemandAlternatives(instance));
   const question = moveToOnDemandQuestion(instance, offers);
   if ('notice' in question) return void notify(question.notice);
+  return pickOfferToRent(offers, question.title, question.placeholder);
+}
+
+/** A pick of `offers`, then the rent wizard for the one picked; the new instance's id, undefined when dismissed. */
+export async function pickOfferToRent(offers: readonly Offer[], title: string, placeholder: string): Promise<number | undefined> {
   const picked = await vscode.window.showQuickPick(
     offers.map((offer) => ({ ...presentOffer(offer), offer })),
-    { title: question.title, placeHolder: question.placeholder, matchOnDescription: true, ignoreFocusOut: true },
+    { title, placeHolder: placeholder, matchOnDescription: true, ignoreFocusOut: true },
   );
   if (!picked) return undefined;
   return vscode.commands.executeCommand<number | undefined>(COMMANDS.rentOffer, picked.offer.id);

@@ -8,12 +8,12 @@ import { reserveFlow } from '../../core/contracts/reserve';
 import { COMMANDS } from '../../core/ids';
 import type { InstancePoller } from '../../core/instances/poller';
 import { instanceName } from '../../core/instances/names';
-import { presentOffer } from '../../core/offers/present';
 import { likeRequest } from '../../core/rent/outbidRent';
 import type { Session } from '../../core/session/session';
 import type { ContractNotifier } from '../guards/contracts';
 import { notify } from '../pickers/notify';
 import { asker, type Prompts } from '../pickers/prompts';
+import { pickOfferToRent } from './bids';
 import { resolveTarget, type Target } from './instances';
 import { InstanceItem } from '../views/instancesView';
 import { command, type CommandDefinition } from '../registry';
@@ -109,15 +109,9 @@ async function rentLikeElsewhere(s: ContractCommandDeps, instance: Instance): Pr
     );
     return undefined;
   }
-  const picked = await vscode.window.showQuickPick(
-    offers.map((offer) => ({ ...presentOffer(offer), offer })),
-    {
-      title: vscode.l10n.t('GPU Rental: Rent like {0} elsewhere', instanceName(instance)),
-      placeHolder: vscode.l10n.t('{0} keeps running and billing until you stop or destroy it.', instanceName(instance)),
-      matchOnDescription: true,
-      ignoreFocusOut: true,
-    },
+  return pickOfferToRent(
+    offers,
+    vscode.l10n.t('GPU Rental: Rent like {0} elsewhere', instanceName(instance)),
+    vscode.l10n.t('{0} keeps running and billing until you stop or destroy it.', instanceName(instance)),
   );
-  if (!picked) return undefined;
-  return vscode.commands.executeCommand<number | undefined>(COMMANDS.rentOffer, picked.offer.id);
 }

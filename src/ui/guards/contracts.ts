@@ -101,7 +101,7 @@ export class ContractNotifier implements vscode.Disposable {
   }
 
   private async tell(instances: readonly Instance[]): Promise<void> {
-    const account = this.watch && this.deps.session.bound();
+    const account = this.deps.session.bound();
     if (!account) return;
     const notices = await this.watch.toTell(instances, config.contractEndNoticeDays());
     for (const n of notices) void this.show(n, { baseUrl: account.baseUrl, profileId: account.profileId });
