@@ -25,7 +25,12 @@ export interface FakeSshConfig {
   banner?: string;
   /** Where the time of the drop is written (ms since the epoch), for the test's clock. */
   dropFile?: string;
+  /** The program that answers ssh's `-s sftp` subsystem request (OpenSSH's sftp-server). */
+  sftpServer?: string;
 }
+
+/** OpenSSH's sftp-server where Debian and Red Hat put it. */
+export const SFTP_SERVERS = ['/usr/lib/openssh/sftp-server', '/usr/libexec/openssh/sftp-server', '/usr/lib/ssh/sftp-server'];
 
 function main(): void {
   const [configPath, ...args] = process.argv.slice(2);
@@ -37,7 +42,10 @@ function main(): void {
   }
   let words = args.slice(at + 1);
   if (words[0] === '--') words = words.slice(1);
-  const child = spawn('sh', ['-c', words.join(' ')], {
+  // sftp asks for its subsystem with -s: the server runs instead of a shell command.
+  const subsystem = args.slice(0, at).includes('-s') && words.join(' ') === 'sftp';
+  const [program, programArgs] = subsystem ? [config.sftpServer ?? SFTP_SERVERS[0]!, []] : ['sh', ['-c', words.join(' ')]];
+  const child = spawn(program, programArgs, {
     cwd: config.home,
     env: { PATH: config.path, HOME: config.home, LC_ALL: 'C' },
     stdio: ['pipe', 'pipe', 'pipe'],

@@ -31,6 +31,8 @@ import { presetLines, PRESET_IDS, type ClusterRun } from '../../src/core/jobs/cl
 import { rankScript } from '../../src/core/jobs/cluster/rankScript';
 import { listCommand, probeCommand, sizeCommand, diskFreeCommand } from '../../src/core/transfer/remotePath';
 import { rsyncUploadArgv, tarPackRemoteCommand, tarUnpackRemoteCommand } from '../../src/core/transfer/argv';
+import { remoteIndexCommand } from '../../src/core/transfer/quickCheck';
+import { digestCommand } from '../../src/core/transfer/sftp';
 
 /** The shell a script runs in: bash (`bash -c`, a `#!/bin/bash` file, the start-up script) or the login shell, taken as POSIX sh. */
 export type Dialect = 'bash' | 'sh';
@@ -221,6 +223,20 @@ export function generatedScripts(): GeneratedScript[] {
   add('transfer-disk-free', 'transfer/remotePath.diskFreeCommand', 'sh', `${diskFreeCommand(`/root/${HOSTILE}`)}\n`);
   add('transfer-tar-unpack', 'transfer/argv.tarUnpackRemoteCommand', 'sh', `${tarUnpackRemoteCommand(`/root/${HOSTILE}`, true)}\n`);
   add('transfer-tar-pack', 'transfer/argv.tarPackRemoteCommand', 'sh', `${tarPackRemoteCommand(`/root/${HOSTILE}`, HOSTILE, true)}\n`);
+  add(
+    'transfer-tar-pack-exclude',
+    'transfer/argv.tarPackRemoteCommand',
+    'sh',
+    `${tarPackRemoteCommand(`/root/${HOSTILE}`, HOSTILE, false, [`${HOSTILE}/big*[1].bin`])}\n`,
+  );
+  add('transfer-index', 'transfer/quickCheck.remoteIndexCommand', 'sh', `${remoteIndexCommand(`/root/${HOSTILE}`)}\n`);
+  add(
+    'transfer-tar-unpack-listed',
+    'transfer/argv.tarUnpackRemoteCommand',
+    'sh',
+    `${tarUnpackRemoteCommand(`/root/${HOSTILE}`, false, remoteIndexCommand(`/root/${HOSTILE}`))}\n`,
+  );
+  add('transfer-digest', 'transfer/sftp.digestCommand', 'sh', `${digestCommand(`-x/${HOSTILE}`)}\n`);
   const target = { alias: 'gpu-rental-7', instanceId: 7, args: ['-F', '/dev/null'] };
   const rsyncPath = rsyncUploadArgv(target, { localDir: '/tmp/x', remoteDir: `/root/${HOSTILE}`, excludes: [] })
     .find((a) => a.startsWith('--rsync-path='))!

@@ -26,6 +26,8 @@ import * as shell from '../../src/core/shell';
 import { shellQuote } from '../../src/core/shell';
 import * as transferArgv from '../../src/core/transfer/argv';
 import * as transferRemotePath from '../../src/core/transfer/remotePath';
+import * as transferQuickCheck from '../../src/core/transfer/quickCheck';
+import * as transferSftp from '../../src/core/transfer/sftp';
 import { tempDirForSuite } from '../support';
 import { generatedScripts, type GeneratedScript } from '../support/remoteScripts';
 import { pyCompile, shellcheck } from '../support/staticChecks';
@@ -54,6 +56,8 @@ const MODULES: Record<string, Record<string, unknown>> = {
   shell,
   'transfer/argv': transferArgv,
   'transfer/remotePath': transferRemotePath,
+  'transfer/quickCheck': transferQuickCheck,
+  'transfer/sftp': transferSftp,
 };
 
 /** The source file of each module key. */

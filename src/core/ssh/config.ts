@@ -164,6 +164,16 @@ export function quoteSshValue(value: string): string {
   return /[\s"#]/.test(value) ? `"${value.replace(/(["\\])/g, '\\$1')}"` : value;
 }
 
+/**
+ * A file path for IdentityFile or UserKnownHostsFile, which ssh reads for `%` tokens: a `%` in it
+ * is doubled. A Windows path (`C:\\Users\\me\\.ssh\\id`, `\\\\server\\share`) is written with forward
+ * slashes, which Windows' OpenSSH reads the same and which no quoting turns into an escape.
+ */
+export function sshFilePath(path: string): string {
+  const windows = /^([A-Za-z]:[\\/]|\\\\)/.test(path);
+  return (windows ? path.replace(/\\/g, '/') : path).replace(/%/g, '%%');
+}
+
 function blockText(includePattern: string, eol: string): string {
   return [BEGIN_MARKER, `Include ${quoteSshValue(includePattern)}`, END_MARKER, ''].join(eol);
 }
@@ -303,10 +313,10 @@ export function hostEntryText(entry: HostEntry): string {
     `  HostName ${entry.hostName}`,
     `  Port ${entry.port}`,
     `  User ${user}`,
-    `  IdentityFile ${quoteSshValue(entry.identityFile)}`,
+    `  IdentityFile ${quoteSshValue(sshFilePath(entry.identityFile))}`,
     '  IdentitiesOnly yes',
     // Marketplace hosts reuse addresses and ports: each instance keeps its own known hosts.
-    `  UserKnownHostsFile ${quoteSshValue(entry.knownHostsFile)}`,
+    `  UserKnownHostsFile ${quoteSshValue(sshFilePath(entry.knownHostsFile))}`,
     '  StrictHostKeyChecking accept-new',
     '  ServerAliveInterval 30',
     '  ServerAliveCountMax 4',

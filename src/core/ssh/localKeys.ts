@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { access, readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import nodePath, { join, type PlatformPath } from 'node:path';
 import { promisify } from 'node:util';
 import { ensurePrivateDir } from './files';
 import { l10n } from '../l10n';
@@ -24,8 +24,18 @@ async function exists(path: string): Promise<boolean> {
   );
 }
 
-export function expandHome(path: string, home = homedir()): string {
-  return path === '~' ? home : path.startsWith('~/') ? join(home, path.slice(2)) : path;
+/**
+ * A path the user typed, with the home folder spelled out: `~` and `~/x` everywhere; on Windows
+ * (`api` is path.win32) also `~\x` and `%USERPROFILE%\x` (cmd's spelling, which ssh would read as
+ * its own `%u` token), so `%USERPROFILE%\.ssh\id_ed25519` names the key it means.
+ */
+export function expandHome(path: string, home = homedir(), api: PlatformPath = nodePath): string {
+  if (path === '~') return home;
+  if (path.startsWith('~/')) return api.join(home, path.slice(2));
+  if (api.sep !== '\\') return path;
+  if (path.startsWith('~\\')) return api.join(home, path.slice(2));
+  const env = /^%(USERPROFILE|HOME)%(?=$|[\\/])/i.exec(path);
+  return env ? api.join(home, path.slice(env[0].length) || '.') : path;
 }
 
 /**

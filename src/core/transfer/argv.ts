@@ -2,6 +2,7 @@
  * The command lines of a transfer: rsync over the instance's ssh alias, and the tar pipes used when
  * either side has no rsync. Pure functions, so each word can be checked in a test.
  */
+import nodePath, { type PlatformPath } from 'node:path';
 import { shellQuote } from '../shell';
 import { sshArgv, type SshTarget } from '../ssh/remote';
 import { STREAM_MARK } from './pipe';
@@ -56,6 +57,21 @@ export interface UploadSpec {
 }
 
 /**
+ * A local path as an argument that rsync (or any tool that reads `host:path`) takes for a local
+ * one: absolute, so it never starts with a name and a colon. On Windows (`api` is path.win32) a
+ * drive letter would be read as a host (`D:\data` is host `D`), so it becomes the Cygwin form
+ * that Windows builds of rsync (cwRsync, Cygwin's) read, `/cygdrive/d/data`, and a UNC path
+ * `//server/share/x`.
+ */
+export function localPathArg(path: string, api: PlatformPath = nodePath): string {
+  const abs = api.resolve(path);
+  if (api.sep !== '\\') return abs;
+  const drive = /^([A-Za-z]):[\\/]*(.*)$/.exec(abs);
+  if (drive) return `/cygdrive/${drive[1]!.toLowerCase()}/${drive[2]!.replace(/\\/g, '/')}`.replace(/\/+$/, '') || '/';
+  return abs.replace(/\\/g, '/');
+}
+
+/**
  * `rsync` arguments that make `remoteDir` hold what `localDir` holds, minus the excludes and what
  * each folder's `.gitignore` names. The remote rsync is started after `mkdir -p`, so a new
  * destination folder and its parents are made.
@@ -70,7 +86,7 @@ export function rsyncUploadArgv(target: SshTarget, spec: UploadSpec, options: { 
     ...excludeArgs(spec.excludes),
     '--filter=:- .gitignore',
     '--',
-    `${spec.localDir.replace(/\/+$/, '')}/`,
+    `${localPathArg(spec.localDir).replace(/\/+$/, '')}/`,
     `${target.alias}:${spec.remoteDir}/`,
   ];
 }
@@ -89,46 +105,26 @@ export function rsyncDownloadArgv(
     rsyncRemoteShell(target, options.ssh),
     '--',
     `${target.alias}:${remotePath}`,
-    `${intoDir}/`,
+    `${localPathArg(intoDir).replace(/\/+$/, '')}/`,
   ];
 }
 
 /**
- * Which tar this machine has: GNU tar (Linux), or bsdtar from libarchive (stock macOS, the BSDs,
- * Windows' tar.exe), whose options for the same job differ.
+ * The remote side of a tar upload: make the folder, run `first` in a subshell (the listing that
+ * the quick check reads, in the same session), then unpack stdin into the folder.
  */
-export type TarFlavour = 'gnu' | 'bsd';
-
-/** The flavour `tar --version` names: bsdtar says "bsdtar … libarchive"; anything else is taken for GNU tar. */
-export function tarFlavourOf(versionText: string): TarFlavour {
-  return /bsdtar|libarchive/i.test(versionText) ? 'bsd' : 'gnu';
-}
-
-/**
- * Local `tar` arguments that write the listed files (NUL-separated on stdin, chosen by GPU Rental
- * with the excludes and .gitignore applied) as an uncompressed stream on stdout, which GPU Rental
- * counts and compresses. Names are taken verbatim, so one starting with `-` is a name: GNU tar
- * needs `--verbatim-files-from` for that; bsdtar has no such option (it refuses it) and, with
- * `--null`, reads every line as a name anyway. GNU tar's `-n` is `--seek`, bsdtar's is "do not
- * recurse".
- */
-export function tarCreateArgv(localDir: string, flavour: TarFlavour = 'gnu'): string[] {
-  return flavour === 'bsd'
-    ? ['-c', '-f', '-', '-C', localDir, '-n', '--null', '-T', '-']
-    : ['-c', '-f', '-', '-C', localDir, '--null', '--no-recursion', '--verbatim-files-from', '-T', '-'];
-}
-
-/** The remote side of a tar upload: make the folder, unpack stdin into it. */
-export function tarUnpackRemoteCommand(remoteDir: string, gzip: boolean): string {
+export function tarUnpackRemoteCommand(remoteDir: string, gzip: boolean, first?: string): string {
   const dir = shellQuote(remoteDir);
-  return `mkdir -p -- ${dir} && tar -x${gzip ? 'z' : ''}f - -C ${dir}`;
+  return `mkdir -p -- ${dir} && ${first ? `(${first}) && ` : ''}tar -x${gzip ? 'z' : ''}f - -C ${dir}`;
 }
 
 /**
  * The remote side of a tar download: `remotePath` packed from its parent folder, so it unpacks as
  * `<name>`. The data follows a line of its own (STREAM_MARK), so that whatever the remote shell's
- * start-up files print first is skipped rather than read as the archive.
+ * start-up files print first is skipped rather than read as the archive. `exclude`: members left
+ * out (the large files sftp fetches), matched literally (wildcards escaped).
  */
-export function tarPackRemoteCommand(parent: string, name: string, gzip: boolean): string {
-  return `cd -- ${shellQuote(parent)} && printf '%s\\n' ${STREAM_MARK} && tar -cf - -- ${shellQuote(name)}${gzip ? ' | gzip -c' : ''}`;
+export function tarPackRemoteCommand(parent: string, name: string, gzip: boolean, exclude: readonly string[] = []): string {
+  const excludes = exclude.map((m) => ` ${shellQuote(`--exclude=${m.replace(/[\\*?[]/g, '\\$&')}`)}`).join('');
+  return `cd -- ${shellQuote(parent)} && printf '%s\\n' ${STREAM_MARK} && tar -cf -${excludes} -- ${shellQuote(name)}${gzip ? ' | gzip -c' : ''}`;
 }

@@ -8,8 +8,14 @@ import type { TransferProgress } from './progress';
 export interface TransferTools {
   readonly rsync?: string;
   readonly ssh?: string;
+  /**
+   * No longer run: the tar path's local side is Node's (nodeTar.ts), so a machine without tar
+   * (or with Windows' tar.exe) transfers alike. Kept so callers that hide it keep compiling.
+   */
   readonly tar?: string;
   readonly git?: string;
+  /** OpenSSH's sftp, for resumable large files. */
+  readonly sftp?: string;
 }
 
 export interface TransferOptions {
@@ -28,6 +34,11 @@ export interface TransferOptions {
    * connection that hangs without dropping). rsync gets the same as its `--timeout`. Default 60 s.
    */
   readonly stallMs?: number;
+  /**
+   * Without rsync, files at least this big go over sftp, resumable after a drop (`reput`/`reget`),
+   * and are verified by size and sha256. Default 64 MiB.
+   */
+  readonly resumableBytes?: number;
 }
 
 /** How long a transfer may move nothing before it is stopped as stalled. */

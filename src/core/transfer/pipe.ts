@@ -38,27 +38,51 @@ const WIND_DOWN_MS = 1_000;
 /** How long stderr may stay open after its process exited (a helper of ssh's holding it). */
 const STDERR_GRACE_MS = 1_000;
 
-/** A child process in a process group of its own, so that `killGroup` ends it and everything it started. */
-export function spawnGroup(command: string, args: readonly string[], options: SpawnOptions): ChildProcess {
-  return spawn(command, args, { ...options, detached: process.platform !== 'win32' });
+/**
+ * How processes are started and ended on this platform; tests hand another platform (win32 on
+ * Linux) and a recording spawn.
+ */
+export interface ProcessControl {
+  readonly platform: NodeJS.Platform;
+  readonly spawn: typeof spawn;
+  /** `process.kill`: a negative id signals a whole process group. */
+  readonly kill: (pid: number, signal: NodeJS.Signals) => void;
 }
 
-/** Signals the child's whole group (the child itself where groups do not exist). */
-export function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+export const NODE_PROCESSES: ProcessControl = { platform: process.platform, spawn, kill: (pid, signal) => process.kill(pid, signal) };
+
+/**
+ * A child process in a process group of its own, so that `killGroup` ends it and everything it
+ * started. Windows has no process groups: there the child and its children are ended by id.
+ */
+export function spawnGroup(command: string, args: readonly string[], options: SpawnOptions, control = NODE_PROCESSES): ChildProcess {
+  return control.spawn(command, args, { ...options, detached: control.platform !== 'win32', windowsHide: true });
+}
+
+/**
+ * Signals the child's whole group; on Windows, `taskkill /T /F` ends the child and every process
+ * it started, by id (a signal there would end only the child, leaving ssh's helpers running).
+ */
+export function killGroup(child: ChildProcess, signal: NodeJS.Signals, control = NODE_PROCESSES): void {
   if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  if (control.platform === 'win32') {
+    const killer = control.spawn('taskkill', ['/pid', String(child.pid), '/T', '/F'], { stdio: 'ignore', windowsHide: true });
+    killer.once('error', () => child.kill(signal));
+    return;
+  }
   try {
-    if (process.platform === 'win32') child.kill(signal);
-    else process.kill(-child.pid, signal);
+    control.kill(-child.pid, signal);
   } catch {
     child.kill(signal);
   }
 }
 
-/** SIGTERM to each group now, SIGKILL to those still there after the grace. */
-export function stopGroups(children: readonly ChildProcess[]): void {
-  for (const c of children) killGroup(c, 'SIGTERM');
+/** SIGTERM to each group now, SIGKILL to those still there after the grace (on Windows, taskkill /F at once). */
+export function stopGroups(children: readonly ChildProcess[], control = NODE_PROCESSES): void {
+  for (const c of children) killGroup(c, 'SIGTERM', control);
+  if (control.platform === 'win32') return;
   const timer = setTimeout(() => {
-    for (const c of children) killGroup(c, 'SIGKILL');
+    for (const c of children) killGroup(c, 'SIGKILL', control);
   }, KILL_GRACE_MS);
   timer.unref?.();
 }
@@ -115,14 +139,16 @@ export interface ProcessRun {
   cancelled: boolean;
 }
 
-/** Runs a program to the end, collecting its output (the last 256 kB of each stream); Cancel ends its whole process group. */
+/** Runs a program to the end, collecting its output (the last 256 kB of each stream), `input` on its stdin; Cancel ends its whole process group. */
 export function collect(
   cmd: string,
   args: readonly string[],
-  options: { signal?: AbortSignal; onStdout?: (chunk: string) => void; cwd?: string } = {},
+  options: { signal?: AbortSignal; onStdout?: (chunk: string) => void; cwd?: string; input?: string } = {},
 ): Promise<ProcessRun> {
   return new Promise((resolve) => {
-    const child = spawnGroup(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], cwd: options.cwd });
+    const child = spawnGroup(cmd, args, { stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'], cwd: options.cwd });
+    child.stdin?.on('error', () => {});
+    child.stdin?.end(options.input);
     const out = tail();
     const err = tail();
     let cancelled = false;

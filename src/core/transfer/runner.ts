@@ -1,9 +1,10 @@
 /**
- * Runs uploads and downloads: rsync over the instance's ssh alias when both sides have it, else a
- * tar pipe over ssh, with progress events, Cancel through an AbortSignal, and downloads written to
- * a temporary name that is renamed only when everything arrived. Which path a transfer takes is
- * decided here (upload, download); the rsync run is in rsync.ts, the tar pipe in tarPath.ts, and
- * the error of a failed run in failures.ts.
+ * Runs uploads and downloads: rsync over the instance's ssh alias when both sides have it, else the
+ * tar path (Node's tar here, the instance's there, only what changed, large files resumable over
+ * sftp; no local tar or rsync needed), with progress events, Cancel through an AbortSignal, and
+ * downloads written to a temporary name that is renamed only when everything arrived. Which path a
+ * transfer takes is decided here (upload, download); the rsync run is in rsync.ts, the tar path in
+ * tarPath.ts, and the error of a failed run in failures.ts.
  */
 import { lstat, mkdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -32,18 +33,20 @@ import { l10n } from '../l10n';
 
 export { DEFAULT_STALL_MS, type TransferOptions, type TransferTools } from './options';
 
-/** How the files went: rsync, or tar with the reason rsync could not be used. */
+/** How the files went: rsync, or tar (Node's here, the instance's there; large files by sftp) with the reason rsync could not be used. */
 export type TransferMethod = 'rsync' | 'tar';
 
 export interface UploadResult {
   readonly method: TransferMethod;
   /** The remote folder that now holds the files. */
   readonly remoteDir: string;
-  /** Files actually sent (rsync leaves out unchanged ones; tar sends all). */
+  /** Files actually sent (both paths leave out unchanged ones: same size and whole-second mtime). */
   readonly filesSent: number;
   readonly bytesSent: number;
   /** Why tar was used, when it was. */
   readonly notice?: string;
+  /** On the tar path: where each large file sent by sftp started (bytes; more than 0 when resumed). */
+  readonly resumedFrom?: ReadonlyMap<string, number>;
 }
 
 export interface DownloadResult {
@@ -53,6 +56,8 @@ export interface DownloadResult {
   readonly filesSent: number;
   readonly bytesSent: number;
   readonly notice?: string;
+  /** On the tar path: where each large file fetched by sftp started (bytes; more than 0 when resumed). */
+  readonly resumedFrom?: ReadonlyMap<string, number>;
 }
 
 /** The version rsync must have locally: `--info=progress2` came with 3.1.0. */
@@ -143,8 +148,9 @@ export async function remoteSize(
 }
 
 /**
- * Sends the contents of `localDir` to `remoteDir` on the instance: only what changed (rsync), minus
- * the excludes and what `.gitignore` names; everything with tar when a side has no rsync.
+ * Sends the contents of `localDir` to `remoteDir` on the instance: only what changed, minus the
+ * excludes and what `.gitignore` names; by rsync, or (when a side has none) by Node's tar into the
+ * instance's after a listing of the remote folder, large files by sftp.
  */
 export async function upload(
   target: SshTarget,
@@ -176,12 +182,11 @@ export async function upload(
       );
     }
   }
-  const probe = await probeRemote(target, undefined, false, options);
   const notice = !local.ok
-    ? l10n.t('{0}. Sending everything with tar.', local.why)
-    : l10n.t('The instance has no rsync: sending everything with tar.');
+    ? l10n.t('{0}. Sending what changed with tar (large files resumable).', local.why)
+    : l10n.t('The instance has no rsync: sending what changed with tar (large files resumable).');
   options.onNotice?.(notice);
-  const sent = await tarUpload(target, spec.localDir, remoteDir, spec.excludes, probe.gzip, options, partialWhere);
+  const sent = await tarUpload(target, spec.localDir, remoteDir, spec.excludes, options, partialWhere);
   return { method: 'tar', remoteDir, ...sent, notice };
 }
 
@@ -230,12 +235,12 @@ export async function download(
   }
   await makeLocalFolder(temp);
   const notice = !local.ok
-    ? l10n.t('{0}. Sending everything with tar.', local.why)
+    ? l10n.t('{0}. Sending everything with tar (large files resumable).', local.why)
     : !probe.rsync
-      ? l10n.t('The instance has no rsync: sending everything with tar.')
+      ? l10n.t('The instance has no rsync: sending everything with tar (large files resumable).')
       : undefined;
   const partialWhere = l10n.t('{0} (kept, so Retry resumes; delete it if you do not need it)', temp);
-  let sent: { filesSent: number; bytesSent: number };
+  let sent: { filesSent: number; bytesSent: number; resumedFrom?: ReadonlyMap<string, number> };
   if (!notice) {
     const argv = rsyncDownloadArgv(target, remotePath, temp, { ssh: options.tools?.ssh, extra: rsyncExtra(options) });
     const run = await runRsync(argv, options);

@@ -1,94 +1,147 @@
 /**
- * The tar path of a transfer, taken when a side has no rsync: a local tar and the instance's tar
- * joined over ssh by runPipe (pipe.ts), with the files from git or the ignore rules, progress
- * counted as the stream passes, and why a pipe failed when it did.
+ * The path a transfer takes when a side has no rsync: Node's tar (nodeTar.ts) here, the instance's
+ * tar there, joined over `ssh -T` by runPipe (pipe.ts). An upload lists the remote folder first
+ * and sends only what changed (quickCheck.ts); files of TransferOptions.resumableBytes and more go
+ * over sftp, resumable (sftp.ts, largeFiles.ts). Progress is counted as the stream passes, and a
+ * failed pipe says why.
  */
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createGunzip, createGzip } from 'node:zlib';
-import { sshArgv, type SshTarget } from '../ssh/remote';
-import { tarCreateArgv, tarFlavourOf, tarPackRemoteCommand, tarUnpackRemoteCommand, type TarFlavour } from './argv';
+import { PassThrough } from 'node:stream';
+import { runRemote, sshArgv, type SshTarget } from '../ssh/remote';
+import { tarPackRemoteCommand, tarUnpackRemoteCommand } from './argv';
 import { TransferError, type FailedRun } from './errors';
-import { failure, stallError } from './failures';
+import { connectionOr, failure, stallError } from './failures';
 import { uploadFileList } from './fileList';
-import { DEFAULT_STALL_MS, type TransferOptions } from './options';
-import { ActivityMeter, collect, MissingStreamMark, runPipe, skipToMark, spawnGroup, type PipeEnd } from './pipe';
+import { fetchLarge, sendLarge, type LargeResult } from './largeFiles';
+import { packInto, unpackSink, type Refusal } from './nodeTar';
+import { DEFAULT_STALL_MS, sshTool, type TransferOptions } from './options';
+import { ActivityMeter, MissingStreamMark, runPipe, skipToMark, spawnGroup, type PipeEnd } from './pipe';
 import { RateMeter } from './progress';
+import {
+  changedEntries,
+  INDEX_MAX_BYTES,
+  localEntries,
+  parseRemoteIndex,
+  readIndex,
+  remoteIndexCommand,
+  type RemoteFile,
+} from './quickCheck';
 import { remoteBaseName, remoteParent, type RemoteProbe } from './remotePath';
+import { DEFAULT_RESUMABLE_BYTES } from './sftp';
 import { l10n } from '../l10n';
 import { visibleText } from '../text';
 
+/** What a transfer without rsync did. */
+export interface NodeTarResult {
+  readonly filesSent: number;
+  readonly bytesSent: number;
+  /** Where each large file sftp resumed started from (bytes), by relative path. */
+  readonly resumedFrom: ReadonlyMap<string, number>;
+}
+
 /** Counts the bytes of an uncompressed tar stream as they pass, for progress against a size measured first, and for the stall watchdog. */
-function counter(total: number | undefined, options: TransferOptions): ActivityMeter {
+function counter(total: () => number | undefined, options: TransferOptions, base = 0): ActivityMeter {
   const meter = new RateMeter(options.now);
   let last = 0;
-  return new ActivityMeter(options.now, (bytes) => {
+  return new ActivityMeter(options.now, (n) => {
     const t = (options.now ?? Date.now)();
     if (t - last < 100) return;
     last = t;
-    const percent = total ? Math.min(99, (bytes * 100) / total) : undefined;
-    options.onProgress?.({ bytes, ...(total ? { total, percent } : {}), bytesPerSecond: meter.sample(bytes) });
+    const bytes = base + n;
+    const all = total();
+    const percent = all ? Math.min(99, (bytes * 100) / all) : undefined;
+    options.onProgress?.({ bytes, ...(all ? { total: all, percent } : {}), bytesPerSecond: meter.sample(bytes) });
   });
 }
 
-const tarFlavours = new Map<string, Promise<TarFlavour>>();
-/** GNU tar or bsdtar, asked once per program (`tar --version`); one that does not answer is taken for GNU tar. */
-function localTarFlavour(tar: string): Promise<TarFlavour> {
-  let flavour = tarFlavours.get(tar);
-  if (!flavour) {
-    flavour = collect(tar, ['--version']).then((run) => tarFlavourOf(run.stdout));
-    tarFlavours.set(tar, flavour);
-  }
-  return flavour;
+/** The size of a tar stream of these entries: a 512-byte header each, contents padded to 512, two closing blocks. */
+function tarSize(entries: ReadonlyArray<{ kind: string; size: number }>): number {
+  return 1024 + entries.reduce((n, e) => n + 512 + (e.kind === 'f' ? Math.ceil(e.size / 512) * 512 : 0), 0);
 }
 
-/** The size of a tar stream of these files: a 512-byte header each, contents padded to 512, two closing blocks. */
-async function tarSize(dir: string, files: readonly string[]): Promise<{ size: number; count: number }> {
-  let size = 1024;
-  let count = 0;
-  for (const f of files) {
-    const s = await lstat(join(dir, f)).catch(() => undefined);
-    if (!s) continue;
-    count += s.isFile() ? 1 : 0;
-    size += 512 + (s.isFile() ? Math.ceil(s.size / 512) * 512 : 0);
-  }
-  return { size, count };
+/** A short command on the instance; Cancel and a silent instance are the transfer's own errors. */
+function remoteCall(target: SshTarget, command: string, options: TransferOptions, maxOutputBytes?: number) {
+  return runRemote(target, command, {
+    timeoutMs: 5 * 60_000,
+    signal: options.signal,
+    ...(maxOutputBytes ? { maxOutputBytes } : {}),
+    ...sshTool(options),
+  }).catch((error: unknown) => {
+    if (options.signal?.aborted) throw new TransferError('cancelled', l10n.t('Cancelled before anything was sent.'));
+    throw new TransferError(
+      'connection',
+      l10n.t(
+        'The instance did not answer over ssh ({0}). Check that it is running, then try again.',
+        error instanceof Error ? error.message : String(error),
+      ),
+    );
+  });
 }
 
+/** The instance's files under `dir`, for the quick check; undefined when the listing did not arrive whole. */
+export async function remoteIndex(target: SshTarget, dir: string, options: TransferOptions): Promise<Map<string, RemoteFile> | undefined> {
+  const result = await remoteCall(target, remoteIndexCommand(dir), options, INDEX_MAX_BYTES);
+  if (result.code !== 0) throw connectionOr(result.stderr, result.code, dir);
+  return parseRemoteIndex(result.stdout);
+}
+
+/**
+ * Uploads by Node's tar. One ssh session makes the folder, lists it (quickCheck.ts) and then
+ * unpacks what this side sends: only what changed, while this machine lists its own files at the
+ * same time. Large changed files then go over sftp, resumable.
+ */
 export async function tarUpload(
   target: SshTarget,
   localDir: string,
   remoteDir: string,
   excludes: readonly string[],
-  gzip: boolean,
   options: TransferOptions,
   partialWhere: string,
-): Promise<{ filesSent: number; bytesSent: number }> {
-  const files = await uploadFileList(localDir, excludes, 'tar', { git: options.tools?.git });
-  const { size, count } = await tarSize(localDir, files);
-  const tarTool = options.tools?.tar ?? 'tar';
-  const flavour = await localTarFlavour(tarTool);
-  const tar = spawnGroup(tarTool, tarCreateArgv(localDir, flavour), { stdio: ['pipe', 'pipe', 'pipe'] });
-  const ssh = spawnGroup(options.tools?.ssh ?? 'ssh', sshArgv(target, tarUnpackRemoteCommand(remoteDir, gzip)), {
-    stdio: ['pipe', 'ignore', 'pipe'],
+): Promise<NodeTarResult> {
+  const command = tarUnpackRemoteCommand(remoteDir, false, remoteIndexCommand(remoteDir));
+  const ssh = spawnGroup(options.tools?.ssh ?? 'ssh', sshArgv(target, command, ['-T']), { stdio: ['pipe', 'pipe', 'pipe'] });
+  let total = 0;
+  const watch = counter(() => total, options);
+  // What is sent is known once both listings are: until then the pipe waits on `gate`.
+  const gate = new PassThrough();
+  const listed = readIndex(ssh.stdout!, () => (watch.lastActivity = (options.now ?? Date.now)()));
+  const piped = runPipe([{ child: ssh, label: 'ssh' }], [gate, watch, ssh.stdin!], watch, {
+    signal: options.signal,
+    stallMs: options.stallMs ?? DEFAULT_STALL_MS,
+    now: options.now,
   });
-  tar.stdin!.on('error', () => {});
-  tar.stdin!.end(files.map((f) => `${f}\0`).join(''));
-  const watch = counter(size, options);
-  const end = await runPipe(
-    [
-      { child: tar, label: 'tar' },
-      { child: ssh, label: 'ssh' },
-    ],
-    [tar.stdout!, watch, ...(gzip ? [createGzip({ level: 3 })] : []), ssh.stdin!],
-    watch,
-    { signal: options.signal, stallMs: options.stallMs ?? DEFAULT_STALL_MS, now: options.now },
-  );
-  // GNU tar says 1 when a file changed while it was read: what was read was still sent. bsdtar's 1 is a failure.
-  const error = await pipeFailure(target, 'upload', end, remoteDir, partialWhere, options, undefined, flavour === 'gnu' ? [0, 1] : [0]);
+  const local = await uploadFileList(localDir, excludes, 'tar', { git: options.tools?.git })
+    .then((files) => localEntries(localDir, files))
+    .catch((error: unknown) => {
+      gate.destroy(error instanceof Error ? error : new Error(String(error)));
+      return [];
+    });
+  const index = parseRemoteIndex((await listed) ?? '');
+  const changed = changedEntries(local, index);
+  const threshold = options.resumableBytes ?? DEFAULT_RESUMABLE_BYTES;
+  // A name with a control character cannot be written in sftp's batch: tar sends it, not resumable.
+  // eslint-disable-next-line no-control-regex
+  const large = changed.filter((e) => e.kind === 'f' && e.size >= threshold && !/[\u0000-\u001f\u007f]/.test(e.path));
+  const small = changed.filter((e) => !large.includes(e));
+  total = tarSize(small) + large.reduce((n, e) => n + e.size, 0);
+  if (!gate.destroyed) {
+    // With nothing small to send, an empty archive: the folder is still made.
+    if (small.length === 0) gate.end(Buffer.alloc(1024));
+    else {
+      packInto(
+        localDir,
+        small.map((e) => e.path),
+        gate,
+      );
+    }
+  }
+  const error = await pipeFailure(target, 'upload', await piped, remoteDir, partialWhere, options);
   if (error) throw error;
-  options.onProgress?.({ bytes: size, total: size, percent: 100 });
-  return { filesSent: count, bytesSent: size };
+  let sent: LargeResult = { resumedFrom: new Map() };
+  if (large.length > 0) sent = await sendLarge(target, localDir, remoteDir, large, index, options, partialWhere, tarSize(small), total);
+  options.onProgress?.({ bytes: total, total, percent: 100 });
+  return { filesSent: changed.filter((e) => e.kind !== 'd').length, bytesSent: total, resumedFrom: sent.resumedFrom };
 }
 
 export async function tarDownload(
@@ -98,30 +151,55 @@ export async function tarDownload(
   probe: RemoteProbe,
   options: TransferOptions,
   partialWhere: string,
-): Promise<{ filesSent: number; bytesSent: number }> {
-  const command = tarPackRemoteCommand(remoteParent(remotePath), remoteBaseName(remotePath), probe.gzip);
-  const ssh = spawnGroup(options.tools?.ssh ?? 'ssh', sshArgv(target, command), { stdio: ['ignore', 'pipe', 'pipe'] });
-  const tar = spawnGroup(options.tools?.tar ?? 'tar', ['-x', '-f', '-', '-C', temp], { stdio: ['pipe', 'ignore', 'pipe'] });
-  const watch = counter(probe.size, options);
-  const end = await runPipe(
-    [
-      { child: ssh, label: 'ssh' },
-      { child: tar, label: 'tar' },
-    ],
-    [ssh.stdout!, skipToMark(), ...(probe.gzip ? [createGunzip()] : []), watch, tar.stdin!],
-    watch,
-    { signal: options.signal, stallMs: options.stallMs ?? DEFAULT_STALL_MS, now: options.now },
+): Promise<NodeTarResult> {
+  const name = remoteBaseName(remotePath);
+  const threshold = options.resumableBytes ?? DEFAULT_RESUMABLE_BYTES;
+  if (probe.kind === 'file' && (probe.size ?? 0) >= threshold) {
+    const files = new Map<string, RemoteFile>([['', { kind: 'f', size: probe.size ?? 0, mtime: 0 }]]);
+    const got = await fetchLarge(target, remotePath, join(temp, name), files, options, partialWhere, 0, probe.size);
+    return { filesSent: 1, bytesSent: probe.size ?? 0, resumedFrom: got.resumedFrom };
+  }
+  const index = probe.kind === 'folder' ? await remoteIndex(target, remotePath, options) : undefined;
+  const large = new Map([...(index ?? [])].filter(([, f]) => f.kind === 'f' && f.size >= threshold));
+  const largeBytes = [...large.values()].reduce((n, f) => n + f.size, 0);
+  const command = tarPackRemoteCommand(
+    remoteParent(remotePath),
+    name,
+    false,
+    [...large.keys()].map((p) => `${name}/${p}`),
   );
-  const error = await pipeFailure(target, 'download', end, remotePath, partialWhere, options, temp);
+  const ssh = spawnGroup(options.tools?.ssh ?? 'ssh', sshArgv(target, command, ['-T']), { stdio: ['ignore', 'pipe', 'pipe'] });
+  const unpack = unpackSink(temp);
+  const total = probe.size;
+  const watch = counter(() => total, options);
+  const end = await runPipe([{ child: ssh, label: 'ssh' }], [ssh.stdout!, skipToMark(), watch, unpack.sink], watch, {
+    signal: options.signal,
+    stallMs: options.stallMs ?? DEFAULT_STALL_MS,
+    now: options.now,
+  });
+  const error = await pipeFailure(target, 'download', end, remotePath, partialWhere, options, temp, unpack.refused());
   if (error) throw error;
-  options.onProgress?.({ bytes: probe.size ?? 0, ...(probe.size ? { total: probe.size } : {}), percent: 100 });
-  return { filesSent: 0, bytesSent: probe.size ?? 0 };
+  // Every regular file the listing named that did not arrive whole (the large ones, and any a
+  // remote tar's unanchored exclude left out) is fetched by sftp.
+  const missing = new Map<string, RemoteFile>();
+  for (const [path, f] of index ?? []) {
+    if (f.kind !== 'f') continue;
+    const here = await lstat(join(temp, name, path)).catch(() => undefined);
+    if (!here?.isFile() || here.size !== f.size) missing.set(path, f);
+  }
+  let resumedFrom: ReadonlyMap<string, number> = new Map();
+  if (missing.size > 0) {
+    ({ resumedFrom } = await fetchLarge(target, remotePath, join(temp, name), missing, options, partialWhere, watch.bytes, total));
+  }
+  options.onProgress?.({ bytes: total ?? watch.bytes + largeBytes, ...(total ? { total } : {}), percent: 100 });
+  const filesSent = index ? [...index.values()].filter((f) => f.kind !== 'd').length : probe.kind === 'file' ? 1 : 0;
+  return { filesSent, bytesSent: total ?? 0, resumedFrom };
 }
 
 /**
  * Why a tar pipe failed, undefined when it did not. The first cause wins: Cancel or a stall, then
- * ssh's own failure (the connection, or the remote side), then damaged data, then the local tar's
- * own failure; what GPU Rental stopped because another part failed is not a cause.
+ * ssh's own failure (the connection, or the remote tar), then a refused entry or damaged data,
+ * then a local read or write that failed.
  */
 async function pipeFailure(
   target: SshTarget,
@@ -131,31 +209,43 @@ async function pipeFailure(
   partialWhere: string,
   options: TransferOptions,
   partialAt?: string,
-  /** The local tar's exit codes that mean its side went well. */
-  tarCodesOk: readonly number[] = [0],
+  refused?: Refusal,
 ): Promise<TransferError | undefined> {
   const ssh = end.processes.find((p) => p.label === 'ssh')!;
-  const tar = end.processes.find((p) => p.label === 'tar')!;
+  const localError = end.streamError && !isPipeClosed(end.streamError) ? end.streamError.message : '';
   const run = (code: number | null): FailedRun => ({
     tool: 'tar',
     direction,
     code,
-    stderr: `${ssh.stderr}\n${tar.stderr}`,
-    localStderr: tar.stderr,
+    stderr: `${ssh.stderr}\n${localError}`,
+    localStderr: localError,
     remotePath,
     partialWhere,
   });
   if (end.stopped === 'cancelled') return failure(target, run(null), options, true, partialAt);
   if (end.stopped === 'stalled') return stallError(direction, options, partialWhere, partialAt);
   if (ssh.spawnError) return new TransferError('other', l10n.t('ssh could not be started: {0}', ssh.spawnError.message));
-  if (tar.spawnError) return new TransferError('other', l10n.t('tar could not be started: {0}', tar.spawnError.message));
   if (!ssh.killed && ssh.code !== 0) return failure(target, run(ssh.code), options, false, partialAt);
-  const damaged = end.streamError && isDataError(end.streamError) ? end.streamError : undefined;
-  if (damaged) {
+  if (refused) {
+    return new TransferError(
+      'other',
+      l10n.t(
+        'The instance sent {0} ({1}), which was not written; the download was stopped. What arrived so far is in {2}.',
+        JSON.stringify(refused.path),
+        refused.why,
+        partialWhere,
+      ),
+      partialAt,
+    );
+  }
+  if (end.streamError && direction === 'download' && !isPipeClosed(end.streamError)) {
     const what =
-      damaged instanceof MissingStreamMark
-        ? l10n.t("the instance's shell printed something other than the data: {0}", visibleStart(damaged.printed))
-        : damaged.message;
+      end.streamError instanceof MissingStreamMark
+        ? l10n.t("the instance's shell printed something other than the data: {0}", visibleStart(end.streamError.printed))
+        : end.streamError.message;
+    if (/ENOSPC|EACCES|EROFS|EPERM/.test((end.streamError as NodeJS.ErrnoException).code ?? '')) {
+      return failure(target, run(1), options, false, partialAt);
+    }
     return new TransferError(
       'other',
       l10n.t(
@@ -166,12 +256,10 @@ async function pipeFailure(
       partialAt,
     );
   }
-  const tarOk = tar.code !== null && tarCodesOk.includes(tar.code);
-  if (!tar.killed && !tarOk) return failure(target, run(tar.code), options, false, partialAt);
-  // The end that unpacks is the judge: a tar that read a whole archive and exited 0 on its own got
-  // everything, whatever the pipe said after (a writer told "closed" once the reader had the end).
-  const unpacked = direction === 'upload' ? !ssh.killed && ssh.code === 0 : !tar.killed && tar.code === 0;
-  if (unpacked) return undefined;
+  if (end.streamError && direction === 'upload' && localError) {
+    return new TransferError('other', l10n.t('The upload failed: {0}. What arrived so far is in {1}.', localError, partialWhere));
+  }
+  if (!ssh.killed && ssh.code === 0 && !end.streamError) return undefined;
   const why = end.streamError?.message ?? l10n.t('a part of it stopped');
   return new TransferError(
     'connection',
@@ -185,12 +273,10 @@ async function pipeFailure(
   );
 }
 
-/** Errors that say the data itself was wrong (gzip's, a missing marker), not that a pipe closed. */
-function isDataError(error: Error): boolean {
+/** A write to a pipe the other end closed: a symptom of the part that failed, not a cause. */
+function isPipeClosed(error: Error): boolean {
   const code = (error as NodeJS.ErrnoException).code ?? '';
-  return (
-    error instanceof MissingStreamMark || code.startsWith('Z_') || /unexpected end of file|incorrect header check/i.test(error.message)
-  );
+  return code === 'EPIPE' || code === 'ERR_STREAM_PREMATURE_CLOSE' || code === 'ERR_STREAM_DESTROYED' || code === 'ECONNRESET';
 }
 
 /** The first line of what a remote shell printed, quoted, its hidden characters shown (visibleText) and cut to 80. */

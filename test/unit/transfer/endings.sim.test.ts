@@ -1,11 +1,11 @@
 /**
- * Every transfer ends: both engines (rsync, and tar with and without gzip), both directions, with
+ * Every transfer ends: every engine (rsync; Node's tar into the instance's; Node's tar with the
+ * large files over sftp, resumable), both directions, with
  * data that does not compress (so nothing fits in a pipe buffer), a link that drops at a random
  * byte and a Cancel at a random moment. Real rsync, tar, gzip and sh run on both sides; the link
  * is test/support/fakeSsh.ts, which runs the "remote" command in a folder that plays the instance.
  */
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -14,10 +14,11 @@ import type { SshTarget } from '../../../src/core/ssh/remote';
 import { TransferError } from '../../../src/core/transfer/errors';
 import { skipToMark, MissingStreamMark, STREAM_MARK } from '../../../src/core/transfer/pipe';
 import { download, upload, type TransferOptions } from '../../../src/core/transfer/runner';
-import { fakeSshCommand, type FakeSshConfig } from '../../support/fakeSsh';
+import { fakeSshCommand, SFTP_SERVERS, type FakeSshConfig } from '../../support/fakeSsh';
 import { tempDirForSuite } from '../../support';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { fileTree, incompressible, which } from '../../support/files';
 
 const ALIAS = 'gpu-rental-fake';
 const target: SshTarget = { instanceId: 1, alias: ALIAS, args: [] };
@@ -26,35 +27,29 @@ const END_WITHIN_MS = 10_000;
 const RUNS = Number(process.env['GPU_RENTAL_TRANSFER_RUNS'] ?? 240);
 
 /** Tools the "instance" has: links in a folder that is its whole $PATH. */
-const REMOTE_TOOLS = ['sh', 'mkdir', 'tar', 'gzip', 'rsync', 'du', 'cut', 'cat', 'ls', 'df', 'stat', 'find', 'head', 'sed', 'true'];
-
-function which(tool: string): string | undefined {
-  for (const dir of ['/usr/local/bin', '/usr/bin', '/bin', '/usr/sbin', '/sbin']) if (existsSync(join(dir, tool))) return join(dir, tool);
-  return undefined;
-}
-
-/** `size` bytes that do not compress, the same on every run. */
-function bytesOf(seed: string, size: number): Buffer {
-  const blocks: Buffer[] = [];
-  for (let i = 0; blocks.length * 32 < size; i++) blocks.push(createHash('sha256').update(`${seed}:${i}`).digest());
-  return Buffer.concat(blocks).subarray(0, size);
-}
-
-/** Every file under `dir` with its sha256, sorted. */
-async function tree(dir: string, prefix = ''): Promise<string[]> {
-  const out: string[] = [];
-  for (const e of await readdir(join(dir, prefix), { withFileTypes: true })) {
-    const rel = prefix ? `${prefix}/${e.name}` : e.name;
-    if (e.isDirectory()) out.push(...(await tree(dir, rel)));
-    else
-      out.push(
-        `${rel} ${createHash('sha256')
-          .update(await readFile(join(dir, rel)))
-          .digest('hex')}`,
-      );
-  }
-  return out.sort();
-}
+const REMOTE_TOOLS = [
+  'sh',
+  'mkdir',
+  'tar',
+  'gzip',
+  'rsync',
+  'du',
+  'cut',
+  'cat',
+  'ls',
+  'df',
+  'stat',
+  'find',
+  'head',
+  'sed',
+  'true',
+  'wc',
+  'sha256sum',
+  'rm',
+];
+/** Files from this size go over sftp on the sftp engine: weights.bin and the shard. */
+const SFTP_FROM = 300_000;
+const sftpServer = SFTP_SERVERS.find((p) => existsSync(p));
 
 /** Processes whose command line names `marker` (what a transfer of this run left running). */
 function processesNaming(marker: string): string[] {
@@ -86,7 +81,7 @@ async function until(test: () => boolean, ms: number): Promise<boolean> {
   return true;
 }
 
-const haveTools = REMOTE_TOOLS.every((t) => which(t)) && process.platform === 'linux';
+const haveTools = REMOTE_TOOLS.every((t) => which(t)) && process.platform === 'linux' && !!sftpServer && !!which('sftp');
 
 (haveTools ? describe : describe.skip)('transfer: every upload and download ends (drops, Cancel, stalls, banners)', function () {
   this.timeout(30 * 60_000);
@@ -108,11 +103,11 @@ const haveTools = REMOTE_TOOLS.every((t) => which(t)) && process.platform === 'l
       if (tool !== 'gzip') await symlink(which(tool)!, join(binNoGzip, tool));
     }
     // 1.3 MB that does not compress: far more than the pipes between the processes hold.
-    await writeFile(join(dataset, 'weights.bin'), bytesOf('weights', 900_000));
-    await writeFile(join(dataset, 'sub dir', 'shard é.bin'), bytesOf('shard', 350_000));
+    await writeFile(join(dataset, 'weights.bin'), incompressible('weights', 900_000));
+    await writeFile(join(dataset, 'sub dir', 'shard é.bin'), incompressible('shard', 350_000));
     await writeFile(join(dataset, 'notes.txt'), 'small\n');
     await writeFile(join(dataset, '-lead dash.txt'), 'a name tar must not read as an option\n');
-    expected = await tree(dataset);
+    expected = await fileTree(dataset);
     // The instance holds the same folder, for downloads.
     await mkdir(join(home, 'data', 'sub dir'), { recursive: true });
     for (const f of ['weights.bin', 'sub dir/shard é.bin', 'notes.txt', '-lead dash.txt'])
@@ -121,26 +116,32 @@ const haveTools = REMOTE_TOOLS.every((t) => which(t)) && process.platform === 'l
 
   async function ssh(name: string, config: Partial<FakeSshConfig> & { gzip?: boolean }): Promise<string> {
     const { gzip = true, ...rest } = config;
-    return fakeSshCommand({ alias: ALIAS, home, path: gzip ? binFull : binNoGzip, ...rest }, root(), name);
+    return fakeSshCommand({ alias: ALIAS, home, path: gzip ? binFull : binNoGzip, sftpServer, ...rest }, root(), name);
   }
 
-  /** rsync, or tar because this machine has no rsync (stock macOS); gzip when the instance has it. */
-  function tools(engine: 'rsync' | 'tar', sshCommand: string): TransferOptions['tools'] {
-    return engine === 'rsync' ? { ssh: sshCommand } : { ssh: sshCommand, rsync: '/nonexistent/rsync' };
+  type Engine = 'rsync' | 'tar' | 'sftp';
+  /** rsync; or, with neither rsync nor tar on this machine (Windows), Node's tar, and sftp for the large files on `sftp`. */
+  function engineOptions(engine: Engine, sshCommand: string): TransferOptions {
+    if (engine === 'rsync') return { tools: { ssh: sshCommand } };
+    const tools = { ssh: sshCommand, rsync: '/nonexistent/rsync', tar: '/nonexistent/tar' };
+    return engine === 'sftp' ? { tools, resumableBytes: SFTP_FROM } : { tools, resumableBytes: 1e12 };
+  }
+  function tools(engine: Engine, sshCommand: string): TransferOptions['tools'] {
+    return engineOptions(engine, sshCommand).tools;
   }
 
   it(`ends within 10 s of a drop at a random byte or a Cancel at a random moment, never calling a partial copy complete (${RUNS} runs)`, async () => {
     const counts = { runs: 0, completed: 0, dropped: 0, cancelled: 0, byCase: new Map<string, number>() };
     await fc.assert(
       fc.asyncProperty(
-        fc.constantFrom('rsync' as const, 'tar' as const),
+        fc.constantFrom<Engine>('rsync', 'tar', 'sftp'),
         fc.constantFrom('upload' as const, 'download' as const),
         fc.boolean(),
         fc.option(fc.integer({ min: 0, max: 1_500_000 }), { freq: 4 }),
         fc.option(fc.integer({ min: 0, max: 1_200 }), { freq: 3 }),
         async (engine, direction, gzip, dropAt, cancelAfter) => {
           const run = ++counts.runs;
-          const key = `${direction} ${engine}${engine === 'tar' ? (gzip ? '+gzip' : '') : ''}`;
+          const key = `${direction} ${engine}${engine !== 'rsync' && gzip ? ' (instance with gzip)' : ''}`;
           counts.byCase.set(key, (counts.byCase.get(key) ?? 0) + 1);
           const dropFile = join(root(), `dropped-${run}`);
           const sshCommand = await ssh(`ssh-${run}`, { gzip, ...(dropAt !== null ? { dropAt, dropFile } : {}) });
@@ -156,7 +157,7 @@ const haveTools = REMOTE_TOOLS.every((t) => which(t)) && process.platform === 'l
           const into = join(root(), `into-${run}`);
           const remoteDir = `run-${run}/up`;
           if (direction === 'download') await mkdir(into);
-          const options: TransferOptions = { signal: controller.signal, tools: tools(engine, sshCommand) };
+          const options: TransferOptions = { signal: controller.signal, ...engineOptions(engine, sshCommand) };
           let settled = false;
           const op = (
             direction === 'upload'
@@ -185,7 +186,7 @@ const haveTools = REMOTE_TOOLS.every((t) => which(t)) && process.platform === 'l
           const wasDropped = droppedAt() !== undefined;
           if (outcome.ok) {
             counts.completed++;
-            const got = direction === 'upload' ? await tree(join(home, remoteDir)) : await tree(join(into, 'data'));
+            const got = direction === 'upload' ? await fileTree(join(home, remoteDir)) : await fileTree(join(into, 'data'));
             assert.deepEqual(got, expected, `${what}: said complete, so every byte must be there`);
             if (direction === 'download') assert.deepEqual(await readdir(into), ['data'], `${what}: no partial folder left`);
           } else {
@@ -239,7 +240,7 @@ const haveTools = REMOTE_TOOLS.every((t) => which(t)) && process.platform === 'l
       await mkdir(into);
       const result = await download(target, { remotePath: 'data', localDir: into }, { tools: tools('tar', sshCommand) });
       assert.equal(result.method, 'tar');
-      assert.deepEqual(await tree(join(into, 'data')), expected);
+      assert.deepEqual(await fileTree(join(into, 'data')), expected);
     });
   }
 
@@ -248,12 +249,14 @@ const haveTools = REMOTE_TOOLS.every((t) => which(t)) && process.platform === 'l
     ['tar', 'download'],
     ['rsync', 'upload'],
     ['rsync', 'download'],
+    ['sftp', 'upload'],
+    ['sftp', 'download'],
   ] as const) {
     it(`a ${engine} ${direction} through a link that stalls (nothing moves, nothing drops) is stopped and said to have stalled`, async () => {
       const sshCommand = await ssh(`ssh-stall-${engine}-${direction}`, { stallAt: 200_000 });
       const into = join(root(), `stall-${engine}-${direction}`);
       await mkdir(into);
-      const options: TransferOptions = { tools: tools(engine, sshCommand), stallMs: 1_500 };
+      const options: TransferOptions = { ...engineOptions(engine, sshCommand), stallMs: 1_500 };
       const error = await (
         direction === 'upload'
           ? upload(target, { localDir: dataset, remoteDir: `stall-${engine}`, excludes: [] }, options)
@@ -269,39 +272,15 @@ const haveTools = REMOTE_TOOLS.every((t) => which(t)) && process.platform === 'l
     });
   }
 
-  const bsdtar = which('bsdtar');
-  (bsdtar ? it : it.skip)("with bsdtar, stock macOS's tar: uploads and downloads everything, and a drop mid-upload ends it", async () => {
-    const whole = await ssh('ssh-bsdtar', {});
-    const tools = { ssh: whole, rsync: '/nonexistent/rsync', tar: bsdtar! };
-    const up = await upload(target, { localDir: dataset, remoteDir: 'bsdtar/up', excludes: [] }, { tools });
-    assert.equal(up.method, 'tar');
-    assert.deepEqual(await tree(join(home, 'bsdtar/up')), expected);
-    const into = join(root(), 'bsdtar-down');
-    await mkdir(into);
-    await download(target, { remotePath: 'data', localDir: into }, { tools });
-    assert.deepEqual(await tree(join(into, 'data')), expected);
-    const dropping = await ssh('ssh-bsdtar-drop', { dropAt: 400_000 });
-    const error = await upload(
-      target,
-      { localDir: dataset, remoteDir: 'bsdtar/dropped', excludes: [] },
-      { tools: { ...tools, ssh: dropping } },
-    ).then(
-      () => assert.fail('a dropped upload cannot complete'),
-      (e: unknown) => e,
-    );
-    assert.ok(error instanceof TransferError, String(error));
-    assert.equal(error.fault, 'connection', error.message);
-  });
-
   it('uploads to and downloads from a remote path that starts with ":" (rsync would read alias::path as a daemon)', async () => {
     const sshCommand = await ssh('ssh-colon', {});
     const result = await upload(target, { localDir: dataset, remoteDir: ':colon', excludes: [] }, { tools: tools('rsync', sshCommand) });
     assert.equal(result.method, 'rsync');
-    assert.deepEqual(await tree(join(home, ':colon')), expected);
+    assert.deepEqual(await fileTree(join(home, ':colon')), expected);
     const into = join(root(), 'colon-down');
     await mkdir(into);
     await download(target, { remotePath: ':colon', localDir: into }, { tools: tools('rsync', sshCommand) });
-    assert.deepEqual(await tree(join(into, ':colon')), expected);
+    assert.deepEqual(await fileTree(join(into, ':colon')), expected);
     assert.ok((await stat(join(into, ':colon'))).isDirectory());
   });
 });

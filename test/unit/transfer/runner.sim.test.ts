@@ -218,7 +218,7 @@ const isRoot = process.getuid?.() === 0;
     assert.equal((await box.sh(`stat -c %s '${remoteDir}/a.bin'`)).trim(), '3000000');
   });
 
-  it('without local rsync: says how to install it and sends everything with tar, excludes and .gitignore still applied (git repo)', async () => {
+  it('without local rsync: says how to install it and sends what changed with tar, excludes and .gitignore still applied (git repo)', async () => {
     const dir = await project('tarproj');
     execFileSync('git', ['init', '-q', dir]);
     const notices: string[] = [];
@@ -229,7 +229,10 @@ const isRoot = process.getuid?.() === 0;
       { tools: { rsync: '/nonexistent/rsync' }, platform: 'darwin', onNotice: (n) => notices.push(n) },
     );
     assert.equal(result.method, 'tar');
-    assert.match(notices[0]!, /rsync is not installed on this machine: install it with `brew install rsync`\. Sending everything with tar/);
+    assert.match(
+      notices[0]!,
+      /rsync is not installed on this machine: install it with `brew install rsync`\. Sending what changed with tar/,
+    );
     assert.deepEqual(await remoteFiles(remoteDir), ['.gitignore', 'data.bin', 'src/-dash.txt', 'src/sub dir/données é.txt', 'train.py']);
 
     const into = join(home(), 'tar down');
@@ -254,7 +257,7 @@ const isRoot = process.getuid?.() === 0;
     const remoteDir = `${bare.remoteTemp}/up`;
     const up = await upload(bare.target, { localDir: dir, remoteDir, excludes: EXCLUDES }, { onNotice: (n) => notices.push(n) });
     assert.equal(up.method, 'tar', 'the instance has no rsync');
-    assert.deepEqual(notices, ['The instance has no rsync: sending everything with tar.']);
+    assert.deepEqual(notices, ['The instance has no rsync: sending what changed with tar (large files resumable).']);
     assert.equal((await bare.sh(`cat '${remoteDir}/train.py'`)).trim(), 'print("hello")');
     const into = join(home(), 'bare down');
     await mkdir(into);
