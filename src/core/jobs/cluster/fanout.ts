@@ -3,9 +3,11 @@
  * the other nodes copy it from rank 0 over the cluster's private network (the overlay, eth0), so
  * that a cluster costs one upload of the user's uplink, not one per node. On rank 0 an rsync
  * daemon, started beside the upload, serves the upload's folder read-only to the other nodes'
- * overlay addresses only, for at most 15 minutes (a fresh one after an upload longer than 5); once
- * the upload is done each other node pulls exactly the files it sent, never what a job wrote
- * on rank 0, and never touches a file of its own that is not listed. The daemon is stopped and its
+ * overlay addresses only, for at most 15 minutes (a fresh one after an upload longer than 5). While
+ * the upload runs the other nodes already pull what has arrived (pullWhileUploading), so that the
+ * copy overlaps it; once the upload is done each other node pulls exactly the files it sent (only
+ * what is still missing moves then), never what a job wrote on rank 0, and never touches a file of
+ * its own that is not listed. The daemon is stopped and its
  * folder removed at the end, after a failure and after Cancel (fanoutScripts.ts has the scripts).
  *
  * Whatever keeps the copy from working falls back to the direct upload for the nodes it concerns,
@@ -59,6 +61,8 @@ export interface FanoutPorts {
   token?(): string;
   /** The clock that tells a daemon near its time limit after a long upload (default Date.now). */
   now?(): number;
+  /** How long the other nodes wait between pulls while rank 0's upload runs (default EARLY_PULL_MS). */
+  readonly earlyPullMs?: number;
 }
 
 export interface FanoutDeps {
@@ -80,6 +84,13 @@ const FRESH_FOR_MS = (FANOUT_HARD_LIMIT_S - 600) * 1000;
 
 /** How long a short script (the daemon's start and stop) may take. */
 const SHORT_MS = 60_000;
+
+/**
+ * While rank 0's upload runs, the other nodes pull what has arrived every this long (after the
+ * previous pull ended), so that once it is done only the rest is left to copy. An upload shorter
+ * than this copies everything after it, as before.
+ */
+export const EARLY_PULL_MS = 2_000;
 
 /**
  * Sends the workspace to every node: once to rank 0 and from there to the others when `probes`
@@ -115,8 +126,11 @@ export async function uploadToCluster(
   let daemon = startDaemon(deps, deps.fanout, plan);
   const list = listFiles(deps, deps.fanout, request.localDir);
   let copied: Copied[] = pullers.map(() => 'failed');
+  const uploading = direct(root);
+  const early = pullWhileUploading(deps, deps.fanout, plan, daemon, list, uploading);
   try {
-    const rootUpload = await direct(root);
+    const rootUpload = await uploading;
+    await early;
     results[0] = Promise.resolve(rootUpload);
     if (rootUpload.kind !== 'uploaded') copied = pullers.map(() => 'skipped');
     else if (rootUpload.dir !== plan.dir)
@@ -249,6 +263,43 @@ async function listFiles(deps: FanoutDeps, ports: FanoutPorts, localDir: string)
   } catch (error) {
     deps.logger.warn(`Run on Cluster: the files to send could not be listed (${String(error)}); uploading to the other nodes directly.`);
     return undefined;
+  }
+}
+
+/**
+ * The pulls while rank 0's upload runs (uploadToCluster's overlap): a round on every puller at
+ * once, every earlyPullMs, until the upload ends; a round under way then finishes, so that no two
+ * pulls ever write a node's folder at once. What a round finds missing (not there yet) or changing
+ * is left to the pull after the upload, whose quick check sends it: nothing here decides an
+ * outcome. An upload that fails or is cancelled stops the round under way.
+ */
+async function pullWhileUploading(
+  deps: FanoutDeps,
+  ports: FanoutPorts,
+  plan: CopyPlan,
+  daemon: Promise<Daemon | undefined>,
+  list: Promise<string | undefined>,
+  uploading: Promise<NodeUpload>,
+): Promise<void> {
+  let ended = false;
+  const stop = new AbortController();
+  const done = uploading.then((outcome) => {
+    ended = true;
+    if (outcome.kind !== 'uploaded') stop.abort();
+  });
+  const every = ports.earlyPullMs ?? EARLY_PULL_MS;
+  for (let round = 0; ; round++) {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([done, new Promise((resolve) => (timer = setTimeout(resolve, every)))]);
+    clearTimeout(timer);
+    if (ended) return;
+    const [served, files] = [await daemon, await list];
+    if (ended || served?.port === undefined || files === undefined) return;
+    if (round === 0) deps.logger.info('Run on Cluster: the other nodes copy what has reached node 0 while the upload runs.');
+    const o = { address: plan.rootProbe.address!, port: served.port, remoteDir: plan.dir };
+    const script = pullScript(o) ?? 'exit 2';
+    const timeoutMs = (FANOUT_HARD_LIMIT_S + 30) * 1000;
+    await Promise.all(plan.pullers.map(({ n }) => ran(ports, n, script, { input: files, signal: stop.signal, timeoutMs })));
   }
 }
 

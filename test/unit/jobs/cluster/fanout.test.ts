@@ -57,6 +57,11 @@ interface Fake {
   /** The daemon's stop answers only when this resolves (default at once). */
   stopAnswers?: Promise<void>;
   noProgress?: boolean;
+  /** Rank 0's upload resolves only when this does (default at once). */
+  uploadWaits?: Promise<void>;
+  /** Every pull answers only when this resolves (default at once). */
+  pullWaits?: () => Promise<void>;
+  earlyPullMs?: number;
 }
 
 function fake(f: Fake = {}) {
@@ -68,6 +73,7 @@ function fake(f: Fake = {}) {
   const ports: FanoutPorts = {
     files: f.files ?? (() => Promise.resolve(FILES)),
     token: () => 'abc123def456',
+    ...(f.earlyPullMs ? { earlyPullMs: f.earlyPullMs } : {}),
     remote: (instance, script, o) => {
       const kind = script.includes('--daemon')
         ? 'start'
@@ -90,7 +96,12 @@ function fake(f: Fake = {}) {
             if (o.signal?.aborted) stop();
             o.signal?.addEventListener('abort', stop);
           });
-        return Promise.resolve({ code, stdout: '', stderr: code ? '@ERROR: access denied' : '' });
+        const answer = { code, stdout: '', stderr: code ? '@ERROR: access denied' : '' };
+        if (!f.pullWaits) return Promise.resolve(answer);
+        return new Promise((resolve, reject) => {
+          o.signal?.addEventListener('abort', () => reject(new Error('Cancelled.')));
+          void f.pullWaits!().then(() => resolve(answer));
+        });
       }
       if (kind === 'stop' && f.stopAnswers) return f.stopAnswers.then(() => ({ code: 0, stdout: '', stderr: '' }));
       return Promise.resolve({ code: 0, stdout: '', stderr: '' });
@@ -105,9 +116,10 @@ function fake(f: Fake = {}) {
         }),
   };
   const deps: FanoutDeps = {
-    upload: (id) => {
+    upload: async (id) => {
       uploads.push(id);
-      return Promise.resolve(f.upload ? f.upload(id) : '/root/project');
+      await f.uploadWaits;
+      return f.upload ? f.upload(id) : '/root/project';
     },
     fanout: ports,
     logger,
@@ -363,6 +375,52 @@ describe('jobs/cluster: the copy from rank 0, decided', () => {
       t.calls.map((c) => c.kind),
       ['start', 'stop', 'start', 'pull', 'pull', 'stop'],
     );
+  });
+
+  it('while the upload runs the other nodes pull what has arrived, one pull per node at a time, then once more', async () => {
+    let finish!: () => void;
+    const uploadWaits = new Promise<void>((resolve) => (finish = resolve));
+    let busy = 0;
+    let most = 0;
+    const t = fake({
+      uploadWaits,
+      pullWaits: async () => {
+        most = Math.max(most, ++busy);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        busy--;
+      },
+      earlyPullMs: 1,
+    });
+    const running = uploadToCluster(t.deps, NODES, REQUEST, PROBES);
+    while (t.calls.filter((c) => c.kind === 'pull').length < 4) await new Promise((resolve) => setTimeout(resolve, 1));
+    finish();
+    assert.deepEqual(await running, [UPLOADED, UPLOADED, UPLOADED]);
+    const kinds = t.calls.map((c) => c.kind);
+    assert.equal(kinds[0], 'start');
+    assert.equal(kinds.at(-1), 'stop', 'the daemon is stopped after every pull');
+    const pulls = t.calls.filter((c) => c.kind === 'pull');
+    assert.ok(pulls.length >= 6, `rounds during the upload and the one after it: ${pulls.length} pulls`);
+    assert.equal(pulls.length % 2, 0, 'each round pulls on both other nodes');
+    assert.ok(most <= 2, `never two pulls on one node at once (at most ${most} pulls ran together)`);
+    for (const c of pulls) {
+      assert.equal(c.script, pullScript({ address: '10.0.0.1', port: 28730, remoteDir: '/root/project' }));
+      assert.equal(c.o.input, 'train.py\0sub\0sub/data.txt\0-odd name\0');
+    }
+    assert.ok(t.logger.lines.some((l) => l.includes('copy what has reached node 0 while the upload runs')));
+  });
+
+  it("rank 0's upload failing stops the pull under way, pulls nothing after it, and stops the daemon", async () => {
+    let finish!: () => void;
+    const uploadWaits = new Promise<void>((resolve) => (finish = resolve));
+    const t = fake({ uploadWaits, upload: () => undefined, pullWaits: () => new Promise(() => {}), earlyPullMs: 1 });
+    const running = uploadToCluster(t.deps, NODES, REQUEST, PROBES);
+    while (t.calls.filter((c) => c.kind === 'pull').length < 2) await new Promise((resolve) => setTimeout(resolve, 1));
+    finish();
+    assert.deepEqual(await running, [{ kind: 'failed' }, { kind: 'skipped' }, { kind: 'skipped' }]);
+    const pulls = t.calls.filter((c) => c.kind === 'pull');
+    assert.equal(pulls.length, 2, 'only the round under way, cut short');
+    assert.ok(pulls.every((c) => c.o.signal?.aborted));
+    assert.equal(t.calls.at(-1)!.kind, 'stop');
   });
 
   it('runs without a progress port (nothing shown, nothing to cancel)', async () => {
