@@ -37,7 +37,7 @@ export function healthCommands(s: HealthCommandDeps): CommandDefinition[] {
 async function checkMachineHealth(s: HealthCommandDeps, t: Target): Promise<HealthOutcome['kind'] | undefined> {
   const picked = await resolveTarget(s, t, vscode.l10n.t('Check the health of which instance?'), ['running']);
   if (!picked) return undefined;
-  const end = await checkHealth(deps(s), picked);
+  const end = await checkHealth(healthDeps(s), picked);
   if (end.kind === 'cancelled') return end.kind;
   if (end.kind !== 'checked') {
     void notify(end.notice);
@@ -46,7 +46,7 @@ async function checkMachineHealth(s: HealthCommandDeps, t: Target): Promise<Heal
   // The notice is not waited for: the command ends with the verdict; Destroy Instance asks again.
   void notify(end.notice, healthActionLabel).then(async (action) => {
     if (action !== 'destroy') return;
-    const destroyed = await destroyAfterCheck(deps(s), end.instance, end.verdict);
+    const destroyed = await destroyAfterCheck(healthDeps(s), end.instance, end.verdict);
     if (destroyed.kind === 'declined') return;
     const next = await notify(destroyed.notice, instanceActionLabel);
     if (next === 'refresh') void vscode.commands.executeCommand(COMMANDS.refresh);
@@ -54,7 +54,7 @@ async function checkMachineHealth(s: HealthCommandDeps, t: Target): Promise<Heal
   return end.kind;
 }
 
-function deps(s: HealthCommandDeps): HealthDeps {
+export function healthDeps(s: HealthCommandDeps): HealthDeps {
   return {
     ask: asker(s.prompts()),
     instances: s.session.client.instances,
@@ -82,7 +82,7 @@ export function showAfterRent(s: HealthCommandDeps, result: AfterRentResult): vo
   if (result.kind !== 'finding') return;
   void notify(result.notice, healthActionLabel).then(async (action) => {
     if (action !== 'destroy') return;
-    const destroyed = await destroyAfterCheck(deps(s), result.instance, result.verdict);
+    const destroyed = await destroyAfterCheck(healthDeps(s), result.instance, result.verdict);
     if (destroyed.kind === 'declined') return;
     const next = await notify(destroyed.notice, instanceActionLabel);
     if (next === 'refresh') void vscode.commands.executeCommand(COMMANDS.refresh);

@@ -6,18 +6,18 @@ import { contractCommands } from './contracts';
 import { billingCommands } from './billing';
 import { connectCommands } from './connect';
 import { dataCommands } from './data';
-import { instanceCommands } from './instances';
-import { jobCommands } from './jobs';
+import { instanceCommands, type InstanceDeps } from './instances';
+import { jobCommands, type JobCommandDeps } from './jobs';
 import { clusterJobCommands } from './clusterJobs';
 import { jupyterCommands } from './jupyter';
 import { browserWorkspaceCommands } from './browserWorkspace';
-import { healthCommands } from './health';
+import { healthCommands, type HealthCommandDeps } from './health';
 import { explorerCommands } from './explorer';
 import { offerCommands } from './offers';
 import { profileCommands } from './profiles';
 import { commandHandlers, type CommandDefinition } from '../registry';
 import type { CommandId } from '../../core/ids';
-import { rentCommands, windowRentGate } from './rent';
+import { rentCommands, windowRentGate, type RentDeps } from './rent';
 import { searchCommands } from './searches';
 import { rentBestMatchCommands } from './rentBestMatch';
 import { rentClusterCommands } from './rentCluster';
@@ -27,7 +27,14 @@ import { sessionCommands } from './session';
 import { sshKeyCommands } from './sshKeys';
 import { teamCommands } from './team';
 import { templateCommands } from './templates';
-import { downloadBeforeDestroy, downloadFromInstance, measureForDestroy, transferCommands, uploadFolder } from './transfer';
+import {
+  downloadBeforeDestroy,
+  downloadFromInstance,
+  measureForDestroy,
+  transferCommands,
+  uploadFolder,
+  type TransferDeps,
+} from './transfer';
 import { volumeCommands } from './volumes';
 import { logCommands } from './logs';
 import { notifyCommands } from './notify';
@@ -36,38 +43,83 @@ import { remoteWindowCommands } from '../status/remoteWindow';
 import { walkthroughCommands } from '../host/walkthrough';
 
 /**
- * Every command's body, each module given the few collaborators it uses, wrapped by the one
- * registry; the stubs registered in activate() call them. `prompts` and `handoff` go in as getters: integration tests replace
- * them on Services at run time.
+ * The collaborators the commands share with the language model tools (src/ui/agent/): built once,
+ * so a tool goes through the very objects its command does (one rent gate for the window).
  */
-export function allCommands(s: Services): Map<CommandId, (...args: unknown[]) => Promise<unknown>> {
-  const { session, poller, boots, spend, renter, accountView, offersView, state, logger, log, showError } = s;
+export interface SharedDeps {
+  readonly rent: RentDeps;
+  readonly transfer: TransferDeps;
+  readonly instances: InstanceDeps;
+  readonly health: HealthCommandDeps;
+  readonly jobs: JobCommandDeps;
+}
+
+export function sharedDeps(s: Services): SharedDeps {
+  const { session, poller, boots, spend, renter, offersView, state, logger, log } = s;
   const prompts = () => s.prompts;
-  const handoff = () => s.handoff;
-  const account = { session, accountView, prompts };
-  const { logChannels, logFollowers: followers } = s;
   const transfer = { session, poller, sshTarget: s.sshTarget, prompts, logger };
   const beforeDestroy = {
     measure: (i: Instance) => measureForDestroy(transfer, i),
     download: (i: Instance, folder: string) => downloadBeforeDestroy(transfer, i, folder),
   };
-  // Rent Offer and Rent Best Match share the gate: one rent at a time in this window.
-  const rent = {
-    session,
-    renter,
-    poller,
-    boots,
-    spend,
-    pendingRents: s.pendingRents,
-    offersView,
-    state,
-    prompts,
-    logger,
-    log,
-    gate: windowRentGate(renter),
-    priceContext: s.priceContext,
-    health: s.healthAfterRent,
+  return {
+    transfer,
+    // Rent Offer and Rent Best Match share the gate: one rent at a time in this window.
+    rent: {
+      session,
+      renter,
+      poller,
+      boots,
+      spend,
+      pendingRents: s.pendingRents,
+      offersView,
+      state,
+      prompts,
+      logger,
+      log,
+      gate: windowRentGate(renter),
+      priceContext: s.priceContext,
+      health: s.healthAfterRent,
+    },
+    instances: {
+      session,
+      poller,
+      boots,
+      spend,
+      cleanup: s.cleanup,
+      prompts,
+      logger,
+      logChannels: s.logChannels,
+      beforeDestroy,
+      windowInstance: () => s.remoteWindow.instanceId,
+    },
+    health: { session, poller, cleanup: s.cleanup, sshTarget: s.sshTarget, prompts, logger },
+    jobs: {
+      session,
+      poller,
+      jobs: s.jobs,
+      sshTarget: s.sshTarget,
+      memory: s.jobMemory,
+      prompts,
+      upload: (id, request) => uploadFolder(transfer, id, request),
+      download: (id, args) => downloadFromInstance(transfer, id, args),
+      notifyUrl: () => s.notifyVault.jobEndUrl(scopeOf(session)),
+    },
   };
+}
+
+/**
+ * Every command's body, each module given the few collaborators it uses, wrapped by the one
+ * registry; the stubs registered in activate() call them. `prompts` and `handoff` go in as getters: integration tests replace
+ * them on Services at run time.
+ */
+export function allCommands(s: Services, shared: SharedDeps = sharedDeps(s)): Map<CommandId, (...args: unknown[]) => Promise<unknown>> {
+  const { session, poller, boots, spend, renter, accountView, offersView, state, logger, log, showError } = s;
+  const prompts = () => s.prompts;
+  const handoff = () => s.handoff;
+  const account = { session, accountView, prompts };
+  const { logFollowers: followers } = s;
+  const { transfer, rent } = shared;
   // The Account view marks the key GPU Rental is signed in with, when it was created here.
   accountView.ownKeyId = (fingerprint) => createdKeyIds({ session, state })[fingerprint];
   const commands: CommandDefinition[] = [
@@ -85,18 +137,7 @@ export function allCommands(s: Services): Map<CommandId, (...args: unknown[]) =>
       logger,
       log,
     }),
-    ...instanceCommands({
-      session,
-      poller,
-      boots,
-      spend,
-      cleanup: s.cleanup,
-      prompts,
-      logger,
-      logChannels,
-      beforeDestroy,
-      windowInstance: () => s.remoteWindow.instanceId,
-    }),
+    ...instanceCommands(shared.instances),
     ...logCommands({ session, poller, logger, followers }),
     ...remoteWindowCommands({ remote: s.remoteWindow, poller, costs: s.costs }),
     ...bidCommands({ session, poller, boots, spend, prompts, logger }),
@@ -115,7 +156,7 @@ export function allCommands(s: Services): Map<CommandId, (...args: unknown[]) =>
       handoff,
       logger,
     }),
-    ...healthCommands({ session, poller, cleanup: s.cleanup, sshTarget: s.sshTarget, prompts, logger }),
+    ...healthCommands(shared.health),
     ...offerCommands({ session, offersView }),
     ...searchCommands({ session, offersView, state, prompts, watcher: s.searchWatcher.watcher }),
     ...explorerCommands({ explorer: s.explorer }),
@@ -145,17 +186,7 @@ export function allCommands(s: Services): Map<CommandId, (...args: unknown[]) =>
     ...templateCommands({ ...account, poller, state }),
     ...volumeCommands(account),
     ...serverlessCommands(account),
-    ...jobCommands({
-      session,
-      poller,
-      jobs: s.jobs,
-      sshTarget: s.sshTarget,
-      memory: s.jobMemory,
-      prompts,
-      upload: (id, request) => uploadFolder(transfer, id, request),
-      download: (id, args) => downloadFromInstance(transfer, id, args),
-      notifyUrl: () => s.notifyVault.jobEndUrl(scopeOf(session)),
-    }),
+    ...jobCommands(shared.jobs),
     ...clusterJobCommands({
       session,
       poller,

@@ -122,7 +122,7 @@ export function instanceCommands(s: InstanceDeps): CommandDefinition[] {
 }
 
 /** The core flows' deps, built at each run: integration tests replace the prompts between runs. */
-function flowDeps(s: InstanceDeps): InstanceFlowDeps {
+export function flowDeps(s: InstanceDeps): InstanceFlowDeps {
   return {
     ask: asker(s.prompts()),
     instances: s.session.client.instances,

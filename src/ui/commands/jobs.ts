@@ -114,7 +114,7 @@ async function pickJob(s: JobCommandDeps, title: string, running: boolean, resum
   return picked?.item;
 }
 
-async function runJob(
+export async function runJob(
   s: JobCommandDeps,
   target: InstanceItem | number | vscode.Uri | undefined,
   given: RunJobGiven,

@@ -13,7 +13,7 @@ import type { RentEnd, RentFollowUp, RentNotice } from '../../core/rent/flow';
 import { RentGate } from '../../core/rent/gate';
 import { readTemplateMode } from '../../core/rent/launchMode';
 import type { RentPlan } from '../../core/rent/plan';
-import { rentOfferFlow, type RentFlowDeps } from '../../core/rent/rentOffer';
+import { rentOfferFlow, type RentFlowDeps, type RentOfferDeps } from '../../core/rent/rentOffer';
 import type { Renter } from '../../core/rent/renter';
 import type { Session } from '../../core/session/session';
 import type { GpuRentalState } from '../../core/stored';
@@ -77,33 +77,38 @@ export function rentCommands(deps: RentDeps): CommandDefinition[] {
   return [
     command(COMMANDS.rentOffer, (target?: OfferItem | Offer | number, plan?: RentPlan, start?: unknown) =>
       // One rent at a time: a second click while the first is being asked for or sent does nothing but say so.
-      deps.gate.run(() => rentOffer(deps, target, plan, isRentStart(start) ? start.template : undefined)),
+      deps.gate.run(async () => (await rentOfferEnd(deps, target, plan, isRentStart(start) ? start.template : undefined))?.instanceId),
     ),
   ];
 }
 
-/** Resolves with the new instance id, or undefined when nothing was rented. */
-async function rentOffer(
+/**
+ * Rent Offer's body, run inside the window's rent gate: the flow, then its end shown (the new
+ * instance id is `instanceId`); undefined when the user cancelled. `wrap` lets a caller watch the
+ * flow's questions and checks (the language model tools tell a decline from a spend cap refusal)
+ * without changing what is asked or checked.
+ */
+export async function rentOfferEnd(
   s: RentDeps,
   target: OfferItem | Offer | number | undefined,
   given: RentPlan | undefined,
   template: string | undefined,
-): Promise<number | undefined> {
-  const end = await rentOfferFlow(
-    {
-      ...rentFlowDeps(s),
-      template,
-      offer: () => resolveOffer(s, target),
-      // Listed by a `type=bid` search (not looked up by id, which lists on demand): priced at the minimum bid.
-      bidSearch: (offer) => isBidQuery(s.offersView.search.query) && (typeof target !== 'number' || s.offersView.offers.includes(offer)),
-      rent: (account, offer, request, info) =>
-        showProgress(vscode.l10n.t('renting {0}…', info.description), () => s.renter.rent(account, offer, request, info), {
-          cancellable: false,
-        }),
-    },
-    given,
-  );
-  return end ? showRentEnd(s, end) : undefined;
+  wrap: (deps: RentOfferDeps) => RentOfferDeps = (deps) => deps,
+): Promise<RentEnd | undefined> {
+  const deps: RentOfferDeps = {
+    ...rentFlowDeps(s),
+    template,
+    offer: () => resolveOffer(s, target),
+    // Listed by a `type=bid` search (not looked up by id, which lists on demand): priced at the minimum bid.
+    bidSearch: (offer) => isBidQuery(s.offersView.search.query) && (typeof target !== 'number' || s.offersView.offers.includes(offer)),
+    rent: (account, offer, request, info) =>
+      showProgress(vscode.l10n.t('renting {0}…', info.description), () => s.renter.rent(account, offer, request, info), {
+        cancellable: false,
+      }),
+  };
+  const end = await rentOfferFlow(wrap(deps), given);
+  if (end) await showRentEnd(s, end);
+  return end;
 }
 
 /** What both rent flows read and ask through, from the window's session, settings and boxes. */

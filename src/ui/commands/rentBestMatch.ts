@@ -1,5 +1,6 @@
 import { COMMANDS } from '../../core/ids';
-import { rentBestMatchFlow, searchArgument, type SearchArgument } from '../../core/rent/bestMatch';
+import { rentBestMatchFlow, searchArgument, type BestMatchDeps, type SearchArgument } from '../../core/rent/bestMatch';
+import type { RentEnd } from '../../core/rent/flow';
 import type { RentPlan } from '../../core/rent/plan';
 import { config } from '../host/config';
 import { asker } from '../pickers/prompts';
@@ -17,27 +18,34 @@ import { rentFlowDeps, showRentEnd, type RentDeps } from './rent';
 export function rentBestMatchCommands(deps: RentDeps): CommandDefinition[] {
   return [
     command(COMMANDS.rentBestMatch, (search?: unknown, plan?: RentPlan) =>
-      deps.gate.run(() => rentBest(deps, searchArgument(search), plan)),
+      deps.gate.run(async () => (await rentBestEnd(deps, searchArgument(search), plan))?.instanceId),
     ),
   ];
 }
 
-/** Resolves with the new instance id, or undefined when nothing was rented. */
-async function rentBest(s: RentDeps, search: SearchArgument, given: RentPlan | undefined): Promise<number | undefined> {
-  const end = await rentBestMatchFlow(
-    {
-      ...rentFlowDeps(s),
-      ask: asker(s.prompts()),
-      logger: s.logger,
-      renter: s.renter,
-      savedSearches: s.state.get('savedSearches'),
-      currentSearch: s.offersView.search,
-      limit: config.rentFailoverAttempts(),
-      search: (request) => s.session.client.offers.search(request),
-      progress: showProgress,
-    },
-    search,
-    given,
-  );
-  return end ? showRentEnd(s, end) : undefined;
+/**
+ * Rent Best Match's body, run inside the window's rent gate: the flow, then its end shown;
+ * undefined when the user cancelled. `wrap` lets a caller watch the flow's questions and checks
+ * (the language model tools) without changing them.
+ */
+export async function rentBestEnd(
+  s: RentDeps,
+  search: SearchArgument,
+  given: RentPlan | undefined,
+  wrap: (deps: BestMatchDeps) => BestMatchDeps = (deps) => deps,
+): Promise<RentEnd | undefined> {
+  const deps: BestMatchDeps = {
+    ...rentFlowDeps(s),
+    ask: asker(s.prompts()),
+    logger: s.logger,
+    renter: s.renter,
+    savedSearches: s.state.get('savedSearches'),
+    currentSearch: s.offersView.search,
+    limit: config.rentFailoverAttempts(),
+    search: (request) => s.session.client.offers.search(request),
+    progress: showProgress,
+  };
+  const end = await rentBestMatchFlow(wrap(deps), search, given);
+  if (end) await showRentEnd(s, end);
+  return end;
 }
