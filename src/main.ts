@@ -4,7 +4,8 @@
 import './ui/l10n';
 import * as vscode from 'vscode';
 import { COMMAND_IDS } from './core/ids';
-import { allCommands } from './ui/commands/index';
+import { agentTools } from './ui/commands/tools/tools';
+import { allCommands, sharedDeps } from './ui/commands/index';
 import { Services } from './ui/services';
 import type { LoadedMain, ShellParts } from './ui/shell/parts';
 import { testApi } from './ui/testApi';
@@ -16,7 +17,20 @@ import { testApi } from './ui/testApi';
 export function start(context: vscode.ExtensionContext, shell: ShellParts, reason: string, loadMs: number): LoadedMain {
   const started = performance.now();
   const services = new Services(context, shell);
-  const commands = allCommands(services);
+  const shared = sharedDeps(services);
+  const commands = allCommands(services, shared);
+  const tools = agentTools({
+    session: services.session,
+    poller: services.poller,
+    jobs: services.jobs,
+    priceContext: services.priceContext,
+    logger: services.logger,
+    rent: shared.rent,
+    transfer: shared.transfer,
+    instances: shared.instances,
+    health: shared.health,
+    jobCommands: shared.jobs,
+  });
   const missing = COMMAND_IDS.filter((id) => !commands.has(id));
   if (missing.length > 0) services.logger.error(`Commands without a body: ${missing.join(', ')}`);
   // Reading the key and asking the service about it happen after this returns.
@@ -30,6 +44,7 @@ export function start(context: vscode.ExtensionContext, shell: ShellParts, reaso
   );
   return {
     commands,
+    tools,
     uriHandler: services.links,
     restoreExplorer: (panel) => services.explorer.restore(panel),
     test: testApi(services),

@@ -159,3 +159,25 @@ export const CONTEXT = {
 
 /** Set by `npm start` and automation: a key imported into SecretStorage once, when none is stored. */
 export const API_KEY_ENV = 'GPU_RENTAL_API_KEY';
+
+/**
+ * The language model tools (package.json `contributes.languageModelTools`): what an agent in chat
+ * may call. Their input schemas and result text are core/agent/; ui/agent/ registers them.
+ */
+export const TOOLS = {
+  searchOffers: 'gpuRental_searchOffers',
+  listInstances: 'gpuRental_listInstances',
+  jobOutput: 'gpuRental_jobOutput',
+  checkHealth: 'gpuRental_checkHealth',
+  account: 'gpuRental_account',
+  rentOffer: 'gpuRental_rentOffer',
+  rentBestMatch: 'gpuRental_rentBestMatch',
+  stopInstance: 'gpuRental_stopInstance',
+  startInstance: 'gpuRental_startInstance',
+  destroyInstance: 'gpuRental_destroyInstance',
+  uploadFolder: 'gpuRental_uploadFolder',
+  runJob: 'gpuRental_runJob',
+} as const;
+
+export type ToolName = (typeof TOOLS)[keyof typeof TOOLS];
+export const TOOL_NAMES: readonly ToolName[] = Object.values(TOOLS);

@@ -23,7 +23,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ['billing', 'browserWorkspace', 'contracts', 'health', 'idle', 'jobs', 'jupyter', 'transfer', 'walkthrough'],
   ['account', 'offers'],
   ['rent'],
-  ['stored'],
+  ['stored', 'agent'],
 ];
 
 const floorOf = new Map(FLOORS.flatMap((units, floor) => units.map((unit) => [unit, floor] as const)));

@@ -440,6 +440,8 @@ describe('package.json: localisable', () => {
   it('takes every string a user reads in contributes and capabilities from package.nls.json', () => {
     const literal = [...strings(manifestRaw.contributes, 'contributes'), ...strings(manifestRaw.capabilities, 'capabilities')]
       .filter((s) => USER_FACING.has(s.property) && !PLACEHOLDER.test(s.text))
+      // A language model tool's name and input schema are read by the model, not the person (as its modelDescription): English.
+      .filter((s) => !/^contributes\.languageModelTools\[\d+\]\.(name|inputSchema)\b/.test(s.path))
       .map((s) => `${s.path}: "${s.text}"`);
     assert.deepEqual(literal, [], `these are literal English; give each a %key% in package.nls.json:\n${literal.join('\n')}`);
   });

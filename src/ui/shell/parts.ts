@@ -29,6 +29,8 @@ export interface ActivationTiming {
 export interface LoadedMain extends vscode.Disposable {
   /** Every command's body, by id: the stubs registered in activate() call them. */
   readonly commands: ReadonlyMap<string, (...args: unknown[]) => unknown>;
+  /** Every language model tool, by name: the stand-ins registered in activate() call them. */
+  readonly tools: ReadonlyMap<string, vscode.LanguageModelTool<unknown>>;
   /** Opens vscode://publisher.name/… links. */
   readonly uriHandler: vscode.UriHandler;
   /** Takes over an Offer Explorer panel VS Code restored after a reload. */

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { COMMAND_IDS, EXPLORER_VIEW_TYPE, VIEWS } from '../../core/ids';
+import { COMMAND_IDS, EXPLORER_VIEW_TYPE, TOOL_NAMES, VIEWS } from '../../core/ids';
 import { registerCommandStubs } from '../registry';
 import { failedPanelHtml, MainGate, type Notify, type Outcome } from './gate';
 import type { ActivationTiming, LoadedMain, ShellParts, ShellTree } from './parts';
@@ -66,6 +66,30 @@ export class Shell implements vscode.Disposable {
       vscode.window.registerUriHandler({ handleUri: (uri) => this.load('link', 'each').main?.uriHandler.handleUri(uri) }),
       vscode.window.registerWebviewPanelSerializer(EXPLORER_VIEW_TYPE, {
         deserializeWebviewPanel: async (panel) => this.restore(panel),
+      }),
+      ...this.registerTools(),
+    );
+  }
+
+  /**
+   * A stand-in per language model tool, which loads the rest on its first call. VS Code before
+   * 1.95 (or a host without chat) has no `lm.registerTool`: then there are no tools, and
+   * activation goes on.
+   */
+  private registerTools(): vscode.Disposable[] {
+    const lm = (vscode as { lm?: Partial<typeof vscode.lm> }).lm;
+    if (typeof lm?.registerTool !== 'function') return [];
+    const register = lm.registerTool.bind(lm);
+    const body = (name: string): vscode.LanguageModelTool<unknown> => {
+      const { main, failed } = this.load(`tool ${name}`, 'each');
+      const found = main?.tools.get(name);
+      if (!found) throw new Error(couldNotLoad(failed ?? name));
+      return found;
+    };
+    return TOOL_NAMES.map((name) =>
+      register<unknown>(name, {
+        invoke: (options, token) => body(name).invoke(options, token),
+        prepareInvocation: (options, token) => body(name).prepareInvocation?.(options, token),
       }),
     );
   }
