@@ -62,8 +62,8 @@ export class RemoteCommandError extends Error {
 }
 
 export interface RunRemoteOptions {
-  /** Written to the command's stdin, then closed. */
-  input?: string | Buffer;
+  /** Written to the command's stdin, then closed; a promise is written when it resolves (the command waits for it meanwhile). */
+  input?: string | Buffer | Promise<string>;
   /** Killed after this long (default 60 s). */
   timeoutMs?: number;
   signal?: AbortSignal;
@@ -133,7 +133,13 @@ export function runRemote(target: SshTarget, command: string, options: RunRemote
     child.stdin?.on('error', () => {
       // The remote side may close stdin early (a command that does not read it); the exit code says the rest.
     });
-    child.stdin?.end(options.input ?? '');
+    const input = options.input;
+    if (input instanceof Promise)
+      input.then(
+        (text) => void (settled || child.stdin?.end(text)),
+        () => void child.stdin?.end(),
+      );
+    else child.stdin?.end(input ?? '');
   });
 }
 

@@ -21,8 +21,7 @@ import { randomBytes } from 'node:crypto';
 import { basename } from 'node:path';
 import type { Instance } from '../../api/instances';
 import { l10n } from '../../l10n';
-import type { Logger } from '../../log';
-import { silentProgress, type Progress, type ProgressTask } from '../../progress';
+import { silentProgress, type ProgressTask } from '../../progress';
 import type { RemoteResult } from '../../ssh/remote';
 import type { UploadRequest } from '../run';
 import {
@@ -36,45 +35,13 @@ import {
   parseNodeProbe,
   pullScript,
   servedPath,
+  waitingPullInput,
   type NodeProbe,
 } from './fanoutScripts';
+import { overlapUpload, PULL_MS, ran, type WaitingPull } from './fanoutOverlap';
+import type { CopyPlan, Daemon, FanoutDeps, FanoutPorts, NodeUpload } from './fanoutPorts';
 
-/** How a script runs on a node over ssh. */
-export interface RemoteRun {
-  /** Written to the script's stdin, then closed. */
-  readonly input?: string;
-  readonly signal?: AbortSignal;
-  readonly timeoutMs: number;
-}
-
-/** The ports of the copy from rank 0. */
-export interface FanoutPorts {
-  /** The files an upload of `localDir` sends, relative to it (transfer's uploadedFiles with the exclude setting). */
-  files(localDir: string): Promise<readonly string[]>;
-  /** Runs a bash script on the node over ssh; resolves its exit code and output, rejects when ssh could not (timeout, Cancel). */
-  remote(instance: Instance, script: string, o: RemoteRun): Promise<RemoteResult>;
-  /** The copy's cancellable progress (ui: a notification); without it, nothing shows or cancels. */
-  readonly progress?: Progress;
-  /** The ports rank 0's daemon tries (default FANOUT_PORTS). */
-  readonly ports?: readonly number[];
-  /** Names this copy's folder on rank 0 (default: 12 random hex digits). */
-  token?(): string;
-  /** The clock that tells a daemon near its time limit after a long upload (default Date.now). */
-  now?(): number;
-  /** How long the other nodes wait between pulls while rank 0's upload runs (default EARLY_PULL_MS). */
-  readonly earlyPullMs?: number;
-}
-
-export interface FanoutDeps {
-  /** Upload Folder's flow for one node, quiet; resolves the folder on the node, undefined when it did not complete. */
-  readonly upload: (instanceId: number, request: UploadRequest) => Promise<string | undefined>;
-  /** Without it, every node gets its own upload. */
-  readonly fanout?: FanoutPorts;
-  readonly logger: Logger;
-}
-
-/** How the workspace reached one node: its folder there, or not (failed), or not tried because rank 0's upload failed. */
-export type NodeUpload = { readonly kind: 'uploaded'; readonly dir: string } | { readonly kind: 'failed' } | { readonly kind: 'skipped' };
+export type { CopyPlan, Daemon, FanoutDeps, FanoutPorts, NodeUpload, RemoteRun } from './fanoutPorts';
 
 /** A place held for a node whose outcome comes later (rank 0's, and a puller's). */
 const NOT_YET: Promise<NodeUpload> = Promise.resolve({ kind: 'skipped' });
@@ -84,13 +51,6 @@ const FRESH_FOR_MS = (FANOUT_HARD_LIMIT_S - 600) * 1000;
 
 /** How long a short script (the daemon's start and stop) may take. */
 const SHORT_MS = 60_000;
-
-/**
- * While rank 0's upload runs, the other nodes pull what has arrived every this long (after the
- * previous pull ended), so that once it is done only the rest is left to copy. An upload shorter
- * than this copies everything after it, as before.
- */
-export const EARLY_PULL_MS = 2_000;
 
 /**
  * Sends the workspace to every node: once to rank 0 and from there to the others when `probes`
@@ -127,10 +87,11 @@ export async function uploadToCluster(
   const list = listFiles(deps, deps.fanout, request.localDir);
   let copied: Copied[] = pullers.map(() => 'failed');
   const uploading = direct(root);
-  const early = pullWhileUploading(deps, deps.fanout, plan, daemon, list, uploading);
+  const overlap = overlapUpload(deps, deps.fanout, plan, daemon, list, uploading);
+  let waiting: ReadonlyMap<number, WaitingPull> = new Map();
   try {
     const rootUpload = await uploading;
-    await early;
+    waiting = await overlap;
     results[0] = Promise.resolve(rootUpload);
     if (rootUpload.kind !== 'uploaded') copied = pullers.map(() => 'skipped');
     else if (rootUpload.dir !== plan.dir)
@@ -141,11 +102,13 @@ export async function uploadToCluster(
         await stopDaemon(deps, deps.fanout, root, await daemon);
         daemon = startDaemon(deps, deps.fanout, plan);
       }
-      copied = await pullAll(deps, deps.fanout, plan, await daemon, await list);
+      copied = await pullAll(deps, deps.fanout, plan, await daemon, await list, waiting);
     }
   } catch (error) {
     deps.logger.warn(`Run on Cluster: the copy from node 0 failed (${String(error)}); uploading to the other nodes directly.`);
   } finally {
+    // A last pull still waiting was not used (the upload failed, or it waited too long).
+    for (const w of waiting.values()) w.cancel();
     // Off the critical path: the jobs start while node 0's daemon stops. The stop logs its own
     // failure and never throws, and the daemon ends by itself at its time limit whatever happens.
     void stopDaemon(deps, deps.fanout, root, await daemon);
@@ -202,21 +165,6 @@ async function uploadDirect(deps: FanoutDeps, n: Instance, request: UploadReques
 /** How one node fared: copied from rank 0; to be uploaded directly; not tried (rank 0's upload failed); or Cancel. */
 type Copied = 'copied' | 'failed' | 'skipped' | 'cancelled';
 
-interface CopyPlan {
-  readonly root: Instance;
-  readonly rootProbe: NodeProbe;
-  /** The folder the upload goes to on rank 0 (the same path on every node). */
-  readonly dir: string;
-  readonly localDir: string;
-  readonly pullers: ReadonlyArray<{ readonly n: Instance; readonly rank: number; readonly address: string }>;
-}
-
-/** A started daemon: its folder (to stop it by) and, when it listens, its port. */
-interface Daemon {
-  readonly folder: string;
-  readonly port?: number;
-}
-
 /**
  * Starts the daemon on rank 0 (it needs no files yet: a module's folder is entered per
  * connection). Not cancellable: a start cut short would leave a daemon nobody stops before its
@@ -266,43 +214,6 @@ async function listFiles(deps: FanoutDeps, ports: FanoutPorts, localDir: string)
   }
 }
 
-/**
- * The pulls while rank 0's upload runs (uploadToCluster's overlap): a round on every puller at
- * once, every earlyPullMs, until the upload ends; a round under way then finishes, so that no two
- * pulls ever write a node's folder at once. What a round finds missing (not there yet) or changing
- * is left to the pull after the upload, whose quick check sends it: nothing here decides an
- * outcome. An upload that fails or is cancelled stops the round under way.
- */
-async function pullWhileUploading(
-  deps: FanoutDeps,
-  ports: FanoutPorts,
-  plan: CopyPlan,
-  daemon: Promise<Daemon | undefined>,
-  list: Promise<string | undefined>,
-  uploading: Promise<NodeUpload>,
-): Promise<void> {
-  let ended = false;
-  const stop = new AbortController();
-  const done = uploading.then((outcome) => {
-    ended = true;
-    if (outcome.kind !== 'uploaded') stop.abort();
-  });
-  const every = ports.earlyPullMs ?? EARLY_PULL_MS;
-  for (let round = 0; ; round++) {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([done, new Promise((resolve) => (timer = setTimeout(resolve, every)))]);
-    clearTimeout(timer);
-    if (ended) return;
-    const [served, files] = [await daemon, await list];
-    if (ended || served?.port === undefined || files === undefined) return;
-    if (round === 0) deps.logger.info('Run on Cluster: the other nodes copy what has reached node 0 while the upload runs.');
-    const o = { address: plan.rootProbe.address!, port: served.port, remoteDir: plan.dir };
-    const script = pullScript(o) ?? 'exit 2';
-    const timeoutMs = (FANOUT_HARD_LIMIT_S + 30) * 1000;
-    await Promise.all(plan.pullers.map(({ n }) => ran(ports, n, script, { input: files, signal: stop.signal, timeoutMs })));
-  }
-}
-
 /** Every pull at once under the copy's progress; each puller's outcome. */
 async function pullAll(
   deps: FanoutDeps,
@@ -310,6 +221,7 @@ async function pullAll(
   plan: CopyPlan,
   daemon: Daemon | undefined,
   list: string | undefined,
+  waiting: ReadonlyMap<number, WaitingPull>,
 ): Promise<Copied[]> {
   const port = daemon?.port;
   if (port === undefined || list === undefined) return plan.pullers.map(() => 'failed');
@@ -323,7 +235,8 @@ async function pullAll(
     say();
     return Promise.all(
       plan.pullers.map(async ({ n, rank }): Promise<Copied> => {
-        const outcome = await pull(deps, ports, { n, rank, address: plan.rootProbe.address!, port, dir: plan.dir, list }, p);
+        const o = { n, rank, address: plan.rootProbe.address!, port, dir: plan.dir, list, waiting: waiting.get(rank) };
+        const outcome = await pull(deps, ports, o, p);
         copying.delete(rank);
         if (outcome === 'copied') p.report({ message: l10n.t('node {0} has the files', rank), increment: 100 / plan.pullers.length });
         say();
@@ -335,23 +248,25 @@ async function pullAll(
   return (ports.progress ?? silentProgress())(title, work);
 }
 
-/** A script's run on a node; ssh that could not run it (a timeout, Cancel) reads as exit -1 with its error. */
-async function ran(ports: FanoutPorts, instance: Instance, script: string, o: RemoteRun): Promise<RemoteResult> {
-  try {
-    return await ports.remote(instance, script, o);
-  } catch (error) {
-    return { code: -1, stdout: '', stderr: error instanceof Error ? error.message : String(error) };
-  }
-}
-
 async function pull(
   deps: FanoutDeps,
   ports: FanoutPorts,
-  o: { n: Instance; rank: number; address: string; port: number; dir: string; list: string },
+  o: { n: Instance; rank: number; address: string; port: number; dir: string; list: string; waiting?: WaitingPull },
   p: ProgressTask,
 ): Promise<Copied> {
-  const script = pullScript({ address: o.address, port: o.port, remoteDir: o.dir }) ?? 'exit 2';
-  const result = await ran(ports, o.n, script, { input: o.list, signal: p.signal, timeoutMs: (FANOUT_HARD_LIMIT_S + 30) * 1000 });
+  const input = waitingPullInput(o.port, o.list);
+  let result: RemoteResult;
+  if (o.waiting && input !== undefined && o.waiting.go(input)) {
+    // The pull connected while the upload ran: it begins now. Cancel ends it as it would a fresh one.
+    const cancel = () => o.waiting!.cancel();
+    p.signal.addEventListener('abort', cancel, { once: true });
+    result = await o.waiting.result;
+    p.signal.removeEventListener('abort', cancel);
+  } else {
+    o.waiting?.cancel();
+    const script = pullScript({ address: o.address, port: o.port, remoteDir: o.dir }) ?? 'exit 2';
+    result = await ran(ports, o.n, script, { input: o.list, signal: p.signal, timeoutMs: PULL_MS });
+  }
   if (p.signal.aborted) return 'cancelled';
   if (result.code === 0) return 'copied';
   deps.logger.warn(

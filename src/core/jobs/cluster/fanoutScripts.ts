@@ -167,3 +167,24 @@ export function pullScript(o: { address: string; port: number; remoteDir: string
     `-- rsync://${o.address}:${o.port}/${FANOUT_MODULE}/ ${shellQuote(`${o.remoteDir}/`)}`
   );
 }
+
+/**
+ * pullScript for a pull started before rank 0's upload ends, so that its ssh is connected when the
+ * upload is: it first waits for one line on stdin, the daemon's port (digits only; anything else,
+ * or the end of stdin, exits 3 and writes nothing), then pulls the list that follows. Its time
+ * limit starts only then. The port reaches the shell as a checked variable, never as text.
+ */
+export function waitingPullScript(o: { address: string; remoteDir: string }): string | undefined {
+  if (!isIpv4(o.address)) return undefined;
+  const dir = shellQuote(o.remoteDir);
+  return (
+    `IFS= read -r p || exit 3; case "$p" in ''|*[!0-9]*) exit 3;; esac; ` +
+    `mkdir -p -- ${dir} && timeout -k 10 ${FANOUT_HARD_LIMIT_S} rsync -a --from0 --files-from=- --timeout=${FANOUT_IO_TIMEOUT_S} ` +
+    `-- "rsync://${o.address}:$p/${FANOUT_MODULE}/" ${shellQuote(`${o.remoteDir}/`)}`
+  );
+}
+
+/** What a waiting pull (waitingPullScript) is sent when the upload is done: the port, then the list. */
+export function waitingPullInput(port: number, list: string): string | undefined {
+  return usablePort(port) ? `${port}\n${list}` : undefined;
+}

@@ -13,6 +13,8 @@ import {
   parseNodeProbe,
   pullScript,
   servedPath,
+  waitingPullInput,
+  waitingPullScript,
 } from '../../../../src/core/jobs/cluster/fanoutScripts';
 import { runOnCluster, type RunClusterDeps } from '../../../../src/core/jobs/cluster/run';
 import type { UploadRequest } from '../../../../src/core/jobs/run';
@@ -42,6 +44,8 @@ interface Call {
   kind: 'start' | 'stop' | 'pull' | 'other';
   script: string;
   o: RemoteRun;
+  /** What reached the script's stdin (a waiting pull's once it was sent). */
+  sent?: string;
 }
 
 interface Fake {
@@ -62,6 +66,8 @@ interface Fake {
   /** Every pull answers only when this resolves (default at once). */
   pullWaits?: () => Promise<void>;
   earlyPullMs?: number;
+  /** A node whose waiting pull's ssh is lost at once. */
+  waitingLost?: number;
 }
 
 function fake(f: Fake = {}) {
@@ -70,6 +76,26 @@ function fake(f: Fake = {}) {
   const reports: Array<[string, number | undefined]> = [];
   const cancel = new AbortController();
   const logger = new MemoryLogger();
+  /** A pull: a waiting one first waits for its stdin (an empty one ends it, exit 3), then as any pull. */
+  const pulled = async (instance: Instance, call: Call, o: RemoteRun) => {
+    const aborted = () =>
+      new Promise<never>((_, reject) => {
+        const stop = () => reject(new Error('Cancelled.'));
+        if (o.signal?.aborted) stop();
+        o.signal?.addEventListener('abort', stop);
+      });
+    if (o.input instanceof Promise) {
+      if (instance.id === f.waitingLost) throw new Error('Connection closed');
+      call.sent = await Promise.race([o.input, aborted()]);
+      if (call.sent === '') return { code: 3, stdout: '', stderr: '' };
+    } else call.sent = o.input;
+    if (f.cancelAtPull) cancel.abort();
+    const code = f.pull?.(instance.id) ?? 0;
+    if (code === 'hang' || o.signal?.aborted) return aborted();
+    const answer = { code, stdout: '', stderr: code ? '@ERROR: access denied' : '' };
+    if (f.pullWaits) await Promise.race([f.pullWaits(), aborted()]);
+    return answer;
+  };
   const ports: FanoutPorts = {
     files: f.files ?? (() => Promise.resolve(FILES)),
     token: () => 'abc123def456',
@@ -87,22 +113,7 @@ function fake(f: Fake = {}) {
         if (f.start === 'reject') return Promise.reject(new Error('ssh timed out'));
         return Promise.resolve({ ...(f.start ?? { code: 0, stdout: 'port=28730\n' }), stderr: f.start ? 'bind() failed' : '' });
       }
-      if (kind === 'pull') {
-        if (f.cancelAtPull) cancel.abort();
-        const code = f.pull?.(instance.id) ?? 0;
-        if (code === 'hang' || o.signal?.aborted)
-          return new Promise((_, reject) => {
-            const stop = () => reject(new Error('Cancelled.'));
-            if (o.signal?.aborted) stop();
-            o.signal?.addEventListener('abort', stop);
-          });
-        const answer = { code, stdout: '', stderr: code ? '@ERROR: access denied' : '' };
-        if (!f.pullWaits) return Promise.resolve(answer);
-        return new Promise((resolve, reject) => {
-          o.signal?.addEventListener('abort', () => reject(new Error('Cancelled.')));
-          void f.pullWaits!().then(() => resolve(answer));
-        });
-      }
+      if (kind === 'pull') return pulled(instance, calls.at(-1)!, o);
       if (kind === 'stop' && f.stopAnswers) return f.stopAnswers.then(() => ({ code: 0, stdout: '', stderr: '' }));
       return Promise.resolve({ code: 0, stdout: '', stderr: '' });
     },
@@ -174,6 +185,16 @@ describe('jobs/cluster: the copy from rank 0, its scripts', () => {
     assert.equal(pullScript({ address: '10.0.0.1', port: 873, remoteDir: 'p' }), undefined, 'a port above 1000');
   });
 
+  it('a waiting pull reads the port (digits only) from stdin before it pulls; nothing else runs (golden)', () => {
+    assert.equal(
+      waitingPullScript({ address: '10.0.0.1', remoteDir: '/root/my project' }),
+      `IFS= read -r p || exit 3; case "$p" in ''|*[!0-9]*) exit 3;; esac; mkdir -p -- '/root/my project' && timeout -k 10 900 rsync -a --from0 --files-from=- --timeout=60 -- "rsync://10.0.0.1:$p/gpu-rental/" '/root/my project/'`,
+    );
+    assert.equal(waitingPullScript({ address: '10.0.0.1;true', remoteDir: 'p' }), undefined);
+    assert.equal(waitingPullInput(28731, 'a\0b\0'), '28731\na\0b\0');
+    assert.equal(waitingPullInput(873, 'a\0'), undefined, 'a port above 1000');
+  });
+
   it('the daemon starts bound to the overlay address, tries each port, and ends by itself within 15 minutes', () => {
     const script = daemonStartScript({ folder: '/tmp/gpu-rental-fanout-abc123', address: '10.0.0.1', ports: [28730, 28731] })!;
     // The values on the first lines; the body (remote/daemon-start.sh) is static.
@@ -227,7 +248,7 @@ describe('jobs/cluster: the copy from rank 0, decided', () => {
     );
     const [start, pull] = t.calls;
     assert.match(start!.script, /^d=\/tmp\/gpu-rental-fanout-abc123def456 a=10\.0\.0\.1 /);
-    assert.match(start!.o.input!, /^path = \/root\/project\nread only = yes\nlist = no\nhosts allow = 10\.0\.0\.2 10\.0\.0\.3$/m);
+    assert.match(start!.o.input as string, /^path = \/root\/project\nread only = yes\nlist = no\nhosts allow = 10\.0\.0\.2 10\.0\.0\.3$/m);
     assert.equal(pull!.script, pullScript({ address: '10.0.0.1', port: 28730, remoteDir: '/root/project' }));
     assert.equal(pull!.o.input, 'train.py\0sub\0sub/data.txt\0-odd name\0');
     assert.ok(pull!.o.signal, 'Cancel reaches the pulls');
@@ -280,7 +301,7 @@ describe('jobs/cluster: the copy from rank 0, decided', () => {
         [41, 'stop'],
       ],
     );
-    assert.match(t.calls[0]!.o.input!, /^hosts allow = 10\.0\.0\.3$/m, 'only the nodes that pull may connect');
+    assert.match(t.calls[0]!.o.input as string, /^hosts allow = 10\.0\.0\.3$/m, 'only the nodes that pull may connect');
   });
 
   it("does not wait for the daemon's stop: the nodes are ready while node 0's daemon is still stopping", async () => {
@@ -377,7 +398,7 @@ describe('jobs/cluster: the copy from rank 0, decided', () => {
     );
   });
 
-  it('while the upload runs the other nodes pull what has arrived, one pull per node at a time, then once more', async () => {
+  it('while the upload runs the other nodes pull what has arrived, and the last pull is connected before it ends', async () => {
     let finish!: () => void;
     const uploadWaits = new Promise<void>((resolve) => (finish = resolve));
     let busy = 0;
@@ -392,33 +413,61 @@ describe('jobs/cluster: the copy from rank 0, decided', () => {
       earlyPullMs: 1,
     });
     const running = uploadToCluster(t.deps, NODES, REQUEST, PROBES);
-    while (t.calls.filter((c) => c.kind === 'pull').length < 4) await new Promise((resolve) => setTimeout(resolve, 1));
+    while (t.calls.filter((c) => c.kind === 'pull').length < 6) await new Promise((resolve) => setTimeout(resolve, 1));
+    const before = t.calls.length;
     finish();
     assert.deepEqual(await running, [UPLOADED, UPLOADED, UPLOADED]);
     const kinds = t.calls.map((c) => c.kind);
     assert.equal(kinds[0], 'start');
     assert.equal(kinds.at(-1), 'stop', 'the daemon is stopped after every pull');
-    const pulls = t.calls.filter((c) => c.kind === 'pull');
-    assert.ok(pulls.length >= 6, `rounds during the upload and the one after it: ${pulls.length} pulls`);
-    assert.equal(pulls.length % 2, 0, 'each round pulls on both other nodes');
-    assert.ok(most <= 2, `never two pulls on one node at once (at most ${most} pulls ran together)`);
-    for (const c of pulls) {
+    const LIST = 'train.py\0sub\0sub/data.txt\0-odd name\0';
+    const waiting = t.calls.filter((c) => c.script === waitingPullScript({ address: '10.0.0.1', remoteDir: '/root/project' }));
+    assert.deepEqual(
+      waiting.map((c) => [c.id, c.sent]),
+      [
+        [42, `28730\n${LIST}`],
+        [43, `28730\n${LIST}`],
+      ],
+      'one waiting pull per node, sent the port and the list once the upload is done',
+    );
+    const rounds = t.calls.filter((c) => c.kind === 'pull' && !waiting.includes(c));
+    assert.ok(rounds.length >= 4 && rounds.length % 2 === 0, `rounds on both nodes during the upload: ${rounds.length} pulls`);
+    for (const c of rounds) {
       assert.equal(c.script, pullScript({ address: '10.0.0.1', port: 28730, remoteDir: '/root/project' }));
-      assert.equal(c.o.input, 'train.py\0sub\0sub/data.txt\0-odd name\0');
+      assert.equal(c.sent, LIST);
     }
+    assert.ok(
+      t.calls.slice(before).every((c) => c.kind !== 'pull' || c.sent === LIST),
+      'after the upload no new connection makes the last pull',
+    );
+    assert.ok(most <= 2, `never two pulls on one node at once (at most ${most} pulls ran together)`);
     assert.ok(t.logger.lines.some((l) => l.includes('copy what has reached node 0 while the upload runs')));
   });
 
-  it("rank 0's upload failing stops the pull under way, pulls nothing after it, and stops the daemon", async () => {
+  it('a waiting pull whose ssh ended before the upload did is replaced by a fresh pull', async () => {
+    let finish!: () => void;
+    const uploadWaits = new Promise<void>((resolve) => (finish = resolve));
+    // Node 42's waiting ssh is lost at once (a timeout, a dropped link).
+    const t = fake({ uploadWaits, earlyPullMs: 1, waitingLost: 42 });
+    const running = uploadToCluster(t.deps, NODES, REQUEST, PROBES);
+    while (t.calls.filter((c) => c.kind === 'pull').length < 3) await new Promise((resolve) => setTimeout(resolve, 1));
+    finish();
+    assert.deepEqual(await running, [UPLOADED, UPLOADED, UPLOADED]);
+    assert.deepEqual(t.uploads, [41], 'no direct upload: node 42 pulled anew');
+    const last42 = t.calls.filter((c) => c.id === 42 && c.kind === 'pull').at(-1)!;
+    assert.equal(last42.script, pullScript({ address: '10.0.0.1', port: 28730, remoteDir: '/root/project' }));
+  });
+
+  it("rank 0's upload failing stops the pulls under way and the waiting ones, pulls nothing after it, and stops the daemon", async () => {
     let finish!: () => void;
     const uploadWaits = new Promise<void>((resolve) => (finish = resolve));
     const t = fake({ uploadWaits, upload: () => undefined, pullWaits: () => new Promise(() => {}), earlyPullMs: 1 });
     const running = uploadToCluster(t.deps, NODES, REQUEST, PROBES);
-    while (t.calls.filter((c) => c.kind === 'pull').length < 2) await new Promise((resolve) => setTimeout(resolve, 1));
+    while (t.calls.filter((c) => c.kind === 'pull').length < 4) await new Promise((resolve) => setTimeout(resolve, 1));
     finish();
     assert.deepEqual(await running, [{ kind: 'failed' }, { kind: 'skipped' }, { kind: 'skipped' }]);
     const pulls = t.calls.filter((c) => c.kind === 'pull');
-    assert.equal(pulls.length, 2, 'only the round under way, cut short');
+    assert.equal(pulls.length, 4, 'the two waiting pulls and the round under way, nothing more');
     assert.ok(pulls.every((c) => c.o.signal?.aborted));
     assert.equal(t.calls.at(-1)!.kind, 'stop');
   });
