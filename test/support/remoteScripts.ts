@@ -23,7 +23,13 @@ import {
   wrapperScript,
 } from '../../src/core/jobs/scripts';
 import { exportLines, interfaceAddressScript, type ClusterLayout } from '../../src/core/jobs/cluster/env';
-import { daemonStartScript, daemonStopScript, nodeProbeScript, pullScript } from '../../src/core/jobs/cluster/fanoutScripts';
+import {
+  daemonStartScript,
+  daemonStopScript,
+  nodeProbeScript,
+  pullScript,
+  waitingPullScript,
+} from '../../src/core/jobs/cluster/fanoutScripts';
 import { writeHostfileLines } from '../../src/core/jobs/cluster/hostfile';
 import { allReduceScript, stopScript as allReduceStopScript, torchCheckScript } from '../../src/core/jobs/cluster/preflightAllReduce';
 import { probeScript } from '../../src/core/jobs/cluster/preflightScripts';
@@ -183,6 +189,12 @@ export function generatedScripts(): GeneratedScript[] {
     'cluster/fanoutScripts.pullScript',
     'bash',
     `${pullScript({ address: '10.0.0.1', port: 28730, remoteDir: `/root/${HOSTILE}` })!}\n`,
+  );
+  add(
+    'cluster-pull-waiting',
+    'cluster/fanoutScripts.waitingPullScript',
+    'bash',
+    `${waitingPullScript({ address: '10.0.0.1', remoteDir: `/root/${HOSTILE}` })!}\n`,
   );
   add('cluster-probe-reach', 'cluster/preflightScripts.probeScript', 'bash', probeScript(['reach', 0, 29400, 10, '10.0.0.1', '10.0.0.2']));
   add('cluster-probe-send', 'cluster/preflightScripts.probeScript', 'bash', probeScript(['send', 29400, 10, 1, '10.0.0.1', 1e8, 5]));
