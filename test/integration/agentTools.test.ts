@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { rm } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { TOOL_NAMES } from '../../src/core/ids';
 import { formatDollars } from '../../src/core/format';
@@ -141,6 +142,41 @@ describe('agent tools: the extension as language model tools', function () {
     assert.match(account, new RegExp(`^Credit: ${formatDollars(credit).replace('$', '\\$')}\\.$`, 'm'));
     assert.match(account, /^Spending now: \$\d+\.\d+\/h/m);
     assert.match(account, /^Spend limit: /m);
+  });
+
+  it('uploads a workspace folder and runs a job on it through the tools; a folder outside the workspace is refused', async () => {
+    const x = await extensionApi();
+    // The remote folder is asked as the palette asks it: its proposal is taken.
+    x.test.answerPrompts({ confirm: async () => true, input: async (o) => o.value });
+    const name = `itest-agent-upload-${process.pid}`;
+    const local = join(vscode.workspace.workspaceFolders![0]!.uri.fsPath, name);
+    await mkdir(local, { recursive: true });
+    await writeFile(join(local, 'hello.txt'), 'hello from the workspace\n');
+    try {
+      assert.match(
+        await failure('gpuRental_uploadFolder', { instanceId: id, folder: '/etc' }),
+        /^Only a workspace folder or a folder inside one can be uploaded; \/etc is outside\.$/,
+      );
+      const uploaded = await invoke('gpuRental_uploadFolder', { instanceId: id, folder: name });
+      const remote = new RegExp(`^Uploaded .*${name} to .*: it is in (/\\S+) there\\.$`).exec(uploaded)?.[1];
+      assert.ok(remote, uploaded);
+      const started = await invoke('gpuRental_runJob', { instanceId: id, command: `cat ${remote}/hello.txt`, stopAtEnd: false });
+      const jobId = /^Started job (\S+) on /.exec(started)?.[1];
+      assert.ok(jobId, started);
+      const text = await eventually(async () => {
+        const t = await invoke('gpuRental_jobOutput', { instanceId: id, jobId });
+        return /exited 0/.test(t) ? t : undefined;
+      }, 'the job to end');
+      assert.equal(text.split('\n').at(-1), 'hello from the workspace', 'the job read the file the upload sent');
+    } finally {
+      await rm(local, { recursive: true, force: true });
+    }
+  });
+
+  it("checks a machine's health as Check Machine Health does, and names the destroy tool only for a machine that is not what was offered", async () => {
+    const text = await invoke('gpuRental_checkHealth', { instanceId: id });
+    assert.match(text, new RegExp(`#${id}`), text);
+    assert.doesNotMatch(text, /gpuRental_destroyInstance/, 'the simulator machine is what was offered');
   });
 
   it("a rent through the tool shows GPU Rental's confirmation with the price, and rents nothing when declined", async () => {
