@@ -159,6 +159,7 @@ describe('clusters: find one, rent 2 nodes with one confirmation, train across t
     await expect(dialog).toContainText(/Total: \$\d+\.\d+\/h, about \$[\d,]+\.\d+ per day/);
     await wb.shot('e2e-cluster-confirm', true);
     await dialog.getByRole('button', { name: 'Rent Cluster' }).click();
+    await expect(dialog).toBeHidden();
   });
 
   it('boots both nodes: one cluster row with its nodes under it, "2 of 2 running"', async () => {

@@ -153,8 +153,10 @@ export async function openWorkbench(options: WorkbenchOptions = {}): Promise<Wor
       if (readme) copyFileSync(join(SCREENSHOTS, `${name}.png`), join(REPO, 'media', 'screenshots', `${name}.png`));
     },
     async openSidebar() {
+      // The whole item, not its icon: the item's badge (a progress, the running count) lies over
+      // the icon and takes the click, which an item counts as its own.
       const tab = page
-        .locator('.activitybar .action-item a[aria-label^="GPU Rental"], .activitybar .action-item[aria-label^="GPU Rental"]')
+        .locator('.activitybar .action-item:has(> a[aria-label^="GPU Rental"]), .activitybar .action-item[aria-label^="GPU Rental"]')
         .first();
       // Clicking the tab of the container already shown hides it, and a window just reloaded may
       // show it before its views are drawn: click only while it is not the one shown.
@@ -195,8 +197,8 @@ export async function openWorkbench(options: WorkbenchOptions = {}): Promise<Wor
         async () => {
           await page.keyboard.press('F1');
           const input = page.locator('.quick-input-widget input');
-          await input.waitFor();
-          await input.fill(`>${title}`);
+          await input.waitFor({ timeout: 5_000 });
+          await input.fill(`>${title}`, { timeout: 5_000 });
         },
         row,
         `the command palette does not offer "${title}"`,
@@ -271,11 +273,18 @@ export async function openWorkbench(options: WorkbenchOptions = {}): Promise<Wor
 async function reopenUntilShown(page: Page, open: () => Promise<void>, wanted: Locator, failure: string): Promise<void> {
   const deadline = Date.now() + 30_000;
   for (;;) {
-    await open();
-    const shown = await wanted.waitFor({ timeout: 5_000 }).then(
+    // An attempt whose input was drawn over (a dialog closing makes the workbench inert) fails
+    // within its own time and is made again, rather than waiting out the whole deadline.
+    const opened = await open().then(
       () => true,
       () => false,
     );
+    const shown =
+      opened &&
+      (await wanted.waitFor({ timeout: 5_000 }).then(
+        () => true,
+        () => false,
+      ));
     if (shown) return;
     if (Date.now() > deadline) throw new Error(failure);
     await page.keyboard.press('Escape');
