@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { make as instance } from '../instances/fakes';
 import {
   bestMatchConfirmation,
   destroyConfirmation,
@@ -10,7 +11,7 @@ import {
 } from '../../../src/core/agent/confirm';
 import { declinedText, sessionProblem } from '../../../src/core/agent/errors';
 import { accountText, instancesText, jobOutputText, offersText, outputTail } from '../../../src/core/agent/results';
-import { InstanceSchema, type Instance } from '../../../src/core/api/instances';
+import type { Instance } from '../../../src/core/api/instances';
 import { burnRate } from '../../../src/core/instances/rates';
 import type { JobRow } from '../../../src/core/jobs/rows';
 import { offer } from '../offers/explorer/fixtures';
@@ -27,19 +28,8 @@ function clean(text: string, where: string): void {
 }
 
 const NOW = Date.UTC(2025, 5, 1, 12, 0);
-const make = (id: number, over: Record<string, unknown> = {}): Instance =>
-  InstanceSchema.parse({
-    id,
-    label: `m${id}`,
-    gpu_name: 'RTX 4090',
-    num_gpus: 1,
-    dph_total: 0.4,
-    storage_total_cost: 0.02,
-    actual_status: 'running',
-    intended_status: 'running',
-    start_date: NOW / 1000 - 3600,
-    ...over,
-  });
+/** The instances' fake (running, $0.40/h, disk $0.02/h), up for an hour at NOW. */
+const make = (id: number, over: Record<string, unknown> = {}): Instance => instance(id, { start_date: NOW / 1000 - 3600, ...over });
 
 const row = (over: Partial<JobRow> = {}): JobRow => ({
   instanceId: 1,
