@@ -6,23 +6,168 @@
  * host). What the instance sends is hostile: an entry with an absolute path, a `..`, a link that
  * leads out of the destination, or a device is refused, and the download fails naming it.
  */
+import { open, readlink } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { create, extract, type ReadEntry } from 'tar';
+import { extract, Header, Pax, type ReadEntry } from 'tar';
 import { l10n } from '../l10n';
 import { visibleText } from '../text';
 
+/** What packInto packs of one path: what localEntries read with lstat (quickCheck.ts). */
+export interface PackEntry {
+  /** Relative to the folder, `/`-separated. */
+  readonly path: string;
+  readonly kind: 'f' | 'd' | 'l';
+  readonly size: number;
+  /** Whole seconds. */
+  readonly mtime: number;
+  /** lstat's mode. */
+  readonly mode: number;
+}
+
+/** A file up to this size is read whole, ahead of its turn; a larger one in pieces of this size when its turn comes. */
+const PIECE = 1024 * 1024;
+/** How many small files are read ahead of the one being written. */
+const READ_AHEAD = 8;
+
 /**
- * Packs `files` (relative to `dir`, folders before what they hold; a folder is packed alone,
- * never with what is under it) as a tar archive into `into`, which ends with the archive; a file
- * that cannot be read destroys `into` with the error. A name node-tar would read as an archive to
- * append (`@name`) is packed as `./@name`. node-tar's stream is piped straight in (no async
- * iterator between them: that halved the rate, test/bench/transfer.bench.ts).
+ * The mode a portable archive records: permission bits only, owner read and write always, no
+ * write for group or others, and a folder listable wherever it is readable (node-tar's portable
+ * rule, so an archive from Windows unpacks usable).
  */
-export function packInto(dir: string, files: readonly string[], into: Writable): void {
-  const names = files.map((f) => (f.startsWith('@') ? `./${f}` : f));
-  const pack = create({ cwd: dir, portable: true, noDirRecurse: true, follow: false, strict: true, jobs: 8 }, names);
-  pack.on('error', (error: unknown) => into.destroy(error instanceof Error ? error : new Error(String(error))));
-  pack.pipe(into);
+function portableMode(mode: number, folder: boolean): number {
+  let m = ((mode & 0o7777) | 0o600) & ~0o22;
+  if (folder)
+    for (const [read, list] of [
+      [0o400, 0o100],
+      [0o40, 0o10],
+      [0o4, 0o1],
+    ] as const)
+      if (m & read) m |= list;
+  return m;
+}
+
+/**
+ * The tar headers of one entry: a pax header first when a field does not fit a ustar header (a
+ * long or non-ASCII name), then the header. Folders carry no mtime (tar sets it as it fills them).
+ */
+function headerOf(entry: PackEntry, linkpath?: string): Buffer {
+  const folder = entry.kind === 'd';
+  const path = folder ? `${entry.path}/` : entry.path;
+  const mtime = folder ? undefined : new Date(entry.mtime * 1000);
+  const size = entry.kind === 'f' ? entry.size : 0;
+  const type = folder ? 'Directory' : entry.kind === 'l' ? 'SymbolicLink' : 'File';
+  const header = new Header({ path, linkpath, mode: portableMode(entry.mode, folder), size, mtime, type });
+  const block = Buffer.alloc(512);
+  const needsPax = header.encode(block, 0);
+  return needsPax ? Buffer.concat([new Pax({ path, linkpath, mtime, size }).encode(), block]) : block;
+}
+
+/** Bytes of zeros that pad `size` to a whole 512-byte block. */
+const padding = (size: number) => (512 - (size % 512)) % 512;
+
+/** The end of a file that got shorter after it was listed: the archive cannot hold it. */
+function shrunk(path: string): Error {
+  return new Error(l10n.t('{0} got shorter while it was being sent', visibleText(path, 200)));
+}
+
+/** A small file's whole entry: its headers, contents and padding, in one buffer (one write). */
+async function smallEntry(dir: string, entry: PackEntry): Promise<Buffer> {
+  const head = headerOf(entry);
+  const out = Buffer.alloc(head.length + entry.size + padding(entry.size));
+  head.copy(out);
+  const file = await open(join(dir, entry.path), 'r');
+  try {
+    let at = 0;
+    while (at < entry.size) {
+      const { bytesRead } = await file.read(out, head.length + at, entry.size - at, at);
+      if (bytesRead === 0) throw shrunk(entry.path);
+      at += bytesRead;
+    }
+  } finally {
+    await file.close();
+  }
+  return out;
+}
+
+/**
+ * Packs `entries` (relative to `dir`, folders before what they hold) as a tar archive into `into`,
+ * which ends with the archive: portable headers from node-tar's Header and Pax (UTF-8 names,
+ * mtimes, modes; no owners, no local times), each entry's stat taken from the listing, not read
+ * again. Small files are read a few ahead and each written whole; a file that cannot be read, or
+ * got shorter, destroys `into` with the error (one that grew is sent as long as it was listed).
+ * Written by hand around node-tar's headers because node-tar's own Pack took twice the CPU here,
+ * beside ssh on the same cores (test/bench/transfer.bench.ts).
+ */
+export function packInto(dir: string, entries: readonly PackEntry[], into: Writable): void {
+  const ahead = new Map<number, Promise<Buffer>>();
+  const small = (e: PackEntry) => e.kind === 'f' && e.size <= PIECE;
+  const readAhead = (from: number) => {
+    for (let i = from; i < entries.length && i < from + READ_AHEAD; i++) {
+      if (ahead.has(i) || !small(entries[i]!)) continue;
+      const read = smallEntry(dir, entries[i]!);
+      read.catch(() => {});
+      ahead.set(i, read);
+    }
+  };
+  const write = async (chunk: Buffer) => {
+    if (into.destroyed) throw new Error('stopped');
+    if (!into.write(chunk)) await drained(into);
+  };
+  const pack = async () => {
+    for (const [i, entry] of entries.entries()) {
+      readAhead(i);
+      if (into.destroyed) return;
+      if (small(entry)) {
+        const whole = ahead.get(i)!;
+        ahead.delete(i);
+        await write(await whole);
+      } else if (entry.kind === 'f') await largeEntry(dir, entry, write);
+      else await write(headerOf(entry, entry.kind === 'l' ? linkTarget(await readlink(join(dir, entry.path))) : undefined));
+    }
+    if (!into.destroyed) into.end(Buffer.alloc(1024));
+  };
+  pack().catch((error: unknown) => {
+    if (!into.destroyed) into.destroy(error instanceof Error ? error : new Error(String(error)));
+  });
+}
+
+/** Until `into` can take more, or is gone (Cancel destroys it without an error: no 'drain' ever comes then). */
+function drained(into: Writable): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      for (const event of ['drain', 'close', 'error']) into.off(event, done);
+      resolve();
+    };
+    for (const event of ['drain', 'close', 'error']) into.on(event, done);
+  });
+}
+
+/** A link's target as the archive holds it: `/`-separated (Windows writes `\`). */
+const linkTarget = (target: string) => (process.platform === 'win32' ? target.replace(/\\/g, '/') : target);
+
+/** A file larger than PIECE: its headers, then its contents piece by piece, then its padding. */
+async function largeEntry(dir: string, entry: PackEntry, write: (chunk: Buffer) => Promise<void>): Promise<void> {
+  const file = await open(join(dir, entry.path), 'r');
+  try {
+    await write(headerOf(entry));
+    let at = 0;
+    while (at < entry.size) {
+      const piece = Buffer.allocUnsafe(Math.min(PIECE, entry.size - at));
+      let filled = 0;
+      while (filled < piece.length) {
+        const { bytesRead } = await file.read(piece, filled, piece.length - filled, at + filled);
+        if (bytesRead === 0) throw shrunk(entry.path);
+        filled += bytesRead;
+      }
+      at += filled;
+      await write(piece);
+    }
+    const pad = padding(entry.size);
+    if (pad) await write(Buffer.alloc(pad));
+  } finally {
+    await file.close();
+  }
 }
 
 /** The kinds of tar entry unpacked; any other (a device, a fifo) is refused. */

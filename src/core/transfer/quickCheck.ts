@@ -103,9 +103,11 @@ export interface LocalEntry {
   readonly kind: 'f' | 'd' | 'l';
   readonly size: number;
   readonly mtime: number;
+  /** lstat's mode: what the archive records (nodeTar.ts packs from these, without reading them again). */
+  readonly mode: number;
 }
 
-/** The kind, size and whole-second mtime of each listed path under `dir`, in order; a path gone meanwhile is left out. */
+/** The kind, size, whole-second mtime and mode of each listed path under `dir`, in order; a path gone meanwhile is left out. */
 export async function localEntries(dir: string, files: readonly string[]): Promise<LocalEntry[]> {
   const out: Array<LocalEntry | undefined> = new Array(files.length);
   // 64 at a time: a folder of thousands is read in a few rounds of the thread pool, not one by one.
@@ -114,7 +116,7 @@ export async function localEntries(dir: string, files: readonly string[]): Promi
       files.slice(from, from + 64).map(async (path, i) => {
         const s = await lstat(join(dir, path)).catch(() => undefined);
         const kind = !s ? undefined : s.isDirectory() ? 'd' : s.isSymbolicLink() ? 'l' : s.isFile() ? 'f' : undefined;
-        if (s && kind) out[from + i] = { path, kind, size: kind === 'f' ? s.size : 0, mtime: Math.floor(s.mtimeMs / 1000) };
+        if (s && kind) out[from + i] = { path, kind, size: kind === 'f' ? s.size : 0, mtime: Math.floor(s.mtimeMs / 1000), mode: s.mode };
       }),
     );
   }

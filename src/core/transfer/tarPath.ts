@@ -129,11 +129,7 @@ export async function tarUpload(
     // With nothing small to send, an empty archive: the folder is still made.
     if (small.length === 0) gate.end(Buffer.alloc(1024));
     else {
-      packInto(
-        localDir,
-        small.map((e) => e.path),
-        gate,
-      );
+      packInto(localDir, small, gate);
     }
   }
   const error = await pipeFailure(target, 'upload', await piped, remoteDir, partialWhere, options);

@@ -55,14 +55,14 @@ describe('transfer without rsync: the quick check', () => {
 
   it('sends a file whose size or whole-second mtime differs, or that is missing; a folder only when missing; links always', () => {
     const local: LocalEntry[] = [
-      { path: 'same', kind: 'f', size: 10, mtime: 100 },
-      { path: 'grown', kind: 'f', size: 11, mtime: 100 },
-      { path: 'touched', kind: 'f', size: 10, mtime: 101 },
-      { path: 'new', kind: 'f', size: 1, mtime: 1 },
-      { path: 'dir', kind: 'd', size: 0, mtime: 5 },
-      { path: 'newdir', kind: 'd', size: 0, mtime: 5 },
-      { path: 'link', kind: 'l', size: 0, mtime: 5 },
-      { path: 'was-dir', kind: 'f', size: 10, mtime: 100 },
+      { path: 'same', kind: 'f', size: 10, mtime: 100, mode: 0o644 },
+      { path: 'grown', kind: 'f', size: 11, mtime: 100, mode: 0o644 },
+      { path: 'touched', kind: 'f', size: 10, mtime: 101, mode: 0o644 },
+      { path: 'new', kind: 'f', size: 1, mtime: 1, mode: 0o644 },
+      { path: 'dir', kind: 'd', size: 0, mtime: 5, mode: 0o644 },
+      { path: 'newdir', kind: 'd', size: 0, mtime: 5, mode: 0o644 },
+      { path: 'link', kind: 'l', size: 0, mtime: 5, mode: 0o644 },
+      { path: 'was-dir', kind: 'f', size: 10, mtime: 100, mode: 0o644 },
     ];
     const remote = parseRemoteIndex(
       index([

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { lstat, mkdir, readdir, symlink, utimes, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readdir, readlink, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import type { SshTarget } from '../../../src/core/ssh/remote';
@@ -91,6 +91,28 @@ const haveTools = process.platform === 'linux' && !!which('sftp') && !!sftpServe
     assert.deepEqual(await fileTree(join(into, 'ünï code'), { mtimes: true }), expected);
     assert.equal(down.resumedFrom?.get(BIG), 0, 'the large file came over sftp');
     assert.deepEqual(await readdir(into), ['ünï code'], 'no partial folder left');
+  });
+
+  it("packs what the instance's tar reads: long non-ASCII names, modes, empty files, links, files over a MiB", async () => {
+    // Over 255 bytes, so the name goes in a pax header; a file of exactly two blocks needs no padding.
+    const long = `${'deep/'.repeat(30)}${'ü'.repeat(60)}.txt`;
+    const dir = await folder('packed', [
+      [long, incompressible('long', 700)],
+      ['empty', Buffer.alloc(0)],
+      ['run.sh', Buffer.from('#!/bin/sh\necho hi\n')],
+      ['big/over-a-mib.bin', incompressible('over', 2_500_001)],
+      ['exact', incompressible('exact', 1024)],
+    ]);
+    await chmod(join(dir, 'run.sh'), 0o755);
+    await symlink('big/over-a-mib.bin', join(dir, 'to-big'));
+    const options: TransferOptions = { tools: { ...HIDDEN, ssh: await ssh('ssh-packed') } };
+    const up = await upload(target, { localDir: dir, remoteDir: 'packed', excludes: [] }, options);
+    assert.equal(up.method, 'tar');
+    assert.deepEqual(up.resumedFrom?.size ?? 0, 0, 'nothing went over sftp: all of it through tar');
+    assert.deepEqual(await fileTree(join(home, 'packed'), { mtimes: true }), await fileTree(dir, { mtimes: true }));
+    assert.equal((await lstat(join(home, 'packed/run.sh'))).mode & 0o777, 0o755, 'the executable bit is kept');
+    assert.equal((await lstat(join(home, 'packed/empty'))).size, 0);
+    assert.equal(await readlink(join(home, 'packed/to-big')), 'big/over-a-mib.bin', 'a link arrives as a link');
   });
 
   it('a re-upload after one of many files changed sends that one file (size or whole-second mtime, as rsync)', async () => {
