@@ -419,7 +419,7 @@ sshBench('cluster', {}, async (sim, home) => {
       return outcome?.kind === 'uploaded' ? outcome.remoteDir : undefined;
     };
   /** Run on Cluster's ports as the window wires them (wiring.ts) over `targets`: with the copy from rank 0, or (fanout false) an upload to each node. */
-  const runDepsVia = (targets: readonly SshTarget[], fanout = true, earlyPullMs?: number) =>
+  const runDepsVia = (targets: readonly SshTarget[], fanout = true, onlyAfter = false) =>
     clusterRunDeps({
       ask: scriptedAsk([]),
       memory: new JobMemory({ get: () => undefined, update: () => Promise.resolve() }),
@@ -431,7 +431,12 @@ sshBench('cluster', {}, async (sim, home) => {
       baseUrl: sim.url,
       logger: new MemoryLogger(),
       ...(fanout
-        ? { fanout: { files: (localDir: string) => uploadedFiles(localDir, EXCLUDES), ...(earlyPullMs ? { earlyPullMs } : {}) } }
+        ? {
+            fanout: {
+              files: (localDir: string) => uploadedFiles(localDir, EXCLUDES),
+              ...(onlyAfter ? { earlyPullMs: 3_600_000, connectAfterMs: 3_600_000 } : {}),
+            },
+          }
         : {}),
     });
   const uploadOne = uploadVia(cluster.targets);
@@ -509,7 +514,7 @@ sshBench('cluster', {}, async (sim, home) => {
     const fanoutRelayed = runDepsVia(relayed);
     const directRelayed = runDepsVia(relayed, false);
     // The control for the overlap: the other nodes copy only once rank 0's upload is done.
-    const afterRelayed = runDepsVia(relayed, true, 3_600_000);
+    const afterRelayed = runDepsVia(relayed, true, true);
     const relayedLooks: number[] = [];
     interface UplinkSample extends Sample {
       /** Bytes sent through the uplink meanwhile. */

@@ -2,12 +2,13 @@
  * Run on Cluster's upload, sent once: the workspace goes to rank 0 by Upload Folder's flow, then
  * the other nodes copy it from rank 0 over the cluster's private network (the overlay, eth0), so
  * that a cluster costs one upload of the user's uplink, not one per node. On rank 0 an rsync
- * daemon, started beside the upload, serves the upload's folder read-only to the other nodes'
- * overlay addresses only, for at most 15 minutes (a fresh one after an upload longer than 5). While
- * the upload runs the other nodes already pull what has arrived (pullWhileUploading), so that the
- * copy overlaps it; once the upload is done each other node pulls exactly the files it sent (only
- * what is still missing moves then), never what a job wrote on rank 0, and never touches a file of
- * its own that is not listed. The daemon is stopped and its
+ * daemon, started once the upload is under way, serves the upload's folder read-only to the other
+ * nodes' overlay addresses only, for at most 15 minutes (a fresh one after an upload longer than
+ * 5). By then each other node's last pull is connected and waiting (fanoutOverlap.ts), and during a
+ * long upload the nodes already pull what has arrived, so that the copy overlaps it; once the
+ * upload is done each other node pulls exactly the files it sent (only what is still missing moves
+ * then), never what a job wrote on rank 0, and never touches a file of its own that is not listed.
+ * The daemon is stopped and its
  * folder removed at the end, after a failure and after Cancel (fanoutScripts.ts has the scripts).
  *
  * Whatever keeps the copy from working falls back to the direct upload for the nodes it concerns,
@@ -38,7 +39,7 @@ import {
   waitingPullInput,
   type NodeProbe,
 } from './fanoutScripts';
-import { overlapUpload, PULL_MS, ran, type WaitingPull } from './fanoutOverlap';
+import { CONNECT_AFTER_MS, overlapUpload, PULL_MS, ran, underWay, type WaitingPull } from './fanoutOverlap';
 import type { CopyPlan, Daemon, FanoutDeps, FanoutPorts, NodeUpload } from './fanoutPorts';
 
 export type { CopyPlan, Daemon, FanoutDeps, FanoutPorts, NodeUpload, RemoteRun } from './fanoutPorts';
@@ -83,11 +84,15 @@ export async function uploadToCluster(
   // Beside rank 0's upload too: the daemon starts, serving the folder the upload goes to, and the list is made.
   const now = () => deps.fanout!.now?.() ?? Date.now();
   const startedAt = now();
-  let daemon = startDaemon(deps, deps.fanout, plan);
   const list = listFiles(deps, deps.fanout, request.localDir);
   let copied: Copied[] = pullers.map(() => 'failed');
-  const uploading = direct(root);
-  const overlap = overlapUpload(deps, deps.fanout, plan, daemon, list, uploading);
+  let rootEnd: NodeUpload | undefined;
+  const uploading = direct(root).then((outcome) => (rootEnd = outcome));
+  // The copy's own connections wait until the upload is under way: made beside its connection, they delayed it.
+  const started = underWay(uploading, deps.fanout.connectAfterMs ?? CONNECT_AFTER_MS);
+  const ports = deps.fanout;
+  let daemon = started.then(() => (rootEnd && rootEnd.kind !== 'uploaded' ? undefined : startDaemon(deps, ports, plan)));
+  const overlap = overlapUpload(deps, deps.fanout, plan, daemon, list, uploading, started);
   let waiting: ReadonlyMap<number, WaitingPull> = new Map();
   try {
     const rootUpload = await uploading;

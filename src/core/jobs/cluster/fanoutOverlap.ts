@@ -1,10 +1,11 @@
 /**
  * How Run on Cluster's copy from rank 0 (fanout.ts) overlaps rank 0's upload, so that a cluster
- * costs little more than one node's upload. While the upload runs, every earlyPullMs the other
- * nodes pull what has arrived (a round); and each node's last pull is started beforehand, its ssh
- * connected and waiting for the daemon's port (waitingPullScript), so that once the upload is done
- * no connection is made on the critical path. Nothing here decides an outcome: what a round finds
- * missing or changing, the last pull's quick check sends.
+ * costs little more than one node's upload. Once the upload is under way (connectAfterMs), each
+ * other node's last pull is started, its ssh connected and waiting for the daemon's port
+ * (waitingPullScript), so that once the upload is done no connection is made on the critical
+ * path. A long upload is also copied while it runs: every earlyPullMs the other nodes pull what
+ * has arrived (a round). Nothing here decides an outcome: what a round finds missing or changing,
+ * the last pull's quick check sends.
  */
 
 import type { Instance } from '../../api/instances';
@@ -14,9 +15,28 @@ import { FANOUT_HARD_LIMIT_S, pullScript, waitingPullScript } from './fanoutScri
 
 /**
  * While rank 0's upload runs, the other nodes pull what has arrived every this long (after the
- * previous round ended). An upload shorter than this copies everything after it.
+ * previous round ended). A round costs each node an ssh connection (about a second through the
+ * service's proxy, two key exchanges) and node 0 CPU while it receives, so a shorter upload is
+ * copied only after it, over connections already made: in test/bench/cluster.bench.ts, 2-second
+ * rounds during a 5-second upload cost more than they saved (1.25x one node's time, against 1.16x
+ * without them).
  */
-export const EARLY_PULL_MS = 2_000;
+export const EARLY_PULL_MS = 15_000;
+
+/**
+ * How long rank 0's upload runs alone before the daemon is started and the last pulls connect (or
+ * until it ends, when sooner). Made beside the upload's own connection, their key exchanges delayed
+ * it (by 0.8 s in test/bench/cluster.bench.ts); a daemon starts in about a second, so it is still
+ * ready before any upload longer than a few seconds ends.
+ */
+export const CONNECT_AFTER_MS = 1_500;
+
+/** Resolves once `upload` ends or `ms` have passed, whichever is first. */
+export function underWay(upload: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  return Promise.race([upload.then(() => undefined), waited]).finally(() => clearTimeout(timer));
+}
 
 /** How long a pull may take once it starts: rsync's own hard limit, and a moment. */
 export const PULL_MS = (FANOUT_HARD_LIMIT_S + 30) * 1000;
@@ -74,8 +94,9 @@ function startWaiting(ports: FanoutPorts, n: Instance, script: string): WaitingP
 /**
  * Runs beside rank 0's upload and resolves once it has ended (and a round under way has finished,
  * so that no two pulls ever write a node's folder at once): each puller's waiting last pull, by
- * rank. Nothing starts before earlyPullMs has passed, nor without a daemon that listens and the
- * list. An upload that fails or is cancelled cuts the round under way short.
+ * rank, started once `started` resolves while the upload still runs. No round starts before
+ * earlyPullMs has passed, nor without a daemon that listens and the list. An upload that fails or
+ * is cancelled cuts the round under way short.
  */
 export async function overlapUpload(
   deps: FanoutDeps,
@@ -84,6 +105,7 @@ export async function overlapUpload(
   daemon: Promise<Daemon | undefined>,
   list: Promise<string | undefined>,
   uploading: Promise<NodeUpload>,
+  started: Promise<void>,
 ): Promise<Map<number, WaitingPull>> {
   const waiting = new Map<number, WaitingPull>();
   let ended = false;
@@ -92,6 +114,10 @@ export async function overlapUpload(
     ended = true;
     if (outcome.kind !== 'uploaded') stop.abort();
   });
+  await started;
+  if (ended) return waiting;
+  const waitingScript = waitingPullScript({ address: plan.rootProbe.address!, remoteDir: plan.dir });
+  if (waitingScript) for (const { n, rank } of plan.pullers) waiting.set(rank, startWaiting(ports, n, waitingScript));
   const every = ports.earlyPullMs ?? EARLY_PULL_MS;
   for (let round = 0; ; round++) {
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -100,13 +126,8 @@ export async function overlapUpload(
     if (ended) return waiting;
     const [served, files] = [await daemon, await list];
     if (ended || served?.port === undefined || files === undefined) return waiting;
-    const address = plan.rootProbe.address!;
-    if (round === 0) {
-      deps.logger.info('Run on Cluster: the other nodes copy what has reached node 0 while the upload runs.');
-      const script = waitingPullScript({ address, remoteDir: plan.dir });
-      if (script) for (const { n, rank } of plan.pullers) waiting.set(rank, startWaiting(ports, n, script));
-    }
-    const script = pullScript({ address, port: served.port, remoteDir: plan.dir }) ?? 'exit 2';
+    if (round === 0) deps.logger.info('Run on Cluster: the other nodes copy what has reached node 0 while the upload runs.');
+    const script = pullScript({ address: plan.rootProbe.address!, port: served.port, remoteDir: plan.dir }) ?? 'exit 2';
     await Promise.all(plan.pullers.map(({ n }) => ran(ports, n, script, { input: files, signal: stop.signal, timeoutMs: PULL_MS })));
   }
 }

@@ -35,6 +35,8 @@ export interface FanoutPorts {
   now?(): number;
   /** How long the other nodes wait between pulls while rank 0's upload runs (default fanoutOverlap's EARLY_PULL_MS). */
   readonly earlyPullMs?: number;
+  /** How long rank 0's upload runs alone before the copy's own connections are made (default fanoutOverlap's CONNECT_AFTER_MS). */
+  readonly connectAfterMs?: number;
 }
 
 export interface FanoutDeps {

@@ -46,7 +46,7 @@ export interface ClusterRunWiring {
    * (fanout.ts): the files an upload sends (transfer's uploadedFiles with the exclude setting).
    * Without it, every node gets its own upload.
    */
-  readonly fanout?: Pick<FanoutPorts, 'files' | 'progress' | 'ports' | 'token'>;
+  readonly fanout?: Pick<FanoutPorts, 'files' | 'progress' | 'ports' | 'token' | 'earlyPullMs' | 'connectAfterMs'>;
 }
 
 /** How a node's short script runs: its time limit (default NODE_SHELL_TIMEOUT_MS) and Cancel. */
@@ -106,6 +106,8 @@ function fanoutPorts(
     ...(shown ? { progress: shown } : {}),
     ...(given.ports ? { ports: given.ports } : {}),
     ...(given.token ? { token: given.token.bind(given) } : {}),
+    ...(given.earlyPullMs !== undefined ? { earlyPullMs: given.earlyPullMs } : {}),
+    ...(given.connectAfterMs !== undefined ? { connectAfterMs: given.connectAfterMs } : {}),
     remote: async (instance, script, o) =>
       runRemote(await sshTarget(instance), bashCommand(script), {
         timeoutMs: o.timeoutMs,

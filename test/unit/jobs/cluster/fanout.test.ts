@@ -66,6 +66,8 @@ interface Fake {
   /** Every pull answers only when this resolves (default at once). */
   pullWaits?: () => Promise<void>;
   earlyPullMs?: number;
+  /** How long the upload runs alone before the daemon starts and the last pulls connect (default 0 here). */
+  connectAfterMs?: number;
   /** A node whose waiting pull's ssh is lost at once. */
   waitingLost?: number;
 }
@@ -100,6 +102,7 @@ function fake(f: Fake = {}) {
     files: f.files ?? (() => Promise.resolve(FILES)),
     token: () => 'abc123def456',
     ...(f.earlyPullMs ? { earlyPullMs: f.earlyPullMs } : {}),
+    connectAfterMs: f.connectAfterMs ?? 0,
     remote: (instance, script, o) => {
       const kind = script.includes('--daemon')
         ? 'start'
@@ -363,14 +366,45 @@ describe('jobs/cluster: the copy from rank 0, decided', () => {
     assert.equal(t.calls.at(-1)!.kind, 'stop');
   });
 
-  it("rank 0's upload failing tries no other node, and stops the daemon started beside it", async () => {
-    const t = fake({ upload: (id) => (id === 41 ? undefined : '/root/project') });
+  it("rank 0's upload failing at once tries no other node and starts no daemon", async () => {
+    const t = fake({ upload: (id) => (id === 41 ? undefined : '/root/project'), connectAfterMs: 50 });
     const results = await uploadToCluster(t.deps, NODES, REQUEST, PROBES);
     assert.deepEqual(results, [{ kind: 'failed' }, { kind: 'skipped' }, { kind: 'skipped' }]);
     assert.deepEqual(t.uploads, [41]);
+    assert.equal(t.calls.length, 0, 'no connection to any node');
+  });
+
+  it("the copy's connections wait until rank 0's upload is under way, then connect the last pulls before it ends", async () => {
+    let finish!: () => void;
+    const uploadWaits = new Promise<void>((resolve) => (finish = resolve));
+    const t = fake({ uploadWaits, connectAfterMs: 60 });
+    const running = uploadToCluster(t.deps, NODES, REQUEST, PROBES);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(t.calls.length, 0, 'nothing beside the upload at first');
+    while (t.calls.length < 3) await new Promise((resolve) => setTimeout(resolve, 5));
+    const waitingScript = waitingPullScript({ address: '10.0.0.1', remoteDir: '/root/project' });
+    assert.deepEqual(t.calls.map((c) => [c.id, c.kind === 'start' ? 'start' : c.script === waitingScript ? 'waiting' : c.kind]).sort(), [
+      [41, 'start'],
+      [42, 'waiting'],
+      [43, 'waiting'],
+    ]);
+    finish();
+    assert.deepEqual(await running, [UPLOADED, UPLOADED, UPLOADED]);
+    assert.equal(t.calls.filter((c) => c.kind === 'pull').length, 2, 'the waiting pulls did the copy: no round, no fresh pull');
+  });
+
+  it('an upload shorter than the wait is copied right after it, by fresh pulls', async () => {
+    const t = fake({ connectAfterMs: 60_000 });
+    const results = await uploadToCluster(t.deps, NODES, REQUEST, PROBES);
+    assert.deepEqual(results, [UPLOADED, UPLOADED, UPLOADED]);
     assert.deepEqual(
-      t.calls.map((c) => c.kind),
-      ['start', 'stop'],
+      t.calls.map((c) => [c.kind, c.script === pullScript({ address: '10.0.0.1', port: 28730, remoteDir: '/root/project' })]),
+      [
+        ['start', false],
+        ['pull', true],
+        ['pull', true],
+        ['stop', false],
+      ],
     );
   });
 
