@@ -65,7 +65,7 @@ const FILE_BYTES = 125_000;
 const POLL_MS = 10_000;
 /** Part 3: the user's uplink, shared by every connection to a node's sshd (what is sent; the replies are not paced). */
 const UPLINK_MBIT = 100;
-const UPLINK_ROUNDS = 3;
+const UPLINK_ROUNDS = 5;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const ms = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(', ');
