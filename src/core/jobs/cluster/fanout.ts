@@ -81,7 +81,7 @@ export async function uploadToCluster(
   const results: Array<Promise<NodeUpload>> = nodes.map((n, rank) => (rank > 0 && !canPull(rank) ? direct(n) : NOT_YET));
   const pullers = nodes.flatMap((n, rank) => (canPull(rank) ? [{ n, rank, address: read[rank]!.address! }] : []));
   const plan = { root, rootProbe, dir: request.remoteDir!, localDir: request.localDir, pullers };
-  // Beside rank 0's upload too: the daemon starts, serving the folder the upload goes to, and the list is made.
+  // Beside rank 0's upload: the list is made at once, the daemon started once the upload is under way.
   const now = () => deps.fanout!.now?.() ?? Date.now();
   const startedAt = now();
   const list = listFiles(deps, deps.fanout, request.localDir);

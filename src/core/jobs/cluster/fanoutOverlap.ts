@@ -15,11 +15,9 @@ import { FANOUT_HARD_LIMIT_S, pullScript, waitingPullScript } from './fanoutScri
 
 /**
  * While rank 0's upload runs, the other nodes pull what has arrived every this long (after the
- * previous round ended). A round costs each node an ssh connection (about a second through the
- * service's proxy, two key exchanges) and node 0 CPU while it receives, so a shorter upload is
- * copied only after it, over connections already made: in test/bench/cluster.bench.ts, 2-second
- * rounds during a 5-second upload cost more than they saved (1.25x one node's time, against 1.16x
- * without them).
+ * previous round ended). A round costs each node an ssh connection, and node 0 CPU while it
+ * receives, so a shorter upload is copied only after it, over connections already made: 2-second
+ * rounds during a 5-second upload cost more than they saved (docs/decisions/clusters-measured.md).
  */
 export const EARLY_PULL_MS = 15_000;
 
