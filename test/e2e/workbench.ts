@@ -253,7 +253,18 @@ export async function openWorkbench(options: WorkbenchOptions = {}): Promise<Wor
       return page.locator('.notification-toast').filter({ hasText: text });
     },
     async notificationInCenter(text) {
-      await wb.runCommand('Notifications: Show Notifications');
+      // Run as a quick input is still closing, the command can leave the center shut: open it until it shows.
+      const center = page.locator('.notifications-center.visible');
+      for (let attempt = 0; attempt < 3; attempt++) {
+        await wb.runCommand('Notifications: Show Notifications');
+        if (
+          await center.waitFor({ timeout: 5_000 }).then(
+            () => true,
+            () => false,
+          )
+        )
+          break;
+      }
       return page.locator('.notifications-center .notification-list-item').filter({ hasText: text });
     },
     statusBar(text) {
