@@ -254,17 +254,12 @@ export async function openWorkbench(options: WorkbenchOptions = {}): Promise<Wor
     },
     async notificationInCenter(text) {
       // Run as a quick input is still closing, the command can leave the center shut: open it until it shows.
-      const center = page.locator('.notifications-center.visible');
-      for (let attempt = 0; attempt < 3; attempt++) {
-        await wb.runCommand('Notifications: Show Notifications');
-        if (
-          await center.waitFor({ timeout: 5_000 }).then(
-            () => true,
-            () => false,
-          )
-        )
-          break;
-      }
+      await reopenUntilShown(
+        page,
+        () => wb.runCommand('Notifications: Show Notifications'),
+        page.locator('.notifications-center.visible'),
+        'the notification center did not open',
+      );
       return page.locator('.notifications-center .notification-list-item').filter({ hasText: text });
     },
     statusBar(text) {
