@@ -177,18 +177,28 @@ export function remoteUri(server: CodeServer, path: string): string {
 
 /** The tail of each extension-host log (`logs/<time>/exthost<N>/remoteexthost.log`), for a run that stalled. */
 export function extensionHostLog(server: CodeServer, chars = 4000): string {
+  return logTails(server, /exthost\.log$/, chars) || '(no extension host log)';
+}
+
+/** The tail of GPU Rental's own log (its output channel, `.../output_logging_<time>/<N>-GPU Rental.log`), for a failed test. */
+export function gpuRentalLog(server: CodeServer, chars = 6000): string {
+  return logTails(server, /-GPU Rental\.log$/, chars) || '(no GPU Rental log)';
+}
+
+/** The tails of the log files under code-server's logs folder whose names match. */
+function logTails(server: CodeServer, name: RegExp, chars: number): string {
   const logs = join(server.userDataDir, 'logs');
-  if (!existsSync(logs)) return '(no logs folder)';
+  if (!existsSync(logs)) return '';
   const found: string[] = [];
   const walk = (dir: string) => {
     for (const e of readdirSync(dir, { withFileTypes: true })) {
       const p = join(dir, e.name);
       if (e.isDirectory()) walk(p);
-      else if (/exthost\.log$/.test(e.name)) found.push(p);
+      else if (name.test(e.name)) found.push(p);
     }
   };
   walk(logs);
-  return found.map((f) => `--- ${f}\n${readFileSync(f, 'utf8').slice(-chars)}`).join('\n') || '(no extension host log)';
+  return found.map((f) => `--- ${f}\n${readFileSync(f, 'utf8').slice(-chars)}`).join('\n');
 }
 
 /** A folder of links to code-server's built-in extensions but `left`, for --builtin-extensions-dir. */

@@ -13,7 +13,7 @@ import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launchBrowser } from '../../scripts/browser';
-import { extensionHostLog, remoteUri, startCodeServer } from '../../scripts/codeServer';
+import { extensionHostLog, gpuRentalLog, remoteUri, startCodeServer } from '../../scripts/codeServer';
 import { NODE_BIN, REPO } from '../../scripts/paths';
 import { cleanupOnExit, runTestMain, trackTempDir } from '../../scripts/processes';
 import { followResults } from '../harness/results';
@@ -101,6 +101,8 @@ async function main(): Promise<number> {
   });
 
   for (const [i, f] of outcome.failures.entries()) console.log(`\n${i + 1}) ${f.title}\n${f.error}`);
+  // What the extension logged (a command's caught error among it) is often the failure's cause.
+  if (outcome.failures.length > 0) console.log(`\nGPU Rental's log ends:\n${gpuRentalLog(server)}`);
   if (!outcome.finished) {
     if (outcome.stuck) {
       console.log(

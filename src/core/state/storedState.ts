@@ -79,13 +79,31 @@ function attempt<T>(read: Reader<T>, raw: unknown): { ok: true; value: T } | { o
   }
 }
 
+/** How often a write that a concurrent write undid is made again before it is given up (with a warning). */
+const WRITE_ATTEMPTS = 3;
+
+/** Whether two stored values are the same once stored (global state keeps JSON). */
+const sameStored = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
 /**
  * Typed access to global state over the catalog `specs`. Every read is parsed against the key's
  * reader, so a value damaged or written by another version never reaches the code as the wrong
  * type: an older shape is migrated, anything else reads as the default (logged once per key).
+ *
+ * Writes go to global state one at a time, and each is read back once it has landed. VS Code's
+ * global state (1.139) writes in a timer after `update`, and replaces its whole in-memory copy
+ * with every change the workbench reports back, its own earlier writes included. A write made
+ * while an earlier one was still on its way could be replaced by that earlier copy and lost, with
+ * `update` resolving all the same: a profile just added, or a rent's journal entry. One write at a
+ * time leaves no earlier copy on its way; a write that another window's change undid anyway is
+ * made again. A write waiting for its turn is what reads of its key give meanwhile.
  */
 export class StoredState<C extends StoredSpecs> implements StoredAccess<StoredValues<C>> {
   private readonly warned = new Set<keyof C>();
+  /** Resolves when the writes begun so far have landed; undefined while none is on its way. */
+  private tail: Promise<void> | undefined;
+  /** Per global-state key, the latest value waiting for its turn to be written. */
+  private readonly waiting = new Map<string, { value: unknown }>();
 
   constructor(
     private readonly specs: C,
@@ -95,7 +113,8 @@ export class StoredState<C extends StoredSpecs> implements StoredAccess<StoredVa
 
   get<K extends keyof C & string>(key: K): StoredValues<C>[K] {
     const spec = this.specs[key] as StoredSpec<StoredValues<C>[K]>;
-    const read = readStored(spec, this.store.get(spec.key));
+    const waiting = this.waiting.get(spec.key);
+    const read = readStored(spec, waiting ? structuredClone(waiting.value) : this.store.get(spec.key));
     if (read.problem !== undefined && !this.warned.has(key)) {
       this.warned.add(key);
       this.logger?.warn(`Stored ${spec.key} could not be read (${read.problem}); using the default until it is written again.`);
@@ -103,15 +122,39 @@ export class StoredState<C extends StoredSpecs> implements StoredAccess<StoredVa
     return read.value;
   }
 
-  /** Stores a value; `undefined` removes the key, and reads give the default again. */
-  async update<K extends keyof C & string>(key: K, value: StoredValues<C>[K] | undefined): Promise<void> {
-    await this.store.update(this.specs[key]!.key, value);
+  /**
+   * Stores a value; `undefined` removes the key, and reads give the default again. Reads give the
+   * new value at once; the promise resolves once global state holds it.
+   */
+  update<K extends keyof C & string>(key: K, value: StoredValues<C>[K] | undefined): Promise<void> {
+    const storeKey = this.specs[key]!.key;
+    let written: Promise<void>;
+    if (this.tail === undefined) {
+      written = this.write(storeKey, value);
+    } else {
+      const entry = { value: structuredClone(value) };
+      this.waiting.set(storeKey, entry);
+      written = this.tail
+        .then(() => this.write(storeKey, entry.value))
+        .finally(() => {
+          if (this.waiting.get(storeKey) === entry) this.waiting.delete(storeKey);
+        });
+    }
+    const tail = written.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.tail = tail;
+    void tail.then(() => {
+      if (this.tail === tail) this.tail = undefined;
+    });
+    return written;
   }
 
   /**
    * Reads, edits and writes one key; resolves with what was written. The read and the write are
-   * one synchronous step as far as this window goes (global state applies an update in memory at
-   * once), so two changes of this window never lose each other's edit. Windows are not locked
+   * one synchronous step as far as this window goes (a write waiting for its turn is what the read
+   * gives), so two changes of this window never lose each other's edit. Windows are not locked
    * against each other: global state has no compare-and-set.
    */
   async change<K extends keyof C & string>(
@@ -121,5 +164,18 @@ export class StoredState<C extends StoredSpecs> implements StoredAccess<StoredVa
     const next = edit(this.get(key));
     await this.update(key, next);
     return next;
+  }
+
+  /** Writes one value and reads it back; writes it again when a concurrent write undid it. */
+  private async write(storeKey: string, value: unknown): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      await this.store.update(storeKey, value);
+      if (sameStored(this.store.get(storeKey), value)) return;
+      if (attempt === WRITE_ATTEMPTS) {
+        this.logger?.warn(`Stored ${storeKey} was changed back by another write ${attempt} times; leaving that value.`);
+        return;
+      }
+      this.logger?.debug(`Stored ${storeKey} was undone by a concurrent write; writing it again.`);
+    }
   }
 }

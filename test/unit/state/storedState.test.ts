@@ -5,6 +5,7 @@ import { arrayOf, number, string } from '../../../src/core/state/readers';
 import { StoredState, readStored, storedSpec, type KeyValueStore, type StoredSpec } from '../../../src/core/state/storedState';
 import { STORED, type Stored, type StoredKey } from '../../../src/core/stored';
 import { MemoryStore } from './memoryStore';
+import { GlobalStateModel } from './vscodeGlobalState';
 
 /** Records warnings, so a test can count them. */
 function recorder(): Logger & { warnings: string[] } {
@@ -233,5 +234,51 @@ describe('stored state', () => {
     assert.deepEqual(state.get('recentImages'), ['c', 'a', 'b']);
     assert.equal(await state.change('recentImages', () => undefined), undefined);
     assert.equal(store.values.has('gpuRental.recentImages'), false, 'an edit to undefined removes the key');
+  });
+
+  describe("over VS Code's global state, whose echo of a write can undo a later one", () => {
+    const profile = { id: 'second', name: 'Second', baseUrl: 'http://127.0.0.1:8080' };
+
+    it('keeps a write made while an earlier write of the window was on its way (a profile added just after a boot was noted)', async () => {
+      const model = new GlobalStateModel();
+      const state = open(model.window());
+      const boots = state.update('boots', [{ id: 7, since: 1 }]);
+      await model.run('flush'); // the boots are sent
+      await model.run('main'); // stored; the echo of that object is on its way back
+      const added = state.update('profiles', [profile]);
+      assert.deepEqual(state.get('profiles'), [profile], 'a read right after the write gives it');
+      await model.run('echo'); // the echo arrives before the profile's own flush
+      assert.deepEqual(state.get('profiles'), [profile], 'the echo of the earlier object does not hide it');
+      await model.drain();
+      await Promise.all([boots, added]);
+      assert.deepEqual(model.stored['gpuRental.profiles'], [profile], 'stored');
+      assert.deepEqual(model.stored['gpuRental.boots'], [{ id: 7, since: 1 }]);
+      assert.deepEqual(state.get('profiles'), [profile]);
+    });
+
+    it("writes again a value that another window's change undid before it was sent, and keeps that window's key", async () => {
+      const model = new GlobalStateModel();
+      const state = open(model.window());
+      model.window();
+      const noted = state.update('boots', [{ id: 7, since: 1 }]);
+      model.writtenElsewhere('gpuRental.lowCreditSnoozedUntil', 99); // reported here before the flush below
+      await model.run('echo');
+      await model.drain();
+      await noted;
+      assert.deepEqual(model.stored['gpuRental.boots'], [{ id: 7, since: 1 }], 'written again once the read-back missed it');
+      assert.equal(model.stored['gpuRental.lowCreditSnoozedUntil'], 99);
+      assert.deepEqual(state.get('boots'), [{ id: 7, since: 1 }]);
+    });
+
+    it('lands every change of a burst in order, each reading the one before', async () => {
+      const model = new GlobalStateModel();
+      const state = open(model.window());
+      const changes = ['a', 'b', 'c'].map((image) => state.change('recentImages', (list) => [image, ...list]));
+      void state.update('lowCreditSnoozedUntil', 5);
+      assert.deepEqual(state.get('recentImages'), ['c', 'b', 'a']);
+      await model.drain();
+      assert.deepEqual(await Promise.all(changes), [['a'], ['b', 'a'], ['c', 'b', 'a']]);
+      assert.deepEqual(model.stored, { 'gpuRental.recentImages': ['c', 'b', 'a'], 'gpuRental.lowCreditSnoozedUntil': 5 });
+    });
   });
 });
