@@ -13,7 +13,9 @@
 //      machine too;
 //   3. upload through the user's uplink: the same workspace, every connection from this machine to a
 //      node's sshd going through a local relay that paces what is sent to the nodes with one token
-//      bucket (UPLINK_MBIT, shared by all of them), the copy between nodes over the overlay not:
+//      bucket (UPLINK_MBIT, shared by all of them; test/bench/uplink.ts, in a process of its own as
+//      a network is, not in the event loop the extension's code runs in), the copy between nodes
+//      over the overlay not:
 //      Upload Folder's flow to 1 node against Run on Cluster's upload to 4 (target <= 1.2x), with two
 //      controls: the copy from node 0 only after its upload is done (no overlap), and 4 direct
 //      uploads in parallel (Run on Cluster before the copy from node 0).
@@ -23,10 +25,8 @@ import { spawn } from 'node:child_process';
 import { createCipheriv } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { Transform } from 'node:stream';
 import { SCALE } from '../../src/core/scale';
 import { creditOf } from '../../src/core/account/funds';
 import type { GpuRentalClient } from '../../src/core/api/client';
@@ -53,6 +53,7 @@ import { rsyncRemoteShell } from '../../src/core/transfer/argv';
 import { uploadedFiles } from '../../src/core/transfer/runner';
 import { uploadFlow, type UploadFlowDeps } from '../../src/core/transfer/upload';
 import { overlayNetAvailable } from '../marketplace/overlayNet';
+import { shapedUplink } from './uplink';
 import { clientFor, DEMO_KEY, eventually, MemoryLogger, sshBench, testSshOptions } from '../support';
 import { scriptedAsk } from '../support/scriptedAsk';
 
@@ -100,103 +101,6 @@ function plainRsync(src: string, target: SshTarget, remoteDir: string): Promise<
     child.once('error', reject);
     child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`plain rsync to #${target.instanceId} exited with ${code}`))));
   });
-}
-
-/**
- * One token bucket for every connection: chunks pass in the order they came, each once the bucket
- * is not in debt, taking its size from it (so the debt is at most one chunk, repaid before the next
- * passes); idle time refills it up to `burst` bytes.
- */
-class TokenBucket {
-  /** Bytes that have passed so far. */
-  passed = 0;
-  private tokens: number;
-  private last = performance.now();
-  private readonly waiting: Array<{ bytes: number; go: () => void }> = [];
-  private timer: NodeJS.Timeout | undefined;
-
-  constructor(
-    private readonly bytesPerMs: number,
-    private readonly burst: number,
-  ) {
-    this.tokens = burst;
-  }
-
-  /** Resolves when `bytes` may pass. */
-  take(bytes: number): Promise<void> {
-    return new Promise((go) => {
-      this.waiting.push({ bytes, go });
-      this.pump();
-    });
-  }
-
-  private pump(): void {
-    if (this.timer) return;
-    const now = performance.now();
-    this.tokens = Math.min(this.burst, this.tokens + (now - this.last) * this.bytesPerMs);
-    this.last = now;
-    while (this.waiting.length > 0 && this.tokens >= 0) {
-      const next = this.waiting.shift()!;
-      this.tokens -= next.bytes;
-      this.passed += next.bytes;
-      next.go();
-    }
-    if (this.waiting.length === 0) return;
-    this.timer = setTimeout(
-      () => {
-        this.timer = undefined;
-        this.pump();
-      },
-      Math.max(1, -this.tokens / this.bytesPerMs),
-    );
-  }
-}
-
-/**
- * The user's uplink: a TCP relay on this machine per node, every byte sent towards a node waiting
- * for one shared bucket of `mbit` Mbit/s (what comes back is not paced: an uplink limits what is
- * sent, and rsync's replies are small). `close` ends the relays and every connection through them.
- */
-function shapedUplink(mbit: number) {
-  const bucket = new TokenBucket((mbit * 1e6) / 8 / 1000, 256 * 1024);
-  const servers: Server[] = [];
-  const sockets = new Set<Socket>();
-  const track = (socket: Socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-    socket.setNoDelay(true);
-  };
-  /** A port on 127.0.0.1 that reaches host:port through the uplink. */
-  const relay = (host: string, port: number) =>
-    new Promise<number>((resolve, reject) => {
-      const server = createServer({ allowHalfOpen: true }, (local) => {
-        const remote = connect({ host, port, allowHalfOpen: true });
-        track(local);
-        track(remote);
-        const paced = new Transform({
-          transform(chunk: Buffer, _encoding, done) {
-            bucket.take(chunk.length).then(() => done(null, chunk), done);
-          },
-        });
-        const cut = () => {
-          local.destroy();
-          remote.destroy();
-        };
-        local.once('error', cut);
-        remote.once('error', cut);
-        // Each direction ends on its own (ssh half-closes), as on a direct connection.
-        local.pipe(paced).pipe(remote);
-        remote.pipe(local);
-      });
-      servers.push(server);
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
-    });
-  const close = async () => {
-    for (const socket of sockets) socket.destroy();
-    await Promise.all(servers.map((server) => new Promise((closed) => server.close(closed))));
-  };
-  return { bucket, relay, close };
 }
 
 /** The rent journal as one window keeps it, in memory. */
@@ -444,12 +348,12 @@ sshBench('cluster', {}, async (sim, home) => {
   /** How long each node's look took (Run on Cluster's address read, now made before the upload; not in the upload's time). */
   const lookMs: number[] = [];
   /** Run on Cluster's upload: each node's look (untimed: it replaces the address read that followed the upload), then uploadToCluster. */
-  const sendToCluster = async (targets: readonly SshTarget[], remoteDir: string, timed: () => void, deps = runDeps, looks = lookMs) => {
+  const sendToCluster = async (targets: readonly SshTarget[], remoteDir: string, timed: () => unknown, deps = runDeps, looks = lookMs) => {
     const nodes = await Promise.all(targets.map((t) => instanceOf(t.instanceId)));
     const l0 = performance.now();
     const probes = await Promise.allSettled(nodes.map((n) => deps.shell(n, nodeProbeScript())));
     looks.push(performance.now() - l0);
-    timed();
+    await timed();
     const results = await uploadToCluster(deps, nodes, { localDir: src, remoteDir, quiet: true }, probes);
     if (results.some((r) => r.kind !== 'uploaded'))
       throw new Error(`the upload to the cluster did not complete: ${JSON.stringify(results)}`);
@@ -501,7 +405,7 @@ sshBench('cluster', {}, async (sim, home) => {
   console.log(`  each node's look before Run on Cluster's upload (its address read): ${median(lookMs).toFixed(0)} ms (${ms(lookMs)})`);
 
   // Part 3: the same uploads through the user's uplink (the relay); the copy between nodes stays on the overlay.
-  const uplink = shapedUplink(UPLINK_MBIT);
+  const uplink = await shapedUplink(UPLINK_MBIT);
   try {
     const relayed = await Promise.all(
       cluster.targets.map(async (t): Promise<SshTarget> => {
@@ -523,11 +427,11 @@ sshBench('cluster', {}, async (sim, home) => {
     /** One node by uploadFlow, Run on Cluster's upload, or (the control) an upload to each node at once, all through the uplink. */
     const sendUp = async (how: 'one' | 'cluster' | 'after' | 'direct', remoteDir: string): Promise<UplinkSample> => {
       let cpu0 = cpuTimes();
-      let sent0 = uplink.bucket.passed;
+      let sent0 = await uplink.passed();
       let t0 = performance.now();
-      const restart = () => {
+      const restart = async () => {
         cpu0 = cpuTimes();
-        sent0 = uplink.bucket.passed;
+        sent0 = await uplink.passed();
         t0 = performance.now();
       };
       const request = { localDir: src, remoteDir, quiet: true as const };
@@ -540,7 +444,8 @@ sshBench('cluster', {}, async (sim, home) => {
           throw new Error(`the direct uploads through the uplink did not complete: ${JSON.stringify(results)}`);
       } else if ((await uploadRelayed(relayed[0]!.instanceId, request)) === undefined)
         throw new Error(`the upload to #${relayed[0]!.instanceId} through the uplink did not complete`);
-      const sample = { ms: performance.now() - t0, busy: busyShare(cpu0, cpuTimes()), sent: uplink.bucket.passed - sent0 };
+      const elapsed = performance.now() - t0;
+      const sample = { ms: elapsed, busy: busyShare(cpu0, cpuTimes()), sent: (await uplink.passed()) - sent0 };
       const reached = how === 'one' ? cluster.targets.slice(0, 1) : cluster.targets;
       await Promise.all(reached.map((t) => runRemote(t, `rm -rf -- '${remoteDir}'`, { timeoutMs: 30_000 })));
       return sample;
