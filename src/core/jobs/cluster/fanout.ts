@@ -2,7 +2,7 @@
  * Run on Cluster's upload, sent once: the workspace goes to rank 0 by Upload Folder's flow, then
  * the other nodes copy it from rank 0 over the cluster's private network (the overlay, eth0), so
  * that a cluster costs one upload of the user's uplink, not one per node. On rank 0 an rsync
- * daemon, started once the upload is under way, serves the upload's folder read-only to the other
+ * daemon, started once the upload has begun, serves the upload's folder read-only to the other
  * nodes' overlay addresses only, for at most 15 minutes (a fresh one after an upload longer than
  * 5). By then each other node's last pull is connected and waiting (fanoutOverlap.ts), and during a
  * long upload the nodes already pull what has arrived, so that the copy overlaps it; once the
@@ -81,14 +81,14 @@ export async function uploadToCluster(
   const results: Array<Promise<NodeUpload>> = nodes.map((n, rank) => (rank > 0 && !canPull(rank) ? direct(n) : NOT_YET));
   const pullers = nodes.flatMap((n, rank) => (canPull(rank) ? [{ n, rank, address: read[rank]!.address! }] : []));
   const plan = { root, rootProbe, dir: request.remoteDir!, localDir: request.localDir, pullers };
-  // Beside rank 0's upload: the list is made at once, the daemon started once the upload is under way.
+  // Beside rank 0's upload: the list is made at once, the daemon started once the upload has begun.
   const now = () => deps.fanout!.now?.() ?? Date.now();
   const startedAt = now();
   const list = listFiles(deps, deps.fanout, request.localDir);
   let copied: Copied[] = pullers.map(() => 'failed');
   let rootEnd: NodeUpload | undefined;
   const uploading = direct(root).then((outcome) => (rootEnd = outcome));
-  // The copy's own connections wait until the upload is under way: made beside its connection, they delayed it.
+  // The copy's own connections are made once the upload has begun (connectAfterMs: at once by default).
   const started = underWay(uploading, deps.fanout.connectAfterMs ?? CONNECT_AFTER_MS);
   const ports = deps.fanout;
   let daemon = started.then(() => (rootEnd && rootEnd.kind !== 'uploaded' ? undefined : startDaemon(deps, ports, plan)));

@@ -1,6 +1,6 @@
 /**
  * How Run on Cluster's copy from rank 0 (fanout.ts) overlaps rank 0's upload, so that a cluster
- * costs little more than one node's upload. Once the upload is under way (connectAfterMs), each
+ * costs little more than one node's upload. Once the upload has begun (after connectAfterMs), each
  * other node's last pull is started, its ssh connected and waiting for the daemon's port
  * (waitingPullScript), so that once the upload is done no connection is made on the critical
  * path. A long upload is also copied while it runs: every earlyPullMs the other nodes pull what
@@ -23,11 +23,13 @@ export const EARLY_PULL_MS = 15_000;
 
 /**
  * How long rank 0's upload runs alone before the daemon is started and the last pulls connect (or
- * until it ends, when sooner). Made beside the upload's own connection, their key exchanges delayed
- * it (by 0.8 s in test/bench/cluster.bench.ts); a daemon starts in about a second, so it is still
- * ready before any upload longer than a few seconds ends.
+ * until it ends, when sooner): none. On the service each connection is a few round trips to
+ * another machine, which the upload hides only if they begin with it. Measured here, where every
+ * node's sshd shares this machine's 2 cores (test/bench/cluster.bench.ts, 4 nodes against 1,
+ * docs/decisions/clusters-measured.md): at once, 1.10x through a 100 Mbit/s uplink and 1.74x with
+ * no limit; after 0.5 s, 1.07x and 2.14x; after 1.5 s, 1.06x and 2.55x.
  */
-export const CONNECT_AFTER_MS = 1_500;
+export const CONNECT_AFTER_MS = 0;
 
 /** Resolves once `upload` ends or `ms` have passed, whichever is first. */
 export function underWay(upload: Promise<unknown>, ms: number): Promise<void> {
