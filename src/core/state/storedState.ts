@@ -132,7 +132,12 @@ export class StoredState<C extends StoredSpecs> implements StoredAccess<StoredVa
     if (this.tail === undefined) {
       written = this.write(storeKey, value);
     } else {
-      const entry = { value: structuredClone(value) };
+      let entry: { value: unknown };
+      try {
+        entry = { value: structuredClone(value) };
+      } catch (error) {
+        return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      }
       this.waiting.set(storeKey, entry);
       written = this.tail
         .then(() => this.write(storeKey, entry.value))
